@@ -1,0 +1,256 @@
+"""Build a :class:`KnowledgeBase` from minecraft-data plus ``data/recipes/``.
+
+minecraft-data lists one crafting recipe per wood type (a crafting_table recipe
+for each kind of planks; 64 barrel variants). The game accepts any member of a
+tag, so variants that differ only by members of one tag are folded into one
+recipe whose ingredient accepts the whole tag. Only positions that really vary
+are widened: a recipe that names ``stone_bricks`` keeps exactly that item.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import minecraft_data
+
+from .knowledge import CraftRecipe, Ingredient, KnowledgeBase, SmeltRecipe, Source, Tool
+from .schema import DATA_FILES, DataFileError, load_data_file
+
+MINECRAFT_DATA_DIR = Path(minecraft_data.__file__).parent / "data" / "data"
+
+
+class VersionNotSupportedError(ValueError):
+    pass
+
+
+def _read_minecraft_data(version: str) -> dict[str, list]:
+    paths = json.loads((MINECRAFT_DATA_DIR / "dataPaths.json").read_text())["pc"]
+    if version not in paths:
+        known = ", ".join(v for v in paths if v.startswith("1.1"))
+        raise VersionNotSupportedError(
+            f"minecraft-data has no PC data for version {version!r}; known versions: {known}"
+        )
+    wanted = ("items", "blocks", "recipes", "blockLoot")
+    out = {}
+    for category in wanted:
+        folder = paths[version].get(category)
+        if folder is None:
+            raise VersionNotSupportedError(f"minecraft-data {version} lacks {category}.json")
+        out[category] = json.loads((MINECRAFT_DATA_DIR / folder / f"{category}.json").read_text())
+    return out
+
+
+def load_data_dir(data_dir: Path) -> dict:
+    files = {}
+    for name, schema in DATA_FILES.items():
+        files[name] = load_data_file(data_dir / name, schema)
+    return files
+
+
+class _TagIndex:
+    """Tag look-ups used to fold minecraft-data's per-variant recipes."""
+
+    def __init__(self, tags: dict[str, list[str]], recipe_tags: list[str]):
+        self.tags = {name: frozenset(members) for name, members in tags.items()}
+        by_set: dict[frozenset[str], str] = {}
+        for name, members in sorted(self.tags.items()):
+            by_set.setdefault(members, name)
+        self._by_set = by_set
+        self._group: dict[str, str] = {}
+        # the largest crafting tag an item belongs to groups its recipe variants
+        for name in sorted(recipe_tags, key=lambda n: len(self.tags.get(n, ()))):
+            for member in self.tags.get(name, ()):
+                self._group[member] = name
+
+    def group_key(self, item: str) -> str:
+        tag = self._group.get(item)
+        return "#" + tag if tag else item
+
+    def label(self, items: frozenset[str]) -> str:
+        """``#tag`` when the items are exactly one tag, else ``a|b``: never widen."""
+        if len(items) == 1:
+            (only,) = items
+            return only
+        tag = self._by_set.get(items)
+        return "#" + tag if tag else "|".join(sorted(items))
+
+
+def _fold_recipes(result: str, raw_recipes: list[dict], names: dict[int, str], tags: _TagIndex):
+    """Group a result's minecraft-data recipes by shape and fold tag variants.
+
+    Variants whose items fall in the same crafting tag at every position are
+    one recipe; each position then accepts exactly the items seen there.
+    """
+    groups: dict[tuple, list[list[str]]] = defaultdict(list)
+    for raw in raw_recipes:
+        if "inShape" in raw:
+            rows = raw["inShape"]
+            height, width = len(rows), max(len(r) for r in rows)
+            cells = [names[c] for row in rows for c in row if c is not None]
+            shaped = True
+        else:
+            cells = [names[c] for c in raw["ingredients"]]
+            height, width = (1, len(cells)) if len(cells) <= 2 else (2, 2) if len(cells) <= 4 else (3, 3)
+            shaped = False
+        keys = [tags.group_key(c) for c in cells]
+        if not shaped:
+            order = sorted(range(len(cells)), key=lambda i: (keys[i], cells[i]))
+            cells = [cells[i] for i in order]
+            keys = [keys[i] for i in order]
+        signature = (raw["result"]["count"], width, height, shaped, tuple(keys))
+        groups[signature].append(cells)
+
+    recipes = []
+    for (count, width, height, _shaped, _keys), variants in groups.items():
+        counted: dict[frozenset[str], int] = defaultdict(int)
+        for position in range(len(variants[0])):
+            counted[frozenset(v[position] for v in variants)] += 1
+        ingredients = tuple(
+            Ingredient(label=tags.label(seen), accepts=tuple(sorted(seen)), count=n) for seen, n in counted.items()
+        )
+        recipes.append(CraftRecipe(result, count, ingredients, width, height))
+    recipes.sort(key=lambda r: (r.needs_table, sum(i.count for i in r.ingredients), r.ingredients[0].label))
+    return recipes
+
+
+def _with_generics(ingredient: Ingredient, families: dict[str, frozenset[str]]) -> Ingredient:
+    """Let a generic name (``planks``) stand in for any member it shares with ``accepts``."""
+    extra = tuple(g for g, members in families.items() if members.intersection(ingredient.accepts))
+    if not extra:
+        return ingredient
+    return Ingredient(ingredient.label, ingredient.accepts + extra, ingredient.count)
+
+
+def _generic_recipes(generic: str, members: frozenset[str], crafts: dict[str, list[CraftRecipe]], tags: _TagIndex):
+    """A generic item is crafted like any of its members, with the inputs pooled."""
+    pooled: dict[tuple, list[CraftRecipe]] = defaultdict(list)
+    for member in sorted(members):
+        for recipe in crafts.get(member, ()):
+            shape = (recipe.count, recipe.width, recipe.height, tuple(i.count for i in recipe.ingredients))
+            pooled[shape].append(recipe)
+    out = []
+    for (count, width, height, counts), recipes in pooled.items():
+        ingredients = []
+        for position, n in enumerate(counts):
+            accepts = tuple(dict.fromkeys(a for r in recipes for a in r.ingredients[position].accepts))
+            ingredients.append(Ingredient(tags.label(frozenset(accepts)), accepts, n))
+        out.append(CraftRecipe(generic, count, tuple(ingredients), width, height))
+    return out
+
+
+def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
+    md = _read_minecraft_data(version)
+    files = load_data_dir(data_dir)
+    tags_file, smelting_file = files["tags.json"], files["smelting.json"]
+    families_file, fuels_file = files["families.json"], files["fuels.json"]
+    tools_file, resources_file = files["tools.json"], files["resources.json"]
+    mobs_file, aliases_file = files["mobs.json"], files["aliases.json"]
+
+    names = {item["id"]: item["name"] for item in md["items"]}
+    item_names = set(names.values())
+    tags = _TagIndex(tags_file.tags, tags_file.recipe_tags)
+
+    def check_item(name: str, where: str) -> None:
+        if name not in item_names and name not in families_file.generic:
+            raise DataFileError(f"{data_dir / where}: {name!r} is not a {version} item")
+
+    families: dict[str, frozenset[str]] = {}
+    for generic, spec in families_file.generic.items():
+        if spec.tag not in tags.tags:
+            raise DataFileError(f"{data_dir / 'families.json'}: field 'generic.{generic}.tag': unknown tag {spec.tag!r}")
+        families[generic] = tags.tags[spec.tag]
+
+    crafts: dict[str, list[CraftRecipe]] = {}
+    for result_id, raw_list in md["recipes"].items():
+        result = names[int(result_id)]
+        crafts[result] = _fold_recipes(result, raw_list, names, tags)
+    for generic, members in families.items():
+        crafts[generic] = _generic_recipes(generic, members, crafts, tags)
+    crafts_final = {
+        item: tuple(
+            CraftRecipe(r.result, r.count, tuple(_with_generics(i, families) for i in r.ingredients), r.width, r.height)
+            for r in recipes
+        )
+        for item, recipes in crafts.items()
+        if recipes
+    }
+
+    def expand(names_or_tags: list[str]) -> tuple[str, ...]:
+        out: list[str] = []
+        for entry in names_or_tags:
+            out.extend(sorted(tags.tags[entry[1:]]) if entry.startswith("#") else [entry])
+        return tuple(dict.fromkeys(out))
+
+    smelts: dict[str, list[SmeltRecipe]] = defaultdict(list)
+    for entry in smelting_file.recipes:
+        check_item(entry.result, "smelting.json")
+        label = entry.input[0] if len(entry.input) == 1 else "|".join(entry.input)
+        ingredient = _with_generics(Ingredient(label, expand(entry.input)), families)
+        smelts[entry.result].append(SmeltRecipe(entry.result, ingredient))
+
+    fuels: dict[str, float] = {}
+    for key, burn in fuels_file.fuels.items():
+        if key.startswith("#") and key[1:] not in tags.tags:
+            raise DataFileError(f"{data_dir / 'fuels.json'}: field 'fuels.{key}': unknown tag")
+        for item in expand([key]):
+            fuels.setdefault(item, burn)
+    for generic, members in families.items():
+        burns = [fuels[m] for m in members if m in fuels]
+        if burns:
+            fuels[generic] = min(burns)
+
+    tools: dict[str, Tool] = {}
+    for material, tier in tools_file.tiers.items():
+        for kind in tools_file.kinds:
+            name = f"{material}_{kind}"
+            if name in item_names:
+                tools[name] = Tool(name, kind, tier)
+    tier_names: dict[int, str] = {}
+    for material, tier in tools_file.tiers.items():
+        tier_names.setdefault(tier, material)
+
+    blocks = {b["name"]: b for b in md["blocks"]}
+    sources: dict[str, Source] = {}
+    for entry in resources_file.resources:
+        check_item(entry.item, "resources.json")
+        if entry.block not in blocks:
+            raise DataFileError(f"{data_dir / 'resources.json'}: {entry.block!r} is not a {version} block")
+        bad = [layer for layer in entry.layers if not 0 <= layer < len(resources_file.layers)]
+        if bad:
+            raise DataFileError(f"{data_dir / 'resources.json'}: {entry.item}: layers {bad} outside 0..{len(resources_file.layers) - 1}")
+        if entry.tool is not None:
+            tool = tools.get(entry.tool)
+            kind, tier = (tool.kind, tool.tier) if tool else (entry.tool, 0)
+        else:
+            harvest = blocks[entry.block].get("harvestTools") or {}
+            tiers = [tools[names[int(i)]] for i in harvest if names.get(int(i)) in tools]
+            kind = tiers[0].kind if tiers else None
+            tier = min((t.tier for t in tiers), default=0)
+        sources[entry.item] = Source(entry.item, "mine", entry.block, frozenset(entry.layers), kind, tier)
+    for drop in mobs_file.drops:
+        check_item(drop.item, "mobs.json")
+        sources.setdefault(drop.item, Source(drop.item, "kill", drop.mob, frozenset(drop.layers), None, 0))
+
+    aliases = {}
+    for old, new in aliases_file.aliases.items():
+        check_item(new, "aliases.json")
+        aliases[old] = new
+
+    return KnowledgeBase(
+        version=version,
+        items=frozenset(item_names | set(families)),
+        generic={g: spec.default for g, spec in families_file.generic.items()},
+        families=families,
+        crafts=crafts_final,
+        smelts={k: tuple(v) for k, v in smelts.items()},
+        fuels=fuels,
+        fuel_preference=tuple(fuels_file.preference),
+        sources=sources,
+        tools=tools,
+        tier_names=tier_names,
+        dig_down_kind=tools_file.dig_down_kind,
+        layers=tuple(resources_file.layers),
+        aliases=aliases,
+    )

@@ -1,0 +1,179 @@
+"""The knowledge base: what exists, how it is made, and where it is found.
+
+Everything is keyed by item *name* (ids change between game versions). The
+objects are plain frozen dataclasses so the whole knowledge base pickles fast
+for the warm-start cache and can be shared read-only by every component.
+
+Generic names. Plans say ``logs`` and ``planks`` for "any wood type". A generic
+name is an item of its own in the inventory; an ingredient accepts it wherever
+it accepts any member of its family, so ``mine logs`` + ``craft planks`` +
+``craft oak_stairs`` is a valid plan, as in the game where the agent just picks
+oak logs.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from functools import cached_property
+
+
+class UnknownItemError(KeyError):
+    """A name that is neither an item, a generic family, nor an alias."""
+
+    def __init__(self, name: str, suggestions: list[str]):
+        super().__init__(name)
+        self.name = name
+        self.suggestions = suggestions
+
+    def __str__(self) -> str:
+        hint = f"; did you mean {', '.join(self.suggestions)}?" if self.suggestions else ""
+        return f"unknown item {self.name!r}{hint}"
+
+
+@dataclass(frozen=True, slots=True)
+class Ingredient:
+    """``count`` units of any item in ``accepts`` (listed in consumption order)."""
+
+    label: str
+    accepts: tuple[str, ...]
+    count: int = 1
+
+    def __contains__(self, item: str) -> bool:
+        return item in self.accepts
+
+
+@dataclass(frozen=True, slots=True)
+class CraftRecipe:
+    result: str
+    count: int
+    ingredients: tuple[Ingredient, ...]
+    width: int
+    height: int
+
+    @property
+    def needs_table(self) -> bool:
+        """Recipes larger than the 2x2 inventory grid need a crafting table."""
+        return self.width > 2 or self.height > 2
+
+
+@dataclass(frozen=True, slots=True)
+class SmeltRecipe:
+    result: str
+    input: Ingredient
+    count: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A raw resource: mined from a block, or dropped by a mob (``kind='kill'``)."""
+
+    item: str
+    kind: str  # "mine" | "kill"
+    origin: str  # block or mob name
+    layers: frozenset[int]
+    tool_kind: str | None
+    min_tier: int
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    name: str
+    kind: str
+    tier: int
+
+
+@dataclass(frozen=True)
+class KnowledgeBase:
+    version: str
+    items: frozenset[str]
+    generic: dict[str, str]  # generic name -> default member
+    families: dict[str, frozenset[str]]  # generic name -> members
+    crafts: dict[str, tuple[CraftRecipe, ...]]
+    smelts: dict[str, tuple[SmeltRecipe, ...]]
+    fuels: dict[str, float]
+    fuel_preference: tuple[str, ...]
+    sources: dict[str, Source]
+    tools: dict[str, Tool]
+    tier_names: dict[int, str]
+    dig_down_kind: str
+    layers: tuple[str, ...]
+    aliases: dict[str, str]
+    stations: frozenset[str] = field(default=frozenset({"crafting_table", "furnace"}))
+
+    # ---- names -------------------------------------------------------------
+    def resolve(self, name: str) -> str:
+        """Canonical name for an item, generic family or alias; raise with suggestions."""
+        key = name.strip().lower().replace(" ", "_")
+        if key.startswith("minecraft:"):
+            key = key[len("minecraft:"):]
+        if key in self.items:
+            return key
+        if key in self.aliases:
+            return self.aliases[key]
+        raise UnknownItemError(name, self.suggest(key))
+
+    def suggest(self, name: str, n: int = 3) -> list[str]:
+        pool = self._name_pool
+        close = difflib.get_close_matches(name, pool, n=n, cutoff=0.6)
+        if not close:
+            close = sorted(p for p in pool if name and (name in p))[:n]
+        return close
+
+    @cached_property
+    def _name_pool(self) -> list[str]:
+        return sorted(self.items | set(self.aliases))
+
+    def is_known(self, name: str) -> bool:
+        try:
+            self.resolve(name)
+        except UnknownItemError:
+            return False
+        return True
+
+    # ---- satisfaction ------------------------------------------------------
+    def acceptable(self, wanted: str) -> tuple[str, ...]:
+        """Items that count as ``wanted`` (the item, its members, generic stand-ins)."""
+        cached = self._acceptable_cache.get(wanted)
+        if cached is None:
+            found = [wanted]
+            found += sorted(self.families.get(wanted, ()))
+            found += [g for g, members in self.families.items() if wanted in members]
+            cached = tuple(dict.fromkeys(found))
+            self._acceptable_cache[wanted] = cached
+        return cached
+
+    @cached_property
+    def _acceptable_cache(self) -> dict[str, tuple[str, ...]]:
+        return {}
+
+    # ---- production --------------------------------------------------------
+    def producers(self, item: str) -> list[str]:
+        """Action kinds that make ``item``: craft, smelt, mine, kill."""
+        kinds = []
+        if item in self.crafts:
+            kinds.append("craft")
+        if item in self.smelts:
+            kinds.append("smelt")
+        source = self.sources.get(item)
+        if source is not None:
+            kinds.append(source.kind)
+        return kinds
+
+    def fuel_value(self, item: str) -> float:
+        return self.fuels.get(item, 0.0)
+
+    def tool(self, name: str) -> Tool | None:
+        return self.tools.get(name)
+
+    def tier_name(self, tier: int) -> str:
+        return self.tier_names.get(tier, str(tier))
+
+    def layer_name(self, layer: int) -> str:
+        if 0 <= layer < len(self.layers):
+            return f"{layer} ({self.layers[layer]})"
+        return str(layer)
+
+    @property
+    def deepest_layer(self) -> int:
+        return len(self.layers) - 1

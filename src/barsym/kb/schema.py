@@ -1,0 +1,135 @@
+"""Pydantic schemas of the authored data files under ``data/recipes/``.
+
+Game facts that minecraft-data lacks live in JSON, not in code. Each file is
+validated on load so that a typo fails loudly with the file name, the field
+path and what was expected, instead of silently producing a wrong planner.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+
+class DataFileError(ValueError):
+    """A data file is missing, is not JSON, or does not match its schema."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TagsFile(_Strict):
+    source: str
+    recipe_tags: list[str]
+    tags: dict[str, list[str]]
+
+
+class SmeltingEntry(_Strict):
+    id: str
+    result: str
+    input: list[str] = Field(min_length=1)
+    cooking_time: int = Field(gt=0)
+
+
+class SmeltingFile(_Strict):
+    source: str
+    recipes: list[SmeltingEntry]
+
+
+class GenericFamily(_Strict):
+    tag: str
+    default: str
+
+
+class FamiliesFile(_Strict):
+    about: str = ""
+    generic: dict[str, GenericFamily]
+
+
+class FuelsFile(_Strict):
+    about: str = ""
+    fuels: dict[str, float]
+    preference: list[str] = []
+
+    @field_validator("fuels")
+    @classmethod
+    def _positive(cls, value: dict[str, float]) -> dict[str, float]:
+        for name, burn in value.items():
+            if burn <= 0:
+                raise ValueError(f"burn time of {name!r} must be > 0, got {burn}")
+        return value
+
+
+class ToolsFile(_Strict):
+    about: str = ""
+    tiers: dict[str, int]
+    kinds: list[str]
+    dig_down_kind: str
+
+
+class ResourceEntry(_Strict):
+    item: str
+    block: str
+    layers: list[int] = Field(min_length=1)
+    tool: str | None = None
+
+
+class ResourcesFile(_Strict):
+    about: str = ""
+    layers: list[str] = Field(min_length=1)
+    resources: list[ResourceEntry]
+
+
+class MobDropEntry(_Strict):
+    item: str
+    mob: str
+    layers: list[int] = Field(min_length=1)
+
+
+class MobsFile(_Strict):
+    about: str = ""
+    drops: list[MobDropEntry]
+
+
+class AliasesFile(_Strict):
+    about: str = ""
+    aliases: dict[str, str]
+
+
+#: file name -> schema; the loader reads exactly these files.
+DATA_FILES: dict[str, type[BaseModel]] = {
+    "tags.json": TagsFile,
+    "smelting.json": SmeltingFile,
+    "families.json": FamiliesFile,
+    "fuels.json": FuelsFile,
+    "tools.json": ToolsFile,
+    "resources.json": ResourcesFile,
+    "mobs.json": MobsFile,
+    "aliases.json": AliasesFile,
+}
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def load_data_file(path: Path, schema: type[M]) -> M:
+    """Read and validate one data file; errors name the file, field and expectation."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DataFileError(f"{path}: cannot read data file ({exc.strerror})") from None
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataFileError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    try:
+        return schema.model_validate(raw)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+            problems.append(f"field '{where}': {err['msg']} (got {err.get('input')!r:.60})")
+        raise DataFileError(f"{path}: " + "; ".join(problems)) from None

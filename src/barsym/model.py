@@ -1,0 +1,95 @@
+"""The one plan model every part of barsym speaks: Step, Plan, Goal.
+
+Names are kept as written (``logs``, ``wooden_slab``); the knowledge base
+resolves them when a plan is simulated, so a plan read from a file writes back
+unchanged. BAR's JSON Lines layout is one reader/writer of this model
+(:mod:`barsym.bar_io`), not the internal form.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+#: Upper bound for a step's count: a full player inventory (36 slots x 64)
+#: times ten. Anything larger is a typo, not a plan.
+MAX_COUNT = 23040
+
+
+class StepType(str, Enum):
+    MINE = "mine"
+    CRAFT = "craft"
+    SMELT = "smelt"
+    KILL = "kill"
+    DIG_DOWN = "dig_down"
+
+
+class Step(BaseModel):
+    """One executable action.
+
+    ``count`` is the number of items the plan needs from this step (BAR's
+    ``obj_num``), not the number of crafting operations: ``craft stick 7``
+    crafts twice and yields 8. ``tool`` is the tool used to mine or dig.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: StepType
+    item: str | None = None
+    count: int | None = Field(default=None, ge=1, le=MAX_COUNT)
+    tool: str | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> "Step":
+        if self.type is StepType.DIG_DOWN:
+            if self.item is not None:
+                raise ValueError("a dig_down step names no item")
+            if self.count not in (None, 1):
+                raise ValueError("a dig_down step has no count (null)")
+        else:
+            if not self.item or not self.item.strip():
+                raise ValueError(f"a {self.type.value} step needs an item name")
+            if self.count is None:
+                raise ValueError(f"a {self.type.value} step needs a count from 1 to {MAX_COUNT}")
+        return self
+
+    def __str__(self) -> str:
+        if self.type is StepType.DIG_DOWN:
+            return f"dig down" + (f" with {self.tool}" if self.tool else "")
+        text = f"{self.type.value} {self.count} {self.item}"
+        return text + (f" with {self.tool}" if self.tool else "")
+
+    def same_action(self, other: "Step") -> bool:
+        """Same kind of step on the same item with the same tool (count aside)."""
+        return (self.type, self.item, self.tool) == (other.type, other.item, other.tool)
+
+
+class Goal(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    item: str
+    count: int = Field(default=1, ge=1, le=MAX_COUNT)
+
+    def __str__(self) -> str:
+        return f"obtain {self.count} {self.item}"
+
+
+class Plan(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    steps: tuple[Step, ...]
+    source: str | None = None
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def __iter__(self):  # type: ignore[override]
+        return iter(self.steps)
+
+    def default_goal(self) -> Goal | None:
+        """The last step's item, as BAR's tasks do: the plan ends by making the goal."""
+        for step in reversed(self.steps):
+            if step.item is not None:
+                return Goal(item=step.item, count=1)
+        return None
