@@ -128,6 +128,8 @@ def _generic_recipes(generic: str, members: frozenset[str], crafts: dict[str, li
     pooled: dict[tuple, list[CraftRecipe]] = defaultdict(list)
     for member in sorted(members):
         for recipe in crafts.get(member, ()):
+            if any(members.intersection(i.accepts) for i in recipe.ingredients):
+                continue  # oak_wood from oak_log: not a way to get "logs"
             shape = (recipe.count, recipe.width, recipe.height, tuple(i.count for i in recipe.ingredients))
             pooled[shape].append(recipe)
     out = []

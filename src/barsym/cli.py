@@ -1,0 +1,49 @@
+"""``barsym`` command line: a thin argparse front over the library.
+
+Each sub-command lives in :mod:`barsym.commands` as a module with
+``add_parser(subparsers)`` and ``run(args) -> int``. Exit codes: 0 success,
+1 the job ran and found a problem (an invalid plan), 2 unusable input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from . import __version__
+from .commands import COMMANDS
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse's own exit code is 2 as well
+        self.print_usage(sys.stderr)
+        self.exit(2, f"barsym: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="barsym", description="Plan, validate and evaluate Minecraft tech-tree plans.")
+    parser.add_argument("--version", action="version", version=f"barsym {__version__}")
+    parser.add_argument("--mc-version", default="1.16.5", help="Minecraft version of the knowledge base (default 1.16.5)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name in COMMANDS:
+        module = importlib.import_module(f"barsym.commands.{name}")
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args))
+    except KeyboardInterrupt:
+        print("barsym: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,124 @@
+"""``barsym validate FILE... [--goal ITEM] [--json]``: check hand-written plans.
+
+Exit status: 0 every plan valid (waste allowed), 1 some plan invalid, 2 some
+input unusable (unreadable, not JSON Lines, bad field values, bad options).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..bar_io import PlanFormatError, decode_text, parse_plan, read_plan
+from ..kb import KnowledgeBase, UnknownItemError
+from ..model import MAX_COUNT, Goal, Plan
+from ..sim import State
+from ..validate import ValidationResult, Validator, Verdict
+from .common import UsageError, fail, kb_from_args
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("validate", help="check BAR JSON Lines plans step by step",
+                       description="Play each plan forward and report valid / valid with waste / invalid.")
+    p.add_argument("files", nargs="+", metavar="FILE", help="plan files in BAR JSON Lines; '-' reads stdin")
+    p.add_argument("--goal", metavar="ITEM", help="item the plan must end with (default: the last step's item)")
+    p.add_argument("--goal-count", type=int, default=1, metavar="N", help="how many of the goal item (default 1)")
+    p.add_argument("--start", action="append", default=[], metavar="ITEM=N",
+                   help="starting inventory entry (repeatable), e.g. --start iron_ingot=3")
+    p.add_argument("--json", action="store_true", help="print one JSON array with a record per plan")
+    p.add_argument("--quiet", action="store_true", help="text output: only plans that are not plainly valid")
+    p.set_defaults(run=run)
+
+
+def _start_state(kb: KnowledgeBase, entries: list[str]) -> State:
+    inventory: dict[str, int] = {}
+    for entry in entries:
+        name, sep, number = entry.partition("=")
+        if not sep or not number.strip().isdigit():
+            raise UsageError(f"--start {entry!r}: expected ITEM=N with N a whole number, e.g. iron_ingot=3")
+        try:
+            item = kb.resolve(name)
+        except UnknownItemError as exc:
+            raise UsageError(f"--start: {exc}") from None
+        inventory[item] = inventory.get(item, 0) + int(number)
+    return State.start(inventory)
+
+
+def _goal(kb: KnowledgeBase, args) -> Goal | None:
+    if not 1 <= args.goal_count <= MAX_COUNT:
+        raise UsageError(f"--goal-count must be from 1 to {MAX_COUNT}, got {args.goal_count}")
+    if args.goal is None:
+        return None
+    try:
+        kb.resolve(args.goal)
+    except UnknownItemError as exc:
+        raise UsageError(f"--goal: {exc}") from None
+    return Goal(item=args.goal, count=args.goal_count)
+
+
+def _load(path: str) -> Plan:
+    if path == "-":
+        return parse_plan(decode_text(sys.stdin.buffer.read(), "<stdin>"), "<stdin>")
+    return read_plan(path)
+
+
+def _print_text(result: ValidationResult, plan: Plan, quiet: bool) -> None:
+    goal = f"goal {result.goal.count} {result.goal.item}" if result.goal else "no goal"
+    if result.verdict is Verdict.VALID:
+        if not quiet:
+            print(f"{result.source}: valid ({len(plan)} steps, {goal})")
+        return
+    if result.verdict is Verdict.WASTEFUL:
+        print(f"{result.source}: valid with waste ({len(plan)} steps, {goal})")
+    else:
+        where = f"step {result.failed_step}" if result.failed_step else "the end"
+        print(f"{result.source}: INVALID at {where} ({len(plan)} steps, {goal})")
+    for error in result.errors:
+        if error.step:
+            print(f"  step {error.step}: {plan.steps[error.step - 1]}")
+        print(f"    error [{error.code}] {error.message}")
+        before = result.state_before_failure if error.step else result.final_state
+        label = "state before" if error.step else "final state"
+        print(f"    {label}: {before.describe()}")
+    for warning in result.warnings:
+        step = f"step {warning.step}" if warning.step else "plan"
+        print(f"  {step}: warning [{warning.code}] {warning.message}")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        kb = kb_from_args(args)
+        goal = _goal(kb, args)
+        start = _start_state(kb, args.start)
+    except UsageError as exc:
+        return fail(str(exc))
+    validator = Validator(kb)
+    records: list[dict] = []
+    counts = {Verdict.VALID: 0, Verdict.WASTEFUL: 0, Verdict.INVALID: 0}
+    unusable = 0
+    for path in args.files:
+        try:
+            plan = _load(path)
+        except PlanFormatError as exc:
+            unusable += 1
+            records.append({"file": path if path != "-" else "<stdin>", "valid": False, "verdict": "unusable input",
+                            "errors": [{"step": None, "code": "bad_input", "message": str(exc)}], "warnings": []})
+            if not args.json:
+                print(f"barsym: error: {exc}", file=sys.stderr)
+            continue
+        result = validator.validate(plan, goal=goal, start=start)
+        counts[result.verdict] += 1
+        records.append(result.to_dict())
+        if not args.json:
+            _print_text(result, plan, args.quiet)
+    if args.json:
+        print(json.dumps(records, indent=2))
+    else:
+        total = len(args.files)
+        extra = f", {unusable} unusable" if unusable else ""
+        print(f"summary: {total} plan(s): {counts[Verdict.VALID]} valid, {counts[Verdict.WASTEFUL]} valid with waste, "
+              f"{counts[Verdict.INVALID]} invalid{extra}")
+    if unusable:
+        return 2
+    return 1 if counts[Verdict.INVALID] else 0

@@ -1,0 +1,279 @@
+"""The crafting / tool-tier graph: who makes what, with which tool, station and layer.
+
+A networkx DiGraph with two kinds of node: items (``item:stick``) and actions
+(``craft:stick#0``, ``smelt:iron_ingot#0``, ``mine:diamond``, ``kill:leather``,
+``dig_down:2``). Edges run from what an action needs to the action (``role``
+ingredient / tool / station / layer, with a ``count``) and from the action to
+what it makes. Requirements that several items satisfy (any planks, any
+pickaxe of tier stone or better) go through a ``one_of:`` node.
+
+Reachability is a fixpoint from the surface (``layer:0``): an action is enabled
+when all it needs is reachable; an item when any action making it is enabled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import networkx as nx
+
+from .kb import Ingredient, KnowledgeBase
+
+START = "layer:0"
+
+
+def item_node(name: str) -> str:
+    return f"item:{name}"
+
+
+@dataclass(frozen=True)
+class Reachability:
+    item: str
+    reachable: bool
+    blockers: tuple[str, ...] = ()  # leaf items nothing in the overworld makes
+
+    @property
+    def reason(self) -> str:
+        if self.reachable:
+            return f"{self.item} can be obtained from overworld resources"
+        return f"{self.item} cannot be obtained from overworld resources: needs {', '.join(self.blockers)}"
+
+
+class CraftGraph:
+    def __init__(self, kb: KnowledgeBase):
+        self.kb = kb
+        self.g = nx.DiGraph()
+        self._build()
+
+    # ---- construction ----------------------------------------------------------
+    def _add_item(self, name: str) -> str:
+        node = item_node(name)
+        if node not in self.g:
+            self.g.add_node(node, kind="item", name=name)
+        return node
+
+    def _choice(self, label: str, accepts: tuple[str, ...]) -> str:
+        """An ingredient slot: the item itself, or a one_of node over the accepted items."""
+        if len(accepts) == 1:
+            return self._add_item(accepts[0])
+        node = f"one_of:{label}"
+        if node not in self.g:
+            self.g.add_node(node, kind="one_of", name=label)
+            for name in accepts:
+                self.g.add_edge(self._add_item(name), node, role="member")
+        return node
+
+    def _tool_node(self, kind: str, tier: int) -> str:
+        tools = sorted((t for t in self.kb.tools.values() if t.kind == kind and t.tier >= tier), key=lambda t: (t.tier, t.name))
+        if not tools:
+            return self._add_item(kind)
+        return self._choice(f"{kind}>={self.kb.tier_name(tier)}", tuple(t.name for t in tools))
+
+    def _need(self, source: str, action: str, role: str, count: int = 1) -> None:
+        self.g.add_edge(source, action, role=role, count=count)
+
+    def _ingredient(self, ingredient: Ingredient, action: str) -> None:
+        self._need(self._choice(ingredient.label, ingredient.accepts), action, "ingredient", ingredient.count)
+
+    def _build(self) -> None:
+        kb, g = self.kb, self.g
+        for name in kb.items:
+            self._add_item(name)
+        for layer in range(len(kb.layers)):
+            g.add_node(f"layer:{layer}", kind="layer", name=kb.layers[layer])
+        for layer in range(1, len(kb.layers)):
+            action = f"dig_down:{layer}"
+            g.add_node(action, kind="action", action="dig_down", name=f"dig down to layer {layer}")
+            self._need(f"layer:{layer - 1}", action, "layer")
+            self._need(self._tool_node(kb.dig_down_kind, 1), action, "tool")
+            g.add_edge(action, f"layer:{layer}", role="makes", count=1)
+        for item, recipes in kb.crafts.items():
+            for i, recipe in enumerate(recipes):
+                action = f"craft:{item}#{i}"
+                g.add_node(action, kind="action", action="craft", name=item, recipe=i)
+                for ingredient in recipe.ingredients:
+                    self._ingredient(ingredient, action)
+                if recipe.needs_table:
+                    self._need(self._add_item("crafting_table"), action, "station")
+                g.add_edge(action, item_node(item), role="makes", count=recipe.count)
+        for item, recipes in kb.smelts.items():
+            for i, recipe in enumerate(recipes):
+                action = f"smelt:{item}#{i}"
+                g.add_node(action, kind="action", action="smelt", name=item, recipe=i)
+                self._ingredient(recipe.input, action)
+                self._need(self._add_item("furnace"), action, "station")
+                fuels = tuple(sorted(n for n, v in kb.fuels.items() if v > 0 and n in kb.items))
+                self._need(self._choice("fuel", fuels), action, "fuel")
+                g.add_edge(action, item_node(item), role="makes", count=1)
+        for item, source in kb.sources.items():
+            action = f"{source.kind}:{item}"
+            g.add_node(action, kind="action", action=source.kind, name=item, origin=source.origin)
+            layers = tuple(f"layer:{n}" for n in sorted(source.layers))
+            if len(layers) == 1:
+                self._need(layers[0], action, "layer")
+            else:
+                node = f"one_of:layers{min(source.layers)}-{max(source.layers)}"
+                for layer in layers:
+                    g.add_edge(layer, node, role="member")
+                g.nodes[node].update(kind="one_of", name=node[7:])
+                self._need(node, action, "layer")
+            if source.tool_kind is not None:
+                self._need(self._tool_node(source.tool_kind, source.min_tier), action, "tool")
+            g.add_edge(action, item_node(item), role="makes", count=1)
+
+    # ---- queries -----------------------------------------------------------------
+    def producers(self, item: str) -> list[str]:
+        """Action nodes that make ``item``."""
+        return sorted(self.g.predecessors(item_node(item))) if item_node(item) in self.g else []
+
+    def requirements(self, action: str) -> dict[str, list[tuple[str, int]]]:
+        """What an action needs, by role: ingredient, tool, station, layer, fuel."""
+        out: dict[str, list[tuple[str, int]]] = {}
+        for source, _, data in self.g.in_edges(action, data=True):
+            out.setdefault(data["role"], []).append((self.g.nodes[source]["name"], data.get("count", 1)))
+        return {role: sorted(v) for role, v in out.items()}
+
+    def compare_tools(self, a: str, b: str) -> int:
+        """-1, 0 or 1 as tool ``a`` is of a lower, equal or higher tier than ``b`` (same kind)."""
+        ta, tb = self.kb.tools.get(a), self.kb.tools.get(b)
+        if ta is None or tb is None:
+            raise KeyError(f"not a tool: {a if ta is None else b}")
+        if ta.kind != tb.kind:
+            raise ValueError(f"{a} and {b} are different kinds of tool ({ta.kind}, {tb.kind})")
+        return (ta.tier > tb.tier) - (ta.tier < tb.tier)
+
+    @cached_property
+    def reachable_nodes(self) -> frozenset[str]:
+        g = self.g
+        reached = {START}
+        frontier = [START]
+        waiting = {n: g.in_degree(n) for n in g if g.nodes[n].get("kind") == "action"}
+        while frontier:
+            node = frontier.pop()
+            for nxt in g.successors(node):
+                if nxt in reached:
+                    continue
+                kind = g.nodes[nxt].get("kind")
+                if kind == "action":
+                    waiting[nxt] -= 1
+                    if waiting[nxt] > 0:
+                        continue
+                reached.add(nxt)
+                frontier.append(nxt)
+        return frozenset(reached)
+
+    @cached_property
+    def costs(self) -> dict[str, float]:
+        """Effort to obtain one unit of each node, for ranking alternatives.
+
+        An action costs 1 plus, per ingredient, ``count x cost`` shared over the
+        units it makes, plus the cost of each tool, station and layer it needs
+        (these are reused, so they count once). An item costs its cheapest
+        producer; a ``one_of`` its cheapest member. Values are a fixpoint, so
+        cycles such as iron_block <-> iron_ingot settle on the non-cyclic way.
+        """
+        g = self.g
+        inf = float("inf")
+        cost = {n: inf for n in g}
+        cost[START] = 0.0
+        actions = [n for n in g if g.nodes[n].get("kind") == "action"]
+        makes = {a: max((d.get("count", 1) for _, _, d in g.out_edges(a, data=True)), default=1) for a in actions}
+        changed = True
+        while changed:
+            changed = False
+            for action in actions:
+                total = 1.0
+                for source, _, data in g.in_edges(action, data=True):
+                    c = cost[source]
+                    if c == inf:
+                        total = inf
+                        break
+                    if data["role"] == "ingredient":
+                        total += data.get("count", 1) * c / makes[action]
+                    elif data["role"] != "fuel":
+                        total += c
+                if total < cost[action]:
+                    cost[action] = total
+                    changed = True
+                    for _, target in g.out_edges(action):
+                        if total < cost[target]:
+                            cost[target] = total
+                            self._lower_choices(target, total, cost)
+        return cost
+
+    def _lower_choices(self, node: str, value: float, cost: dict[str, float]) -> None:
+        for nxt in self.g.successors(node):
+            if self.g.nodes[nxt].get("kind") in ("one_of", "layer") and value < cost[nxt]:
+                cost[nxt] = value
+                self._lower_choices(nxt, value, cost)
+
+    def best_producer(self, item: str) -> str | None:
+        """The cheapest action that makes ``item`` (ties broken by name), or None."""
+        options = [(self.costs[a], a) for a in self.producers(item) if self.costs[a] < float("inf")]
+        return min(options)[1] if options else None
+
+    def reachability(self, item: str) -> Reachability:
+        name = self.kb.resolve(item)
+        if item_node(name) in self.reachable_nodes:
+            return Reachability(name, True)
+        return Reachability(name, False, tuple(sorted(self._blockers(item_node(name), set()))))
+
+    def _blockers(self, node: str, seen: set[str]) -> set[str]:
+        """Leaf items that keep ``node`` out of reach (first unmet need of each producer)."""
+        if node in seen or node in self.reachable_nodes:
+            return set()
+        seen.add(node)
+        data = self.g.nodes[node]
+        preds = list(self.g.predecessors(node))
+        if data.get("kind") == "item" and not preds:
+            return {data["name"]}
+        found: set[str] = set()
+        if data.get("kind") == "action":
+            for pred in preds:
+                found |= self._blockers(pred, seen)
+        else:
+            for pred in preds:
+                found |= self._blockers(pred, seen)
+        return found
+
+    def dependency_subgraph(self, item: str, full: bool = False) -> nx.DiGraph:
+        """What ``item`` depends on.
+
+        By default the view is compact: each ``one_of`` choice keeps one member
+        (the generic name such as ``planks`` if there is one, else the preferred
+        fuel or the first reachable item), so the picture shows one way to make
+        the item rather than every wood type. ``full=True`` keeps every branch.
+        """
+        target = item_node(self.kb.resolve(item))
+        if full:
+            nodes = nx.ancestors(self.g, target) | {target}
+            if target in self.reachable_nodes:
+                nodes = {n for n in nodes if n in self.reachable_nodes}
+            return self.g.subgraph(nodes).copy()
+        keep = {target}
+        stack = [target]
+        while stack:
+            node = stack.pop()
+            preds = sorted(self.g.predecessors(node))
+            if self.g.nodes[node].get("kind") == "one_of":
+                preds = self._preferred_member(node, preds)
+            elif self.g.nodes[node].get("kind") == "item":
+                best = self.best_producer(self.g.nodes[node]["name"])
+                preds = [best] if best else preds
+            for pred in preds:
+                if pred not in keep:
+                    keep.add(pred)
+                    stack.append(pred)
+        return self.g.subgraph(keep).copy()
+
+    def _preferred_member(self, node: str, members: list[str]) -> list[str]:
+        names = [self.g.nodes[m]["name"] for m in members]
+        for generic in self.kb.generic:
+            if generic in names:
+                return [item_node(generic)]
+        if node == "one_of:fuel":
+            for preferred in self.kb.fuel_preference:
+                if preferred in names:
+                    return [item_node(preferred)]
+        return [min(members, key=lambda m: (self.costs[m], m))]

@@ -1,0 +1,222 @@
+"""Backend-neutral interface for the planner's language model.
+
+The planner only needs "send chat messages, get text back, optionally under a
+grammar", so every backend (in-process llama.cpp, an OpenAI-compatible HTTP
+server, a scripted fake for tests) implements the one method
+:meth:`LLMBackend.complete`.  Keeping the surface this small is what lets the
+planner's tests run without a model and lets the benchmark swap backends.
+
+Errors are reported through :class:`LLMError` and its subclasses so callers
+can tell "the model is missing" (an install problem) from "the server is down"
+(an operations problem) from "the reply was garbage" (a model problem) and
+decide whether to retry, fall back to a purely symbolic plan, or stop.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from abc import ABC, abstractmethod
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "BackendTimeoutError",
+    "BackendUnavailableError",
+    "Completion",
+    "GrammarError",
+    "LLMBackend",
+    "LLMError",
+    "LLMOptions",
+    "ModelLoadError",
+    "ModelNotFoundError",
+    "validate_messages",
+]
+
+FinishReason = Literal["stop", "length", "error", "unknown"]
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class LLMError(Exception):
+    """Base class for every failure of a language-model backend.
+
+    Catch this to fall back to a model-free strategy; the message always says
+    what went wrong and, where there is one, how to fix it.
+    """
+
+
+class ModelNotFoundError(LLMError):
+    """No model file where one was expected (install problem, not a model problem)."""
+
+
+class ModelLoadError(LLMError):
+    """A model file exists but could not be loaded (corrupt, truncated, wrong format)."""
+
+
+class BackendUnavailableError(LLMError):
+    """The backend cannot be reached or is not installed (server down, library missing)."""
+
+
+class BackendTimeoutError(LLMError):
+    """The backend did not answer within the configured timeout."""
+
+
+class GrammarError(LLMError):
+    """A grammar or JSON schema was rejected before generation started."""
+
+
+# --------------------------------------------------------------------------- data
+
+
+class LLMOptions(BaseModel):
+    """Generation and runtime settings shared by all backends.
+
+    Defaults favour reproducibility (greedy decoding, fixed seed) because the
+    planner's output is checked against a symbolic graph and benchmarked:
+    identical inputs should give identical plans.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_tokens: int = Field(256, ge=1, description="Upper bound on generated tokens per call.")
+    temperature: float = Field(0.0, ge=0.0, le=5.0, description="0 means greedy decoding.")
+    seed: int = Field(0, ge=0, description="Sampling seed; irrelevant when temperature is 0.")
+    n_ctx: int = Field(2048, ge=64, description="Context window for in-process models.")
+    n_threads: Optional[int] = Field(
+        None, ge=1, description="CPU threads for in-process models; None means all cores."
+    )
+
+    def resolved_threads(self) -> int:
+        """Thread count to pass to llama.cpp (it defaults to half the cores otherwise)."""
+        return self.n_threads or max(1, os.cpu_count() or 1)
+
+
+class Completion(BaseModel):
+    """One model reply plus the accounting the benchmark reports.
+
+    ``evaluated_prompt_tokens`` is how many prompt tokens the backend actually
+    ran through the model for this call; ``cached_prompt_tokens`` is the part
+    it could reuse from a previous call's KV cache.  Either is ``None`` when the
+    backend cannot know (e.g. a server that does not report it).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_prompt_tokens: Optional[int] = None
+    evaluated_prompt_tokens: Optional[int] = None
+    finish_reason: FinishReason = "unknown"
+    elapsed_s: float = 0.0
+    model: Optional[str] = None
+
+    def parse_json(self) -> Any:
+        """Parse :attr:`text` as JSON, raising :class:`LLMError` with an excerpt if it is not.
+
+        A truncated reply (``finish_reason == "length"``) is named as such,
+        because the fix is a larger ``max_tokens``, not a better prompt.
+        """
+        try:
+            return json.loads(self.text)
+        except ValueError as exc:
+            hint = (
+                " The reply was cut off by max_tokens; raise max_tokens."
+                if self.finish_reason == "length"
+                else ""
+            )
+            raise LLMError(
+                f"model reply is not valid JSON ({exc}).{hint} Reply starts: {self.text[:200]!r}"
+            ) from None
+
+
+# --------------------------------------------------------------------------- interface
+
+
+def validate_messages(messages: Any) -> list[dict[str, str]]:
+    """Check the chat message list up front so every backend fails the same way.
+
+    Raises ``ValueError`` (a caller bug, deliberately not an :class:`LLMError`
+    so it is not swallowed by a fallback path).
+    """
+    if not isinstance(messages, list) or not messages:
+        raise ValueError("messages must be a non-empty list of {'role', 'content'} dicts")
+    for i, msg in enumerate(messages):
+        if not isinstance(msg, dict):
+            raise ValueError(f"messages[{i}] must be a dict, got {type(msg).__name__}")
+        role, content = msg.get("role"), msg.get("content")
+        if role not in ("system", "user", "assistant"):
+            raise ValueError(f"messages[{i}]['role'] must be system/user/assistant, got {role!r}")
+        if not isinstance(content, str):
+            raise ValueError(f"messages[{i}]['content'] must be a string, got {content!r}")
+    return messages
+
+
+class LLMBackend(ABC):
+    """A chat model the planner can query.
+
+    Subclasses implement :meth:`complete`; keyword arguments left as ``None``
+    fall back to :attr:`options`.  ``grammar`` (GBNF text) and ``json_schema``
+    are mutually exclusive ways to constrain the output.
+    """
+
+    options: LLMOptions
+
+    def __init__(self, options: Optional[LLMOptions] = None) -> None:
+        self.options = options or LLMOptions()
+
+    @abstractmethod
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        max_tokens: Optional[int] = None,
+        temperature: Optional[float] = None,
+        seed: Optional[int] = None,
+        json_schema: Optional[dict[str, Any]] = None,
+        grammar: Optional[str] = None,
+        stop: Optional[list[str]] = None,
+    ) -> Completion:
+        """Return the model's reply to ``messages``."""
+
+    def close(self) -> None:
+        """Release resources (model memory, connections); safe to call twice."""
+
+    def __enter__(self) -> "LLMBackend":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _resolve(
+        self,
+        messages: Any,
+        max_tokens: Optional[int],
+        temperature: Optional[float],
+        seed: Optional[int],
+        json_schema: Optional[dict[str, Any]],
+        grammar: Optional[str],
+        stop: Optional[list[str]],
+    ) -> tuple[int, float, int, Optional[list[str]]]:
+        """Shared argument checking and defaulting for subclasses."""
+        validate_messages(messages)
+        if json_schema is not None and grammar is not None:
+            raise ValueError("pass either grammar or json_schema, not both")
+        if grammar is not None and not grammar.strip():
+            raise ValueError("grammar must be non-empty GBNF text")
+        if isinstance(stop, str):
+            stop = [stop]
+        merged = self.options.model_copy(
+            update={
+                k: v
+                for k, v in (("max_tokens", max_tokens), ("temperature", temperature), ("seed", seed))
+                if v is not None
+            }
+        )
+        # model_copy(update=...) skips validation; re-validate so a bad
+        # per-call value fails here rather than deep inside a backend.
+        merged = LLMOptions.model_validate(merged.model_dump())
+        return merged.max_tokens, merged.temperature, merged.seed, stop
