@@ -63,7 +63,7 @@ def _load(path: str) -> Plan:
     return read_plan(path)
 
 
-def _print_text(result: ValidationResult, plan: Plan, quiet: bool) -> None:
+def _print_text(result: ValidationResult, plan: Plan, quiet: bool, layers: tuple[str, ...]) -> None:
     goal = f"goal {result.goal.count} {result.goal.item}" if result.goal else "no goal"
     if result.verdict is Verdict.VALID:
         if not quiet:
@@ -80,7 +80,7 @@ def _print_text(result: ValidationResult, plan: Plan, quiet: bool) -> None:
         print(f"    error [{error.code}] {error.message}")
         before = result.state_before_failure if error.step else result.final_state
         label = "state before" if error.step else "final state"
-        print(f"    {label}: {before.describe()}")
+        print(f"    {label}: {before.describe(layers)}")
     for warning in result.warnings:
         step = f"step {warning.step}" if warning.step else "plan"
         print(f"  {step}: warning [{warning.code}] {warning.message}")
@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         counts[result.verdict] += 1
         records.append(result.to_dict())
         if not args.json:
-            _print_text(result, plan, args.quiet)
+            _print_text(result, plan, args.quiet, kb.layers)
     if args.json:
         print(json.dumps(records, indent=2))
     else:

@@ -239,6 +239,11 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
     for old, new in aliases_file.aliases.items():
         check_item(new, "aliases.json")
         aliases[old] = new
+    dialects: dict[str, dict[str, str]] = {}
+    for dialect, mapping in aliases_file.dialects.items():
+        for old, new in mapping.items():
+            check_item(new, "aliases.json")
+        dialects[dialect] = dict(mapping)
 
     return KnowledgeBase(
         version=version,
@@ -255,4 +260,5 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
         dig_down_kind=tools_file.dig_down_kind,
         layers=tuple(resources_file.layers),
         aliases=aliases,
+        dialects=dialects,
     )

@@ -99,14 +99,24 @@ class KnowledgeBase:
     dig_down_kind: str
     layers: tuple[str, ...]
     aliases: dict[str, str]
+    dialects: dict[str, dict[str, str]] = field(default_factory=dict)
     stations: frozenset[str] = field(default=frozenset({"crafting_table", "furnace"}))
 
     # ---- names -------------------------------------------------------------
-    def resolve(self, name: str) -> str:
-        """Canonical name for an item, generic family or alias; raise with suggestions."""
+    def resolve(self, name: str, dialect: str | None = None) -> str:
+        """Canonical name for an item, generic family or alias; raise with suggestions.
+
+        ``dialect`` (e.g. ``"deps"``) applies a task set's own renamings first,
+        for old names that are also real 1.16 items with another meaning.
+        """
         key = name.strip().lower().replace(" ", "_")
         if key.startswith("minecraft:"):
             key = key[len("minecraft:"):]
+        if dialect is not None:
+            if dialect not in self.dialects:
+                raise KeyError(f"unknown name dialect {dialect!r}; known: {', '.join(sorted(self.dialects))}")
+            if key in self.dialects[dialect]:
+                return self.dialects[dialect][key]
         if key in self.items:
             return key
         if key in self.aliases:

@@ -98,6 +98,7 @@ class MobsFile(_Strict):
 class AliasesFile(_Strict):
     about: str = ""
     aliases: dict[str, str]
+    dialects: dict[str, dict[str, str]] = {}
 
 
 #: file name -> schema; the loader reads exactly these files.

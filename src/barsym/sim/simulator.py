@@ -191,7 +191,11 @@ class Simulator:
         )
 
     def _pick_fuel(self, state: State, count: int, reserve: Mapping[str, int]) -> tuple[dict[str, int], float]:
-        """Greedy fuel choice in preference order, never touching what later steps need."""
+        """Greedy fuel choice in preference order, never touching what later steps need.
+
+        The last crafting table, furnace or wooden tool is never burned: a plan
+        that makes one means to use it.
+        """
         fuel: dict[str, int] = {}
         burn = 0.0
         candidates = sorted((n for n in state.counts if self.kb.fuel_value(n) > 0), key=self._fuel_order)
@@ -199,7 +203,8 @@ class Simulator:
             if burn >= count:
                 break
             value = self.kb.fuel_value(name)
-            free = state.count(name) - reserve.get(name, 0)
+            keep = 1 if name in self.kb.stations or name in self.kb.tools else 0
+            free = state.count(name) - max(reserve.get(name, 0), keep)
             if free <= 0:
                 continue
             use = min(free, math.ceil((count - burn) / value - 1e-9))

@@ -55,9 +55,10 @@ class State:
                 counts[name] = counts.get(name, 0) + n
         return State(tuple(sorted(counts.items())), self.layer if layer is None else layer)
 
-    def describe(self) -> str:
+    def describe(self, layer_names: tuple[str, ...] = ()) -> str:
         items = ", ".join(f"{n} {k}" for k, n in self.inventory) or "nothing"
-        return f"layer {self.layer}; inventory: {items}"
+        layer = f"{self.layer} ({layer_names[self.layer]})" if self.layer < len(layer_names) else str(self.layer)
+        return f"layer {layer}; inventory: {items}"
 
     def to_dict(self) -> dict:
         return {"layer": self.layer, "inventory": dict(self.inventory)}

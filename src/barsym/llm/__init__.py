@@ -1,0 +1,106 @@
+"""Language-model backends for barsym's planner.
+
+The planner proposes decomposition steps with a small local model and checks
+them against the symbolic crafting graph; this subpackage is the only place
+that talks to a model.  Importing it is cheap and never imports
+``llama_cpp``: that happens when an in-process backend is created, so the
+rest of barsym (and its tests) work without the optional ``llm`` extra.
+
+Typical use::
+
+    from barsym.llm import make_backend, decomposition_grammar
+
+    with make_backend() as llm:                   # packaged SmolLM2 GGUF, in-process
+        reply = llm.complete(messages, grammar=decomposition_grammar(items, tools=tools))
+        data = reply.parse_json()
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Optional, Union
+
+from .base import (
+    BackendTimeoutError,
+    BackendUnavailableError,
+    Completion,
+    GrammarError,
+    LLMBackend,
+    LLMError,
+    LLMOptions,
+    ModelLoadError,
+    ModelNotFoundError,
+    validate_messages,
+)
+from .embedded import ENV_VAR as MODEL_ENV_VAR
+from .embedded import default_model_path, packaged_model_path
+from .fake import RecordedCall, ScriptedLLM, ScriptExhaustedError
+from .grammar import DEFAULT_STEP_TYPES, decomposition_grammar, decomposition_schema
+from .llamacpp import LlamaCppBackend
+from .openai_http import OpenAIHTTPBackend
+
+__all__ = [
+    "DEFAULT_STEP_TYPES",
+    "MODEL_ENV_VAR",
+    "URL_ENV_VAR",
+    "BackendTimeoutError",
+    "BackendUnavailableError",
+    "Completion",
+    "GrammarError",
+    "LLMBackend",
+    "LLMError",
+    "LLMOptions",
+    "LlamaCppBackend",
+    "ModelLoadError",
+    "ModelNotFoundError",
+    "OpenAIHTTPBackend",
+    "RecordedCall",
+    "ScriptExhaustedError",
+    "ScriptedLLM",
+    "decomposition_grammar",
+    "decomposition_schema",
+    "default_model_path",
+    "make_backend",
+    "packaged_model_path",
+    "validate_messages",
+]
+
+URL_ENV_VAR = "BARSYM_LLM_URL"
+
+
+def make_backend(
+    model_path: Optional[Union[str, os.PathLike]] = None,
+    url: Optional[str] = None,
+    *,
+    options: Optional[LLMOptions] = None,
+    timeout: float = 60.0,
+    api_key: Optional[str] = None,
+    prefix_cache: bool = True,
+    verbose: bool = False,
+    **backend_kwargs: Any,
+) -> LLMBackend:
+    """Pick and build a backend from the usual CLI-style settings.
+
+    * ``url`` (or ``$BARSYM_LLM_URL`` when neither argument is given) selects
+      :class:`OpenAIHTTPBackend`; ``timeout``/``api_key`` apply to it.
+    * Otherwise the GGUF at ``model_path`` / ``$BARSYM_MODEL`` / the packaged
+      SmolLM2 is loaded in-process with :class:`LlamaCppBackend`.
+
+    Giving both ``model_path`` and ``url`` is an error, because it is
+    ambiguous which model would answer.  Extra keyword arguments go to the
+    chosen backend's constructor.
+    """
+    if model_path is not None and url is not None:
+        raise ValueError(
+            "give either model_path (in-process model) or url (HTTP server), not both; "
+            "the server decides which model it serves"
+        )
+    if url is None and model_path is None:
+        url = os.environ.get(URL_ENV_VAR, "").strip() or None
+    if url is not None:
+        return OpenAIHTTPBackend(
+            url, options=options, timeout=timeout, api_key=api_key, **backend_kwargs
+        )
+    return LlamaCppBackend(
+        model_path, options=options, prefix_cache=prefix_cache, verbose=verbose, **backend_kwargs
+    )

@@ -1,0 +1,126 @@
+"""A scripted stand-in for a language model, for deterministic unit tests.
+
+The planner's logic (prompting, parsing, checking replies against the
+crafting graph, retrying, falling back) must be testable without a 100 MB
+model and without nondeterminism.  :class:`ScriptedLLM` replays a fixed queue
+of replies and records every request, so a test can both drive the planner
+down a chosen path and assert what the planner asked for.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Optional, Union
+
+from .base import Completion, LLMBackend, LLMOptions
+
+__all__ = ["RecordedCall", "ScriptExhaustedError", "ScriptedLLM"]
+
+Reply = Union[str, Completion, BaseException, Callable[["RecordedCall"], Union[str, Completion]]]
+
+
+class ScriptExhaustedError(RuntimeError):
+    """The code under test asked for more replies than the test scripted.
+
+    Deliberately *not* an ``LLMError``: planner code that catches ``LLMError``
+    to fall back must not hide a test whose script is too short.
+    """
+
+
+@dataclass(frozen=True)
+class RecordedCall:
+    """One request as the backend received it (messages are deep-copied)."""
+
+    messages: list[dict[str, str]]
+    max_tokens: int
+    temperature: float
+    seed: int
+    json_schema: Optional[dict[str, Any]] = None
+    grammar: Optional[str] = None
+    stop: Optional[list[str]] = None
+
+    @property
+    def last_user_message(self) -> str:
+        """Content of the final user message ("" if none), the usual thing to assert on."""
+        for msg in reversed(self.messages):
+            if msg.get("role") == "user":
+                return msg.get("content", "")
+        return ""
+
+
+class ScriptedLLM(LLMBackend):
+    """Backend that answers from a queue of scripted replies.
+
+    Each queued reply is one of: a string (returned as the completion text),
+    a :class:`Completion` (returned as is), an exception instance (raised,
+    e.g. ``BackendTimeoutError(...)`` to test retry paths), or a callable
+    taking the :class:`RecordedCall` and returning a string or Completion
+    (for replies that depend on the prompt).  Arguments are validated like a
+    real backend, so malformed requests fail in unit tests too.
+    """
+
+    def __init__(self, replies: Iterable[Reply] = (), options: Optional[LLMOptions] = None) -> None:
+        super().__init__(options)
+        self._queue: deque[Reply] = deque(replies)
+        self.calls: list[RecordedCall] = []
+
+    def push(self, *replies: Reply) -> None:
+        """Append more replies to the end of the queue."""
+        self._queue.extend(replies)
+
+    @property
+    def remaining(self) -> int:
+        """Replies not yet consumed (assert ``== 0`` to check a script was fully used)."""
+        return len(self._queue)
+
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        max_tokens: Optional[int] = None,
+        temperature: Optional[float] = None,
+        seed: Optional[int] = None,
+        json_schema: Optional[dict[str, Any]] = None,
+        grammar: Optional[str] = None,
+        stop: Optional[list[str]] = None,
+    ) -> Completion:
+        """Record the request, then return (or raise) the next scripted reply."""
+        max_tokens, temperature, seed, stop = self._resolve(
+            messages, max_tokens, temperature, seed, json_schema, grammar, stop
+        )
+        call = RecordedCall(
+            messages=copy.deepcopy(messages),
+            max_tokens=max_tokens,
+            temperature=temperature,
+            seed=seed,
+            json_schema=copy.deepcopy(json_schema),
+            grammar=grammar,
+            stop=list(stop) if stop else None,
+        )
+        self.calls.append(call)
+        if not self._queue:
+            preview = call.last_user_message[:120]
+            raise ScriptExhaustedError(
+                f"ScriptedLLM has no reply left for call #{len(self.calls)} "
+                f"(last user message: {preview!r}); the test scripted "
+                f"{len(self.calls) - 1} replies. Add more replies or check why the code "
+                "under test made an extra call."
+            )
+        reply = self._queue.popleft()
+        if isinstance(reply, BaseException):
+            raise reply
+        if callable(reply):
+            reply = reply(call)
+        if isinstance(reply, Completion):
+            return reply
+        if not isinstance(reply, str):
+            raise TypeError(f"scripted reply must be str, Completion or exception, got {reply!r}")
+        return Completion(
+            text=reply,
+            prompt_tokens=sum(len(m["content"].split()) for m in messages),
+            completion_tokens=len(reply.split()),
+            finish_reason="stop",
+            model="scripted",
+        )

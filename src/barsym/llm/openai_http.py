@@ -1,0 +1,269 @@
+"""Backend for an OpenAI-compatible chat server, using only the standard library.
+
+Why a server backend at all: a model too big to reload per process (or one
+shared by several benchmark workers) is better kept in a long-running
+``python -m llama_cpp.server`` or llama.cpp ``llama-server``.  Why urllib: the
+planner should not pull an HTTP client dependency for one POST request.
+
+Constrained decoding over HTTP is not standardised, so both common forms are
+supported:
+
+* ``grammar`` (GBNF text) is sent as the top-level ``grammar`` field, which
+  both llama.cpp servers accept.  Beware: llama-cpp-python's server (0.3.x)
+  does not validate it, and an invalid grammar crashes the server process
+  (SIGSEGV).  Grammars from :mod:`barsym.llm.grammar` are tested to parse.
+* ``json_schema`` is sent as ``response_format``.  ``schema_style="llama"``
+  (default) uses ``{"type": "json_object", "schema": ...}``, understood by
+  both llama.cpp servers; ``"openai"`` uses OpenAI's
+  ``{"type": "json_schema", "json_schema": {...}}``, which llama-cpp-python's
+  server rejects with HTTP 422.
+
+Every failure maps onto the :mod:`barsym.llm.base` hierarchy: connection
+refused / reset -> :class:`BackendUnavailableError`, socket timeout ->
+:class:`BackendTimeoutError`, anything unparseable -> :class:`LLMError` with
+an excerpt of the body so the cause is visible in logs.
+"""
+
+from __future__ import annotations
+
+import http.client
+import ipaddress
+import json
+import socket
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any, Literal, Optional
+
+from .base import (
+    BackendTimeoutError,
+    BackendUnavailableError,
+    Completion,
+    LLMBackend,
+    LLMError,
+    LLMOptions,
+)
+
+__all__ = ["OpenAIHTTPBackend"]
+
+_EXCERPT = 300
+
+
+def _excerpt(body: bytes | str) -> str:
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    text = " ".join(text.split())
+    return text[:_EXCERPT] + ("..." if len(text) > _EXCERPT else "")
+
+
+def _int(value: Any) -> Optional[int]:
+    """Best-effort integer from a usage field; servers disagree on types and presence."""
+    try:
+        return None if value is None or isinstance(value, bool) else int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class OpenAIHTTPBackend(LLMBackend):
+    """Chat completions via ``POST {base_url}/v1/chat/completions``.
+
+    ``base_url`` may be given with or without the trailing ``/v1``.
+    ``timeout`` (seconds) bounds connecting and each socket read, so a stuck
+    server surfaces as :class:`BackendTimeoutError` instead of a hang.
+    Requests to loopback hosts bypass any ``http_proxy`` setting, since a
+    proxy cannot reach this machine's 127.0.0.1 anyway.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        options: Optional[LLMOptions] = None,
+        timeout: float = 60.0,
+        api_key: Optional[str] = None,
+        model: Optional[str] = None,
+        schema_style: Literal["llama", "openai"] = "llama",
+    ) -> None:
+        super().__init__(options)
+        parsed = urllib.parse.urlsplit(base_url.strip())
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise ValueError(f"base_url must look like http://host:port, got {base_url!r}")
+        if timeout <= 0:
+            raise ValueError(f"timeout must be positive, got {timeout!r}")
+        if schema_style not in ("llama", "openai"):
+            raise ValueError(f"schema_style must be 'llama' or 'openai', got {schema_style!r}")
+        root = base_url.strip().rstrip("/")
+        if root.endswith("/v1"):
+            root = root[: -len("/v1")]
+        self.base_url = root
+        self.endpoint = root + "/v1/chat/completions"
+        self.timeout = float(timeout)
+        self.api_key = api_key
+        self.model = model
+        self.schema_style = schema_style
+        handlers = [urllib.request.ProxyHandler({})] if _is_loopback(parsed.hostname) else []
+        self._opener = urllib.request.build_opener(*handlers)
+
+    # ------------------------------------------------------------------ request
+
+    def build_payload(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        max_tokens: int,
+        temperature: float,
+        seed: int,
+        json_schema: Optional[dict[str, Any]],
+        grammar: Optional[str],
+        stop: Optional[list[str]],
+    ) -> dict[str, Any]:
+        """The JSON body sent to the server (public so tests can inspect it)."""
+        payload: dict[str, Any] = {
+            "messages": messages,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "seed": seed,
+            "stream": False,
+        }
+        if self.model:
+            payload["model"] = self.model
+        if stop:
+            payload["stop"] = stop
+        if grammar is not None:
+            payload["grammar"] = grammar
+        if json_schema is not None:
+            if self.schema_style == "openai":
+                payload["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": "reply", "schema": json_schema, "strict": True},
+                }
+            else:
+                payload["response_format"] = {"type": "json_object", "schema": json_schema}
+        return payload
+
+    def _post(self, payload: dict[str, Any]) -> bytes:
+        data = json.dumps(payload).encode("utf-8")
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        request = urllib.request.Request(self.endpoint, data=data, headers=headers, method="POST")
+        try:
+            with self._opener.open(request, timeout=self.timeout) as response:
+                return response.read()
+        except urllib.error.HTTPError as exc:
+            body = _excerpt(exc.read() or b"")
+            if exc.code in (401, 403):
+                raise LLMError(
+                    f"server {self.base_url} refused the credentials (HTTP {exc.code}): {body}. "
+                    "Check the api_key."
+                ) from None
+            if exc.code in (502, 503, 504):
+                raise BackendUnavailableError(
+                    f"server {self.base_url} is not ready (HTTP {exc.code}): {body}. "
+                    "Wait for the model to load or check the server log."
+                ) from None
+            raise LLMError(
+                f"server {self.base_url} answered HTTP {exc.code} to {self.endpoint}: {body}"
+            ) from None
+        except urllib.error.URLError as exc:
+            if isinstance(exc.reason, (socket.timeout, TimeoutError)):
+                raise self._timeout_error() from None
+            raise BackendUnavailableError(
+                f"cannot reach {self.endpoint}: {exc.reason}. Is the server running? Start one "
+                "with `python -m llama_cpp.server --model MODEL.gguf --host 127.0.0.1 --port PORT`."
+            ) from None
+        except (socket.timeout, TimeoutError):
+            raise self._timeout_error() from None
+        except (ConnectionError, http.client.HTTPException, OSError) as exc:
+            raise BackendUnavailableError(
+                f"connection to {self.endpoint} failed mid-request: {type(exc).__name__}: {exc}. "
+                "The server may have crashed or closed the connection; check its log."
+            ) from None
+
+    def _timeout_error(self) -> BackendTimeoutError:
+        return BackendTimeoutError(
+            f"no reply from {self.endpoint} within {self.timeout:g}s. The server may be "
+            "overloaded or generating too many tokens; raise timeout or lower max_tokens."
+        )
+
+    # ------------------------------------------------------------------ completion
+
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        max_tokens: Optional[int] = None,
+        temperature: Optional[float] = None,
+        seed: Optional[int] = None,
+        json_schema: Optional[dict[str, Any]] = None,
+        grammar: Optional[str] = None,
+        stop: Optional[list[str]] = None,
+    ) -> Completion:
+        """POST one chat completion and parse the reply."""
+        max_tokens, temperature, seed, stop = self._resolve(
+            messages, max_tokens, temperature, seed, json_schema, grammar, stop
+        )
+        payload = self.build_payload(
+            messages,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            seed=seed,
+            json_schema=json_schema,
+            grammar=grammar,
+            stop=stop,
+        )
+        start = time.perf_counter()
+        body = self._post(payload)
+        elapsed = time.perf_counter() - start
+        return self._parse(body, elapsed)
+
+    def _parse(self, body: bytes, elapsed: float) -> Completion:
+        try:
+            reply = json.loads(body)
+        except ValueError:
+            raise LLMError(
+                f"server {self.base_url} sent a reply that is not JSON: {_excerpt(body)!r}"
+            ) from None
+        try:
+            choice = reply["choices"][0]
+            text = choice["message"].get("content") or ""
+            if not isinstance(text, str):
+                raise TypeError("content is not a string")
+        except (KeyError, IndexError, TypeError, AttributeError):
+            raise LLMError(
+                f"server {self.base_url} sent JSON without choices[0].message: {_excerpt(body)!r}"
+            ) from None
+        usage = reply.get("usage") if isinstance(reply.get("usage"), dict) else {}
+        details = usage.get("prompt_tokens_details")
+        timings = reply.get("timings")
+        details = details if isinstance(details, dict) else {}
+        timings = timings if isinstance(timings, dict) else {}
+        prompt_tokens = _int(usage.get("prompt_tokens")) or 0
+        # OpenAI reports reuse as usage.prompt_tokens_details.cached_tokens;
+        # llama.cpp's llama-server as timings.cache_n (reused) / prompt_n (evaluated).
+        cached = _int(details.get("cached_tokens"))
+        if cached is None:
+            cached = _int(timings.get("cache_n"))
+        evaluated = _int(timings.get("prompt_n"))
+        if evaluated is None and cached is not None:
+            evaluated = max(0, prompt_tokens - cached)
+        finish = choice.get("finish_reason")
+        return Completion(
+            text=text,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=_int(usage.get("completion_tokens")) or 0,
+            cached_prompt_tokens=cached,
+            evaluated_prompt_tokens=evaluated,
+            finish_reason=finish if finish in ("stop", "length") else "unknown",
+            elapsed_s=elapsed,
+            model=str(reply.get("model") or self.model or "") or None,
+        )

@@ -1,0 +1,160 @@
+"""Knowledge base: minecraft-data folded into family-aware recipes, plus authored data."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+
+import pytest
+
+from barsym.kb import DataFileError, UnknownItemError, VersionNotSupportedError, default_data_dir, load_kb
+from barsym.kb.build import build_knowledge_base
+
+
+def test_wood_variants_fold_into_one_recipe(kb):
+    (table,) = kb.crafts["crafting_table"]
+    (planks,) = table.ingredients
+    assert planks.count == 4 and planks.label == "#planks"
+    assert {"oak_planks", "crimson_planks", "planks"} <= set(planks.accepts)
+    assert not table.needs_table  # 2x2 fits the inventory grid
+
+
+def test_specific_ingredients_are_not_widened(kb):
+    (stairs,) = kb.crafts["oak_stairs"]
+    assert set(stairs.ingredients[0].accepts) == {"oak_planks", "planks"}
+    red_dye_inputs = {r.ingredients[0].label for r in kb.crafts["red_dye"]}
+    assert "dandelion" not in red_dye_inputs and {"poppy", "red_tulip"} <= red_dye_inputs
+
+
+def test_generic_planks_come_from_any_log_not_from_themselves(kb):
+    (recipe,) = kb.crafts["planks"]
+    assert recipe.count == 4 and "logs" in recipe.ingredients[0].accepts
+    assert "logs" not in kb.crafts  # oak_wood from oak_log is not a way to make logs
+
+
+def test_stations_follow_grid_size(kb):
+    assert all(r.needs_table for r in kb.crafts["wooden_pickaxe"])
+    assert not any(r.needs_table for r in kb.crafts["stick"])
+
+
+def test_smelting_and_fuel_burn_times(kb):
+    assert kb.smelts["iron_ingot"][0].input.accepts == ("iron_ore",)
+    assert "logs" in kb.smelts["charcoal"][0].input.accepts
+    assert kb.fuel_value("planks") == 1.5 and kb.fuel_value("oak_planks") == 1.5
+    assert kb.fuel_value("stick") == 0.5 and kb.fuel_value("coal") == 8
+    assert kb.fuel_value("logs") == 1.5 and kb.fuel_value("cobblestone") == 0
+
+
+def test_sources_carry_layer_and_tool_tier(kb):
+    logs, cobble, iron, diamond = (kb.sources[n] for n in ("logs", "cobblestone", "iron_ore", "diamond"))
+    assert logs.layers == {0} and logs.tool_kind is None
+    assert cobble.tool_kind == "pickaxe" and cobble.min_tier == 1 and 0 not in cobble.layers
+    assert iron.min_tier == 2 and diamond.min_tier == 3 and diamond.layers == {3}
+    assert kb.sources["leather"].kind == "kill" and kb.sources["white_wool"].origin == "sheep"
+
+
+@pytest.mark.parametrize("old,new", [("wooden_slab", "oak_slab"), ("sign", "oak_sign"),
+                                     ("bed", "white_bed"), ("log", "logs"), ("minecraft:stick", "stick")])
+def test_aliases(kb, old, new):
+    assert kb.resolve(old) == new
+
+
+def test_deps_dialect_renames_real_items_only_when_asked(kb):
+    assert kb.resolve("stone_stairs") == "stone_stairs"
+    assert kb.resolve("stone_stairs", dialect="deps") == "cobblestone_stairs"
+    assert kb.resolve("wooden_slab", dialect="deps") == "oak_slab"
+
+
+def test_every_deps_task_object_resolves(kb):
+    import json
+
+    from conftest import DATASETS
+
+    tasks = json.loads((DATASETS / "deps_tasks.json").read_text())
+    assert len(tasks) == 70
+    for task in tasks:
+        assert kb.resolve(task["object"], dialect="deps")
+
+
+def test_unknown_item_suggests(kb):
+    with pytest.raises(UnknownItemError) as info:
+        kb.resolve("diamond_pikaxe")
+    assert "diamond_pickaxe" in info.value.suggestions
+    assert "did you mean" in str(info.value)
+
+
+def test_unknown_version():
+    with pytest.raises(VersionNotSupportedError, match="1.16.5"):
+        load_kb("9.99")
+
+
+def _broken_copy(tmp_path, name, mutate):
+    data = tmp_path / "recipes"
+    shutil.copytree(default_data_dir(), data)
+    path = data / name
+    raw = json.loads(path.read_text())
+    mutate(raw)
+    path.write_text(json.dumps(raw))
+    return data
+
+
+def test_malformed_data_file_names_file_and_field(tmp_path):
+    def bad(raw):
+        raw["resources"][0]["layers"] = "surface"
+
+    data = _broken_copy(tmp_path, "resources.json", bad)
+    with pytest.raises(DataFileError) as info:
+        build_knowledge_base("1.16.5", data)
+    message = str(info.value)
+    assert "resources.json" in message and "resources.0.layers" in message and "valid list" in message
+
+
+def test_data_file_with_unknown_item_is_rejected(tmp_path):
+    data = _broken_copy(tmp_path, "aliases.json", lambda raw: raw["aliases"].update({"x": "no_such_item"}))
+    with pytest.raises(DataFileError, match="no_such_item"):
+        build_knowledge_base("1.16.5", data)
+
+
+def test_not_json_data_file(tmp_path):
+    data = tmp_path / "recipes"
+    shutil.copytree(default_data_dir(), data)
+    (data / "fuels.json").write_text("{ nope")
+    with pytest.raises(DataFileError, match=r"fuels.json:1: not valid JSON"):
+        build_knowledge_base("1.16.5", data)
+
+
+def test_disk_cache_round_trip_and_invalidation(tmp_path, monkeypatch):
+    monkeypatch.setenv("BARSYM_CACHE_DIR", str(tmp_path / "cache"))
+    data = tmp_path / "recipes"
+    shutil.copytree(default_data_dir(), data)
+    from barsym import kb as kb_module
+
+    first = kb_module._load_uncached("1.16.5", data, True)
+    assert len(list((tmp_path / "cache").glob("kb-*.pickle"))) == 1
+    second = kb_module._load_uncached("1.16.5", data, True)
+    assert second.crafts == first.crafts and second.sources == first.sources
+    aliases = json.loads((data / "aliases.json").read_text())
+    aliases["aliases"]["thingy"] = "stick"
+    (data / "aliases.json").write_text(json.dumps(aliases))
+    third = kb_module._load_uncached("1.16.5", data, True)
+    assert third.resolve("thingy") == "stick"
+    assert len(list((tmp_path / "cache").glob("kb-*.pickle"))) == 2
+
+
+def test_corrupt_cache_is_rebuilt(tmp_path, monkeypatch):
+    monkeypatch.setenv("BARSYM_CACHE_DIR", str(tmp_path))
+    from barsym import kb as kb_module
+
+    kb_module._load_uncached("1.16.5", default_data_dir(), True)
+    for path in tmp_path.glob("kb-*.pickle"):
+        path.write_bytes(b"garbage")
+    assert kb_module._load_uncached("1.16.5", default_data_dir(), True).resolve("stick") == "stick"
+
+
+def test_runtime_code_never_reads_shared_folder():
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[1] / "src" / "barsym"
+    offenders = [p for p in src.rglob("*.py") if "../shared" in p.read_text() or "shared/datasets" in p.read_text()]
+    assert offenders == []
