@@ -8,7 +8,7 @@ import pytest
 
 from barsym.bar_io import PlanFormatError, format_plan, parse_plan, read_plan
 from barsym.model import MAX_COUNT, StepType
-from conftest import EXPERT_FILES
+from testdata import EXPERT_FILES
 
 
 def _normalised(record: dict) -> dict:

@@ -69,7 +69,7 @@ def test_deps_dialect_renames_real_items_only_when_asked(kb):
 def test_every_deps_task_object_resolves(kb):
     import json
 
-    from conftest import DATASETS
+    from testdata import DATASETS
 
     tasks = json.loads((DATASETS / "deps_tasks.json").read_text())
     assert len(tasks) == 70

@@ -11,7 +11,7 @@ import math
 import pytest
 
 from barsym.model import Plan, Step, StepType
-from conftest import EXPERT_FILES
+from testdata import EXPERT_FILES
 from barsym.bar_io import read_plan
 
 PLANS = {p.stem: read_plan(p) for p in EXPERT_FILES}

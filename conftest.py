@@ -1,0 +1,24 @@
+"""Fixtures shared by tests/ and property_tests/: the knowledge base and a validator."""
+
+from __future__ import annotations
+
+import pytest
+
+from barsym.kb import load_kb
+from barsym.validate import Validator
+from testdata import BAR_DIR, EXPERT_FILES
+
+
+def pytest_collection_modifyitems(config, items):
+    if not EXPERT_FILES:
+        raise pytest.UsageError(f"BAR expert plans not found under {BAR_DIR}; set BARSYM_DATASETS")
+
+
+@pytest.fixture(scope="session")
+def kb():
+    return load_kb()
+
+
+@pytest.fixture(scope="session")
+def validator(kb):
+    return Validator(kb)
