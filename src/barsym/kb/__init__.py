@@ -17,9 +17,8 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
-from .build import VersionNotSupportedError, build_knowledge_base
+from .errors import DataFileError, VersionNotSupportedError
 from .knowledge import CraftRecipe, Ingredient, KnowledgeBase, SmeltRecipe, Source, Tool, UnknownItemError
-from .schema import DataFileError
 
 DEFAULT_VERSION = "1.16.5"
 
@@ -57,6 +56,13 @@ def _fingerprint(version: str, data_dir: Path) -> str:
         digest.update(data_file.name.encode())
         digest.update(data_file.read_bytes())
     return digest.hexdigest()[:20]
+
+
+def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
+    """Build from scratch; imported lazily so a warm start skips pydantic and minecraft-data."""
+    from .build import build_knowledge_base as build
+
+    return build(version, data_dir)
 
 
 def _load_uncached(version: str, data_dir: Path, use_cache: bool) -> KnowledgeBase:

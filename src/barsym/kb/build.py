@@ -16,13 +16,10 @@ from pathlib import Path
 import minecraft_data
 
 from .knowledge import CraftRecipe, Ingredient, KnowledgeBase, SmeltRecipe, Source, Tool
-from .schema import DATA_FILES, DataFileError, load_data_file
+from .errors import DataFileError, VersionNotSupportedError
+from .schema import DATA_FILES, load_data_file
 
 MINECRAFT_DATA_DIR = Path(minecraft_data.__file__).parent / "data" / "data"
-
-
-class VersionNotSupportedError(ValueError):
-    pass
 
 
 def _read_minecraft_data(version: str) -> dict[str, list]:

@@ -13,9 +13,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-
-class DataFileError(ValueError):
-    """A data file is missing, is not JSON, or does not match its schema."""
+from .errors import DataFileError
 
 
 class _Strict(BaseModel):
