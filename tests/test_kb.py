@@ -158,3 +158,18 @@ def test_runtime_code_never_reads_shared_folder():
     src = Path(__file__).resolve().parents[1] / "src" / "barsym"
     offenders = [p for p in src.rglob("*.py") if "../shared" in p.read_text() or "shared/datasets" in p.read_text()]
     assert offenders == []
+
+
+def test_generated_files_match_the_generator(tmp_path):
+    """data/recipes/tags.json and smelting.json are exactly what tools/gen_articdata.py writes."""
+    import subprocess
+    import sys
+
+    from testdata import DATASETS
+
+    repo = default_data_dir().parents[1]
+    script = repo / "tools" / "gen_articdata.py"
+    subprocess.run([sys.executable, str(script), str(DATASETS / "articdata-1.16.5"), str(tmp_path)], check=True,
+                   capture_output=True)
+    for name in ("tags.json", "smelting.json"):
+        assert (tmp_path / name).read_text() == (default_data_dir() / name).read_text()
