@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import socket
+import sys
 
 import pytest
 
@@ -23,8 +24,18 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+def _importable(module: str) -> bool:
+    """True if ``module`` can be imported, without importing it."""
+    if module in sys.modules:
+        return sys.modules[module] is not None
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def _gguf_or_reason() -> tuple[object, str]:
-    if importlib.util.find_spec("llama_cpp") is None:
+    if not _importable("llama_cpp"):
         return None, "llama-cpp-python not installed (pip install llama-cpp-python)"
     try:
         return packaged_model_path(), ""
@@ -44,20 +55,19 @@ def gguf_path():
 @pytest.fixture(scope="session")
 def require_llama_cpp():
     """Skip unless llama-cpp-python is importable (no model needed)."""
-    if importlib.util.find_spec("llama_cpp") is None:
+    if not _importable("llama_cpp"):
         pytest.skip("llama-cpp-python not installed (pip install llama-cpp-python)")
 
 
 @pytest.fixture(scope="session")
 def smol(gguf_path):
     """A session-wide in-process SmolLM2 backend: 2 threads, small outputs, greedy."""
-    backend = LlamaCppBackend(
-        gguf_path, options=LLMOptions(n_threads=2, n_ctx=1024, max_tokens=32)
-    )
+    backend = LlamaCppBackend(gguf_path, options=LLMOptions(n_threads=2, n_ctx=1024, max_tokens=32))
     yield backend
     backend.close()
 
 
+@pytest.fixture
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:

@@ -18,7 +18,7 @@ Typical use::
 from __future__ import annotations
 
 import os
-from typing import Any, Optional, Union
+from typing import Any
 
 from .base import (
     BackendTimeoutError,
@@ -35,7 +35,13 @@ from .base import (
 from .embedded import ENV_VAR as MODEL_ENV_VAR
 from .embedded import default_model_path, packaged_model_path
 from .fake import RecordedCall, ScriptedLLM, ScriptExhaustedError
-from .grammar import DEFAULT_STEP_TYPES, decomposition_grammar, decomposition_schema
+from .grammar import (
+    DEFAULT_STEP_TYPES,
+    decomposition_grammar,
+    decomposition_schema,
+    decomposition_token_budget,
+    lint_gbnf,
+)
 from .llamacpp import LlamaCppBackend
 from .openai_http import OpenAIHTTPBackend
 
@@ -59,7 +65,9 @@ __all__ = [
     "ScriptedLLM",
     "decomposition_grammar",
     "decomposition_schema",
+    "decomposition_token_budget",
     "default_model_path",
+    "lint_gbnf",
     "make_backend",
     "packaged_model_path",
     "validate_messages",
@@ -69,12 +77,12 @@ URL_ENV_VAR = "BARSYM_LLM_URL"
 
 
 def make_backend(
-    model_path: Optional[Union[str, os.PathLike]] = None,
-    url: Optional[str] = None,
+    model_path: str | os.PathLike | None = None,
+    url: str | None = None,
     *,
-    options: Optional[LLMOptions] = None,
+    options: LLMOptions | None = None,
     timeout: float = 60.0,
-    api_key: Optional[str] = None,
+    api_key: str | None = None,
     prefix_cache: bool = True,
     verbose: bool = False,
     **backend_kwargs: Any,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 from abc import ABC, abstractmethod
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -34,7 +34,7 @@ __all__ = [
     "validate_messages",
 ]
 
-FinishReason = Literal["stop", "length", "error", "unknown"]
+FinishReason = Literal["stop", "length", "unknown"]
 
 
 # --------------------------------------------------------------------------- errors
@@ -85,7 +85,7 @@ class LLMOptions(BaseModel):
     temperature: float = Field(0.0, ge=0.0, le=5.0, description="0 means greedy decoding.")
     seed: int = Field(0, ge=0, description="Sampling seed; irrelevant when temperature is 0.")
     n_ctx: int = Field(2048, ge=64, description="Context window for in-process models.")
-    n_threads: Optional[int] = Field(
+    n_threads: int | None = Field(
         None, ge=1, description="CPU threads for in-process models; None means all cores."
     )
 
@@ -108,11 +108,11 @@ class Completion(BaseModel):
     text: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    cached_prompt_tokens: Optional[int] = None
-    evaluated_prompt_tokens: Optional[int] = None
+    cached_prompt_tokens: int | None = None
+    evaluated_prompt_tokens: int | None = None
     finish_reason: FinishReason = "unknown"
     elapsed_s: float = 0.0
-    model: Optional[str] = None
+    model: str | None = None
 
     def parse_json(self) -> Any:
         """Parse :attr:`text` as JSON, raising :class:`LLMError` with an excerpt if it is not.
@@ -165,7 +165,7 @@ class LLMBackend(ABC):
 
     options: LLMOptions
 
-    def __init__(self, options: Optional[LLMOptions] = None) -> None:
+    def __init__(self, options: LLMOptions | None = None) -> None:
         self.options = options or LLMOptions()
 
     @abstractmethod
@@ -173,19 +173,19 @@ class LLMBackend(ABC):
         self,
         messages: list[dict[str, str]],
         *,
-        max_tokens: Optional[int] = None,
-        temperature: Optional[float] = None,
-        seed: Optional[int] = None,
-        json_schema: Optional[dict[str, Any]] = None,
-        grammar: Optional[str] = None,
-        stop: Optional[list[str]] = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        seed: int | None = None,
+        json_schema: dict[str, Any] | None = None,
+        grammar: str | None = None,
+        stop: list[str] | None = None,
     ) -> Completion:
         """Return the model's reply to ``messages``."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 (optional hook; the default has nothing to free)
         """Release resources (model memory, connections); safe to call twice."""
 
-    def __enter__(self) -> "LLMBackend":
+    def __enter__(self) -> LLMBackend:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -194,13 +194,13 @@ class LLMBackend(ABC):
     def _resolve(
         self,
         messages: Any,
-        max_tokens: Optional[int],
-        temperature: Optional[float],
-        seed: Optional[int],
-        json_schema: Optional[dict[str, Any]],
-        grammar: Optional[str],
-        stop: Optional[list[str]],
-    ) -> tuple[int, float, int, Optional[list[str]]]:
+        max_tokens: int | None,
+        temperature: float | None,
+        seed: int | None,
+        json_schema: dict[str, Any] | None,
+        grammar: str | None,
+        stop: list[str] | None,
+    ) -> tuple[int, float, int, list[str] | None]:
         """Shared argument checking and defaulting for subclasses."""
         validate_messages(messages)
         if json_schema is not None and grammar is not None:
@@ -209,14 +209,10 @@ class LLMBackend(ABC):
             raise ValueError("grammar must be non-empty GBNF text")
         if isinstance(stop, str):
             stop = [stop]
-        merged = self.options.model_copy(
-            update={
-                k: v
-                for k, v in (("max_tokens", max_tokens), ("temperature", temperature), ("seed", seed))
-                if v is not None
-            }
+        per_call = {"max_tokens": max_tokens, "temperature": temperature, "seed": seed}
+        # Validate through the model so a bad per-call value fails here, with
+        # the same message as a bad default, not deep inside a backend.
+        merged = LLMOptions.model_validate(
+            {**self.options.model_dump(), **{k: v for k, v in per_call.items() if v is not None}}
         )
-        # model_copy(update=...) skips validation; re-validate so a bad
-        # per-call value fails here rather than deep inside a backend.
-        merged = LLMOptions.model_validate(merged.model_dump())
         return merged.max_tokens, merged.temperature, merged.seed, stop

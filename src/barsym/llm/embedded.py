@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 from importlib import metadata
 from pathlib import Path
-from typing import Optional, Union
 
 from .base import ModelNotFoundError
 
@@ -73,7 +72,7 @@ def packaged_model_path(distribution: str = DEFAULT_DISTRIBUTION) -> Path:
     return path.resolve()
 
 
-def default_model_path(path: Optional[Union[str, os.PathLike]] = None) -> Path:
+def default_model_path(path: str | os.PathLike | None = None) -> Path:
     """Resolve the GGUF file to load: ``path``, then ``$BARSYM_MODEL``, then the package.
 
     Raises :class:`~barsym.llm.base.ModelNotFoundError` with an install or fix

@@ -11,14 +11,21 @@ from __future__ import annotations
 
 import copy
 from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Optional, Union
+from typing import Any
 
 from .base import Completion, LLMBackend, LLMOptions
 
 __all__ = ["RecordedCall", "ScriptExhaustedError", "ScriptedLLM"]
 
-Reply = Union[str, Completion, BaseException, Callable[["RecordedCall"], Union[str, Completion]]]
+Reply = (
+    str
+    | Completion
+    | BaseException
+    | type[BaseException]
+    | Callable[["RecordedCall"], str | Completion]
+)
 
 
 class ScriptExhaustedError(RuntimeError):
@@ -37,9 +44,9 @@ class RecordedCall:
     max_tokens: int
     temperature: float
     seed: int
-    json_schema: Optional[dict[str, Any]] = None
-    grammar: Optional[str] = None
-    stop: Optional[list[str]] = None
+    json_schema: dict[str, Any] | None = None
+    grammar: str | None = None
+    stop: list[str] | None = None
 
     @property
     def last_user_message(self) -> str:
@@ -54,14 +61,14 @@ class ScriptedLLM(LLMBackend):
     """Backend that answers from a queue of scripted replies.
 
     Each queued reply is one of: a string (returned as the completion text),
-    a :class:`Completion` (returned as is), an exception instance (raised,
-    e.g. ``BackendTimeoutError(...)`` to test retry paths), or a callable
+    a :class:`Completion` (returned as is), an exception instance or class
+    (raised, e.g. ``BackendTimeoutError`` to test retry paths), or a callable
     taking the :class:`RecordedCall` and returning a string or Completion
     (for replies that depend on the prompt).  Arguments are validated like a
     real backend, so malformed requests fail in unit tests too.
     """
 
-    def __init__(self, replies: Iterable[Reply] = (), options: Optional[LLMOptions] = None) -> None:
+    def __init__(self, replies: Iterable[Reply] = (), options: LLMOptions | None = None) -> None:
         super().__init__(options)
         self._queue: deque[Reply] = deque(replies)
         self.calls: list[RecordedCall] = []
@@ -79,12 +86,12 @@ class ScriptedLLM(LLMBackend):
         self,
         messages: list[dict[str, str]],
         *,
-        max_tokens: Optional[int] = None,
-        temperature: Optional[float] = None,
-        seed: Optional[int] = None,
-        json_schema: Optional[dict[str, Any]] = None,
-        grammar: Optional[str] = None,
-        stop: Optional[list[str]] = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        seed: int | None = None,
+        json_schema: dict[str, Any] | None = None,
+        grammar: str | None = None,
+        stop: list[str] | None = None,
     ) -> Completion:
         """Record the request, then return (or raise) the next scripted reply."""
         max_tokens, temperature, seed, stop = self._resolve(
@@ -111,6 +118,8 @@ class ScriptedLLM(LLMBackend):
         reply = self._queue.popleft()
         if isinstance(reply, BaseException):
             raise reply
+        if isinstance(reply, type) and issubclass(reply, BaseException):
+            raise reply(f"scripted {reply.__name__} for call #{len(self.calls)}")
         if callable(reply):
             reply = reply(call)
         if isinstance(reply, Completion):

@@ -33,6 +33,7 @@ be cached or hashed by callers.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -44,8 +45,10 @@ __all__ = [
     "MAX_COUNT",
     "decomposition_grammar",
     "decomposition_schema",
+    "decomposition_token_budget",
     "gbnf_literal",
     "gbnf_string_choice",
+    "lint_gbnf",
 ]
 
 
@@ -109,7 +112,7 @@ def _radix_alternation(words: Sequence[str]) -> str:
             while i < len(prefix) and i < len(word) and prefix[i] == word[i]:
                 i += 1
             prefix = prefix[:i]
-        rests = sorted({w[len(prefix):] for w in group})
+        rests = sorted({w[len(prefix) :] for w in group})
         ends_here = "" in rests
         rests = [r for r in rests if r]
         if not rests:
@@ -151,7 +154,7 @@ def decomposition_grammar(
     """
     if isinstance(max_subgoals, bool) or not isinstance(max_subgoals, int) or max_subgoals < 0:
         raise ValueError(f"max_subgoals must be an int >= 0, got {max_subgoals!r}")
-    item_expr = gbnf_string_choice(items)
+    item_expr = gbnf_string_choice(_clean_names(items, "items"))
     type_expr = gbnf_string_choice(_clean_names(step_types, "step_types"))
     tool_names = _clean_names(tools, "tools", allow_empty=True)
     tool_expr = '"null"' + (" | " + gbnf_string_choice(tool_names) if tool_names else "")
@@ -176,6 +179,21 @@ def decomposition_grammar(
         'ws ::= " "?',
     ]
     return "\n".join(rules) + "\n"
+
+
+def decomposition_token_budget(max_subgoals: int, item_tokens: int = 16) -> int:
+    """A ``max_tokens`` large enough for any reply the grammar allows.
+
+    Too small a budget is the usual way constrained output fails: generation
+    stops mid-object and the JSON does not parse.  Sized from SmolLM2's
+    tokenizer, where the worst reply (15-token item names, count 999) takes
+    62 tokens with no subgoals plus 26 per subgoal; ``item_tokens`` is the
+    longest item name in tokens, and each object gets room for the optional
+    spaces the grammar allows.
+    """
+    if max_subgoals < 0 or item_tokens < 1:
+        raise ValueError("max_subgoals must be >= 0 and item_tokens >= 1")
+    return 40 + 2 * item_tokens + max_subgoals * (16 + item_tokens)
 
 
 def decomposition_schema(
@@ -226,3 +244,72 @@ def decomposition_schema(
         "required": ["step", "subgoals"],
         "additionalProperties": False,
     }
+
+
+_GBNF_TOKEN = re.compile(
+    r"""(?P<space>[ \t\r\n]+|\#[^\n]*)"""
+    r"""|(?P<lit>"(?:\\.|[^"\\\n])*")"""
+    r"""|(?P<cls>\[(?:\\.|[^\]\\\n])*\])"""
+    r"""|(?P<define>::=)"""
+    r"""|(?P<name>[a-zA-Z0-9-]+)"""
+    r"""|(?P<rep>\{\s*\d*\s*(?:,\s*\d*\s*)?\})"""
+    r"""|(?P<op>[()|?*+.])"""
+)
+
+
+def lint_gbnf(text: str) -> list[str]:
+    """Best-effort static check of GBNF text; returns a list of problems (empty if none).
+
+    llama.cpp servers built on llama-cpp-python 0.3.x crash (SIGSEGV) on a
+    grammar their parser rejects, so the HTTP backend runs this before
+    sending one.  It catches the common mistakes -- undefined or misspelt
+    rules, a missing ``root``, ``_`` in rule names, unbalanced quotes or
+    parentheses -- but is not a full parser (it reports the first lexical
+    error only): passing it does not guarantee
+    llama.cpp accepts the grammar.
+    """
+    problems: list[str] = []
+    defined: dict[str, int] = {}
+    referenced: dict[str, int] = {}
+    depth = 0
+    pos, line = 0, 1
+    tokens: list[tuple[str, str, int]] = []
+    while pos < len(text):
+        m = _GBNF_TOKEN.match(text, pos)
+        if m is None:
+            ch = text[pos]
+            hint = " (rule names may use only letters, digits and '-')" if ch == "_" else ""
+            if ch in '"[':
+                hint = " (unterminated string or character class)"
+            return [f"line {line}: unexpected {ch!r}{hint}"]
+        kind = m.lastgroup or ""
+        if kind != "space":
+            tokens.append((kind, m.group(), line))
+        line += m.group().count("\n")
+        pos = m.end()
+    for i, (kind, value, at) in enumerate(tokens):
+        is_definition = i + 1 < len(tokens) and tokens[i + 1][0] == "define"
+        if kind == "name" and is_definition:
+            if depth:
+                problems.append(f"line {at}: unbalanced parentheses before rule {value!r}")
+                depth = 0
+            defined.setdefault(value, at)  # llama.cpp lets a later definition win
+        elif kind == "name":
+            referenced.setdefault(value, at)
+        elif value == "(":
+            depth += 1
+        elif value == ")":
+            depth -= 1
+            if depth < 0:
+                problems.append(f"line {at}: unmatched ')'")
+                depth = 0
+    if depth:
+        problems.append("unbalanced parentheses at end of grammar")
+    if tokens and "root" not in defined:
+        problems.append("no 'root' rule defined")
+    if not tokens:
+        problems.append("grammar is empty")
+    for name, at in referenced.items():
+        if name not in defined:
+            problems.append(f"line {at}: rule {name!r} is used but never defined")
+    return problems

@@ -4,7 +4,7 @@ Why in-process: the default model is tiny (135M parameters, ~100 MB), loads
 in well under a second and needs no server to babysit, so the planner and its
 benchmark can call it directly on a 2-core CPU.
 
-Things this wrapper takes care of, each learned the hard way:
+Things this wrapper takes care of (each checked against llama-cpp-python 0.3.36):
 
 * **Failures become exceptions.**  A missing file raises
   :class:`ModelNotFoundError`; a file that is not a loadable GGUF raises
@@ -22,7 +22,8 @@ Things this wrapper takes care of, each learned the hard way:
 * **Prompt-prefix reuse is measured.**  ``Llama.generate`` keeps the tokens of
   the previous call and only evaluates the part of the new prompt after the
   longest common prefix, so a long fixed few-shot system prompt is paid for
-  once.  We count the tokens handed to ``Llama.eval`` on each call to report
+  once -- provided the variable part (the goal) comes last in the messages.
+  We count the tokens handed to ``Llama.eval`` on each call to report
   how many prompt tokens were really evaluated; ``prefix_cache=False`` resets
   the context before each call to get the uncached baseline.
 * **Quiet by default**: ``verbose=False`` keeps llama.cpp's load banner and
@@ -40,9 +41,10 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Optional, Union
+from typing import Any
 
 from .base import (
     BackendUnavailableError,
@@ -111,21 +113,23 @@ class LlamaCppBackend(LLMBackend):
 
     ``prefix_cache=True`` (default) lets consecutive calls share KV-cache
     entries for their common prompt prefix; ``False`` re-evaluates every
-    prompt from scratch.  ``state_cache_mb`` additionally attaches a
-    ``LlamaRAMCache`` so several distinct prefixes can be revisited; each saved
-    state copies the KV cache and a logits buffer (tens of MB), so it only pays
-    off when alternating between long prompts.
+    prompt from scratch (and bypasses the state cache below), which is the
+    baseline for benchmarks.  ``state_cache_mb`` attaches a ``LlamaRAMCache``
+    so several distinct prefixes can be revisited, not just the last one;
+    each saved state copies the KV cache plus a logits buffer (up to ~100 MB
+    for SmolLM2's 49k-token vocabulary), so it only pays off when alternating
+    between long prompts.
 
     Calls are serialised with a lock: a ``Llama`` context is not thread-safe.
     """
 
     def __init__(
         self,
-        model: Union[str, os.PathLike, Any, None] = None,
+        model: str | os.PathLike | Any | None = None,
         *,
-        options: Optional[LLMOptions] = None,
+        options: LLMOptions | None = None,
         prefix_cache: bool = True,
-        state_cache_mb: Optional[int] = None,
+        state_cache_mb: int | None = None,
         verbose: bool = False,
     ) -> None:
         super().__init__(options)
@@ -146,10 +150,11 @@ class LlamaCppBackend(LLMBackend):
             self._llama = self._load(self.model_path)
             self._owns_llama = True
 
-        self._attached_cache = bool(state_cache_mb)
+        self._state_cache = None
         if state_cache_mb:
-            cache = self._llama_cpp.LlamaRAMCache(capacity_bytes=int(state_cache_mb) << 20)
-            self._llama.set_cache(cache)
+            capacity = int(state_cache_mb) << 20
+            self._state_cache = self._llama_cpp.LlamaRAMCache(capacity_bytes=capacity)
+            self._llama.set_cache(self._state_cache)
         self._install_eval_counter()
 
     # ------------------------------------------------------------------ loading
@@ -205,7 +210,6 @@ class LlamaCppBackend(LLMBackend):
             sizes.append(len(tokens))
             return original(tokens)
 
-        self._original_eval = original
         llama.eval = counting_eval
 
     # ------------------------------------------------------------------ grammars
@@ -217,9 +221,17 @@ class LlamaCppBackend(LLMBackend):
             self._grammars.move_to_end(gbnf)
             return cached
         lc = self._llama_cpp
-        vocab = lc.llama_model_get_vocab(self._llama.model)
+        try:
+            vocab = lc.llama_model_get_vocab(self._llama.model)
+            init_grammar, free_sampler = lc.llama_sampler_init_grammar, lc.llama_sampler_free
+        except AttributeError as exc:
+            raise BackendUnavailableError(
+                f"this llama-cpp-python ({getattr(lc, '__version__', '?')}) lacks the low-level "
+                f"grammar API barsym uses to validate grammars ({exc}); install a 0.3.x release "
+                "(tested with 0.3.36)."
+            ) from None
         with _captured_stderr_fd() as captured:
-            sampler = lc.llama_sampler_init_grammar(vocab, gbnf.encode("utf-8"), b"root")
+            sampler = init_grammar(vocab, gbnf.encode("utf-8"), b"root")
         if not sampler:
             detail = " ".join(captured[0].split()) if captured and captured[0] else "no detail"
             raise GrammarError(
@@ -227,7 +239,7 @@ class LlamaCppBackend(LLMBackend):
                 "is defined, a `root` rule exists, and rule names use only letters, digits "
                 "and '-' (no '_')."
             )
-        lc.llama_sampler_free(sampler)
+        free_sampler(sampler)
         grammar = lc.LlamaGrammar.from_string(gbnf, verbose=False)
         self._grammars[gbnf] = grammar
         while len(self._grammars) > _GRAMMAR_CACHE_SIZE:
@@ -250,12 +262,12 @@ class LlamaCppBackend(LLMBackend):
         self,
         messages: list[dict[str, str]],
         *,
-        max_tokens: Optional[int] = None,
-        temperature: Optional[float] = None,
-        seed: Optional[int] = None,
-        json_schema: Optional[dict[str, Any]] = None,
-        grammar: Optional[str] = None,
-        stop: Optional[list[str]] = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        seed: int | None = None,
+        json_schema: dict[str, Any] | None = None,
+        grammar: str | None = None,
+        stop: list[str] | None = None,
     ) -> Completion:
         """Run one chat completion with the GGUF's own chat template."""
         max_tokens, temperature, seed, stop = self._resolve(
@@ -269,7 +281,11 @@ class LlamaCppBackend(LLMBackend):
                 grammar = self._schema_to_gbnf(json_schema)
             if grammar is not None:
                 compiled = self._compile_grammar(grammar)
+            # Without prefix caching, start from an empty context and hide any
+            # state cache, so every prompt token is evaluated (the baseline).
+            saved_cache = self._llama.cache
             if not self.prefix_cache:
+                self._llama.cache = None
                 self._llama.reset()
             self._eval_sizes.clear()
             start = time.perf_counter()
@@ -289,6 +305,8 @@ class LlamaCppBackend(LLMBackend):
                 ) from None
             except RuntimeError as exc:
                 raise LLMError(f"llama.cpp failed during generation: {exc}") from None
+            finally:
+                self._llama.cache = saved_cache
             elapsed = time.perf_counter() - start
             evaluated = self._eval_sizes[0] if self._eval_sizes else 0
 
@@ -322,5 +340,5 @@ class LlamaCppBackend(LLMBackend):
             llama.close()
         else:
             llama.__dict__.pop("eval", None)
-            if self._attached_cache:
+            if self._state_cache is not None:
                 llama.set_cache(None)

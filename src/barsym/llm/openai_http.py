@@ -10,13 +10,15 @@ supported:
 
 * ``grammar`` (GBNF text) is sent as the top-level ``grammar`` field, which
   both llama.cpp servers accept.  Beware: llama-cpp-python's server (0.3.x)
-  does not validate it, and an invalid grammar crashes the server process
-  (SIGSEGV).  Grammars from :mod:`barsym.llm.grammar` are tested to parse.
+  does not validate it, and a grammar its parser rejects kills the server
+  process (SIGSEGV).  So grammars are linted client-side first
+  (:func:`~barsym.llm.grammar.lint_gbnf`) and refused with
+  :class:`GrammarError`; ``check_grammar=False`` turns that off.
 * ``json_schema`` is sent as ``response_format``.  ``schema_style="llama"``
   (default) uses ``{"type": "json_object", "schema": ...}``, understood by
   both llama.cpp servers; ``"openai"`` uses OpenAI's
   ``{"type": "json_schema", "json_schema": {...}}``, which llama-cpp-python's
-  server rejects with HTTP 422.
+  server rejects (HTTP 500 carrying a validation error).
 
 Every failure maps onto the :mod:`barsym.llm.base` hierarchy: connection
 refused / reset -> :class:`BackendUnavailableError`, socket timeout ->
@@ -34,16 +36,18 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 from .base import (
     BackendTimeoutError,
     BackendUnavailableError,
     Completion,
+    GrammarError,
     LLMBackend,
     LLMError,
     LLMOptions,
 )
+from .grammar import lint_gbnf
 
 __all__ = ["OpenAIHTTPBackend"]
 
@@ -56,7 +60,7 @@ def _excerpt(body: bytes | str) -> str:
     return text[:_EXCERPT] + ("..." if len(text) > _EXCERPT else "")
 
 
-def _int(value: Any) -> Optional[int]:
+def _int(value: Any) -> int | None:
     """Best-effort integer from a usage field; servers disagree on types and presence."""
     try:
         return None if value is None or isinstance(value, bool) else int(value)
@@ -87,11 +91,12 @@ class OpenAIHTTPBackend(LLMBackend):
         self,
         base_url: str,
         *,
-        options: Optional[LLMOptions] = None,
+        options: LLMOptions | None = None,
         timeout: float = 60.0,
-        api_key: Optional[str] = None,
-        model: Optional[str] = None,
+        api_key: str | None = None,
+        model: str | None = None,
         schema_style: Literal["llama", "openai"] = "llama",
+        check_grammar: bool = True,
     ) -> None:
         super().__init__(options)
         parsed = urllib.parse.urlsplit(base_url.strip())
@@ -110,6 +115,7 @@ class OpenAIHTTPBackend(LLMBackend):
         self.api_key = api_key
         self.model = model
         self.schema_style = schema_style
+        self.check_grammar = check_grammar
         handlers = [urllib.request.ProxyHandler({})] if _is_loopback(parsed.hostname) else []
         self._opener = urllib.request.build_opener(*handlers)
 
@@ -122,9 +128,9 @@ class OpenAIHTTPBackend(LLMBackend):
         max_tokens: int,
         temperature: float,
         seed: int,
-        json_schema: Optional[dict[str, Any]],
-        grammar: Optional[str],
-        stop: Optional[list[str]],
+        json_schema: dict[str, Any] | None,
+        grammar: str | None,
+        stop: list[str] | None,
     ) -> dict[str, Any]:
         """The JSON body sent to the server (public so tests can inspect it)."""
         payload: dict[str, Any] = {
@@ -181,7 +187,7 @@ class OpenAIHTTPBackend(LLMBackend):
                 f"cannot reach {self.endpoint}: {exc.reason}. Is the server running? Start one "
                 "with `python -m llama_cpp.server --model MODEL.gguf --host 127.0.0.1 --port PORT`."
             ) from None
-        except (socket.timeout, TimeoutError):
+        except TimeoutError:
             raise self._timeout_error() from None
         except (ConnectionError, http.client.HTTPException, OSError) as exc:
             raise BackendUnavailableError(
@@ -201,17 +207,25 @@ class OpenAIHTTPBackend(LLMBackend):
         self,
         messages: list[dict[str, str]],
         *,
-        max_tokens: Optional[int] = None,
-        temperature: Optional[float] = None,
-        seed: Optional[int] = None,
-        json_schema: Optional[dict[str, Any]] = None,
-        grammar: Optional[str] = None,
-        stop: Optional[list[str]] = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        seed: int | None = None,
+        json_schema: dict[str, Any] | None = None,
+        grammar: str | None = None,
+        stop: list[str] | None = None,
     ) -> Completion:
         """POST one chat completion and parse the reply."""
         max_tokens, temperature, seed, stop = self._resolve(
             messages, max_tokens, temperature, seed, json_schema, grammar, stop
         )
+        if grammar is not None and self.check_grammar:
+            problems = lint_gbnf(grammar)
+            if problems:
+                raise GrammarError(
+                    "grammar not sent, because llama.cpp servers can crash on an invalid one: "
+                    + "; ".join(problems[:5])
+                    + ". Fix the grammar (or pass check_grammar=False if the lint is wrong)."
+                )
         payload = self.build_payload(
             messages,
             max_tokens=max_tokens,

@@ -1,0 +1,255 @@
+"""In-process llama.cpp backend against the real SmolLM2-135M GGUF.
+
+Kept to a handful of short calls (2 threads, <=120 new tokens each) so the
+file runs in well under a minute on 2 cores.  Load-failure tests need only
+llama-cpp-python, not the model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+
+import pytest
+
+from barsym.llm import (
+    GrammarError,
+    LlamaCppBackend,
+    LLMError,
+    LLMOptions,
+    ModelLoadError,
+    ModelNotFoundError,
+    decomposition_grammar,
+    decomposition_schema,
+    decomposition_token_budget,
+)
+
+pytestmark = pytest.mark.llm
+
+BASE_ITEMS = [
+    "oak_log",
+    "oak_planks",
+    "stick",
+    "crafting_table",
+    "wooden_pickaxe",
+    "cobblestone",
+    "stone_pickaxe",
+    "iron_ore",
+    "raw_iron",
+    "iron_ingot",
+    "coal",
+    "furnace",
+    "iron_pickaxe",
+    "diamond",
+    "diamond_pickaxe",
+    "torch",
+    "string",
+    "wool",
+    "bed",
+    "chest",
+]
+# ~1000 names, like the real vocabulary, to exercise the factored item rule.
+ITEMS = BASE_ITEMS + [f"block_{i}" for i in range(980)]
+TOOLS = ["wooden_pickaxe", "stone_pickaxe", "iron_pickaxe"]
+
+FEWSHOT = (
+    "You plan Minecraft crafting. For a goal, reply with one JSON object: the last step that "
+    "produces the goal and the subgoals that step needs.\n"
+    + "\n".join(
+        f'Goal: {n} {g} -> {{"step": {{"type": "{t}", "item": "{g}", "count": {n}, "tool": {tool}}}, '
+        f'"subgoals": [{{"item": "{s}", "count": {m}}}]}}'
+        for n, g, t, tool, s, m in [
+            (4, "oak_planks", "craft", "null", "oak_log", 1),
+            (4, "stick", "craft", "null", "oak_planks", 2),
+            (1, "crafting_table", "craft", "null", "oak_planks", 4),
+            (1, "cobblestone", "mine", '"wooden_pickaxe"', "wooden_pickaxe", 1),
+            (1, "iron_ingot", "smelt", "null", "raw_iron", 1),
+            (1, "raw_iron", "mine", '"stone_pickaxe"', "stone_pickaxe", 1),
+            (1, "furnace", "craft", "null", "cobblestone", 8),
+            (3, "torch", "craft", "null", "coal", 1),
+        ]
+    )
+)
+
+
+def ask(goal: str) -> list[dict[str, str]]:
+    return [{"role": "system", "content": FEWSHOT}, {"role": "user", "content": f"Goal: {goal}"}]
+
+
+# ----------------------------------------------------------------- constrained output
+
+
+def test_grammar_output_is_json_over_the_vocabulary(smol):
+    grammar = decomposition_grammar(ITEMS, tools=TOOLS, max_subgoals=2)
+    reply = smol.complete(ask("1 stone_pickaxe"), grammar=grammar, max_tokens=120)
+    assert reply.finish_reason == "stop", reply.text
+    data = reply.parse_json()
+    assert set(data) == {"step", "subgoals"}
+    step = data["step"]
+    assert step["type"] in {"craft", "mine", "smelt", "kill", "dig_down"}
+    assert step["item"] in ITEMS
+    assert 1 <= step["count"] <= 999
+    assert step["tool"] is None or step["tool"] in TOOLS
+    assert len(data["subgoals"]) <= 2
+    for sub in data["subgoals"]:
+        assert sub["item"] in ITEMS and 1 <= sub["count"] <= 999
+
+
+def test_token_budget_covers_the_worst_reply(smol):
+    longest = "waxed_weathered_cut_copper_slab"  # 15 tokens, the longest in Minecraft 1.19
+    item_tokens = smol.tokenize_count(json.dumps(longest))
+    sub = {"item": longest, "count": 999}
+    for k in (0, 1, 4, 8):
+        worst = {"step": {"type": "dig_down", "item": longest, "count": 999, "tool": longest}}
+        text = json.dumps({**worst, "subgoals": [sub] * k})
+        text = text.replace("{", "{ ").replace("}", " }")  # every optional space the grammar allows
+        assert smol.tokenize_count(text) <= decomposition_token_budget(k, item_tokens)
+
+
+def test_json_schema_output_uses_the_enum(smol):
+    schema = decomposition_schema(BASE_ITEMS, tools=TOOLS, max_subgoals=1)
+    data = smol.complete(ask("1 furnace"), json_schema=schema, max_tokens=100).parse_json()
+    assert data["step"]["item"] in BASE_ITEMS
+    assert all(sub["item"] in BASE_ITEMS for sub in data["subgoals"])
+    assert isinstance(data["step"]["count"], int)  # range is not enforced by this converter
+
+
+def test_invalid_grammar_is_an_error_not_a_crash(smol):
+    # Passed straight to llama-cpp-python, either grammar would SIGSEGV the process.
+    with pytest.raises(GrammarError, match="Undefined rule identifier 'missing'"):
+        smol.complete(ask("1 stick"), grammar='root ::= "a" | missing')
+    with pytest.raises(GrammarError, match="no '_'"):
+        smol.complete(ask("1 stick"), grammar='root ::= item_name\nitem_name ::= "x"')
+    with pytest.raises(GrammarError, match="JSON schema"):
+        smol.complete(ask("1 stick"), json_schema={"type": "frobnicate"})
+    assert smol.complete(ask("1 stick"), grammar='root ::= "ok"').text == "ok"
+
+
+# ----------------------------------------------------------------- determinism
+
+
+SHORT = [{"role": "user", "content": "Name three Minecraft blocks."}]
+
+
+def test_greedy_decoding_is_reproducible(smol, monkeypatch):
+    first = smol.complete(SHORT, temperature=0, seed=1, max_tokens=16)
+    second = smol.complete(SHORT, temperature=0, seed=1, max_tokens=16)
+    assert first.text == second.text and first.text
+    # The KV-cache reuse must not change the answer either.
+    monkeypatch.setattr(smol, "prefix_cache", False)
+    assert smol.complete(SHORT, temperature=0, seed=1, max_tokens=16).text == first.text
+
+
+def test_seeded_sampling_is_reproducible(smol, monkeypatch):
+    monkeypatch.setattr(smol, "prefix_cache", False)  # identical evaluation path each call
+    texts = {smol.complete(SHORT, temperature=0.9, seed=1234, max_tokens=16).text for _ in range(2)}
+    assert len(texts) == 1
+
+
+# ----------------------------------------------------------------- prefix caching
+
+
+def test_prefix_cache_skips_the_shared_few_shot_prefix(smol, monkeypatch):
+    prefix_tokens = smol.tokenize_count(FEWSHOT)
+    assert 250 <= prefix_tokens <= 600
+    smol.complete(ask("2 stick"), max_tokens=4)  # warm: prefix now in the KV cache
+    cached = smol.complete(ask("1 diamond_pickaxe"), max_tokens=4)
+    assert cached.evaluated_prompt_tokens < 30
+    assert cached.cached_prompt_tokens >= prefix_tokens
+    assert cached.evaluated_prompt_tokens + cached.cached_prompt_tokens == cached.prompt_tokens
+
+    monkeypatch.setattr(smol, "prefix_cache", False)
+    uncached = smol.complete(ask("1 iron_pickaxe"), max_tokens=4)
+    assert uncached.evaluated_prompt_tokens == uncached.prompt_tokens
+    assert uncached.cached_prompt_tokens == 0
+
+
+def test_quiet_by_default(gguf_path, capfd):
+    # llama.cpp prints its load banner, timings and grammar-parse errors on the C-level
+    # stderr; none of it should reach the planner's console.
+    backend = LlamaCppBackend(gguf_path, options=LLMOptions(n_threads=2, n_ctx=256, max_tokens=2))
+    backend.complete(SHORT)
+    with pytest.raises(GrammarError):
+        backend.complete(SHORT, grammar='root ::= "a" | missing')
+    backend.close()
+    out, err = capfd.readouterr()
+    assert (out, err) == ("", "")
+
+
+def test_state_cache_serves_alternating_prefixes(gguf_path):
+    # Plain prefix reuse only remembers the last prompt; A, B, A re-evaluates A.
+    # A LlamaRAMCache keeps both, at ~tens of MB per saved state.
+    prompts = {
+        key: [
+            {"role": "system", "content": f"Planner {key}. " + "Gather wood, then stone. " * 25},
+            {"role": "user", "content": "Next?"},
+        ]
+        for key in "AB"
+    }
+    opts = LLMOptions(n_threads=2, n_ctx=512, max_tokens=1)
+    with LlamaCppBackend(gguf_path, options=opts, state_cache_mb=256) as backend:
+        for key in "AB":
+            backend.complete(prompts[key])
+        again = backend.complete(prompts["A"])
+        assert again.evaluated_prompt_tokens < 10 < again.prompt_tokens
+        backend.prefix_cache = False
+        baseline = backend.complete(prompts["B"])
+        assert baseline.evaluated_prompt_tokens == baseline.prompt_tokens
+
+
+# ----------------------------------------------------------------- loading failures
+
+
+def test_missing_model_file(require_llama_cpp, tmp_path):
+    with pytest.raises(ModelNotFoundError, match="does not exist"):
+        LlamaCppBackend(tmp_path / "absent.gguf")
+
+
+def test_random_bytes_are_rejected_before_llama_cpp(require_llama_cpp, tmp_path):
+    path = tmp_path / "random.gguf"
+    path.write_bytes(os.urandom(4096))
+    with pytest.raises(ModelLoadError, match="is not a GGUF model"):
+        LlamaCppBackend(path)
+
+
+@pytest.mark.parametrize("kind", ["header_then_garbage", "huge_counts", "empty_after_magic"])
+def test_corrupt_gguf_is_model_load_error(require_llama_cpp, tmp_path, kind):
+    body = {
+        "header_then_garbage": struct.pack("<IQQ", 3, 1, 1) + os.urandom(8192),
+        "huge_counts": struct.pack("<IQQ", 3, 2**40, 2**40) + os.urandom(512),
+        "empty_after_magic": b"",
+    }[kind]
+    path = tmp_path / f"{kind}.gguf"
+    path.write_bytes(b"GGUF" + body)
+    with pytest.raises(ModelLoadError, match="could not load") as info:
+        LlamaCppBackend(path, options=LLMOptions(n_threads=2))
+    assert "force-reinstall" in str(info.value)
+
+
+def test_truncated_real_gguf_is_model_load_error(gguf_path, tmp_path):
+    path = tmp_path / "truncated.gguf"
+    with open(gguf_path, "rb") as src:
+        path.write_bytes(src.read(3_000_000))
+    with pytest.raises(ModelLoadError, match="truncated, corrupt"):
+        LlamaCppBackend(path, options=LLMOptions(n_threads=2))
+
+
+# ----------------------------------------------------------------- caller-built model
+
+
+def test_caller_built_llama_is_wrapped_and_left_open(gguf_path):
+    import llama_cpp
+
+    llama = llama_cpp.Llama(str(gguf_path), n_ctx=256, n_threads=2, verbose=False)
+    backend = LlamaCppBackend(llama, options=LLMOptions(max_tokens=4))
+    reply = backend.complete([{"role": "user", "content": "Say hi"}])
+    assert reply.evaluated_prompt_tokens == reply.prompt_tokens > 0
+    with pytest.raises(LLMError, match="raise n_ctx"):
+        backend.complete([{"role": "user", "content": "word " * 400}])
+    backend.close()
+    assert "eval" not in vars(llama)  # our counting hook is removed
+    assert llama.create_completion("Hi", max_tokens=2)["choices"]  # still usable
+    with pytest.raises(LLMError, match="closed"):
+        backend.complete([{"role": "user", "content": "again"}])
+    llama.close()
