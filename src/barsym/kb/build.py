@@ -155,6 +155,8 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
         if name not in item_names and name not in families_file.generic:
             raise DataFileError(f"{data_dir / where}: {name!r} is not a {version} item")
 
+    for name in families_file.prefer:
+        check_item(name, "families.json")
     families: dict[str, frozenset[str]] = {}
     for generic, spec in families_file.generic.items():
         if spec.tag not in tags.tags:
@@ -258,4 +260,5 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
         layers=tuple(resources_file.layers),
         aliases=aliases,
         dialects=dialects,
+        prefer=tuple(families_file.prefer),
     )

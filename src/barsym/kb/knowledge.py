@@ -100,6 +100,7 @@ class KnowledgeBase:
     layers: tuple[str, ...]
     aliases: dict[str, str]
     dialects: dict[str, dict[str, str]] = field(default_factory=dict)
+    prefer: tuple[str, ...] = ()  # picked first where a recipe accepts several items
     stations: frozenset[str] = field(default=frozenset({"crafting_table", "furnace"}))
 
     # ---- names -------------------------------------------------------------

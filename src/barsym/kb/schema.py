@@ -46,6 +46,7 @@ class GenericFamily(_Strict):
 class FamiliesFile(_Strict):
     about: str = ""
     generic: dict[str, GenericFamily]
+    prefer: list[str] = []
 
 
 class FuelsFile(_Strict):

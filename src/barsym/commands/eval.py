@@ -1,0 +1,62 @@
+"""``barsym eval --dataset PATH [--planner NAME] [--json FILE]``: BAR's table.
+
+Plans every task of a dataset the user names (BAR's tech-tree folder, or a task
+list such as DEPS's), prints Acc / F1 / ED per group and overall as in the
+paper, then every task whose plan differs from the expert plan with the
+validator's view of both. Exit status: 0 every task planned (or has a clear
+unreachable reason), 1 some task could not be planned, 2 unusable input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..eval import DatasetError, evaluate, format_details, format_table, load_dataset
+from ..planner import DEFAULT_PLANNER, make_planner, planner_names
+from .common import UsageError, fail, kb_from_args
+from .plan import check_planner
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("eval", help="score a planner on a task set with BAR's metrics",
+                       description="Plan every task of a dataset and compare with the expert plans "
+                                   "(AccuracyHard, F1ScoreHard, EditDistanceHard per group).")
+    p.add_argument("--dataset", required=True, type=Path, metavar="PATH",
+                   help="BAR tech-tree folder (tasks.json + GROUP/TASK.jsonl) or a task-list JSON file")
+    p.add_argument("--planner", default=DEFAULT_PLANNER, metavar="NAME",
+                   help=f"{', '.join(planner_names())} (default {DEFAULT_PLANNER})")
+    p.add_argument("--dialect", metavar="NAME", help="name dialect of the task set, e.g. deps for DEPS's old names")
+    p.add_argument("--json", type=Path, metavar="FILE", help="also write groups, overall and per-task results as JSON")
+    p.add_argument("--quiet", action="store_true", help="print the table only, not the per-task differences")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        name = check_planner(args.planner)
+        kb = kb_from_args(args)
+        if args.dialect is not None and args.dialect not in kb.dialects:
+            raise UsageError(f"unknown dialect {args.dialect!r}; known: {', '.join(sorted(kb.dialects)) or 'none'}")
+        tasks = load_dataset(args.dataset, kb, dialect=args.dialect)
+        planner = make_planner(name, kb)
+    except (UsageError, DatasetError) as exc:
+        return fail(str(exc))
+    evaluation = evaluate(tasks, planner, kb, name=name)
+    print(f"planner {name} on {args.dataset} ({len(tasks)} tasks)")
+    print(format_table(evaluation))
+    details = format_details(evaluation)
+    if details and not args.quiet:
+        print()
+        print(details)
+    if args.json:
+        try:
+            args.json.write_text(json.dumps(evaluation.to_dict(), indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            return fail(f"cannot write {args.json}: {exc.strerror}")
+    failed = evaluation.counts()["failed"]
+    if failed:
+        print(f"barsym: {failed} task(s) could not be planned", file=sys.stderr)
+    return 1 if failed else 0

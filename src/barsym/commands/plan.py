@@ -1,0 +1,114 @@
+"""``barsym plan ITEM [--count N] [--planner NAME] [--format text|json|bar]``.
+
+Every plan printed here has just been played forward by barsym's own
+validator; if it did not pass, that is a bug in barsym, reported as an internal
+error (exit 1) rather than printed. Exit status: 0 a plan was printed, 1 no
+plan exists (the item is unreachable) or an internal error, 2 unusable input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..bar_io import format_plan, step_to_record
+from ..kb import UnknownItemError
+from ..model import MAX_COUNT, Goal
+from ..planner import DEFAULT_PLANNER, PlanningError, PlanResult, make_planner, planner_names
+from ..validate import Validator
+from .common import UsageError, fail, kb_from_args
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("plan", help="plan how to obtain an item, BAR-style (backward from the goal)",
+                       description="Decompose the goal backwards, fuse and order the steps, and check the plan "
+                                   "with the validator before printing it.")
+    p.add_argument("item", help="item to obtain, e.g. diamond_pickaxe (aliases such as 'boat' work)")
+    p.add_argument("--count", default="1", metavar="N", help=f"how many (1 to {MAX_COUNT}, default 1)")
+    p.add_argument("--planner", default=DEFAULT_PLANNER, metavar="NAME",
+                   help=f"which planner decomposes goals: {', '.join(planner_names())} (default {DEFAULT_PLANNER})")
+    p.add_argument("--dialect", metavar="NAME", help="read ITEM in a task set's old names, e.g. deps")
+    p.add_argument("--format", choices=["text", "json", "bar"], default="text",
+                   help="text: numbered steps with provenance; json: plan + decomposition tree; bar: BAR JSON Lines")
+    p.add_argument("-o", "--output", type=Path, metavar="FILE", help="write to FILE instead of stdout")
+    p.set_defaults(run=run)
+
+
+def parse_count(text: str) -> int:
+    value = text.strip()
+    if not value.lstrip("-").isdigit():
+        raise UsageError(f"--count must be a whole number from 1 to {MAX_COUNT}, got {text!r}")
+    number = int(value)
+    if not 1 <= number <= MAX_COUNT:
+        raise UsageError(f"--count must be from 1 to {MAX_COUNT}, got {number}")
+    return number
+
+
+def check_planner(name: str) -> str:
+    if name not in planner_names():
+        raise UsageError(f"unknown planner {name!r}; choose one of: {', '.join(planner_names())}")
+    return name
+
+
+def render_text(result: PlanResult) -> str:
+    goal = result.goal
+    lines = [f"Plan for {goal.count} {goal.item}: {len(result.plan)} steps, planner {result.planner}, "
+             f"validator: {result.validation.verdict.value}"]
+    width = max(len(str(s)) for s in result.plan.steps)
+    for i, step in enumerate(result.plan.steps):
+        serves = ", ".join(result.serves(i))
+        lines.append(f"{i + 1:>3}. {str(step):<{width}}  [{', '.join(result.provenance(i))}] for {serves}")
+    return "\n".join(lines) + "\n"
+
+
+def render_json(result: PlanResult) -> str:
+    steps = []
+    for i, step in enumerate(result.plan.steps):
+        steps.append({"n": i + 1, **step_to_record(step), "text": str(step), "provenance": result.provenance(i),
+                      "for": result.serves(i)})
+    data = {
+        "goal": {"item": result.goal.item, "count": result.goal.count},
+        "planner": result.planner, "decomposer": result.decomposer,
+        "verdict": result.validation.verdict.value,
+        "warnings": [w.to_dict() for w in result.validation.warnings],
+        "steps": steps, "tree": result.tree(), "stats": result.stats,
+    }
+    return json.dumps(data, indent=2) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        count = parse_count(args.count)
+        name = check_planner(args.planner)
+        kb = kb_from_args(args)
+        if args.dialect is not None and args.dialect not in kb.dialects:
+            raise UsageError(f"unknown dialect {args.dialect!r}; known: {', '.join(sorted(kb.dialects)) or 'none'}")
+        goal = Goal(item=kb.resolve(args.item, dialect=args.dialect), count=count)
+        planner = make_planner(name, kb)
+    except (UsageError, UnknownItemError) as exc:
+        return fail(str(exc))
+    try:
+        result = planner.plan(goal)
+    except PlanningError as exc:
+        if exc.kind == "too_large":
+            return fail(exc.message)
+        prefix = "internal error: " if exc.kind in ("invalid", "decomposition", "no_order") else ""
+        print(f"barsym: {prefix}{exc.message}", file=sys.stderr)
+        return 1
+    check = Validator(kb).validate(result.plan, goal=goal)
+    if not check.valid:
+        error = check.errors[0]
+        print(f"barsym: internal error: the {name} planner produced a plan its validator rejects "
+              f"(step {error.step}: {error.message}); please report this", file=sys.stderr)
+        return 1
+    text = {"text": render_text, "json": render_json, "bar": lambda r: format_plan(r.plan)}[args.format](result)
+    if args.output:
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            return fail(f"cannot write {args.output}: {exc.strerror}")
+    else:
+        sys.stdout.write(text)
+    return 0

@@ -1,0 +1,115 @@
+"""Task sets to evaluate on: BAR's tech tree (with expert plans) or a task list.
+
+Two layouts are read, both from a path the user passes (barsym never looks for
+datasets on its own):
+
+- a **folder** in BAR's layout: ``tasks.json`` mapping group -> task -> goal
+  (``obj_name``, ``obj_num``) and one expert plan per task in
+  ``GROUP/TASK.jsonl`` (``.jsonlines`` as in BAR's release also works);
+- a **JSON file** listing ``{"task", "group", "object"}`` records, like the DEPS
+  task set. There are no reference plans, so only plannability and validity
+  are scored. Old names go through a name dialect (``--dialect deps``).
+
+Anything malformed raises :class:`DatasetError` with one line saying where.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..bar_io import PlanFormatError, read_plan
+from ..kb import KnowledgeBase, UnknownItemError
+from ..model import MAX_COUNT, Goal, Plan
+
+
+class DatasetError(ValueError):
+    """The dataset path is missing or not in a layout barsym reads."""
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str
+    group: str
+    goal: Goal  # canonical item name
+    reference: Plan | None = None
+    asked: str = ""  # the object name as the dataset writes it
+
+    @property
+    def key(self) -> str:
+        return f"{self.group}/{self.name}"
+
+
+def load_dataset(path: str | Path, kb: KnowledgeBase, dialect: str | None = None) -> list[Task]:
+    path = Path(path)
+    if not path.exists():
+        raise DatasetError(f"dataset {path} not found")
+    if path.is_dir():
+        return _load_bar(path, kb, dialect)
+    return _load_list(path, kb, dialect)
+
+
+def _read_json(path: Path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise DatasetError(f"{path}: cannot read ({exc.strerror})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DatasetError(f"{path}: not valid JSON ({exc})") from None
+
+
+def _goal(kb: KnowledgeBase, name: object, count: object, where: str, dialect: str | None) -> Goal:
+    if not isinstance(name, str) or not name.strip():
+        raise DatasetError(f"{where}: the object name must be a non-empty string, got {name!r}")
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_COUNT:
+        raise DatasetError(f"{where}: the object count must be a whole number from 1 to {MAX_COUNT}, got {count!r}")
+    try:
+        return Goal(item=kb.resolve(name, dialect=dialect), count=count)
+    except UnknownItemError as exc:
+        raise DatasetError(f"{where}: {exc}") from None
+    except KeyError as exc:  # unknown dialect
+        raise DatasetError(str(exc.args[0])) from None
+
+
+def _load_bar(folder: Path, kb: KnowledgeBase, dialect: str | None) -> list[Task]:
+    index = folder / "tasks.json"
+    if not index.is_file():
+        raise DatasetError(f"{folder}: no tasks.json (expected BAR's layout: tasks.json and GROUP/TASK.jsonl)")
+    groups = _read_json(index)
+    if not isinstance(groups, dict) or not groups:
+        raise DatasetError(f"{index}: expected an object mapping group names to tasks")
+    tasks = []
+    for group, entries in groups.items():
+        if not isinstance(entries, dict):
+            raise DatasetError(f"{index}: group {group!r} must map task names to goals")
+        for name, spec in entries.items():
+            where = f"{index}: {group}/{name}"
+            if not isinstance(spec, dict):
+                raise DatasetError(f"{where}: expected an object with obj_name and obj_num")
+            goal = _goal(kb, spec.get("obj_name"), spec.get("obj_num", 1), where, dialect)
+            plan_file = next((folder / group / f"{name}{suffix}" for suffix in (".jsonl", ".jsonlines")
+                              if (folder / group / f"{name}{suffix}").is_file()), None)
+            if plan_file is None:
+                raise DatasetError(f"{folder / group / name}.jsonl: expert plan not found")
+            try:
+                reference = read_plan(plan_file)
+            except PlanFormatError as exc:
+                raise DatasetError(str(exc)) from None
+            tasks.append(Task(name, group, goal, reference, spec.get("obj_name")))
+    return tasks
+
+
+def _load_list(path: Path, kb: KnowledgeBase, dialect: str | None) -> list[Task]:
+    records = _read_json(path)
+    if not isinstance(records, list) or not records:
+        raise DatasetError(f"{path}: expected a non-empty list of {{task, group, object}} records")
+    tasks = []
+    for number, record in enumerate(records, start=1):
+        where = f"{path}: record {number}"
+        if not isinstance(record, dict) or not isinstance(record.get("object"), str):
+            raise DatasetError(f"{where}: expected an object with 'task', 'group' and 'object'")
+        goal = _goal(kb, record["object"], record.get("count", 1), where, dialect)
+        name = str(record.get("task") or record["object"])
+        tasks.append(Task(name, str(record.get("group", "all")), goal, None, record["object"]))
+    return tasks

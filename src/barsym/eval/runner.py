@@ -1,0 +1,233 @@
+"""Run a planner over a task set, score it like BAR, and explain every difference.
+
+A score alone says *that* a plan differs from the expert's, not who is right:
+the expert plans were written by people and some waste items or cannot run.
+So for every task whose plan differs, the outcome records both validator
+verdicts, the differing steps, and the raw resources each plan gathers, and
+:func:`why` turns that into one sentence.
+
+Per-task records carry the planner's ``stats`` as they come, so a planner that
+counts LLM calls, tokens or seconds reports them here without changes.
+"""
+
+from __future__ import annotations
+
+import difflib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ..kb import KnowledgeBase
+from ..metrics import GroupScore, TaskScore, as_records, score_task
+from ..model import Plan, StepType
+from ..planner import PlanningError
+from ..planner.backward import PlanResult
+from ..validate import ValidationResult, Validator, Verdict
+from .dataset import Task
+
+ALL = "all"
+
+
+@dataclass
+class TaskOutcome:
+    task: Task
+    result: PlanResult | None = None
+    error: PlanningError | None = None
+    score: TaskScore | None = None
+    expert: ValidationResult | None = None
+    seconds: float = 0.0
+
+    @property
+    def plan(self) -> Plan | None:
+        return self.result.plan if self.result else None
+
+    @property
+    def differs(self) -> bool:
+        return self.score is not None and not self.score.exact
+
+    def diff_lines(self) -> list[str]:
+        """Differing steps, aligned: ``barsym X / expert Y``."""
+        if self.plan is None or self.task.reference is None:
+            return []
+        ours = [_show(r) for r in as_records(self.plan)]
+        theirs = [_show(r) for r in as_records(self.task.reference)]
+        lines = []
+        for op, a0, a1, b0, b1 in difflib.SequenceMatcher(a=ours, b=theirs, autojunk=False).get_opcodes():
+            if op == "equal":
+                continue
+            left = "; ".join(ours[a0:a1]) or "(nothing)"
+            right = "; ".join(theirs[b0:b1]) or "(nothing)"
+            lines.append(f"step {a0 + 1}: barsym {left} / expert {right}")
+        return lines
+
+    def to_dict(self) -> dict:
+        out: dict = {"group": self.task.group, "goal": {"item": self.task.goal.item, "count": self.task.goal.count},
+                     "seconds": round(self.seconds, 6)}
+        if self.error is not None:
+            out.update(planned=False, error_kind=self.error.kind, error=self.error.message)
+            return out
+        assert self.result is not None
+        out.update(planned=True, verdict=self.result.validation.verdict.value, steps=len(self.plan),
+                   plan=as_records(self.plan), stats=dict(self.result.stats))
+        if self.score is not None:
+            s = self.score
+            out["accuracy"] = round(100.0 * s.accuracy[0] / s.accuracy[1], 2) if s.accuracy[1] else 0.0
+            ph, pt, rh, rt = s.f1
+            p, r = (ph / pt if pt else 0.0), (rh / rt if rt else 0.0)
+            out["f1"] = round(200.0 * p * r / (p + r), 2) if p + r else 0.0
+            out["edit_distance"] = s.edit_distance
+            out["matches_expert"] = s.exact
+        if self.expert is not None:
+            out["expert_verdict"] = self.expert.verdict.value
+        if self.differs:
+            out["differences"] = self.diff_lines()
+            out["why"] = why(self)
+        return out
+
+
+def _show(record: dict) -> str:
+    if record["type"] == "special":
+        return f"dig down ({record.get('tool')})"
+    tool = f" with {record['tool']}" if record.get("tool") else ""
+    return f"{record['type']} {record['obj_name']} {record['obj_num']}{tool}"
+
+
+def _gathered(plan: Plan) -> int:
+    return sum(s.count or 0 for s in plan.steps if s.type in (StepType.MINE, StepType.KILL))
+
+
+def _verdict_text(result: ValidationResult) -> str:
+    if result.verdict is Verdict.INVALID:
+        error = result.errors[0]
+        where = f"step {error.step}" if error.step else "the end"
+        return f"invalid at {where} ({error.message})"
+    if result.verdict is Verdict.WASTEFUL:
+        return "valid with waste (" + "; ".join(w.message for w in result.warnings) + ")"
+    return "valid"
+
+
+def why(outcome: TaskOutcome) -> str:
+    """One sentence: which plan the validator prefers and what the difference costs."""
+    ours, expert = outcome.result.validation, outcome.expert
+    tail = (f"raw items gathered: barsym {_gathered(outcome.plan)}, expert {_gathered(outcome.task.reference)}; "
+            f"steps: barsym {len(outcome.plan)}, expert {len(outcome.task.reference)}")
+    if expert is None:
+        return tail
+    if expert.verdict is Verdict.INVALID and ours.valid:
+        return f"the expert plan is {_verdict_text(expert)}; barsym's plan is {ours.verdict.value}; {tail}"
+    if expert.verdict is Verdict.WASTEFUL and ours.verdict is Verdict.VALID:
+        return f"the expert plan is {_verdict_text(expert)}; barsym's plan is valid without waste; {tail}"
+    if ours.verdict is expert.verdict:
+        return f"both plans are {ours.verdict.value}: a different choice where the game allows several; {tail}"
+    return f"barsym's plan is {_verdict_text(ours)}; the expert plan is {_verdict_text(expert)}; {tail}"
+
+
+@dataclass
+class Evaluation:
+    planner: str
+    outcomes: list[TaskOutcome] = field(default_factory=list)
+
+    @property
+    def has_references(self) -> bool:
+        return any(o.task.reference is not None for o in self.outcomes)
+
+    def groups(self) -> dict[str, GroupScore]:
+        scores: dict[str, GroupScore] = {}
+        for outcome in self.outcomes:
+            if outcome.score is not None:
+                scores.setdefault(outcome.task.group, GroupScore()).add(outcome.score, outcome.task.name)
+        return scores
+
+    def overall(self) -> GroupScore:
+        total = GroupScore()
+        for outcome in self.outcomes:
+            if outcome.score is not None:
+                total.add(outcome.score, outcome.task.key)
+        return total
+
+    def counts(self, group: str | None = None) -> dict[str, int]:
+        chosen = [o for o in self.outcomes if group in (None, o.task.group)]
+        return {
+            "tasks": len(chosen),
+            "planned": sum(o.result is not None for o in chosen),
+            "valid": sum(o.result is not None and o.result.validation.verdict is Verdict.VALID for o in chosen),
+            "unreachable": sum(o.error is not None and o.error.kind in ("unreachable", "no_return") for o in chosen),
+            "failed": sum(o.error is not None and o.error.kind not in ("unreachable", "no_return") for o in chosen),
+        }
+
+    def group_names(self) -> list[str]:
+        return list(dict.fromkeys(o.task.group for o in self.outcomes))
+
+    def to_dict(self) -> dict:
+        groups = self.groups()
+        out: dict = {"planner": self.planner, "groups": {}, "overall": {}, "tasks": {}}
+        for name in self.group_names():
+            entry = dict(self.counts(name))
+            if name in groups:
+                entry.update(groups[name].to_dict())
+            out["groups"][name] = entry
+        out["overall"] = dict(self.counts())
+        if self.has_references:
+            out["overall"].update(self.overall().to_dict())
+        out["tasks"] = {o.task.key: o.to_dict() for o in self.outcomes}
+        return out
+
+
+
+def evaluate(tasks: Sequence[Task], planner, kb: KnowledgeBase, name: str = "",
+             progress: Callable[[int, int, TaskOutcome], None] | None = None) -> Evaluation:
+    """Plan every task with ``planner`` (anything with ``plan(goal)``) and score it."""
+    validator = Validator(kb)
+    evaluation = Evaluation(name or getattr(planner, "name", "?"))
+    for number, task in enumerate(tasks, start=1):
+        outcome = TaskOutcome(task)
+        started = time.perf_counter()
+        try:
+            outcome.result = planner.plan(task.goal)
+        except PlanningError as exc:
+            outcome.error = exc
+        outcome.seconds = time.perf_counter() - started
+        if task.reference is not None:
+            outcome.expert = validator.validate(task.reference, goal=task.goal)
+            if outcome.result is not None:
+                outcome.score = score_task(outcome.result.plan, task.reference)
+            else:
+                outcome.score = score_task([], task.reference)
+        evaluation.outcomes.append(outcome)
+        if progress is not None:
+            progress(number, len(tasks), outcome)
+    return evaluation
+
+
+def format_table(evaluation: Evaluation) -> str:
+    """The paper's table (Acc, F1, ED per group and overall), or plannability counts."""
+    rows = []
+    if evaluation.has_references:
+        groups = evaluation.groups()
+        rows.append(f"{'group':<10} {'tasks':>5} {'Acc':>7} {'F1':>7} {'ED':>6} {'ED ratio':>9} {'exact':>7}")
+        for name in evaluation.group_names() + [ALL]:
+            g = evaluation.overall() if name == ALL else groups.get(name)
+            if g is None:
+                continue
+            rows.append(f"{name:<10} {g.tasks:>5} {g.accuracy:>7.2f} {g.f1:>7.2f} {g.edit_distance:>6.2f} "
+                        f"{g.edit_distance_ratio:>9.4f} {f'{g.exact}/{g.tasks}':>7}")
+    else:
+        rows.append(f"{'group':<10} {'tasks':>5} {'planned':>8} {'valid':>6} {'unreachable':>12} {'failed':>7}")
+        for name in evaluation.group_names() + [ALL]:
+            c = evaluation.counts(None if name == ALL else name)
+            rows.append(f"{name:<10} {c['tasks']:>5} {c['planned']:>8} {c['valid']:>6} {c['unreachable']:>12} "
+                        f"{c['failed']:>7}")
+    return "\n".join(rows)
+
+
+def format_details(evaluation: Evaluation) -> str:
+    """Per task: planning failures, and every plan that differs from the expert's, with why."""
+    lines = []
+    for o in evaluation.outcomes:
+        if o.error is not None:
+            lines.append(f"{o.task.key}: no plan ({o.error.kind}): {o.error.message}")
+        elif o.differs:
+            lines.append(f"{o.task.key}: differs from the expert plan (edit distance {o.score.edit_distance})")
+            lines += [f"    {line}" for line in o.diff_lines()]
+            lines.append(f"    why: {why(o)}")
+    return "\n".join(lines)

@@ -1,0 +1,305 @@
+"""BAR's planning loop: a Goal Queue, a Step Stack, and a decomposition tree.
+
+The loop (Du et al. 2025): pop the goal at the head of the queue, ask the
+decomposer for one step and the subgoals that step needs, push the step, queue
+the subgoals; stop when the queue is empty and read the plan off the stack.
+The planner never looks inside a decomposer, so the symbolic graph, an LLM or a
+memory can answer; what it keeps is the whole tree (goal -> step + subgoals +
+provenance), because a plan is only as trustworthy as the answers it came from.
+
+The planner itself applies the rules that hold for any decomposer:
+- a tool or station is used, not consumed: a goal for one that is already
+  planned is covered (one crafting table, one furnace, one pickaxe per tier);
+- a layer already reached by a planned dig down is covered;
+- a station planned for use may also be the unit an ingredient consumes, as the
+  expert plans do (blast_furnace: the furnace smelts, then becomes part of the
+  blast furnace); ordering then puts every use before the consumption. If that
+  cannot work the planner plans again without sharing.
+
+Every finished plan is played forward by the validator before it is returned:
+barsym never hands out a plan it cannot execute itself.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from ..graph import CraftGraph
+from ..kb import KnowledgeBase, UnknownItemError
+from ..model import Goal, Plan, Step, StepType
+from ..validate import ValidationResult, Validator
+from .decomposer import Decomposer, Decomposition, PlanContext, PlanningError, goal_layer
+from .ordering import Need, NoOrder, order_steps
+from .verify import check_decomposition, subgoal_roles
+
+KEPT_ROLES = ("tool", "station")
+
+
+@dataclass
+class GoalNode:
+    """One goal in the decomposition tree: answered by a step, or covered."""
+
+    id: int
+    goal: Goal
+    role: str  # "goal" for the root, else the role in its parent's step
+    parent: int | None = None
+    index: int = 0  # position among the parent's subgoals
+    decomposition: Decomposition | None = None
+    covered: str | None = None  # why no step was needed
+    children: list[int] = field(default_factory=list)
+    step_index: int | None = None  # position of its (fused) step in the final plan
+
+    def to_dict(self, nodes: list["GoalNode"]) -> dict:
+        out: dict = {"goal": {"item": self.goal.item, "count": self.goal.count}, "role": self.role}
+        if self.decomposition is not None:
+            d = self.decomposition
+            out["step"] = str(d.step)
+            out["provenance"] = d.provenance
+            if d.note:
+                out["note"] = d.note
+            if self.step_index is not None:
+                out["plan_step"] = self.step_index + 1
+        if self.covered:
+            out["covered"] = self.covered
+        if self.children:
+            out["subgoals"] = [nodes[c].to_dict(nodes) for c in self.children]
+        return out
+
+
+@dataclass
+class PlanResult:
+    goal: Goal
+    plan: Plan
+    nodes: list[GoalNode]
+    sources: list[list[int]]  # per plan step, the tree nodes fused into it
+    needs: list[tuple[int, int, str]]  # (before, after, role): plan positions that must keep their order
+    raw_steps: tuple[Step, ...]  # BAR's stack popped, before fusion
+    validation: ValidationResult
+    planner: str
+    decomposer: str
+    stats: dict = field(default_factory=dict)
+
+    def provenance(self, position: int) -> list[str]:
+        return sorted({self.nodes[n].decomposition.provenance for n in self.sources[position]})
+
+    def serves(self, position: int) -> list[str]:
+        """What this step is for: the items of the steps it feeds ("fuel for X"), or "goal"."""
+        names = ["goal"] if position == len(self.plan) - 1 else []
+        for before, after, role in self.needs:
+            if before != position or role in ("surface", "shared"):
+                continue
+            step = self.plan.steps[after]
+            label = step.item if step.item else "dig down"
+            if role == "fuel":
+                label = f"fuel for {label}"
+            if label not in names:
+                names.append(label)
+        return names
+
+    def independent(self, a: int, b: int) -> bool:
+        """True when no need links plan steps ``a`` and ``b`` directly."""
+        return not any({before, after} == {a, b} for before, after, _ in self.needs)
+
+    def tree(self) -> dict:
+        return self.nodes[0].to_dict(self.nodes)
+
+
+class BackwardPlanner:
+    """Plan one goal with any :class:`Decomposer`."""
+
+    def __init__(self, kb: KnowledgeBase, decomposer: Decomposer, graph: CraftGraph | None = None,
+                 validator: Validator | None = None, verify: bool = False, max_goals: int = 20000,
+                 name: str | None = None):
+        self.kb = kb
+        self.decomposer = decomposer
+        self.graph = graph or getattr(decomposer, "graph", None) or CraftGraph(kb)
+        self.validator = validator or Validator(kb)
+        self.verify = verify
+        self.max_goals = max_goals
+        self.name = name or getattr(decomposer, "name", "backward")
+
+    def plan(self, goal: Goal) -> PlanResult:
+        started = time.perf_counter()
+        root = Goal(item=self.kb.resolve(goal.item), count=goal.count)  # UnknownItemError goes to the caller
+        reach = self.graph.reachability(root.item)
+        if not reach.reachable:
+            raise PlanningError("unreachable", reach.reason)
+        failure: PlanningError | None = None
+        for attempt, share in enumerate((True, False), start=1):
+            try:
+                result = self._attempt(root, share)
+            except PlanningError as exc:
+                if exc.kind not in ("invalid", "no_order") or not share:
+                    raise
+                failure = exc
+                continue
+            result.stats.update(attempts=attempt, seconds=round(time.perf_counter() - started, 6))
+            return result
+        assert failure is not None
+        raise failure
+
+    # ---- one pass of the loop ----------------------------------------------------------
+    def _attempt(self, root: Goal, share: bool) -> PlanResult:
+        context = PlanContext(self.kb, root)
+        claimed: dict[str, int] = {}
+        nodes = [GoalNode(0, root, "goal")]
+        queue = deque([0])
+        context.pending[root.item] += 1
+        stack: list[int] = []
+        calls = 0
+        while queue:
+            node = nodes[queue.popleft()]
+            context.pending[node.goal.item] -= 1
+            node.covered = self._covered(node, context, share, claimed)
+            if node.covered:
+                continue
+            if len(nodes) > self.max_goals:
+                raise PlanningError("decomposition", f"{root}: more than {self.max_goals} goals; the decomposition does not terminate")
+            try:
+                decomposition = self.decomposer.decompose(node.goal, context)
+            except UnknownItemError as exc:
+                raise PlanningError("decomposition", f"{node.goal}: {exc}") from None
+            calls += 1
+            if self.verify:
+                problems = check_decomposition(self.kb, node.goal, decomposition)
+                if problems:
+                    raise PlanningError("decomposition", f"{node.goal}: {decomposition.provenance} answer rejected: {'; '.join(problems)}")
+            node.decomposition = decomposition
+            roles = subgoal_roles(self.kb, decomposition.step, decomposition.subgoals)
+            layer = goal_layer(node.goal)
+            item = None if layer is not None else self._canonical(decomposition.step.item or node.goal.item, decomposition)
+            context.record(item, decomposition, roles, node.role in KEPT_ROLES, layer)
+            stack.append(node.id)
+            for index, (sub, role) in enumerate(zip(decomposition.subgoals, roles)):
+                child = GoalNode(len(nodes), sub, role, node.id, index)
+                nodes.append(child)
+                node.children.append(child.id)
+                queue.append(child.id)
+                context.pending[sub.item] += 1
+        return self._finish(root, nodes, stack, share, calls)
+
+    def _canonical(self, name: str, decomposition: Decomposition) -> str:
+        try:
+            return self.kb.resolve(name)
+        except UnknownItemError as exc:
+            raise PlanningError("decomposition", f"{decomposition.provenance} answer names {exc}") from None
+
+    def _covered(self, node: GoalNode, context: PlanContext, share: bool, claimed: dict[str, int]) -> str | None:
+        if node.parent is None:
+            return None
+        layer = goal_layer(node.goal)
+        if layer is not None:
+            return f"layer {layer} is already reached by a planned dig down" if context.reached(layer) else None
+        try:
+            item = self.kb.resolve(node.goal.item)
+        except UnknownItemError:
+            return None
+        if node.role in KEPT_ROLES:
+            have = context.produced[item] if share else context.kept[item]
+            return f"reuses the {item} already planned (used, not consumed)" if have >= 1 else None
+        persistent = item in self.kb.stations or item in self.kb.tools
+        if share and node.role == "ingredient" and persistent:
+            free = context.kept[item] - claimed.get(item, 0)
+            if free >= node.goal.count:
+                claimed[item] = claimed.get(item, 0) + node.goal.count
+                return f"consumes the {item} planned as a station or tool, after its last use"
+        return None
+
+    # ---- fusion, ordering, validation -------------------------------------------------------
+    def _finish(self, root: Goal, nodes: list[GoalNode], stack: list[int], share: bool, calls: int) -> PlanResult:
+        popped = stack[::-1]  # BAR pops the stack: deepest goals first
+        keys: dict[tuple, int] = {}
+        fused: list[list[int]] = []
+        for nid in popped:
+            step = nodes[nid].decomposition.step
+            if step.type is StepType.DIG_DOWN:
+                key: tuple = ("dig", goal_layer(nodes[nid].goal))
+            else:
+                key = (step.type, self.kb.resolve(step.item), step.tool)
+            if key not in keys:
+                keys[key] = len(fused)
+                fused.append([])
+            fused[keys[key]].append(nid)
+        steps = [self._merge([nodes[n].decomposition.step for n in group]) for group in fused]
+        at = {nid: i for i, group in enumerate(fused) for nid in group}
+        needs = self._needs(nodes, steps, fused, at, share)
+        try:
+            order = order_steps(steps, needs)
+        except NoOrder as exc:
+            if exc.surface:
+                raise PlanningError("no_return", f"{root.item} cannot be obtained without climbing back up: {exc.reason}") from None
+            raise PlanningError("no_order", f"{root.item}: no order of the steps works: {exc.reason}") from None
+        position = {old: new for new, old in enumerate(order)}
+        plan = Plan(steps=tuple(steps[i] for i in order), source=f"barsym plan {root.item} ({self.name})")
+        for nid, i in at.items():
+            nodes[nid].step_index = position[i]
+        validation = self.validator.validate(plan, goal=root)
+        if not validation.valid:
+            error = validation.errors[0]
+            where = f"step {error.step}" if error.step else "the end"
+            raise PlanningError("invalid", f"{root.item}: the plan fails validation at {where}: {error.message}")
+        return PlanResult(
+            goal=root, plan=plan, nodes=nodes, sources=[fused[i] for i in order],
+            needs=sorted({(position[d.before], position[d.after], d.role) for d in needs if d.before != d.after}),
+            raw_steps=tuple(nodes[n].decomposition.step for n in popped), validation=validation,
+            planner=self.name, decomposer=getattr(self.decomposer, "name", "?"),
+            stats={"goals": len(nodes), "decompositions": calls, "shared_stations": share},
+        )
+
+    @staticmethod
+    def _merge(steps: list[Step]) -> Step:
+        first = steps[0]
+        if first.type is StepType.DIG_DOWN:
+            return first
+        return first.model_copy(update={"count": sum(s.count or 0 for s in steps)})
+
+    def _needs(self, nodes: list[GoalNode], steps: list[Step], fused: list[list[int]], at: dict[int, int],
+               share: bool) -> list[Need]:
+        """Which fused step must precede which: from the tree, from layers, from sharing."""
+        makers: dict[str, list[int]] = {}
+        digs: dict[int, int] = {}
+        for i, group in enumerate(fused):
+            node = nodes[group[0]]
+            layer = goal_layer(node.goal)
+            if layer is not None:
+                digs[layer] = i
+            else:
+                makers.setdefault(self.kb.resolve(steps[i].item), []).append(i)
+        needs: list[Need] = []
+        for nid, after in at.items():
+            for cid in nodes[nid].children:
+                child = nodes[cid]
+                if child.decomposition is not None:
+                    befores = [at[cid]]
+                else:
+                    layer = goal_layer(child.goal)
+                    befores = [digs[layer]] if layer is not None else makers.get(self.kb.resolve(child.goal.item), [])
+                for before in befores:
+                    needs.append(Need(before, after, child.role, child.index, child.goal.item))
+        for i, step in enumerate(steps):  # surface-only resources before going deeper
+            source = self.kb.sources.get(step.item or "") if step.type in (StepType.MINE, StepType.KILL) else None
+            if source is not None and max(source.layers) + 1 in digs:
+                needs.append(Need(i, digs[max(source.layers) + 1], "surface", 0, step.item))
+        if share:
+            needs += self._shared(needs)
+        return needs
+
+    @staticmethod
+    def _shared(needs: list[Need]) -> list[Need]:
+        """Where one unit is both used (tool/station) and consumed: every use comes first."""
+        users: dict[int, set[int]] = {}
+        takers: dict[int, set[int]] = {}
+        for d in needs:
+            if d.role in KEPT_ROLES:
+                users.setdefault(d.before, set()).add(d.after)
+            elif d.role in ("ingredient", "fuel"):
+                takers.setdefault(d.before, set()).add(d.after)
+        extra = []
+        for maker in set(users) & set(takers):
+            for user in users[maker]:
+                for taker in takers[maker]:
+                    if user != taker:
+                        extra.append(Need(user, taker, "shared", 0))
+        return extra

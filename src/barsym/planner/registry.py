@@ -1,0 +1,74 @@
+"""Planners by name, so the CLI and the evaluation can run any of them.
+
+A planner is anything with ``name`` and ``plan(goal) -> PlanResult``. Each
+entry maps a name to a factory ``(kb, **options) -> planner``, imported lazily
+from a dotted path so that registering the LLM planners (issue 4: ``bar``,
+``llm-only``) costs nothing until they are used and pulls no model code into
+``barsym plan --planner symbolic``. To add one, call :func:`register` or add a
+line to ``_BUILTIN``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Callable, Protocol
+
+from ..graph import CraftGraph
+from ..kb import KnowledgeBase
+from ..model import Goal
+from .backward import BackwardPlanner, PlanResult
+from .symbolic import SymbolicDecomposer
+
+
+class Planner(Protocol):
+    name: str
+
+    def plan(self, goal: Goal) -> PlanResult:
+        ...
+
+
+Factory = Callable[..., Planner]
+
+#: name -> "module:function" or a factory; the first entry is the default.
+_BUILTIN: dict[str, str | Factory] = {
+    "symbolic": "barsym.planner.registry:symbolic_planner",
+}
+_registry: dict[str, str | Factory] = dict(_BUILTIN)
+DEFAULT_PLANNER = "symbolic"
+
+
+_graphs: dict[int, tuple[KnowledgeBase, CraftGraph]] = {}
+
+
+def graph_for(kb: KnowledgeBase) -> CraftGraph:
+    """One crafting graph per knowledge base and process (its costs take ~50 ms to settle)."""
+    cached = _graphs.get(id(kb))
+    if cached is None or cached[0] is not kb:
+        cached = _graphs[id(kb)] = (kb, CraftGraph(kb))
+    return cached[1]
+
+
+def symbolic_planner(kb: KnowledgeBase, **options) -> BackwardPlanner:
+    """BAR's loop with the crafting graph answering every goal (options: graph, validator, prefer)."""
+    decomposer = SymbolicDecomposer(kb, graph=options.get("graph") or graph_for(kb), prefer=options.get("prefer", kb.prefer))
+    return BackwardPlanner(kb, decomposer, graph=decomposer.graph, validator=options.get("validator"), name="symbolic")
+
+
+def register(name: str, factory: str | Factory) -> None:
+    _registry[name] = factory
+
+
+def planner_names() -> list[str]:
+    return list(_registry)
+
+
+def make_planner(name: str, kb: KnowledgeBase, **options) -> Planner:
+    """Build the planner called ``name``; KeyError names the known ones."""
+    try:
+        factory = _registry[name]
+    except KeyError:
+        raise KeyError(f"unknown planner {name!r}; known planners: {', '.join(planner_names())}") from None
+    if isinstance(factory, str):
+        module, _, attr = factory.partition(":")
+        factory = getattr(importlib.import_module(module), attr)
+    return factory(kb, **options)

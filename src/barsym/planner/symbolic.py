@@ -1,0 +1,209 @@
+"""The symbolic decomposer: split a goal by reading the crafting graph.
+
+It is the reference answer for every other decomposer, so its choices are
+deterministic and written down here:
+
+- **Which way to make an item**: ``CraftGraph.best_producer``, the action with
+  the lowest graph cost (raw resources and steps, with tools, stations and
+  layers counted once); ties break by name. Costs are a fixpoint that settles on
+  non-cyclic ways, so following the choice never loops (iron_ingot is smelted,
+  not crafted back from nuggets).
+- **Which item fills an ingredient slot**: the generic family name when the slot
+  accepts it (``planks``, ``logs``, as BAR writes), then any item listed in
+  ``prefer`` (empty by default), else the cheapest reachable member
+  (``cobblestone`` for stone crafting materials, ``coal`` for coals: mining one
+  coal is far cheaper than a furnace and a smelt, although BAR's torch expert
+  plan smelts charcoal; ``prefer=("charcoal",)`` reproduces that).
+- **Batches**: a craft makes whole batches; spare units are left in the context
+  and the next goal for the same item uses them first (8 sticks = 2 crafts of
+  2 planks, whoever asked for them).
+- **Fuel**: budgeted as planks (BAR's convention), joint per smelted item:
+  smelting 3 then 4 iron ingots budgets ceil(7 / 1.5) = 5 planks.
+- **Tools**: the lowest tier that can do the job (cobblestone with a wooden
+  pickaxe even when an iron one is planned later), as the expert plans do.
+- **Depth**: mining below the surface asks for ``layer:N``; layer N is reached
+  by one dig down from layer N-1 with the pickaxe of the tier that layer's ores
+  need (wooden -> stone layer, stone -> iron layer, iron -> deep layer), capped
+  at the highest tier the whole plan needs, so a plan that only needs slime
+  balls digs with a wooden pickaxe instead of making an iron one.
+"""
+
+from __future__ import annotations
+
+import math
+
+from pydantic import ValidationError
+
+from ..graph import CraftGraph, item_node
+from ..kb import KnowledgeBase
+from ..model import Goal, Step, StepType
+from .decomposer import Decomposition, PlanContext, PlanningError, goal_layer, layer_goal
+
+PROVENANCE = "symbolic"
+
+
+class SymbolicDecomposer:
+    name = PROVENANCE
+
+    def __init__(self, kb: KnowledgeBase, graph: CraftGraph | None = None, fuel: str | None = None,
+                 prefer: tuple[str, ...] = ()):
+        self.kb = kb
+        self.prefer = tuple(prefer)
+        self.graph = graph or CraftGraph(kb)
+        self.fuel = fuel or next((g for g in kb.generic if g == "planks"), "planks")
+        self.fuel_burn = kb.fuel_value(self.fuel)
+        if self.fuel_burn <= 0:
+            raise ValueError(f"{self.fuel} is not a fuel in this knowledge base")
+        self._producer: dict[str, tuple[str, str, int]] = {}
+        self._choice: dict[tuple[str, ...], str] = {}
+        self._tier_memo: dict[str, int] = {}
+        self._layer_tier = self._tiers_by_layer()
+
+    # ---- the one public question -------------------------------------------------
+    def decompose(self, goal: Goal, context: PlanContext) -> Decomposition:
+        try:
+            layer = goal_layer(goal)
+            if layer is not None:
+                return self._dig(layer, context)
+            item = self.kb.resolve(goal.item)
+            kind, _, index = self.producer(item)
+            if kind == "craft":
+                return self._craft(item, goal.count, self.kb.crafts[item][index], context)
+            if kind == "smelt":
+                return self._smelt(item, goal.count, self.kb.smelts[item][index], context)
+            return self._gather(item, goal.count)
+        except ValidationError as exc:
+            raise PlanningError("too_large", f"{goal}: a step would exceed the count bound ({exc.errors()[0]['msg']})") from None
+
+    # ---- choices ---------------------------------------------------------------------
+    def producer(self, item: str) -> tuple[str, str, int]:
+        """(kind, item, recipe index) of the chosen way to make ``item``."""
+        found = self._producer.get(item)
+        if found is None:
+            action = self.graph.best_producer(item)
+            if action is None:
+                raise PlanningError("unreachable", self.graph.reachability(item).reason)
+            kind, _, rest = action.partition(":")
+            name, _, index = rest.partition("#")
+            found = (kind, name, int(index) if index else 0)
+            self._producer[item] = found
+        return found
+
+    def choose(self, accepts: tuple[str, ...]) -> str:
+        """The item that fills an ingredient slot accepting ``accepts``."""
+        found = self._choice.get(accepts)
+        if found is None:
+            generic = [name for name in accepts if name in self.kb.generic]
+            preferred = [name for name in self.prefer if name in accepts]
+            if generic:
+                found = generic[0]
+            elif preferred:
+                found = preferred[0]
+            else:
+                costs = self.graph.costs
+                found = min(accepts, key=lambda n: (costs.get(item_node(n), math.inf), n))
+            self._choice[accepts] = found
+        return found
+
+    def tool_for(self, kind: str, min_tier: int) -> str:
+        """The lowest-tier (then cheapest) tool of ``kind`` that reaches ``min_tier``."""
+        options = [t for t in self.kb.tools.values() if t.kind == kind and t.tier >= min_tier]
+        if not options:
+            return kind  # a tool kind without tiers, such as shears
+        costs = self.graph.costs
+        return min(options, key=lambda t: (t.tier, costs.get(item_node(t.name), math.inf), t.name)).name
+
+    # ---- decompositions -----------------------------------------------------------------
+    def _craft(self, item: str, count: int, recipe, context: PlanContext) -> Decomposition:
+        step = Step(type=StepType.CRAFT, item=item, count=count)
+        spare = context.surplus(item)
+        if count <= spare:
+            return Decomposition(step, (), PROVENANCE, yields=0, note=f"{count} spare from an earlier batch")
+        batches = math.ceil((count - spare) / recipe.count)
+        needs: dict[str, int] = {}
+        for ingredient in recipe.ingredients:
+            name = self.choose(ingredient.accepts)
+            needs[name] = needs.get(name, 0) + batches * ingredient.count
+        subgoals = [Goal(item=name, count=n) for name, n in needs.items()]
+        if recipe.needs_table:
+            subgoals.append(Goal(item="crafting_table", count=1))
+        note = f"{batches} craft(s) of {recipe.count}" + (f", {spare} spare used" if spare else "")
+        return Decomposition(step, tuple(subgoals), PROVENANCE, yields=batches * recipe.count, note=note)
+
+    def _smelt(self, item: str, count: int, recipe, context: PlanContext) -> Decomposition:
+        step = Step(type=StepType.SMELT, item=item, count=count)
+        credit = context.fuel_left(item)
+        fuel = math.ceil((count - credit) / self.fuel_burn - 1e-9) if count > credit else 0
+        subgoals = [Goal(item=self.choose(recipe.input.accepts), count=count)]
+        if fuel:
+            subgoals.append(Goal(item=self.fuel, count=fuel))
+        subgoals.append(Goal(item="furnace", count=1))
+        note = f"fuel: {fuel} {self.fuel}" + (f" plus {credit:g} burn left from earlier budget" if credit else "")
+        return Decomposition(step, tuple(subgoals), PROVENANCE, fuel_credit=min(credit, count), note=note)
+
+    def _gather(self, item: str, count: int) -> Decomposition:
+        source = self.kb.sources[item]
+        tool = self.tool_for(source.tool_kind, source.min_tier) if source.tool_kind else None
+        step = Step(type=StepType(source.kind), item=item, count=count, tool=tool)
+        subgoals = [Goal(item=tool, count=1)] if tool else []
+        low = min(source.layers)
+        if low > 0:
+            subgoals.append(layer_goal(low))
+        return Decomposition(step, tuple(subgoals), PROVENANCE, note=f"{source.kind} {source.origin}")
+
+    def _dig(self, layer: int, context: PlanContext) -> Decomposition:
+        if not 1 <= layer <= self.kb.deepest_layer:
+            raise PlanningError("decomposition", f"layer {layer} does not exist")
+        cap = self.plan_tier(context.root.item)
+        tier = max(1, min(self._layer_tier[layer], cap))
+        pickaxe = self.tool_for(self.kb.dig_down_kind, tier)
+        subgoals = [Goal(item=pickaxe, count=1)]
+        if layer > 1:
+            subgoals.append(layer_goal(layer - 1))
+        return Decomposition(Step(type=StepType.DIG_DOWN, tool=pickaxe), tuple(subgoals), PROVENANCE,
+                             note=f"to layer {self.kb.layer_name(layer)}")
+
+    # ---- depth conventions -----------------------------------------------------------------
+    def _tiers_by_layer(self) -> dict[int, int]:
+        """Pickaxe tier the resources first found on each layer need (data-derived)."""
+        tiers = {0: 1}
+        for layer in range(1, len(self.kb.layers)):
+            found = [s.min_tier for s in self.kb.sources.values()
+                     if s.tool_kind == self.kb.dig_down_kind and min(s.layers) == layer]
+            tiers[layer] = min(found) if found else tiers[layer - 1]
+        return tiers
+
+    def plan_tier(self, item: str) -> int:
+        """Highest pickaxe tier that obtaining ``item`` needs (1 if it only needs to dig)."""
+        try:
+            return max(1, self._needs_tier(self.kb.resolve(item), set()))
+        except PlanningError:
+            return 1
+
+    def _needs_tier(self, item: str, seen: set[str]) -> int:
+        if item in self._tier_memo:
+            return self._tier_memo[item]
+        if item in seen:
+            return 0
+        seen.add(item)
+        kind, _, index = self.producer(item)
+        if kind == "craft":
+            recipe = self.kb.crafts[item][index]
+            parts = [self.choose(i.accepts) for i in recipe.ingredients]
+        elif kind == "smelt":
+            parts = [self.choose(self.kb.smelts[item][index].input.accepts), "furnace"]
+        else:
+            source = self.kb.sources[item]
+            parts = [self.tool_for(source.tool_kind, source.min_tier)] if source.tool_kind else []
+        tier = 0
+        if kind in ("mine", "kill"):
+            source = self.kb.sources[item]
+            if source.tool_kind == self.kb.dig_down_kind:
+                tier = source.min_tier
+            if min(source.layers) > 0:
+                tier = max(tier, 1)
+        for part in parts:
+            if part in self.kb.items:
+                tier = max(tier, self._needs_tier(part, seen))
+        self._tier_memo[item] = tier
+        return tier

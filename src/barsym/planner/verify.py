@@ -1,0 +1,237 @@
+"""Check one decomposition against the knowledge base: the oracle for any decomposer.
+
+An LLM may answer "to get 1 iron_pickaxe, craft it from 3 iron_ingot" and forget
+the sticks or the crafting table. :func:`check_decomposition` lists every such
+problem in plain words, so the LLM decomposer can feed them back to the model,
+retry, or fall back to the symbolic decomposer. The check needs no plan context:
+whatever a decomposition relied on from the plan so far (spare units of an
+earlier batch, fuel already budgeted) it must declare in ``yields`` and
+``fuel_credit``, and the check takes those claims at face value.
+
+:func:`subgoal_roles` says what each subgoal is for (ingredient, fuel, tool,
+station, layer). The planner needs it to know which needs are consumed and
+which are only used, whoever produced the decomposition.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+from ..kb import CraftRecipe, Ingredient, KnowledgeBase, UnknownItemError
+from ..model import Goal, Step, StepType
+from .decomposer import Decomposition, goal_layer
+
+CRAFTING_TABLE = "crafting_table"
+FURNACE = "furnace"
+
+
+def _resolve(kb: KnowledgeBase, name: str | None) -> str | None:
+    if not name:
+        return None
+    try:
+        return kb.resolve(name)
+    except UnknownItemError:
+        return None
+
+
+def _is_tool(kb: KnowledgeBase, item: str, kind: str, min_tier: int = 0) -> bool:
+    tool = kb.tools.get(item)
+    if tool is None:
+        return item == kind and kind not in {t.kind for t in kb.tools.values()}
+    return tool.kind == kind and tool.tier >= min_tier
+
+
+def _units(kb: KnowledgeBase, subgoals: Sequence[Goal]) -> Counter:
+    units: Counter = Counter()
+    for goal in subgoals:
+        item = _resolve(kb, goal.item) if goal_layer(goal) is None else None
+        if item is not None:
+            units[item] += goal.count
+    return units
+
+
+def _allocate(ingredients: Sequence[Ingredient], batches: int, units: Counter) -> list[tuple[Ingredient, int, int]]:
+    """Give each ingredient slot units from the subgoals; return (slot, need, have)."""
+    left = Counter(units)
+    out = []
+    for ingredient in ingredients:
+        need = batches * ingredient.count
+        have = 0
+        for name in ingredient.accepts:
+            take = min(left[name], need - have)
+            if take > 0:
+                left[name] -= take
+                have += take
+        out.append((ingredient, need, have))
+    return out
+
+
+def _best_recipe(kb: KnowledgeBase, item: str, units: Counter) -> CraftRecipe | None:
+    """The recipe of ``item`` the subgoals fit best (fewest missing units, then first)."""
+    recipes = kb.crafts.get(item, ())
+    best, best_short = None, None
+    for recipe in recipes:
+        short = sum(max(0, need - have) for _, need, have in _allocate(recipe.ingredients, 1, units))
+        if best_short is None or short < best_short:
+            best, best_short = recipe, short
+    return best
+
+
+def subgoal_roles(kb: KnowledgeBase, step: Step, subgoals: Sequence[Goal]) -> list[str]:
+    """Role of each subgoal: ingredient, fuel, tool, station, layer, extra or unknown."""
+    item = _resolve(kb, step.item)
+    units = _units(kb, subgoals)
+    recipe = _best_recipe(kb, item, units) if step.type is StepType.CRAFT and item else None
+    smelt = kb.smelts.get(item or "", ())
+    source = kb.sources.get(item or "")
+    roles = []
+    for goal in subgoals:
+        if goal_layer(goal) is not None:
+            roles.append("layer")
+            continue
+        need = _resolve(kb, goal.item)
+        if need is None:
+            roles.append("unknown")
+        elif step.type is StepType.DIG_DOWN:
+            roles.append("tool" if _is_tool(kb, need, kb.dig_down_kind, 1) else "extra")
+        elif step.type is StepType.CRAFT:
+            if recipe is not None and any(need in i.accepts for i in recipe.ingredients):
+                roles.append("ingredient")
+            else:
+                roles.append("station" if need == CRAFTING_TABLE else "extra")
+        elif step.type is StepType.SMELT:
+            if any(need in r.input.accepts for r in smelt):
+                roles.append("ingredient")
+            elif need == FURNACE:
+                roles.append("station")
+            else:
+                roles.append("fuel" if kb.fuel_value(need) > 0 else "extra")
+        else:
+            kind = source.tool_kind if source else None
+            roles.append("tool" if kind and _is_tool(kb, need, kind, source.min_tier) else "extra")
+    return roles
+
+
+def check_decomposition(kb: KnowledgeBase, goal: Goal, decomposition: Decomposition) -> list[str]:
+    """Problems with ``decomposition`` as an answer to ``goal``; empty means acceptable."""
+    step = decomposition.step
+    layer = goal_layer(goal)
+    if layer is not None:
+        return _check_dig(kb, layer, decomposition)
+    target = _resolve(kb, goal.item)
+    if target is None:
+        return [f"unknown goal item {goal.item!r}"]
+    if step.type is StepType.DIG_DOWN:
+        return [f"a dig down does not make {target}"]
+    made = _resolve(kb, step.item)
+    if made is None:
+        return [f"the step names an unknown item {step.item!r}"]
+    problems = []
+    if made not in kb.acceptable(target):
+        problems.append(f"the step makes {made}, not {target}")
+    if step.count != goal.count:
+        problems.append(f"wrong count: the step is for {step.count} {made}, the goal needs {goal.count}")
+    unknown = [g.item for g in decomposition.subgoals if goal_layer(g) is None and _resolve(kb, g.item) is None]
+    problems += [f"subgoal names an unknown item {name!r}" for name in unknown]
+    if step.type is StepType.CRAFT:
+        problems += _check_craft(kb, made, decomposition)
+    elif step.type is StepType.SMELT:
+        problems += _check_smelt(kb, made, decomposition)
+    else:
+        problems += _check_gather(kb, made, decomposition)
+    return problems
+
+
+def _extras(kb: KnowledgeBase, decomposition: Decomposition, roles: list[str], what: str) -> list[str]:
+    return [f"subgoal {g.count} {g.item} is not needed to {what}"
+            for g, role in zip(decomposition.subgoals, roles) if role == "extra"]
+
+
+def _check_craft(kb: KnowledgeBase, item: str, d: Decomposition) -> list[str]:
+    recipes = kb.crafts.get(item)
+    if not recipes:
+        return [f"{item} has no crafting recipe (it is obtained by {' or '.join(kb.producers(item)) or 'nothing'})"]
+    units = _units(kb, d.subgoals)
+    recipe = _best_recipe(kb, item, units)
+    assert recipe is not None
+    problems = []
+    if d.made < (d.step.count or 0) and d.yields is None:
+        problems.append("the step makes fewer units than it is asked for")
+    batches = math.ceil(d.made / recipe.count) if d.made > 0 else 0
+    for ingredient, need, have in _allocate(recipe.ingredients, batches, units):
+        if have < need:
+            problems.append(f"missing ingredient: {batches} craft(s) of {item} need {need} {ingredient.label.lstrip('#')}, "
+                            f"the subgoals give {have}")
+    if batches and recipe.needs_table and units[CRAFTING_TABLE] == 0:
+        problems.append(f"missing station: {item}'s recipe is larger than 2x2 and needs a crafting_table subgoal")
+    return problems + _extras(kb, d, subgoal_roles(kb, d.step, d.subgoals), f"craft {item}")
+
+
+def _check_smelt(kb: KnowledgeBase, item: str, d: Decomposition) -> list[str]:
+    recipes = kb.smelts.get(item)
+    if not recipes:
+        return [f"{item} cannot be smelted (it is obtained by {' or '.join(kb.producers(item)) or 'nothing'})"]
+    count = d.step.count or 0
+    units = _units(kb, d.subgoals)
+    roles = subgoal_roles(kb, d.step, d.subgoals)
+    problems = []
+    have = max(sum(units[n] for n in r.input.accepts) for r in recipes)
+    if have < count:
+        problems.append(f"missing ingredient: smelting {count} {item} needs {count} {recipes[0].input.label}, "
+                        f"the subgoals give {have}")
+    if units[FURNACE] == 0:
+        problems.append(f"missing station: smelting {item} needs a furnace subgoal")
+    burn = d.fuel_credit + sum(g.count * kb.fuel_value(g.item) for g, r in zip(d.subgoals, roles) if r == "fuel")
+    if burn + 1e-9 < count:
+        problems.append(f"missing fuel: smelting {count} {item} needs fuel for {count} items, "
+                        f"the subgoals burn for {burn:g}")
+    return problems + _extras(kb, d, roles, f"smelt {item}")
+
+
+def _check_gather(kb: KnowledgeBase, item: str, d: Decomposition) -> list[str]:
+    source = kb.sources.get(item)
+    verb = d.step.type.value
+    if source is None or source.kind != verb:
+        ways = " or ".join(kb.producers(item)) or "nothing"
+        return [f"{item} cannot be obtained by '{verb}' (it is obtained by {ways})"]
+    roles = subgoal_roles(kb, d.step, d.subgoals)
+    problems = []
+    if source.tool_kind is not None:
+        tier = kb.tier_name(source.min_tier)
+        if "tool" not in roles:
+            problems.append(f"missing tool: {verb} {item} needs a {tier} {source.tool_kind} or better as a subgoal")
+        named = _resolve(kb, d.step.tool)
+        if d.step.tool and (named is None or not _is_tool(kb, named, source.tool_kind, source.min_tier)):
+            problems.append(f"wrong tool: {verb} {item} needs a {tier} {source.tool_kind} or better, "
+                            f"the step names {d.step.tool}")
+    low = min(source.layers)
+    if low > 0:
+        asked = [goal_layer(g) for g in d.subgoals if goal_layer(g) is not None]
+        if not any(layer in source.layers for layer in asked):
+            where = ", ".join(str(n) for n in sorted(source.layers))
+            problems.append(f"missing layer: {item} is found on layer {where}; a layer:{low} subgoal (dig down) is missing")
+    return problems + _extras(kb, d, roles, f"{verb} {item}")
+
+
+def _check_dig(kb: KnowledgeBase, layer: int, d: Decomposition) -> list[str]:
+    step = d.step
+    if not 1 <= layer <= kb.deepest_layer:
+        return [f"layer {layer} does not exist (layers 1 to {kb.deepest_layer} are below the surface)"]
+    if step.type is not StepType.DIG_DOWN:
+        return [f"a layer goal is reached by a dig down step, not {step.type.value}"]
+    problems = []
+    tool = _resolve(kb, step.tool)
+    if tool is None or not _is_tool(kb, tool, kb.dig_down_kind, 1):
+        problems.append(f"dig down needs a {kb.dig_down_kind} as its tool, got {step.tool!r}")
+    units = _units(kb, d.subgoals)
+    if tool is not None and units[tool] == 0:
+        problems.append(f"missing tool: the subgoals do not obtain the {tool} the dig down uses")
+    if layer > 1 and not any(goal_layer(g) == layer - 1 for g in d.subgoals):
+        problems.append(f"missing layer: digging down to layer {layer} starts on layer {layer - 1}; "
+                        f"subgoal layer:{layer - 1} is missing")
+    roles = subgoal_roles(kb, step, d.subgoals)
+    extra = [g for g, r in zip(d.subgoals, roles) if r == "extra" or (r == "layer" and goal_layer(g) != layer - 1)]
+    problems += [f"subgoal {g.count} {g.item} is not needed to dig down" for g in extra]
+    return problems
