@@ -19,7 +19,6 @@ DEPS_FILE = DATASETS / "deps_tasks.json"
 #: tasks whose expert plan differs from barsym's although both are valid without waste,
 #: with the reason (the validator prefers neither): see the report of issue 3.
 CHOICES = {
-    "torch": "barsym mines 1 coal; the expert builds a furnace and smelts charcoal",
     "iron_sword": "the expert budgets 12 planks and burns 3 spare sticks as fuel; barsym budgets fuel as planks",
 }
 
