@@ -9,8 +9,8 @@ import pytest
 from barsym.bar_io import format_plan, read_plan
 from barsym.eval import evaluate, load_dataset
 from barsym.model import Goal, Step, StepType
-from barsym.planner import (BackwardPlanner, Decomposition, PlanningError, SymbolicDecomposer, fuse, make_planner,
-                            planner_names, register)
+from barsym.planner import (DEFAULT_PLANNER, BackwardPlanner, Decomposition, PlanningError, SymbolicDecomposer, fuse,
+                            make_planner, planner_names, register)
 from barsym.validate import Verdict
 from testdata import BAR_DIR, DATASETS
 
@@ -178,7 +178,7 @@ def test_verifying_planner_rejects_a_bad_decomposition(kb):
 
 
 def test_registry(kb):
-    assert planner_names()[0] == "symbolic"
+    assert planner_names()[:3] == ["bar", "llm-only", "symbolic"] and DEFAULT_PLANNER == "bar"
     with pytest.raises(KeyError):
         make_planner("nope", kb)
     register("test-relabel", lambda kb, **_: BackwardPlanner(kb, Relabel(kb), name="test-relabel"))

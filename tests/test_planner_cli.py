@@ -20,7 +20,7 @@ def run(capsys, *argv):
 
 
 def test_text_output_numbers_steps_with_provenance(capsys):
-    code, out, err = run(capsys, "plan", "diamond_pickaxe")
+    code, out, err = run(capsys, "plan", "diamond_pickaxe", "--planner", "symbolic")
     assert code == 0 and err == ""
     lines = out.splitlines()
     assert lines[0].startswith("Plan for 1 diamond_pickaxe: 16 steps, planner symbolic, validator: valid")
@@ -29,7 +29,7 @@ def test_text_output_numbers_steps_with_provenance(capsys):
 
 
 def test_bar_output_round_trips(capsys, validator, kb):
-    code, out, _ = run(capsys, "plan", "boat", "--format", "bar", "--count", "2")
+    code, out, _ = run(capsys, "plan", "boat", "--format", "bar", "--count", "2", "--planner", "symbolic")
     assert code == 0
     plan = parse_plan(out)
     assert str(plan.steps[-1]) == "craft 2 oak_boat"
@@ -37,7 +37,7 @@ def test_bar_output_round_trips(capsys, validator, kb):
 
 
 def test_json_output_has_plan_tree_and_provenance(capsys):
-    code, out, _ = run(capsys, "plan", "iron_ingot", "--format", "json")
+    code, out, _ = run(capsys, "plan", "iron_ingot", "--format", "json", "--planner", "symbolic")
     data = json.loads(out)
     assert code == 0 and data["verdict"] == "valid" and data["planner"] == "symbolic"
     assert data["steps"][-1]["obj_name"] == "iron_ingot" and data["steps"][-1]["provenance"] == ["symbolic"]
@@ -47,7 +47,7 @@ def test_json_output_has_plan_tree_and_provenance(capsys):
 
 def test_output_file(capsys, tmp_path):
     target = tmp_path / "plan.jsonl"
-    code, out, _ = run(capsys, "plan", "stick", "--format", "bar", "-o", str(target))
+    code, out, _ = run(capsys, "plan", "stick", "--format", "bar", "-o", str(target), "--planner", "symbolic")
     assert code == 0 and out == "" and len(target.read_text().splitlines()) == 3
 
 
@@ -70,7 +70,7 @@ def test_bad_input_is_one_line_exit_2(capsys, argv, message):
     ("mossy_stone_bricks", "cannot be obtained without climbing back up"),
 ])
 def test_unreachable_item_exit_1_with_reason(capsys, item, words):
-    code, out, err = run(capsys, "plan", item)
+    code, out, err = run(capsys, "plan", item, "--planner", "symbolic")
     assert code == 1 and out == "" and words in err and err.count("\n") == 1
 
 
@@ -78,7 +78,8 @@ def test_every_deps_task_through_the_cli(capsys, kb, validator):
     """All 70 DEPS tasks (old names via the deps dialect, mob drops via kill steps) plan valid."""
     tasks = json.loads((DATASETS / "deps_tasks.json").read_text())
     for task in tasks:
-        code, out, err = run(capsys, "plan", task["object"], "--dialect", "deps", "--format", "bar")
+        code, out, err = run(capsys, "plan", task["object"], "--dialect", "deps", "--format", "bar",
+                             "--planner", "symbolic")
         assert code == 0, (task, err)
         goal = Goal(item=kb.resolve(task["object"], dialect="deps"))
         assert validator.validate(parse_plan(out), goal=goal).verdict.value == "valid", task

@@ -2,9 +2,12 @@
 
 Plans every task of a dataset the user names (BAR's tech-tree folder, or a task
 list such as DEPS's), prints Acc / F1 / ED per group and overall as in the
-paper, then every task whose plan differs from the expert plan with the
-validator's view of both. Exit status: 0 every task planned (or has a clear
-unreachable reason), 1 some task could not be planned, 2 unusable input.
+paper, then what the run cost: executable-plan rate, LLM calls, tokens,
+first-try acceptance and fallback rates, wall time per task; then every task
+whose plan differs from the expert plan with the validator's view of both.
+Exit status: 0 every task got an executable plan (or has a clear unreachable
+reason), 1 some task could not be planned or its plan cannot run (``llm-only``),
+2 unusable input (including a model or server that cannot be used).
 """
 
 from __future__ import annotations
@@ -15,8 +18,10 @@ import sys
 from pathlib import Path
 
 from ..eval import DatasetError, evaluate, format_details, format_table, load_dataset
-from ..planner import DEFAULT_PLANNER, make_planner, planner_names
+from ..eval.llm_report import format_summary, summarize
+from ..planner import DEFAULT_PLANNER, planner_names
 from .common import UsageError, fail, kb_from_args
+from .llm_options import TerminalProgress, add_llm_arguments, build_planner
 from .plan import check_planner
 
 
@@ -30,7 +35,8 @@ def add_parser(sub) -> None:
                    help=f"{', '.join(planner_names())} (default {DEFAULT_PLANNER})")
     p.add_argument("--dialect", metavar="NAME", help="name dialect of the task set, e.g. deps for DEPS's old names")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write groups, overall and per-task results as JSON")
-    p.add_argument("--quiet", action="store_true", help="print the table only, not the per-task differences")
+    p.add_argument("--quiet", action="store_true", help="print the tables only, not the per-task differences")
+    add_llm_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -41,22 +47,47 @@ def run(args: argparse.Namespace) -> int:
         if args.dialect is not None and args.dialect not in kb.dialects:
             raise UsageError(f"unknown dialect {args.dialect!r}; known: {', '.join(sorted(kb.dialects)) or 'none'}")
         tasks = load_dataset(args.dataset, kb, dialect=args.dialect)
-        planner = make_planner(name, kb)
+        progress = TerminalProgress()
+        planner = build_planner(name, kb, args, progress)
     except (UsageError, DatasetError) as exc:
         return fail(str(exc))
-    evaluation = evaluate(tasks, planner, kb, name=name)
-    print(f"planner {name} on {args.dataset} ({len(tasks)} tasks)")
+
+    def next_task(done: int, total: int, outcome=None) -> None:
+        if done < total:
+            progress.task(f"task {done + 1}/{total} {tasks[done].key}")
+
+    next_task(0, len(tasks))
+    evaluation = evaluate(tasks, planner, kb, name=name, progress=next_task)
+    progress.clear()
+    summary = summarize(evaluation)
+    mode = f" ({args.llm_mode} mode)" if "llm_mode" in _first_stats(evaluation) else ""
+    print(f"planner {name}{mode} on {args.dataset} ({len(tasks)} tasks)")
     print(format_table(evaluation))
+    print()
+    print(format_summary(summary))
     details = format_details(evaluation)
     if details and not args.quiet:
         print()
         print(details)
     if args.json:
         try:
-            args.json.write_text(json.dumps(evaluation.to_dict(), indent=2) + "\n", encoding="utf-8")
+            args.json.write_text(json.dumps({**evaluation.to_dict(), "summary": summary}, indent=2) + "\n",
+                                 encoding="utf-8")
         except OSError as exc:
             return fail(f"cannot write {args.json}: {exc.strerror}")
     failed = evaluation.counts()["failed"]
+    broken = sum(o.result is not None and not o.result.validation.valid for o in evaluation.outcomes)
     if failed:
         print(f"barsym: {failed} task(s) could not be planned", file=sys.stderr)
-    return 1 if failed else 0
+    if broken:
+        print(f"barsym: {broken} plan(s) cannot be executed (validator)", file=sys.stderr)
+    down = next((o.result.stats["backend_down"] for o in evaluation.outcomes
+                 if o.result is not None and o.result.stats.get("backend_down")), None)
+    if down:
+        print(f"barsym: warning: the LLM backend failed ({down}); the symbolic decomposer answered in its place",
+              file=sys.stderr)
+    return 1 if failed or broken else 0
+
+
+def _first_stats(evaluation) -> dict:
+    return next((o.result.stats for o in evaluation.outcomes if o.result is not None), {})

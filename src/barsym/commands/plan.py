@@ -1,9 +1,13 @@
 """``barsym plan ITEM [--count N] [--planner NAME] [--format text|json|bar]``.
 
 Every plan printed here has just been played forward by barsym's own
-validator; if it did not pass, that is a bug in barsym, reported as an internal
-error (exit 1) rather than printed. Exit status: 0 a plan was printed, 1 no
-plan exists (the item is unreachable) or an internal error, 2 unusable input.
+validator; if a checked planner's plan did not pass, that is a bug in barsym,
+reported as an internal error (exit 1) rather than printed. The ``llm-only``
+baseline is unchecked by design: its plan is printed with the validator's
+verdict and the first error, and exits 1 when it cannot run. Exit status: 0 an
+executable plan was printed, 1 no plan exists (the item is unreachable), the
+plan cannot run, or an internal error, 2 unusable input (including a model file
+or server URL that cannot be used).
 """
 
 from __future__ import annotations
@@ -16,9 +20,10 @@ from pathlib import Path
 from ..bar_io import format_plan, step_to_record
 from ..kb import UnknownItemError
 from ..model import MAX_COUNT, Goal
-from ..planner import DEFAULT_PLANNER, PlanningError, PlanResult, make_planner, planner_names
+from ..planner import DEFAULT_PLANNER, PlanningError, PlanResult, planner_names
 from ..validate import Validator
 from .common import UsageError, fail, kb_from_args
+from .llm_options import TerminalProgress, add_llm_arguments, build_planner
 
 
 def add_parser(sub) -> None:
@@ -33,6 +38,7 @@ def add_parser(sub) -> None:
     p.add_argument("--format", choices=["text", "json", "bar"], default="text",
                    help="text: numbered steps with provenance; json: plan + decomposition tree; bar: BAR JSON Lines")
     p.add_argument("-o", "--output", type=Path, metavar="FILE", help="write to FILE instead of stdout")
+    add_llm_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -56,11 +62,45 @@ def render_text(result: PlanResult) -> str:
     goal = result.goal
     lines = [f"Plan for {goal.count} {goal.item}: {len(result.plan)} steps, planner {result.planner}, "
              f"validator: {result.validation.verdict.value}"]
-    width = max(len(str(s)) for s in result.plan.steps)
+    width = max((len(str(s)) for s in result.plan.steps), default=0)
     for i, step in enumerate(result.plan.steps):
         serves = ", ".join(result.serves(i))
         lines.append(f"{i + 1:>3}. {str(step):<{width}}  [{', '.join(result.provenance(i))}] for {serves}")
+    if not result.validation.valid:
+        error = result.validation.errors[0]
+        where = f"step {error.step}" if error.step else "the end"
+        lines.append(f"  cannot run: fails at {where}: {error.message}")
+    unanswered = [n for n in result.nodes if n.unanswered]
+    for node in unanswered[:5]:
+        lines.append(f"  no step for {node.goal}: {node.unanswered}")
+    if len(unanswered) > 5:
+        lines.append(f"  ... and {len(unanswered) - 5} more goals without a step")
+    lines += render_llm_stats(result.stats)
     return "\n".join(lines) + "\n"
+
+
+def render_llm_stats(stats: dict) -> list[str]:
+    """The LLM counters of one plan, in two lines (nothing for planners without a model)."""
+    if "llm_calls" not in stats:
+        return []
+    s = stats
+    if s.get("llm_verified", True):
+        decided = (f"accepted first try {s['accepted_first_try']}, after feedback {s['accepted_after_feedback']}, "
+                   f"symbolic fallback {s['fallbacks']}")
+    else:
+        decided = (f"used unchecked {s['accepted_first_try'] + s['accepted_after_feedback']}, "
+                   f"no usable answer {s['unanswered']}, loops cut {s.get('loops_cut', 0)}")
+    lines = [
+        f"LLM ({s.get('llm_mode', '?')} mode): {s['llm_calls']} calls for {s['llm_goals']} goals"
+        f" ({s['retries']} retries, {s['reused_replies']} replies reused); {decided}; "
+        f"answered without a call: {s['context_answers']} from context, {s['graph_forced']} forced by the graph",
+        f"tokens: prompt {s['prompt_tokens']} (evaluated {s['evaluated_prompt_tokens']}, cached "
+        f"{s['cached_prompt_tokens']}), completion {s['completion_tokens']}; "
+        f"LLM time {s['llm_seconds']:.1f} s of {s.get('seconds', 0):.1f} s",
+    ]
+    if s.get("plan_fallback"):
+        lines.append(f"plan-level fallback to the symbolic planner: {s['plan_fallback']}")
+    return lines
 
 
 def render_json(result: PlanResult) -> str:
@@ -72,6 +112,7 @@ def render_json(result: PlanResult) -> str:
         "goal": {"item": result.goal.item, "count": result.goal.count},
         "planner": result.planner, "decomposer": result.decomposer,
         "verdict": result.validation.verdict.value,
+        "errors": [e.to_dict() for e in result.validation.errors],
         "warnings": [w.to_dict() for w in result.validation.warnings],
         "steps": steps, "tree": result.tree(), "stats": result.stats,
     }
@@ -86,24 +127,38 @@ def run(args: argparse.Namespace) -> int:
         if args.dialect is not None and args.dialect not in kb.dialects:
             raise UsageError(f"unknown dialect {args.dialect!r}; known: {', '.join(sorted(kb.dialects)) or 'none'}")
         goal = Goal(item=kb.resolve(args.item, dialect=args.dialect), count=count)
-        planner = make_planner(name, kb)
+        progress = TerminalProgress()
+        planner = build_planner(name, kb, args, progress)
     except (UsageError, UnknownItemError) as exc:
         return fail(str(exc))
     try:
         result = planner.plan(goal)
     except PlanningError as exc:
+        progress.clear()
         if exc.kind == "too_large":
             return fail(exc.message)
-        prefix = "internal error: " if exc.kind in ("invalid", "decomposition", "no_order") else ""
+        unchecked = getattr(planner, "plan_fallback", True) is False
+        prefix = "internal error: " if exc.kind in ("invalid", "decomposition", "no_order") and not unchecked else ""
         print(f"barsym: {prefix}{exc.message}", file=sys.stderr)
         return 1
+    progress.clear()
+    if result.stats.get("backend_down"):
+        print(f"barsym: warning: the LLM backend failed ({result.stats['backend_down']}); "
+              f"the symbolic decomposer answered in its place", file=sys.stderr)
     check = Validator(kb).validate(result.plan, goal=goal)
+    if not check.valid and not result.validation.valid:  # an unchecked planner's plan: shown, and exit 1
+        return _write(args, {"text": render_text, "json": render_json, "bar": lambda r: format_plan(r.plan)}
+                      [args.format](result), code=1)
     if not check.valid:
         error = check.errors[0]
         print(f"barsym: internal error: the {name} planner produced a plan its validator rejects "
               f"(step {error.step}: {error.message}); please report this", file=sys.stderr)
         return 1
     text = {"text": render_text, "json": render_json, "bar": lambda r: format_plan(r.plan)}[args.format](result)
+    return _write(args, text, code=0)
+
+
+def _write(args: argparse.Namespace, text: str, code: int) -> int:
     if args.output:
         try:
             args.output.write_text(text, encoding="utf-8")
@@ -111,4 +166,4 @@ def run(args: argparse.Namespace) -> int:
             return fail(f"cannot write {args.output}: {exc.strerror}")
     else:
         sys.stdout.write(text)
-    return 0
+    return code

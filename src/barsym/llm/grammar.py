@@ -48,6 +48,7 @@ __all__ = [
     "decomposition_token_budget",
     "gbnf_literal",
     "gbnf_string_choice",
+    "gbnf_word_choice",
     "lint_gbnf",
 ]
 
@@ -126,6 +127,14 @@ def _radix_alternation(words: Sequence[str]) -> str:
         else:
             alternatives.append(f"{gbnf_literal(prefix)} ({tail})")
     return " | ".join(alternatives)
+
+
+def gbnf_word_choice(values: Iterable[str]) -> str:
+    """GBNF expression matching exactly one of ``values`` as bare text (no JSON quotes).
+
+    For compact, non-JSON reply formats; prefix-factored like the JSON form.
+    """
+    return "(" + _radix_alternation(_clean_names(values, "values")) + ")"
 
 
 def gbnf_string_choice(values: Iterable[str]) -> str:

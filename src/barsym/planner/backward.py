@@ -17,7 +17,10 @@ The planner itself applies the rules that hold for any decomposer:
   cannot work the planner plans again without sharing.
 
 Every finished plan is played forward by the validator before it is returned:
-barsym never hands out a plan it cannot execute itself.
+barsym never hands out a plan it cannot execute itself. The one exception is
+``keep_invalid=True`` (the ``llm-only`` baseline, whose point is to show what
+an unchecked model produces): the plan comes back with the validator's verdict,
+and goals the decomposer could not answer (:class:`Unanswered`) stay open.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from ..graph import CraftGraph
 from ..kb import KnowledgeBase, UnknownItemError
 from ..model import Goal, Plan, Step, StepType
 from ..validate import ValidationResult, Validator
-from .decomposer import Decomposer, Decomposition, PlanContext, PlanningError, goal_layer
+from .decomposer import Decomposer, Decomposition, PlanContext, PlanningError, Unanswered, goal_layer
 from .ordering import Need, NoOrder, order_steps
 from .verify import check_decomposition, subgoal_roles
 
@@ -48,6 +51,7 @@ class GoalNode:
     index: int = 0  # position among the parent's subgoals
     decomposition: Decomposition | None = None
     covered: str | None = None  # why no step was needed
+    unanswered: str | None = None  # why the decomposer gave no step (keep_invalid planners only)
     children: list[int] = field(default_factory=list)
     step_index: int | None = None  # position of its (fused) step in the final plan
 
@@ -63,6 +67,8 @@ class GoalNode:
                 out["plan_step"] = self.step_index + 1
         if self.covered:
             out["covered"] = self.covered
+        if self.unanswered:
+            out["unanswered"] = self.unanswered
         if self.children:
             out["subgoals"] = [nodes[c].to_dict(nodes) for c in self.children]
         return out
@@ -111,7 +117,7 @@ class BackwardPlanner:
 
     def __init__(self, kb: KnowledgeBase, decomposer: Decomposer, graph: CraftGraph | None = None,
                  validator: Validator | None = None, verify: bool = False, max_goals: int = 20000,
-                 name: str | None = None):
+                 name: str | None = None, keep_invalid: bool = False):
         self.kb = kb
         self.decomposer = decomposer
         self.graph = graph or getattr(decomposer, "graph", None) or CraftGraph(kb)
@@ -119,6 +125,8 @@ class BackwardPlanner:
         self.verify = verify
         self.max_goals = max_goals
         self.name = name or getattr(decomposer, "name", "backward")
+        self.keep_invalid = keep_invalid
+        self._sharing_used = False
 
     def plan(self, goal: Goal) -> PlanResult:
         started = time.perf_counter()
@@ -127,16 +135,25 @@ class BackwardPlanner:
         if not reach.reachable:
             raise PlanningError("unreachable", reach.reason)
         failure: PlanningError | None = None
+        kept: PlanResult | None = None  # an invalid plan, returned only with keep_invalid
         for attempt, share in enumerate((True, False), start=1):
+            self._sharing_used = False  # set when a goal is covered by consuming a planned station
             try:
                 result = self._attempt(root, share)
             except PlanningError as exc:
-                if exc.kind not in ("invalid", "no_order") or not share:
-                    raise
+                # without sharing, the same answers give the same plan: only retry if sharing happened
+                if exc.kind not in ("invalid", "no_order") or not share or not self._sharing_used:
+                    if kept is None:
+                        raise
+                    break
                 failure = exc
                 continue
             result.stats.update(attempts=attempt, seconds=round(time.perf_counter() - started, 6))
-            return result
+            if result.validation.valid or not share or not self._sharing_used:
+                return result
+            kept = result
+        if kept is not None:
+            return kept
         assert failure is not None
         raise failure
 
@@ -157,10 +174,16 @@ class BackwardPlanner:
                 continue
             if len(nodes) > self.max_goals:
                 raise PlanningError("decomposition", f"{root}: more than {self.max_goals} goals; the decomposition does not terminate")
+            context.path = self._path(node, nodes)
             try:
                 decomposition = self.decomposer.decompose(node.goal, context)
             except UnknownItemError as exc:
                 raise PlanningError("decomposition", f"{node.goal}: {exc}") from None
+            except Unanswered as exc:
+                if not self.keep_invalid:
+                    raise PlanningError("decomposition", f"{node.goal}: no answer: {exc}") from None
+                node.unanswered = str(exc)
+                continue
             calls += 1
             if self.verify:
                 problems = check_decomposition(self.kb, node.goal, decomposition)
@@ -179,6 +202,15 @@ class BackwardPlanner:
                 queue.append(child.id)
                 context.pending[sub.item] += 1
         return self._finish(root, nodes, stack, share, calls)
+
+    @staticmethod
+    def _path(node: GoalNode, nodes: list[GoalNode]) -> tuple[Goal, ...]:
+        above = []
+        parent = node.parent
+        while parent is not None:
+            above.append(nodes[parent].goal)
+            parent = nodes[parent].parent
+        return tuple(reversed(above))
 
     def _canonical(self, name: str, decomposition: Decomposition) -> str:
         try:
@@ -204,6 +236,7 @@ class BackwardPlanner:
             free = context.kept[item] - claimed.get(item, 0)
             if free >= node.goal.count:
                 claimed[item] = claimed.get(item, 0) + node.goal.count
+                self._sharing_used = True
                 return f"consumes the {item} planned as a station or tool, after its last use"
         return None
 
@@ -228,15 +261,18 @@ class BackwardPlanner:
         try:
             order = order_steps(steps, needs)
         except NoOrder as exc:
-            if exc.surface:
+            if self.keep_invalid:  # an unchecked planner's answers may loop: show BAR's raw stack order
+                order = list(range(len(steps)))
+            elif exc.surface:
                 raise PlanningError("no_return", f"{root.item} cannot be obtained without climbing back up: {exc.reason}") from None
-            raise PlanningError("no_order", f"{root.item}: no order of the steps works: {exc.reason}") from None
+            else:
+                raise PlanningError("no_order", f"{root.item}: no order of the steps works: {exc.reason}") from None
         position = {old: new for new, old in enumerate(order)}
         plan = Plan(steps=tuple(steps[i] for i in order), source=f"barsym plan {root.item} ({self.name})")
         for nid, i in at.items():
             nodes[nid].step_index = position[i]
         validation = self.validator.validate(plan, goal=root)
-        if not validation.valid:
+        if not validation.valid and not self.keep_invalid:
             error = validation.errors[0]
             where = f"step {error.step}" if error.step else "the end"
             raise PlanningError("invalid", f"{root.item}: the plan fails validation at {where}: {error.message}")

@@ -15,7 +15,9 @@ treat "already dug to that layer" like "already have a crafting table".
 many units earlier steps make versus request (a craft runs whole batches, so
 ``craft stick 2`` leaves two spare sticks for the next goal that needs sticks),
 how much fuel is budgeted for each smelted item, which tools and stations are
-planned (they are used, not consumed), and which layers are reached.
+planned (they are used, not consumed), and which layers are reached, and the
+path of goals above the current one (an answer that needs one of them again
+would loop: the LLM decomposer refuses such answers).
 """
 
 from __future__ import annotations
@@ -61,6 +63,15 @@ class PlanningError(Exception):
         super().__init__(message)
         self.kind = kind
         self.message = message
+
+
+class Unanswered(Exception):
+    """A decomposer has no usable step for a goal and no way to get one.
+
+    Only planners that keep invalid plans (``llm-only``) accept this: the
+    branch stays open, the plan misses those steps, and the validator says
+    where it breaks. Every other planner turns it into a PlanningError.
+    """
 
 
 @dataclass(frozen=True)
@@ -121,6 +132,7 @@ class PlanContext:
     burn: Counter = field(default_factory=Counter)  # smelted item -> fuel burn time budgeted
     layers: set[int] = field(default_factory=set)  # layers reached by planned dig downs
     pending: Counter = field(default_factory=Counter)  # goals waiting in the queue, by item
+    path: tuple[Goal, ...] = ()  # goals above the one being decomposed, root first (set by the planner)
 
     def surplus(self, item: str) -> int:
         """Spare units of ``item`` that planned batches make beyond what was asked."""

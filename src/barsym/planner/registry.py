@@ -2,9 +2,10 @@
 
 A planner is anything with ``name`` and ``plan(goal) -> PlanResult``. Each
 entry maps a name to a factory ``(kb, **options) -> planner``, imported lazily
-from a dotted path so that registering the LLM planners (issue 4: ``bar``,
-``llm-only``) costs nothing until they are used and pulls no model code into
-``barsym plan --planner symbolic``. To add one, call :func:`register` or add a
+from a dotted path so that the LLM planners (``bar``, the default, and
+``llm-only``) cost nothing until they are used and pull no model code into
+``barsym plan --planner symbolic``. Options a factory does not know are ignored,
+so callers can pass the LLM options to any planner. To add one, call :func:`register` or add a
 line to ``_BUILTIN``.
 """
 
@@ -31,10 +32,14 @@ Factory = Callable[..., Planner]
 
 #: name -> "module:function" or a factory; the first entry is the default.
 _BUILTIN: dict[str, str | Factory] = {
+    "bar": "barsym.planner.llm_planner:bar_planner",
+    "llm-only": "barsym.planner.llm_planner:llm_only_planner",
     "symbolic": "barsym.planner.registry:symbolic_planner",
 }
 _registry: dict[str, str | Factory] = dict(_BUILTIN)
-DEFAULT_PLANNER = "symbolic"
+DEFAULT_PLANNER = "bar"
+#: planners that talk to a language model (and take the --model/--llm-* options)
+LLM_PLANNERS = ("bar", "llm-only")
 
 
 _graphs: dict[int, tuple[KnowledgeBase, CraftGraph]] = {}

@@ -1,0 +1,114 @@
+"""Options and progress display shared by ``barsym plan`` and ``barsym eval``.
+
+The LLM planners take the same settings in both commands, and both must turn a
+bad setting (a model path that is not there, a file that is not a GGUF, a
+server URL nothing answers at) into one line on stderr and exit status 2
+before any planning starts, never a traceback. That is done here, once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TextIO
+
+from ..kb import KnowledgeBase
+from ..planner import make_planner
+from ..planner.registry import LLM_PLANNERS
+from .common import UsageError
+
+
+def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("LLM planners (bar, llm-only)")
+    group.add_argument("--model", metavar="PATH",
+                       help="GGUF model to run in-process (default: $BARSYM_MODEL, else the packaged SmolLM2-135M)")
+    group.add_argument("--llm-url", metavar="URL",
+                       help="OpenAI-compatible server instead of an in-process model, e.g. http://127.0.0.1:8080")
+    group.add_argument("--llm-mode", choices=["vocab", "graph"], default="vocab",
+                       help="vocab: output limited to the game's vocabulary; graph: only steps that can make the "
+                            "goal (default vocab)")
+    group.add_argument("--max-retries", default="2", metavar="N",
+                       help="answers sent back with the verifier's objections before the symbolic fallback (default 2)")
+    group.add_argument("--seed", default="0", metavar="N", help="sampling seed (default 0)")
+    group.add_argument("--temperature", default="0", metavar="T", help="sampling temperature; 0 is greedy (default)")
+    group.add_argument("--threads", metavar="N", help="CPU threads for the in-process model (default: all cores)")
+    group.add_argument("--llm-timeout", default="30", metavar="S",
+                       help="seconds to wait for a server reply (default 30)")
+
+
+def _number(text: str | None, option: str, kind: type, low: float, high: float | None = None):
+    if text is None:
+        return None
+    try:
+        value = kind(text)
+    except ValueError:
+        raise UsageError(f"{option} must be a {'whole ' if kind is int else ''}number, got {text!r}") from None
+    if value < low or (high is not None and value > high):
+        bound = f"from {low:g} to {high:g}" if high is not None else f"at least {low:g}"
+        raise UsageError(f"{option} must be {bound}, got {text}")
+    return value
+
+
+def llm_options(args: argparse.Namespace) -> dict:
+    """The planner options the command line gives, checked (UsageError on bad values)."""
+    if args.model is not None and args.llm_url is not None:
+        raise UsageError("give either --model (in-process) or --llm-url (server), not both")
+    return {
+        "model": args.model,
+        "llm_url": args.llm_url,
+        "llm_mode": args.llm_mode,
+        "max_retries": _number(args.max_retries, "--max-retries", int, 0, 20),
+        "seed": _number(args.seed, "--seed", int, 0),
+        "temperature": _number(args.temperature, "--temperature", float, 0, 5),
+        "threads": _number(args.threads, "--threads", int, 1, 512),
+        "timeout": _number(args.llm_timeout, "--llm-timeout", float, 0.1, 3600),
+    }
+
+
+def build_planner(name: str, kb: KnowledgeBase, args: argparse.Namespace, progress=None):
+    """``make_planner`` with the command line's options; model and server problems become UsageError."""
+    if name not in LLM_PLANNERS:
+        return make_planner(name, kb)
+    options = llm_options(args)
+    from ..llm import LLMError  # the LLM package is only imported for the LLM planners
+
+    try:
+        return make_planner(name, kb, progress=progress, **options)
+    except LLMError as exc:
+        raise UsageError(" ".join(str(exc).split())) from None
+    except ValueError as exc:  # a URL that is not one, conflicting settings
+        raise UsageError(str(exc)) from None
+
+
+class TerminalProgress:
+    """One self-overwriting status line on stderr, only when stderr is a terminal.
+
+    Planning with a 135M model takes seconds per task; a silent terminal for a
+    53-task evaluation looks like a hang. Redirected output stays clean.
+    """
+
+    def __init__(self, stream: TextIO | None = None):
+        self.stream = stream or sys.stderr
+        self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.label = ""
+        self._shown = False
+
+    def task(self, label: str) -> None:
+        self.label = label
+
+    def __call__(self, stats, goal) -> None:
+        if not self.enabled:
+            return
+        where = f"{self.label}: " if self.label else ""
+        text = (f"{where}{stats.goals} goals decomposed, {stats.llm_calls} LLM calls, "
+                f"{stats.accepted_first_try + stats.accepted_after_feedback} accepted, "
+                f"{stats.fallbacks} fallbacks; now: {goal.count} {goal.item}")
+        self.stream.write("\r\033[K" + text[:150])
+        self.stream.flush()
+        self._shown = True
+
+    def clear(self) -> None:
+        if self.enabled and self._shown:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+            self._shown = False

@@ -1,0 +1,99 @@
+"""What an evaluation cost and how far the model could be trusted.
+
+BAR's metrics compare plans with the expert's; they do not say whether a plan
+runs, how much of it the model wrote, or what it cost. This summary adds, per
+planner run: the executable-plan rate (the validator's verdict), LLM calls and
+tokens per task, how often the model's answer was accepted on the first try or
+after feedback and how often the symbolic decomposer had to answer instead, and
+wall time per task. Everything is read from the per-task ``stats`` the
+planners record, so a planner without a model simply reports zeros.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from .runner import Evaluation
+
+#: counters summed over tasks (names as in LLMStats)
+SUMMED = ("goals", "llm_goals", "llm_calls", "retries", "reused_replies", "accepted_first_try",
+          "accepted_after_feedback", "fallbacks", "unanswered", "loops_cut", "context_answers", "graph_forced", "rejected",
+          "unreadable", "backend_errors", "prompt_tokens", "completion_tokens", "evaluated_prompt_tokens",
+          "cached_prompt_tokens")
+
+
+def _rate(part: float, whole: float) -> float | None:
+    return round(100.0 * part / whole, 1) if whole else None
+
+
+def summarize(evaluation: Evaluation) -> dict:
+    """Executable rate, LLM effort and acceptance, and time per task, as one JSON-ready dict."""
+    outcomes = evaluation.outcomes
+    tasks = len(outcomes)
+    executable = sum(o.result is not None and o.result.validation.valid for o in outcomes)
+    totals = dict.fromkeys(SUMMED, 0)
+    plan_fallbacks = 0
+    verified = True
+    for o in outcomes:
+        stats = o.result.stats if o.result is not None else {}
+        verified = verified and stats.get("llm_verified", True)
+        for key in SUMMED:
+            totals[key] += stats.get(key, 0) or 0
+        plan_fallbacks += bool(stats.get("plan_fallback"))
+    seconds = [o.seconds for o in outcomes]
+    asked = totals["llm_goals"]
+    per_task = {key: round(totals[key] / tasks, 2) if tasks else 0.0
+                for key in ("llm_calls", "llm_goals", "prompt_tokens", "evaluated_prompt_tokens", "completion_tokens")}
+    return {
+        "tasks": tasks,
+        "verified": verified,
+        "executable": executable,
+        "executable_rate": _rate(executable, tasks),
+        "totals": totals,
+        "per_task": per_task,
+        "first_try_rate": _rate(totals["accepted_first_try"], asked),
+        "after_feedback_rate": _rate(totals["accepted_after_feedback"], asked),
+        "fallback_rate": _rate(totals["fallbacks"], asked),
+        "unanswered_rate": _rate(totals["unanswered"], asked),
+        "plan_fallbacks": plan_fallbacks,
+        "evaluated_per_call": round(totals["evaluated_prompt_tokens"] / totals["llm_calls"], 1)
+        if totals["llm_calls"] else None,
+        "seconds_per_task": {
+            "median": round(statistics.median(seconds), 3) if seconds else 0.0,
+            "mean": round(statistics.fmean(seconds), 3) if seconds else 0.0,
+            "max": round(max(seconds), 3) if seconds else 0.0,
+            "total": round(sum(seconds), 3),
+        },
+    }
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f} %"
+
+
+def format_summary(summary: dict) -> str:
+    s, t, per, sec = summary, summary["totals"], summary["per_task"], summary["seconds_per_task"]
+    lines = [
+        f"executable plans (validator): {s['executable']}/{s['tasks']} ({_pct(s['executable_rate'])})",
+        f"wall time per task: median {sec['median']:.2f} s, max {sec['max']:.2f} s, total {sec['total']:.1f} s",
+    ]
+    if not t["llm_goals"] and not t["llm_calls"]:
+        lines.append("LLM: not used by this planner")
+        return "\n".join(lines)
+    lines += [
+        f"goals decomposed: {t['goals']}; put to the LLM: {t['llm_goals']}; answered without a call: "
+        f"{t['context_answers']} from context, {t['graph_forced']} forced by the graph",
+        f"LLM calls: {t['llm_calls']} ({per['llm_calls']:.1f} per task, {per['llm_goals']:.1f} goals per task; "
+        f"{t['retries']} retries, {t['reused_replies']} replies reused)",
+        f"tokens per task: prompt {per['prompt_tokens']:.0f} (evaluated {per['evaluated_prompt_tokens']:.0f}; "
+        f"{s['evaluated_per_call'] if s['evaluated_per_call'] is not None else '-'} per call), "
+        f"completion {per['completion_tokens']:.0f}",
+        f"LLM answers per goal put to it: accepted first try {_pct(s['first_try_rate'])}, after feedback "
+        f"{_pct(s['after_feedback_rate'])}, symbolic fallback {_pct(s['fallback_rate'])}" if s["verified"] else
+        f"LLM answers per goal put to it (unchecked): used {_pct(s['first_try_rate'])} at once, "
+        f"{_pct(s['after_feedback_rate'])} after an unreadable reply, no usable answer {_pct(s['unanswered_rate'])}; "
+        f"branches cut because the answers looped: {t['loops_cut']}",
+        f"refused by the verifier: {t['rejected']}, unreadable: {t['unreadable']}, backend errors: "
+        f"{t['backend_errors']}, plan-level fallbacks: {s['plan_fallbacks']}",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,367 @@
+"""BAR's decomposition by a language model, checked by the crafting graph.
+
+For each goal the model is asked for the one step that makes it and the
+sub-goals that step needs (:mod:`.prompts`), under a grammar (:mod:`.llm_grammar`).
+With ``verify=True`` (the ``bar`` planner) every answer is checked before the
+planner sees it: :func:`check_decomposition` plus two loop checks the local
+check cannot make (a sub-goal that a goal further up is waiting for, or one the
+graph makes from the goal itself: a stone pickaxe to mine cobblestone). A
+rejected answer goes back to the model with the problems in words; after
+``max_retries`` rejections the symbolic decomposer answers that goal. With
+``verify=False`` (``llm-only``) answers pass unchecked; an answer that is not
+even a step leaves the goal unanswered, and the plan shows it. So does a goal
+that the model's own answers lead back to (a loop would never end otherwise).
+
+Not every goal needs the model. What the plan so far makes deterministic is
+answered from the context, without a call:
+
+- spare units of an earlier craft batch cover the goal -> a zero-yield step
+  (provenance ``context``); if they cover part of it, the model is asked only
+  for the rest and the step is widened to the goal's count afterwards;
+- fuel already budgeted for the same smelted item is credited to the step
+  (``fuel_credit``), as the symbolic decomposer does;
+- tools, stations and layers already planned never reach a decomposer: the
+  planner covers them.
+
+In ``graph`` mode a goal whose grammar admits a single line (one producer, no
+count to choose: ``mine 3 logs``, ``dig down with wooden_pickaxe``) is answered
+by that line without a call (provenance ``graph``).
+
+Replies to identical prompts are reused within a plan when decoding is greedy:
+the model would answer the same, so only the call is saved. Backend failures
+(server down, timeout, refused grammar) are recorded and retried; after two in
+a row the backend is considered down for the rest of the process and every
+further goal goes to the fallback at once, so a dead server costs two
+timeouts, not one per goal.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..graph import CraftGraph
+from ..kb import KnowledgeBase
+from ..llm import GrammarError, LLMBackend, LLMError
+from ..model import MAX_COUNT, Goal, Step, StepType
+from .decomposer import Decomposition, PlanContext, Unanswered, goal_layer
+from .llm_grammar import GrammarBuilder, ReplyError, parse_reply
+from .prompts import PromptBook, feedback_message, unreadable_message
+from .symbolic import SymbolicDecomposer
+from .verify import check_decomposition, subgoal_roles
+
+MODES = ("vocab", "graph")
+LLM, AFTER_FEEDBACK, FALLBACK, CONTEXT, GRAPH = "llm", "llm-after-feedback", "symbolic-fallback", "context", "graph"
+
+
+@dataclass
+class LLMStats:
+    """Per-plan counters; ``to_dict`` goes into ``PlanResult.stats``."""
+
+    goals: int = 0  # goals this decomposer was asked about
+    context_answers: int = 0
+    graph_forced: int = 0
+    llm_goals: int = 0  # goals put to the model
+    llm_calls: int = 0  # real backend calls (retries included)
+    reused_replies: int = 0  # identical prompts answered from this plan's earlier replies
+    retries: int = 0  # attempts after a goal's first
+    accepted_first_try: int = 0
+    accepted_after_feedback: int = 0
+    rejected: int = 0  # answers the verifier refused
+    unreadable: int = 0  # replies that were not a step
+    backend_errors: int = 0
+    fallbacks: int = 0
+    unanswered: int = 0  # llm-only: goals left without a step (unusable replies, dead backend)
+    loops_cut: int = 0  # llm-only: goals the model's own answers led back to, left open
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    evaluated_prompt_tokens: int = 0
+    cached_prompt_tokens: int = 0
+    llm_seconds: float = 0.0
+    problems: list[str] = field(default_factory=list)  # backend errors, for the report
+
+    def to_dict(self) -> dict:
+        out = dataclasses.asdict(self)
+        out["llm_seconds"] = round(self.llm_seconds, 3)
+        out["problems"] = list(dict.fromkeys(self.problems))[:5]
+        return out
+
+
+class LLMDecomposer:
+    """Decomposer that asks a language model (see the module docstring)."""
+
+    def __init__(self, kb: KnowledgeBase, backend: LLMBackend, *, mode: str = "vocab", max_retries: int = 2,
+                 verify: bool = True, fallback=SymbolicDecomposer, graph: CraftGraph | None = None,
+                 temperature: float = 0.0, seed: int = 0, max_calls: int = 300, max_backend_failures: int = 2,
+                 progress: Callable[[LLMStats, Goal], None] | None = None):
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+        if max_retries < 0:
+            raise ValueError(f"max_retries must be 0 or more, got {max_retries}")
+        self.kb, self.backend, self.mode, self.verify = kb, backend, mode, verify
+        self.max_retries, self.temperature, self.seed = max_retries, temperature, seed
+        self.max_calls, self.max_backend_failures, self.progress = max_calls, max_backend_failures, progress
+        self.graph = graph or CraftGraph(kb)
+        symbolic = SymbolicDecomposer(kb, graph=self.graph, prefer=kb.prefer)
+        self.fallback = symbolic if fallback is SymbolicDecomposer else fallback
+        if isinstance(self.fallback, type):
+            self.fallback = self.fallback(kb, graph=self.graph)
+        self.grammars = GrammarBuilder(kb, self.graph)
+        self.prompts = PromptBook(kb, symbolic)
+        self.name = f"llm-{mode}"
+        self.down: str | None = None  # why the backend is considered down (for the whole process)
+        self._failures_in_row = 0
+        self.start_plan()
+
+    def start_plan(self) -> None:
+        """Reset the per-plan counters and the reply cache (the LLM planners call this)."""
+        self.stats = LLMStats()
+        self._replies: dict[tuple, str] = {}
+
+    # ---- the one public question -------------------------------------------------------
+    def decompose(self, goal: Goal, context: PlanContext) -> Decomposition:
+        self.stats.goals += 1
+        try:
+            return self._decompose(goal, context)
+        finally:
+            if self.progress is not None:
+                self.progress(self.stats, goal)
+
+    def _decompose(self, goal: Goal, context: PlanContext) -> Decomposition:
+        if not self.verify and self._name(goal) in {self._name(g) for g in context.path}:
+            # unchecked answers can loop (planks from sticks from planks): cut the branch, as BAR's depth limit does
+            self.stats.loops_cut += 1
+            raise Unanswered(f"{goal.item} is already being obtained further up: the model's answers loop")
+        asked = goal
+        if goal_layer(goal) is None:
+            item = self.kb.resolve(goal.item)
+            spare = context.surplus(item)
+            if spare >= goal.count:
+                self.stats.context_answers += 1
+                step = Step(type=StepType.CRAFT, item=item, count=goal.count)
+                return Decomposition(step, (), CONTEXT, yields=0,
+                                     note=f"{goal.count} of {spare} spare from an earlier batch")
+            asked = Goal(item=item, count=goal.count - spare)
+        grammar, forced = self._grammar(asked, context)
+        if forced is not None:
+            self.stats.graph_forced += 1
+            return self._forced(goal, asked, forced, context)
+        if self.down:
+            return self._give_up(goal, context, f"LLM backend down: {self.down}")
+        if self.stats.llm_calls >= self.max_calls:
+            return self._give_up(goal, context, f"LLM call budget of {self.max_calls} per plan used up")
+        return self._converse(goal, asked, grammar, context)
+
+    # ---- the conversation with the model -------------------------------------------------
+    def _converse(self, goal: Goal, asked: Goal, grammar: str, context: PlanContext) -> Decomposition:
+        self.stats.llm_goals += 1
+        messages = self.prompts.first(asked)
+        feedback = False
+        problems: list[str] = []
+        refused: set[str] = set()
+        for attempt in range(self.max_retries + 1):
+            if attempt:
+                self.stats.retries += 1
+            try:
+                text = self._ask(messages, grammar)
+            except GrammarError as exc:
+                problems = [f"grammar refused by the backend: {exc}"]
+                self.stats.backend_errors += 1
+                self.stats.problems.append(str(exc))
+                break
+            except LLMError as exc:
+                problems = [f"backend error: {exc}"]
+                if self._backend_failed(exc):
+                    break
+                continue
+            if text in refused:  # greedy decoding repeats itself: more feedback will not help
+                problems.append("the model repeated a refused answer")
+                break
+            refused.add(text)
+            try:
+                decomposition = self._build(goal, asked, text, context)
+            except ReplyError as exc:
+                self.stats.unreadable += 1
+                problems = [f"unusable reply {text[:80]!r}: {exc}"]
+                messages = self.prompts.follow_up(messages, text, unreadable_message(asked, str(exc)))
+                feedback = True
+                continue
+            if self.verify:
+                problems = self._check(asked, decomposition, context)
+                if problems:
+                    self.stats.rejected += 1
+                    messages = self.prompts.follow_up(messages, text, feedback_message(asked, problems))
+                    feedback = True
+                    continue
+            if feedback:
+                self.stats.accepted_after_feedback += 1
+            else:
+                self.stats.accepted_first_try += 1
+            note = f"accepted after {attempt} refused or failed attempt(s)" if attempt else ""
+            answer = dataclasses.replace(decomposition, provenance=AFTER_FEEDBACK if feedback else LLM, note=note)
+            return self._widen(goal, asked, answer)
+        return self._give_up(goal, context, "; ".join(problems[:3]) or "no answer")
+
+    def _ask(self, messages: list[dict[str, str]], grammar: str) -> str:
+        key = None
+        if self.temperature == 0:
+            key = (tuple((m["role"], m["content"]) for m in messages), grammar)
+            if key in self._replies:
+                self.stats.reused_replies += 1
+                return self._replies[key]
+        started = time.perf_counter()
+        self.stats.llm_calls += 1
+        try:
+            reply = self.backend.complete(messages, grammar=grammar, max_tokens=self.grammars.token_budget(),
+                                          temperature=self.temperature, seed=self.seed)
+        finally:
+            self.stats.llm_seconds += time.perf_counter() - started
+        self._failures_in_row = 0
+        s = self.stats
+        s.prompt_tokens += reply.prompt_tokens
+        s.completion_tokens += reply.completion_tokens
+        s.evaluated_prompt_tokens += reply.evaluated_prompt_tokens if reply.evaluated_prompt_tokens is not None \
+            else reply.prompt_tokens
+        s.cached_prompt_tokens += reply.cached_prompt_tokens or 0
+        text = reply.text if reply.finish_reason != "length" else reply.text + " [cut off at max_tokens]"
+        if key is not None:
+            self._replies[key] = text
+        return text
+
+    def _backend_failed(self, exc: LLMError) -> bool:
+        """Record a backend failure; True when the backend is now considered down."""
+        self.stats.backend_errors += 1
+        self.stats.problems.append(str(exc))
+        self._failures_in_row += 1
+        if self._failures_in_row >= self.max_backend_failures:
+            self.down = f"{self._failures_in_row} failures in a row, last: {exc}"
+            return True
+        return False
+
+    # ---- turning a reply into a decomposition ---------------------------------------------
+    def _grammar(self, asked: Goal, context: PlanContext) -> tuple[str, str | None]:
+        if self.mode == "graph":
+            credit = context.fuel_left(asked.item) if goal_layer(asked) is None else 0.0
+            avoid = frozenset(self._name(g) for g in context.path)
+            built = self.grammars.for_goal(asked, min(credit, float(asked.count)), avoid)
+            if built is not None:
+                return built.text, built.forced
+        return self.grammars.vocab(), None
+
+    def _build(self, goal: Goal, asked: Goal, text: str, context: PlanContext) -> Decomposition:
+        """The reply as a decomposition of ``asked`` (the model's own counts, context credits applied)."""
+        reply = parse_reply(text.replace(" [cut off at max_tokens]", ""), self.kb)
+        step = reply.step
+        layer = goal_layer(goal)
+        if layer is not None and step.type is not StepType.DIG_DOWN:
+            raise ReplyError(f"the goal is to reach layer {layer}: that takes a dig down step, not {step.type.value}")
+        if layer is None and step.type is StepType.DIG_DOWN:
+            raise ReplyError(f"a dig down does not make {goal.item}")
+        yields, credit = None, 0.0
+        if step.type is StepType.CRAFT:
+            recipe = self._fitting_recipe(self.kb.resolve(step.item), reply.subgoals)
+            if recipe is not None:
+                yields = math.ceil(step.count / recipe.count) * recipe.count
+        elif step.type is StepType.SMELT:
+            credit = min(context.fuel_left(self.kb.resolve(step.item)), float(step.count))
+        return Decomposition(step, reply.subgoals, LLM, yields=yields, fuel_credit=credit)
+
+    def _fitting_recipe(self, item: str, subgoals: tuple[Goal, ...]):
+        """The recipe of ``item`` the subgoals' items cover best (the verifier reads them the same way)."""
+        have = {self.kb.resolve(g.item) for g in subgoals if goal_layer(g) is None}
+        recipes = self.kb.crafts.get(item, ())
+        return max(recipes, key=lambda r: sum(any(a in have for a in i.accepts) for i in r.ingredients), default=None)
+
+    def _widen(self, goal: Goal, asked: Goal, decomposition: Decomposition) -> Decomposition:
+        """Answer for ``asked`` -> answer for ``goal``: spare units the context supplied join the step."""
+        extra = goal.count - asked.count
+        step = decomposition.step
+        if not extra or step.type is StepType.DIG_DOWN:
+            return decomposition
+        made = decomposition.made
+        step = step.model_copy(update={"count": min(MAX_COUNT, (step.count or 0) + extra)})
+        note = (decomposition.note + "; " if decomposition.note else "") + f"{extra} spare from an earlier batch used"
+        return dataclasses.replace(decomposition, step=step, yields=made, note=note)
+
+    def _check(self, asked: Goal, decomposition: Decomposition, context: PlanContext) -> list[str]:
+        problems = check_decomposition(self.kb, asked, decomposition)
+        return problems + self._loops(asked, decomposition, context) + self._waste(decomposition)
+
+    def _waste(self, d: Decomposition) -> list[str]:
+        """Units asked beyond what the step uses: the plan would still run, but wastefully.
+
+        check_decomposition only asks "is there enough?"; the symbolic answers
+        are exact, so an LLM answer that over-asks is refused too: a second
+        crafting table, 100 diamonds for one pickaxe, a table for a 2x2 recipe.
+        """
+        step, kb = d.step, self.kb
+        roles = subgoal_roles(kb, step, d.subgoals)
+        units = Counter()
+        for goal, role in zip(d.subgoals, roles):
+            if role in ("tool", "station") and goal.count > 1:
+                return [f"one {goal.item} is enough: it is used, not consumed"]
+            if role in ("ingredient", "fuel"):
+                units[kb.resolve(goal.item)] += goal.count
+        item = kb.resolve(step.item) if step.item else None
+        if step.type is StepType.CRAFT and item in kb.crafts:
+            recipe = min(kb.crafts[item], key=lambda r: sum(max(0, i.count - sum(units[a] for a in i.accepts))
+                                                            for i in r.ingredients))
+            if "station" in roles and not recipe.needs_table:
+                return [f"{item} fits the 2x2 inventory grid: no crafting_table needed"]
+            batches = math.ceil(d.made / recipe.count)
+            need = sum(batches * i.count for i in recipe.ingredients)
+            if sum(units.values()) > need:
+                return [f"too many ingredients: {batches} craft(s) of {item} use {need} unit(s) in all, "
+                        f"the subgoals ask for {sum(units.values())}"]
+        if step.type is StepType.SMELT:
+            fuels = [(g, kb.fuel_value(g.item)) for g, r in zip(d.subgoals, roles) if r == "fuel"]
+            inputs = sum(g.count for g, r in zip(d.subgoals, roles) if r == "ingredient")
+            if inputs > (step.count or 0):
+                return [f"too many ingredients: smelting {step.count} {item} takes {step.count}, not {inputs}"]
+            burn = d.fuel_credit + sum(g.count * v for g, v in fuels)
+            if fuels and burn - min(v for _, v in fuels) >= (step.count or 0) - 1e-9:
+                return [f"too much fuel: the fuel burns for {burn:g} items, {step.count} are smelted"]
+        return []
+
+    def _loops(self, asked: Goal, decomposition: Decomposition, context: PlanContext) -> list[str]:
+        target = asked.item
+        above = {self._name(g) for g in context.path}
+        problems = []
+        for sub in decomposition.subgoals:
+            name = self._name(sub)
+            needs = self.grammars.requires(name)
+            if name in above:
+                problems.append(f"{name} is already being obtained further up this plan; asking for it again loops")
+            elif name != target and target in needs:
+                problems.append(f"{name} is itself made with {target.replace(':', ' ')}, so it cannot help obtain it")
+            elif needs & above:
+                first = sorted(needs & above)[0].replace(":", " ")
+                problems.append(f"{name} is made with {first}, which this goal is part of obtaining; that loops")
+        return problems
+
+    def _name(self, goal: Goal) -> str:
+        if goal_layer(goal) is not None:
+            return goal.item
+        return self.kb.resolve(goal.item) if self.kb.is_known(goal.item) else goal.item
+
+    # ---- answers without the model -------------------------------------------------------
+    def _forced(self, goal: Goal, asked: Goal, line: str, context: PlanContext) -> Decomposition:
+        decomposition = self._build(goal, asked, line, context)
+        problems = self._check(asked, decomposition, context) if self.verify else []
+        if problems:
+            return self._give_up(goal, context, "the only answer the graph admits is refused: " + "; ".join(problems))
+        return self._widen(goal, asked, dataclasses.replace(decomposition, provenance=GRAPH,
+                                                            note="the only step the graph admits"))
+
+    def _give_up(self, goal: Goal, context: PlanContext, reason: str) -> Decomposition:
+        if self.fallback is None:
+            self.stats.unanswered += 1
+            raise Unanswered(reason)
+        self.stats.fallbacks += 1
+        answer = self.fallback.decompose(goal, context)
+        note = f"LLM gave up ({reason})" + (f"; {answer.note}" if answer.note else "")
+        return dataclasses.replace(answer, provenance=FALLBACK, note=note)

@@ -1,0 +1,349 @@
+"""The model's reply format, its parser, and the grammars that constrain it.
+
+Every generated token costs ~10 ms on a 2-core laptop, so the model does not
+write JSON. It writes one line in BAR's own step notation, then the subgoals::
+
+    craft 1 stone_pickaxe: 3 cobblestone, 2 stick, 1 crafting_table
+    mine 3 iron_ore with stone_pickaxe: 1 stone_pickaxe, layer 2
+    smelt 3 iron_ingot: 3 iron_ore, 2 planks, 1 furnace
+    dig down with wooden_pickaxe: 1 wooden_pickaxe
+    mine 3 logs
+
+That is 10-25 tokens where the JSON form takes 40-60. Item names contain no
+spaces, so the line parses without ambiguity.
+
+Two grammars constrain the line (GBNF for llama.cpp; rule names use ``-``
+because llama.cpp rejects ``_``):
+
+- ``vocab``: any step type, item and tool of the knowledge base's overworld
+  vocabulary, counts 1-999, at most ``max_subgoals`` subgoals. The model can
+  still say something wrong, only not something unknown.
+- ``graph`` (graph-constrained decoding): built per goal from the crafting
+  graph. The step must make the goal (its item and count are fixed text), its
+  type and tool come from the goal's producers, and each producer's subgoal
+  list is fixed in shape: one entry per ingredient slot (any accepted item),
+  then the tool, station, fuel (optional) and layer it needs. The model is
+  left to choose the producer, the slot members, the counts and the tool tier.
+  Tools and slot members that would need the goal itself (a stone pickaxe to
+  mine cobblestone) are left out, because they can never be part of a plan.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from ..graph import CraftGraph, item_node
+from ..kb import KnowledgeBase, UnknownItemError
+from ..llm.grammar import gbnf_literal, gbnf_word_choice
+from ..model import MAX_COUNT, Goal, Step, StepType
+from .decomposer import Decomposition, goal_layer, layer_goal
+
+ITEM_VERBS = ("craft", "smelt", "mine", "kill")
+DIG = "dig down"
+_HEAD = re.compile(r"^(?:(?P<verb>[a-z_]+) (?P<count>\d+) (?P<item>\S+)|dig down)(?: with (?P<tool>\S+))?$")
+_SUB = re.compile(r"^(?:(?P<count>\d+) (?P<item>\S+)|layer (?P<layer>\d+))$")
+
+
+class ReplyError(ValueError):
+    """A reply that cannot be read as a step (the message says why, for the feedback)."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    step: Step
+    subgoals: tuple[Goal, ...]
+
+
+def render_goal(goal: Goal) -> str:
+    """``3 planks`` or ``layer 2``: how a goal is written in prompts."""
+    layer = goal_layer(goal)
+    return f"layer {layer}" if layer is not None else f"{goal.count} {goal.item}"
+
+
+def render_reply(decomposition: Decomposition) -> str:
+    """A decomposition in the reply format (used to write the few-shot answers)."""
+    step = decomposition.step
+    if step.type is StepType.DIG_DOWN:
+        head = DIG + (f" with {step.tool}" if step.tool else "")
+    else:
+        head = f"{step.type.value} {step.count} {step.item}" + (f" with {step.tool}" if step.tool else "")
+    subs = [render_goal(g) for g in decomposition.subgoals]
+    return head + (": " + ", ".join(subs) if subs else "")
+
+
+def parse_reply(text: str, kb: KnowledgeBase) -> Reply:
+    """Read one reply line; raise :class:`ReplyError` naming what is wrong.
+
+    Lenient where a server ignored the grammar (extra lines, a final period,
+    "nothing" for no subgoals); strict about names and counts, because those
+    become plan steps.
+    """
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        raise ReplyError("the reply is empty")
+    line = lines[0].rstrip(".").strip()
+    head, sep, tail = line.partition(":")
+    match = _HEAD.match(head.strip())
+    if match is None:
+        raise ReplyError(f"cannot read {head.strip()[:60]!r} as a step like 'craft 4 stick' or 'dig down with ...'")
+    tool = match["tool"]
+    if tool is not None:
+        _known(kb, tool, "tool")
+    if match["verb"] is None:
+        step = Step(type=StepType.DIG_DOWN, tool=tool)
+    else:
+        if match["verb"] not in ITEM_VERBS:
+            raise ReplyError(f"unknown step type {match['verb']!r}; use one of {', '.join(ITEM_VERBS)} or dig down")
+        step = Step(type=StepType(match["verb"]), item=_known(kb, match["item"], "item"),
+                    count=_count(match["count"]), tool=tool)
+    subgoals = []
+    parts = [p.strip() for p in tail.split(",")] if sep else []
+    if parts in (["nothing"], ["none"], [""]):
+        parts = []
+    for part in parts:
+        sub = _SUB.match(part)
+        if sub is None:
+            raise ReplyError(f"cannot read subgoal {part[:40]!r}; write '2 stick' or 'layer 1'")
+        if sub["layer"] is not None:
+            number = int(sub["layer"])
+            if not 1 <= number <= kb.deepest_layer:
+                raise ReplyError(f"layer {number} does not exist (layers 1 to {kb.deepest_layer})")
+            subgoals.append(layer_goal(number))
+        else:
+            subgoals.append(Goal(item=_known(kb, sub["item"], "item"), count=_count(sub["count"])))
+    return Reply(step, tuple(subgoals))
+
+
+def _known(kb: KnowledgeBase, name: str, what: str) -> str:
+    try:
+        kb.resolve(name)
+    except UnknownItemError as exc:
+        raise ReplyError(f"unknown {what} {name!r}" + (f" (did you mean {', '.join(exc.suggestions)}?)"
+                                                      if exc.suggestions else "")) from None
+    return name
+
+
+def _count(text: str) -> int:
+    number = int(text)
+    if not 1 <= number <= MAX_COUNT:
+        raise ReplyError(f"count {number} is out of range 1 to {MAX_COUNT}")
+    return number
+
+
+@dataclass(frozen=True)
+class GoalGrammar:
+    """A graph-mode grammar; ``forced`` is the only line it admits, when there is just one."""
+
+    text: str
+    forced: str | None = None
+
+
+class GrammarBuilder:
+    """Build the vocab grammar once and graph grammars per goal, for one knowledge base."""
+
+    def __init__(self, kb: KnowledgeBase, graph: CraftGraph, max_subgoals: int = 6):
+        self.kb = kb
+        self.graph = graph
+        self.max_subgoals = max_subgoals
+        reach = graph.reachable_nodes
+        self.items = sorted(i for i in kb.items if item_node(i) in reach)
+        kinds = {t.kind for t in kb.tools.values()}
+        loose = {s.tool_kind for s in kb.sources.values() if s.tool_kind and s.tool_kind not in kinds}
+        self.tools = sorted(t for t in set(kb.tools) | loose if item_node(t) in reach)
+        self.verbs = [v for v in ITEM_VERBS if v in self._verbs_in_kb()]
+        # graph mode offers the knowledge base's preferred fuels, not all 190 burnable items
+        self.fuels = [f for f in kb.fuel_preference if f in kb.items and kb.fuel_value(f) > 0]
+        self._requires: dict[str, frozenset[str]] = {}
+        self._vocab: str | None = None
+        self._avoid: frozenset[str] = frozenset()  # the goals above the one a grammar is being built for
+
+    def _verbs_in_kb(self) -> set[str]:
+        verbs = {s.kind for s in self.kb.sources.values()}
+        if self.kb.crafts:
+            verbs.add("craft")
+        if self.kb.smelts:
+            verbs.add("smelt")
+        return verbs
+
+    # ---- what an item needs, to keep loops out ---------------------------------------
+    def requires(self, name: str) -> frozenset[str]:
+        """Items and ``layer:N`` goals the graph's cheapest way of obtaining ``name`` needs."""
+        found = self._requires.get(name)
+        if found is None:
+            layer = goal_layer(Goal(item=name)) if name.startswith("layer:") else None
+            if layer is not None:
+                pickaxe = self._cheapest_tool(self.kb.dig_down_kind, 1)
+                found = frozenset({f"layer:{n}" for n in range(layer)} | {pickaxe} | self.requires(pickaxe))
+            else:
+                sub = self.graph.dependency_subgraph(name)
+                data = sub.nodes(data=True)
+                found = frozenset(d["name"] if d.get("kind") == "item" else n
+                                  for n, d in data if d.get("kind") in ("item", "layer")) - {name}
+            self._requires[name] = found
+        return found
+
+    def _cheapest_tool(self, kind: str, tier: int) -> str:
+        options = [t for t in self.kb.tools.values() if t.kind == kind and t.tier >= tier]
+        costs = self.graph.costs
+        return min(options, key=lambda t: (t.tier, costs.get(item_node(t.name), float("inf")), t.name)).name
+
+    def _usable(self, name: str, goal: str, avoid: frozenset[str] = frozenset()) -> bool:
+        """Reachable, and not made (by the graph's way) from the goal or from a goal waiting on it."""
+        if name == goal or name in avoid or item_node(name) not in self.graph.reachable_nodes:
+            return False
+        needs = self.requires(name)
+        return goal not in needs and not (needs & avoid)
+
+    # ---- grammars ------------------------------------------------------------------------
+    def vocab(self) -> str:
+        if self._vocab is None:
+            layers = " | ".join(gbnf_literal(str(n)) for n in range(1, self.kb.deepest_layer + 1))
+            self._vocab = _lines(
+                "root ::= head tail?",
+                f'head ::= verb " " count " " item tool? | {gbnf_literal(DIG)} tool?',
+                f"verb ::= {' | '.join(gbnf_literal(v) for v in self.verbs)}",
+                'tool ::= " with " toolname',
+                f'tail ::= ": " {_bounded("sub", self.max_subgoals)}',
+                f'sub ::= count " " item | "layer " layer',
+                "count ::= [1-9] [0-9]? [0-9]?",
+                f"layer ::= {layers}",
+                f"item ::= {gbnf_word_choice(self.items)}",
+                f"toolname ::= {gbnf_word_choice(self.tools)}",
+            )
+        return self._vocab
+
+    def for_goal(self, goal: Goal, fuel_credit: float = 0.0, avoid: frozenset[str] = frozenset()) -> GoalGrammar | None:
+        """The graph-mode grammar for ``goal``, or None if the graph admits no producer.
+
+        ``fuel_credit`` is burn time already budgeted for this smelted item: the
+        fuel the grammar offers is only what is still missing. ``avoid`` are the
+        goals further up the plan: nothing made from them is offered (a loop).
+        """
+        layer = goal_layer(goal)
+        self._avoid = avoid
+        options = self._dig_options(layer) if layer is not None else self._item_options(goal, fuel_credit)
+        options = list(dict.fromkeys(options))
+        if not options:
+            return None
+        root = Choice(tuple(options))
+        return GoalGrammar(_lines(f"root ::= {_render((root,))}"), _only((root,)))
+
+    def token_budget(self) -> int:
+        """Enough new tokens for the longest line either grammar admits (names take up to ~10 tokens).
+
+        Only a cap: generation ends where the grammar does, typically after 10-25 tokens.
+        """
+        return 24 + 14 * self.max_subgoals
+
+    # An option is a tuple of parts: literal text, a Choice, or ANY_COUNT.
+    def _item_options(self, goal: Goal, credit: float) -> list[tuple]:
+        kb, item, count = self.kb, goal.item, goal.count
+        reach = self.graph.reachable_nodes
+        out = []
+        for index, recipe in enumerate(kb.crafts.get(item, ())):
+            members = [self._members(i.accepts, item) for i in recipe.ingredients]
+            if f"craft:{item}#{index}" not in reach or not all(members):
+                continue
+            batches = -(-count // recipe.count)
+            option: list = [f"craft {count} {item}: "]
+            for n, (ingredient, names) in enumerate(zip(recipe.ingredients, members)):
+                option += ([", "] if n else []) + [_upto(batches * ingredient.count), " ", Choice(tuple(names))]
+            out.append(tuple(option + ([", 1 crafting_table"] if recipe.needs_table else [])))
+        for index, recipe in enumerate(kb.smelts.get(item, ())):
+            names = self._members(recipe.input.accepts, item)
+            fuels = [f for f in self.fuels if self._usable(f, item, self._avoid)]
+            missing = max(0.0, count - credit)
+            if f"smelt:{item}#{index}" not in reach or not names or (missing > 0 and not fuels):
+                continue
+            option = [f"smelt {count} {item}: ", _upto(count), " ", Choice(tuple(names))]
+            if missing > 0:  # fuel: any preferred fuel, at most the units that cover what is missing
+                option += [", ", Choice(tuple((_upto(math.ceil(missing / kb.fuel_value(f))), f" {f}") for f in fuels))]
+            out.append(tuple(option + [", 1 furnace"]))
+        source = kb.sources.get(item)
+        if source is not None and f"{source.kind}:{item}" in reach:
+            low = min(source.layers)
+            head = f"{source.kind} {count} {item}"
+            if source.tool_kind is None:
+                out.append((head + (f": layer {low}" if low > 0 else ""),))
+            else:
+                tools = [t.name for t in kb.tools.values() if t.kind == source.tool_kind and t.tier >= source.min_tier]
+                for tool in sorted(t for t in tools or [source.tool_kind] if self._usable(t, item, self._avoid)):
+                    out.append((f"{head} with {tool}: 1 {tool}" + (f", layer {low}" if low > 0 else ""),))
+        return out
+
+    def _dig_options(self, layer: int) -> list[tuple]:
+        if not 1 <= layer <= self.kb.deepest_layer:
+            return []
+        target = f"layer:{layer}"
+        out = []
+        for tool in sorted(t.name for t in self.kb.tools.values() if t.kind == self.kb.dig_down_kind and t.tier >= 1):
+            if self._usable(tool, target, self._avoid):
+                out.append((f"{DIG} with {tool}: 1 {tool}" + (f", layer {layer - 1}" if layer > 1 else ""),))
+        return out
+
+    def _members(self, accepts: tuple[str, ...], goal: str) -> list[str]:
+        return [name for name in accepts if self._usable(name, goal, self._avoid)]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """Alternatives in a graph-mode option: plain strings, or tuples of parts."""
+
+    options: tuple
+
+
+ANY_COUNT = "[1-9] [0-9]? [0-9]?"  # GBNF for counts 1-999, used where listing the values is too long
+LISTED_COUNTS = 64
+
+
+def _upto(most: int) -> Choice | object:
+    """The counts 1..most: a graph-mode count never asks for more than the step uses."""
+    if most > LISTED_COUNTS:
+        return _ANY
+    return Choice(tuple(str(n) for n in range(1, int(most) + 1)))
+
+
+_ANY = object()
+
+
+def _render(parts: tuple) -> str:
+    out = []
+    for part in parts:
+        if part is _ANY:
+            out.append(ANY_COUNT)
+        elif isinstance(part, str):
+            out.append(gbnf_literal(part))
+        elif all(isinstance(o, str) for o in part.options):
+            out.append(gbnf_word_choice(part.options))
+        else:
+            out.append("(" + " | ".join(_render(o) for o in part.options) + ")")
+    return " ".join(out)
+
+
+def _only(parts: tuple) -> str | None:
+    """The single string ``parts`` admit, or None if there is any choice left."""
+    text = ""
+    for part in parts:
+        if part is _ANY or (isinstance(part, Choice) and len(part.options) != 1):
+            return None
+        if isinstance(part, Choice):
+            inner = part.options[0]
+            part = inner if isinstance(inner, str) else _only(inner)
+            if part is None:
+                return None
+        text += part
+    return text
+
+
+def _bounded(rule: str, most: int) -> str:
+    """``rule ("," rule (...)?)?`` up to ``most`` times, without {m,n} (older llama.cpp lacks it)."""
+    body = rule
+    for _ in range(most - 1):
+        body = f'{rule} (", " {body})?'
+    return body
+
+
+def _lines(*rules: str) -> str:
+    return "\n".join(rules) + "\n"

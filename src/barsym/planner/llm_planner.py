@@ -1,0 +1,159 @@
+"""The LLM planners: ``bar`` (model + verifier + symbolic fallback) and ``llm-only``.
+
+Both run BAR's loop (:class:`BackwardPlanner`) with an :class:`LLMDecomposer`;
+this module adds what belongs to a whole plan rather than to one goal:
+
+- **Counters.** The decomposer's per-plan LLM counters (calls, tokens, evaluated
+  prompt tokens, acceptances, fallbacks) are merged into ``PlanResult.stats``,
+  with the plan's wall time, so ``barsym plan`` prints them and ``barsym eval``
+  sums them.
+- **A plan-level safety net for ``bar``.** Each answer is checked on its own, so
+  answers that are each fine can still fail together (a cycle through a tool the
+  model made its own way). If the finished plan cannot be ordered or validated,
+  ``bar`` plans the task symbolically and labels every step
+  ``symbolic-fallback``, so ``bar`` always returns an executable plan and the
+  report says it had to. ``llm-only`` has no net: its plan comes back with
+  the validator's verdict, executable or not.
+- **One model per process.** Backends are cached by their settings, so an
+  evaluation over 53 tasks, or several planners in one test session, load the
+  GGUF once. A server URL is probed once when the planner is built, so a
+  server that is not there is a one-line error before any planning starts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+import socket
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+
+from ..kb import KnowledgeBase
+from ..llm import BackendTimeoutError, BackendUnavailableError, LLMBackend, LLMOptions, default_model_path, make_backend
+from ..model import Goal
+from .backward import BackwardPlanner, PlanResult
+from .decomposer import PlanningError
+from .llm_decomposer import FALLBACK, LLMDecomposer, LLMStats
+from .registry import graph_for, symbolic_planner
+from .symbolic import SymbolicDecomposer
+
+#: PlanningError kinds that say something about the goal, not about the answers:
+#: the symbolic planner would fail the same way, so there is nothing to fall back to.
+GOAL_ERRORS = ("unreachable", "no_return", "too_large")
+N_CTX = 2048  # few-shot prefix ~400 tokens + a goal's conversation with two retries
+
+_backends: dict[tuple, LLMBackend] = {}
+
+
+def shared_backend(model: str | None = None, url: str | None = None, threads: int | None = None,
+                   timeout: float = 30.0) -> LLMBackend:
+    """The backend for these settings, created (and the model loaded, or the server probed) once per process."""
+    if model is not None and url is not None:
+        raise ValueError("give either --model (in-process) or --llm-url (server), not both")
+    if url is not None:
+        key: tuple = ("url", url.strip(), timeout)
+    else:
+        key = ("model", str(default_model_path(model)), threads)
+    backend = _backends.get(key)
+    if backend is None:
+        options = LLMOptions(n_threads=threads, n_ctx=N_CTX)
+        if url is not None:
+            backend = make_backend(url=url.strip(), options=options, timeout=timeout)
+            probe(backend.base_url, min(timeout, 10.0))
+        else:
+            backend = make_backend(model_path=key[1], options=options)
+        _backends[key] = backend
+    return backend
+
+
+def probe(base_url: str, timeout: float) -> None:
+    """Check that something answers HTTP at ``base_url``; any HTTP status counts as up."""
+    host = urllib.parse.urlsplit(base_url).hostname or ""
+    handlers = [urllib.request.ProxyHandler({})] if _loopback(host) else []
+    opener = urllib.request.build_opener(*handlers)
+    try:
+        with opener.open(base_url + "/v1/models", timeout=timeout):
+            return
+    except urllib.error.HTTPError:
+        return  # it answered; not every server lists models
+    except urllib.error.URLError as exc:
+        if isinstance(exc.reason, (socket.timeout, TimeoutError)):
+            raise BackendTimeoutError(f"the LLM server at {base_url} did not answer within {timeout:g}s") from None
+        raise BackendUnavailableError(
+            f"cannot reach the LLM server at {base_url}: {exc.reason}; is it running?") from None
+    except (TimeoutError, socket.timeout):
+        raise BackendTimeoutError(f"the LLM server at {base_url} did not answer within {timeout:g}s") from None
+    except OSError as exc:
+        raise BackendUnavailableError(f"cannot reach the LLM server at {base_url}: {exc}") from None
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class LLMPlanner:
+    """BAR's loop with an LLM decomposer, per-plan counters and (for ``bar``) a plan-level net."""
+
+    def __init__(self, kb: KnowledgeBase, decomposer: LLMDecomposer, *, name: str, plan_fallback: bool,
+                 validator=None, max_goals: int = 2000):
+        self.kb, self.decomposer, self.name = kb, decomposer, name
+        self.graph = decomposer.graph
+        self.plan_fallback = plan_fallback
+        self.inner = BackwardPlanner(kb, decomposer, graph=self.graph, validator=validator, verify=decomposer.verify,
+                                     max_goals=max_goals, name=name, keep_invalid=not decomposer.verify)
+        self._symbolic = symbolic_planner(kb, graph=self.graph, validator=validator) if plan_fallback else None
+
+    def plan(self, goal: Goal) -> PlanResult:
+        started = time.perf_counter()
+        self.decomposer.start_plan()
+        try:
+            result = self.inner.plan(goal)
+            fell_back = None
+        except PlanningError as exc:
+            if exc.kind in GOAL_ERRORS or self._symbolic is None:
+                raise
+            result, fell_back = self._symbolic.plan(goal), exc.message
+            self._relabel(result, exc.message)
+        result.stats.update(self.decomposer.stats.to_dict())
+        result.stats.update(plan_fallback=fell_back, llm_mode=self.decomposer.mode, llm_verified=self.decomposer.verify,
+                            seconds=round(time.perf_counter() - started, 6))
+        if self.decomposer.down:
+            result.stats["backend_down"] = self.decomposer.down
+        return result
+
+    def _relabel(self, result: PlanResult, reason: str) -> None:
+        result.planner = self.name
+        for node in result.nodes:
+            if node.decomposition is not None:
+                note = f"plan-level fallback ({reason})"
+                node.decomposition = dataclasses.replace(node.decomposition, provenance=FALLBACK, note=note)
+
+
+def _planner(kb: KnowledgeBase, *, name: str, verify: bool, backend: LLMBackend | None = None,
+             model: str | None = None, llm_url: str | None = None, llm_mode: str = "vocab", max_retries: int = 2,
+             seed: int = 0, threads: int | None = None, temperature: float = 0.0, timeout: float = 30.0,
+             progress: Callable[[LLMStats, Goal], None] | None = None, graph=None, validator=None,
+             **_ignored) -> LLMPlanner:
+    backend = backend or shared_backend(model, llm_url, threads, timeout)
+    decomposer = LLMDecomposer(kb, backend, mode=llm_mode, max_retries=max_retries, verify=verify,
+                               fallback=SymbolicDecomposer if verify else None, graph=graph or graph_for(kb),
+                               temperature=temperature, seed=seed, progress=progress)
+    return LLMPlanner(kb, decomposer, name=name, plan_fallback=verify, validator=validator)
+
+
+def bar_planner(kb: KnowledgeBase, **options) -> LLMPlanner:
+    """``bar``: the model decomposes, the graph checks every answer, the symbolic decomposer covers failures."""
+    return _planner(kb, name="bar", verify=True, **options)
+
+
+def llm_only_planner(kb: KnowledgeBase, **options) -> LLMPlanner:
+    """``llm-only``: the same loop without verifier or fallback; plans may be wrong, and say so."""
+    return _planner(kb, name="llm-only", verify=False, **options)

@@ -1,0 +1,105 @@
+"""What the LLM decomposer says to the model: BAR's question, examples, feedback.
+
+BAR asks the model one thing per goal: the single step that makes it and the
+sub-goals that step needs. The prompt is laid out for the KV cache: a fixed
+system message and fixed few-shot turns come first and are identical in every
+call of the process, and the goal is the last user message. llama.cpp then
+reuses the prefix and evaluates only the ~10 tokens of the new goal (measured:
+~8 instead of ~400 per call).
+
+The few-shot answers are not written by hand: they are produced by the
+SymbolicDecomposer on fixed goals, so they are always correct and follow the
+same conventions (generic ``logs``/``planks``, fuel as planks, the lowest tool
+tier, one ``layer N`` subgoal per underground resource) as the verifier and the
+expert plans. The goals are chosen to show every kind of step and some batch
+arithmetic, and none of them is one of BAR's 53 task targets, so the examples
+never contain a task's answer verbatim.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..kb import KnowledgeBase
+from ..model import Goal
+from .decomposer import PlanContext, layer_goal
+from .llm_grammar import render_goal, render_reply
+from .symbolic import SymbolicDecomposer
+
+#: Goals whose symbolic answers become the few-shot turns, in prompt order.
+#: Crafts come last: a small model leans towards the most recent example, and
+#: most goals in a plan are crafts.
+FEW_SHOT_GOALS: tuple[Goal, ...] = (
+    layer_goal(1),
+    Goal(item="iron_ore", count=5),
+    Goal(item="logs", count=3),
+    layer_goal(2),
+    Goal(item="coal", count=2),
+    Goal(item="stone", count=4),
+    Goal(item="gold_ore", count=2),
+    layer_goal(3),
+    Goal(item="crafting_table", count=1),
+    Goal(item="planks", count=9),
+    Goal(item="lever", count=1),
+    Goal(item="chest", count=1),
+    Goal(item="stick", count=6),
+    Goal(item="wooden_pickaxe", count=1),
+)
+
+#: Dig downs depend on the highest tier the whole plan needs; the examples are
+#: answered as part of a plan that needs every tier, so each layer is dug with
+#: its own pickaxe (wooden -> layer 1, stone -> 2, iron -> 3) as in BAR.
+EXAMPLE_ROOT = Goal(item="diamond_pickaxe", count=1)
+
+
+def system_prompt(kb: KnowledgeBase) -> str:
+    layers = ", ".join(f"layer {n} = {kb.layers[n]}" for n in range(1, len(kb.layers)))
+    return (
+        "You plan Minecraft tasks backwards, one goal at a time. Reply with ONE step that makes the goal, "
+        "then a colon and the sub-goals that step needs: every ingredient with its count, the tool, "
+        "a crafting_table or furnace when needed, fuel when smelting, and 'layer N' when the step happens "
+        f"underground ({layers}; a dig down starts from the layer above). "
+        "A craft makes whole batches. Reply on one line, nothing else."
+    )
+
+
+def goal_message(goal: Goal) -> str:
+    return f"Goal: {render_goal(goal)}"
+
+
+def feedback_message(goal: Goal, problems: Sequence[str]) -> str:
+    """The verifier's objections in words, then the same question again."""
+    listed = "; ".join(problems[:4])
+    return f"That is wrong: {listed}. Answer again. Goal: {render_goal(goal)}"
+
+
+def unreadable_message(goal: Goal, reason: str) -> str:
+    return f"I cannot use that: {reason}. Reply like 'craft 4 stick: 2 planks'. Goal: {render_goal(goal)}"
+
+
+class PromptBook:
+    """The fixed prefix (system + few-shot turns) and the per-goal conversations.
+
+    The prefix is built once per decomposer and reused verbatim, which is what
+    makes the model's KV-cache reuse work.
+    """
+
+    def __init__(self, kb: KnowledgeBase, symbolic: SymbolicDecomposer,
+                 goals: Sequence[Goal] = FEW_SHOT_GOALS, root: Goal = EXAMPLE_ROOT):
+        self.kb = kb
+        messages = [{"role": "system", "content": system_prompt(kb)}]
+        for goal in goals:
+            answer = symbolic.decompose(goal, PlanContext(kb, root))
+            messages.append({"role": "user", "content": goal_message(goal)})
+            messages.append({"role": "assistant", "content": render_reply(answer)})
+        self.prefix: tuple[dict[str, str], ...] = tuple(messages)
+        self.examples = len(goals)
+
+    def first(self, goal: Goal) -> list[dict[str, str]]:
+        """The conversation for a goal's first attempt."""
+        return [dict(m) for m in self.prefix] + [{"role": "user", "content": goal_message(goal)}]
+
+    @staticmethod
+    def follow_up(messages: list[dict[str, str]], reply: str, objection: str) -> list[dict[str, str]]:
+        """The same conversation, extended by the model's reply and our objection."""
+        return messages + [{"role": "assistant", "content": reply}, {"role": "user", "content": objection}]
