@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from ..kb import CraftRecipe, Ingredient, KnowledgeBase, UnknownItemError
+from ..kb import Ingredient, KnowledgeBase, UnknownItemError
 from ..model import Step, StepType
 from .failure import Code, Failure, StepFailed
 from .state import State
@@ -44,10 +44,7 @@ class Transition:
 class Simulator:
     def __init__(self, kb: KnowledgeBase):
         self.kb = kb
-        prefs = []
-        for entry in kb.fuel_preference:
-            prefs.append(entry)
-        self._fuel_rank = {name: i for i, name in enumerate(prefs)}
+        self._fuel_rank = {name: i for i, name in enumerate(kb.fuel_preference)}
 
     # ---- public pure API ----------------------------------------------------
     def applicable(self, step: Step, state: State) -> bool:
@@ -293,8 +290,3 @@ class Simulator:
             hint = "no recipe, resource or mob drop makes it in this knowledge base"
         return Failure(Code.NOT_OBTAINABLE, f"{item} cannot be obtained by '{verb}': {hint}", item=item)
 
-
-def recipe_needs(recipe: CraftRecipe, count: int) -> list[tuple[Ingredient, int]]:
-    """Ingredient totals for ``count`` items made in whole batches."""
-    batches = math.ceil(count / recipe.count)
-    return [(ingredient, batches * ingredient.count) for ingredient in recipe.ingredients]
