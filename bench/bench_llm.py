@@ -10,7 +10,8 @@ Reports, for the in-process model on ``--threads`` threads (default 2):
   counted separately, accepted answers, real calls and replies reused;
 - prompt tokens the model re-evaluated per call, with prefix (KV) caching and,
   on the first ``--uncached-tasks`` tasks, without it (every prompt token
-  evaluated), with the time per call in both cases;
+  evaluated), with the time per call in both cases, split into goals' first
+  attempts (only the new goal line) and retries (reply + objection appended);
 - peak resident memory of the process (``resource.getrusage``).
 
 Targets (issue 4): median < 10 s per task, peak RSS < 1 GiB.
@@ -62,11 +63,41 @@ def run(planner, tasks) -> list[dict]:
     return rows
 
 
-def per_call(rows: list[dict]) -> dict:
+class CallLog:
+    """Wraps the backend to record each call's re-evaluated prompt tokens, split first attempt / retry.
+
+    A goal's first attempt ends with the goal message right after the fixed few-shot
+    prefix; a retry carries the model's refused reply and the verifier's objection.
+    """
+
+    def __init__(self, backend, prefix_messages: int):
+        self.backend, self.prefix = backend, prefix_messages
+        self.first: list[int] = []
+        self.retry: list[int] = []
+        original = backend.complete
+
+        def complete(messages, **kwargs):
+            reply = original(messages, **kwargs)
+            (self.first if len(messages) == self.prefix + 1 else self.retry).append(reply.evaluated_prompt_tokens or 0)
+            return reply
+
+        backend.complete = complete
+
+    def summary(self) -> dict:
+        out = {}
+        for label, values in (("first_attempts", self.first), ("retries", self.retry)):
+            if values:
+                out[label] = {"calls": len(values), "median_evaluated": statistics.median(values),
+                              "mean_evaluated": round(statistics.fmean(values), 1), "max_evaluated": max(values)}
+        return out
+
+
+def per_call(rows: list[dict], log: CallLog | None = None) -> dict:
     calls = sum(r["llm_calls"] for r in rows)
     if not calls:
         return {"calls": 0}
     return {
+        **({"split": log.summary()} if log else {}),
         "calls": calls,
         "prompt_tokens_per_call": round(sum(r["prompt_tokens"] for r in rows) / calls, 1),
         "evaluated_per_call": round(sum(r["evaluated_prompt_tokens"] for r in rows) / calls, 1),
@@ -92,18 +123,20 @@ def main() -> int:
     backend = LlamaCppBackend(None, options=options)
     load = time.perf_counter() - started
     planner = make_planner("bar", kb, backend=backend, llm_mode=args.mode)
+    log = CallLog(backend, len(planner.decomposer.prompts.prefix))
     print(f"model {backend.model_path.name} loaded in {load:.2f} s; {len(tasks)} tasks, {args.mode} mode, "
           f"{args.threads} threads", file=sys.stderr)
     rows = run(planner, tasks)
-    cached = per_call(rows)
+    cached = per_call(rows, log)
     rss_after_main = peak_rss_mib()
 
     uncached: dict = {"calls": 0}
     if args.uncached_tasks:
         print("without prefix caching:", file=sys.stderr)
         with LlamaCppBackend(None, options=options, prefix_cache=False) as cold:
-            uncached = per_call(run(make_planner("bar", kb, backend=cold, llm_mode=args.mode),
-                                    tasks[: args.uncached_tasks]))
+            cold_planner = make_planner("bar", kb, backend=cold, llm_mode=args.mode)
+            cold_log = CallLog(cold, len(cold_planner.decomposer.prompts.prefix))
+            uncached = per_call(run(cold_planner, tasks[: args.uncached_tasks]), cold_log)
 
     seconds = [r["seconds"] for r in rows]
     tot = {k: sum(r[k] for r in rows) for k in ("llm_goals", "llm_calls", "retries", "reused_replies",
@@ -139,6 +172,9 @@ def main() -> int:
             print(f"  {label}: {c['calls']} calls, prompt {c['prompt_tokens_per_call']:.0f} tokens/call, "
                   f"re-evaluated {c['evaluated_per_call']:.1f}/call, completion {c['completion_per_call']:.1f}/call, "
                   f"{c['seconds_per_call']:.3f} s/call")
+            for part, v in c.get("split", {}).items():
+                print(f"    {part.replace('_', ' ')}: {v['calls']} calls, re-evaluated median "
+                      f"{v['median_evaluated']:g}, mean {v['mean_evaluated']:g}, max {v['max_evaluated']} tokens")
     print(f"  peak RSS: {report['peak_rss_mib']:.0f} MiB (main run alone {rss_after_main:.0f} MiB) "
           f"-- target < {TARGET_RSS_MIB:g} MiB: {'met' if report['peak_rss_mib'] < TARGET_RSS_MIB else 'NOT met'}")
     if args.json:
