@@ -1,7 +1,7 @@
 """Benchmark: the ``bar`` planner with the embedded SmolLM2-135M on BAR's 53 tasks.
 
     python bench/bench_llm.py [--dataset ../shared/datasets/bar_tech_tree] [--limit N]
-                              [--mode vocab|graph] [--threads 2] [--uncached-tasks 2] [--json FILE]
+                              [--mode graph|vocab] [--threads 2] [--uncached-tasks 2] [--json FILE]
 
 Reports, for the in-process model on ``--threads`` threads (default 2):
 
@@ -110,7 +110,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", type=Path, default=REPO.parent / "shared" / "datasets" / "bar_tech_tree")
     parser.add_argument("--limit", type=int, help="only the first N tasks")
-    parser.add_argument("--mode", choices=["vocab", "graph"], default="vocab")
+    parser.add_argument("--mode", choices=["vocab", "graph"], default="graph")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--uncached-tasks", type=int, default=2, help="tasks to re-run without prefix caching")
     parser.add_argument("--json", type=Path, help="also write the numbers as JSON")

@@ -146,7 +146,7 @@ def test_bar_through_a_server(capsys, stub):
     assert code == 0 and err == ""
     lines = out.splitlines()
     assert lines[0].startswith("Plan for 1 wooden_pickaxe: 5 steps, planner bar, validator: valid")
-    assert "[llm]" in out and "LLM (vocab mode):" in out and "accepted first try" in out
+    assert "[llm]" in out and "LLM (graph mode):" in out and "accepted first try" in out
     assert server.posts > 0
 
 
@@ -156,7 +156,7 @@ def test_a_server_that_stops_answering_costs_two_timeouts(capsys, stub):
                          "--format", "json")
     data = json.loads(out)
     assert code == 0 and data["verdict"] == "valid" and server.posts == 2
-    assert {p for step in data["steps"] for p in step["provenance"]} <= {"symbolic-fallback", "context"}
+    assert {p for step in data["steps"] for p in step["provenance"]} <= {"symbolic-fallback", "context", "graph"}
     assert data["stats"]["backend_errors"] == 2 and "within 0.5s" in data["stats"]["backend_down"]
     assert one_line(err) and "warning: the LLM backend failed" in err
 
@@ -168,13 +168,15 @@ def test_garbage_or_empty_replies_become_symbolic_fallbacks(capsys, stub, reply)
     code, out, _ = run(capsys, "plan", "stick", "--llm-url", server.url, "--format", "json")
     data = json.loads(out)
     assert code == 0 and data["verdict"] == "valid"
-    assert {p for step in data["steps"] for p in step["provenance"]} <= {"symbolic-fallback", "context"}
+    assert {p for step in data["steps"] for p in step["provenance"]} <= {"symbolic-fallback", "context", "graph"}
     assert data["stats"]["fallbacks"] >= 1
 
 
 def test_llm_only_shows_a_plan_that_cannot_run(capsys, stub):
     server = stub(lambda m: "craft 1 stick: 1 logs" if m[-1]["content"] == "Goal: 1 stick" else "mine 1 logs")
-    code, out, err = run(capsys, "plan", "stick", "--planner", "llm-only", "--llm-url", server.url)
+    # vocab mode: the grammar admits this wrong recipe (a real graph-mode grammar would not)
+    code, out, err = run(capsys, "plan", "stick", "--planner", "llm-only", "--llm-url", server.url,
+                         "--llm-mode", "vocab")
     assert code == 1 and "validator: invalid" in out and "cannot run: fails at step 2" in out
     assert "used unchecked 2" in out and "Traceback" not in err
 
@@ -187,7 +189,7 @@ def test_eval_reports_llm_counters(capsys, stub, tmp_path):
     report = tmp_path / "eval.json"
     code, out, err = run(capsys, "eval", "--dataset", tasks, "--llm-url", server.url, "--json", report)
     assert code == 0, err
-    assert out.startswith("planner bar (vocab mode)")
+    assert out.startswith("planner bar (graph mode)")
     assert "executable plans (validator): 2/2 (100.0 %)" in out and "accepted first try 100.0 %" in out
     summary = json.loads(report.read_text())["summary"]
     assert summary["executable_rate"] == 100.0 and summary["fallback_rate"] == 0.0

@@ -14,6 +14,7 @@ from typing import TextIO
 
 from ..kb import KnowledgeBase
 from ..planner import make_planner
+from ..planner.llm_decomposer import DEFAULT_MODE, MODES
 from ..planner.registry import LLM_PLANNERS
 from .common import UsageError
 
@@ -24,9 +25,9 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
                        help="GGUF model to run in-process (default: $BARSYM_MODEL, else the packaged SmolLM2-135M)")
     group.add_argument("--llm-url", metavar="URL",
                        help="OpenAI-compatible server instead of an in-process model, e.g. http://127.0.0.1:8080")
-    group.add_argument("--llm-mode", choices=["vocab", "graph"], default="vocab",
-                       help="vocab: output limited to the game's vocabulary; graph: only steps that can make the "
-                            "goal (default vocab)")
+    group.add_argument("--llm-mode", choices=list(MODES), default=DEFAULT_MODE,
+                       help="graph: only steps that can make the goal; vocab: any step over the game's "
+                            f"vocabulary (default {DEFAULT_MODE})")
     group.add_argument("--max-retries", default="2", metavar="N",
                        help="answers sent back with the verifier's objections before the symbolic fallback (default 2)")
     group.add_argument("--seed", default="0", metavar="N", help="sampling seed (default 0)")

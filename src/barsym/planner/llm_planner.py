@@ -36,7 +36,7 @@ from ..llm import BackendTimeoutError, BackendUnavailableError, LLMBackend, LLMO
 from ..model import Goal
 from .backward import BackwardPlanner, PlanResult
 from .decomposer import PlanningError
-from .llm_decomposer import FALLBACK, LLMDecomposer, LLMStats
+from .llm_decomposer import DEFAULT_MODE, FALLBACK, LLMDecomposer, LLMStats
 from .registry import graph_for, symbolic_planner
 from .symbolic import SymbolicDecomposer
 
@@ -138,7 +138,7 @@ class LLMPlanner:
 
 
 def _planner(kb: KnowledgeBase, *, name: str, verify: bool, backend: LLMBackend | None = None,
-             model: str | None = None, llm_url: str | None = None, llm_mode: str = "vocab", max_retries: int = 2,
+             model: str | None = None, llm_url: str | None = None, llm_mode: str = DEFAULT_MODE, max_retries: int = 2,
              seed: int = 0, threads: int | None = None, temperature: float = 0.0, timeout: float = 30.0,
              progress: Callable[[LLMStats, Goal], None] | None = None, graph=None, validator=None,
              **_ignored) -> LLMPlanner:
