@@ -55,8 +55,9 @@ def run(planner, tasks) -> list[dict]:
         seconds = time.perf_counter() - started
         rows.append({"task": task.key, "seconds": round(seconds, 3), "verdict": verdict, **{
             k: stats.get(k, 0) for k in ("goals", "llm_goals", "llm_calls", "retries", "reused_replies",
-                                         "accepted_first_try", "accepted_after_feedback", "fallbacks",
-                                         "context_answers", "graph_forced", "prompt_tokens",
+                                         "accepted_first_try", "accepted_after_feedback", "accepted_calls",
+                                         "max_accepted_calls_per_goal", "fallbacks", "context_answers",
+                                         "graph_forced", "prompt_tokens",
                                          "evaluated_prompt_tokens", "completion_tokens", "llm_seconds")}})
         print(f"  [{number:>2}/{len(tasks)}] {task.key:<32} {seconds:6.2f} s  {rows[-1]['llm_calls']:>3} calls  "
               f"{rows[-1]['verdict']}", file=sys.stderr, flush=True)
@@ -141,14 +142,16 @@ def main() -> int:
     seconds = [r["seconds"] for r in rows]
     tot = {k: sum(r[k] for r in rows) for k in ("llm_goals", "llm_calls", "retries", "reused_replies",
                                                  "accepted_first_try", "accepted_after_feedback", "fallbacks",
-                                                 "context_answers", "graph_forced", "goals")}
+                                                 "context_answers", "graph_forced", "goals", "accepted_calls")}
     n = len(rows)
+    most_per_goal = max((r["max_accepted_calls_per_goal"] for r in rows), default=0)
     report = {
         "tasks": n, "mode": args.mode, "threads": args.threads, "model_load_s": round(load, 3),
         "seconds_per_task": {"median": round(statistics.median(seconds), 3), "max": round(max(seconds), 3),
                              "mean": round(statistics.fmean(seconds), 3)},
         "per_task": {k: round(v / n, 2) for k, v in tot.items()},
         "totals": tot,
+        "max_accepted_calls_per_distinct_goal": most_per_goal,
         "executable": sum(r["verdict"] in ("valid", "valid with waste") for r in rows),
         "with_prefix_cache": cached, "without_prefix_cache": uncached,
         "peak_rss_mib": round(max(rss_after_main, peak_rss_mib()), 1),
@@ -167,6 +170,8 @@ def main() -> int:
     print(f"  accepted: first try {100 * tot['accepted_first_try'] / asked:.1f} %, after feedback "
           f"{100 * tot['accepted_after_feedback'] / asked:.1f} %, "
           f"symbolic fallback {100 * tot['fallbacks'] / asked:.1f} %")
+    print(f"  accepted calls: {p['accepted_calls']:.1f} per task; at most {most_per_goal} per distinct goal in any task "
+          f"-- target at most 1: {'met' if most_per_goal <= 1 else 'NOT met'}")
     for label, c in (("with prefix cache", cached), ("without prefix cache", uncached)):
         if c.get("calls"):
             print(f"  {label}: {c['calls']} calls, prompt {c['prompt_tokens_per_call']:.0f} tokens/call, "

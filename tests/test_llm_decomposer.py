@@ -201,6 +201,8 @@ def test_bar_with_an_oracle_model_reproduces_the_symbolic_plan(kb, symbolic):
     stats = result.stats
     assert stats["accepted_first_try"] == stats["llm_goals"] > 0 and stats["fallbacks"] == 0
     assert stats["llm_calls"] + stats["reused_replies"] == stats["llm_goals"]
+    # every real call was accepted, and no distinct goal took two accepted calls (reused replies are free)
+    assert stats["accepted_calls"] == stats["llm_calls"] and stats["max_accepted_calls_per_goal"] == 1
     assert {"prompt_tokens", "completion_tokens", "evaluated_prompt_tokens", "seconds"} <= set(stats)
 
 

@@ -17,7 +17,7 @@ from .runner import Evaluation
 
 #: counters summed over tasks (names as in LLMStats)
 SUMMED = ("goals", "llm_goals", "llm_calls", "retries", "reused_replies", "accepted_first_try",
-          "accepted_after_feedback", "fallbacks", "unanswered", "loops_cut", "context_answers", "graph_forced", "rejected",
+          "accepted_after_feedback", "accepted_calls", "fallbacks", "unanswered", "loops_cut", "context_answers", "graph_forced", "rejected",
           "unreadable", "backend_errors", "prompt_tokens", "completion_tokens", "evaluated_prompt_tokens",
           "cached_prompt_tokens")
 
@@ -33,6 +33,7 @@ def summarize(evaluation: Evaluation) -> dict:
     executable = sum(o.result is not None and o.result.validation.valid for o in outcomes)
     totals = dict.fromkeys(SUMMED, 0)
     plan_fallbacks = 0
+    most_per_goal = 0  # accepted real calls for one distinct goal of one plan (issue 4's target: at most 1)
     verified = True
     for o in outcomes:
         stats = o.result.stats if o.result is not None else {}
@@ -40,6 +41,7 @@ def summarize(evaluation: Evaluation) -> dict:
         for key in SUMMED:
             totals[key] += stats.get(key, 0) or 0
         plan_fallbacks += bool(stats.get("plan_fallback"))
+        most_per_goal = max(most_per_goal, stats.get("max_accepted_calls_per_goal", 0) or 0)
     seconds = [o.seconds for o in outcomes]
     asked = totals["llm_goals"]
     per_task = {key: round(totals[key] / tasks, 2) if tasks else 0.0
@@ -56,6 +58,7 @@ def summarize(evaluation: Evaluation) -> dict:
         "fallback_rate": _rate(totals["fallbacks"], asked),
         "unanswered_rate": _rate(totals["unanswered"], asked),
         "plan_fallbacks": plan_fallbacks,
+        "max_accepted_calls_per_goal": most_per_goal,
         "evaluated_per_call": round(totals["evaluated_prompt_tokens"] / totals["llm_calls"], 1)
         if totals["llm_calls"] else None,
         "seconds_per_task": {
@@ -84,7 +87,8 @@ def format_summary(summary: dict) -> str:
         f"goals decomposed: {t['goals']}; put to the LLM: {t['llm_goals']}; answered without a call: "
         f"{t['context_answers']} from context, {t['graph_forced']} forced by the graph",
         f"LLM calls: {t['llm_calls']} ({per['llm_calls']:.1f} per task, {per['llm_goals']:.1f} goals per task; "
-        f"{t['retries']} retries, {t['reused_replies']} replies reused)",
+        f"{t['retries']} retries, {t['reused_replies']} replies reused; accepted calls {t['accepted_calls']}, "
+        f"at most {s['max_accepted_calls_per_goal']} per distinct goal of a plan)",
         f"tokens per task: prompt {per['prompt_tokens']:.0f} (evaluated {per['evaluated_prompt_tokens']:.0f}; "
         f"{s['evaluated_per_call'] if s['evaluated_per_call'] is not None else '-'} per call), "
         f"completion {per['completion_tokens']:.0f}",

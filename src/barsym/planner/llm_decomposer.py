@@ -75,6 +75,8 @@ class LLMStats:
     retries: int = 0  # attempts after a goal's first
     accepted_first_try: int = 0
     accepted_after_feedback: int = 0
+    accepted_calls: int = 0  # accepted answers that took a real call (not a reused reply)
+    max_accepted_calls_per_goal: int = 0  # over the distinct goals put to the model (issue 4: at most 1)
     rejected: int = 0  # answers the verifier refused
     unreadable: int = 0  # replies that were not a step
     backend_errors: int = 0
@@ -125,6 +127,8 @@ class LLMDecomposer:
         """Reset the per-plan counters and the reply cache (the LLM planners call this)."""
         self.stats = LLMStats()
         self._replies: dict[tuple, str] = {}
+        self._accepted_calls: Counter[str] = Counter()  # distinct goal -> accepted answers from real calls
+        self._reused = False  # whether the last _ask was answered from _replies
 
     # ---- the one public question -------------------------------------------------------
     def decompose(self, goal: Goal, context: PlanContext) -> Decomposition:
@@ -205,17 +209,27 @@ class LLMDecomposer:
                 self.stats.accepted_after_feedback += 1
             else:
                 self.stats.accepted_first_try += 1
+            if not self._reused:
+                self._count_accepted_call(asked)
             note = f"accepted after {attempt} refused or failed attempt(s)" if attempt else ""
             answer = dataclasses.replace(decomposition, provenance=AFTER_FEEDBACK if feedback else LLM, note=note)
             return self._widen(goal, asked, answer)
         return self._give_up(goal, context, "; ".join(problems[:3]) or "no answer")
 
+    def _count_accepted_call(self, asked: Goal) -> None:
+        key = f"{asked.count} {self._name(asked)}"
+        self._accepted_calls[key] += 1
+        self.stats.accepted_calls += 1
+        self.stats.max_accepted_calls_per_goal = max(self.stats.max_accepted_calls_per_goal, self._accepted_calls[key])
+
     def _ask(self, messages: list[dict[str, str]], grammar: str) -> str:
         key = None
+        self._reused = False
         if self.temperature == 0:
             key = (tuple((m["role"], m["content"]) for m in messages), grammar)
             if key in self._replies:
                 self.stats.reused_replies += 1
+                self._reused = True
                 return self._replies[key]
         started = time.perf_counter()
         self.stats.llm_calls += 1
