@@ -220,7 +220,7 @@ def test_bar_plan_level_fallback_when_the_answers_do_not_fit_together(kb, symbol
 
 def test_llm_only_passes_wrong_answers_through(kb):
     fake = ScriptedLLM(["craft 1 stick: 1 logs", "mine 1 logs"])
-    result = make_planner("llm-only", kb, backend=fake).plan(Goal(item="stick"))
+    result = make_planner("llm-only", kb, backend=fake, llm_mode="vocab").plan(Goal(item="stick"))
     assert [str(s) for s in result.plan.steps] == ["mine 1 logs", "craft 1 stick"]
     assert not result.validation.valid and result.validation.errors[0].code == "missing_ingredient"
     assert result.stats["llm_verified"] is False and result.stats["fallbacks"] == 0
@@ -228,7 +228,8 @@ def test_llm_only_passes_wrong_answers_through(kb):
 
 def test_llm_only_stops_a_branch_it_cannot_read(kb):
     fake = ScriptedLLM(["craft 4 stick: 2 planks", "no idea", "still no idea", "nope"])
-    result = make_planner("llm-only", kb, backend=fake, max_retries=2).plan(Goal(item="stick", count=4))
+    planner = make_planner("llm-only", kb, backend=fake, max_retries=2, llm_mode="vocab")
+    result = planner.plan(Goal(item="stick", count=4))
     node = result.nodes[1]
     assert node.goal.item == "planks" and node.unanswered and "unusable reply" in node.unanswered
     assert not result.validation.valid and result.stats["unanswered"] == 1
@@ -237,7 +238,7 @@ def test_llm_only_stops_a_branch_it_cannot_read(kb):
 
 def test_llm_only_with_a_dead_backend_returns_an_empty_invalid_plan(kb):
     fake = ScriptedLLM([BackendUnavailableError("down"), BackendUnavailableError("down")])
-    result = make_planner("llm-only", kb, backend=fake).plan(Goal(item="stick"))
+    result = make_planner("llm-only", kb, backend=fake, llm_mode="vocab").plan(Goal(item="stick"))
     assert len(result.plan) == 0 and not result.validation.valid and result.nodes[0].unanswered
 
 
@@ -333,6 +334,34 @@ def test_graph_grammar_only_admits_the_goals_producers(kb, graph):
     deep = _regex(builder.for_goal(layer_goal(3)).text)
     assert deep.fullmatch("dig down with iron_pickaxe: 1 iron_pickaxe, layer 2")
     assert not deep.fullmatch("dig down with iron_pickaxe: 1 iron_pickaxe")
+
+
+def test_graph_grammar_offers_only_bars_conventional_choices(kb, graph):
+    builder = GrammarBuilder(kb, graph)
+    # one dig down per pickaxe tier: the plan's pickaxe for the layer is the only option
+    assert builder.for_goal(layer_goal(3), dig_tool="iron_pickaxe").forced == \
+        "dig down with iron_pickaxe: 1 iron_pickaxe, layer 2"
+    # the lowest tier that can mine an item, not an iron pickaxe made for one coal
+    assert builder.for_goal(Goal(item="coal")).forced == "mine 1 coal with wooden_pickaxe: 1 wooden_pickaxe, layer 1"
+    smelt = _regex(builder.for_goal(Goal(item="iron_ingot", count=3)).text)
+    assert not smelt.fullmatch("smelt 3 iron_ingot: 3 iron_ore, 1 coal, 1 furnace")  # fuel is budgeted as planks
+    table = _regex(builder.for_goal(Goal(item="crafting_table")).text)
+    assert table.fullmatch("craft 1 crafting_table: 4 planks")
+    assert not table.fullmatch("craft 1 crafting_table: 4 spruce_planks")  # the family name, as BAR writes
+    torch = _regex(builder.for_goal(Goal(item="torch", count=4)).text)  # no family: the model still chooses
+    assert torch.fullmatch("craft 4 torch: 1 coal, 1 stick") and torch.fullmatch("craft 4 torch: 1 charcoal, 1 stick")
+
+
+@pytest.mark.parametrize("goal, reply, objection", [
+    (Goal(item="coal"), "mine 1 coal with iron_pickaxe: 1 iron_pickaxe, layer 1", "with the wooden_pickaxe"),
+    (layer_goal(3), "dig down with stone_pickaxe: 1 stone_pickaxe, layer 2", "layer 3 with the iron_pickaxe"),
+    (Goal(item="iron_ingot"), "smelt 1 iron_ingot: 1 iron_ore, 1 coal, 1 furnace", "budget fuel as planks"),
+    (Goal(item="crafting_table"), "craft 1 crafting_table: 4 spruce_planks", "family name planks"),
+])
+def test_the_verifier_refuses_valid_but_unconventional_answers(kb, graph, goal, reply, objection):
+    d, fake = decomposer(kb, graph, [reply], max_retries=0)
+    answer = d.decompose(goal, ctx(kb))  # a diamond_pickaxe plan: every layer is dug with its own tier
+    assert answer.provenance == "symbolic-fallback" and objection in answer.note
 
 
 # ----------------------------------------------------------------- process-level plumbing

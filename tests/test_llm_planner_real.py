@@ -53,8 +53,11 @@ def test_bar_plan_with_the_embedded_model(backend, kb, validator):
     assert stats["llm_calls"] >= 1 and stats["completion_tokens"] > 0
     answered = stats["accepted_first_try"] + stats["accepted_after_feedback"] + stats["fallbacks"]
     assert answered + stats["context_answers"] + stats["graph_forced"] == stats["goals"]
-    # the few-shot prefix is evaluated once; later calls only evaluate their new tokens
-    assert stats["evaluated_prompt_tokens"] < stats["prompt_tokens"] / 3
+    # the few-shot prefix is evaluated once; later calls find it in the KV cache
+    calls = stats["llm_calls"]
+    assert calls >= 2
+    after_first = stats["prompt_tokens"] * (calls - 1) / calls  # prompts are about equally long
+    assert stats["cached_prompt_tokens"] > 0.8 * after_first
 
 
 def test_same_plan_twice_with_greedy_decoding_and_a_seed(capsys, gguf_path):

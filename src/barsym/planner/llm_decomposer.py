@@ -113,10 +113,11 @@ class LLMDecomposer:
         self.max_calls, self.max_backend_failures, self.progress = max_calls, max_backend_failures, progress
         self.graph = graph or CraftGraph(kb)
         symbolic = SymbolicDecomposer(kb, graph=self.graph, prefer=kb.prefer)
+        self.conventions = symbolic  # BAR's conventions where the game allows a choice (see _conventions)
         self.fallback = symbolic if fallback is SymbolicDecomposer else fallback
         if isinstance(self.fallback, type):
             self.fallback = self.fallback(kb, graph=self.graph)
-        self.grammars = GrammarBuilder(kb, self.graph)
+        self.grammars = GrammarBuilder(kb, self.graph, conventions=symbolic)
         self.prompts = PromptBook(kb, symbolic)
         self.name = f"llm-{mode}"
         self.down: str | None = None  # why the backend is considered down (for the whole process)
@@ -263,9 +264,11 @@ class LLMDecomposer:
     # ---- turning a reply into a decomposition ---------------------------------------------
     def _grammar(self, asked: Goal, context: PlanContext) -> tuple[str, str | None]:
         if self.mode == "graph":
-            credit = context.fuel_left(asked.item) if goal_layer(asked) is None else 0.0
+            layer = goal_layer(asked)
+            credit = context.fuel_left(asked.item) if layer is None else 0.0
             avoid = frozenset(self._name(g) for g in context.path)
-            built = self.grammars.for_goal(asked, min(credit, float(asked.count)), avoid)
+            dig_tool = self.conventions.dig_tool(layer, context.root.item) if layer is not None else None
+            built = self.grammars.for_goal(asked, min(credit, float(asked.count)), avoid, dig_tool)
             if built is not None:
                 return built.text, built.forced
         return self.grammars.vocab(), None
@@ -307,7 +310,40 @@ class LLMDecomposer:
 
     def _check(self, asked: Goal, decomposition: Decomposition, context: PlanContext) -> list[str]:
         problems = check_decomposition(self.kb, asked, decomposition)
-        return problems + self._loops(asked, decomposition, context) + self._waste(decomposition)
+        problems += self._loops(asked, decomposition, context) + self._waste(decomposition)
+        return problems or self._conventions(asked, decomposition, context)
+
+    def _conventions(self, asked: Goal, d: Decomposition, context: PlanContext) -> list[str]:
+        """Choices the game allows but BAR's plans settle one way (DOMAIN.md), as the symbolic decomposer does.
+
+        Checked only once an answer is otherwise right, so the model hears about
+        real mistakes first. Graph-mode grammars offer only these choices already.
+        """
+        step, kb, rules = d.step, self.kb, self.conventions
+        layer = goal_layer(asked)
+        if layer is not None and step.tool:
+            wanted = rules.dig_tool(layer, context.root.item)
+            if kb.resolve(step.tool) != wanted:
+                return [f"dig down to layer {layer} with the {wanted}: BAR digs once per pickaxe tier, "
+                        f"right after making that pickaxe"]
+        source = kb.sources.get(kb.resolve(step.item)) if step.item and layer is None else None
+        if step.type is not StepType.CRAFT and step.type is not StepType.SMELT and source and source.tool_kind:
+            lowest = rules.tool_for(source.tool_kind, source.min_tier)
+            if step.tool and kb.is_known(step.tool) and kb.resolve(step.tool) != lowest \
+                    and kb.tools.get(kb.resolve(step.tool)) is not None:
+                return [f"mine {step.item} with the {lowest}, the lowest tier that can: a better tool is not needed"]
+        roles = subgoal_roles(kb, step, d.subgoals)
+        for goal, role in zip(d.subgoals, roles):
+            if role not in ("fuel", "ingredient") or not kb.is_known(goal.item):
+                continue
+            name = kb.resolve(goal.item)
+            if role == "fuel" and name != rules.fuel:
+                return [f"budget fuel as {rules.fuel} (BAR's convention), not {goal.item}"]
+            if role == "ingredient":
+                family = next((g for g, members in kb.families.items() if name in members), None)
+                if family is not None and family != name:
+                    return [f"write the family name {family}, not {goal.item}: any kind of it will do"]
+        return []
 
     def _waste(self, d: Decomposition) -> list[str]:
         """Units asked beyond what the step uses: the plan would still run, but wastefully.

@@ -23,7 +23,15 @@ because llama.cpp rejects ``_``):
   type and tool come from the goal's producers, and each producer's subgoal
   list is fixed in shape: one entry per ingredient slot (any accepted item),
   then the tool, station, fuel (optional) and layer it needs. The model is
-  left to choose the producer, the slot members, the counts and the tool tier.
+  left to choose the producer, the counts, and the slot members where no
+  family name covers the slot (coal or charcoal for a torch). Where the game
+  allows a choice that BAR's plans settle by convention, the grammar offers
+  only the conventional one, taken from the symbolic decomposer: the family
+  name of a slot (``planks``, not ``spruce_planks``), the lowest tool tier that
+  can mine an item, the pickaxe that digs each layer (one dig down per pickaxe
+  tier), and planks as fuel. Without these the model picks valid but odd
+  plans (an iron pickaxe made to mine one coal, a stone pickaxe digging to the
+  diamond layer), and the verifier refuses them for the same reasons.
   Tools and slot members that would need the goal itself (a stone pickaxe to
   mine cobblestone) are left out, because they can never be part of a plan.
 """
@@ -39,6 +47,7 @@ from ..kb import KnowledgeBase, UnknownItemError
 from ..llm.grammar import gbnf_literal, gbnf_word_choice
 from ..model import MAX_COUNT, Goal, Step, StepType
 from .decomposer import Decomposition, goal_layer, layer_goal
+from .symbolic import SymbolicDecomposer
 
 ITEM_VERBS = ("craft", "smelt", "mine", "kill")
 DIG = "dig down"
@@ -143,9 +152,11 @@ class GoalGrammar:
 class GrammarBuilder:
     """Build the vocab grammar once and graph grammars per goal, for one knowledge base."""
 
-    def __init__(self, kb: KnowledgeBase, graph: CraftGraph, max_subgoals: int = 6):
+    def __init__(self, kb: KnowledgeBase, graph: CraftGraph, max_subgoals: int = 6,
+                 conventions: SymbolicDecomposer | None = None):
         self.kb = kb
         self.graph = graph
+        self.conventions = conventions or SymbolicDecomposer(kb, graph=graph, prefer=kb.prefer)
         self.max_subgoals = max_subgoals
         reach = graph.reachable_nodes
         self.items = sorted(i for i in kb.items if item_node(i) in reach)
@@ -214,16 +225,18 @@ class GrammarBuilder:
             )
         return self._vocab
 
-    def for_goal(self, goal: Goal, fuel_credit: float = 0.0, avoid: frozenset[str] = frozenset()) -> GoalGrammar | None:
+    def for_goal(self, goal: Goal, fuel_credit: float = 0.0, avoid: frozenset[str] = frozenset(),
+                 dig_tool: str | None = None) -> GoalGrammar | None:
         """The graph-mode grammar for ``goal``, or None if the graph admits no producer.
 
         ``fuel_credit`` is burn time already budgeted for this smelted item: the
         fuel the grammar offers is only what is still missing. ``avoid`` are the
         goals further up the plan: nothing made from them is offered (a loop).
+        ``dig_tool`` is the pickaxe this plan digs ``goal``'s layer with (None: any).
         """
         layer = goal_layer(goal)
         self._avoid = avoid
-        options = self._dig_options(layer) if layer is not None else self._item_options(goal, fuel_credit)
+        options = self._dig_options(layer, dig_tool) if layer is not None else self._item_options(goal, fuel_credit)
         options = list(dict.fromkeys(options))
         if not options:
             return None
@@ -253,7 +266,8 @@ class GrammarBuilder:
             out.append(tuple(option + ([", 1 crafting_table"] if recipe.needs_table else [])))
         for index, recipe in enumerate(kb.smelts.get(item, ())):
             names = self._members(recipe.input.accepts, item)
-            fuels = [f for f in self.fuels if self._usable(f, item, self._avoid)]
+            fuels = self._conventional([self.conventions.fuel],
+                                       [f for f in self.fuels if self._usable(f, item, self._avoid)])
             missing = max(0.0, count - credit)
             if f"smelt:{item}#{index}" not in reach or not names or (missing > 0 and not fuels):
                 continue
@@ -269,22 +283,30 @@ class GrammarBuilder:
                 out.append((head + (f": layer {low}" if low > 0 else ""),))
             else:
                 tools = [t.name for t in kb.tools.values() if t.kind == source.tool_kind and t.tier >= source.min_tier]
-                for tool in sorted(t for t in tools or [source.tool_kind] if self._usable(t, item, self._avoid)):
+                usable = sorted(t for t in tools or [source.tool_kind] if self._usable(t, item, self._avoid))
+                lowest = self.conventions.tool_for(source.tool_kind, source.min_tier)
+                for tool in self._conventional([lowest], usable):
                     out.append((f"{head} with {tool}: 1 {tool}" + (f", layer {low}" if low > 0 else ""),))
         return out
 
-    def _dig_options(self, layer: int) -> list[tuple]:
+    def _dig_options(self, layer: int, dig_tool: str | None) -> list[tuple]:
         if not 1 <= layer <= self.kb.deepest_layer:
             return []
         target = f"layer:{layer}"
-        out = []
-        for tool in sorted(t.name for t in self.kb.tools.values() if t.kind == self.kb.dig_down_kind and t.tier >= 1):
-            if self._usable(tool, target, self._avoid):
-                out.append((f"{DIG} with {tool}: 1 {tool}" + (f", layer {layer - 1}" if layer > 1 else ""),))
-        return out
+        pickaxes = sorted(t.name for t in self.kb.tools.values() if t.kind == self.kb.dig_down_kind and t.tier >= 1)
+        usable = [tool for tool in pickaxes if self._usable(tool, target, self._avoid)]
+        return [(f"{DIG} with {tool}: 1 {tool}" + (f", layer {layer - 1}" if layer > 1 else ""),)
+                for tool in self._conventional([dig_tool] if dig_tool else [], usable)]
 
     def _members(self, accepts: tuple[str, ...], goal: str) -> list[str]:
-        return [name for name in accepts if self._usable(name, goal, self._avoid)]
+        usable = [name for name in accepts if self._usable(name, goal, self._avoid)]
+        return self._conventional([name for name in usable if name in self.kb.generic], usable)
+
+    @staticmethod
+    def _conventional(preferred: list[str], usable: list[str]) -> list[str]:
+        """The conventional choices among ``usable``, or all of ``usable`` when none of them is."""
+        chosen = [name for name in preferred if name in usable]
+        return chosen or usable
 
 
 @dataclass(frozen=True)

@@ -151,12 +151,15 @@ class SymbolicDecomposer:
             subgoals.append(layer_goal(low))
         return Decomposition(step, tuple(subgoals), PROVENANCE, note=f"{source.kind} {source.origin}")
 
+    def dig_tool(self, layer: int, root: str) -> str:
+        """The pickaxe that digs down to ``layer`` in a plan for ``root`` (see Depth above)."""
+        tier = max(1, min(self._layer_tier[layer], self.plan_tier(root)))
+        return self.tool_for(self.kb.dig_down_kind, tier)
+
     def _dig(self, layer: int, context: PlanContext) -> Decomposition:
         if not 1 <= layer <= self.kb.deepest_layer:
             raise PlanningError("decomposition", f"layer {layer} does not exist")
-        cap = self.plan_tier(context.root.item)
-        tier = max(1, min(self._layer_tier[layer], cap))
-        pickaxe = self.tool_for(self.kb.dig_down_kind, tier)
+        pickaxe = self.dig_tool(layer, context.root.item)
         subgoals = [Goal(item=pickaxe, count=1)]
         if layer > 1:
             subgoals.append(layer_goal(layer - 1))
