@@ -112,6 +112,7 @@ def oracle_reply(messages):
     (["--max-retries", "two"], "--max-retries must be a whole number"),
     (["--threads", "0"], "--threads must be from 1 to 512"),
     (["--temperature", "hot"], "--temperature must be a number"),
+    (["--retry-temperature", "-0.5"], "--retry-temperature must be from 0 to 5"),
 ])
 @pytest.mark.parametrize("command", ["plan", "eval"])
 def test_unusable_llm_settings_are_one_line_exit_2(capsys, tmp_path, argv, words, command):

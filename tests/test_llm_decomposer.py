@@ -96,11 +96,18 @@ def test_retry_limit_then_symbolic_fallback(kb, graph, symbolic):
     assert (d.stats.llm_calls, d.stats.rejected, d.stats.fallbacks) == (3, 3, 1) and fake.remaining == 0
 
 
-def test_a_repeated_refused_answer_ends_the_retries(kb, graph):
+def test_a_repeated_refused_answer_ends_greedy_retries(kb, graph):
     wrong = "craft 1 stone_pickaxe: 1 cobblestone, 2 stick, 1 crafting_table"
-    d, _ = decomposer(kb, graph, [wrong, wrong], max_retries=5)  # a third call would exhaust the script
+    d, _ = decomposer(kb, graph, [wrong, wrong], max_retries=5, retry_temperature=0)  # a 3rd call: script exhausted
     assert d.decompose(Goal(item="stone_pickaxe"), ctx(kb)).provenance == "symbolic-fallback"
     assert d.stats.llm_calls == 2
+
+
+def test_retries_sample_with_the_seed_and_may_repeat(kb, graph):
+    wrong = "craft 1 stone_pickaxe: 1 cobblestone, 2 stick, 1 crafting_table"
+    d, fake = decomposer(kb, graph, [wrong, wrong, GOOD_PICKAXE], seed=5)
+    assert d.decompose(Goal(item="stone_pickaxe"), ctx(kb)).provenance == "llm-after-feedback"
+    assert [(c.temperature, c.seed) for c in fake.calls] == [(0.0, 5), (0.8, 5), (0.8, 5)]
 
 
 @pytest.mark.parametrize("replies", [["", "   ", "\n"], ["Sure! Here is a plan:", "craft", "mine many logs"]])

@@ -14,7 +14,7 @@ from typing import TextIO
 
 from ..kb import KnowledgeBase
 from ..planner import make_planner
-from ..planner.llm_decomposer import DEFAULT_MODE, MODES
+from ..planner.llm_decomposer import DEFAULT_MODE, MODES, RETRY_TEMPERATURE
 from ..planner.registry import LLM_PLANNERS
 from .common import UsageError
 
@@ -32,6 +32,9 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
                        help="answers sent back with the verifier's objections before the symbolic fallback (default 2)")
     group.add_argument("--seed", default="0", metavar="N", help="sampling seed (default 0)")
     group.add_argument("--temperature", default="0", metavar="T", help="sampling temperature; 0 is greedy (default)")
+    group.add_argument("--retry-temperature", default=str(RETRY_TEMPERATURE), metavar="T",
+                       help="sampling temperature after a refused answer, so a retry can differ from it "
+                            f"(seeded, so still reproducible; default {RETRY_TEMPERATURE:g})")
     group.add_argument("--threads", metavar="N", help="CPU threads for the in-process model (default: all cores)")
     group.add_argument("--llm-timeout", default="30", metavar="S",
                        help="seconds to wait for a server reply (default 30)")
@@ -61,6 +64,7 @@ def llm_options(args: argparse.Namespace) -> dict:
         "max_retries": _number(args.max_retries, "--max-retries", int, 0, 20),
         "seed": _number(args.seed, "--seed", int, 0),
         "temperature": _number(args.temperature, "--temperature", float, 0, 5),
+        "retry_temperature": _number(args.retry_temperature, "--retry-temperature", float, 0, 5),
         "threads": _number(args.threads, "--threads", int, 1, 512),
         "timeout": _number(args.llm_timeout, "--llm-timeout", float, 0.1, 3600),
     }

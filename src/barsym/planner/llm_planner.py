@@ -36,7 +36,7 @@ from ..llm import BackendTimeoutError, BackendUnavailableError, LLMBackend, LLMO
 from ..model import Goal
 from .backward import BackwardPlanner, PlanResult
 from .decomposer import PlanningError
-from .llm_decomposer import DEFAULT_MODE, FALLBACK, LLMDecomposer, LLMStats
+from .llm_decomposer import DEFAULT_MODE, FALLBACK, RETRY_TEMPERATURE, LLMDecomposer, LLMStats
 from .registry import graph_for, symbolic_planner
 from .symbolic import SymbolicDecomposer
 
@@ -139,13 +139,15 @@ class LLMPlanner:
 
 def _planner(kb: KnowledgeBase, *, name: str, verify: bool, backend: LLMBackend | None = None,
              model: str | None = None, llm_url: str | None = None, llm_mode: str = DEFAULT_MODE, max_retries: int = 2,
-             seed: int = 0, threads: int | None = None, temperature: float = 0.0, timeout: float = 30.0,
+             seed: int = 0, threads: int | None = None, temperature: float = 0.0,
+             retry_temperature: float = RETRY_TEMPERATURE, timeout: float = 30.0,
              progress: Callable[[LLMStats, Goal], None] | None = None, graph=None, validator=None,
              **_ignored) -> LLMPlanner:
     backend = backend or shared_backend(model, llm_url, threads, timeout)
     decomposer = LLMDecomposer(kb, backend, mode=llm_mode, max_retries=max_retries, verify=verify,
                                fallback=SymbolicDecomposer if verify else None, graph=graph or graph_for(kb),
-                               temperature=temperature, seed=seed, progress=progress)
+                               temperature=temperature, retry_temperature=retry_temperature, seed=seed,
+                               progress=progress)
     return LLMPlanner(kb, decomposer, name=name, plan_fallback=verify, validator=validator)
 
 
