@@ -170,8 +170,8 @@ def main() -> int:
     print(f"  accepted: first try {100 * tot['accepted_first_try'] / asked:.1f} %, after feedback "
           f"{100 * tot['accepted_after_feedback'] / asked:.1f} %, "
           f"symbolic fallback {100 * tot['fallbacks'] / asked:.1f} %")
-    print(f"  accepted calls: {p['accepted_calls']:.1f} per task; at most {most_per_goal} per distinct goal in any task "
-          f"-- target at most 1: {'met' if most_per_goal <= 1 else 'NOT met'}")
+    print(f"  accepted calls: {p['accepted_calls']:.1f} per task; at most {most_per_goal} per distinct goal "
+          f"in any task -- target at most 1: {'met' if most_per_goal <= 1 else 'NOT met'}")
     for label, c in (("with prefix cache", cached), ("without prefix cache", uncached)):
         if c.get("calls"):
             print(f"  {label}: {c['calls']} calls, prompt {c['prompt_tokens_per_call']:.0f} tokens/call, "

@@ -17,8 +17,8 @@ from .runner import Evaluation
 
 #: counters summed over tasks (names as in LLMStats)
 SUMMED = ("goals", "llm_goals", "llm_calls", "retries", "reused_replies", "accepted_first_try",
-          "accepted_after_feedback", "accepted_calls", "fallbacks", "unanswered", "loops_cut", "context_answers", "graph_forced", "rejected",
-          "unreadable", "backend_errors", "prompt_tokens", "completion_tokens", "evaluated_prompt_tokens",
+          "accepted_after_feedback", "accepted_calls", "fallbacks", "unanswered", "loops_cut", "context_answers",
+          "graph_forced", "rejected", "unreadable", "backend_errors", "prompt_tokens", "completion_tokens", "evaluated_prompt_tokens",
           "cached_prompt_tokens")
 
 
