@@ -34,8 +34,12 @@ def test_json_output_shape(capsys):
     assert code == 1
     bad = records["note_block.jsonl"]
     assert bad["valid"] is False and bad["verdict"] == "invalid"
-    assert bad["errors"] == [{"step": 2, "code": "missing_ingredient", "item": "logs", "needed": 6, "had": 5,
-                              "message": bad["errors"][0]["message"]}]
+    assert bad["errors"][0] == {"step": 2, "code": "missing_ingredient", "item": "logs", "needed": 6, "had": 5,
+                                "message": bad["errors"][0]["message"]}
+    # the rollout goes on past step 2: every later failure is a knock-on of it (it made no planks)
+    later = bad["errors"][1:]
+    assert later and all(e["step"] > 2 and e.get("caused_by") for e in later)
+    assert bad["failed_steps"][0] == 2
     assert bad["state_before_failure"] == {"layer": 0, "inventory": {"logs": 5}}
     waste = records["stone_axe.jsonl"]
     assert waste["valid"] is True and waste["warnings"][0] == {

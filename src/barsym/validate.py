@@ -2,20 +2,23 @@
 
 A plan is *valid*, *valid with waste* (it runs but makes items it never uses,
 or has steps that change nothing), or *invalid* (a step cannot run, or the goal
-is missing at the end). For an invalid plan the result names the first failing
-step (1-based), an error code, what was missing, and the state before it.
+is missing at the end). The validator reads a full rollout
+(:func:`barsym.sim.rollout`): a failed step changes nothing and the later steps
+are still judged, so the result names *every* failing step (1-based) with an
+error code, what was missing and the state before it, the first one foremost.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
-from .kb import KnowledgeBase, UnknownItemError
+from .kb import KnowledgeBase, Rules, UnknownItemError, rules_for
 from .model import Goal, Plan, Step, StepType
-from .sim import Code, Failure, Simulator, State, Transition
+from .sim import Code, Failure, Rollout, Simulator, State, Transition, future_demand, rollout
 
 
 class Verdict(str, Enum):
@@ -36,10 +39,11 @@ class Finding:
     had: float | int | None = None
     count: int | None = None
     suggestions: tuple[str, ...] = ()
+    caused_by: int | None = None  # an earlier failed step that would have provided what is missing
 
     def to_dict(self) -> dict:
         out = {"step": self.step, "code": self.code, "message": self.message}
-        for key in ("item", "needed", "had", "count"):
+        for key in ("item", "needed", "had", "count", "caused_by"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
@@ -56,7 +60,8 @@ class ValidationResult:
     errors: list[Finding] = field(default_factory=list)
     warnings: list[Finding] = field(default_factory=list)
     trace: list[State] = field(default_factory=list)  # trace[0] is the start; trace[i] follows step i
-    failed_step: int | None = None
+    failed_step: int | None = None  # the first failing step
+    rollout: Rollout | None = None
 
     @property
     def valid(self) -> bool:
@@ -65,6 +70,14 @@ class ValidationResult:
     @property
     def state_before_failure(self) -> State | None:
         return self.trace[self.failed_step - 1] if self.failed_step else None
+
+    def state_before(self, step: int) -> State:
+        """The state step ``step`` (1-based) was played from."""
+        return self.trace[step - 1]
+
+    @property
+    def failed_steps(self) -> list[int]:
+        return sorted({e.step for e in self.errors if e.step})
 
     @property
     def final_state(self) -> State:
@@ -78,7 +91,8 @@ class ValidationResult:
             "verdict": self.verdict.value,
             "errors": [e.to_dict() for e in self.errors],
             "warnings": [w.to_dict() for w in self.warnings],
-            "steps_run": len(self.trace) - 1,
+            "steps_run": (self.failed_step - 1) if self.failed_step else len(self.trace) - 1,
+            "failed_steps": self.failed_steps,
         }
         before = self.state_before_failure
         if before is not None:
@@ -93,39 +107,61 @@ def _finding(step: int | None, failure: Failure) -> Finding:
 
 
 class Validator:
-    """Reusable: build once per knowledge base, validate many plans."""
+    """Reusable: build once per knowledge base (and rule profile), validate many plans."""
 
-    def __init__(self, kb: KnowledgeBase):
+    def __init__(self, kb: KnowledgeBase, rules: Rules | str | None = None):
         self.kb = kb
-        self.sim = Simulator(kb)
+        self.rules = rules_for(kb, rules)
+        self.sim = Simulator(kb, self.rules)
 
     def validate(self, plan: Plan, goal: Goal | None = None, start: State | None = None) -> ValidationResult:
         goal = goal or plan.default_goal()
-        state = start or State()
-        result = ValidationResult(plan.source, goal, Verdict.VALID, trace=[state])
-        transitions: list[Transition] = []
-        for index, step in enumerate(plan.steps, start=1):
-            reserve = self.future_demand(plan.steps[index:], state) if step.type is StepType.SMELT else {}
-            outcome = self.sim.transition(step, state, reserve)
-            if isinstance(outcome, Failure):
-                result.errors.append(_finding(index, outcome))
-                result.failed_step = index
-                result.verdict = Verdict.INVALID
-                return result
-            transitions.append(outcome)
-            state = outcome.state
-            result.trace.append(state)
+        played = rollout(self.sim, plan.steps, start or State())
+        result = ValidationResult(plan.source, goal, Verdict.VALID, trace=played.states(), rollout=played)
+        made_by_failed: list[tuple[int, Step]] = []
+        for outcome in played.failures:
+            cause = self._cause(outcome.failure, made_by_failed)
+            result.errors.append(dataclasses.replace(_finding(outcome.index, outcome.failure), caused_by=cause))
+            made_by_failed.append((outcome.index, outcome.step))
+        if result.errors:
+            result.failed_step = result.errors[0].step
+            result.verdict = Verdict.INVALID
+            return result
         if goal is not None:
-            missing = self._goal_failure(goal, state)
+            missing = self._goal_failure(goal, played.final)
             if missing is not None:
                 result.errors.append(Finding(None, missing.code.value, missing.message, missing.item,
                                              missing.needed, missing.had, suggestions=missing.suggestions))
                 result.verdict = Verdict.INVALID
                 return result
+        transitions = [o.transition for o in played.outcomes]
         result.warnings = self._waste(plan, transitions, goal)
         if result.warnings:
             result.verdict = Verdict.WASTEFUL
         return result
+
+    def _cause(self, failure: Failure, failed: list[tuple[int, Step]]) -> int | None:
+        """The latest earlier failed step whose product is what this failure misses (a knock-on failure)."""
+        kb = self.kb
+        wanted = list(failure.accepts) or [n for n in (failure.item or "").lstrip("#").split("|") if n]
+        for index, step in reversed(failed):
+            if step.type is StepType.DIG_DOWN:
+                if failure.code is Code.WRONG_LAYER:
+                    return index
+                continue
+            if not step.item or not kb.is_known(step.item):
+                continue
+            made = kb.resolve(step.item)
+            if failure.code is Code.INSUFFICIENT_FUEL and self.rules.fuel_value(made) > 0:
+                return index
+            for name in wanted:
+                if made == name or (kb.is_known(name) and made in kb.acceptable(kb.resolve(name))):
+                    return index
+                tool, named = kb.tools.get(made), kb.tools.get(name)
+                if failure.code in (Code.MISSING_TOOL, Code.TOOL_TIER_TOO_LOW) and tool is not None and (
+                        (named is not None and named.kind == tool.kind) or name.endswith("_" + tool.kind)):
+                    return index
+        return None
 
     # ---- goal and demand ----------------------------------------------------------
     def _goal_failure(self, goal: Goal, state: State) -> Failure | None:
@@ -140,34 +176,8 @@ class Validator:
                        item=item, needed=goal.count, had=have)
 
     def future_demand(self, steps: tuple[Step, ...], state: State) -> Mapping[str, int]:
-        """Items later crafts and smelts will consume, charged to what is held now.
-
-        Fuel must not be taken from these: the plan budgeted them for a later step.
-        """
-        demand: dict[str, int] = defaultdict(int)
-        for step in steps:
-            if step.type not in (StepType.CRAFT, StepType.SMELT) or step.count is None:
-                continue
-            try:
-                item = self.kb.resolve(step.item or "")
-            except UnknownItemError:
-                continue
-            if step.type is StepType.CRAFT:
-                recipes = self.kb.crafts.get(item)
-                if not recipes:
-                    continue
-                recipe = recipes[0]
-                batches = -(-step.count // recipe.count)
-                needs = [(i.accepts, batches * i.count) for i in recipe.ingredients]
-            else:
-                recipes = self.kb.smelts.get(item)
-                if not recipes:
-                    continue
-                needs = [(recipes[0].input.accepts, step.count)]
-            for accepts, n in needs:
-                held = next((a for a in accepts if state.count(a) > 0), accepts[-1])
-                demand[held] += n
-        return demand
+        """Items later crafts and smelts will consume (see :func:`barsym.sim.future_demand`)."""
+        return future_demand(self.rules, steps, state)
 
     # ---- waste ----------------------------------------------------------------------
     def _waste(self, plan: Plan, transitions: list[Transition], goal: Goal | None) -> list[Finding]:
@@ -208,20 +218,29 @@ class Validator:
         return findings
 
     def _redundant_digs(self, plan: Plan, transitions: list[Transition]) -> list[Finding]:
+        """Dig downs the plan could drop with every later gathering step still on a layer it is found on.
+
+        Digs are tried from the last one back, each drop shifting the later
+        gathering steps one layer up, so of two digs where one is enough only
+        the second is flagged (the first is what lets the gathering happen).
+        """
         found = []
+        gathers = []  # (plan position, layer it ran on, layers its resource is found on)
         for index, (step, move) in enumerate(zip(plan.steps, transitions), start=1):
+            source = self.kb.sources.get(move.item or "") if step.type in (StepType.MINE, StepType.KILL) else None
+            if source is not None:
+                gathers.append((index, move.state.layer, source.layers))
+        dropped: list[int] = []
+        for index in range(len(plan.steps), 0, -1):
+            step, move = plan.steps[index - 1], transitions[index - 1]
             if step.type is not StepType.DIG_DOWN:
                 continue
             if move.notes:
                 found.append(Finding(index, "redundant_step", move.notes[0]))
                 continue
-            needed = False
-            for later, later_move in zip(plan.steps[index:], transitions[index:]):
-                source = self.kb.sources.get(later_move.item or "")
-                if later.type in (StepType.MINE, StepType.KILL) and source is not None:
-                    if later_move.state.layer - 1 not in source.layers:
-                        needed = True
-                        break
-            if not needed:
-                found.append(Finding(index, "redundant_step", "no later step needs the deeper layer this dig down reaches"))
+            trial = dropped + [index]
+            if all(layer - sum(d < at for d in trial) in layers for at, layer, layers in gathers):
+                dropped = trial
+                found.append(Finding(index, "redundant_step",
+                                     "no later step needs the deeper layer this dig down reaches"))
         return found

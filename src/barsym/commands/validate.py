@@ -74,13 +74,28 @@ def _print_text(result: ValidationResult, plan: Plan, quiet: bool, layers: tuple
     else:
         where = f"step {result.failed_step}" if result.failed_step else "the end"
         print(f"{result.source}: INVALID at {where} ({len(plan)} steps, {goal})")
+    knock_on = [e for e in result.errors if e.caused_by is not None]
     for error in result.errors:
+        if error.caused_by is not None:
+            continue
         if error.step:
             print(f"  step {error.step}: {plan.steps[error.step - 1]}")
         print(f"    error [{error.code}] {error.message}")
-        before = result.state_before_failure if error.step else result.final_state
+        before = result.state_before(error.step) if error.step else result.final_state
         label = "state before" if error.step else "final state"
         print(f"    {label}: {before.describe(layers)}")
+    if knock_on:
+        steps = ", ".join(str(e.step) for e in knock_on[:8]) + (", ..." if len(knock_on) > 8 else "")
+        cause_of = {e.step: e.caused_by for e in result.errors}
+        roots = set()
+        for e in knock_on:
+            root = e.caused_by
+            while cause_of.get(root) is not None:
+                root = cause_of[root]
+            roots.add(root)
+        causes = ", ".join(str(c) for c in sorted(roots))
+        print(f"  {len(knock_on)} later step(s) also fail (steps {steps}): knock-on failures of step(s) {causes}, "
+              f"which made nothing")
     for warning in result.warnings:
         step = f"step {warning.step}" if warning.step else "plan"
         print(f"  {step}: warning [{warning.code}] {warning.message}")

@@ -18,11 +18,13 @@ from importlib import metadata
 from pathlib import Path
 
 from .errors import DataFileError, VersionNotSupportedError
-from .knowledge import CraftRecipe, Ingredient, KnowledgeBase, SmeltRecipe, Source, Tool, UnknownItemError
+from .knowledge import CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, SmeltRecipe, Source, Tool, UnknownItemError
+from .rules import CRAFTING_TABLE, FURNACE, RecipeFit, Rules, UnknownProfileError, batches, rules_for
 
 DEFAULT_VERSION = "1.16.5"
 
 __all__ = [
+    "CRAFTING_TABLE", "FURNACE", "RecipeFit", "RuleProfile", "Rules", "UnknownProfileError", "batches", "rules_for",
     "DEFAULT_VERSION", "CraftRecipe", "DataFileError", "Ingredient", "KnowledgeBase", "SmeltRecipe",
     "Source", "Tool", "UnknownItemError", "VersionNotSupportedError", "default_data_dir", "load_kb",
 ]

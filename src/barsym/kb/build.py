@@ -15,7 +15,7 @@ from pathlib import Path
 
 import minecraft_data
 
-from .knowledge import CraftRecipe, Ingredient, KnowledgeBase, SmeltRecipe, Source, Tool
+from .knowledge import CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, SmeltRecipe, Source, Tool
 from .errors import DataFileError, VersionNotSupportedError
 from .schema import DATA_FILES, load_data_file
 
@@ -146,6 +146,7 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
     families_file, fuels_file = files["families.json"], files["fuels.json"]
     tools_file, resources_file = files["tools.json"], files["resources.json"]
     mobs_file, aliases_file = files["mobs.json"], files["aliases.json"]
+    rules_file = files["rules.json"]
 
     names = {item["id"]: item["name"] for item in md["items"]}
     item_names = set(names.values())
@@ -261,4 +262,7 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
         aliases=aliases,
         dialects=dialects,
         prefer=tuple(families_file.prefer),
+        profiles={name: RuleProfile(name, p.gather, p.table_at_hand, p.furnace_needed, p.fuel_needed, p.about)
+                  for name, p in rules_file.profiles.items()},
+        default_profile=rules_file.default,
     )

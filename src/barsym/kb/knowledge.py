@@ -83,6 +83,18 @@ class Tool:
     tier: int
 
 
+@dataclass(frozen=True, slots=True)
+class RuleProfile:
+    """Which game rules hold (``data/recipes/rules.json``); :class:`barsym.kb.rules.Rules` applies them."""
+
+    name: str
+    gather: bool = True  # raw resources can be mined and mobs killed; the agent digs down
+    table_at_hand: bool = False  # a 3x3 crafting grid is always available
+    furnace_needed: bool = True
+    fuel_needed: bool = True
+    about: str = ""
+
+
 @dataclass(frozen=True)
 class KnowledgeBase:
     version: str
@@ -102,6 +114,8 @@ class KnowledgeBase:
     dialects: dict[str, dict[str, str]] = field(default_factory=dict)
     prefer: tuple[str, ...] = ()  # picked first where a recipe accepts several items
     stations: frozenset[str] = field(default=frozenset({"crafting_table", "furnace"}))
+    profiles: dict[str, RuleProfile] = field(default_factory=lambda: {"survival": RuleProfile("survival")})
+    default_profile: str = "survival"
 
     # ---- names -------------------------------------------------------------
     def resolve(self, name: str, dialect: str | None = None) -> str:

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import DataFileError
 
@@ -100,6 +100,26 @@ class AliasesFile(_Strict):
     dialects: dict[str, dict[str, str]] = {}
 
 
+class RuleProfileEntry(_Strict):
+    about: str = ""
+    gather: bool
+    table_at_hand: bool
+    furnace_needed: bool
+    fuel_needed: bool
+
+
+class RulesFile(_Strict):
+    about: str = ""
+    default: str
+    profiles: dict[str, RuleProfileEntry] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _known_default(self) -> "RulesFile":
+        if self.default not in self.profiles:
+            raise ValueError(f"default profile {self.default!r} is not one of {', '.join(sorted(self.profiles))}")
+        return self
+
+
 #: file name -> schema; the loader reads exactly these files.
 DATA_FILES: dict[str, type[BaseModel]] = {
     "tags.json": TagsFile,
@@ -110,6 +130,7 @@ DATA_FILES: dict[str, type[BaseModel]] = {
     "resources.json": ResourcesFile,
     "mobs.json": MobsFile,
     "aliases.json": AliasesFile,
+    "rules.json": RulesFile,
 }
 
 M = TypeVar("M", bound=BaseModel)

@@ -1,7 +1,9 @@
 """Simulator: immutable state, pure ``applicable``/``apply``, structured failures."""
 
 from .failure import Code, Failure, StepFailed
+from .rollout import Rollout, StepOutcome, future_demand, rollout
 from .simulator import Simulator, Transition
 from .state import State
 
-__all__ = ["Code", "Failure", "Simulator", "State", "StepFailed", "Transition"]
+__all__ = ["Code", "Failure", "Rollout", "Simulator", "State", "StepFailed", "StepOutcome", "Transition",
+           "future_demand", "rollout"]

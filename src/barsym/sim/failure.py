@@ -16,6 +16,7 @@ class Code(str, Enum):
     WRONG_LAYER = "wrong_layer"
     INSUFFICIENT_FUEL = "insufficient_fuel"
     GOAL_NOT_REACHED = "goal_not_reached"
+    NOT_ALLOWED = "not_allowed"  # the rule profile forbids the action (mining under the crafting rules)
 
 
 @dataclass(frozen=True)
@@ -26,11 +27,13 @@ class Failure:
     needed: float | int | None = None
     had: float | int | None = None
     suggestions: tuple[str, ...] = field(default=())
+    accepts: tuple[str, ...] = field(default=(), compare=False)  # items that would fill a missing slot
 
     def to_dict(self) -> dict:
         out = asdict(self)
         out["code"] = self.code.value
         out["suggestions"] = list(self.suggestions)
+        out.pop("accepts", None)
         return {k: v for k, v in out.items() if v not in (None, [])}
 
 

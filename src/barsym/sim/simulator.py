@@ -5,29 +5,30 @@
 the validator needs for waste accounting. ``applicable`` and ``apply`` are the
 small pure API on top of it.
 
-Semantics (BAR's conventions, Minecraft 1.16 rules):
+Semantics (BAR's conventions, Minecraft 1.16 rules; every rule itself, such as
+which recipe a craft uses or which fuel burns, is asked of :mod:`barsym.kb.rules`):
 - ``count`` is the number of items needed; crafting runs whole recipe batches.
 - recipes larger than 2x2 need a crafting table; smelting needs a furnace and
-  fuel worth at least one item per smelted item (leftover burn is lost).
+  fuel worth at least one item per smelted item (leftover burn is lost), unless
+  the rule profile says otherwise (``crafting``: neither, and nothing is mined).
 - mining needs the resource's layer and a tool of the right kind and tier;
   ``dig down`` needs a pickaxe and goes one layer deeper.
+
+:func:`barsym.sim.rollout.rollout` plays a whole plan, past failures.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from ..kb import Ingredient, KnowledgeBase, UnknownItemError
+from ..kb import CRAFTING_TABLE, FURNACE, KnowledgeBase, Rules, UnknownItemError, rules_for
 from ..model import Step, StepType
 from .failure import Code, Failure, StepFailed
 from .state import State
 
 _EMPTY: Mapping[str, int] = MappingProxyType({})
-CRAFTING_TABLE = "crafting_table"
-FURNACE = "furnace"
 
 
 @dataclass(frozen=True)
@@ -42,9 +43,9 @@ class Transition:
 
 
 class Simulator:
-    def __init__(self, kb: KnowledgeBase):
+    def __init__(self, kb: KnowledgeBase, rules: Rules | str | None = None):
         self.kb = kb
-        self._fuel_rank = {name: i for i, name in enumerate(kb.fuel_preference)}
+        self.rules = rules_for(kb, rules)
 
     # ---- public pure API ----------------------------------------------------
     def applicable(self, step: Step, state: State) -> bool:
@@ -62,6 +63,11 @@ class Simulator:
             tool = self._resolve(step.tool)
             if isinstance(tool, Failure):
                 return tool
+        if step.type in (StepType.DIG_DOWN, StepType.MINE, StepType.KILL) and not self.rules.can_gather:
+            what = "dig down" if step.type is StepType.DIG_DOWN else f"{step.type.value} {step.item}"
+            return Failure(Code.NOT_ALLOWED, f"{what}: under the {self.rules.name} rules nothing can be mined, "
+                                             f"killed or dug; only crafting and smelting from the inventory",
+                           item=step.item)
         if step.type is StepType.DIG_DOWN:
             return self._dig_down(state, tool)
         item = self._resolve(step.item or "")
@@ -81,133 +87,72 @@ class Simulator:
         except UnknownItemError as exc:
             return Failure(Code.UNKNOWN_ITEM, str(exc), item=name, suggestions=tuple(exc.suggestions))
 
-    def _take(self, ingredient: Ingredient, need: int, state: State, taken: dict[str, int]) -> int:
-        """Allocate ``need`` units from the inventory into ``taken``; return the shortfall."""
-        for name in ingredient.accepts:
-            if need == 0:
-                break
-            free = state.count(name) - taken.get(name, 0)
-            if free > 0:
-                grab = min(free, need)
-                taken[name] = taken.get(name, 0) + grab
-                need -= grab
-        return need
-
     def _craft(self, item: str, count: int, state: State) -> Transition | Failure:
-        recipes = self.kb.crafts.get(item)
-        if not recipes:
+        fit = self.rules.fitting_recipe(item, count, state.counts)
+        if fit is None:
             return self._not_made_by(item, "craft")
-        best: tuple[int, Failure] | None = None
-        no_table: Transition | None = None
-        for recipe in recipes:
-            batches = math.ceil(count / recipe.count)
-            taken: dict[str, int] = {}
-            missing = None
-            total_short = 0
-            for ingredient in recipe.ingredients:
-                need = batches * ingredient.count
-                short = self._take(ingredient, need, state, taken)
-                if short:
-                    total_short += short
-                    if missing is None:
-                        had = need - short
-                        missing = Failure(
-                            Code.MISSING_INGREDIENT,
-                            f"crafting {count} {item} ({batches} x {recipe.count}) needs {need} {ingredient.label}, "
-                            f"only {had} at hand",
-                            item=ingredient.label.lstrip("#"), needed=need, had=had,
-                        )
-            if missing is not None:
-                if best is None or total_short < best[0]:
-                    best = (total_short, missing)
-                continue
-            done = Transition(
-                state.changed(add={item: batches * recipe.count}, remove=taken),
-                item=item, produced={item: batches * recipe.count}, consumed=taken,
-                used=frozenset({CRAFTING_TABLE}) if recipe.needs_table else frozenset(),
+        recipe = fit.recipe
+        if fit.short:
+            ingredient, need, had = fit.short[0]
+            return Failure(
+                Code.MISSING_INGREDIENT,
+                f"crafting {count} {item} ({fit.batches} x {recipe.count}) needs {need} {ingredient.label}, "
+                f"only {had} at hand",
+                item=ingredient.label.lstrip("#"), needed=need, had=had, accepts=ingredient.accepts,
             )
-            if not recipe.needs_table or state.count(CRAFTING_TABLE) > 0:
-                return done
-            no_table = no_table or done
-        if no_table is not None:
+        if fit.station_missing:
             return Failure(
                 Code.MISSING_STATION,
                 f"crafting {item} needs a crafting_table (its recipe is larger than the 2x2 grid); none at hand",
                 item=CRAFTING_TABLE, needed=1, had=0,
             )
-        assert best is not None
-        return best[1]
-
-    def _fuel_order(self, name: str) -> tuple[int, float, str]:
-        rank = self._fuel_rank.get(name)
-        if rank is None:
-            rank = min((r for key, r in self._fuel_rank.items()
-                        if key.startswith("#") and name in self.kb.families.get(key[1:], ())), default=len(self._fuel_rank))
-        return (rank, -self.kb.fuel_value(name), name)
+        made = fit.batches * recipe.count
+        return Transition(
+            state.changed(add={item: made}, remove=fit.taken), item=item, produced={item: made},
+            consumed=fit.taken, used=frozenset({CRAFTING_TABLE}) if self.rules.needs_table(recipe) else frozenset(),
+        )
 
     def _smelt(self, item: str, count: int, state: State, reserve: Mapping[str, int]) -> Transition | Failure:
-        recipes = self.kb.smelts.get(item)
-        if not recipes:
+        rules = self.rules
+        chosen = rules.smelt_recipe(item, count, state.counts)
+        if chosen is None:
             return self._not_made_by(item, "smelt")
-        if state.count(FURNACE) == 0:
+        if rules.furnace_needed and state.count(FURNACE) == 0:
             return Failure(Code.MISSING_STATION, f"smelting {item} needs a furnace; none at hand", item=FURNACE, needed=1, had=0)
-        taken: dict[str, int] = {}
-        recipe = recipes[0]
-        for candidate in recipes:
-            trial: dict[str, int] = {}
-            if self._take(candidate.input, count, state, trial) == 0:
-                recipe, taken = candidate, trial
-                break
-        else:
-            have = count - self._take(recipe.input, count, state, {})
+        recipe, taken, short = chosen
+        if short:
+            have = count - short
             return Failure(
                 Code.MISSING_INGREDIENT, f"smelting {count} {item} needs {count} {recipe.input.label}, only {have} at hand",
-                item=recipe.input.label, needed=count, had=have,
+                item=recipe.input.label, needed=count, had=have, accepts=recipe.input.accepts,
             )
         after_input = state.changed(remove=taken)
-        fuel, burn = self._pick_fuel(after_input, count, reserve)
-        if burn < count:
-            spare = burn
-            total = sum(self.kb.fuel_value(n) * c for n, c in after_input.counts.items())
-            held_back = ""
-            if total >= count:
-                needed_later = {n: reserve[n] for n in reserve if self.kb.fuel_value(n) > 0 and after_input.count(n)}
-                held_back = " (other fuel at hand is needed by later steps: " + ", ".join(
-                    f"{c} {n}" for n, c in sorted(needed_later.items())) + ")"
-            return Failure(
-                Code.INSUFFICIENT_FUEL,
-                f"smelting {count} {item} needs fuel for {count} items; spare fuel at hand burns for {spare:g}{held_back}",
-                item="fuel", needed=count, had=spare,
-            )
+        fuel: dict[str, int] = {}
+        if rules.fuel_needed:
+            fuel, burn = rules.pick_fuel(after_input.counts, count, reserve)
+            if burn < count:
+                return self._no_fuel(item, count, burn, after_input, reserve)
         consumed = dict(taken)
         for name, n in fuel.items():
             consumed[name] = consumed.get(name, 0) + n
         return Transition(
             state.changed(add={item: count}, remove=consumed), item=item, produced={item: count},
-            consumed=consumed, fuel=fuel, used=frozenset({FURNACE}),
+            consumed=consumed, fuel=fuel, used=frozenset({FURNACE}) if rules.furnace_needed else frozenset(),
         )
 
-    def _pick_fuel(self, state: State, count: int, reserve: Mapping[str, int]) -> tuple[dict[str, int], float]:
-        """Greedy fuel choice in preference order, never touching what later steps need.
-
-        The last crafting table, furnace or wooden tool is never burned: a plan
-        that makes one means to use it.
-        """
-        fuel: dict[str, int] = {}
-        burn = 0.0
-        candidates = sorted((n for n in state.counts if self.kb.fuel_value(n) > 0), key=self._fuel_order)
-        for name in candidates:
-            if burn >= count:
-                break
-            value = self.kb.fuel_value(name)
-            keep = 1 if name in self.kb.stations or name in self.kb.tools else 0
-            free = state.count(name) - max(reserve.get(name, 0), keep)
-            if free <= 0:
-                continue
-            use = min(free, math.ceil((count - burn) / value - 1e-9))
-            fuel[name] = use
-            burn += use * value
-        return fuel, burn
+    def _no_fuel(self, item: str, count: int, spare: float, after_input: State, reserve: Mapping[str, int]) -> Failure:
+        value = self.rules.fuel_value
+        total = sum(value(n) * c for n, c in after_input.counts.items())
+        held_back = ""
+        if total >= count:
+            needed_later = {n: reserve[n] for n in reserve if value(n) > 0 and after_input.count(n)}
+            held_back = " (other fuel at hand is needed by later steps: " + ", ".join(
+                f"{c} {n}" for n, c in sorted(needed_later.items())) + ")"
+        return Failure(
+            Code.INSUFFICIENT_FUEL,
+            f"smelting {count} {item} needs fuel for {count} items; spare fuel at hand burns for {spare:g}{held_back}",
+            item="fuel", needed=count, had=spare,
+        )
 
     def _gather(self, kind: StepType, item: str, count: int, tool: str | None, state: State) -> Transition | Failure:
         source = self.kb.sources.get(item)
@@ -249,14 +194,14 @@ class Simulator:
                     item=named, needed=min_tier, had=info.tier,
                 )
             return named
-        held = [t for t in kb.tools.values() if t.kind == kind and state.count(t.name) > 0]
-        if kind not in {t.kind for t in kb.tools.values()}:
+        if kind not in self.rules.tiered_kinds:  # shears: no tiers
             if state.count(kind) > 0:
                 return kind
             return Failure(Code.MISSING_TOOL, f"{doing} needs {kind}; none at hand", item=kind, needed=1, had=0)
-        good = sorted((t for t in held if t.tier >= min_tier), key=lambda t: (t.tier, t.name))
-        if good:
-            return good[0].name
+        good = self.rules.best_held_tool(kind, min_tier, state.count)
+        if good is not None:
+            return good
+        held = [t for t in kb.tools.values() if t.kind == kind and state.count(t.name) > 0]
         if held:
             top = max(held, key=lambda t: t.tier)
             return Failure(

@@ -1,0 +1,250 @@
+"""The rule book: the one place where barsym's game rules are written down.
+
+Every consumer (simulator, validator, verifier, symbolic and LLM decomposers,
+grammar builder, prompts, crafting graph) asks these questions here instead of
+answering them itself, so they cannot disagree:
+
+- **Tools**: which items count as a tool of a kind and tier. Tiered tools are
+  ``MATERIAL_KIND`` (``stone_pickaxe``, tier from ``tools.json``); a tool kind
+  without tiers (``shears``) is the item of that name and meets any tier.
+- **Batches**: crafting runs whole recipe batches: ``ceil(count / per_batch)``.
+- **Which recipe a craft uses** (one documented rule, :meth:`Rules.fitting_recipe`):
+  the first recipe, in the knowledge base's order, that the units at hand pay
+  for in full with its station at hand; else the first whose ingredients are
+  paid for (the station is what is missing); else the one with the fewest
+  missing units (ties: the first). "At hand" is the inventory for the
+  simulator and validator, and the subgoals for the verifier.
+- **How units are taken** for an ingredient slot: from the slot's accepted items
+  in order, mixing them freely (two purpur blocks and a pillar make slabs).
+- **Stations**: recipes larger than 2x2 need a crafting table unless the profile
+  puts a 3x3 grid at hand; smelting needs a furnace unless the profile says not.
+- **Fuel**: burn values in items smelted, the order fuel is taken in, and what
+  is never burned (items later steps need, the last station or tool).
+- **Gathering**: whether the profile lets the agent mine, kill and dig at all.
+
+A :class:`Rules` is a knowledge base plus a rule profile (``survival`` by
+default, ``crafting`` for Plancraft's tasks; both are data in ``rules.json``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Callable
+
+from .knowledge import CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, Source, Tool
+
+CRAFTING_TABLE = "crafting_table"
+FURNACE = "furnace"
+#: fuel arithmetic tolerance: burn values such as 1.5 add up in floating point
+EPSILON = 1e-9
+
+
+class UnknownProfileError(ValueError):
+    """A rule profile name the knowledge base does not define."""
+
+
+def batches(count: int, per_batch: int) -> int:
+    """Whole crafting runs needed for ``count`` units when one run makes ``per_batch``."""
+    return -(-count // per_batch) if count > 0 else 0
+
+
+@dataclass(frozen=True)
+class RecipeFit:
+    """How well the units at hand pay for ``batches`` runs of ``recipe``."""
+
+    recipe: CraftRecipe
+    batches: int
+    taken: dict[str, int]  # units each item gives
+    short: tuple[tuple[Ingredient, int, int], ...]  # (slot, need, have) for slots not paid in full
+    station_missing: bool = False
+
+    @property
+    def paid(self) -> bool:
+        return not self.short
+
+    @property
+    def missing_units(self) -> int:
+        return sum(need - have for _, need, have in self.short)
+
+
+class Rules:
+    """Game rules for one knowledge base under one profile; cheap to build, safe to share."""
+
+    def __init__(self, kb: KnowledgeBase, profile: str | None = None):
+        name = profile or kb.default_profile
+        if name not in kb.profiles:
+            raise UnknownProfileError(f"unknown rules {name!r}; choose one of: {', '.join(sorted(kb.profiles))}")
+        self.kb = kb
+        self.profile: RuleProfile = kb.profiles[name]
+        self._fuel_rank = {key: i for i, key in enumerate(kb.fuel_preference)}
+
+    @property
+    def name(self) -> str:
+        return self.profile.name
+
+    # ---- tools ---------------------------------------------------------------------
+    @cached_property
+    def tiered_kinds(self) -> frozenset[str]:
+        return frozenset(t.kind for t in self.kb.tools.values())
+
+    def tool(self, item: str) -> Tool | None:
+        return self.kb.tools.get(item)
+
+    def is_tool(self, item: str, kind: str, min_tier: int = 0) -> bool:
+        """True when ``item`` can serve as a ``kind`` of tier ``min_tier`` or better."""
+        tool = self.kb.tools.get(item)
+        if tool is None:
+            return item == kind and kind not in self.tiered_kinds  # shears: no tiers
+        return tool.kind == kind and tool.tier >= min_tier
+
+    def tools_for(self, kind: str, min_tier: int) -> list[str]:
+        """Every tool that can serve, lowest tier first (a tierless kind: the item itself)."""
+        if kind not in self.tiered_kinds:
+            return [kind]
+        return [t.name for t in sorted(self.kb.tools.values(), key=lambda t: (t.tier, t.name))
+                if t.kind == kind and t.tier >= min_tier]
+
+    def lowest_tool(self, kind: str, min_tier: int, cost: Callable[[str], float] | None = None) -> str:
+        """BAR's choice: the lowest tier that can do the job, then the cheapest, then by name."""
+        options = self.tools_for(kind, min_tier)
+        if not options:
+            raise KeyError(f"no {kind} of tier {self.kb.tier_name(min_tier)} or better exists")
+        tier = {name: (self.kb.tools[name].tier if name in self.kb.tools else 0) for name in options}
+        return min(options, key=lambda n: (tier[n], cost(n) if cost else 0.0, n))
+
+    def best_held_tool(self, kind: str, min_tier: int, held: Callable[[str], int]) -> str | None:
+        """The lowest-tier held tool that can serve, or None."""
+        return next((name for name in self.tools_for(kind, min_tier) if held(name) > 0), None)
+
+    def is_persistent(self, item: str) -> bool:
+        """Stations and tools are used, not consumed."""
+        return item in self.kb.stations or item in self.kb.tools
+
+    # ---- gathering -----------------------------------------------------------------
+    @property
+    def can_gather(self) -> bool:
+        return self.profile.gather
+
+    def source(self, item: str) -> Source | None:
+        """Where a raw resource comes from, or None (always None when the profile forbids gathering)."""
+        return self.kb.sources.get(item) if self.profile.gather else None
+
+    def producers(self, item: str) -> list[str]:
+        """Action kinds that make ``item`` under this profile: craft, smelt, mine, kill."""
+        return [kind for kind in self.kb.producers(item) if kind in ("craft", "smelt") or self.profile.gather]
+
+    # ---- recipes -------------------------------------------------------------------
+    @staticmethod
+    def take(ingredient: Ingredient, need: int, held: Mapping[str, int], taken: dict[str, int]) -> int:
+        """Allocate ``need`` units of a slot from ``held`` into ``taken`` (mixing items); return the shortfall."""
+        for name in ingredient.accepts:
+            if need == 0:
+                break
+            free = held.get(name, 0) - taken.get(name, 0)
+            if free > 0:
+                grab = min(free, need)
+                taken[name] = taken.get(name, 0) + grab
+                need -= grab
+        return need
+
+    def needs_table(self, recipe: CraftRecipe) -> bool:
+        """A recipe larger than the 2x2 inventory grid needs a crafting table (unless one is always at hand)."""
+        return recipe.needs_table and not self.profile.table_at_hand
+
+    def fit(self, recipe: CraftRecipe, count: int, held: Mapping[str, int]) -> RecipeFit:
+        runs = batches(count, recipe.count)
+        taken: dict[str, int] = {}
+        short = []
+        for ingredient in recipe.ingredients:
+            need = runs * ingredient.count
+            missing = self.take(ingredient, need, held, taken)
+            if missing:
+                short.append((ingredient, need, need - missing))
+        station = runs > 0 and self.needs_table(recipe) and held.get(CRAFTING_TABLE, 0) == 0
+        return RecipeFit(recipe, runs, taken, tuple(short), station)
+
+    def fitting_recipe(self, item: str, count: int, held: Mapping[str, int]) -> RecipeFit | None:
+        """Which recipe crafting ``count`` ``item`` uses with ``held`` at hand (the rule in the module doc)."""
+        recipes = self.kb.crafts.get(item, ())
+        if not recipes:
+            return None
+        fits = [self.fit(recipe, count, held) for recipe in recipes]
+        ready = next((f for f in fits if f.paid and not f.station_missing), None)
+        if ready is not None:
+            return ready
+        paid = next((f for f in fits if f.paid), None)
+        if paid is not None:
+            return paid
+        return min(fits, key=lambda f: f.missing_units)  # min keeps the first of equals
+
+    def smelt_recipe(self, item: str, count: int, held: Mapping[str, int]):
+        """(recipe, taken, shortfall) for smelting: the first recipe whose input is at hand, else the first."""
+        recipes = self.kb.smelts.get(item, ())
+        if not recipes:
+            return None
+        for recipe in recipes:
+            taken: dict[str, int] = {}
+            if self.take(recipe.input, count, held, taken) == 0:
+                return recipe, taken, 0
+        taken = {}
+        return recipes[0], taken, self.take(recipes[0].input, count, held, taken)
+
+    # ---- stations and fuel -----------------------------------------------------------
+    @property
+    def furnace_needed(self) -> bool:
+        return self.profile.furnace_needed
+
+    @property
+    def fuel_needed(self) -> bool:
+        return self.profile.fuel_needed
+
+    def fuel_value(self, item: str) -> float:
+        """Items one unit of ``item`` smelts (0: not a fuel)."""
+        return self.kb.fuels.get(item, 0.0)
+
+    def fuel_units(self, item: str, burn: float) -> int:
+        """Units of fuel ``item`` that burn for at least ``burn`` items (leftover burn is lost)."""
+        value = self.fuel_value(item)
+        if value <= 0:
+            raise ValueError(f"{item} is not a fuel")
+        return math.ceil(burn / value - EPSILON) if burn > EPSILON else 0
+
+    def fuel_order(self, name: str) -> tuple[int, float, str]:
+        """Sort key: the order fuel is taken from the inventory (``fuels.json`` preference, then value)."""
+        rank = self._fuel_rank.get(name)
+        if rank is None:
+            rank = min((r for key, r in self._fuel_rank.items()
+                        if key.startswith("#") and name in self.kb.families.get(key[1:], ())),
+                       default=len(self._fuel_rank))
+        return (rank, -self.fuel_value(name), name)
+
+    def pick_fuel(self, held: Mapping[str, int], burn: float,
+                  reserve: Mapping[str, int]) -> tuple[dict[str, int], float]:
+        """Greedy fuel choice in preference order, never touching what later steps need.
+
+        The last crafting table, furnace or tool is never burned: a plan that
+        makes one means to use it.
+        """
+        fuel: dict[str, int] = {}
+        total = 0.0
+        for name in sorted((n for n in held if self.fuel_value(n) > 0), key=self.fuel_order):
+            if total >= burn:
+                break
+            keep = 1 if self.is_persistent(name) else 0
+            free = held[name] - max(reserve.get(name, 0), keep)
+            if free <= 0:
+                continue
+            use = min(free, self.fuel_units(name, burn - total))
+            fuel[name] = use
+            total += use * self.fuel_value(name)
+        return fuel, total
+
+
+def rules_for(kb: KnowledgeBase, rules: "Rules | str | None" = None) -> Rules:
+    """A :class:`Rules` from a Rules, a profile name, or None (the default profile)."""
+    if isinstance(rules, Rules):
+        return rules
+    return Rules(kb, rules)

@@ -1,0 +1,117 @@
+"""A full rollout: every step of a plan judged, not only up to the first failure.
+
+The validator, the step scorer and the execution worlds all need the same
+thing: for each step, the state before it and either the transition it makes
+or the failure that stops it. A failed step changes nothing and the rollout
+goes on, so a caller sees every step that would fail from where the plan
+really stands (a missing crafting table early on does not hide a wrong layer
+later).
+
+Smelting is judged with the plan's future in view: fuel is never taken from
+items that later crafts and smelts will consume (:func:`future_demand`), since
+the plan budgeted those units for them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..kb import Rules, UnknownItemError
+from ..model import Step, StepType
+from .failure import Failure
+from .simulator import Simulator, Transition
+from .state import State
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    """Step ``index`` (1-based) played from ``before``: a transition, or a failure that changed nothing."""
+
+    index: int
+    step: Step
+    before: State
+    transition: Transition | None = None
+    failure: Failure | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+    @property
+    def after(self) -> State:
+        return self.transition.state if self.transition is not None else self.before
+
+
+@dataclass(frozen=True)
+class Rollout:
+    start: State
+    outcomes: tuple[StepOutcome, ...]
+
+    @property
+    def final(self) -> State:
+        return self.outcomes[-1].after if self.outcomes else self.start
+
+    @property
+    def ok(self) -> bool:
+        return all(o.ok for o in self.outcomes)
+
+    @property
+    def failures(self) -> list[StepOutcome]:
+        return [o for o in self.outcomes if not o.ok]
+
+    @property
+    def first_failure(self) -> StepOutcome | None:
+        return next((o for o in self.outcomes if not o.ok), None)
+
+    def states(self) -> list[State]:
+        """``states()[0]`` is the start; ``states()[i]`` follows step i."""
+        return [self.start] + [o.after for o in self.outcomes]
+
+
+def future_demand(rules: Rules, steps: Sequence[Step], state: State) -> Mapping[str, int]:
+    """Items later crafts and smelts will consume, charged to what is held now.
+
+    Each later craft is read with the rule book's recipe choice against the
+    current inventory; each unit is charged to the first accepted item held.
+    """
+    kb = rules.kb
+    demand: dict[str, int] = defaultdict(int)
+    for step in steps:
+        if step.type not in (StepType.CRAFT, StepType.SMELT) or step.count is None:
+            continue
+        try:
+            item = kb.resolve(step.item or "")
+        except UnknownItemError:
+            continue
+        if step.type is StepType.CRAFT:
+            fit = rules.fitting_recipe(item, step.count, state.counts)
+            if fit is None:
+                continue
+            needs = [(i.accepts, fit.batches * i.count) for i in fit.recipe.ingredients]
+        else:
+            chosen = rules.smelt_recipe(item, step.count, state.counts)
+            if chosen is None:
+                continue
+            needs = [(chosen[0].input.accepts, step.count)]
+        for accepts, n in needs:
+            held = next((a for a in accepts if state.count(a) > 0), accepts[-1])
+            demand[held] += n
+    return demand
+
+
+def rollout(sim: Simulator, steps: Sequence[Step], start: State | None = None) -> Rollout:
+    """Play ``steps`` from ``start``; failed steps change nothing and later steps are still judged."""
+    state = start or State()
+    outcomes = []
+    steps = tuple(steps)
+    for index, step in enumerate(steps, start=1):
+        reserve = future_demand(sim.rules, steps[index:], state) if step.type is StepType.SMELT else {}
+        result = sim.transition(step, state, reserve)
+        if isinstance(result, Failure):
+            outcomes.append(StepOutcome(index, step, state, failure=result))
+        else:
+            outcomes.append(StepOutcome(index, step, state, transition=result))
+            state = result.state
+    return Rollout(start or State(), tuple(outcomes))
