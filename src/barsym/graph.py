@@ -18,7 +18,7 @@ from functools import cached_property
 
 import networkx as nx
 
-from .kb import Ingredient, KnowledgeBase
+from .kb import CRAFTING_TABLE, FURNACE, Ingredient, KnowledgeBase, Rules, rules_for
 
 START = "layer:0"
 
@@ -41,8 +41,9 @@ class Reachability:
 
 
 class CraftGraph:
-    def __init__(self, kb: KnowledgeBase):
+    def __init__(self, kb: KnowledgeBase, rules: Rules | str | None = None):
         self.kb = kb
+        self.rules = rules_for(kb, rules)
         self.g = nx.DiGraph()
         self._build()
 
@@ -65,10 +66,10 @@ class CraftGraph:
         return node
 
     def _tool_node(self, kind: str, tier: int) -> str:
-        tools = sorted((t for t in self.kb.tools.values() if t.kind == kind and t.tier >= tier), key=lambda t: (t.tier, t.name))
-        if not tools:
-            return self._add_item(kind)
-        return self._choice(f"{kind}>={self.kb.tier_name(tier)}", tuple(t.name for t in tools))
+        tools = self.rules.tools_for(kind, tier)
+        if tools == [kind]:
+            return self._add_item(kind)  # a tool kind without tiers (shears)
+        return self._choice(f"{kind}>={self.kb.tier_name(tier)}", tuple(tools))
 
     def _need(self, source: str, action: str, role: str, count: int = 1) -> None:
         self.g.add_edge(source, action, role=role, count=count)
@@ -82,7 +83,7 @@ class CraftGraph:
             self._add_item(name)
         for layer in range(len(kb.layers)):
             g.add_node(f"layer:{layer}", kind="layer", name=kb.layers[layer])
-        for layer in range(1, len(kb.layers)):
+        for layer in range(1, len(kb.layers) if self.rules.can_gather else 1):
             action = f"dig_down:{layer}"
             g.add_node(action, kind="action", action="dig_down", name=f"dig down to layer {layer}")
             self._need(f"layer:{layer - 1}", action, "layer")
@@ -94,19 +95,21 @@ class CraftGraph:
                 g.add_node(action, kind="action", action="craft", name=item, recipe=i)
                 for ingredient in recipe.ingredients:
                     self._ingredient(ingredient, action)
-                if recipe.needs_table:
-                    self._need(self._add_item("crafting_table"), action, "station")
+                if self.rules.needs_table(recipe):
+                    self._need(self._add_item(CRAFTING_TABLE), action, "station")
                 g.add_edge(action, item_node(item), role="makes", count=recipe.count)
         for item, recipes in kb.smelts.items():
             for i, recipe in enumerate(recipes):
                 action = f"smelt:{item}#{i}"
                 g.add_node(action, kind="action", action="smelt", name=item, recipe=i)
                 self._ingredient(recipe.input, action)
-                self._need(self._add_item("furnace"), action, "station")
-                fuels = tuple(sorted(n for n, v in kb.fuels.items() if v > 0 and n in kb.items))
-                self._need(self._choice("fuel", fuels), action, "fuel")
+                if self.rules.furnace_needed:
+                    self._need(self._add_item(FURNACE), action, "station")
+                if self.rules.fuel_needed:
+                    fuels = tuple(sorted(n for n, v in kb.fuels.items() if v > 0 and n in kb.items))
+                    self._need(self._choice("fuel", fuels), action, "fuel")
                 g.add_edge(action, item_node(item), role="makes", count=1)
-        for item, source in kb.sources.items():
+        for item, source in (kb.sources.items() if self.rules.can_gather else ()):
             action = f"{source.kind}:{item}"
             g.add_node(action, kind="action", action=source.kind, name=item, origin=source.origin)
             layers = tuple(f"layer:{n}" for n in sorted(source.layers))
@@ -135,13 +138,8 @@ class CraftGraph:
         return {role: sorted(v) for role, v in out.items()}
 
     def compare_tools(self, a: str, b: str) -> int:
-        """-1, 0 or 1 as tool ``a`` is of a lower, equal or higher tier than ``b`` (same kind)."""
-        ta, tb = self.kb.tools.get(a), self.kb.tools.get(b)
-        if ta is None or tb is None:
-            raise KeyError(f"not a tool: {a if ta is None else b}")
-        if ta.kind != tb.kind:
-            raise ValueError(f"{a} and {b} are different kinds of tool ({ta.kind}, {tb.kind})")
-        return (ta.tier > tb.tier) - (ta.tier < tb.tier)
+        """-1, 0 or 1 as tool ``a`` is of a lower, equal or higher tier than ``b`` (see the rule book)."""
+        return self.rules.compare_tools(a, b)
 
     @cached_property
     def reachable_nodes(self) -> frozenset[str]:

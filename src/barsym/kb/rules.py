@@ -119,6 +119,21 @@ class Rules:
         """The lowest-tier held tool that can serve, or None."""
         return next((name for name in self.tools_for(kind, min_tier) if held(name) > 0), None)
 
+    def compare_tools(self, a: str, b: str) -> int:
+        """-1, 0 or 1 as tool ``a`` is of a lower, equal or higher tier than ``b`` (same kind; tierless: equal)."""
+        def kind_tier(name: str) -> tuple[str, int]:
+            tool = self.kb.tools.get(name)
+            if tool is not None:
+                return tool.kind, tool.tier
+            if name in self.kb.items and name not in self.tiered_kinds and any(
+                    s.tool_kind == name for s in self.kb.sources.values()):
+                return name, 0
+            raise KeyError(f"not a tool: {name}")
+        (ka, ta), (kb_, tb) = kind_tier(a), kind_tier(b)
+        if ka != kb_:
+            raise ValueError(f"{a} and {b} are different kinds of tool ({ka}, {kb_})")
+        return (ta > tb) - (ta < tb)
+
     def is_persistent(self, item: str) -> bool:
         """Stations and tools are used, not consumed."""
         return item in self.kb.stations or item in self.kb.tools

@@ -30,8 +30,9 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from ..graph import CraftGraph
-from ..kb import KnowledgeBase, UnknownItemError
+from ..kb import KnowledgeBase, Rules, UnknownItemError, rules_for
 from ..model import Goal, Plan, Step, StepType
+from ..sim import State
 from ..validate import ValidationResult, Validator
 from .decomposer import Decomposer, Decomposition, PlanContext, PlanningError, Unanswered, goal_layer
 from .ordering import Need, NoOrder, order_steps
@@ -52,11 +53,14 @@ class GoalNode:
     decomposition: Decomposition | None = None
     covered: str | None = None  # why no step was needed
     unanswered: str | None = None  # why the decomposer gave no step (keep_invalid planners only)
+    from_start: int = 0  # units of the goal (as first asked) taken from the start inventory
     children: list[int] = field(default_factory=list)
     step_index: int | None = None  # position of its (fused) step in the final plan
 
     def to_dict(self, nodes: list["GoalNode"]) -> dict:
         out: dict = {"goal": {"item": self.goal.item, "count": self.goal.count}, "role": self.role}
+        if self.from_start:
+            out["from_start"] = self.from_start
         if self.decomposition is not None:
             d = self.decomposition
             out["step"] = str(d.step)
@@ -117,22 +121,31 @@ class BackwardPlanner:
 
     def __init__(self, kb: KnowledgeBase, decomposer: Decomposer, graph: CraftGraph | None = None,
                  validator: Validator | None = None, verify: bool = False, max_goals: int = 20000,
-                 name: str | None = None, keep_invalid: bool = False):
+                 name: str | None = None, keep_invalid: bool = False, rules: Rules | str | None = None):
         self.kb = kb
+        self.rules = rules_for(kb, rules if rules is not None else getattr(decomposer, "rules", None))
         self.decomposer = decomposer
-        self.graph = graph or getattr(decomposer, "graph", None) or CraftGraph(kb)
-        self.validator = validator or Validator(kb)
+        self.graph = graph or getattr(decomposer, "graph", None) or CraftGraph(kb, self.rules)
+        self.validator = validator or Validator(kb, self.rules)
         self.verify = verify
         self.max_goals = max_goals
         self.name = name or getattr(decomposer, "name", "backward")
         self.keep_invalid = keep_invalid
         self._sharing_used = False
 
-    def plan(self, goal: Goal) -> PlanResult:
+    def plan(self, goal: Goal, start: State | None = None) -> PlanResult:
+        """Plan ``goal`` from ``start`` (default: empty inventory on the surface).
+
+        What the start inventory holds is used first: tools and stations it
+        holds are not made again, materials it holds are consumed before any
+        are planned, and layers at or above its layer are reached.
+        """
         started = time.perf_counter()
         root = Goal(item=self.kb.resolve(goal.item), count=goal.count)  # UnknownItemError goes to the caller
+        self._start = start or State()
+        held = self._start.count_any(self.kb.acceptable(root.item))
         reach = self.graph.reachability(root.item)
-        if not reach.reachable:
+        if not reach.reachable and held < root.count:
             raise PlanningError("unreachable", reach.reason)
         failure: PlanningError | None = None
         kept: PlanResult | None = None  # an invalid plan, returned only with keep_invalid
@@ -159,7 +172,7 @@ class BackwardPlanner:
 
     # ---- one pass of the loop ----------------------------------------------------------
     def _attempt(self, root: Goal, share: bool) -> PlanResult:
-        context = PlanContext(self.kb, root)
+        context = PlanContext(self.kb, root, start=self._start)
         claimed: dict[str, int] = {}
         nodes = [GoalNode(0, root, "goal")]
         queue = deque([0])
@@ -219,25 +232,56 @@ class BackwardPlanner:
             raise PlanningError("decomposition", f"{decomposition.provenance} answer names {exc}") from None
 
     def _covered(self, node: GoalNode, context: PlanContext, share: bool, claimed: dict[str, int]) -> str | None:
-        if node.parent is None:
-            return None
         layer = goal_layer(node.goal)
         if layer is not None:
+            if layer <= context.start.layer:
+                return f"the start is on layer {context.start.layer}"
             return f"layer {layer} is already reached by a planned dig down" if context.reached(layer) else None
         try:
             item = self.kb.resolve(node.goal.item)
         except UnknownItemError:
             return None
+        held = self._from_start(node, item, context)
+        if held:
+            return held
+        if node.parent is None:
+            return None
         if node.role in KEPT_ROLES:
             have = context.produced[item] if share else context.kept[item]
             return f"reuses the {item} already planned (used, not consumed)" if have >= 1 else None
-        persistent = item in self.kb.stations or item in self.kb.tools
+        persistent = self.rules.is_persistent(item)
         if share and node.role == "ingredient" and persistent:
             free = context.kept[item] - claimed.get(item, 0)
             if free >= node.goal.count:
                 claimed[item] = claimed.get(item, 0) + node.goal.count
                 self._sharing_used = True
                 return f"consumes the {item} planned as a station or tool, after its last use"
+        return None
+
+    def _from_start(self, node: GoalNode, item: str, context: PlanContext) -> str | None:
+        """Cover a goal, or part of it, from the start inventory (a partial cover shrinks the goal)."""
+        start = context.start
+        if not start.inventory:
+            return None
+        if node.role in KEPT_ROLES:
+            tool = self.kb.tools.get(item)
+            serving = (self.rules.best_held_tool(tool.kind, tool.tier, start.count) if tool is not None
+                       else (item if start.count(item) else None))
+            return f"{serving} is in the start inventory (used, not consumed)" if serving else None
+        free = {name: start.count(name) - context.from_start[name] for name in self.kb.acceptable(item)}
+        have = sum(max(0, n) for n in free.values())
+        if have <= 0:
+            return None
+        take = min(have, node.goal.count)
+        left = take
+        for name, n in free.items():
+            grab = min(max(0, n), left)
+            context.from_start[name] += grab
+            left -= grab
+        if take >= node.goal.count:
+            return f"{take} {item} from the start inventory"
+        node.goal = Goal(item=node.goal.item, count=node.goal.count - take)
+        node.from_start = take
         return None
 
     # ---- fusion, ordering, validation -------------------------------------------------------
@@ -271,7 +315,8 @@ class BackwardPlanner:
         plan = Plan(steps=tuple(steps[i] for i in order), source=f"barsym plan {root.item} ({self.name})")
         for nid, i in at.items():
             nodes[nid].step_index = position[i]
-        validation = self.validator.validate(plan, goal=root)
+        self._check_climb(root, plan)
+        validation = self.validator.validate(plan, goal=root, start=self._start)
         if not validation.valid and not self.keep_invalid:
             error = validation.errors[0]
             where = f"step {error.step}" if error.step else "the end"
@@ -283,6 +328,16 @@ class BackwardPlanner:
             planner=self.name, decomposer=getattr(self.decomposer, "name", "?"),
             stats={"goals": len(nodes), "decompositions": calls, "shared_stations": share},
         )
+
+    def _check_climb(self, root: Goal, plan: Plan) -> None:
+        """A start below the surface cannot gather what only grows above it: say so, not 'invalid'."""
+        layer = self._start.layer
+        for step in plan.steps:
+            source = self.kb.sources.get(step.item or "") if step.type in (StepType.MINE, StepType.KILL) else None
+            if source is not None and max(source.layers) < layer:
+                raise PlanningError("no_return", f"{root.item} needs {step.item}, found on layer "
+                                    f"{max(source.layers)} and above, but the start is on layer "
+                                    f"{self.kb.layer_name(layer)} and the agent never climbs back up")
 
     @staticmethod
     def _merge(steps: list[Step]) -> Step:

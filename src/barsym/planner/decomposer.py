@@ -29,6 +29,7 @@ from typing import Protocol, runtime_checkable
 
 from ..kb import KnowledgeBase
 from ..model import Goal, Step, StepType
+from ..sim import State
 
 LAYER_PREFIX = "layer:"
 
@@ -133,6 +134,12 @@ class PlanContext:
     layers: set[int] = field(default_factory=set)  # layers reached by planned dig downs
     pending: Counter = field(default_factory=Counter)  # goals waiting in the queue, by item
     path: tuple[Goal, ...] = ()  # goals above the one being decomposed, root first (set by the planner)
+    start: State = field(default_factory=State)  # what the agent holds, and where it is, before the plan
+    from_start: Counter = field(default_factory=Counter)  # start units already given to goals
+
+    def held_tool(self, rules, kind: str, min_tier: int) -> str | None:
+        """A tool in the start inventory that can serve (the lowest tier that can), or None."""
+        return rules.best_held_tool(kind, min_tier, self.start.count) if self.start.inventory else None
 
     def surplus(self, item: str) -> int:
         """Spare units of ``item`` that planned batches make beyond what was asked."""
@@ -146,7 +153,7 @@ class PlanContext:
         return self.produced[item] > 0
 
     def reached(self, layer: int) -> bool:
-        return layer <= 0 or layer in self.layers
+        return layer <= self.start.layer or layer in self.layers
 
     def record(self, item: str | None, decomposition: Decomposition, roles: Sequence[str],
                kept_role: bool = False, layer: int | None = None) -> None:

@@ -41,14 +41,13 @@ timeouts, not one per goal.
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..graph import CraftGraph
-from ..kb import KnowledgeBase
+from ..kb import KnowledgeBase, Rules, batches
 from ..llm import GrammarError, LLMBackend, LLMError
 from ..model import MAX_COUNT, Goal, Step, StepType
 from .decomposer import Decomposition, PlanContext, Unanswered, goal_layer
@@ -121,7 +120,8 @@ class LLMDecomposer:
         self.retry_temperature = retry_temperature
         self.max_calls, self.max_backend_failures, self.progress = max_calls, max_backend_failures, progress
         self.graph = graph or CraftGraph(kb)
-        symbolic = SymbolicDecomposer(kb, graph=self.graph, prefer=kb.prefer)
+        self.rules = Rules(kb)  # BAR's planners play by the survival rules
+        symbolic = SymbolicDecomposer(kb, graph=self.graph, prefer=kb.prefer, rules=self.rules)
         self.conventions = symbolic  # BAR's conventions where the game allows a choice (see _conventions)
         self.fallback = symbolic if fallback is SymbolicDecomposer else fallback
         if isinstance(self.fallback, type):
@@ -296,16 +296,19 @@ class LLMDecomposer:
         if step.type is StepType.CRAFT:
             recipe = self._fitting_recipe(self.kb.resolve(step.item), reply.subgoals)
             if recipe is not None:
-                yields = math.ceil(step.count / recipe.count) * recipe.count
+                yields = batches(step.count, recipe.count) * recipe.count
         elif step.type is StepType.SMELT:
             credit = min(context.fuel_left(self.kb.resolve(step.item)), float(step.count))
         return Decomposition(step, reply.subgoals, LLM, yields=yields, fuel_credit=credit)
 
     def _fitting_recipe(self, item: str, subgoals: tuple[Goal, ...]):
-        """The recipe of ``item`` the subgoals' items cover best (the verifier reads them the same way)."""
-        have = {self.kb.resolve(g.item) for g in subgoals if goal_layer(g) is None}
-        recipes = self.kb.crafts.get(item, ())
-        return max(recipes, key=lambda r: sum(any(a in have for a in i.accepts) for i in r.ingredients), default=None)
+        """The recipe of ``item`` the subgoals are for: the rule book's one rule, as the verifier reads them."""
+        units = Counter()
+        for g in subgoals:
+            if goal_layer(g) is None and self.kb.is_known(g.item):
+                units[self.kb.resolve(g.item)] += g.count
+        fit = self.rules.fitting_recipe(item, 1, units)
+        return fit.recipe if fit else None
 
     def _widen(self, goal: Goal, asked: Goal, decomposition: Decomposition) -> Decomposition:
         """Answer for ``asked`` -> answer for ``goal``: spare units the context supplied join the step."""
@@ -319,7 +322,7 @@ class LLMDecomposer:
         return dataclasses.replace(decomposition, step=step, yields=made, note=note)
 
     def _check(self, asked: Goal, decomposition: Decomposition, context: PlanContext) -> list[str]:
-        problems = check_decomposition(self.kb, asked, decomposition)
+        problems = check_decomposition(self.kb, asked, decomposition, self.rules)
         problems += self._loops(asked, decomposition, context) + self._waste(decomposition)
         return problems or self._conventions(asked, decomposition, context)
 
@@ -330,6 +333,7 @@ class LLMDecomposer:
         real mistakes first. Graph-mode grammars offer only these choices already.
         """
         step, kb, rules = d.step, self.kb, self.conventions
+        book = self.rules
         layer = goal_layer(asked)
         if layer is not None and step.tool:
             wanted = rules.dig_tool(layer, context.root.item)
@@ -339,11 +343,11 @@ class LLMDecomposer:
         source = kb.sources.get(kb.resolve(step.item)) if step.item and layer is None else None
         tool = kb.resolve(step.tool) if step.tool and kb.is_known(step.tool) else None
         gathers = source is not None and step.type.value == source.kind  # a mine or kill step for a raw resource
-        if gathers and source.tool_kind and tool in kb.tools:
+        if gathers and source.tool_kind and tool is not None and book.is_tool(tool, source.tool_kind):
             lowest = rules.tool_for(source.tool_kind, source.min_tier)
             if tool != lowest:
                 return [f"mine {step.item} with the {lowest}, the lowest tier that can: a better tool is not needed"]
-        roles = subgoal_roles(kb, step, d.subgoals)
+        roles = subgoal_roles(kb, step, d.subgoals, book)
         for goal, role in zip(d.subgoals, roles):
             if role not in ("fuel", "ingredient") or not kb.is_known(goal.item):
                 continue
@@ -363,8 +367,8 @@ class LLMDecomposer:
         are exact, so an LLM answer that over-asks is refused too: a second
         crafting table, 100 diamonds for one pickaxe, a table for a 2x2 recipe.
         """
-        step, kb = d.step, self.kb
-        roles = subgoal_roles(kb, step, d.subgoals)
+        step, kb, rules = d.step, self.kb, self.rules
+        roles = subgoal_roles(kb, step, d.subgoals, rules)
         units = Counter()
         for goal, role in zip(d.subgoals, roles):
             if role in ("tool", "station") and goal.count > 1:
@@ -373,17 +377,16 @@ class LLMDecomposer:
                 units[kb.resolve(goal.item)] += goal.count
         item = kb.resolve(step.item) if step.item else None
         if step.type is StepType.CRAFT and item in kb.crafts:
-            recipe = min(kb.crafts[item], key=lambda r: sum(max(0, i.count - sum(units[a] for a in i.accepts))
-                                                            for i in r.ingredients))
-            if "station" in roles and not recipe.needs_table:
+            recipe = self._fitting_recipe(item, d.subgoals)
+            if "station" in roles and not rules.needs_table(recipe):
                 return [f"{item} fits the 2x2 inventory grid: no crafting_table needed"]
-            batches = math.ceil(d.made / recipe.count)
-            need = sum(batches * i.count for i in recipe.ingredients)
+            runs = batches(d.made, recipe.count)
+            need = sum(runs * i.count for i in recipe.ingredients)
             if sum(units.values()) > need:
-                return [f"too many ingredients: {batches} craft(s) of {item} use {need} unit(s) in all, "
+                return [f"too many ingredients: {runs} craft(s) of {item} use {need} unit(s) in all, "
                         f"the subgoals ask for {sum(units.values())}"]
         if step.type is StepType.SMELT:
-            fuels = [(g, kb.fuel_value(g.item)) for g, r in zip(d.subgoals, roles) if r == "fuel"]
+            fuels = [(g, rules.fuel_value(g.item)) for g, r in zip(d.subgoals, roles) if r == "fuel"]
             inputs = sum(g.count for g, r in zip(d.subgoals, roles) if r == "ingredient")
             if inputs > (step.count or 0):
                 return [f"too many ingredients: smelting {step.count} {item} takes {step.count}, not {inputs}"]

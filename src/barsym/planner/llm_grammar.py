@@ -38,12 +38,11 @@ because llama.cpp rejects ``_``):
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
 from ..graph import CraftGraph, item_node
-from ..kb import KnowledgeBase, UnknownItemError
+from ..kb import CRAFTING_TABLE, FURNACE, KnowledgeBase, Rules, UnknownItemError, batches
 from ..llm.grammar import gbnf_literal, gbnf_word_choice
 from ..model import MAX_COUNT, Goal, Step, StepType
 from .decomposer import Decomposition, goal_layer, layer_goal
@@ -160,12 +159,13 @@ class GrammarBuilder:
         self.max_subgoals = max_subgoals
         reach = graph.reachable_nodes
         self.items = sorted(i for i in kb.items if item_node(i) in reach)
-        kinds = {t.kind for t in kb.tools.values()}
+        self.rules = conventions.rules if conventions is not None else Rules(kb)
+        kinds = self.rules.tiered_kinds
         loose = {s.tool_kind for s in kb.sources.values() if s.tool_kind and s.tool_kind not in kinds}
         self.tools = sorted(t for t in set(kb.tools) | loose if item_node(t) in reach)
         self.verbs = [v for v in ITEM_VERBS if v in self._verbs_in_kb()]
         # graph mode offers the knowledge base's preferred fuels, not all 190 burnable items
-        self.fuels = [f for f in kb.fuel_preference if f in kb.items and kb.fuel_value(f) > 0]
+        self.fuels = [f for f in kb.fuel_preference if f in kb.items and self.rules.fuel_value(f) > 0]
         self._requires: dict[str, frozenset[str]] = {}
         self._vocab: str | None = None
         self._avoid: frozenset[str] = frozenset()  # the goals above the one a grammar is being built for
@@ -196,9 +196,8 @@ class GrammarBuilder:
         return found
 
     def _cheapest_tool(self, kind: str, tier: int) -> str:
-        options = [t for t in self.kb.tools.values() if t.kind == kind and t.tier >= tier]
         costs = self.graph.costs
-        return min(options, key=lambda t: (t.tier, costs.get(item_node(t.name), float("inf")), t.name)).name
+        return self.rules.lowest_tool(kind, tier, lambda name: costs.get(item_node(name), float("inf")))
 
     def _usable(self, name: str, goal: str, avoid: frozenset[str] = frozenset()) -> bool:
         """Reachable, and not made (by the graph's way) from the goal or from a goal waiting on it."""
@@ -259,11 +258,11 @@ class GrammarBuilder:
             members = [self._members(i.accepts, item) for i in recipe.ingredients]
             if f"craft:{item}#{index}" not in reach or not all(members):
                 continue
-            batches = -(-count // recipe.count)
+            runs = batches(count, recipe.count)
             option: list = [f"craft {count} {item}: "]
             for n, (ingredient, names) in enumerate(zip(recipe.ingredients, members)):
-                option += ([", "] if n else []) + [_upto(batches * ingredient.count), " ", Choice(tuple(names))]
-            out.append(tuple(option + ([", 1 crafting_table"] if recipe.needs_table else [])))
+                option += ([", "] if n else []) + [_upto(runs * ingredient.count), " ", Choice(tuple(names))]
+            out.append(tuple(option + ([f", 1 {CRAFTING_TABLE}"] if self.rules.needs_table(recipe) else [])))
         for index, recipe in enumerate(kb.smelts.get(item, ())):
             names = self._members(recipe.input.accepts, item)
             fuels = self._conventional([self.conventions.fuel],
@@ -273,8 +272,8 @@ class GrammarBuilder:
                 continue
             option = [f"smelt {count} {item}: ", _upto(count), " ", Choice(tuple(names))]
             if missing > 0:  # fuel: any preferred fuel, at most the units that cover what is missing
-                option += [", ", Choice(tuple((_upto(math.ceil(missing / kb.fuel_value(f))), f" {f}") for f in fuels))]
-            out.append(tuple(option + [", 1 furnace"]))
+                option += [", ", Choice(tuple((_upto(self.rules.fuel_units(f, missing)), f" {f}") for f in fuels))]
+            out.append(tuple(option + [f", 1 {FURNACE}"]))
         source = kb.sources.get(item)
         if source is not None and f"{source.kind}:{item}" in reach:
             low = min(source.layers)
@@ -282,8 +281,8 @@ class GrammarBuilder:
             if source.tool_kind is None:
                 out.append((head + (f": layer {low}" if low > 0 else ""),))
             else:
-                tools = [t.name for t in kb.tools.values() if t.kind == source.tool_kind and t.tier >= source.min_tier]
-                usable = sorted(t for t in tools or [source.tool_kind] if self._usable(t, item, self._avoid))
+                tools = self.rules.tools_for(source.tool_kind, source.min_tier)
+                usable = sorted(t for t in tools if self._usable(t, item, self._avoid))
                 lowest = self.conventions.tool_for(source.tool_kind, source.min_tier)
                 for tool in self._conventional([lowest], usable):
                     out.append((f"{head} with {tool}: 1 {tool}" + (f", layer {low}" if low > 0 else ""),))
@@ -293,7 +292,7 @@ class GrammarBuilder:
         if not 1 <= layer <= self.kb.deepest_layer:
             return []
         target = f"layer:{layer}"
-        pickaxes = sorted(t.name for t in self.kb.tools.values() if t.kind == self.kb.dig_down_kind and t.tier >= 1)
+        pickaxes = sorted(self.rules.tools_for(self.kb.dig_down_kind, 1))
         usable = [tool for tool in pickaxes if self._usable(tool, target, self._avoid)]
         return [(f"{DIG} with {tool}: 1 {tool}" + (f", layer {layer - 1}" if layer > 1 else ""),)
                 for tool in self._conventional([dig_tool] if dig_tool else [], usable)]

@@ -15,7 +15,7 @@ import importlib
 from typing import Callable, Protocol
 
 from ..graph import CraftGraph
-from ..kb import KnowledgeBase
+from ..kb import KnowledgeBase, Rules, rules_for
 from ..model import Goal
 from .backward import BackwardPlanner, PlanResult
 from .symbolic import SymbolicDecomposer
@@ -42,21 +42,26 @@ DEFAULT_PLANNER = "bar"
 LLM_PLANNERS = ("bar", "llm-only")
 
 
-_graphs: dict[int, tuple[KnowledgeBase, CraftGraph]] = {}
+_graphs: dict[tuple[int, str], tuple[KnowledgeBase, CraftGraph]] = {}
 
 
-def graph_for(kb: KnowledgeBase) -> CraftGraph:
-    """One crafting graph per knowledge base and process (its costs take ~50 ms to settle)."""
-    cached = _graphs.get(id(kb))
+def graph_for(kb: KnowledgeBase, rules: Rules | str | None = None) -> CraftGraph:
+    """One crafting graph per knowledge base, rule profile and process (its costs take ~50 ms to settle)."""
+    rules = rules_for(kb, rules)
+    key = (id(kb), rules.name)
+    cached = _graphs.get(key)
     if cached is None or cached[0] is not kb:
-        cached = _graphs[id(kb)] = (kb, CraftGraph(kb))
+        cached = _graphs[key] = (kb, CraftGraph(kb, rules))
     return cached[1]
 
 
 def symbolic_planner(kb: KnowledgeBase, **options) -> BackwardPlanner:
     """BAR's loop with the crafting graph answering every goal (options: graph, validator, prefer)."""
-    decomposer = SymbolicDecomposer(kb, graph=options.get("graph") or graph_for(kb), prefer=options.get("prefer", kb.prefer))
-    return BackwardPlanner(kb, decomposer, graph=decomposer.graph, validator=options.get("validator"), name="symbolic")
+    rules = rules_for(kb, options.get("rules"))
+    graph = options.get("graph") or graph_for(kb, rules)
+    decomposer = SymbolicDecomposer(kb, graph=graph, prefer=options.get("prefer", kb.prefer), rules=rules)
+    return BackwardPlanner(kb, decomposer, graph=graph, validator=options.get("validator"), name="symbolic",
+                           rules=rules)
 
 
 def register(name: str, factory: str | Factory) -> None:

@@ -35,7 +35,7 @@ import math
 from pydantic import ValidationError
 
 from ..graph import CraftGraph, item_node
-from ..kb import KnowledgeBase
+from ..kb import CRAFTING_TABLE, FURNACE, KnowledgeBase, Rules, batches, rules_for
 from ..model import Goal, Step, StepType
 from .decomposer import Decomposition, PlanContext, PlanningError, goal_layer, layer_goal
 
@@ -46,12 +46,13 @@ class SymbolicDecomposer:
     name = PROVENANCE
 
     def __init__(self, kb: KnowledgeBase, graph: CraftGraph | None = None, fuel: str | None = None,
-                 prefer: tuple[str, ...] = ()):
+                 prefer: tuple[str, ...] = (), rules: Rules | str | None = None):
         self.kb = kb
+        self.rules = rules_for(kb, rules)
         self.prefer = tuple(prefer)
-        self.graph = graph or CraftGraph(kb)
+        self.graph = graph or CraftGraph(kb, self.rules)
         self.fuel = fuel or next((g for g in kb.generic if g == "planks"), "planks")
-        self.fuel_burn = kb.fuel_value(self.fuel)
+        self.fuel_burn = self.rules.fuel_value(self.fuel)
         if self.fuel_burn <= 0:
             raise ValueError(f"{self.fuel} is not a fuel in this knowledge base")
         self._producer: dict[str, tuple[str, str, int]] = {}
@@ -71,7 +72,7 @@ class SymbolicDecomposer:
                 return self._craft(item, goal.count, self.kb.crafts[item][index], context)
             if kind == "smelt":
                 return self._smelt(item, goal.count, self.kb.smelts[item][index], context)
-            return self._gather(item, goal.count)
+            return self._gather(item, goal.count, context)
         except ValidationError as exc:
             raise PlanningError("too_large", f"{goal}: a step would exceed the count bound ({exc.errors()[0]['msg']})") from None
 
@@ -106,12 +107,9 @@ class SymbolicDecomposer:
         return found
 
     def tool_for(self, kind: str, min_tier: int) -> str:
-        """The lowest-tier (then cheapest) tool of ``kind`` that reaches ``min_tier``."""
-        options = [t for t in self.kb.tools.values() if t.kind == kind and t.tier >= min_tier]
-        if not options:
-            return kind  # a tool kind without tiers, such as shears
+        """The lowest-tier (then cheapest) tool of ``kind`` that reaches ``min_tier`` (the rule book's choice)."""
         costs = self.graph.costs
-        return min(options, key=lambda t: (t.tier, costs.get(item_node(t.name), math.inf), t.name)).name
+        return self.rules.lowest_tool(kind, min_tier, lambda name: costs.get(item_node(name), math.inf))
 
     # ---- decompositions -----------------------------------------------------------------
     def _craft(self, item: str, count: int, recipe, context: PlanContext) -> Decomposition:
@@ -119,31 +117,37 @@ class SymbolicDecomposer:
         spare = context.surplus(item)
         if count <= spare:
             return Decomposition(step, (), PROVENANCE, yields=0, note=f"{count} spare from an earlier batch")
-        batches = math.ceil((count - spare) / recipe.count)
+        runs = batches(count - spare, recipe.count)
         needs: dict[str, int] = {}
         for ingredient in recipe.ingredients:
             name = self.choose(ingredient.accepts)
-            needs[name] = needs.get(name, 0) + batches * ingredient.count
+            needs[name] = needs.get(name, 0) + runs * ingredient.count
         subgoals = [Goal(item=name, count=n) for name, n in needs.items()]
-        if recipe.needs_table:
-            subgoals.append(Goal(item="crafting_table", count=1))
-        note = f"{batches} craft(s) of {recipe.count}" + (f", {spare} spare used" if spare else "")
-        return Decomposition(step, tuple(subgoals), PROVENANCE, yields=batches * recipe.count, note=note)
+        if self.rules.needs_table(recipe):
+            subgoals.append(Goal(item=CRAFTING_TABLE, count=1))
+        note = f"{runs} craft(s) of {recipe.count}" + (f", {spare} spare used" if spare else "")
+        return Decomposition(step, tuple(subgoals), PROVENANCE, yields=runs * recipe.count, note=note)
 
     def _smelt(self, item: str, count: int, recipe, context: PlanContext) -> Decomposition:
         step = Step(type=StepType.SMELT, item=item, count=count)
-        credit = context.fuel_left(item)
-        fuel = math.ceil((count - credit) / self.fuel_burn - 1e-9) if count > credit else 0
+        credit = context.fuel_left(item) if self.rules.fuel_needed else 0.0
+        fuel = self.rules.fuel_units(self.fuel, count - credit) if self.rules.fuel_needed and count > credit else 0
         subgoals = [Goal(item=self.choose(recipe.input.accepts), count=count)]
         if fuel:
             subgoals.append(Goal(item=self.fuel, count=fuel))
-        subgoals.append(Goal(item="furnace", count=1))
+        if self.rules.furnace_needed:
+            subgoals.append(Goal(item=FURNACE, count=1))
         note = f"fuel: {fuel} {self.fuel}" + (f" plus {credit:g} burn left from earlier budget" if credit else "")
         return Decomposition(step, tuple(subgoals), PROVENANCE, fuel_credit=min(credit, count), note=note)
 
-    def _gather(self, item: str, count: int) -> Decomposition:
-        source = self.kb.sources[item]
-        tool = self.tool_for(source.tool_kind, source.min_tier) if source.tool_kind else None
+    def _gather(self, item: str, count: int, context: PlanContext) -> Decomposition:
+        source = self.rules.source(item)
+        if source is None:
+            raise PlanningError("unreachable", f"{item} cannot be mined or killed under the {self.rules.name} rules")
+        tool = None
+        if source.tool_kind:  # a tool the agent already holds, else the lowest tier that can
+            tool = (context.held_tool(self.rules, source.tool_kind, source.min_tier)
+                    or self.tool_for(source.tool_kind, source.min_tier))
         step = Step(type=StepType(source.kind), item=item, count=count, tool=tool)
         subgoals = [Goal(item=tool, count=1)] if tool else []
         low = min(source.layers)
@@ -160,6 +164,8 @@ class SymbolicDecomposer:
         if not 1 <= layer <= self.kb.deepest_layer:
             raise PlanningError("decomposition", f"layer {layer} does not exist")
         pickaxe = self.dig_tool(layer, context.root.item)
+        tier = self.kb.tools[pickaxe].tier if pickaxe in self.kb.tools else 1
+        pickaxe = context.held_tool(self.rules, self.kb.dig_down_kind, tier) or pickaxe
         subgoals = [Goal(item=pickaxe, count=1)]
         if layer > 1:
             subgoals.append(layer_goal(layer - 1))
@@ -194,7 +200,7 @@ class SymbolicDecomposer:
             recipe = self.kb.crafts[item][index]
             parts = [self.choose(i.accepts) for i in recipe.ingredients]
         elif kind == "smelt":
-            parts = [self.choose(self.kb.smelts[item][index].input.accepts), "furnace"]
+            parts = [self.choose(self.kb.smelts[item][index].input.accepts), FURNACE]
         else:
             source = self.kb.sources[item]
             parts = [self.tool_for(source.tool_kind, source.min_tier)] if source.tool_kind else []

@@ -15,16 +15,12 @@ which are only used, whoever produced the decomposition.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Sequence
 
-from ..kb import CraftRecipe, Ingredient, KnowledgeBase, UnknownItemError
+from ..kb import CRAFTING_TABLE, FURNACE, KnowledgeBase, RecipeFit, Rules, UnknownItemError, rules_for
 from ..model import Goal, Step, StepType
 from .decomposer import Decomposition, goal_layer
-
-CRAFTING_TABLE = "crafting_table"
-FURNACE = "furnace"
 
 
 def _resolve(kb: KnowledgeBase, name: str | None) -> str | None:
@@ -36,13 +32,6 @@ def _resolve(kb: KnowledgeBase, name: str | None) -> str | None:
         return None
 
 
-def _is_tool(kb: KnowledgeBase, item: str, kind: str, min_tier: int = 0) -> bool:
-    tool = kb.tools.get(item)
-    if tool is None:
-        return item == kind and kind not in {t.kind for t in kb.tools.values()}
-    return tool.kind == kind and tool.tier >= min_tier
-
-
 def _units(kb: KnowledgeBase, subgoals: Sequence[Goal]) -> Counter:
     units: Counter = Counter()
     for goal in subgoals:
@@ -52,38 +41,18 @@ def _units(kb: KnowledgeBase, subgoals: Sequence[Goal]) -> Counter:
     return units
 
 
-def _allocate(ingredients: Sequence[Ingredient], batches: int, units: Counter) -> list[tuple[Ingredient, int, int]]:
-    """Give each ingredient slot units from the subgoals; return (slot, need, have)."""
-    left = Counter(units)
-    out = []
-    for ingredient in ingredients:
-        need = batches * ingredient.count
-        have = 0
-        for name in ingredient.accepts:
-            take = min(left[name], need - have)
-            if take > 0:
-                left[name] -= take
-                have += take
-        out.append((ingredient, need, have))
-    return out
+def _recipe(rules: Rules, item: str, count: int, units: Counter) -> RecipeFit | None:
+    """The recipe the subgoals pay for, by the rule book's one rule (as the simulator reads an inventory)."""
+    return rules.fitting_recipe(item, count, units)
 
 
-def _best_recipe(kb: KnowledgeBase, item: str, units: Counter) -> CraftRecipe | None:
-    """The recipe of ``item`` the subgoals fit best (fewest missing units, then first)."""
-    recipes = kb.crafts.get(item, ())
-    best, best_short = None, None
-    for recipe in recipes:
-        short = sum(max(0, need - have) for _, need, have in _allocate(recipe.ingredients, 1, units))
-        if best_short is None or short < best_short:
-            best, best_short = recipe, short
-    return best
-
-
-def subgoal_roles(kb: KnowledgeBase, step: Step, subgoals: Sequence[Goal]) -> list[str]:
+def subgoal_roles(kb: KnowledgeBase, step: Step, subgoals: Sequence[Goal], rules: Rules | None = None) -> list[str]:
     """Role of each subgoal: ingredient, fuel, tool, station, layer, extra or unknown."""
+    rules = rules_for(kb, rules)
     item = _resolve(kb, step.item)
     units = _units(kb, subgoals)
-    recipe = _best_recipe(kb, item, units) if step.type is StepType.CRAFT and item else None
+    fit = _recipe(rules, item, 1, units) if step.type is StepType.CRAFT and item else None  # which recipe, not how many runs
+    recipe = fit.recipe if fit else None
     smelt = kb.smelts.get(item or "", ())
     source = kb.sources.get(item or "")
     roles = []
@@ -95,7 +64,7 @@ def subgoal_roles(kb: KnowledgeBase, step: Step, subgoals: Sequence[Goal]) -> li
         if need is None:
             roles.append("unknown")
         elif step.type is StepType.DIG_DOWN:
-            roles.append("tool" if _is_tool(kb, need, kb.dig_down_kind, 1) else "extra")
+            roles.append("tool" if rules.is_tool(need, kb.dig_down_kind, 1) else "extra")
         elif step.type is StepType.CRAFT:
             if recipe is not None and any(need in i.accepts for i in recipe.ingredients):
                 roles.append("ingredient")
@@ -107,19 +76,23 @@ def subgoal_roles(kb: KnowledgeBase, step: Step, subgoals: Sequence[Goal]) -> li
             elif need == FURNACE:
                 roles.append("station")
             else:
-                roles.append("fuel" if kb.fuel_value(need) > 0 else "extra")
+                roles.append("fuel" if rules.fuel_needed and rules.fuel_value(need) > 0 else "extra")
         else:
             kind = source.tool_kind if source else None
-            roles.append("tool" if kind and _is_tool(kb, need, kind, source.min_tier) else "extra")
+            roles.append("tool" if kind and rules.is_tool(need, kind, source.min_tier) else "extra")
     return roles
 
 
-def check_decomposition(kb: KnowledgeBase, goal: Goal, decomposition: Decomposition) -> list[str]:
+def check_decomposition(kb: KnowledgeBase, goal: Goal, decomposition: Decomposition,
+                        rules: Rules | None = None) -> list[str]:
     """Problems with ``decomposition`` as an answer to ``goal``; empty means acceptable."""
+    rules = rules_for(kb, rules)
     step = decomposition.step
     layer = goal_layer(goal)
     if layer is not None:
-        return _check_dig(kb, layer, decomposition)
+        if not rules.can_gather:
+            return [f"under the {rules.name} rules there is no digging down"]
+        return _check_dig(rules, layer, decomposition)
     target = _resolve(kb, goal.item)
     if target is None:
         return [f"unknown goal item {goal.item!r}"]
@@ -136,74 +109,78 @@ def check_decomposition(kb: KnowledgeBase, goal: Goal, decomposition: Decomposit
     unknown = [g.item for g in decomposition.subgoals if goal_layer(g) is None and _resolve(kb, g.item) is None]
     problems += [f"subgoal names an unknown item {name!r}" for name in unknown]
     if step.type is StepType.CRAFT:
-        problems += _check_craft(kb, made, decomposition)
+        problems += _check_craft(rules, made, decomposition)
     elif step.type is StepType.SMELT:
-        problems += _check_smelt(kb, made, decomposition)
+        problems += _check_smelt(rules, made, decomposition)
+    elif not rules.can_gather:
+        problems.append(f"under the {rules.name} rules nothing can be mined or killed: {made} must be crafted "
+                        f"or smelted from the inventory")
     else:
-        problems += _check_gather(kb, made, decomposition)
+        problems += _check_gather(rules, made, decomposition)
     return problems
 
 
-def _extras(kb: KnowledgeBase, decomposition: Decomposition, roles: list[str], what: str) -> list[str]:
+def _extras(decomposition: Decomposition, roles: list[str], what: str) -> list[str]:
     return [f"subgoal {g.count} {g.item} is not needed to {what}"
             for g, role in zip(decomposition.subgoals, roles) if role == "extra"]
 
 
-def _check_craft(kb: KnowledgeBase, item: str, d: Decomposition) -> list[str]:
+def _check_craft(rules: Rules, item: str, d: Decomposition) -> list[str]:
+    kb = rules.kb
     recipes = kb.crafts.get(item)
     if not recipes:
-        return [f"{item} has no crafting recipe (it is obtained by {' or '.join(kb.producers(item)) or 'nothing'})"]
+        return [f"{item} has no crafting recipe (it is obtained by {' or '.join(rules.producers(item)) or 'nothing'})"]
     units = _units(kb, d.subgoals)
-    recipe = _best_recipe(kb, item, units)
-    assert recipe is not None
     problems = []
     if d.made < (d.step.count or 0) and d.yields is None:
         problems.append("the step makes fewer units than it is asked for")
-    batches = math.ceil(d.made / recipe.count) if d.made > 0 else 0
-    for ingredient, need, have in _allocate(recipe.ingredients, batches, units):
-        if have < need:
-            problems.append(f"missing ingredient: {batches} craft(s) of {item} need {need} {ingredient.label.lstrip('#')}, "
-                            f"the subgoals give {have}")
-    if batches and recipe.needs_table and units[CRAFTING_TABLE] == 0:
+    fit = _recipe(rules, item, d.made, units)
+    assert fit is not None
+    for ingredient, need, have in fit.short:
+        problems.append(f"missing ingredient: {fit.batches} craft(s) of {item} need {need} {ingredient.label.lstrip('#')}, "
+                        f"the subgoals give {have}")
+    if fit.station_missing:
         problems.append(f"missing station: {item}'s recipe is larger than 2x2 and needs a crafting_table subgoal")
-    return problems + _extras(kb, d, subgoal_roles(kb, d.step, d.subgoals), f"craft {item}")
+    return problems + _extras(d, subgoal_roles(kb, d.step, d.subgoals, rules), f"craft {item}")
 
 
-def _check_smelt(kb: KnowledgeBase, item: str, d: Decomposition) -> list[str]:
+def _check_smelt(rules: Rules, item: str, d: Decomposition) -> list[str]:
+    kb = rules.kb
     recipes = kb.smelts.get(item)
     if not recipes:
-        return [f"{item} cannot be smelted (it is obtained by {' or '.join(kb.producers(item)) or 'nothing'})"]
+        return [f"{item} cannot be smelted (it is obtained by {' or '.join(rules.producers(item)) or 'nothing'})"]
     count = d.step.count or 0
     units = _units(kb, d.subgoals)
-    roles = subgoal_roles(kb, d.step, d.subgoals)
+    roles = subgoal_roles(kb, d.step, d.subgoals, rules)
     problems = []
-    have = max(sum(units[n] for n in r.input.accepts) for r in recipes)
-    if have < count:
-        problems.append(f"missing ingredient: smelting {count} {item} needs {count} {recipes[0].input.label}, "
-                        f"the subgoals give {have}")
-    if units[FURNACE] == 0:
+    recipe, _, short = rules.smelt_recipe(item, count, units)
+    if short:
+        problems.append(f"missing ingredient: smelting {count} {item} needs {count} {recipe.input.label}, "
+                        f"the subgoals give {count - short}")
+    if rules.furnace_needed and units[FURNACE] == 0:
         problems.append(f"missing station: smelting {item} needs a furnace subgoal")
-    burn = d.fuel_credit + sum(g.count * kb.fuel_value(g.item) for g, r in zip(d.subgoals, roles) if r == "fuel")
-    if burn + 1e-9 < count:
+    burn = d.fuel_credit + sum(g.count * rules.fuel_value(g.item) for g, r in zip(d.subgoals, roles) if r == "fuel")
+    if rules.fuel_needed and burn + 1e-9 < count:
         problems.append(f"missing fuel: smelting {count} {item} needs fuel for {count} items, "
                         f"the subgoals burn for {burn:g}")
-    return problems + _extras(kb, d, roles, f"smelt {item}")
+    return problems + _extras(d, roles, f"smelt {item}")
 
 
-def _check_gather(kb: KnowledgeBase, item: str, d: Decomposition) -> list[str]:
+def _check_gather(rules: Rules, item: str, d: Decomposition) -> list[str]:
+    kb = rules.kb
     source = kb.sources.get(item)
     verb = d.step.type.value
     if source is None or source.kind != verb:
         ways = " or ".join(kb.producers(item)) or "nothing"
         return [f"{item} cannot be obtained by '{verb}' (it is obtained by {ways})"]
-    roles = subgoal_roles(kb, d.step, d.subgoals)
+    roles = subgoal_roles(kb, d.step, d.subgoals, rules)
     problems = []
     if source.tool_kind is not None:
         tier = kb.tier_name(source.min_tier)
         if "tool" not in roles:
             problems.append(f"missing tool: {verb} {item} needs a {tier} {source.tool_kind} or better as a subgoal")
         named = _resolve(kb, d.step.tool)
-        if d.step.tool and (named is None or not _is_tool(kb, named, source.tool_kind, source.min_tier)):
+        if d.step.tool and (named is None or not rules.is_tool(named, source.tool_kind, source.min_tier)):
             problems.append(f"wrong tool: {verb} {item} needs a {tier} {source.tool_kind} or better, "
                             f"the step names {d.step.tool}")
     low = min(source.layers)
@@ -212,10 +189,11 @@ def _check_gather(kb: KnowledgeBase, item: str, d: Decomposition) -> list[str]:
         if not any(layer in source.layers for layer in asked):
             where = ", ".join(str(n) for n in sorted(source.layers))
             problems.append(f"missing layer: {item} is found on layer {where}; a layer:{low} subgoal (dig down) is missing")
-    return problems + _extras(kb, d, roles, f"{verb} {item}")
+    return problems + _extras(d, roles, f"{verb} {item}")
 
 
-def _check_dig(kb: KnowledgeBase, layer: int, d: Decomposition) -> list[str]:
+def _check_dig(rules: Rules, layer: int, d: Decomposition) -> list[str]:
+    kb = rules.kb
     step = d.step
     if not 1 <= layer <= kb.deepest_layer:
         return [f"layer {layer} does not exist (layers 1 to {kb.deepest_layer} are below the surface)"]
@@ -223,7 +201,7 @@ def _check_dig(kb: KnowledgeBase, layer: int, d: Decomposition) -> list[str]:
         return [f"a layer goal is reached by a dig down step, not {step.type.value}"]
     problems = []
     tool = _resolve(kb, step.tool)
-    if tool is None or not _is_tool(kb, tool, kb.dig_down_kind, 1):
+    if tool is None or not rules.is_tool(tool, kb.dig_down_kind, 1):
         problems.append(f"dig down needs a {kb.dig_down_kind} as its tool, got {step.tool!r}")
     units = _units(kb, d.subgoals)
     if tool is not None and units[tool] == 0:
@@ -231,7 +209,7 @@ def _check_dig(kb: KnowledgeBase, layer: int, d: Decomposition) -> list[str]:
     if layer > 1 and not any(goal_layer(g) == layer - 1 for g in d.subgoals):
         problems.append(f"missing layer: digging down to layer {layer} starts on layer {layer - 1}; "
                         f"subgoal layer:{layer - 1} is missing")
-    roles = subgoal_roles(kb, step, d.subgoals)
+    roles = subgoal_roles(kb, step, d.subgoals, rules)
     extra = [g for g, r in zip(d.subgoals, roles) if r == "extra" or (r == "layer" and goal_layer(g) != layer - 1)]
     problems += [f"subgoal {g.count} {g.item} is not needed to dig down" for g in extra]
     return problems
