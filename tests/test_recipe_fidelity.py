@@ -91,7 +91,8 @@ def _disagreements(theirs: dict[str, set], ours: dict[str, set]) -> dict[str, st
         only_plancraft = [t for t in other if not any(_matches(t, o) for o in mine)]
         only_barsym = [o for o in mine if not any(_matches(t, o) for t in other)]
         if only_plancraft or only_barsym:
-            out[result] = f"Plancraft only {sorted(only_plancraft, key=repr)}; barsym only {sorted(only_barsym, key=repr)}"
+            out[result] = (f"Plancraft only {sorted(only_plancraft, key=repr)}; "
+                           f"barsym only {sorted(only_barsym, key=repr)}")
     return out
 
 
