@@ -65,6 +65,26 @@ def test_smelting_and_fuel_burn_times(kb):
     assert kb.fuel_value("logs") == 1.5 and kb.fuel_value("cobblestone") == 0
 
 
+@pytest.mark.parametrize("item,burn", [("oak_planks", 1.5), ("oak_log", 1.5), ("oak_slab", 0.75), ("oak_stairs", 1.5),
+                                       ("oak_fence", 1.5), ("oak_door", 1), ("oak_trapdoor", 1.5), ("oak_button", 0.5),
+                                       ("oak_pressure_plate", 1.5), ("oak_sign", 1), ("planks", 1.5), ("logs", 1.5)])
+def test_overworld_wood_burns_as_documented(kb, item, burn):
+    assert kb.fuel_value(item) == burn
+
+
+def test_nether_wood_is_not_fuel(kb):
+    """Crimson and warped wood is non-flammable: the furnace refuses it whatever tag names it."""
+    nether = sorted(name for name in kb.items if name.startswith(("crimson_", "warped_")))
+    assert {"crimson_planks", "warped_slab", "crimson_stem"} <= set(nether)
+    assert [name for name in nether if kb.fuel_value(name) > 0] == []
+
+
+def test_unknown_fuel_exclusion_is_rejected(tmp_path):
+    data = _broken_copy(tmp_path, "fuels.json", lambda raw: raw["exclude"].append("#no_such_tag"))
+    with pytest.raises(DataFileError, match=r"fuels.json: field 'exclude.#no_such_tag': unknown tag"):
+        build_knowledge_base("1.16.5", data)
+
+
 def test_sources_carry_layer_and_tool_tier(kb):
     logs, cobble, iron, diamond = (kb.sources[n] for n in ("logs", "cobblestone", "iron_ore", "diamond"))
     assert logs.layers == {0} and logs.tool_kind is None

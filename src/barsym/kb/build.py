@@ -259,12 +259,19 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
         ingredient = _with_generics(Ingredient(label, expand(entry.input)), families)
         smelts[entry.result].append(SmeltRecipe(entry.result, ingredient))
 
+    for field_name, keys in (("fuels", fuels_file.fuels), ("exclude", fuels_file.exclude)):
+        for key in keys:
+            if key.startswith("#") and key[1:] not in tags.tags:
+                raise DataFileError(f"{data_dir / 'fuels.json'}: field '{field_name}.{key}': unknown tag")
+            if not key.startswith("#"):
+                check_item(key, "fuels.json")
+    # as in the game's furnace, an excluded item (crimson planks) stays unburnable under any entry (#planks)
+    never_burn = set(expand(fuels_file.exclude))
     fuels: dict[str, float] = {}
     for key, burn in fuels_file.fuels.items():
-        if key.startswith("#") and key[1:] not in tags.tags:
-            raise DataFileError(f"{data_dir / 'fuels.json'}: field 'fuels.{key}': unknown tag")
         for item in expand([key]):
-            fuels.setdefault(item, burn)
+            if item not in never_burn:
+                fuels.setdefault(item, burn)
     for generic, members in families.items():
         burns = [fuels[m] for m in members if m in fuels]
         if burns:
