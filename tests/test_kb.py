@@ -9,7 +9,7 @@ import time
 import pytest
 
 from barsym.kb import DataFileError, UnknownItemError, VersionNotSupportedError, default_data_dir, load_kb
-from barsym.kb.build import build_knowledge_base
+from barsym.kb.build import _fold_symbols, build_knowledge_base
 
 
 def test_wood_variants_fold_into_one_recipe(kb):
@@ -25,6 +25,25 @@ def test_specific_ingredients_are_not_widened(kb):
     assert set(stairs.ingredients[0].accepts) == {"oak_planks", "planks"}
     red_dye_inputs = {r.ingredients[0].label for r in kb.crafts["red_dye"]}
     assert "dandelion" not in red_dye_inputs and {"poppy", "red_tulip"} <= red_dye_inputs
+
+
+def test_list_ingredients_fold_so_one_craft_may_mix(kb):
+    """minecraft-data splits the game's [sand, red_sand] into a recipe each; the game mixes them."""
+    (tnt,) = kb.crafts["tnt"]
+    assert {i.count: set(i.accepts) for i in tnt.ingredients} == {5: {"gunpowder"}, 4: {"red_sand", "sand"}}
+    (slab,) = kb.crafts["purpur_slab"]  # 2 purpur blocks and 1 pillar make slabs
+    assert [(i.count, set(i.accepts)) for i in slab.ingredients] == [(3, {"purpur_block", "purpur_pillar"})]
+    (stairs,) = kb.crafts["quartz_stairs"]
+    assert set(stairs.ingredients[0].accepts) == {"quartz_block", "chiseled_quartz_block", "quartz_pillar"}
+
+
+def test_symbols_fold_only_when_the_recipes_are_every_combination():
+    x, y, p, q = (frozenset({n}) for n in "xypq")
+    one, other = (x, x, x, p, p), (y, y, y, q, q)
+    assert _fold_symbols([one, other]) == [one, other]  # two recipes, not x or y with p or q
+    every = [(a, a, a, b, b) for a in (x, y) for b in (p, q)]
+    assert _fold_symbols(every) == [(x | y,) * 3 + (p | q,) * 2]
+    assert _fold_symbols([(x,), (y,)]) == [(x,), (y,)]  # a lone position: separate recipes stay
 
 
 def test_generic_planks_come_from_any_log_not_from_themselves(kb):
@@ -44,6 +63,26 @@ def test_smelting_and_fuel_burn_times(kb):
     assert kb.fuel_value("planks") == 1.5 and kb.fuel_value("oak_planks") == 1.5
     assert kb.fuel_value("stick") == 0.5 and kb.fuel_value("coal") == 8
     assert kb.fuel_value("logs") == 1.5 and kb.fuel_value("cobblestone") == 0
+
+
+@pytest.mark.parametrize("item,burn", [("oak_planks", 1.5), ("oak_log", 1.5), ("oak_slab", 0.75), ("oak_stairs", 1.5),
+                                       ("oak_fence", 1.5), ("oak_door", 1), ("oak_trapdoor", 1.5), ("oak_button", 0.5),
+                                       ("oak_pressure_plate", 1.5), ("oak_sign", 1), ("planks", 1.5), ("logs", 1.5)])
+def test_overworld_wood_burns_as_documented(kb, item, burn):
+    assert kb.fuel_value(item) == burn
+
+
+def test_nether_wood_is_not_fuel(kb):
+    """Crimson and warped wood is non-flammable: the furnace refuses it whatever tag names it."""
+    nether = sorted(name for name in kb.items if name.startswith(("crimson_", "warped_")))
+    assert {"crimson_planks", "warped_slab", "crimson_stem"} <= set(nether)
+    assert [name for name in nether if kb.fuel_value(name) > 0] == []
+
+
+def test_unknown_fuel_exclusion_is_rejected(tmp_path):
+    data = _broken_copy(tmp_path, "fuels.json", lambda raw: raw["exclude"].append("#no_such_tag"))
+    with pytest.raises(DataFileError, match=r"fuels.json: field 'exclude.#no_such_tag': unknown tag"):
+        build_knowledge_base("1.16.5", data)
 
 
 def test_sources_carry_layer_and_tool_tier(kb):

@@ -134,6 +134,13 @@ def test_dig_tool_follows_the_tier_each_layer_needs(planner):
     assert slime == ["wooden_pickaxe"] * 3  # no ore to mine down there: no better pickaxe needed
 
 
+@pytest.mark.parametrize("item", ["glass", "glass_bottle", "tnt"])
+def test_sand_is_mined_not_red_sand(planner, item):
+    """Either sand will do; families.json prefers the common one over badlands red sand."""
+    mined = {s.item for s in planner.plan(Goal(item=item)).plan.steps if s.type is StepType.MINE}
+    assert "sand" in mined and "red_sand" not in mined
+
+
 def test_large_counts(planner):
     result = planner.plan(Goal(item="torch", count=64))
     assert result.validation.verdict is Verdict.VALID and lines(result.plan)[-1] == "craft 64 torch"

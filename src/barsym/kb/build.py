@@ -1,15 +1,30 @@
 """Build a :class:`KnowledgeBase` from minecraft-data plus ``data/recipes/``.
 
-minecraft-data lists one crafting recipe per wood type (a crafting_table recipe
-for each kind of planks; 64 barrel variants). The game accepts any member of a
-tag, so variants that differ only by members of one tag are folded into one
-recipe whose ingredient accepts the whole tag. Only positions that really vary
-are widened: a recipe that names ``stone_bricks`` keeps exactly that item.
+minecraft-data lists one crafting recipe per variant: the game's recipe names,
+for each key symbol of its grid, a tag or a list of items, and minecraft-data
+enumerates every combination (a crafting_table recipe for each kind of planks;
+8 x 8 = 64 barrel variants; a purpur slab from purpur blocks and one from
+purpur pillars). The game lets each grid position take any alternative, so one
+craft may mix them (2 purpur blocks and 1 pillar make slabs). Folding undoes the
+enumeration in two passes:
+
+1. Variants that differ only by members of one crafting tag fold into one
+   recipe whose positions accept the members seen there.
+2. Recipes left with the same shape fold when some positions always vary
+   together (the positions of one key symbol) and the recipes are exactly every
+   combination of those positions' alternatives: the symbol then accepts all of
+   them. A lone varying position is left split: one item fills it either way,
+   and it is how the game keeps separate recipes apart (red dye from poppy, from
+   red tulip, from beetroot), which the enumeration cannot tell from a list.
+
+Only positions that really vary are widened: a recipe that names
+``stone_bricks`` keeps exactly that item.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections import defaultdict
 from pathlib import Path
 
@@ -74,40 +89,93 @@ class _TagIndex:
         return "#" + tag if tag else "|".join(sorted(items))
 
 
-def _fold_recipes(result: str, raw_recipes: list[dict], names: dict[int, str], tags: _TagIndex):
-    """Group a result's minecraft-data recipes by shape and fold tag variants.
+#: (count, width, height, shaped, occupied grid cells): recipes whose positions line up
+Shape = tuple[int, int, int, bool, tuple[bool, ...]]
+#: what each occupied position of a recipe accepts, in grid (or sorted shapeless) order
+Cells = tuple[frozenset[str], ...]
 
-    Variants whose items fall in the same crafting tag at every position are
-    one recipe; each position then accepts exactly the items seen there.
+
+def _fold_tag_variants(raw_recipes: list[dict], names: dict[int, str], tags: _TagIndex) -> list[tuple[Shape, Cells]]:
+    """Pass 1: variants whose items fall in the same crafting tag at every position are one recipe.
+
+    Each position then accepts exactly the items seen there.
     """
     groups: dict[tuple, list[list[str]]] = defaultdict(list)
     for raw in raw_recipes:
         if "inShape" in raw:
             rows = raw["inShape"]
             height, width = len(rows), max(len(r) for r in rows)
+            occupied = tuple(c is not None for row in rows for c in row + [None] * (width - len(row)))
             cells = [names[c] for row in rows for c in row if c is not None]
             shaped = True
         else:
             cells = [names[c] for c in raw["ingredients"]]
             height, width = (1, len(cells)) if len(cells) <= 2 else (2, 2) if len(cells) <= 4 else (3, 3)
+            occupied = (True,) * len(cells)
             shaped = False
         keys = [tags.group_key(c) for c in cells]
         if not shaped:
             order = sorted(range(len(cells)), key=lambda i: (keys[i], cells[i]))
             cells = [cells[i] for i in order]
             keys = [keys[i] for i in order]
-        signature = (raw["result"]["count"], width, height, shaped, tuple(keys))
-        groups[signature].append(cells)
+        shape = (raw["result"]["count"], width, height, shaped, occupied)
+        groups[(shape, tuple(keys))].append(cells)
+    return [
+        (shape, tuple(frozenset(v[position] for v in variants) for position in range(len(variants[0]))))
+        for (shape, _keys), variants in groups.items()
+    ]
+
+
+def _fold_symbols(recipes: list[Cells]) -> list[Cells]:
+    """Pass 2: fold same-shaped recipes that enumerate a key symbol's alternatives.
+
+    Positions that hold the same alternative in every recipe form one symbol.
+    Symbols of two or more positions may fold; a lone position splits the
+    recipes (see the module docstring). Within a split, the recipes fold only if
+    they are every combination of their symbols' alternatives: two separate
+    recipes that happen to share a shape are not a product and stay apart.
+    """
+    if len(recipes) < 2:
+        return recipes
+    symbols: dict[tuple[frozenset[str], ...], list[int]] = defaultdict(list)
+    for position in range(len(recipes[0])):
+        symbols[tuple(r[position] for r in recipes)].append(position)
+    mixable = [ps for ps in symbols.values() if len(ps) > 1]
+    lone = [ps[0] for ps in symbols.values() if len(ps) == 1]
+    splits: dict[tuple[frozenset[str], ...], list[Cells]] = defaultdict(list)
+    for recipe in recipes:
+        splits[tuple(recipe[p] for p in lone)].append(recipe)
+    out: list[Cells] = []
+    for split in splits.values():
+        alternatives = [{r[ps[0]] for r in split} for ps in mixable]
+        disjoint = all(sum(map(len, alts)) == len(frozenset().union(*alts)) for alts in alternatives)
+        if len(split) < 2 or not disjoint or math.prod(map(len, alternatives)) != len(set(split)):
+            out.extend(split)
+            continue
+        folded = list(split[0])
+        for ps, alts in zip(mixable, alternatives):
+            for position in ps:
+                folded[position] = frozenset().union(*alts)
+        out.append(tuple(folded))
+    return out
+
+
+def _fold_recipes(result: str, raw_recipes: list[dict], names: dict[int, str], tags: _TagIndex):
+    """A result's minecraft-data variants folded into the game's recipes, equal positions pooled."""
+    by_shape: dict[Shape, list[Cells]] = defaultdict(list)
+    for shape, cells in _fold_tag_variants(raw_recipes, names, tags):
+        by_shape[shape].append(cells)
 
     recipes = []
-    for (count, width, height, _shaped, _keys), variants in groups.items():
-        counted: dict[frozenset[str], int] = defaultdict(int)
-        for position in range(len(variants[0])):
-            counted[frozenset(v[position] for v in variants)] += 1
-        ingredients = tuple(
-            Ingredient(label=tags.label(seen), accepts=tuple(sorted(seen)), count=n) for seen, n in counted.items()
-        )
-        recipes.append(CraftRecipe(result, count, ingredients, width, height))
+    for (count, width, height, _shaped, _occupied), same_shape in by_shape.items():
+        for cells in _fold_symbols(same_shape):
+            counted: dict[frozenset[str], int] = defaultdict(int)
+            for seen in cells:
+                counted[seen] += 1
+            ingredients = tuple(
+                Ingredient(label=tags.label(seen), accepts=tuple(sorted(seen)), count=n) for seen, n in counted.items()
+            )
+            recipes.append(CraftRecipe(result, count, ingredients, width, height))
     recipes.sort(key=lambda r: (r.needs_table, sum(i.count for i in r.ingredients), r.ingredients[0].label))
     return recipes
 
@@ -192,12 +260,19 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
         ingredient = _with_generics(Ingredient(label, expand(entry.input)), families)
         smelts[entry.result].append(SmeltRecipe(entry.result, ingredient))
 
+    for field_name, keys in (("fuels", fuels_file.fuels), ("exclude", fuels_file.exclude)):
+        for key in keys:
+            if key.startswith("#") and key[1:] not in tags.tags:
+                raise DataFileError(f"{data_dir / 'fuels.json'}: field '{field_name}.{key}': unknown tag")
+            if not key.startswith("#"):
+                check_item(key, "fuels.json")
+    # as in the game's furnace, an excluded item (crimson planks) stays unburnable under any entry (#planks)
+    never_burn = set(expand(fuels_file.exclude))
     fuels: dict[str, float] = {}
     for key, burn in fuels_file.fuels.items():
-        if key.startswith("#") and key[1:] not in tags.tags:
-            raise DataFileError(f"{data_dir / 'fuels.json'}: field 'fuels.{key}': unknown tag")
         for item in expand([key]):
-            fuels.setdefault(item, burn)
+            if item not in never_burn:
+                fuels.setdefault(item, burn)
     for generic, members in families.items():
         burns = [fuels[m] for m in members if m in fuels]
         if burns:

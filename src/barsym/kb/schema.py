@@ -52,6 +52,8 @@ class FamiliesFile(_Strict):
 class FuelsFile(_Strict):
     about: str = ""
     fuels: dict[str, float]
+    #: items or #tags that never burn, whatever fuel entry names them (the game's non-flammable wood)
+    exclude: list[str] = []
     preference: list[str] = []
 
     @field_validator("fuels")
