@@ -216,7 +216,7 @@ def test_bar_with_an_oracle_model_reproduces_the_symbolic_plan(kb, symbolic):
 def test_bar_plan_level_fallback_when_the_answers_do_not_fit_together(kb, symbolic, monkeypatch):
     bar = make_planner("bar", kb, backend=ScriptedLLM([oracle(kb, symbolic)] * 50))
 
-    def broken(goal):
+    def broken(goal, start=None):
         raise PlanningError("no_order", "a cycle")
 
     monkeypatch.setattr(bar.inner, "plan", broken)

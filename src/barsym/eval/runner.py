@@ -64,7 +64,7 @@ class TaskOutcome:
         out: dict = {"group": self.task.group, "goal": {"item": self.task.goal.item, "count": self.task.goal.count},
                      "seconds": round(self.seconds, 6)}
         if self.error is not None:
-            out.update(planned=False, error_kind=self.error.kind, error=self.error.message)
+            out.update(planned=False, error_kind=self.error.kind.value, error=self.error.message)
             return out
         assert self.result is not None
         out.update(planned=True, verdict=self.result.validation.verdict.value, steps=len(self.plan),
@@ -151,8 +151,8 @@ class Evaluation:
             "tasks": len(chosen),
             "planned": sum(o.result is not None for o in chosen),
             "valid": sum(o.result is not None and o.result.validation.verdict is Verdict.VALID for o in chosen),
-            "unreachable": sum(o.error is not None and o.error.kind in ("unreachable", "no_return") for o in chosen),
-            "failed": sum(o.error is not None and o.error.kind not in ("unreachable", "no_return") for o in chosen),
+            "unreachable": sum(o.error is not None and o.error.kind.about_goal for o in chosen),
+            "failed": sum(o.error is not None and not o.error.kind.about_goal for o in chosen),
         }
 
     def group_names(self) -> list[str]:
@@ -225,7 +225,7 @@ def format_details(evaluation: Evaluation) -> str:
     lines = []
     for o in evaluation.outcomes:
         if o.error is not None:
-            lines.append(f"{o.task.key}: no plan ({o.error.kind}): {o.error.message}")
+            lines.append(f"{o.task.key}: no plan ({o.error.kind.value}): {o.error.message}")
         elif o.differs:
             lines.append(f"{o.task.key}: differs from the expert plan (edit distance {o.score.edit_distance})")
             lines += [f"    {line}" for line in o.diff_lines()]

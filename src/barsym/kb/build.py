@@ -337,7 +337,8 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
         aliases=aliases,
         dialects=dialects,
         prefer=tuple(families_file.prefer),
-        profiles={name: RuleProfile(name, p.gather, p.table_at_hand, p.furnace_needed, p.fuel_needed, p.about)
+        profiles={name: RuleProfile(name, p.gather, p.table_at_hand, p.furnace_needed, p.fuel_needed,
+                                  p.generic_names, p.about)
                   for name, p in rules_file.profiles.items()},
         default_profile=rules_file.default,
     )

@@ -92,6 +92,7 @@ class RuleProfile:
     table_at_hand: bool = False  # a 3x3 crafting grid is always available
     furnace_needed: bool = True
     fuel_needed: bool = True
+    generic_names: bool = True  # plans may name the generic families (logs, planks)
     about: str = ""
 
 

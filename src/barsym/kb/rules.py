@@ -138,6 +138,11 @@ class Rules:
         """Stations and tools are used, not consumed."""
         return item in self.kb.stations or item in self.kb.tools
 
+    @property
+    def generic_names(self) -> bool:
+        """Whether ``logs`` / ``planks`` stand for any wood type (BAR) or every item is concrete (Plancraft)."""
+        return self.profile.generic_names
+
     # ---- gathering -----------------------------------------------------------------
     @property
     def can_gather(self) -> bool:

@@ -108,6 +108,7 @@ class RuleProfileEntry(_Strict):
     table_at_hand: bool
     furnace_needed: bool
     fuel_needed: bool
+    generic_names: bool
 
 
 class RulesFile(_Strict):

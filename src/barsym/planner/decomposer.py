@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Protocol, runtime_checkable
 
 from ..kb import KnowledgeBase
@@ -49,20 +50,29 @@ def goal_layer(goal: Goal) -> int | None:
         return None
 
 
+class ErrorKind(str, Enum):
+    """Why no plan was made. The first four are answers about the goal, the rest are failures."""
+
+    UNREACHABLE = "unreachable"  # nothing in the overworld makes it
+    NO_RETURN = "no_return"  # it needs climbing back up, which BAR's agent never does
+    IMPOSSIBLE = "impossible"  # the start inventory cannot make it under rules without gathering
+    TOO_LARGE = "too_large"  # a count beyond the inventory bound
+    DECOMPOSITION = "decomposition"  # a decomposer gave an unusable answer or did not terminate
+    NO_ORDER = "no_order"  # the answers' needs form a cycle
+    INVALID = "invalid"  # the finished plan fails the validator: a bug in barsym or in a decomposer
+
+    @property
+    def about_goal(self) -> bool:
+        """True when the error is an honest answer ("this cannot be had"), not a planner failure."""
+        return self in (ErrorKind.UNREACHABLE, ErrorKind.NO_RETURN, ErrorKind.IMPOSSIBLE, ErrorKind.TOO_LARGE)
+
+
 class PlanningError(Exception):
-    """No plan could be made. ``kind`` lets callers tell why without parsing text.
+    """No plan could be made. ``kind`` (an :class:`ErrorKind`, equal to its string) says why."""
 
-    kinds: ``unreachable`` (nothing in the overworld makes it), ``no_return``
-    (it needs climbing back up, which BAR's agent never does), ``too_large``
-    (a count beyond the inventory bound), ``decomposition`` (a decomposer gave
-    an unusable answer or did not terminate), ``no_order`` (the answers' needs
-    form a cycle), ``invalid`` (the finished plan fails the validator: a bug in
-    barsym or in a decomposer's answers).
-    """
-
-    def __init__(self, kind: str, message: str):
+    def __init__(self, kind: ErrorKind | str, message: str):
         super().__init__(message)
-        self.kind = kind
+        self.kind = ErrorKind(kind)
         self.message = message
 
 

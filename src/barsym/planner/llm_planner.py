@@ -33,16 +33,17 @@ from collections.abc import Callable
 
 from ..kb import KnowledgeBase
 from ..llm import BackendTimeoutError, BackendUnavailableError, LLMBackend, LLMOptions, default_model_path, make_backend
+from ..sim import State
 from ..model import Goal
 from .backward import BackwardPlanner, PlanResult
-from .decomposer import PlanningError
+from .decomposer import ErrorKind, PlanningError
 from .llm_decomposer import DEFAULT_MODE, FALLBACK, RETRY_TEMPERATURE, LLMDecomposer, LLMStats
 from .registry import graph_for, symbolic_planner
 from .symbolic import SymbolicDecomposer
 
 #: PlanningError kinds that say something about the goal, not about the answers:
 #: the symbolic planner would fail the same way, so there is nothing to fall back to.
-GOAL_ERRORS = ("unreachable", "no_return", "too_large")
+GOAL_ERRORS = tuple(kind for kind in ErrorKind if kind.about_goal)
 N_CTX = 2048  # few-shot prefix ~400 tokens + a goal's conversation with two retries
 
 _backends: dict[tuple, LLMBackend] = {}
@@ -111,16 +112,16 @@ class LLMPlanner:
                                      max_goals=max_goals, name=name, keep_invalid=not decomposer.verify)
         self._symbolic = symbolic_planner(kb, graph=self.graph, validator=validator) if plan_fallback else None
 
-    def plan(self, goal: Goal) -> PlanResult:
+    def plan(self, goal: Goal, start: State | None = None) -> PlanResult:
         started = time.perf_counter()
         self.decomposer.start_plan()
         try:
-            result = self.inner.plan(goal)
+            result = self.inner.plan(goal, start)
             fell_back = None
         except PlanningError as exc:
             if exc.kind in GOAL_ERRORS or self._symbolic is None:
                 raise
-            result, fell_back = self._symbolic.plan(goal), exc.message
+            result, fell_back = self._symbolic.plan(goal, start), exc.message
             self._relabel(result, exc.message)
         result.stats.update(self.decomposer.stats.to_dict())
         result.stats.update(plan_fallback=fell_back, llm_mode=self.decomposer.mode, llm_verified=self.decomposer.verify,

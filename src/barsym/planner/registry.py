@@ -17,6 +17,7 @@ from typing import Callable, Protocol
 from ..graph import CraftGraph
 from ..kb import KnowledgeBase, Rules, rules_for
 from ..model import Goal
+from ..sim import State
 from .backward import BackwardPlanner, PlanResult
 from .symbolic import SymbolicDecomposer
 
@@ -24,7 +25,7 @@ from .symbolic import SymbolicDecomposer
 class Planner(Protocol):
     name: str
 
-    def plan(self, goal: Goal) -> PlanResult:
+    def plan(self, goal: Goal, start: State | None = None) -> PlanResult:
         ...
 
 
@@ -58,6 +59,9 @@ def graph_for(kb: KnowledgeBase, rules: Rules | str | None = None) -> CraftGraph
 def symbolic_planner(kb: KnowledgeBase, **options) -> BackwardPlanner:
     """BAR's loop with the crafting graph answering every goal (options: graph, validator, prefer)."""
     rules = rules_for(kb, options.get("rules"))
+    if not rules.can_gather:  # choices depend on the inventory alone: search it
+        from .search import SearchPlanner
+        return SearchPlanner(kb, rules, validator=options.get("validator"))
     graph = options.get("graph") or graph_for(kb, rules)
     decomposer = SymbolicDecomposer(kb, graph=graph, prefer=options.get("prefer", kb.prefer), rules=rules)
     return BackwardPlanner(kb, decomposer, graph=graph, validator=options.get("validator"), name="symbolic",

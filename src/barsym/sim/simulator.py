@@ -74,6 +74,9 @@ class Simulator:
         if isinstance(item, Failure):
             return item
         assert step.count is not None
+        if not self.rules.generic_names and item in self.kb.generic:
+            return Failure(Code.NOT_ALLOWED, f"under the {self.rules.name} rules every item is concrete: name the kind "
+                                             f"of {item} (e.g. {self.kb.generic[item]})", item=item)
         if step.type is StepType.CRAFT:
             return self._craft(item, step.count, state)
         if step.type is StepType.SMELT:

@@ -1,0 +1,274 @@
+"""Planning from an inventory when choices depend on it: depth-first backward search.
+
+Under the ``crafting`` rules (Plancraft's tasks) nothing can be gathered, so
+whether a goal is possible depends entirely on what the start inventory holds,
+and the right recipe or slot member is the one the inventory can pay for
+(cyan stained glass panes from held glass, not from panes and dye). BAR's
+breadth-first loop picks each producer by graph cost alone and cannot see
+that, so this planner searches instead:
+
+``obtain(item, n)`` uses held units first; for the rest it tries the item's
+recipes in the knowledge base's order, and for each ingredient slot that is
+short, the slot's members that can be made, recursively, on a copy of the
+inventory; a branch that fails is dropped (backtracking). A craft is applied
+with the rule book's recipe choice (:meth:`Rules.fitting_recipe`), exactly as
+the simulator will apply it, so the plan it returns validates by construction
+(and is validated anyway). Items on the current path are never asked for again
+(iron_ingot <- iron_block <- iron_ingot loops are cut).
+
+When the goal cannot be made, the reason names the raw items that are missing
+and how many, for the recipe that misses the fewest.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ..kb import KnowledgeBase, Rules, rules_for
+from ..model import Goal, Plan, Step, StepType
+from ..sim import State
+from ..validate import Validator
+from .backward import GoalNode, PlanResult
+from .decomposer import Decomposition, PlanningError
+
+PROVENANCE = "search"
+
+
+@dataclass
+class _Made:
+    """One craft or smelt in the search tree: its goal, its step, and the makes it needed first."""
+
+    goal: Goal
+    step: Step
+    subgoals: tuple[Goal, ...]
+    children: list["_Made"] = field(default_factory=list)
+
+
+class SearchPlanner:
+    """Plans any goal from a start inventory under a rule profile without gathering."""
+
+    def __init__(self, kb: KnowledgeBase, rules: Rules | str | None = None, validator: Validator | None = None,
+                 max_depth: int = 12, max_expansions: int = 20000, max_alternatives: int = 64,
+                 name: str = "symbolic"):
+        self.kb = kb
+        self.rules = rules_for(kb, rules)
+        self.validator = validator or Validator(kb, self.rules)
+        self.max_depth = max_depth
+        self.max_expansions = max_expansions  # items expanded per plan before the search gives up
+        self._budget = max_expansions
+        self.max_alternatives = max_alternatives  # complete ways compared before the shortest is kept
+        self.name = name
+        self._makers: dict[str, bool] = {}
+
+    def plan(self, goal: Goal, start: State | None = None) -> PlanResult:
+        started = time.perf_counter()
+        start = start or State()
+        root = Goal(item=self.kb.resolve(goal.item), count=goal.count)
+        inventory = dict(start.counts)
+        made: list[_Made] = []
+        if not self._obtain(root.item, root.count, inventory, made, frozenset(), 0):
+            raise PlanningError("impossible", self.reason(root, start))
+        steps: list[Step] = []
+        nodes = [GoalNode(0, root, "goal")]
+        sources: list[list[int]] = []
+        self._flatten(made, 0, nodes, steps, sources)
+        if not made:
+            nodes[0].covered = f"{root.count} {root.item} already in the start inventory"
+        plan = Plan(steps=tuple(steps), source=f"barsym plan {root.item} ({self.name}, {self.rules.name} rules)")
+        validation = self.validator.validate(plan, goal=root, start=start)
+        if not validation.valid:
+            error = validation.errors[0]
+            raise PlanningError("invalid", f"{root.item}: the searched plan fails validation: {error.message}")
+        return PlanResult(goal=root, plan=plan, nodes=nodes, sources=sources, needs=[], raw_steps=plan.steps,
+                          validation=validation, planner=self.name, decomposer=PROVENANCE,
+                          stats={"goals": len(nodes), "decompositions": len(steps),
+                                 "seconds": round(time.perf_counter() - started, 6)})
+
+    # ---- the search -----------------------------------------------------------------
+    def _held(self, item: str, inventory: dict[str, int]) -> int:
+        return sum(inventory.get(name, 0) for name in self.kb.acceptable(item))
+
+    def _can_make(self, item: str) -> bool:
+        known = self._makers.get(item)
+        if known is None:
+            generic_ok = self.rules.generic_names or item not in self.kb.generic
+            known = self._makers[item] = generic_ok and bool(self.kb.crafts.get(item) or self.kb.smelts.get(item))
+        return known
+
+    def _obtain(self, item: str, count: int, inventory: dict[str, int], made: list[_Made],
+                path: frozenset[str], depth: int) -> bool:
+        """Make ``inventory`` hold ``count`` units that count as ``item``; record the makes in ``made``.
+
+        The first ways found are compared and the one with the fewest actions
+        (crafting runs and smelted items, Plancraft's unit) is kept.
+        """
+        self._budget = self.max_expansions
+        best = None
+        for number, (held, record) in enumerate(self._ways(item, count, inventory, path, depth)):
+            cost = self.actions(record)
+            if best is None or cost < best[0]:
+                best = (cost, held, record)
+            if number + 1 >= self.max_alternatives or cost <= 1:
+                break
+        if best is None:
+            return False
+        inventory.clear()
+        inventory.update(best[1])
+        made.extend(best[2])
+        return True
+
+    def actions(self, made: list[_Made]) -> int:
+        """Craft runs and smelted items in a search tree: the length Plancraft counts."""
+        total = 0
+        for entry in made:
+            step = entry.step
+            if step.type is StepType.SMELT:
+                total += step.count or 0
+            else:
+                per = next((r.count for r in self.kb.crafts.get(step.item or "", ())), 1)
+                total += -(-(step.count or 0) // per)
+            total += self.actions(entry.children)
+        return total
+
+    def _ways(self, item: str, count: int, inv: dict[str, int], path: frozenset[str], depth: int) -> Iterator:
+        """Every way (lazily, best first) to hold ``count`` units of ``item``: (inventory, makes)."""
+        short = count - self._held(item, inv)
+        if short <= 0:
+            yield inv, []
+            return
+        if item in path or depth >= self.max_depth or not self._can_make(item):
+            return
+        self._budget -= 1
+        if self._budget < 0:
+            return
+        path = path | {item}
+        for recipe in self.kb.crafts.get(item, ()):
+            runs = -(-short // recipe.count)
+            yield from self._pay(item, recipe, short, runs, 0, inv, [], path, depth)
+        for recipe in self.kb.smelts.get(item, ()):
+            for held, record in self._slot_ways(recipe.input.accepts, short, inv, path, depth):
+                chosen = self.rules.smelt_recipe(item, short, held)
+                if chosen is None or chosen[2]:
+                    continue
+                after = dict(held)
+                for name, n in chosen[1].items():
+                    after[name] -= n
+                after[item] = after.get(item, 0) + short
+                step = Step(type=StepType.SMELT, item=item, count=short)
+                sub = (Goal(item=self._slot_name(chosen[0].input), count=short),)
+                yield after, [_Made(Goal(item=item, count=short), step, sub, record)]
+
+    def _pay(self, item: str, recipe, short: int, runs: int, slot: int, inv: dict[str, int], record: list,
+             path: frozenset[str], depth: int) -> Iterator:
+        """Fill the recipe's slots from ``slot`` on (backtracking over each slot's ways), then craft."""
+        if slot == len(recipe.ingredients):
+            fit = self.rules.fitting_recipe(item, short, inv)  # the simulator's choice, applied as it will be
+            if fit is None or not fit.paid or fit.station_missing:
+                return
+            after = dict(inv)
+            for name, n in fit.taken.items():
+                after[name] -= n
+            after[item] = after.get(item, 0) + fit.batches * fit.recipe.count
+            sub = tuple(Goal(item=self._slot_name(i), count=fit.batches * i.count) for i in fit.recipe.ingredients)
+            step = Step(type=StepType.CRAFT, item=item, count=short)
+            yield after, [_Made(Goal(item=item, count=short), step, sub, record)]
+            return
+        ingredient = recipe.ingredients[slot]
+        for held, more in self._slot_ways(ingredient.accepts, runs * ingredient.count, inv, path, depth):
+            yield from self._pay(item, recipe, short, runs, slot + 1, held, record + more, path, depth)
+
+    def _slot_ways(self, accepts: tuple[str, ...], need: int, inv: dict[str, int], path: frozenset[str],
+                   depth: int, first: int = 0, order: tuple[str, ...] | None = None) -> Iterator:
+        """Ways to top a slot up to ``need`` units: one member for all of it, else a mix, batch by batch.
+
+        Mixes take members in one fixed order (most held first), each batch of
+        a member before any of the next, so no mix is tried twice.
+        """
+        held = sum(inv.get(a, 0) for a in accepts)
+        if held >= need:
+            yield inv, []
+            return
+        if order is None:
+            order = tuple(sorted((a for a in accepts if self._can_make(a) and a not in path),
+                                 key=lambda a: -inv.get(a, 0)))
+        candidates = order
+        if first == 0:
+            for member in candidates:
+                yield from self._ways(member, need - held + self._held(member, inv), inv, path, depth + 1)
+        for index in range(first, len(candidates)):  # mixes: one more batch of a member, then the rest
+            member = candidates[index]
+            for more_inv, more in self._ways(member, self._held(member, inv) + 1, inv, path, depth + 1):
+                if sum(more_inv.get(a, 0) for a in accepts) <= held:
+                    continue  # the batch ate other units of this slot: no progress
+                for rest_inv, rest in self._slot_ways(accepts, need, more_inv, path, depth, max(index, 1), order):
+                    yield rest_inv, more + rest
+
+    def _slot_name(self, ingredient) -> str:
+        label = ingredient.label.lstrip("#")
+        return label if label in self.kb.items else ingredient.accepts[0]
+
+    def _flatten(self, made: list[_Made], parent: int, nodes: list[GoalNode], steps: list[Step],
+                 sources: list[list[int]]) -> None:
+        """Post-order: a make's children run before it, which is the execution order.
+
+        The root's own make (the last top-level entry) becomes the root node's step.
+        """
+        for position, entry in enumerate(made):
+            if parent == 0 and position == len(made) - 1 and nodes[0].decomposition is None:
+                node = nodes[0]
+            else:
+                node = GoalNode(len(nodes), entry.goal, "ingredient", parent, len(nodes[parent].children))
+                nodes.append(node)
+                nodes[parent].children.append(node.id)
+            self._flatten(entry.children, node.id, nodes, steps, sources)
+            node.decomposition = Decomposition(entry.step, entry.subgoals, PROVENANCE)
+            node.step_index = len(steps)
+            steps.append(entry.step)
+            sources.append([node.id])
+
+    # ---- why not -------------------------------------------------------------------
+    def reason(self, goal: Goal, start: State) -> str:
+        """Which raw items are missing, and how many, for the way that misses the fewest."""
+        missing = self._shortfall(goal.item, goal.count, dict(start.counts), frozenset())
+        if missing is None or not missing:
+            return f"{goal.item} cannot be made from the start inventory under the {self.rules.name} rules"
+        listed = ", ".join(f"{n} {name}" for name, n in sorted(missing.items()))
+        return (f"{goal.item} cannot be made from the start inventory under the {self.rules.name} rules: "
+                f"missing {listed}")
+
+    def _shortfall(self, item: str, count: int, held: dict[str, int], path: frozenset[str]) -> Counter | None:
+        short = count
+        for name in self.kb.acceptable(item):  # held units count first, and are used up
+            take = min(held.get(name, 0), short)
+            if take:
+                held[name] -= take
+                short -= take
+        if short <= 0:
+            return Counter()
+        if item in path or len(path) >= self.max_depth or not self._can_make(item):
+            return Counter({item: short})
+        path = path | {item}
+        best: Counter | None = None
+        for recipe in self.kb.crafts.get(item, ()):
+            runs = -(-short // recipe.count)
+            total: Counter = Counter()
+            trial = dict(held)
+            for ingredient in recipe.ingredients:
+                part = self._shortfall(ingredient.accepts[0] if len(ingredient.accepts) == 1 else
+                                       self._best_member(ingredient.accepts, trial), runs * ingredient.count,
+                                       trial, path)
+                total.update(part or {})
+            if best is None or sum(total.values()) < sum(best.values()):
+                best = total
+        for recipe in self.kb.smelts.get(item, ()):
+            trial = dict(held)
+            total = self._shortfall(self._best_member(recipe.input.accepts, trial), short, trial, path) or Counter()
+            if best is None or sum(total.values()) < sum(best.values()):
+                best = total
+        return best if best is not None else Counter({item: short})
+
+    def _best_member(self, accepts: tuple[str, ...], held: dict[str, int]) -> str:
+        return max(accepts, key=lambda a: (held.get(a, 0), a in self.kb.generic))
