@@ -70,10 +70,13 @@ def llm_options(args: argparse.Namespace) -> dict:
     }
 
 
-def build_planner(name: str, kb: KnowledgeBase, args: argparse.Namespace, progress=None):
+def build_planner(name: str, kb: KnowledgeBase, args: argparse.Namespace, progress=None, rules=None):
     """``make_planner`` with the command line's options; model and server problems become UsageError."""
     if name not in LLM_PLANNERS:
-        return make_planner(name, kb)
+        return make_planner(name, kb, rules=rules)
+    if rules is not None and rules.name != kb.default_profile:
+        raise UsageError(f"the {name} planner plays by the {kb.default_profile} rules; for --rules {rules.name} "
+                         f"use --planner symbolic")
     options = llm_options(args)
     from ..llm import LLMError  # the LLM package is only imported for the LLM planners
 

@@ -24,6 +24,7 @@ from ..planner import DEFAULT_PLANNER, PlanningError, PlanResult, planner_names
 from ..validate import Validator
 from .common import UsageError, fail, kb_from_args
 from .llm_options import TerminalProgress, add_llm_arguments, build_planner
+from .state_options import add_state_arguments, rules_from_args, start_from_args
 
 
 def add_parser(sub) -> None:
@@ -38,6 +39,7 @@ def add_parser(sub) -> None:
     p.add_argument("--format", choices=["text", "json", "bar"], default="text",
                    help="text: numbered steps with provenance; json: plan + decomposition tree; bar: BAR JSON Lines")
     p.add_argument("-o", "--output", type=Path, metavar="FILE", help="write to FILE instead of stdout")
+    add_state_arguments(p)
     add_llm_arguments(p)
     p.set_defaults(run=run)
 
@@ -62,6 +64,11 @@ def render_text(result: PlanResult) -> str:
     goal = result.goal
     lines = [f"Plan for {goal.count} {goal.item}: {len(result.plan)} steps, planner {result.planner}, "
              f"validator: {result.validation.verdict.value}"]
+    start = result.validation.trace[0] if result.validation.trace else None
+    if start is not None and (start.inventory or start.layer):
+        lines.append(f"  from the start state: {start.describe()}")
+    if not result.plan.steps:
+        lines.append("  nothing to do: the start inventory already holds the goal")
     width = max((len(str(s)) for s in result.plan.steps), default=0)
     for i, step in enumerate(result.plan.steps):
         serves = ", ".join(result.serves(i))
@@ -127,12 +134,14 @@ def run(args: argparse.Namespace) -> int:
         if args.dialect is not None and args.dialect not in kb.dialects:
             raise UsageError(f"unknown dialect {args.dialect!r}; known: {', '.join(sorted(kb.dialects)) or 'none'}")
         goal = Goal(item=kb.resolve(args.item, dialect=args.dialect), count=count)
+        rules = rules_from_args(kb, args)
+        start = start_from_args(kb, args)
         progress = TerminalProgress()
-        planner = build_planner(name, kb, args, progress)
+        planner = build_planner(name, kb, args, progress, rules=rules)
     except (UsageError, UnknownItemError) as exc:
         return fail(str(exc))
     try:
-        result = planner.plan(goal)
+        result = planner.plan(goal, start)
     except PlanningError as exc:
         progress.clear()
         if exc.kind == "too_large":
@@ -145,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
     if result.stats.get("backend_down"):
         print(f"barsym: warning: the LLM backend failed ({result.stats['backend_down']}); "
               f"the symbolic decomposer answered in its place", file=sys.stderr)
-    check = Validator(kb).validate(result.plan, goal=goal)
+    check = Validator(kb, rules).validate(result.plan, goal=goal, start=start)
     if not check.valid and not result.validation.valid:  # an unchecked planner's plan: shown, and exit 1
         return _write(args, {"text": render_text, "json": render_json, "bar": lambda r: format_plan(r.plan)}
                       [args.format](result), code=1)

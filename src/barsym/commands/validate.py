@@ -13,9 +13,9 @@ import sys
 from ..bar_io import PlanFormatError, decode_text, parse_plan, read_plan
 from ..kb import KnowledgeBase, UnknownItemError
 from ..model import MAX_COUNT, Goal, Plan
-from ..sim import State
 from ..validate import ValidationResult, Validator, Verdict
 from .common import UsageError, fail, kb_from_args
+from .state_options import add_state_arguments, rules_from_args, start_from_args
 
 
 def add_parser(sub) -> None:
@@ -24,25 +24,10 @@ def add_parser(sub) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="plan files in BAR JSON Lines; '-' reads stdin")
     p.add_argument("--goal", metavar="ITEM", help="item the plan must end with (default: the last step's item)")
     p.add_argument("--goal-count", type=int, default=1, metavar="N", help="how many of the goal item (default 1)")
-    p.add_argument("--start", action="append", default=[], metavar="ITEM=N",
-                   help="starting inventory entry (repeatable), e.g. --start iron_ingot=3")
     p.add_argument("--json", action="store_true", help="print one JSON array with a record per plan")
     p.add_argument("--quiet", action="store_true", help="text output: only plans that are not plainly valid")
+    add_state_arguments(p)
     p.set_defaults(run=run)
-
-
-def _start_state(kb: KnowledgeBase, entries: list[str]) -> State:
-    inventory: dict[str, int] = {}
-    for entry in entries:
-        name, sep, number = entry.partition("=")
-        if not sep or not number.strip().isdigit():
-            raise UsageError(f"--start {entry!r}: expected ITEM=N with N a whole number, e.g. iron_ingot=3")
-        try:
-            item = kb.resolve(name)
-        except UnknownItemError as exc:
-            raise UsageError(f"--start: {exc}") from None
-        inventory[item] = inventory.get(item, 0) + int(number)
-    return State.start(inventory)
 
 
 def _goal(kb: KnowledgeBase, args) -> Goal | None:
@@ -105,10 +90,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         kb = kb_from_args(args)
         goal = _goal(kb, args)
-        start = _start_state(kb, args.start)
+        start = start_from_args(kb, args)
+        rules = rules_from_args(kb, args)
     except UsageError as exc:
         return fail(str(exc))
-    validator = Validator(kb)
+    validator = Validator(kb, rules)
     records: list[dict] = []
     counts = {Verdict.VALID: 0, Verdict.WASTEFUL: 0, Verdict.INVALID: 0}
     unusable = 0

@@ -9,6 +9,11 @@ datasets on its own):
 - a **JSON file** listing ``{"task", "group", "object"}`` records, like the DEPS
   task set. There are no reference plans, so only plannability and validity
   are scored. Old names go through a name dialect (``--dialect deps``).
+- **Plancraft's** task file (a list of ``{"id", "target", "inventory",
+  "impossible", "optimal_path_length", ...}``): each task starts from its
+  inventory and implies the ``crafting`` rules; its label (possible or not)
+  and its oracle's path length are kept for comparison. Plancraft's ``air``
+  (an empty slot) is not an item and is skipped.
 
 Anything malformed raises :class:`DatasetError` with one line saying where.
 """
@@ -22,6 +27,11 @@ from pathlib import Path
 from ..bar_io import PlanFormatError, read_plan
 from ..kb import KnowledgeBase, UnknownItemError
 from ..model import MAX_COUNT, Goal, Plan
+from ..sim import State
+
+#: Plancraft's name for an empty inventory slot
+PLANCRAFT_EMPTY = "air"
+PLANCRAFT_RULES = "crafting"
 
 
 class DatasetError(ValueError):
@@ -35,6 +45,11 @@ class Task:
     goal: Goal  # canonical item name
     reference: Plan | None = None
     asked: str = ""  # the object name as the dataset writes it
+    start: State | None = None  # the task's start inventory (Plancraft)
+    rules: str | None = None  # the rule profile the task set implies
+    label_possible: bool | None = None  # the data set's own verdict (Plancraft's oracle)
+    optimal_length: int | None = None  # the oracle's number of craft/smelt actions
+    optimal_path: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -100,8 +115,55 @@ def _load_bar(folder: Path, kb: KnowledgeBase, dialect: str | None) -> list[Task
     return tasks
 
 
+def _is_plancraft(records: object) -> bool:
+    return (isinstance(records, list) and bool(records) and isinstance(records[0], dict)
+            and {"id", "target", "inventory", "impossible"} <= set(records[0]))
+
+
+def _load_plancraft(path: Path, records: list, kb: KnowledgeBase) -> list[Task]:
+    tasks = []
+    seen: set[str] = set()
+    for number, record in enumerate(records, start=1):
+        where = f"{path}: record {number}"
+        if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+            raise DatasetError(f"{where}: expected a Plancraft task with 'id', 'target', 'inventory', 'impossible'")
+        where = f"{path}: task {record['id']}"
+        if record["id"] in seen:
+            raise DatasetError(f"{where}: the id appears twice")
+        seen.add(record["id"])
+        goal = _goal(kb, record.get("target"), record.get("count", 1), where, None)
+        inventory = record.get("inventory")
+        if not isinstance(inventory, dict):
+            raise DatasetError(f"{where}: 'inventory' must map item names to counts")
+        held: dict[str, int] = {}
+        for name, count in inventory.items():
+            if name == PLANCRAFT_EMPTY:
+                continue
+            if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_COUNT:
+                raise DatasetError(f"{where}: the count of {name!r} must be a whole number from 0 to {MAX_COUNT}")
+            try:
+                item = kb.resolve(name)
+            except UnknownItemError as exc:
+                raise DatasetError(f"{where}: inventory: {exc}") from None
+            held[item] = held.get(item, 0) + count
+        impossible = record.get("impossible")
+        if not isinstance(impossible, bool):
+            raise DatasetError(f"{where}: 'impossible' must be true or false, got {impossible!r}")
+        length = record.get("optimal_path_length")
+        path_items = record.get("optimal_path") or ()
+        tasks.append(Task(record["id"], str(record.get("complexity_split") or "all"), goal, None,
+                          str(record.get("target")), start=State.start(held), rules=PLANCRAFT_RULES,
+                          label_possible=not impossible,
+                          optimal_length=int(length) if isinstance(length, (int, float)) and length == length
+                          and not isinstance(length, bool) else None,
+                          optimal_path=tuple(str(p) for p in path_items) if isinstance(path_items, list) else ()))
+    return tasks
+
+
 def _load_list(path: Path, kb: KnowledgeBase, dialect: str | None) -> list[Task]:
     records = _read_json(path)
+    if _is_plancraft(records):
+        return _load_plancraft(path, records, kb)
     if not isinstance(records, list) or not records:
         raise DatasetError(f"{path}: expected a non-empty list of {{task, group, object}} records")
     tasks = []

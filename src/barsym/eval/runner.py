@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..kb import KnowledgeBase
+from ..kb import KnowledgeBase, Rules
 from ..metrics import GroupScore, TaskScore, as_records, score_task
 from ..model import Plan, StepType
 from ..planner import PlanningError
@@ -175,15 +175,20 @@ class Evaluation:
 
 
 def evaluate(tasks: Sequence[Task], planner, kb: KnowledgeBase, name: str = "",
-             progress: Callable[[int, int, TaskOutcome], None] | None = None) -> Evaluation:
-    """Plan every task with ``planner`` (anything with ``plan(goal)``) and score it."""
-    validator = Validator(kb)
+             progress: Callable[[int, int, TaskOutcome], None] | None = None,
+             rules: Rules | str | None = None) -> Evaluation:
+    """Plan every task with ``planner`` (anything with ``plan(goal[, start])``) and score it.
+
+    A task with a start inventory (Plancraft's) is planned from it; ``rules``
+    is the profile its expert plans are validated under.
+    """
+    validator = Validator(kb, rules)
     evaluation = Evaluation(name or getattr(planner, "name", "?"))
     for number, task in enumerate(tasks, start=1):
         outcome = TaskOutcome(task)
         started = time.perf_counter()
         try:
-            outcome.result = planner.plan(task.goal)
+            outcome.result = planner.plan(task.goal, task.start) if task.start is not None else planner.plan(task.goal)
         except PlanningError as exc:
             outcome.error = exc
         outcome.seconds = time.perf_counter() - started

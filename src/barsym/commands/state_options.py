@@ -1,0 +1,108 @@
+"""Where a plan starts and which rules it plays by: options shared by plan, validate and eval.
+
+``--start ITEM=N`` (repeatable), ``--inventory FILE.json`` and ``--layer N``
+describe the start state; ``--rules NAME`` picks a rule profile from the
+knowledge base (``survival``, ``crafting``). Every bad value is one line and
+exit status 2, raised here as :class:`UsageError`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ..kb import KnowledgeBase, Rules, UnknownItemError, UnknownProfileError
+from ..model import MAX_COUNT
+from ..sim import State
+from .common import UsageError
+
+#: the JSON an --inventory file may hold: {"oak_log": 3, ...} or {"inventory": {...}, "layer": N}
+INVENTORY_HELP = 'JSON object of item counts, e.g. {"iron_ingot": 3}, or {"inventory": {...}, "layer": N}'
+
+
+def add_state_arguments(parser: argparse.ArgumentParser, rules: bool = True) -> None:
+    group = parser.add_argument_group("start state and rules")
+    group.add_argument("--start", action="append", default=[], metavar="ITEM=N",
+                       help="an item the agent holds at the start (repeatable), e.g. --start stone_pickaxe=1")
+    group.add_argument("--inventory", type=Path, metavar="FILE", help=f"start inventory from a file: {INVENTORY_HELP}")
+    group.add_argument("--layer", metavar="N", help="the layer the agent starts on (0 = surface, the default)")
+    if rules:
+        group.add_argument("--rules", metavar="NAME",
+                           help="rule profile: survival (BAR's world, default) or crafting (Plancraft's: nothing is "
+                                "mined, the 3x3 grid is at hand, smelting needs no furnace or fuel)")
+
+
+def rules_from_args(kb: KnowledgeBase, args: argparse.Namespace, default: str | None = None) -> Rules:
+    try:
+        return Rules(kb, getattr(args, "rules", None) or default)
+    except UnknownProfileError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _count(name: str, value: object, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+        raise UsageError(f"{where}: the count of {name!r} must be a whole number from 0 to {MAX_COUNT}, got {value!r}"
+                         [:300])
+    return value
+
+
+def _read_inventory(path: Path) -> tuple[dict, object]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--inventory {path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"--inventory {path}: not UTF-8 text; expected {INVENTORY_HELP}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--inventory {path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    except (RecursionError, ValueError):
+        raise UsageError(f"--inventory {path}: nested too deeply or a number too long; expected {INVENTORY_HELP}") \
+            from None
+    if not isinstance(data, dict):
+        raise UsageError(f"--inventory {path}: expected {INVENTORY_HELP}")
+    if "inventory" in data:
+        extra = set(data) - {"inventory", "layer"}
+        if extra or not isinstance(data["inventory"], dict):
+            raise UsageError(f"--inventory {path}: expected {INVENTORY_HELP}")
+        return data["inventory"], data.get("layer")
+    return data, None
+
+
+def start_from_args(kb: KnowledgeBase, args: argparse.Namespace) -> State:
+    """The start state the options describe (empty inventory on the surface by default)."""
+    inventory: dict[str, int] = {}
+    layer: object = None
+
+    def add(name: object, count: int, where: str) -> None:
+        if not isinstance(name, str):
+            raise UsageError(f"{where}: item names must be strings, got {name!r}"[:300])
+        try:
+            item = kb.resolve(name)
+        except UnknownItemError as exc:
+            raise UsageError(f"{where}: {exc}") from None
+        inventory[item] = inventory.get(item, 0) + count
+
+    if getattr(args, "inventory", None) is not None:
+        items, layer = _read_inventory(args.inventory)
+        for name, value in items.items():
+            add(name, _count(name, value, f"--inventory {args.inventory}"), f"--inventory {args.inventory}")
+    for entry in getattr(args, "start", []):
+        name, sep, number = entry.partition("=")
+        if not sep or not number.strip().isdigit() or len(number.strip()) > 6:
+            raise UsageError(f"--start {entry!r}: expected ITEM=N with N a whole number, e.g. --start iron_ingot=3")
+        add(name, _count(name, int(number), "--start"), "--start")
+    if getattr(args, "layer", None) is not None:
+        layer = args.layer.strip() if isinstance(args.layer, str) else args.layer
+        if isinstance(layer, str):
+            if not layer.isdigit() or len(layer) > 3:
+                raise UsageError(f"--layer must be a whole number from 0 to {kb.deepest_layer}, got {args.layer!r}")
+            layer = int(layer)
+    if layer is None:
+        layer = 0
+    if isinstance(layer, bool) or not isinstance(layer, int) or not 0 <= layer <= kb.deepest_layer:
+        names = ", ".join(f"{n} {name}" for n, name in enumerate(kb.layers))
+        raise UsageError(f"the start layer must be one of {names}; got {layer!r}"[:300])
+    return State.start(inventory, layer)
