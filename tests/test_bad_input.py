@@ -89,3 +89,28 @@ def test_an_expert_plan_nested_too_deeply_names_its_file(capsys, tmp_path):
     (tmp_path / "g" / "stick.jsonl").write_text(DEEP + "\n")
     code, _, err = run(capsys, "eval", "--planner", "symbolic", "--dataset", tmp_path)
     assert code == 2 and one_line(err) and "stick.jsonl:1: JSON nested too deeply" in err
+
+
+# ----------------------------------------------------------------- 2. float options that are not numbers
+
+@pytest.mark.parametrize("option", ["--temperature", "--retry-temperature", "--llm-timeout"])
+@pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-inf", "1e999"])
+@pytest.mark.parametrize("command", ["plan", "eval"])
+def test_float_options_must_be_finite(capsys, tmp_path, option, value, command):
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps([{"task": "t", "group": "g", "object": "stick"}]))
+    head = ["plan", "stick"] if command == "plan" else ["eval", "--dataset", tasks]
+    code, out, err = run(capsys, *head, f"{option}={value}")
+    assert code == 2 and out == "" and one_line(err), err
+    assert f"{option} must be a finite number from " in err and repr(value) in err
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--temperature=-1"], "--temperature must be from 0 to 5, got '-1'"),
+    (["--llm-timeout", "0"], "--llm-timeout must be from 0.1 to 3600"),
+    (["--seed", str(2**32)], "--seed must be from 0 to 4294967295"),
+    (["--seed", "9" * 5000], "--seed must be a whole number from 0 to 4294967295"),
+])
+def test_out_of_range_llm_options(capsys, argv, words):
+    code, out, err = run(capsys, "plan", "stick", *argv)
+    assert code == 2 and one_line(err) and words in err and len(err) < 300, err
