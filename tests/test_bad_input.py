@@ -114,3 +114,31 @@ def test_float_options_must_be_finite(capsys, tmp_path, option, value, command):
 def test_out_of_range_llm_options(capsys, argv, words):
     code, out, err = run(capsys, "plan", "stick", *argv)
     assert code == 2 and one_line(err) and words in err and len(err) < 300, err
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["plan", "stick", "--count", "\u00b2"], "--count must be a whole number from 1 to"),  # '²'.isdigit() is True
+    (["plan", "stick", "--count", "9" * 5000], "--count must be a whole number from 1 to"),
+    (["validate", "--start", "logs=\u00b2", EXPERT_FILES[0]], "--start 'logs=\u00b2': expected ITEM=N"),
+    (["validate", "--start", "logs=" + "9" * 5000, EXPERT_FILES[0]], "expected ITEM=N with N a whole number"),
+    (["validate", "--start", "logs=99999999", EXPERT_FILES[0]], "from 0 to 23040"),
+])
+def test_counts_int_cannot_read_are_usage_errors(capsys, argv, words):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and one_line(err) and words in err and len(err) < 300, err
+
+
+# ----------------------------------------------------------------- 3. --goal-count without --goal
+
+def test_goal_count_without_goal_is_a_usage_error(capsys):
+    code, out, err = run(capsys, "validate", "--goal-count", "2", EXPERT_FILES[0])
+    assert code == 2 and out == "" and one_line(err)
+    assert "--goal-count 2 needs --goal ITEM too, e.g. --goal diamond --goal-count 2" in err
+
+
+def test_goal_count_with_goal_still_counts(capsys, tmp_path):
+    plan = tmp_path / "p.jsonl"
+    plan.write_text('{"type": "mine", "obj_name": "logs", "obj_num": 1}\n{"type": "craft", "obj_name": "planks", "obj_num": 4}\n')
+    assert run(capsys, "validate", "--goal", "planks", "--goal-count", "4", plan)[0] == 0
+    code, out, _ = run(capsys, "validate", "--goal", "planks", "--goal-count", "5", plan)
+    assert code == 1 and "goal_not_reached" in out

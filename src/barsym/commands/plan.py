@@ -17,7 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..bar_io import format_plan, step_to_record
+from ..bar_io import format_plan, shown, step_to_record
 from ..kb import UnknownItemError
 from ..model import MAX_COUNT, Goal
 from ..planner import DEFAULT_PLANNER, PlanningError, PlanResult, planner_names
@@ -43,12 +43,12 @@ def add_parser(sub) -> None:
 
 
 def parse_count(text: str) -> int:
-    value = text.strip()
-    if not value.lstrip("-").isdigit():
-        raise UsageError(f"--count must be a whole number from 1 to {MAX_COUNT}, got {text!r}")
-    number = int(value)
+    try:  # int() itself: isdigit() admits '²', which int() refuses, and int() refuses 4300+ digits
+        number = int(text)
+    except ValueError:
+        raise UsageError(f"--count must be a whole number from 1 to {MAX_COUNT}, got {shown(text)}") from None
     if not 1 <= number <= MAX_COUNT:
-        raise UsageError(f"--count must be from 1 to {MAX_COUNT}, got {number}")
+        raise UsageError(f"--count must be from 1 to {MAX_COUNT}, got {shown(number)}")
     return number
 
 

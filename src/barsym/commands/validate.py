@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from ..bar_io import PlanFormatError, decode_text, parse_plan, read_plan
+from ..bar_io import PlanFormatError, decode_text, parse_plan, read_plan, shown
 from ..kb import KnowledgeBase, UnknownItemError
 from ..model import MAX_COUNT, Goal, Plan
 from ..sim import State
@@ -23,7 +23,7 @@ def add_parser(sub) -> None:
                        description="Play each plan forward and report valid / valid with waste / invalid.")
     p.add_argument("files", nargs="+", metavar="FILE", help="plan files in BAR JSON Lines; '-' reads stdin")
     p.add_argument("--goal", metavar="ITEM", help="item the plan must end with (default: the last step's item)")
-    p.add_argument("--goal-count", type=int, default=1, metavar="N", help="how many of the goal item (default 1)")
+    p.add_argument("--goal-count", type=int, metavar="N", help="how many of the --goal item (default 1)")
     p.add_argument("--start", action="append", default=[], metavar="ITEM=N",
                    help="starting inventory entry (repeatable), e.g. --start iron_ingot=3")
     p.add_argument("--json", action="store_true", help="print one JSON array with a record per plan")
@@ -35,26 +35,40 @@ def _start_state(kb: KnowledgeBase, entries: list[str]) -> State:
     inventory: dict[str, int] = {}
     for entry in entries:
         name, sep, number = entry.partition("=")
-        if not sep or not number.strip().isdigit():
-            raise UsageError(f"--start {entry!r}: expected ITEM=N with N a whole number, e.g. iron_ingot=3")
+        try:  # int() itself decides: isdigit() admits '²', and int() refuses 4300+ digits
+            count = int(number) if sep else -1
+        except ValueError:
+            count = -1
+        if not 0 <= count <= MAX_COUNT:
+            raise UsageError(f"--start {shown(entry)}: expected ITEM=N with N a whole number from 0 to {MAX_COUNT}, "
+                             "e.g. iron_ingot=3")
         try:
             item = kb.resolve(name)
         except UnknownItemError as exc:
             raise UsageError(f"--start: {exc}") from None
-        inventory[item] = inventory.get(item, 0) + int(number)
+        inventory[item] = inventory.get(item, 0) + count
     return State.start(inventory)
 
 
 def _goal(kb: KnowledgeBase, args) -> Goal | None:
-    if not 1 <= args.goal_count <= MAX_COUNT:
-        raise UsageError(f"--goal-count must be from 1 to {MAX_COUNT}, got {args.goal_count}")
+    """The --goal option as a Goal; None lets each plan default to its last step's item (one of it).
+
+    --goal-count alone is refused rather than applied to those defaults: with
+    several files it would quietly mean a different item for each.
+    """
+    count = 1 if args.goal_count is None else args.goal_count
+    if not 1 <= count <= MAX_COUNT:
+        raise UsageError(f"--goal-count must be from 1 to {MAX_COUNT}, got {shown(count)}")
     if args.goal is None:
+        if args.goal_count is not None:
+            raise UsageError(f"--goal-count {count} needs --goal ITEM too, e.g. --goal diamond --goal-count {count} "
+                             "(without --goal each plan must end with 1 of its last step's item)")
         return None
     try:
         kb.resolve(args.goal)
     except UnknownItemError as exc:
         raise UsageError(f"--goal: {exc}") from None
-    return Goal(item=args.goal, count=args.goal_count)
+    return Goal(item=args.goal, count=count)
 
 
 def _load(path: str) -> Plan:
