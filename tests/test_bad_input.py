@@ -10,11 +10,20 @@ fault.
 from __future__ import annotations
 
 import json
+import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from barsym.bar_io import PlanFormatError, loads_json, parse_plan
 from barsym.cli import main
+from barsym.kb import load_kb
+from barsym.llm import IncompatibleServerError, LLMError, OpenAIHTTPBackend
+from barsym.model import Goal
+from barsym.planner import PlanContext, SymbolicDecomposer
+from barsym.planner.llm_grammar import render_reply
+from barsym.planner.prompts import EXAMPLE_ROOT
 from testdata import EXPERT_FILES
 
 
@@ -142,3 +151,160 @@ def test_goal_count_with_goal_still_counts(capsys, tmp_path):
     assert run(capsys, "validate", "--goal", "planks", "--goal-count", "4", plan)[0] == 0
     code, out, _ = run(capsys, "validate", "--goal", "planks", "--goal-count", "5", plan)
     assert code == 1 and "goal_not_reached" in out
+
+
+
+# ----------------------------------------------------------------- 4. a URL that is not an OpenAI-compatible server
+
+class Server:
+    """A loopback http.server on a free port, in a thread; the n-th POST gets ``post(n, messages)`` -> (status, body).
+
+    ``get`` False leaves GET unimplemented too (http.server then answers 501, as
+    it does to POST), so barsym's start-up probe sees the same as a first call.
+    """
+
+    def __init__(self, post, get: bool = True):
+        self.posts = 0
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            if get:
+                def do_GET(self):  # noqa: N802
+                    self._send(200, b'{"object": "list", "data": []}')
+
+            def do_POST(self):  # noqa: N802
+                request = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                server.posts += 1
+                status, body = post(server.posts, request.get("messages", []))
+                if status == 501:
+                    return self.send_error(501, "Unsupported method ('POST')")
+                self._send(status, body)
+
+            def _send(self, status, data):
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.http.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.http.server_address[1]}"
+        threading.Thread(target=self.http.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    def close(self):
+        self.http.shutdown()
+        self.http.server_close()
+
+
+@pytest.fixture
+def server():
+    started = []
+
+    def start(post, get=True):
+        started.append(Server(post, get))
+        return started[-1]
+
+    yield start
+    for one in started:
+        one.close()
+
+
+def completion(text: str, usage: dict | None = None) -> bytes:
+    return json.dumps({"choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                       "usage": usage if usage is not None else {"prompt_tokens": 400, "completion_tokens": 9}}).encode()
+
+
+def oracle(messages: list[dict]) -> str:
+    """The symbolic decomposer's answer to the goal of the conversation, as the model would write it."""
+    kb = load_kb()
+    count, _, item = messages[-1]["content"].rsplit("Goal: ", 1)[1].partition(" ")
+    return render_reply(SymbolicDecomposer(kb, prefer=kb.prefer).decompose(Goal(item=item, count=int(count)),
+                                                                          PlanContext(kb, EXAMPLE_ROOT)))
+
+
+@pytest.mark.parametrize("get", [True, False], ids=["get-ok", "get-501"])
+@pytest.mark.parametrize("planner", ["bar", "llm-only"])
+@pytest.mark.parametrize("command", ["plan", "eval"])
+def test_a_server_answering_501_to_every_post_is_one_line_exit_2(capsys, server, tmp_path, get, planner, command):
+    stub = server(lambda n, m: (501, b""), get=get)
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps([{"task": "a", "group": "g", "object": "diamond_pickaxe"},
+                                 {"task": "b", "group": "g", "object": "stone_axe"}]))
+    head = ["plan", "diamond_pickaxe"] if command == "plan" else ["eval", "--dataset", tasks]
+    code, out, err = run(capsys, *head, "--planner", planner, "--llm-url", stub.url)
+    assert code == 2 and out == "" and one_line(err), err
+    assert (f"barsym: error: {stub.url} is not an OpenAI-compatible server: POST /v1/chat/completions "
+            "answered 501 Unsupported method ('POST'). Point the URL at a llama.cpp") in err
+    assert stub.posts == 1  # no retry, no fallback: the first answer settles it
+
+
+@pytest.mark.parametrize("status, body, words", [
+    (404, b'{"detail": "Not Found"}', 'answered 404 Not Found: {"detail": "Not Found"}'),
+    (405, b"<html>Method Not Allowed</html>", "answered 405 Method Not Allowed."),
+    (200, b"<html>a web page</html>", "answered with a body that is not JSON: '<html>a web page</html>'"),
+    (200, b'{"result": "ok"}', "answered JSON without choices[0].message"),
+    (200, b"[" * 5000, "answered with a body that is not JSON"),
+])
+def test_other_answers_that_are_not_the_api(capsys, server, status, body, words):
+    stub = server(lambda n, m: (status, body))
+    code, out, err = run(capsys, "plan", "stick", "--llm-url", stub.url)
+    assert code == 2 and out == "" and one_line(err) and "is not an OpenAI-compatible server" in err
+    assert words in err, err
+
+
+def test_after_a_good_answer_the_same_replies_are_passing_errors(server):
+    stub = server(lambda n, m: (200, completion("hi")) if n == 1 else (501, b""))
+    backend = OpenAIHTTPBackend(stub.url, timeout=5)
+    assert backend.complete([{"role": "user", "content": "x"}]).text == "hi"
+    with pytest.raises(LLMError, match="HTTP 501") as info:
+        backend.complete([{"role": "user", "content": "x"}])
+    assert not isinstance(info.value, IncompatibleServerError)
+
+
+def test_garbage_after_good_answers_is_a_fallback(capsys, server):
+    stub = server(lambda n, m: (200, completion(oracle(m)) if n == 1 else b"<html>502 bad gateway</html>"))
+    code, out, err = run(capsys, "plan", "diamond_pickaxe", "--llm-url", stub.url, "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["verdict"] == "valid", err
+    assert data["stats"]["accepted_first_try"] == 1 and data["stats"]["fallbacks"] >= 1
+    assert one_line(err) and "warning: the LLM backend failed" in err and "not JSON" in err
+
+
+# ----------------------------------------------------------------- 4b. rates never above 100 %
+
+def dies_after_first(n, messages):
+    """The first goal gets a real answer, then the server is "not ready" for good (503: backend down)."""
+    return (200, completion(oracle(messages))) if n == 1 else (503, b'{"detail": "loading"}')
+
+
+def test_a_backend_that_dies_gives_rates_of_at_most_100_percent(capsys, server, tmp_path):
+    stub = server(dies_after_first)
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps([{"task": "a", "group": "g", "object": "stick"},
+                                 {"task": "b", "group": "g", "object": "diamond_pickaxe"}]))
+    report = tmp_path / "eval.json"
+    code, out, err = run(capsys, "eval", "--dataset", tasks, "--llm-url", stub.url, "--json", report)
+    assert code == 0 and "warning: the LLM backend failed" in err
+    summary = json.loads(report.read_text())["summary"]
+    rates = [summary[k] for k in ("first_try_rate", "after_feedback_rate", "fallback_rate")]
+    assert all(0 <= r <= 100 for r in rates) and sum(rates) == pytest.approx(100, abs=0.2), summary
+    assert summary["totals"]["fallbacks"] > summary["totals"]["llm_goals"]  # the case that printed 39200 %
+    assert summary["not_asked"] == summary["totals"]["fallbacks"] - summary["totals"]["llm_goals"] \
+        + summary["totals"]["accepted_first_try"] + summary["totals"]["accepted_after_feedback"]
+    assert f"goals given up without an LLM call (backend down, call budget spent, or the graph's only step " \
+           f"refused): {summary['not_asked']}, answered by the symbolic fallback" in out
+    assert "00.0 %" not in out.replace("100.0 %", "")
+
+
+def test_plan_report_says_which_fallbacks_had_no_call(capsys, server):
+    stub = server(dies_after_first)
+    code, out, _ = run(capsys, "plan", "diamond_pickaxe", "--llm-url", stub.url)
+    found = re.search(r"LLM \(graph mode\): \d+ calls for (\d+) goals .*; accepted first try (\d+), after feedback "
+                      r"(\d+), symbolic fallback (\d+) \((\d+) without a call\)", out)
+    assert code == 0 and found, out
+    asked, first, after, fallbacks, without = map(int, found.groups())
+    assert first == 1 and fallbacks > asked and without == fallbacks - (asked - first - after)

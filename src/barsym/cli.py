@@ -43,6 +43,15 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:
+        from .commands.common import fail, unusable_input
+
+        message = unusable_input(exc)
+        if message is None:
+            raise
+        if sys.stderr.isatty():
+            sys.stderr.write("\r\033[K")  # over a progress line the command had no chance to clear
+        return fail(message)
 
 
 if __name__ == "__main__":

@@ -84,12 +84,16 @@ def render_llm_stats(stats: dict) -> list[str]:
     if "llm_calls" not in stats:
         return []
     s = stats
+    # fallbacks (or llm-only's unanswered goals) beyond the goals put to the model were given up without a call
+    left = max(0, s["llm_goals"] - s["accepted_first_try"] - s["accepted_after_feedback"])
+    not_asked = max(0, s["fallbacks"] + s["unanswered"] - left)
+    without = f" ({not_asked} without a call)" if not_asked else ""
     if s.get("llm_verified", True):
         decided = (f"accepted first try {s['accepted_first_try']}, after feedback {s['accepted_after_feedback']}, "
-                   f"symbolic fallback {s['fallbacks']}")
+                   f"symbolic fallback {s['fallbacks']}{without}")
     else:
         decided = (f"used unchecked {s['accepted_first_try'] + s['accepted_after_feedback']}, "
-                   f"no usable answer {s['unanswered']}, loops cut {s.get('loops_cut', 0)}")
+                   f"no usable answer {s['unanswered']}{without}, loops cut {s.get('loops_cut', 0)}")
     lines = [
         f"LLM ({s.get('llm_mode', '?')} mode): {s['llm_calls']} calls for {s['llm_goals']} goals"
         f" ({s['retries']} retries, {s['reused_replies']} replies reused); {decided}; "

@@ -24,6 +24,13 @@ Every failure maps onto the :mod:`barsym.llm.base` hierarchy: connection
 refused / reset -> :class:`BackendUnavailableError`, socket timeout ->
 :class:`BackendTimeoutError`, anything unparseable -> :class:`LLMError` with
 an excerpt of the body so the cause is visible in logs.
+
+Until the server has once answered like the API, an answer that says "this is
+not the API" (HTTP 404, 405 or 501, a body that is not JSON, JSON without
+``choices``) raises :class:`IncompatibleServerError` instead: the URL points
+at some other web server (``python -m http.server`` answers every POST with
+501), and no retry or fallback can fix that. After a good answer the same
+replies are ordinary, possibly passing, :class:`LLMError`.
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ from .base import (
     BackendUnavailableError,
     Completion,
     GrammarError,
+    IncompatibleServerError,
     LLMBackend,
     LLMError,
     LLMOptions,
@@ -52,6 +60,8 @@ from .grammar import lint_gbnf
 __all__ = ["OpenAIHTTPBackend"]
 
 _EXCERPT = 300
+#: HTTP statuses that mean "no such API here" rather than "the API failed this time"
+_NOT_THE_API = (404, 405, 501)
 
 
 def _excerpt(body: bytes | str) -> str:
@@ -116,6 +126,7 @@ class OpenAIHTTPBackend(LLMBackend):
         self.model = model
         self.schema_style = schema_style
         self.check_grammar = check_grammar
+        self.confirmed = False  # set by the first reply shaped like a chat completion
         handlers = [urllib.request.ProxyHandler({})] if _is_loopback(parsed.hostname) else []
         self._opener = urllib.request.build_opener(*handlers)
 
@@ -167,6 +178,10 @@ class OpenAIHTTPBackend(LLMBackend):
                 return response.read()
         except urllib.error.HTTPError as exc:
             body = _excerpt(exc.read() or b"")
+            if exc.code in _NOT_THE_API and not self.confirmed:
+                reason = f" {exc.reason}" if exc.reason else ""
+                gist = "" if body.startswith("<") else f": {body[:120]}"  # an HTML error page adds nothing
+                raise self._incompatible(f"answered {exc.code}{reason}{gist}") from None
             if exc.code in (401, 403):
                 raise LLMError(
                     f"server {self.base_url} refused the credentials (HTTP {exc.code}): {body}. "
@@ -194,6 +209,14 @@ class OpenAIHTTPBackend(LLMBackend):
                 f"connection to {self.endpoint} failed mid-request: {type(exc).__name__}: {exc}. "
                 "The server may have crashed or closed the connection; check its log."
             ) from None
+
+    def _incompatible(self, what: str) -> IncompatibleServerError:
+        path = urllib.parse.urlsplit(self.endpoint).path
+        return IncompatibleServerError(
+            f"{self.base_url} is not an OpenAI-compatible server: POST {path} {what}. Point the URL at a "
+            "llama.cpp or other OpenAI-compatible server, e.g. one started with "
+            "`python -m llama_cpp.server --model MODEL.gguf --host 127.0.0.1 --port PORT`."
+        )
 
     def _timeout_error(self) -> BackendTimeoutError:
         return BackendTimeoutError(
@@ -243,7 +266,9 @@ class OpenAIHTTPBackend(LLMBackend):
     def _parse(self, body: bytes, elapsed: float) -> Completion:
         try:
             reply = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than Python reads
+            if not self.confirmed:
+                raise self._incompatible(f"answered with a body that is not JSON: {_excerpt(body)[:120]!r}") from None
             raise LLMError(
                 f"server {self.base_url} sent a reply that is not JSON: {_excerpt(body)!r}"
             ) from None
@@ -253,9 +278,12 @@ class OpenAIHTTPBackend(LLMBackend):
             if not isinstance(text, str):
                 raise TypeError("content is not a string")
         except (KeyError, IndexError, TypeError, AttributeError):
+            if not self.confirmed:
+                raise self._incompatible(f"answered JSON without choices[0].message: {_excerpt(body)[:120]!r}") from None
             raise LLMError(
                 f"server {self.base_url} sent JSON without choices[0].message: {_excerpt(body)!r}"
             ) from None
+        self.confirmed = True
         usage = reply.get("usage") if isinstance(reply.get("usage"), dict) else {}
         details = usage.get("prompt_tokens_details")
         timings = reply.get("timings")
