@@ -308,3 +308,42 @@ def test_plan_report_says_which_fallbacks_had_no_call(capsys, server):
     assert code == 0 and found, out
     asked, first, after, fallbacks, without = map(int, found.groups())
     assert first == 1 and fallbacks > asked and without == fallbacks - (asked - first - after)
+
+
+# ----------------------------------------------------------------- 5. token counts a server makes up
+
+@pytest.mark.parametrize("usage, bad", [
+    ({"prompt_tokens": -5, "completion_tokens": 9}, "prompt_tokens=-5"),
+    ({"prompt_tokens": 400, "completion_tokens": 2.5}, "completion_tokens=2.5"),
+    ({"prompt_tokens": 10**30, "completion_tokens": 9}, "prompt_tokens=1000000000000000000000000000000"),
+    ({"prompt_tokens": "lots", "completion_tokens": 9}, "prompt_tokens='lots'"),
+    ({"prompt_tokens": 400, "completion_tokens": True}, "completion_tokens=True"),
+    ({"prompt_tokens": 20, "completion_tokens": 9, "prompt_tokens_details": {"cached_tokens": 500}},
+     "cached 500 > prompt_tokens 20"),
+])
+def test_bad_usage_counts_are_not_counted_and_warned_once(server, usage, bad):
+    stub = server(lambda n, m: (200, completion("hi", usage)))
+    backend = OpenAIHTTPBackend(stub.url, timeout=5)
+    with pytest.warns(RuntimeWarning, match="reported unusable token counts") as caught:
+        reply = backend.complete([{"role": "user", "content": "x"}])
+        backend.complete([{"role": "user", "content": "x"}])
+    assert len(caught) == 1 and bad in str(caught[0].message)
+    assert reply.text == "hi" and reply.prompt_tokens >= 0 and reply.completion_tokens >= 0
+    assert reply.prompt_tokens <= 400 and reply.completion_tokens in (0, 9)
+    assert reply.cached_prompt_tokens is None
+
+
+def test_counts_servers_write_differently_are_read(server):
+    usage = {"prompt_tokens": "400", "completion_tokens": 9.0, "prompt_tokens_details": {"cached_tokens": 0}}
+    stub = server(lambda n, m: (200, completion("hi", usage)))
+    reply = OpenAIHTTPBackend(stub.url, timeout=5).complete([{"role": "user", "content": "x"}])
+    assert (reply.prompt_tokens, reply.completion_tokens, reply.cached_prompt_tokens) == (400, 9, 0)
+
+
+def test_the_cli_prints_bad_counts_as_one_warning_and_no_negative_totals(capsys, server):
+    stub = server(lambda n, m: (200, completion(oracle(m), {"prompt_tokens": -400, "completion_tokens": -9})))
+    code, out, err = run(capsys, "plan", "diamond_pickaxe", "--llm-url", stub.url)
+    assert code == 0 and one_line(err), err
+    assert err.startswith(f"barsym: warning: server {stub.url} reported unusable token counts (prompt_tokens=-400, "
+                          "completion_tokens=-9)")
+    assert "tokens: prompt 0 (evaluated 0, cached 0), completion 0" in out
