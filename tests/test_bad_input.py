@@ -147,7 +147,8 @@ def test_goal_count_without_goal_is_a_usage_error(capsys):
 
 def test_goal_count_with_goal_still_counts(capsys, tmp_path):
     plan = tmp_path / "p.jsonl"
-    plan.write_text('{"type": "mine", "obj_name": "logs", "obj_num": 1}\n{"type": "craft", "obj_name": "planks", "obj_num": 4}\n')
+    plan.write_text('{"type": "mine", "obj_name": "logs", "obj_num": 1}\n'
+                    '{"type": "craft", "obj_name": "planks", "obj_num": 4}\n')
     assert run(capsys, "validate", "--goal", "planks", "--goal-count", "4", plan)[0] == 0
     code, out, _ = run(capsys, "validate", "--goal", "planks", "--goal-count", "5", plan)
     assert code == 1 and "goal_not_reached" in out
@@ -214,8 +215,9 @@ def server():
 
 
 def completion(text: str, usage: dict | None = None) -> bytes:
+    usage = usage if usage is not None else {"prompt_tokens": 400, "completion_tokens": 9}
     return json.dumps({"choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-                       "usage": usage if usage is not None else {"prompt_tokens": 400, "completion_tokens": 9}}).encode()
+                       "usage": usage}).encode()
 
 
 def oracle(messages: list[dict]) -> str:
@@ -347,3 +349,22 @@ def test_the_cli_prints_bad_counts_as_one_warning_and_no_negative_totals(capsys,
     assert err.startswith(f"barsym: warning: server {stub.url} reported unusable token counts (prompt_tokens=-400, "
                           "completion_tokens=-9)")
     assert "tokens: prompt 0 (evaluated 0, cached 0), completion 0" in out
+
+
+# ----------------------------------------------------------------- 6. game versions without authored data
+
+@pytest.mark.parametrize("version", ["1.17", "1.18.2", "1.16.4", "9.99"])
+@pytest.mark.parametrize("command", [["plan", "stick", "--planner", "symbolic"], ["validate", EXPERT_FILES[0]],
+                                     ["graph", "stick"], ["eval", "--planner", "symbolic", "--dataset", "."]])
+def test_versions_without_authored_data_are_refused_by_every_command(capsys, version, command):
+    code, out, err = run(capsys, "--mc-version", version, *command)
+    assert code == 2 and out == "" and one_line(err), err
+    assert f"--mc-version: barsym has no data for Minecraft {version!r}; supported: 1.16.5" in err
+
+
+def test_load_kb_refuses_them_too():
+    from barsym.kb import SUPPORTED_VERSIONS, VersionNotSupportedError, default_data_dir
+    assert SUPPORTED_VERSIONS == ("1.16.5",)
+    for data_dir in (None, default_data_dir()):
+        with pytest.raises(VersionNotSupportedError, match="supported: 1.16.5"):
+            load_kb("1.17", data_dir=data_dir)

@@ -25,7 +25,8 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="barsym", description="Plan, validate and evaluate Minecraft tech-tree plans.")
     parser.add_argument("--version", action="version", version=f"barsym {__version__}")
-    parser.add_argument("--mc-version", default="1.16.5", help="Minecraft version of the knowledge base (default 1.16.5)")
+    parser.add_argument("--mc-version", default="1.16.5",
+                        help="Minecraft version of the knowledge base (default 1.16.5, the only one supported)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMANDS:

@@ -14,7 +14,9 @@ class UsageError(Exception):
 def kb_from_args(args) -> KnowledgeBase:
     try:
         return load_kb(getattr(args, "mc_version", "1.16.5"))
-    except (DataFileError, VersionNotSupportedError) as exc:
+    except VersionNotSupportedError as exc:
+        raise UsageError(f"--mc-version: {exc}") from None
+    except DataFileError as exc:
         raise UsageError(str(exc)) from None
 
 

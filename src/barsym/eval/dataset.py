@@ -66,7 +66,8 @@ def _goal(kb: KnowledgeBase, name: object, count: object, where: str, dialect: s
     if not isinstance(name, str) or not name.strip():
         raise DatasetError(f"{where}: the object name must be a non-empty string, got {shown(name)}")
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_COUNT:
-        raise DatasetError(f"{where}: the object count must be a whole number from 1 to {MAX_COUNT}, got {shown(count)}")
+        raise DatasetError(f"{where}: the object count must be a whole number from 1 to {MAX_COUNT}, "
+                           f"got {shown(count)}")
     try:
         return Goal(item=kb.resolve(name, dialect=dialect), count=count)
     except UnknownItemError as exc:

@@ -305,7 +305,9 @@ class OpenAIHTTPBackend(LLMBackend):
             reply = json.loads(body)
         except (ValueError, RecursionError):  # RecursionError: nested deeper than Python reads
             if not self.confirmed:
-                raise self._incompatible(f"answered with a body that is not JSON: {_excerpt(body)[:120]!r}") from None
+                raise self._incompatible(
+                    f"answered with a body that is not JSON: {_excerpt(body)[:120]!r}"
+                ) from None
             raise LLMError(
                 f"server {self.base_url} sent a reply that is not JSON: {_excerpt(body)!r}"
             ) from None
@@ -316,7 +318,9 @@ class OpenAIHTTPBackend(LLMBackend):
                 raise TypeError("content is not a string")
         except (KeyError, IndexError, TypeError, AttributeError):
             if not self.confirmed:
-                raise self._incompatible(f"answered JSON without choices[0].message: {_excerpt(body)[:120]!r}") from None
+                raise self._incompatible(
+                    f"answered JSON without choices[0].message: {_excerpt(body)[:120]!r}"
+                ) from None
             raise LLMError(
                 f"server {self.base_url} sent JSON without choices[0].message: {_excerpt(body)!r}"
             ) from None
