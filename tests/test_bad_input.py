@@ -9,6 +9,7 @@ fault.
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import threading
@@ -368,3 +369,35 @@ def test_load_kb_refuses_them_too():
     for data_dir in (None, default_data_dir()):
         with pytest.raises(VersionNotSupportedError, match="supported: 1.16.5"):
             load_kb("1.17", data_dir=data_dir)
+
+
+# ----------------------------------------------------------------- 7. output files that cannot be written
+
+@pytest.mark.parametrize("target, words", [
+    ("/nonexistent/dir/x.json", "folder /nonexistent/dir does not exist"),
+    ("{tmp}", "is a folder; give the name of a file"),
+    ("{tmp}/bad\0name.json", "not a usable file name"),
+])
+@pytest.mark.parametrize("command", [
+    ["eval", "--planner", "symbolic", "--dataset", "{tasks}", "--json"],
+    ["plan", "stick", "--planner", "symbolic", "-o"],
+    ["graph", "stick", "-o"],
+])
+def test_unwritable_outputs_are_refused_before_the_work(capsys, tmp_path, monkeypatch, target, words, command):
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps([{"task": "t", "group": "g", "object": "stick"}]))
+    work = {"eval": "evaluate", "plan": "build_planner", "graph": "CraftGraph"}[command[0]]
+    module = importlib.import_module(f"barsym.commands.{command[0]}")
+    monkeypatch.setattr(module, work, lambda *a, **k: pytest.fail("the work started before the output check"))
+    argv = [a.format(tasks=tasks) for a in command] + [target.format(tmp=tmp_path)]
+    code, out, err = run(capsys, *argv)
+    option = "--json" if command[0] == "eval" else "-o"
+    assert code == 2 and out == "" and one_line(err) and f"barsym: error: {option} " in err and words in err, err
+
+
+def test_the_check_leaves_no_file_and_keeps_an_existing_one(capsys, tmp_path):
+    new, old = tmp_path / "new.json", tmp_path / "old.json"
+    old.write_text("keep me")
+    for target in (new, old):  # the dataset is missing: the run stops after the output check
+        assert run(capsys, "eval", "--dataset", tmp_path / "missing.json", "--json", target)[0] == 2
+    assert not new.exists() and old.read_text() == "keep me"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from ..kb import DataFileError, KnowledgeBase, VersionNotSupportedError, load_kb
 
@@ -18,6 +19,33 @@ def kb_from_args(args) -> KnowledgeBase:
         raise UsageError(f"--mc-version: {exc}") from None
     except DataFileError as exc:
         raise UsageError(str(exc)) from None
+
+
+def check_writable(path: Path | None, option: str) -> None:
+    """Refuse an output file that cannot be written before the work starts, not after it.
+
+    An evaluation takes minutes with a model; finding then that ``--json`` names
+    a folder that does not exist throws the run away. Opening for append tries
+    exactly what the final write will need (permissions, read-only disks, ACLs,
+    running as root) without touching an existing file; a file this creates is
+    removed again, so a failed run leaves nothing behind.
+    """
+    if path is None:
+        return
+    existed = path.exists()
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except IsADirectoryError:
+        raise UsageError(f"{option} {path}: is a folder; give the name of a file (in it, or elsewhere)") from None
+    except FileNotFoundError:
+        raise UsageError(f"{option} {path}: folder {path.parent} does not exist; create it or write elsewhere") from None
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: cannot write there ({exc.strerror})") from None
+    except ValueError as exc:  # a NUL byte in the name
+        raise UsageError(f"{option} {path!r}: not a usable file name ({exc})") from None
+    if not existed:
+        path.unlink(missing_ok=True)
 
 
 def fail(message: str) -> int:

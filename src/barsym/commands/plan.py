@@ -22,7 +22,7 @@ from ..kb import UnknownItemError
 from ..model import MAX_COUNT, Goal
 from ..planner import DEFAULT_PLANNER, PlanningError, PlanResult, planner_names
 from ..validate import Validator
-from .common import UsageError, fail, kb_from_args
+from .common import UsageError, check_writable, fail, kb_from_args
 from .llm_options import TerminalProgress, add_llm_arguments, build_planner
 
 
@@ -125,6 +125,7 @@ def render_json(result: PlanResult) -> str:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        check_writable(args.output, "-o")
         count = parse_count(args.count)
         name = check_planner(args.planner)
         kb = kb_from_args(args)
