@@ -401,3 +401,112 @@ def test_the_check_leaves_no_file_and_keeps_an_existing_one(capsys, tmp_path):
     for target in (new, old):  # the dataset is missing: the run stops after the output check
         assert run(capsys, "eval", "--dataset", tmp_path / "missing.json", "--json", target)[0] == 2
     assert not new.exists() and old.read_text() == "keep me"
+
+
+# ----------------------------------------------------------------- 8. control characters reach no terminal
+
+ESC = "\x1b"
+
+
+def test_an_item_name_with_escapes_is_shown_escaped(capsys):
+    code, out, err = run(capsys, "plan", f"oak{ESC}[31mplanks")
+    assert code == 2 and ESC not in err and "unknown item 'oak\\x1b[31mplanks'" in err
+
+
+@pytest.mark.parametrize("json_output", [False, True])
+def test_names_inside_a_plan_are_shown_escaped(capsys, tmp_path, json_output):
+    plan = tmp_path / f"evil{ESC}]0;title\a.jsonl"
+    plan.write_text(json.dumps({"type": "mine", "obj_name": f"lo{ESC}[2Jgs", "obj_num": 1, "tool": "\x9b31m"}) + "\n"
+                    + json.dumps({"type": "craft", "obj_name": "planks\r\x00", "obj_num": 1}) + "\n")
+    code, out, err = run(capsys, "validate", *(["--json"] if json_output else []), plan)
+    assert code == 1
+    for text in (out, err):
+        assert not any(ord(c) < 32 and c not in "\n\t" or 0x7f <= ord(c) <= 0x9f for c in text), repr(text)
+    if json_output:
+        assert json.loads(out)[0]["goal"]["item"] == "planks\r\x00"  # JSON keeps the data, escaped by json
+    else:
+        assert "mine 1 lo\\x1b[2Jgs with \\x9b31m" in out and "evil\\x1b]0;title\\x07.jsonl" in out
+        assert "planks\\x0d\\x00" in out
+
+
+def test_escaping_keeps_layout_and_text():
+    from barsym.commands.common import escape_controls
+    assert escape_controls("a\tb\nc é 日本 \u2192") == "a\tb\nc é 日本 \u2192"
+    assert escape_controls("\x1b\r\x7f\x85\udcff") == "\\x1b\\x0d\\x7f\\x85\\udcff"
+
+
+def test_unrecognized_arguments_are_escaped_too(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["plan", "stick", f"{ESC}[2J"])
+    _, err = capsys.readouterr()
+    assert info.value.code == 2 and ESC not in err and "unrecognized arguments: \\x1b[2J" in err
+
+
+def test_streams_are_restored_after_main(capsys):
+    import sys
+    before = sys.stdout, sys.stderr
+    run(capsys, "graph", "stick")
+    assert (sys.stdout, sys.stderr) == before
+
+
+def test_progress_line_still_draws_and_escapes_task_names():
+    import io
+
+    from barsym.commands.common import EscapedOutput
+    from barsym.commands.llm_options import TerminalProgress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    raw = Tty()
+    progress = TerminalProgress(EscapedOutput(raw))
+    progress.task(f"task 1/1 g/{ESC}[2Jx")
+
+    class Stats:
+        goals = llm_calls = accepted_first_try = accepted_after_feedback = fallbacks = 1
+
+    progress(Stats(), Goal(item="stick", count=1))
+    assert raw.getvalue().startswith("\r\x1b[K") and "g/\\x1b[2Jx" in raw.getvalue()
+
+
+# ----------------------------------------------------------------- 9. Ctrl-C at any moment
+
+def test_ctrl_c_while_the_parser_imports_commands(capsys, monkeypatch):
+    import importlib as real
+
+    def interrupted(name, *args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(real, "import_module", interrupted)
+    code, out, err = run(capsys, "plan", "stick")
+    assert code == 130 and err == "barsym: interrupted\n" and out == ""
+
+
+def test_ctrl_c_during_start_up_in_a_fresh_interpreter():
+    """A real SIGINT while barsym imports its sub-commands (the console script's situation)."""
+    import subprocess
+    import sys
+    script = (
+        "import importlib, os, signal, sys\n"
+        "from barsym.cli import main\n"
+        "real = importlib.import_module\n"
+        "def slow(name, *a, **k):\n"
+        "    if name == 'barsym.commands.plan':\n"
+        "        os.kill(os.getpid(), signal.SIGINT)\n"
+        "    return real(name, *a, **k)\n"
+        "importlib.import_module = slow\n"
+        "sys.exit(main(['plan', 'stick']))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 130 and done.stderr == "barsym: interrupted\n", done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_cli_module_imports_nothing_heavy():
+    import subprocess
+    import sys
+    script = ("import sys, barsym.cli\n"
+              "print(sorted(m for m in sys.modules if m.startswith('barsym') or m == 'argparse'))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "['barsym', 'barsym.cli']", done.stdout + done.stderr

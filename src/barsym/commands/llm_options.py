@@ -18,7 +18,7 @@ from ..kb import KnowledgeBase
 from ..planner import make_planner
 from ..planner.llm_decomposer import DEFAULT_MODE, MODES, RETRY_TEMPERATURE
 from ..planner.registry import LLM_PLANNERS
-from .common import UsageError
+from .common import UsageError, escape_controls, raw_stream
 
 #: llama.cpp's sampler seed is a 32-bit unsigned integer; a larger one overflows in the binding or the server
 MAX_SEED = 2**32 - 1
@@ -108,7 +108,7 @@ class TerminalProgress:
     """
 
     def __init__(self, stream: TextIO | None = None):
-        self.stream = stream or sys.stderr
+        self.stream = raw_stream(stream or sys.stderr)  # its own control sequences must reach the terminal
         self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
         self.label = ""
         self._shown = False
@@ -123,7 +123,7 @@ class TerminalProgress:
         text = (f"{where}{stats.goals} goals decomposed, {stats.llm_calls} LLM calls, "
                 f"{stats.accepted_first_try + stats.accepted_after_feedback} accepted, "
                 f"{stats.fallbacks} fallbacks; now: {goal.count} {goal.item}")
-        self.stream.write("\r\033[K" + text[:150])
+        self.stream.write("\r\033[K" + escape_controls(text)[:150])  # task names come from the dataset
         self.stream.flush()
         self._shown = True
 
