@@ -162,8 +162,8 @@ def test_a_server_that_stops_answering_costs_two_timeouts(capsys, stub):
     assert one_line(err) and "warning: the LLM backend failed" in err
 
 
-@pytest.mark.parametrize("reply", [lambda m: "", lambda m: "I am a language model, I cannot play games.",
-                                   lambda m: b"<html>502 bad gateway</html>"])
+# (a server whose every answer is not JSON is not the API at all: exit 2, see tests/test_bad_input.py)
+@pytest.mark.parametrize("reply", [lambda m: "", lambda m: "I am a language model, I cannot play games."])
 def test_garbage_or_empty_replies_become_symbolic_fallbacks(capsys, stub, reply):
     server = stub(reply)
     code, out, _ = run(capsys, "plan", "stick", "--llm-url", server.url, "--format", "json")

@@ -9,6 +9,7 @@ reported as ``file:line: what was wrong`` so hand-written plans are easy to fix.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -29,30 +30,75 @@ class PlanFormatError(ValueError):
         self.message = message
 
 
+#: longest rendering of a bad value in a message: the message stays one readable line
+_SHOWN = 60
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` cut to a readable length, for quoting bad input back to the user.
+
+    A 4000-digit ``obj_num`` or a list nested 900 deep is legal JSON, and quoting
+    it whole would bury the message (or, for the nesting, overflow ``repr``).
+    """
+    try:
+        text = repr(value)
+    except RecursionError:
+        text = f"<a {type(value).__name__} nested too deeply to show>"
+    return text if len(text) <= _SHOWN else f"{text[:_SHOWN - 15]}... ({len(text)} characters)"
+
+
+def loads_json(text: str, where: str) -> object:
+    """``json.loads`` whose every failure is a one-line :class:`PlanFormatError` naming ``where``.
+
+    Python's parser fails in two ways besides ``JSONDecodeError``: nesting
+    deeper than the interpreter's recursion limit raises ``RecursionError``,
+    and an integer longer than ``sys.get_int_max_str_digits()`` (4300 digits
+    by default) raises a bare ``ValueError``. Both are bad input, not barsym bugs, so every
+    JSON file the user gives barsym is read through here. Positions are
+    ``column C`` for one line of text (a plan line) and ``line L column C``
+    for a whole file.
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        position = f"column {exc.colno}" if "\n" not in text.rstrip() else f"line {exc.lineno} column {exc.colno}"
+        raise PlanFormatError(where, f"malformed JSON at {position}: {exc.msg}") from None
+    except RecursionError:
+        raise PlanFormatError(where, "JSON nested too deeply to read (about a thousand levels or more); "
+                                     "barsym's inputs are nested a few levels at most") from None
+    except ValueError:  # "Exceeds the limit (4300 digits) for integer string conversion ..."
+        raise PlanFormatError(where, f"a number has more than {_int_digits()} digits; "
+                                     f"counts are whole numbers from 1 to {MAX_COUNT}") from None
+
+
+def _int_digits() -> int:
+    return getattr(sys, "get_int_max_str_digits", lambda: 4300)()  # Python < 3.10.7 has no limit to query
+
+
 def step_from_record(record: object, where: str) -> Step:
     if not isinstance(record, dict):
         raise PlanFormatError(where, f"expected a JSON object per line, got {type(record).__name__}")
     unknown = set(record) - _FIELDS
     if unknown:
-        raise PlanFormatError(where, f"unknown field(s) {sorted(unknown)}; a step has {sorted(_FIELDS)}")
+        raise PlanFormatError(where, f"unknown field(s) {shown(sorted(unknown))}; a step has {sorted(_FIELDS)}")
     kind = record.get("type")
-    if kind not in _BAR_TYPES:
-        raise PlanFormatError(where, f"unknown step type {kind!r}; expected one of {sorted(_BAR_TYPES)}")
+    if not isinstance(kind, str) or kind not in _BAR_TYPES:  # a list or object is not hashable: test str first
+        raise PlanFormatError(where, f"unknown step type {shown(kind)}; expected one of {sorted(_BAR_TYPES)}")
     name, num, tool = record.get("obj_name"), record.get("obj_num"), record.get("tool")
     if tool is not None and not isinstance(tool, str):
-        raise PlanFormatError(where, f"'tool' must be a string or null, got {tool!r}")
+        raise PlanFormatError(where, f"'tool' must be a string or null, got {shown(tool)}")
     if kind == "special":
         if not isinstance(name, str) or name.strip().lower().replace("_", " ") != DIG_DOWN_NAME:
-            raise PlanFormatError(where, f"unknown special step {name!r}; the only special step is 'dig down'")
+            raise PlanFormatError(where, f"unknown special step {shown(name)}; the only special step is 'dig down'")
         if num not in (None, 1):
-            raise PlanFormatError(where, f"'dig down' takes obj_num null, got {num!r}")
+            raise PlanFormatError(where, f"'dig down' takes obj_num null, got {shown(num)}")
         return Step(type=StepType.DIG_DOWN, tool=tool)
     if not isinstance(name, str) or not name.strip():
-        raise PlanFormatError(where, f"'obj_name' must be a non-empty item name, got {name!r}")
+        raise PlanFormatError(where, f"'obj_name' must be a non-empty item name, got {shown(name)}")
     if isinstance(num, bool) or not isinstance(num, int):
-        raise PlanFormatError(where, f"'obj_num' must be a whole number from 1 to {MAX_COUNT}, got {num!r}")
+        raise PlanFormatError(where, f"'obj_num' must be a whole number from 1 to {MAX_COUNT}, got {shown(num)}")
     if not 1 <= num <= MAX_COUNT:
-        raise PlanFormatError(where, f"'obj_num' must be from 1 to {MAX_COUNT}, got {num}")
+        raise PlanFormatError(where, f"'obj_num' must be from 1 to {MAX_COUNT}, got {shown(num)}")
     try:
         return Step(type=StepType(kind), item=name, count=num, tool=tool)
     except ValidationError as exc:  # pragma: no cover - the checks above cover the schema
@@ -71,11 +117,7 @@ def parse_plan(text: str, source: str = "<string>") -> Plan:
         if not line.strip():
             continue
         where = f"{source}:{number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise PlanFormatError(where, f"malformed JSON at column {exc.colno}: {exc.msg}") from None
-        steps.append(step_from_record(record, where))
+        steps.append(step_from_record(loads_json(line, where), where))
     if not steps:
         raise PlanFormatError(source, "empty plan: no steps found (expected one JSON object per line)")
     return Plan(steps=tuple(steps), source=source)

@@ -1,8 +1,11 @@
-"""Helpers shared by the sub-commands: loading the knowledge base with clean errors."""
+"""Helpers shared by the sub-commands: loading the knowledge base with clean errors, safe terminal text."""
 
 from __future__ import annotations
 
+import re
 import sys
+from pathlib import Path
+from typing import TextIO
 
 from ..kb import DataFileError, KnowledgeBase, VersionNotSupportedError, load_kb
 
@@ -14,10 +17,105 @@ class UsageError(Exception):
 def kb_from_args(args) -> KnowledgeBase:
     try:
         return load_kb(getattr(args, "mc_version", "1.16.5"))
-    except (DataFileError, VersionNotSupportedError) as exc:
+    except VersionNotSupportedError as exc:
+        raise UsageError(f"--mc-version: {exc}") from None
+    except DataFileError as exc:
         raise UsageError(str(exc)) from None
+
+
+def check_writable(path: Path | None, option: str) -> None:
+    """Refuse an output file that cannot be written before the work starts, not after it.
+
+    An evaluation takes minutes with a model; finding then that ``--json`` names
+    a folder that does not exist throws the run away. Opening for append tries
+    exactly what the final write will need (permissions, read-only disks, ACLs,
+    running as root) without touching an existing file; a file this creates is
+    removed again, so a failed run leaves nothing behind.
+    """
+    if path is None:
+        return
+    existed = path.exists()
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except IsADirectoryError:
+        raise UsageError(f"{option} {path}: is a folder; give the name of a file (in it, or elsewhere)") from None
+    except FileNotFoundError:
+        raise UsageError(f"{option} {path}: folder {path.parent} does not exist; "
+                         "create it or write elsewhere") from None
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: cannot write there ({exc.strerror})") from None
+    except ValueError as exc:  # a NUL byte in the name
+        raise UsageError(f"{option} {path!r}: not a usable file name ({exc})") from None
+    if not existed:
+        path.unlink(missing_ok=True)
 
 
 def fail(message: str) -> int:
     print(f"barsym: error: {message}", file=sys.stderr)
     return 2
+
+
+def unusable_input(exc: BaseException) -> str | None:
+    """The one-line message for a setting found unusable only once planning started; None for anything else.
+
+    An LLM server URL that answers HTTP, but not as the OpenAI API, shows at its
+    first call (:class:`~barsym.llm.IncompatibleServerError`), deep inside a
+    planner; the CLI turns it into exit status 2 like any other bad setting.
+    Only the LLM planners import :mod:`barsym.llm`; if they did not run, the
+    error cannot be one of theirs, and the symbolic commands stay light.
+    """
+    llm = sys.modules.get("barsym.llm.base")
+    if llm is not None and isinstance(exc, llm.IncompatibleServerError):
+        return " ".join(str(exc).split())
+    return None
+
+
+#: C0 controls but tab and newline, DEL, C1 controls, and lone surrogates (undecodable bytes of a file name)
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with every control character shown as ``\\x1b`` (``\\udcff`` for a lone surrogate).
+
+    Item names, file names and plan fields come from the user and are echoed
+    in messages; an ESC inside one (``oak\\x1b[31mplanks``, ``"\\u001b[2J"``
+    in a plan) would recolour or clear the terminal, a carriage return would
+    overwrite the line it is on. Tabs and newlines are layout, and kept.
+    """
+    return _UNSAFE.sub(_escaped, text)
+
+
+def _escaped(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+class EscapedOutput:
+    """A text stream that passes everything through :func:`escape_controls`.
+
+    ``barsym.cli.main`` puts stdout and stderr behind one for the whole run, so
+    every line any command prints is covered, including lines added later.
+    JSON output is unchanged by it (``json.dumps`` already escapes controls).
+    Code that must send control sequences on purpose (the progress line)
+    writes to ``raw``.
+    """
+
+    def __init__(self, raw: TextIO):
+        self.raw = raw
+
+    def write(self, text: str) -> int:
+        self.raw.write(escape_controls(text))
+        return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str):  # flush, isatty, encoding, buffer, ...
+        return getattr(self.raw, name)
+
+
+def raw_stream(stream: TextIO) -> TextIO:
+    """The stream under an :class:`EscapedOutput`, for deliberate control sequences."""
+    return stream.raw if isinstance(stream, EscapedOutput) else stream

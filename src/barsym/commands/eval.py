@@ -20,7 +20,7 @@ from pathlib import Path
 from ..eval import DatasetError, evaluate, format_details, format_table, load_dataset
 from ..eval.llm_report import format_summary, summarize
 from ..planner import DEFAULT_PLANNER, planner_names
-from .common import UsageError, fail, kb_from_args
+from .common import UsageError, check_writable, fail, kb_from_args
 from .llm_options import TerminalProgress, add_llm_arguments, build_planner
 from .plan import check_planner
 
@@ -42,6 +42,7 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        check_writable(args.json, "--json")
         name = check_planner(args.planner)
         kb = kb_from_args(args)
         if args.dialect is not None and args.dialect not in kb.dialects:

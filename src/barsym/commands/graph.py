@@ -9,7 +9,7 @@ from pathlib import Path
 from ..graph import CraftGraph
 from ..graph_export import to_dot, to_mermaid
 from ..kb import UnknownItemError
-from .common import UsageError, fail, kb_from_args
+from .common import UsageError, check_writable, fail, kb_from_args
 
 
 def add_parser(sub) -> None:
@@ -24,6 +24,7 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        check_writable(args.output, "-o")
         kb = kb_from_args(args)
         item = kb.resolve(args.item)
     except UnknownItemError as exc:

@@ -9,14 +9,19 @@ before any planning starts, never a traceback. That is done here, once.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from typing import TextIO
 
+from ..bar_io import shown
 from ..kb import KnowledgeBase
 from ..planner import make_planner
 from ..planner.llm_decomposer import DEFAULT_MODE, MODES, RETRY_TEMPERATURE
 from ..planner.registry import LLM_PLANNERS
-from .common import UsageError
+from .common import UsageError, escape_controls, raw_stream
+
+#: llama.cpp's sampler seed is a 32-bit unsigned integer; a larger one overflows in the binding or the server
+MAX_SEED = 2**32 - 1
 
 
 def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,15 +46,25 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _number(text: str | None, option: str, kind: type, low: float, high: float | None = None):
+    """``text`` as an ``int`` or ``float`` from ``low`` to ``high``; UsageError otherwise.
+
+    ``float()`` reads "nan", "inf" and "1e999" (infinite) without complaint, and
+    NaN compares false with every bound, so it would pass a range check and
+    fail later inside the sampler or the socket layer; finite is checked first.
+    """
     if text is None:
         return None
+    show = (lambda v: f"{v:g}") if kind is float else (lambda v: str(int(v)))
+    bound = f"from {show(low)} to {show(high)}" if high is not None else f"at least {show(low)}"
     try:
         value = kind(text)
     except ValueError:
-        raise UsageError(f"{option} must be a {'whole ' if kind is int else ''}number, got {text!r}") from None
+        whole = "whole " if kind is int else ""
+        raise UsageError(f"{option} must be a {whole}number {bound}, got {shown(text)}") from None
+    if kind is float and not math.isfinite(value):
+        raise UsageError(f"{option} must be a finite number {bound}, got {shown(text)}")
     if value < low or (high is not None and value > high):
-        bound = f"from {low:g} to {high:g}" if high is not None else f"at least {low:g}"
-        raise UsageError(f"{option} must be {bound}, got {text}")
+        raise UsageError(f"{option} must be {bound}, got {shown(text)}")
     return value
 
 
@@ -62,7 +77,7 @@ def llm_options(args: argparse.Namespace) -> dict:
         "llm_url": args.llm_url,
         "llm_mode": args.llm_mode,
         "max_retries": _number(args.max_retries, "--max-retries", int, 0, 20),
-        "seed": _number(args.seed, "--seed", int, 0),
+        "seed": _number(args.seed, "--seed", int, 0, MAX_SEED),
         "temperature": _number(args.temperature, "--temperature", float, 0, 5),
         "retry_temperature": _number(args.retry_temperature, "--retry-temperature", float, 0, 5),
         "threads": _number(args.threads, "--threads", int, 1, 512),
@@ -96,7 +111,7 @@ class TerminalProgress:
     """
 
     def __init__(self, stream: TextIO | None = None):
-        self.stream = stream or sys.stderr
+        self.stream = raw_stream(stream or sys.stderr)  # its own control sequences must reach the terminal
         self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
         self.label = ""
         self._shown = False
@@ -111,7 +126,7 @@ class TerminalProgress:
         text = (f"{where}{stats.goals} goals decomposed, {stats.llm_calls} LLM calls, "
                 f"{stats.accepted_first_try + stats.accepted_after_feedback} accepted, "
                 f"{stats.fallbacks} fallbacks; now: {goal.count} {goal.item}")
-        self.stream.write("\r\033[K" + text[:150])
+        self.stream.write("\r\033[K" + escape_controls(text)[:150])  # task names come from the dataset
         self.stream.flush()
         self._shown = True
 

@@ -17,12 +17,12 @@ import json
 import sys
 from pathlib import Path
 
-from ..bar_io import format_plan, step_to_record
+from ..bar_io import format_plan, shown, step_to_record
 from ..kb import UnknownItemError
 from ..model import MAX_COUNT, Goal
 from ..planner import DEFAULT_PLANNER, PlanningError, PlanResult, planner_names
 from ..validate import Validator
-from .common import UsageError, fail, kb_from_args
+from .common import UsageError, check_writable, fail, kb_from_args
 from .llm_options import TerminalProgress, add_llm_arguments, build_planner
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
@@ -45,12 +45,12 @@ def add_parser(sub) -> None:
 
 
 def parse_count(text: str) -> int:
-    value = text.strip()
-    if not value.lstrip("-").isdigit():
-        raise UsageError(f"--count must be a whole number from 1 to {MAX_COUNT}, got {text!r}")
-    number = int(value)
+    try:  # int() itself: isdigit() admits '²', which int() refuses, and int() refuses 4300+ digits
+        number = int(text)
+    except ValueError:
+        raise UsageError(f"--count must be a whole number from 1 to {MAX_COUNT}, got {shown(text)}") from None
     if not 1 <= number <= MAX_COUNT:
-        raise UsageError(f"--count must be from 1 to {MAX_COUNT}, got {number}")
+        raise UsageError(f"--count must be from 1 to {MAX_COUNT}, got {shown(number)}")
     return number
 
 
@@ -91,12 +91,16 @@ def render_llm_stats(stats: dict) -> list[str]:
     if "llm_calls" not in stats:
         return []
     s = stats
+    # fallbacks (or llm-only's unanswered goals) beyond the goals put to the model were given up without a call
+    left = max(0, s["llm_goals"] - s["accepted_first_try"] - s["accepted_after_feedback"])
+    not_asked = max(0, s["fallbacks"] + s["unanswered"] - left)
+    without = f" ({not_asked} without a call)" if not_asked else ""
     if s.get("llm_verified", True):
         decided = (f"accepted first try {s['accepted_first_try']}, after feedback {s['accepted_after_feedback']}, "
-                   f"symbolic fallback {s['fallbacks']}")
+                   f"symbolic fallback {s['fallbacks']}{without}")
     else:
         decided = (f"used unchecked {s['accepted_first_try'] + s['accepted_after_feedback']}, "
-                   f"no usable answer {s['unanswered']}, loops cut {s.get('loops_cut', 0)}")
+                   f"no usable answer {s['unanswered']}{without}, loops cut {s.get('loops_cut', 0)}")
     lines = [
         f"LLM ({s.get('llm_mode', '?')} mode): {s['llm_calls']} calls for {s['llm_goals']} goals"
         f" ({s['retries']} retries, {s['reused_replies']} replies reused); {decided}; "
@@ -128,6 +132,7 @@ def render_json(result: PlanResult) -> str:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        check_writable(args.output, "-o")
         count = parse_count(args.count)
         name = check_planner(args.planner)
         kb = kb_from_args(args)

@@ -9,8 +9,9 @@ exit status 2, raised here as :class:`UsageError`.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
+
+from ..bar_io import PlanFormatError, loads_json, shown
 
 from ..kb import KnowledgeBase, Rules, UnknownItemError, UnknownProfileError
 from ..model import MAX_COUNT
@@ -42,8 +43,8 @@ def rules_from_args(kb: KnowledgeBase, args: argparse.Namespace, default: str | 
 
 def _count(name: str, value: object, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
-        raise UsageError(f"{where}: the count of {name!r} must be a whole number from 0 to {MAX_COUNT}, got {value!r}"
-                         [:300])
+        raise UsageError(f"{where}: the count of {shown(name)} must be a whole number from 0 to {MAX_COUNT}, "
+                         f"got {shown(value)}")
     return value
 
 
@@ -55,12 +56,9 @@ def _read_inventory(path: Path) -> tuple[dict, object]:
     except UnicodeDecodeError:
         raise UsageError(f"--inventory {path}: not UTF-8 text; expected {INVENTORY_HELP}") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"--inventory {path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-    except (RecursionError, ValueError):
-        raise UsageError(f"--inventory {path}: nested too deeply or a number too long; expected {INVENTORY_HELP}") \
-            from None
+        data = loads_json(text, f"--inventory {path}")
+    except PlanFormatError as exc:
+        raise UsageError(str(exc)) from None
     if not isinstance(data, dict):
         raise UsageError(f"--inventory {path}: expected {INVENTORY_HELP}")
     if "inventory" in data:
@@ -78,7 +76,7 @@ def start_from_args(kb: KnowledgeBase, args: argparse.Namespace) -> State:
 
     def add(name: object, count: int, where: str) -> None:
         if not isinstance(name, str):
-            raise UsageError(f"{where}: item names must be strings, got {name!r}"[:300])
+            raise UsageError(f"{where}: item names must be strings, got {shown(name)}")
         try:
             item = kb.resolve(name)
         except UnknownItemError as exc:
@@ -91,18 +89,23 @@ def start_from_args(kb: KnowledgeBase, args: argparse.Namespace) -> State:
             add(name, _count(name, value, f"--inventory {args.inventory}"), f"--inventory {args.inventory}")
     for entry in getattr(args, "start", []):
         name, sep, number = entry.partition("=")
-        if not sep or not number.strip().isdigit() or len(number.strip()) > 6:
-            raise UsageError(f"--start {entry!r}: expected ITEM=N with N a whole number, e.g. --start iron_ingot=3")
-        add(name, _count(name, int(number), "--start"), "--start")
+        try:  # int() itself decides: isdigit() admits '²', and int() refuses 4300+ digits
+            count = int(number) if sep else -1
+        except ValueError:
+            count = -1
+        if not 0 <= count <= MAX_COUNT:
+            raise UsageError(f"--start {shown(entry)}: expected ITEM=N with N a whole number from 0 to {MAX_COUNT}, "
+                             "e.g. --start iron_ingot=3")
+        add(name, count, "--start")
     if getattr(args, "layer", None) is not None:
         layer = args.layer.strip() if isinstance(args.layer, str) else args.layer
         if isinstance(layer, str):
             if not layer.isdigit() or len(layer) > 3:
-                raise UsageError(f"--layer must be a whole number from 0 to {kb.deepest_layer}, got {args.layer!r}")
+                raise UsageError(f"--layer must be a whole number from 0 to {kb.deepest_layer}, got {shown(args.layer)}")
             layer = int(layer)
     if layer is None:
         layer = 0
     if isinstance(layer, bool) or not isinstance(layer, int) or not 0 <= layer <= kb.deepest_layer:
         names = ", ".join(f"{n} {name}" for n, name in enumerate(kb.layers))
-        raise UsageError(f"the start layer must be one of {names}; got {layer!r}"[:300])
+        raise UsageError(f"the start layer must be one of {names}; got {shown(layer)}")
     return State.start(inventory, layer)

@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from ..bar_io import PlanFormatError, decode_text, parse_plan, read_plan
+from ..bar_io import PlanFormatError, decode_text, parse_plan, read_plan, shown
 from ..kb import KnowledgeBase, UnknownItemError
 from ..model import MAX_COUNT, Goal, Plan
 from ..validate import ValidationResult, Validator, Verdict
@@ -23,7 +23,7 @@ def add_parser(sub) -> None:
                        description="Play each plan forward and report valid / valid with waste / invalid.")
     p.add_argument("files", nargs="+", metavar="FILE", help="plan files in BAR JSON Lines; '-' reads stdin")
     p.add_argument("--goal", metavar="ITEM", help="item the plan must end with (default: the last step's item)")
-    p.add_argument("--goal-count", type=int, default=1, metavar="N", help="how many of the goal item (default 1)")
+    p.add_argument("--goal-count", type=int, metavar="N", help="how many of the --goal item (default 1)")
     p.add_argument("--json", action="store_true", help="print one JSON array with a record per plan")
     p.add_argument("--quiet", action="store_true", help="text output: only plans that are not plainly valid")
     add_state_arguments(p)
@@ -31,15 +31,24 @@ def add_parser(sub) -> None:
 
 
 def _goal(kb: KnowledgeBase, args) -> Goal | None:
-    if not 1 <= args.goal_count <= MAX_COUNT:
-        raise UsageError(f"--goal-count must be from 1 to {MAX_COUNT}, got {args.goal_count}")
+    """The --goal option as a Goal; None lets each plan default to its last step's item (one of it).
+
+    --goal-count alone is refused rather than applied to those defaults: with
+    several files it would quietly mean a different item for each.
+    """
+    count = 1 if args.goal_count is None else args.goal_count
+    if not 1 <= count <= MAX_COUNT:
+        raise UsageError(f"--goal-count must be from 1 to {MAX_COUNT}, got {shown(count)}")
     if args.goal is None:
+        if args.goal_count is not None:
+            raise UsageError(f"--goal-count {count} needs --goal ITEM too, e.g. --goal diamond --goal-count {count} "
+                             "(without --goal each plan must end with 1 of its last step's item)")
         return None
     try:
         kb.resolve(args.goal)
     except UnknownItemError as exc:
         raise UsageError(f"--goal: {exc}") from None
-    return Goal(item=args.goal, count=args.goal_count)
+    return Goal(item=args.goal, count=count)
 
 
 def _load(path: str) -> Plan:

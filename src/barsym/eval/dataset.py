@@ -20,11 +20,10 @@ Anything malformed raises :class:`DatasetError` with one line saying where.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..bar_io import PlanFormatError, read_plan
+from ..bar_io import PlanFormatError, loads_json, read_plan, shown
 from ..kb import KnowledgeBase, UnknownItemError
 from ..model import MAX_COUNT, Goal, Plan
 from ..sim import State
@@ -67,18 +66,23 @@ def load_dataset(path: str | Path, kb: KnowledgeBase, dialect: str | None = None
 
 def _read_json(path: Path):
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise DatasetError(f"{path}: cannot read ({exc.strerror})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DatasetError(f"{path}: not valid JSON ({exc})") from None
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"{path}: not valid JSON (not UTF-8 text: bad byte at offset {exc.start})") from None
+    try:
+        return loads_json(text, str(path))
+    except PlanFormatError as exc:  # malformed, nested too deeply, or a number too long to read
+        raise DatasetError(f"{path}: not valid JSON ({exc.message})") from None
 
 
 def _goal(kb: KnowledgeBase, name: object, count: object, where: str, dialect: str | None) -> Goal:
     if not isinstance(name, str) or not name.strip():
-        raise DatasetError(f"{where}: the object name must be a non-empty string, got {name!r}")
+        raise DatasetError(f"{where}: the object name must be a non-empty string, got {shown(name)}")
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_COUNT:
-        raise DatasetError(f"{where}: the object count must be a whole number from 1 to {MAX_COUNT}, got {count!r}")
+        raise DatasetError(f"{where}: the object count must be a whole number from 1 to {MAX_COUNT}, "
+                           f"got {shown(count)}")
     try:
         return Goal(item=kb.resolve(name, dialect=dialect), count=count)
     except UnknownItemError as exc:

@@ -44,6 +44,13 @@ def summarize(evaluation: Evaluation) -> dict:
         most_per_goal = max(most_per_goal, stats.get("max_accepted_calls_per_goal", 0) or 0)
     seconds = [o.seconds for o in outcomes]
     asked = totals["llm_goals"]
+    # The rates are over the goals put to the model, and each of those ends accepted first try, after
+    # feedback, or given up (fallback, or unanswered for llm-only). ``fallbacks`` and ``unanswered`` also
+    # count goals given up *without* a call (backend down, call budget used up): dividing them by
+    # ``asked`` printed "symbolic fallback 39200.0 %" once a backend died after its first goal.
+    # Those goals are counted apart, as ``not_asked``.
+    left = max(0, asked - totals["accepted_first_try"] - totals["accepted_after_feedback"])
+    not_asked = max(0, totals["fallbacks"] + totals["unanswered"] - left)
     per_task = {key: round(totals[key] / tasks, 2) if tasks else 0.0
                 for key in ("llm_calls", "llm_goals", "prompt_tokens", "evaluated_prompt_tokens", "completion_tokens")}
     return {
@@ -55,8 +62,9 @@ def summarize(evaluation: Evaluation) -> dict:
         "per_task": per_task,
         "first_try_rate": _rate(totals["accepted_first_try"], asked),
         "after_feedback_rate": _rate(totals["accepted_after_feedback"], asked),
-        "fallback_rate": _rate(totals["fallbacks"], asked),
-        "unanswered_rate": _rate(totals["unanswered"], asked),
+        "fallback_rate": _rate(min(totals["fallbacks"], left), asked),
+        "unanswered_rate": _rate(min(totals["unanswered"], left), asked),
+        "not_asked": not_asked,
         "plan_fallbacks": plan_fallbacks,
         "max_accepted_calls_per_goal": most_per_goal,
         "evaluated_per_call": round(totals["evaluated_prompt_tokens"] / totals["llm_calls"], 1)
@@ -100,4 +108,8 @@ def format_summary(summary: dict) -> str:
         f"refused by the verifier: {t['rejected']}, unreadable: {t['unreadable']}, backend errors: "
         f"{t['backend_errors']}, plan-level fallbacks: {s['plan_fallbacks']}",
     ]
+    if s["not_asked"]:
+        went = "answered by the symbolic fallback" if s["verified"] else "left without a step"
+        lines.append(f"goals given up without an LLM call (backend down, call budget spent, or the graph's only "
+                     f"step refused): {s['not_asked']}, {went}")
     return "\n".join(lines)

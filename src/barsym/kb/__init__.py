@@ -22,11 +22,15 @@ from .knowledge import CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, Smel
 from .rules import CRAFTING_TABLE, FURNACE, RecipeFit, Rules, UnknownProfileError, batches, rules_for
 
 DEFAULT_VERSION = "1.16.5"
+#: Game versions barsym has authored data for (data/recipes: tags and smelting from ArticData 1.16.5,
+#: resources, fuels, mobs and families written against 1.16). minecraft-data knows many more versions,
+#: but planning 1.18's ore layers with 1.16's would be quietly wrong, so the others are refused.
+SUPPORTED_VERSIONS = ("1.16.5",)
 
 __all__ = [
     "CRAFTING_TABLE", "FURNACE", "RecipeFit", "RuleProfile", "Rules", "UnknownProfileError", "batches", "rules_for",
-    "DEFAULT_VERSION", "CraftRecipe", "DataFileError", "Ingredient", "KnowledgeBase", "SmeltRecipe",
-    "Source", "Tool", "UnknownItemError", "VersionNotSupportedError", "default_data_dir", "load_kb",
+    "DEFAULT_VERSION", "SUPPORTED_VERSIONS", "CraftRecipe", "DataFileError", "Ingredient", "KnowledgeBase",
+    "SmeltRecipe", "Source", "Tool", "UnknownItemError", "VersionNotSupportedError", "default_data_dir", "load_kb",
 ]
 
 
@@ -95,5 +99,14 @@ def _load(version: str, data_dir: str, use_cache: bool) -> KnowledgeBase:
 
 
 def load_kb(version: str = DEFAULT_VERSION, data_dir: Path | None = None, use_cache: bool = True) -> KnowledgeBase:
-    """The knowledge base for ``version``, memoised per process and cached on disk."""
+    """The knowledge base for ``version``, memoised per process and cached on disk.
+
+    With barsym's own data (``data_dir`` None) only :data:`SUPPORTED_VERSIONS`
+    load; a caller passing its own ``data_dir`` vouches that it fits ``version``.
+    """
+    own = data_dir is None or Path(data_dir).resolve() == default_data_dir().resolve()
+    if own and version not in SUPPORTED_VERSIONS:
+        raise VersionNotSupportedError(
+            f"barsym has no data for Minecraft {version!r}; supported: {', '.join(SUPPORTED_VERSIONS)} "
+            f"(its tags and smelting recipes come from ArticData 1.16.5)")
     return _load(version, str(data_dir or default_data_dir()), use_cache)

@@ -26,6 +26,7 @@ __all__ = [
     "BackendUnavailableError",
     "Completion",
     "GrammarError",
+    "IncompatibleServerError",
     "LLMBackend",
     "LLMError",
     "LLMOptions",
@@ -62,6 +63,16 @@ class BackendUnavailableError(LLMError):
 
 class BackendTimeoutError(LLMError):
     """The backend did not answer within the configured timeout."""
+
+
+class IncompatibleServerError(LLMError):
+    """The URL answers HTTP, but not the OpenAI chat API (404/405/501, not JSON, no ``choices``).
+
+    Unlike the other backend errors this one is not worth a fallback: every
+    later call fails the same way, and a plan made without the model but under
+    the LLM planner's name would mislead. Callers should stop and report it as
+    a setting to fix, which is what barsym's planners and command line do.
+    """
 
 
 class GrammarError(LLMError):

@@ -24,6 +24,20 @@ Every failure maps onto the :mod:`barsym.llm.base` hierarchy: connection
 refused / reset -> :class:`BackendUnavailableError`, socket timeout ->
 :class:`BackendTimeoutError`, anything unparseable -> :class:`LLMError` with
 an excerpt of the body so the cause is visible in logs.
+
+Until the server has once answered like the API, an answer that says "this is
+not the API" (HTTP 404, 405 or 501, a body that is not JSON, JSON without
+``choices``) raises :class:`IncompatibleServerError` instead: the URL points
+at some other web server (``python -m http.server`` answers every POST with
+501), and no retry or fallback can fix that. After a good answer the same
+replies are ordinary, possibly passing, :class:`LLMError`.
+
+Token counts (``usage``, llama-server's ``timings``) are taken only as whole
+numbers from 0 to 10 million, with cached and evaluated at most the prompt;
+anything else (negative, fractional, absurd, not a number) counts as not
+reported, and the backend warns once (``RuntimeWarning``; the CLI prints it as
+one line). The reply itself is still used: a wrong counter is an accounting
+fault of the server, not a reason to throw away the model's answer.
 """
 
 from __future__ import annotations
@@ -36,6 +50,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import warnings
 from typing import Any, Literal
 
 from .base import (
@@ -43,6 +58,7 @@ from .base import (
     BackendUnavailableError,
     Completion,
     GrammarError,
+    IncompatibleServerError,
     LLMBackend,
     LLMError,
     LLMOptions,
@@ -52,6 +68,8 @@ from .grammar import lint_gbnf
 __all__ = ["OpenAIHTTPBackend"]
 
 _EXCERPT = 300
+#: HTTP statuses that mean "no such API here" rather than "the API failed this time"
+_NOT_THE_API = (404, 405, 501)
 
 
 def _excerpt(body: bytes | str) -> str:
@@ -60,12 +78,29 @@ def _excerpt(body: bytes | str) -> str:
     return text[:_EXCERPT] + ("..." if len(text) > _EXCERPT else "")
 
 
-def _int(value: Any) -> int | None:
-    """Best-effort integer from a usage field; servers disagree on types and presence."""
-    try:
-        return None if value is None or isinstance(value, bool) else int(value)
-    except (TypeError, ValueError):
+#: more tokens than one call of any model can involve: a count above it is a server fault
+_MAX_TOKENS = 10_000_000
+
+
+def _count(fields: dict, key: str, bad: list[str]) -> int | None:
+    """A token count from ``usage`` or ``timings``; None if absent, or unusable (then noted in ``bad``).
+
+    Servers disagree on types (``12``, ``12.0``, ``"12"``), so those are read;
+    a count that is negative, fractional, huge or not a number is not a count.
+    """
+    value = fields.get(key)
+    if value is None:
         return None
+    number = value
+    if isinstance(value, float) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str) and value.strip().isdecimal() and len(value) < 20:
+        number = int(value)
+    if isinstance(number, int) and not isinstance(number, bool) and 0 <= number <= _MAX_TOKENS:
+        return number
+    text = repr(value)
+    bad.append(f"{key}={text if len(text) <= 40 else text[:30] + '...'}")
+    return None
 
 
 def _is_loopback(host: str) -> bool:
@@ -116,6 +151,8 @@ class OpenAIHTTPBackend(LLMBackend):
         self.model = model
         self.schema_style = schema_style
         self.check_grammar = check_grammar
+        self.confirmed = False  # set by the first reply shaped like a chat completion
+        self._warned_usage = False  # one warning about bad token counts per backend, not one per call
         handlers = [urllib.request.ProxyHandler({})] if _is_loopback(parsed.hostname) else []
         self._opener = urllib.request.build_opener(*handlers)
 
@@ -167,6 +204,10 @@ class OpenAIHTTPBackend(LLMBackend):
                 return response.read()
         except urllib.error.HTTPError as exc:
             body = _excerpt(exc.read() or b"")
+            if exc.code in _NOT_THE_API and not self.confirmed:
+                reason = f" {exc.reason}" if exc.reason else ""
+                gist = "" if body.startswith("<") else f": {body[:120]}"  # an HTML error page adds nothing
+                raise self._incompatible(f"answered {exc.code}{reason}{gist}") from None
             if exc.code in (401, 403):
                 raise LLMError(
                     f"server {self.base_url} refused the credentials (HTTP {exc.code}): {body}. "
@@ -194,6 +235,25 @@ class OpenAIHTTPBackend(LLMBackend):
                 f"connection to {self.endpoint} failed mid-request: {type(exc).__name__}: {exc}. "
                 "The server may have crashed or closed the connection; check its log."
             ) from None
+
+    def _incompatible(self, what: str) -> IncompatibleServerError:
+        path = urllib.parse.urlsplit(self.endpoint).path
+        return IncompatibleServerError(
+            f"{self.base_url} is not an OpenAI-compatible server: POST {path} {what}. Point the URL at a "
+            "llama.cpp or other OpenAI-compatible server, e.g. one started with "
+            "`python -m llama_cpp.server --model MODEL.gguf --host 127.0.0.1 --port PORT`."
+        )
+
+    def _warn_usage(self, bad: list[str]) -> None:
+        if self._warned_usage:
+            return
+        self._warned_usage = True
+        warnings.warn(
+            f"server {self.base_url} reported unusable token counts ({', '.join(bad)}); they are counted as "
+            "not reported, so the token totals are too low",
+            RuntimeWarning,
+            stacklevel=2,
+        )
 
     def _timeout_error(self) -> BackendTimeoutError:
         return BackendTimeoutError(
@@ -243,7 +303,11 @@ class OpenAIHTTPBackend(LLMBackend):
     def _parse(self, body: bytes, elapsed: float) -> Completion:
         try:
             reply = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than Python reads
+            if not self.confirmed:
+                raise self._incompatible(
+                    f"answered with a body that is not JSON: {_excerpt(body)[:120]!r}"
+                ) from None
             raise LLMError(
                 f"server {self.base_url} sent a reply that is not JSON: {_excerpt(body)!r}"
             ) from None
@@ -253,28 +317,44 @@ class OpenAIHTTPBackend(LLMBackend):
             if not isinstance(text, str):
                 raise TypeError("content is not a string")
         except (KeyError, IndexError, TypeError, AttributeError):
+            if not self.confirmed:
+                raise self._incompatible(
+                    f"answered JSON without choices[0].message: {_excerpt(body)[:120]!r}"
+                ) from None
             raise LLMError(
                 f"server {self.base_url} sent JSON without choices[0].message: {_excerpt(body)!r}"
             ) from None
+        self.confirmed = True
         usage = reply.get("usage") if isinstance(reply.get("usage"), dict) else {}
         details = usage.get("prompt_tokens_details")
         timings = reply.get("timings")
         details = details if isinstance(details, dict) else {}
         timings = timings if isinstance(timings, dict) else {}
-        prompt_tokens = _int(usage.get("prompt_tokens")) or 0
+        bad: list[str] = []
+        prompt_tokens = _count(usage, "prompt_tokens", bad) or 0
+        completion_tokens = _count(usage, "completion_tokens", bad) or 0
         # OpenAI reports reuse as usage.prompt_tokens_details.cached_tokens;
         # llama.cpp's llama-server as timings.cache_n (reused) / prompt_n (evaluated).
-        cached = _int(details.get("cached_tokens"))
+        cached = _count(details, "cached_tokens", bad)
         if cached is None:
-            cached = _int(timings.get("cache_n"))
-        evaluated = _int(timings.get("prompt_n"))
+            cached = _count(timings, "cache_n", bad)
+        evaluated = _count(timings, "prompt_n", bad)
+        if prompt_tokens:  # parts of the prompt cannot exceed it
+            if cached is not None and cached > prompt_tokens:
+                bad.append(f"cached {cached} > prompt_tokens {prompt_tokens}")
+                cached = None
+            if evaluated is not None and evaluated > prompt_tokens:
+                bad.append(f"evaluated {evaluated} > prompt_tokens {prompt_tokens}")
+                evaluated = None
         if evaluated is None and cached is not None:
             evaluated = max(0, prompt_tokens - cached)
+        if bad:
+            self._warn_usage(bad)
         finish = choice.get("finish_reason")
         return Completion(
             text=text,
             prompt_tokens=prompt_tokens,
-            completion_tokens=_int(usage.get("completion_tokens")) or 0,
+            completion_tokens=completion_tokens,
             cached_prompt_tokens=cached,
             evaluated_prompt_tokens=evaluated,
             finish_reason=finish if finish in ("stop", "length") else "unknown",

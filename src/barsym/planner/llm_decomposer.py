@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 
 from ..graph import CraftGraph
 from ..kb import KnowledgeBase, Rules, batches
-from ..llm import GrammarError, LLMBackend, LLMError
+from ..llm import GrammarError, IncompatibleServerError, LLMBackend, LLMError
 from ..model import MAX_COUNT, Goal, Step, StepType
 from .decomposer import Decomposition, PlanContext, Unanswered, goal_layer
 from .llm_grammar import GrammarBuilder, ReplyError, parse_reply
@@ -191,6 +191,8 @@ class LLMDecomposer:
                 self.stats.backend_errors += 1
                 self.stats.problems.append(str(exc))
                 break
+            except IncompatibleServerError:
+                raise  # a URL that is not the API: no fallback, the user must fix the setting
             except LLMError as exc:
                 problems = [f"backend error: {exc}"]
                 if self._backend_failed(exc):
