@@ -18,11 +18,13 @@ import sys
 from pathlib import Path
 
 from ..eval import DatasetError, evaluate, format_details, format_table, load_dataset
+from ..eval import plancraft
 from ..eval.llm_report import format_summary, summarize
 from ..planner import DEFAULT_PLANNER, planner_names
 from .common import UsageError, check_writable, fail, kb_from_args
 from .llm_options import TerminalProgress, add_llm_arguments, build_planner
 from .plan import check_planner
+from .state_options import rules_from_args
 
 
 def add_parser(sub) -> None:
@@ -36,6 +38,8 @@ def add_parser(sub) -> None:
     p.add_argument("--dialect", metavar="NAME", help="name dialect of the task set, e.g. deps for DEPS's old names")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write groups, overall and per-task results as JSON")
     p.add_argument("--quiet", action="store_true", help="print the tables only, not the per-task differences")
+    p.add_argument("--rules", metavar="NAME",
+                   help="rule profile: survival (default) or crafting (implied by Plancraft's task file)")
     add_llm_arguments(p)
     p.set_defaults(run=run)
 
@@ -48,17 +52,21 @@ def run(args: argparse.Namespace) -> int:
         if args.dialect is not None and args.dialect not in kb.dialects:
             raise UsageError(f"unknown dialect {args.dialect!r}; known: {', '.join(sorted(kb.dialects)) or 'none'}")
         tasks = load_dataset(args.dataset, kb, dialect=args.dialect)
+        implied = next((t.rules for t in tasks if t.rules), None)  # Plancraft's tasks imply the crafting rules
+        rules = rules_from_args(kb, args, default=implied)
         progress = TerminalProgress()
-        planner = build_planner(name, kb, args, progress)
+        planner = build_planner(name, kb, args, progress, rules=rules)
     except (UsageError, DatasetError) as exc:
         return fail(str(exc))
+    if any(t.label_possible is not None for t in tasks):
+        return _run_plancraft(args, tasks, planner, kb, name, rules, progress)
 
     def next_task(done: int, total: int, outcome=None) -> None:
         if done < total:
             progress.task(f"task {done + 1}/{total} {tasks[done].key}")
 
     next_task(0, len(tasks))
-    evaluation = evaluate(tasks, planner, kb, name=name, progress=next_task)
+    evaluation = evaluate(tasks, planner, kb, name=name, progress=next_task, rules=rules)
     progress.clear()
     summary = summarize(evaluation)
     mode = f" ({args.llm_mode} mode)" if "llm_mode" in _first_stats(evaluation) else ""
@@ -88,6 +96,31 @@ def run(args: argparse.Namespace) -> int:
         print(f"barsym: warning: the LLM backend failed ({down}); the symbolic decomposer answered in its place",
               file=sys.stderr)
     return 1 if failed or broken else 0
+
+
+def _run_plancraft(args, tasks, planner, kb, name, rules, progress) -> int:
+    """Plancraft's tasks: verdicts against the labels, plans replayed from each inventory, lengths."""
+    def next_task(done: int, total: int, outcome=None) -> None:
+        if done < total:
+            progress.task(f"task {done + 1}/{total} {tasks[done].name}")
+
+    evaluation = evaluate(tasks, planner, kb, name=name, progress=next_task, rules=rules)
+    progress.clear()
+    table = plancraft.rows(evaluation, rules)
+    print(f"planner {name} on {args.dataset} ({len(tasks)} Plancraft tasks, {rules.name} rules)")
+    print(plancraft.format_report(table))
+    if args.json:
+        try:
+            args.json.write_text(json.dumps(plancraft.to_dict(table, name), indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            return fail(f"cannot write {args.json}: {exc.strerror}")
+    broken = [r for r in table if r.possible and not r.executes]
+    failed = [r for r in table if r.outcome.error is not None and not r.outcome.error.kind.about_goal]
+    if broken:
+        print(f"barsym: {len(broken)} plan(s) cannot be executed from their inventory (validator)", file=sys.stderr)
+    if failed:
+        print(f"barsym: {len(failed)} task(s) could not be planned", file=sys.stderr)
+    return 1 if broken or failed else 0
 
 
 def _first_stats(evaluation) -> dict:

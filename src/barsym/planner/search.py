@@ -45,6 +45,7 @@ class _Made:
     step: Step
     subgoals: tuple[Goal, ...]
     children: list["_Made"] = field(default_factory=list)
+    runs: int = 1  # crafting runs (or items smelted): Plancraft's actions
 
 
 class SearchPlanner:
@@ -62,6 +63,8 @@ class SearchPlanner:
         self.max_alternatives = max_alternatives  # complete ways compared before the shortest is kept
         self.name = name
         self._makers: dict[str, bool] = {}
+        self._cones: dict[str, tuple] = {}
+        self._reach: frozenset[str] = frozenset()
 
     def plan(self, goal: Goal, start: State | None = None) -> PlanResult:
         started = time.perf_counter()
@@ -69,6 +72,7 @@ class SearchPlanner:
         root = Goal(item=self.kb.resolve(goal.item), count=goal.count)
         inventory = dict(start.counts)
         made: list[_Made] = []
+        self._reach = self._relaxed_reach(root.item, inventory)
         if not self._obtain(root.item, root.count, inventory, made, frozenset(), 0):
             raise PlanningError("impossible", self.reason(root, start))
         steps: list[Step] = []
@@ -90,6 +94,41 @@ class SearchPlanner:
     # ---- the search -----------------------------------------------------------------
     def _held(self, item: str, inventory: dict[str, int]) -> int:
         return sum(inventory.get(name, 0) for name in self.kb.acceptable(item))
+
+    # ---- what could be made at all (counts aside): prunes the search ---------------------
+    def _cone(self, item: str) -> tuple[tuple[str, tuple[frozenset[str], ...]], ...]:
+        """The recipes (result, slots) that can take part in making ``item``, deepest first; cached."""
+        found = self._cones.get(item)
+        if found is None:
+            recipes: list = []
+            seen: set[str] = set()
+            stack = [item]
+            while stack:
+                name = stack.pop()
+                if name in seen or not self._can_make(name):
+                    continue
+                seen.add(name)
+                ways = [tuple(frozenset(i.accepts) for i in r.ingredients) for r in self.kb.crafts.get(name, ())]
+                ways += [(frozenset(r.input.accepts),) for r in self.kb.smelts.get(name, ())]
+                for slots in ways:
+                    recipes.append((name, slots))
+                    for slot in slots:
+                        stack.extend(slot)
+            found = self._cones[item] = tuple(reversed(recipes))
+        return found
+
+    def _relaxed_reach(self, item: str, inventory: dict[str, int]) -> frozenset[str]:
+        """Items of ``item``'s cone that held items could make if counts did not matter (a fixpoint)."""
+        reach = {name for name, n in inventory.items() if n > 0}
+        cone = self._cone(item)
+        changed = True
+        while changed:
+            changed = False
+            for result, slots in cone:
+                if result not in reach and all(not slot.isdisjoint(reach) for slot in slots):
+                    reach.add(result)
+                    changed = True
+        return frozenset(reach)
 
     def _can_make(self, item: str) -> bool:
         known = self._makers.get(item)
@@ -122,16 +161,7 @@ class SearchPlanner:
 
     def actions(self, made: list[_Made]) -> int:
         """Craft runs and smelted items in a search tree: the length Plancraft counts."""
-        total = 0
-        for entry in made:
-            step = entry.step
-            if step.type is StepType.SMELT:
-                total += step.count or 0
-            else:
-                per = next((r.count for r in self.kb.crafts.get(step.item or "", ())), 1)
-                total += -(-(step.count or 0) // per)
-            total += self.actions(entry.children)
-        return total
+        return sum(entry.runs + self.actions(entry.children) for entry in made)
 
     def _ways(self, item: str, count: int, inv: dict[str, int], path: frozenset[str], depth: int) -> Iterator:
         """Every way (lazily, best first) to hold ``count`` units of ``item``: (inventory, makes)."""
@@ -139,7 +169,7 @@ class SearchPlanner:
         if short <= 0:
             yield inv, []
             return
-        if item in path or depth >= self.max_depth or not self._can_make(item):
+        if item in path or depth >= self.max_depth or item not in self._reach or not self._can_make(item):
             return
         self._budget -= 1
         if self._budget < 0:
@@ -159,7 +189,7 @@ class SearchPlanner:
                 after[item] = after.get(item, 0) + short
                 step = Step(type=StepType.SMELT, item=item, count=short)
                 sub = (Goal(item=self._slot_name(chosen[0].input), count=short),)
-                yield after, [_Made(Goal(item=item, count=short), step, sub, record)]
+                yield after, [_Made(Goal(item=item, count=short), step, sub, record, short)]
 
     def _pay(self, item: str, recipe, short: int, runs: int, slot: int, inv: dict[str, int], record: list,
              path: frozenset[str], depth: int) -> Iterator:
@@ -174,7 +204,7 @@ class SearchPlanner:
             after[item] = after.get(item, 0) + fit.batches * fit.recipe.count
             sub = tuple(Goal(item=self._slot_name(i), count=fit.batches * i.count) for i in fit.recipe.ingredients)
             step = Step(type=StepType.CRAFT, item=item, count=short)
-            yield after, [_Made(Goal(item=item, count=short), step, sub, record)]
+            yield after, [_Made(Goal(item=item, count=short), step, sub, record, fit.batches)]
             return
         ingredient = recipe.ingredients[slot]
         for held, more in self._slot_ways(ingredient.accepts, runs * ingredient.count, inv, path, depth):
@@ -192,7 +222,7 @@ class SearchPlanner:
             yield inv, []
             return
         if order is None:
-            order = tuple(sorted((a for a in accepts if self._can_make(a) and a not in path),
+            order = tuple(sorted((a for a in accepts if a in self._reach and self._can_make(a) and a not in path),
                                  key=lambda a: -inv.get(a, 0)))
         candidates = order
         if first == 0:
