@@ -204,9 +204,10 @@ def compare(oracle: list[dict], barsym: dict[str, Answer], labels: dict[str, dic
         if same_verdict and same_length:
             continue
         label = labels.get(record["id"], {})
+        length = None if record["path"] is None else len(record["path"])
         differences.append({
             "id": record["id"], "target": record["target"],
-            "plancraft": {"possible": record["possible"], "length": None if record["path"] is None else len(record["path"]),
+            "plancraft": {"possible": record["possible"], "length": length,
                           "path": record["path"], "timed_out": record.get("timed_out", False)},
             "barsym": {"possible": ours.possible, "length": ours.length, "steps": ours.steps},
             "label": {"impossible": label.get("impossible"), "optimal_path_length": label.get("optimal_path_length")},
@@ -217,8 +218,12 @@ def compare(oracle: list[dict], barsym: dict[str, Answer], labels: dict[str, dic
 def difference_line(d: dict) -> str:
     p, b, label = d["plancraft"], d["barsym"], d["label"]
     timed_out = " (timed out)" if p["timed_out"] else ""
-    labelled = "impossible" if label["impossible"] else f"possible, {label['optimal_path_length']:g} steps" \
-        if label["optimal_path_length"] is not None else "possible"
+    if label["impossible"]:
+        labelled = "impossible"
+    elif label["optimal_path_length"] is not None:
+        labelled = f"possible, length {label['optimal_path_length']:g}"
+    else:
+        labelled = "possible"
     return (f"{d['id']} {d['target']}: plancraft {_verdict(p['possible'])}{timed_out} {_length(p['path'])}, "
             f"barsym {_verdict(b['possible'])} {_length(b['steps'])} (train.json: {labelled})")
 
@@ -301,7 +306,8 @@ def run(argv: list[str] | None) -> int:
               f"{'met' if ratio >= TARGET_RATIO else 'NOT met'}")
         differences = compare(oracle, barsym, labels)
         verdicts = sum(d["plancraft"]["possible"] != d["barsym"]["possible"] for d in differences)
-        print(f"differences: {len(differences)} task(s) ({verdicts} verdict, {len(differences) - verdicts} length only)")
+        print(f"differences: {len(differences)} task(s) ({verdicts} verdict, "
+              f"{len(differences) - verdicts} length only)")
         for d in differences:
             print("  " + difference_line(d))
         report.update(barsym={"planner": args.planner, "total_seconds": total,
