@@ -57,7 +57,7 @@ SETUP_HINT = ("python3 -m venv /work/bench-plancraft-venv && /work/bench-plancra
 # need to change (how the crafting rules are chosen, how a Task maps to a Plancraft id, and how
 # a plan's steps turn into actions if barsym reports them differently).
 
-BARSYM_RULES = "crafting"  # TODO(wire): how the rule profile is chosen in the final API
+BARSYM_RULES = "crafting"  # Plancraft's task file implies it; barsym eval chooses it the same way
 
 
 class BenchError(RuntimeError):
@@ -83,58 +83,46 @@ def barsym_side(tasks_path: Path, tasks: list[dict], planner: str) -> dict[str, 
     sys.path.insert(0, str(REPO / "src"))
     try:
         from barsym.eval import DatasetError, evaluate, load_dataset
-        from barsym.kb import load_kb
+        from barsym.eval.plancraft import action_items
+        from barsym.kb import Rules, load_kb
         from barsym.planner import make_planner
     except ImportError as exc:
         raise BenchError(f"cannot import barsym ({exc}); run with barsym's venv and "
                          f"PYTHONPATH={REPO / 'src'}") from None
 
-    kb = load_kb()  # TODO(wire): the crafting profile's knowledge base, if it is chosen here
+    kb = load_kb()
+    rules = Rules(kb, BARSYM_RULES)
     try:
         loaded = load_dataset(tasks_path, kb)
     except DatasetError as exc:
         raise BarsymPending(f"barsym.eval.load_dataset does not read Plancraft tasks yet ({exc})") from None
-    by_id = {_plancraft_id(t): t for t in loaded}  # TODO(wire): if Task names are not the ids
+    by_id = {_plancraft_id(t): t for t in loaded}
     missing = [t["id"] for t in tasks if t["id"] not in by_id]
     if missing:
         raise BarsymPending(f"barsym's tasks have no id {missing[0]} (and {len(missing) - 1} more): "
                             "map Task -> Plancraft id in _plancraft_id")
-    # make_planner ignores options a factory does not know, so passing the profile is harmless.
-    chosen = make_planner(planner, kb, rules=BARSYM_RULES)
+    chosen = make_planner(planner, kb, rules=rules)
     graph = getattr(chosen, "graph", None)
     if graph is not None:
         graph.costs  # the crafting graph settles its costs on first use (~50 ms): paid before timing
-    evaluation = evaluate([by_id[t["id"]] for t in tasks], chosen, kb, name=planner)
+    if hasattr(chosen, "prepare"):
+        chosen.prepare()  # the search's recipe index, as Plancraft builds its recipe graph at import
+    import gc
+
+    gc.freeze()  # as `barsym eval` does: the knowledge base is not rescanned by every full collection
+    evaluation = evaluate([by_id[t["id"]] for t in tasks], chosen, kb, name=planner, rules=rules)
 
     answers = {}
     for task, outcome in zip(tasks, evaluation.outcomes):
         if outcome.result is None:
             answers[task["id"]] = Answer(False, None, outcome.seconds)
         else:
-            answers[task["id"]] = Answer(True, plancraft_actions(outcome.result.plan, kb), outcome.seconds)
+            answers[task["id"]] = Answer(True, action_items(rules, outcome.result), outcome.seconds)
     return answers
 
 
 def _plancraft_id(task) -> str:
     return task.name
-
-
-def plancraft_actions(plan, kb) -> list[str]:
-    """barsym's fused steps as Plancraft's actions: ``craft N X`` is ceil(N / yield) crafts,
-    ``smelt N X`` is N smelts. Anything else (mine, kill, dig down: none under the crafting
-    rules) counts as one action, so that it shows up as a length difference."""
-    actions: list[str] = []
-    for step in plan.steps:
-        kind = getattr(step.type, "value", step.type)
-        if kind == "craft":
-            recipes = kb.crafts.get(step.item) or kb.crafts.get(kb.generic.get(step.item, ""), ())
-            made = recipes[0].count if recipes else 1
-            actions += [step.item] * math.ceil(step.count / made)
-        elif kind == "smelt":
-            actions += [step.item] * step.count
-        else:
-            actions.append(f"{kind}:{step.item}")
-    return actions
 
 
 # ---- the Plancraft side ---------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import re
 import sys
 from pathlib import Path
@@ -15,12 +16,21 @@ class UsageError(Exception):
 
 
 def kb_from_args(args) -> KnowledgeBase:
+    """The knowledge base the options name, loaded once and kept out of the garbage collector's scans.
+
+    The knowledge base is a large graph of objects that lives as long as the
+    process; every full collection would walk it again (a 25 ms pause in a
+    Plancraft evaluation of 100 ms). ``gc.freeze`` sets it, and what was loaded
+    with it, aside.
+    """
     try:
-        return load_kb(getattr(args, "mc_version", "1.16.5"))
+        kb = load_kb(getattr(args, "mc_version", "1.16.5"))
     except VersionNotSupportedError as exc:
         raise UsageError(f"--mc-version: {exc}") from None
     except DataFileError as exc:
         raise UsageError(str(exc)) from None
+    gc.freeze()
+    return kb
 
 
 def check_writable(path: Path | None, option: str) -> None:

@@ -24,22 +24,24 @@ from ..model import StepType
 from .runner import Evaluation, TaskOutcome
 
 
-def actions(rules: Rules, outcome: TaskOutcome) -> int | None:
-    """Craft runs and smelted items of the plan, read off its rollout (None without a plan)."""
-    if outcome.result is None:
-        return None
-    validation = outcome.result.validation
-    total = 0
-    for index, step in enumerate(outcome.result.plan.steps):
+def action_items(rules: Rules, result) -> list[str]:
+    """The item of every craft run and smelted unit of a plan, in order, read off its rollout."""
+    items: list[str] = []
+    for index, step in enumerate(result.plan.steps):
         if step.type is StepType.SMELT:
-            total += step.count or 0
+            items += [step.item] * (step.count or 0)
         elif step.type is StepType.CRAFT:
-            before = validation.trace[index]
+            before = result.validation.trace[index]
             fit = rules.fitting_recipe(rules.kb.resolve(step.item or ""), step.count or 0, before.counts)
-            total += fit.batches if fit else 1
+            items += [step.item] * (fit.batches if fit else 1)
         else:
-            total += 1
-    return total
+            items.append(f"{step.type.value}:{step.item}")
+    return items
+
+
+def actions(rules: Rules, outcome: TaskOutcome) -> int | None:
+    """Craft runs and smelted items of the plan (None without a plan)."""
+    return None if outcome.result is None else len(action_items(rules, outcome.result))
 
 
 @dataclass

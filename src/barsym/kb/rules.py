@@ -191,14 +191,16 @@ class Rules:
         recipes = self.kb.crafts.get(item, ())
         if not recipes:
             return None
-        fits = [self.fit(recipe, count, held) for recipe in recipes]
-        ready = next((f for f in fits if f.paid and not f.station_missing), None)
-        if ready is not None:
-            return ready
-        paid = next((f for f in fits if f.paid), None)
-        if paid is not None:
-            return paid
-        return min(fits, key=lambda f: f.missing_units)  # min keeps the first of equals
+        paid = fewest = None
+        for recipe in recipes:
+            fit = self.fit(recipe, count, held)
+            if fit.paid:
+                if not fit.station_missing:
+                    return fit
+                paid = paid or fit
+            elif fewest is None or fit.missing_units < fewest.missing_units:  # the first of equals stays
+                fewest = fit
+        return paid or fewest
 
     def smelt_recipe(self, item: str, count: int, held: Mapping[str, int]):
         """(recipe, taken, shortfall) for smelting: the first recipe whose input is at hand, else the first."""

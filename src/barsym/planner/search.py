@@ -39,11 +39,16 @@ PROVENANCE = "search"
 
 @dataclass
 class _Made:
-    """One craft or smelt in the search tree: its goal, its step, and the makes it needed first."""
+    """One craft or smelt in the search tree and the makes it needed first.
 
-    goal: Goal
-    step: Step
-    subgoals: tuple[Goal, ...]
+    Plain names and counts: the search builds and drops many of these, so the
+    validated Step and Goal models are made only for the plan it keeps.
+    """
+
+    kind: StepType
+    item: str
+    count: int
+    subgoals: tuple[tuple[str, int], ...]
     children: list["_Made"] = field(default_factory=list)
     runs: int = 1  # crafting runs (or items smelted): Plancraft's actions
 
@@ -52,7 +57,7 @@ class SearchPlanner:
     """Plans any goal from a start inventory under a rule profile without gathering."""
 
     def __init__(self, kb: KnowledgeBase, rules: Rules | str | None = None, validator: Validator | None = None,
-                 max_depth: int = 12, max_expansions: int = 20000, max_alternatives: int = 64,
+                 max_depth: int = 12, max_expansions: int = 20000, max_alternatives: int = 32,
                  name: str = "symbolic"):
         self.kb = kb
         self.rules = rules_for(kb, rules)
@@ -64,6 +69,7 @@ class SearchPlanner:
         self.name = name
         self._makers: dict[str, bool] = {}
         self._cones: dict[str, tuple] = {}
+        self._sets: dict[tuple[str, ...], frozenset[str]] = {}
         self._reach: frozenset[str] = frozenset()
 
     def plan(self, goal: Goal, start: State | None = None) -> PlanResult:
@@ -93,7 +99,25 @@ class SearchPlanner:
 
     # ---- the search -----------------------------------------------------------------
     def _held(self, item: str, inventory: dict[str, int]) -> int:
-        return sum(inventory.get(name, 0) for name in self.kb.acceptable(item))
+        return self._units(self.kb.acceptable(item), inventory)
+
+    def _units(self, accepts: tuple[str, ...], inventory: dict[str, int]) -> int:
+        """Units held of any of ``accepts`` (a slot can list 30 kinds of log; an inventory holds a few items)."""
+        names = self._sets.get(accepts)
+        if names is None:
+            names = self._sets[accepts] = frozenset(accepts)
+        return sum(inventory[name] for name in names.intersection(inventory))
+
+    def prepare(self) -> None:
+        """Index every item's recipe cone up front (the search's recipe graph), as a long run wants.
+
+        Planning works without it (cones are built on first use); a benchmark
+        calls it so that per-task times measure search, not index building.
+        """
+        for item in list(self.kb.crafts) + list(self.kb.smelts):
+            self._cone(item)
+            for name in self.kb.acceptable(item):
+                self._can_make(name)
 
     # ---- what could be made at all (counts aside): prunes the search ---------------------
     def _cone(self, item: str) -> tuple[tuple[str, tuple[frozenset[str], ...]], ...]:
@@ -187,9 +211,8 @@ class SearchPlanner:
                 for name, n in chosen[1].items():
                     after[name] -= n
                 after[item] = after.get(item, 0) + short
-                step = Step(type=StepType.SMELT, item=item, count=short)
-                sub = (Goal(item=self._slot_name(chosen[0].input), count=short),)
-                yield after, [_Made(Goal(item=item, count=short), step, sub, record, short)]
+                sub = ((self._slot_name(chosen[0].input), short),)
+                yield after, [_Made(StepType.SMELT, item, short, sub, record, short)]
 
     def _pay(self, item: str, recipe, short: int, runs: int, slot: int, inv: dict[str, int], record: list,
              path: frozenset[str], depth: int) -> Iterator:
@@ -202,9 +225,8 @@ class SearchPlanner:
             for name, n in fit.taken.items():
                 after[name] -= n
             after[item] = after.get(item, 0) + fit.batches * fit.recipe.count
-            sub = tuple(Goal(item=self._slot_name(i), count=fit.batches * i.count) for i in fit.recipe.ingredients)
-            step = Step(type=StepType.CRAFT, item=item, count=short)
-            yield after, [_Made(Goal(item=item, count=short), step, sub, record, fit.batches)]
+            sub = tuple((self._slot_name(i), fit.batches * i.count) for i in fit.recipe.ingredients)
+            yield after, [_Made(StepType.CRAFT, item, short, sub, record, fit.batches)]
             return
         ingredient = recipe.ingredients[slot]
         for held, more in self._slot_ways(ingredient.accepts, runs * ingredient.count, inv, path, depth):
@@ -217,7 +239,7 @@ class SearchPlanner:
         Mixes take members in one fixed order (most held first), each batch of
         a member before any of the next, so no mix is tried twice.
         """
-        held = sum(inv.get(a, 0) for a in accepts)
+        held = self._units(accepts, inv)
         if held >= need:
             yield inv, []
             return
@@ -231,7 +253,7 @@ class SearchPlanner:
         for index in range(first, len(candidates)):  # mixes: one more batch of a member, then the rest
             member = candidates[index]
             for more_inv, more in self._ways(member, self._held(member, inv) + 1, inv, path, depth + 1):
-                if sum(more_inv.get(a, 0) for a in accepts) <= held:
+                if self._units(accepts, more_inv) <= held:
                     continue  # the batch ate other units of this slot: no progress
                 for rest_inv, rest in self._slot_ways(accepts, need, more_inv, path, depth, max(index, 1), order):
                     yield rest_inv, more + rest
@@ -250,13 +272,16 @@ class SearchPlanner:
             if parent == 0 and position == len(made) - 1 and nodes[0].decomposition is None:
                 node = nodes[0]
             else:
-                node = GoalNode(len(nodes), entry.goal, "ingredient", parent, len(nodes[parent].children))
+                goal = Goal(item=entry.item, count=entry.count)
+                node = GoalNode(len(nodes), goal, "ingredient", parent, len(nodes[parent].children))
                 nodes.append(node)
                 nodes[parent].children.append(node.id)
             self._flatten(entry.children, node.id, nodes, steps, sources)
-            node.decomposition = Decomposition(entry.step, entry.subgoals, PROVENANCE)
+            step = Step(type=entry.kind, item=entry.item, count=entry.count)
+            subgoals = tuple(Goal(item=name, count=n) for name, n in entry.subgoals)
+            node.decomposition = Decomposition(step, subgoals, PROVENANCE)
             node.step_index = len(steps)
-            steps.append(entry.step)
+            steps.append(step)
             sources.append([node.id])
 
     # ---- why not -------------------------------------------------------------------
