@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -32,6 +33,7 @@ __all__ = [
     "LLMOptions",
     "ModelLoadError",
     "ModelNotFoundError",
+    "Priming",
     "validate_messages",
 ]
 
@@ -124,6 +126,11 @@ class Completion(BaseModel):
     finish_reason: FinishReason = "unknown"
     elapsed_s: float = 0.0
     model: str | None = None
+    #: model evaluations spent on the reply (one per generated token token-by-token; fewer with
+    #: forced-span decoding); None when the backend cannot know
+    evaluations: int | None = None
+    #: reply tokens appended from the grammar's forced text rather than chosen one decode step each
+    drafted_tokens: int = 0
 
     def parse_json(self) -> Any:
         """Parse :attr:`text` as JSON, raising :class:`LLMError` with an excerpt if it is not.
@@ -142,6 +149,21 @@ class Completion(BaseModel):
             raise LLMError(
                 f"model reply is not valid JSON ({exc}).{hint} Reply starts: {self.text[:200]!r}"
             ) from None
+
+
+@dataclass(frozen=True)
+class Priming:
+    """What :meth:`LLMBackend.prime` did with a fixed prompt prefix.
+
+    ``source`` is ``"disk"`` (a saved state was loaded), ``"evaluated"`` (the
+    model ran over the prefix; ``saved`` says whether the state was written for
+    the next process) or ``"memory"`` (already in this process's KV cache).
+    """
+
+    source: Literal["disk", "evaluated", "memory"]
+    tokens: int
+    seconds: float
+    saved: bool = False
 
 
 # --------------------------------------------------------------------------- interface
@@ -192,6 +214,14 @@ class LLMBackend(ABC):
         stop: list[str] | None = None,
     ) -> Completion:
         """Return the model's reply to ``messages``."""
+
+    def prime(self, messages: list[dict[str, str]]) -> Priming | None:
+        """Prepare for many calls whose messages start with ``messages`` (a fixed few-shot prefix).
+
+        Backends that can keep a prompt's KV state do the work once here; the
+        default does nothing and returns None (a server caches on its own side).
+        """
+        return None
 
     def close(self) -> None:  # noqa: B027 (optional hook; the default has nothing to free)
         """Release resources (model memory, connections); safe to call twice."""

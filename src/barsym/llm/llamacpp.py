@@ -26,6 +26,17 @@ Things this wrapper takes care of (each checked against llama-cpp-python 0.3.36)
   We count the tokens handed to ``Llama.eval`` on each call to report
   how many prompt tokens were really evaluated; ``prefix_cache=False`` resets
   the context before each call to get the uncached baseline.
+* **Decoding only at choices** (``decoder="spans"``, the default): a call
+  with a grammar that :mod:`.grammar_match` mirrors exactly goes through
+  :class:`~.span_decoder.SpanDecoder`, which evaluates the grammar's forced
+  text in batches and gives the same text as llama.cpp's token-by-token
+  greedy sampler; ``decoder="tokens"`` (or a grammar it does not mirror, or
+  no grammar) uses ``create_chat_completion`` as before.
+* **A fixed prefix is kept, across processes too**: :meth:`prime` evaluates
+  the few-shot prefix once, pins it in the KV cache (each later call
+  evaluates only what follows it, so an answer does not depend on the call
+  before), and with ``state_dir`` saves the state for the next process
+  (:mod:`.prefix_state`).
 * **Quiet by default**: ``verbose=False`` keeps llama.cpp's load banner and
   timing lines off stderr.  Note the log level lives in a module-global
   logger in llama-cpp-python, so another ``Llama(verbose=True)`` in the same
@@ -57,11 +68,15 @@ from .base import (
     ModelNotFoundError,
 )
 from .embedded import default_model_path
+from .llamacpp_spans import SpanDecoding
+from .prefix_state import PrefixStateStore
+from .span_decoder import SpanDecoder
 
 __all__ = ["LlamaCppBackend", "import_llama_cpp"]
 
 _GGUF_MAGIC = b"GGUF"
 _GRAMMAR_CACHE_SIZE = 16
+DECODERS = ("spans", "tokens")
 
 
 def import_llama_cpp() -> Any:
@@ -104,7 +119,7 @@ def _captured_stderr_fd() -> Iterator[list[str]]:
             out.append(tmp.read().decode("utf-8", "replace"))
 
 
-class LlamaCppBackend(LLMBackend):
+class LlamaCppBackend(SpanDecoding, LLMBackend):
     """Chat completions from a GGUF model loaded in this process.
 
     ``model`` is a path (``None``: :func:`default_model_path`) or an already
@@ -131,10 +146,16 @@ class LlamaCppBackend(LLMBackend):
         prefix_cache: bool = True,
         state_cache_mb: int | None = None,
         verbose: bool = False,
+        decoder: str = "spans",
+        state_dir: str | os.PathLike | None = None,
     ) -> None:
         super().__init__(options)
+        if decoder not in DECODERS:
+            raise ValueError(f"decoder must be one of {', '.join(DECODERS)}, got {decoder!r}")
         self._llama_cpp = import_llama_cpp()
         self.prefix_cache = prefix_cache
+        self.decoder = decoder
+        self.store = PrefixStateStore(state_dir) if state_dir is not None else None
         self.verbose = verbose
         self._lock = threading.Lock()
         self._grammars: OrderedDict[str, Any] = OrderedDict()
@@ -156,6 +177,10 @@ class LlamaCppBackend(LLMBackend):
             self._state_cache = self._llama_cpp.LlamaRAMCache(capacity_bytes=capacity)
             self._llama.set_cache(self._state_cache)
         self._install_eval_counter()
+        self._spans: SpanDecoder | None = None
+        if decoder == "spans":
+            spans = SpanDecoder(self._llama, self._llama_cpp)
+            self._spans = spans if spans.available else None
 
     # ------------------------------------------------------------------ loading
 
@@ -281,6 +306,9 @@ class LlamaCppBackend(LLMBackend):
                 grammar = self._schema_to_gbnf(json_schema)
             if grammar is not None:
                 compiled = self._compile_grammar(grammar)
+                mirrored = self._spans.grammar(grammar) if self._spans is not None else None
+                if mirrored is not None:
+                    return self._complete_spans(messages, mirrored, max_tokens, temperature, seed, stop)
             # Without prefix caching, start from an empty context and hide any
             # state cache, so every prompt token is evaluated (the baseline).
             saved_cache = self._llama.cache
@@ -309,6 +337,7 @@ class LlamaCppBackend(LLMBackend):
                 self._llama.cache = saved_cache
             elapsed = time.perf_counter() - start
             evaluated = self._eval_sizes[0] if self._eval_sizes else 0
+            evaluations = len(self._eval_sizes)
 
         usage = reply.get("usage") or {}
         choice = reply["choices"][0]
@@ -323,6 +352,7 @@ class LlamaCppBackend(LLMBackend):
             finish_reason=finish if finish in ("stop", "length") else "unknown",
             elapsed_s=elapsed,
             model=self.model_path.name,
+            evaluations=evaluations,  # one for the prompt, then one per generated token
         )
 
     def tokenize_count(self, text: str) -> int:

@@ -1,0 +1,148 @@
+"""The few-shot prefix's KV state, saved to disk so a new process need not evaluate it again.
+
+Every planner call starts with the same system message and few-shot turns
+(600-1000 tokens). Evaluating them takes 1-2 s on two cores -- most of a short
+``barsym plan`` -- and gives the same KV entries every time. After the first
+evaluation the backend saves llama.cpp's state of that sequence
+(``llama_state_seq_get_data``: the KV cells, ~14 MB for 600 tokens of
+SmolLM2-135M) here, and a new process loads it in a few milliseconds.
+
+A state is only valid for the exact same tokens, model and llama.cpp build,
+so the file name is a hash of all three (:class:`PrefixKey`): change the
+prompt, swap the model file or upgrade llama-cpp-python and the next run
+builds a new file. The header repeats the key, the token ids and a SHA-256 of
+the payload, because llama.cpp's loader cannot tell flipped bits inside the KV
+data from real values; a file that fails any check is ignored with a
+:class:`PrefixStateWarning` and rewritten. Only the newest few files are kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import struct
+import tempfile
+import warnings
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+__all__ = ["PrefixKey", "PrefixStateStore", "PrefixStateWarning", "model_identity"]
+
+FORMAT = 1
+MAGIC = b"BARSYM-PREFIX-STATE\n"
+KEEP_FILES = 4
+_HEAD_BYTES = 1 << 20
+
+
+class PrefixStateWarning(UserWarning):
+    """A saved prefix state could not be used; the prefix is evaluated again."""
+
+
+def model_identity(path: Path) -> str:
+    """Path, size, modification time and a hash of the first MiB (the GGUF header and metadata)."""
+    resolved = Path(path).resolve()
+    stat = resolved.stat()
+    with open(resolved, "rb") as handle:
+        head = hashlib.sha256(handle.read(_HEAD_BYTES)).hexdigest()[:16]
+    return f"{resolved}|{stat.st_size}|{stat.st_mtime_ns}|{head}"
+
+
+@dataclass(frozen=True)
+class PrefixKey:
+    """What a saved state depends on; any change gives another file."""
+
+    model: str  # model_identity()
+    prompt: str  # SHA-256 of the prefix's rendered text and its token ids
+    library: str  # llama-cpp-python version
+    settings: str  # context settings that change the KV layout or its numbers
+
+    @staticmethod
+    def for_prompt(model: str, text: str, tokens: list[int], library: str, settings: str) -> "PrefixKey":
+        digest = hashlib.sha256(text.encode("utf-8"))
+        digest.update(struct.pack(f"<{len(tokens)}i", *tokens))
+        return PrefixKey(model, digest.hexdigest(), library, settings)
+
+    def digest(self) -> str:
+        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:24]
+
+
+class PrefixStateStore:
+    """Saved prefix states in one folder (``$BARSYM_CACHE_DIR/llm-state`` for barsym's planners)."""
+
+    def __init__(self, directory: Path | str, keep: int = KEEP_FILES):
+        self.directory = Path(directory)
+        self.keep = keep
+
+    def path_for(self, key: PrefixKey) -> Path:
+        return self.directory / f"prefix-{key.digest()}.kvstate"
+
+    def load(self, key: PrefixKey, tokens: list[int]) -> bytes | None:
+        """The saved state for ``key`` and ``tokens``; None if there is none or it is unusable (warned)."""
+        path = self.path_for(key)
+        try:
+            blob = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            self._warn(path, f"cannot read it ({exc.strerror})")
+            return None
+        problem, payload = self._parse(blob, key, tokens)
+        if problem:
+            self._warn(path, problem)
+            return None
+        return payload
+
+    @staticmethod
+    def _parse(blob: bytes, key: PrefixKey, tokens: list[int]) -> tuple[str, bytes | None]:
+        if not blob.startswith(MAGIC):
+            return "not a prefix state file", None
+        at = len(MAGIC)
+        try:
+            (size,) = struct.unpack_from("<Q", blob, at)
+            header = json.loads(blob[at + 8: at + 8 + size])
+        except (struct.error, ValueError, UnicodeDecodeError):
+            return "unreadable header", None
+        if not isinstance(header, dict) or header.get("format") != FORMAT:
+            return "another format version", None
+        if header.get("key") != asdict(key):
+            return "made for another model, prompt or llama.cpp version", None
+        at += 8 + size
+        count, length = header.get("tokens"), header.get("payload")
+        if count != len(tokens) or not isinstance(length, int) or len(blob) != at + 4 * count + length:
+            return "truncated or padded", None
+        body = blob[at:]
+        if hashlib.sha256(body).hexdigest() != header.get("sha256"):
+            return "checksum mismatch", None
+        if list(struct.unpack_from(f"<{count}i", body)) != list(tokens):
+            return "saved for other prompt tokens", None
+        return "", body[4 * count:]
+
+    def save(self, key: PrefixKey, tokens: list[int], payload: bytes) -> Path | None:
+        """Write atomically (temporary file, then rename); a folder that cannot be written is skipped."""
+        path = self.path_for(key)
+        body = struct.pack(f"<{len(tokens)}i", *tokens) + payload
+        header = json.dumps({"format": FORMAT, "key": asdict(key), "tokens": len(tokens), "payload": len(payload),
+                             "sha256": hashlib.sha256(body).hexdigest()}).encode()
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("wb", dir=self.directory, delete=False, suffix=".tmp") as tmp:
+                tmp.write(MAGIC + struct.pack("<Q", len(header)) + header + body)
+            os.replace(tmp.name, path)
+        except OSError:
+            return None  # a read-only cache must not stop planning: the next run evaluates the prefix again
+        self._prune(path)
+        return path
+
+    def _prune(self, newest: Path) -> None:
+        try:
+            files = sorted(self.directory.glob("prefix-*.kvstate"), key=lambda p: p.stat().st_mtime, reverse=True)
+            for old in [f for f in files if f != newest][max(0, self.keep - 1):]:
+                old.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+    @staticmethod
+    def _warn(path: Path, problem: str) -> None:
+        warnings.warn(f"ignoring the saved prompt state {path} ({problem}); evaluating the prompt again",
+                      PrefixStateWarning, stacklevel=3)

@@ -1,0 +1,97 @@
+"""Saved few-shot prefix states: keyed files, checked on load, ignored with a warning when bad.
+
+The store is tested with made-up payloads (no model); one real-GGUF test at the
+end saves a primed prefix in one backend and loads it in a fresh one, as a new
+process would, and checks the replies are the same.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from barsym.llm import LlamaCppBackend, LLMOptions
+from barsym.llm.prefix_state import PrefixKey, PrefixStateStore, PrefixStateWarning
+
+TOKENS = [1, 5, 9, 200, 49151]
+KEY = PrefixKey.for_prompt("model-a|100|1|abc", "prefix text", TOKENS, "0.3.36", "n_batch=512")
+
+
+def test_a_saved_state_loads_back(tmp_path):
+    store = PrefixStateStore(tmp_path)
+    path = store.save(KEY, TOKENS, b"kv-bytes" * 100)
+    assert path is not None and path.parent == tmp_path
+    assert store.load(KEY, TOKENS) == b"kv-bytes" * 100
+
+
+def test_no_file_is_a_quiet_miss(tmp_path, recwarn):
+    assert PrefixStateStore(tmp_path / "absent").load(KEY, TOKENS) is None
+    assert not recwarn.list
+
+
+@pytest.mark.parametrize("change", ["model", "prompt", "library", "settings"])
+def test_another_model_prompt_or_library_is_another_file(tmp_path, change):
+    store = PrefixStateStore(tmp_path)
+    store.save(KEY, TOKENS, b"old")
+    fields = {"model": "model-b|100|1|abc", "prompt": "other", "library": "0.3.37", "settings": "n_batch=256"}
+    other = PrefixKey(**{**KEY.__dict__, change: fields[change]})
+    assert store.path_for(other) != store.path_for(KEY)
+    assert store.load(other, TOKENS) is None  # a miss: the caller evaluates and saves anew
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate", "garbage", "tokens"])
+def test_a_damaged_file_is_ignored_with_a_warning(tmp_path, damage):
+    store = PrefixStateStore(tmp_path)
+    path = store.save(KEY, TOKENS, bytes(range(256)) * 8)
+    blob = bytearray(path.read_bytes())
+    if damage == "flip":
+        blob[-100] ^= 0xFF
+    elif damage == "truncate":
+        del blob[-10:]
+    elif damage == "garbage":
+        blob = bytearray(b"not a state at all")
+    path.write_bytes(bytes(blob))
+    tokens = TOKENS[:-1] + [7] if damage == "tokens" else TOKENS
+    with pytest.warns(PrefixStateWarning, match="ignoring the saved prompt state"):
+        assert store.load(KEY, tokens) is None
+
+
+def test_only_the_newest_states_are_kept(tmp_path):
+    store = PrefixStateStore(tmp_path, keep=2)
+    for n in range(4):
+        store.save(PrefixKey.for_prompt("m", f"prompt {n}", TOKENS, "v", "s"), TOKENS, b"x")
+    assert len(list(tmp_path.glob("prefix-*.kvstate"))) == 2
+
+
+def test_an_unwritable_folder_is_skipped(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert PrefixStateStore(blocker / "sub").save(KEY, TOKENS, b"x") is None
+
+
+# ----------------------------------------------------------------- with the real model
+
+PREFIX = [{"role": "system", "content": "Answer with one Minecraft item name. " * 8},
+          {"role": "user", "content": "Tool to mine stone?"}, {"role": "assistant", "content": "wooden_pickaxe"}]
+QUESTION = PREFIX + [{"role": "user", "content": "Tool to mine iron?"}]
+GRAMMAR = 'root ::= ("wooden" | "stone" | "iron") "_pickaxe"'
+
+
+@pytest.mark.llm
+def test_a_new_process_loads_the_prefix_and_answers_the_same(gguf_path, tmp_path):
+    opts = LLMOptions(n_threads=2, n_ctx=512)
+    with LlamaCppBackend(gguf_path, options=opts, state_dir=tmp_path) as first:
+        primed = first.prime(PREFIX)
+        assert primed.source == "evaluated" and primed.saved
+        assert first.prime(PREFIX).source == "memory"
+        reply = first.complete(QUESTION, grammar=GRAMMAR)
+    with LlamaCppBackend(gguf_path, options=opts, state_dir=tmp_path) as second:
+        assert second.prime(PREFIX).source == "disk"
+        again = second.complete(QUESTION, grammar=GRAMMAR)
+        assert again.cached_prompt_tokens == primed.tokens  # only the question was evaluated
+    assert again.text == reply.text
+    (state,) = tmp_path.glob("prefix-*.kvstate")
+    state.write_bytes(state.read_bytes()[:-50])  # a torn write
+    with LlamaCppBackend(gguf_path, options=opts, state_dir=tmp_path) as third:
+        with pytest.warns(PrefixStateWarning):
+            assert third.prime(PREFIX).source == "evaluated"  # and saved again, whole
+        assert third.complete(QUESTION, grammar=GRAMMAR).text == reply.text
