@@ -34,6 +34,14 @@ def importable(module: str) -> bool:
         return False
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_call_log(tmp_path_factory):
+    """The LLM planners log every call (barsym logs); tests write to their own file, not the user's."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BARSYM_LOG_DB", str(tmp_path_factory.mktemp("logs") / "logs.db"))
+        yield
+
+
 @pytest.fixture(scope="session")
 def gguf_path():
     """Path of the packaged GGUF, or skip the test with the reason it is unavailable."""

@@ -94,7 +94,7 @@ def stub():
 def oracle_reply(messages):
     kb = load_kb()
     symbolic = SymbolicDecomposer(kb, prefer=kb.prefer)
-    text = messages[-1]["content"].rsplit("Goal: ", 1)[1]
+    text = messages[-1]["content"].rsplit("Goal: ", 1)[1].splitlines()[0]
     count, _, item = text.partition(" ")
     goal = layer_goal(int(item)) if count == "layer" else Goal(item=item, count=int(count))
     return render_reply(symbolic.decompose(goal, PlanContext(kb, EXAMPLE_ROOT)))
@@ -174,7 +174,7 @@ def test_garbage_or_empty_replies_become_symbolic_fallbacks(capsys, stub, reply)
 
 
 def test_llm_only_shows_a_plan_that_cannot_run(capsys, stub):
-    server = stub(lambda m: "craft 1 stick: 1 logs" if m[-1]["content"] == "Goal: 1 stick" else "mine 1 logs")
+    server = stub(lambda m: "craft 1 stick: 1 logs" if m[-1]["content"].startswith("Goal: 1 stick\n") else "mine 1 logs")
     # vocab mode: the grammar admits this wrong recipe (a real graph-mode grammar would not)
     code, out, err = run(capsys, "plan", "stick", "--planner", "llm-only", "--llm-url", server.url,
                          "--llm-mode", "vocab")

@@ -51,7 +51,7 @@ def ctx(kb, root="diamond_pickaxe"):
 def oracle(kb, symbolic):
     """A scripted 'model' that answers every goal as the symbolic decomposer would."""
     def answer(call):
-        text = call.last_user_message.rsplit("Goal: ", 1)[1]
+        text = call.last_user_message.rsplit("Goal: ", 1)[1].splitlines()[0]
         count, _, item = text.partition(" ")
         goal = layer_goal(int(item)) if count == "layer" else Goal(item=item, count=int(count))
         return render_reply(symbolic.decompose(goal, PlanContext(kb, EXAMPLE_ROOT)))
@@ -68,7 +68,9 @@ def test_accepted_first_try(kb, graph):
     assert [(g.item, g.count) for g in answer.subgoals] == [("cobblestone", 3), ("stick", 2), ("crafting_table", 1)]
     assert check_decomposition(kb, Goal(item="stone_pickaxe"), answer) == []
     call = fake.calls[0]
-    assert call.last_user_message == "Goal: 1 stone_pickaxe" and call.temperature == 0
+    goal_line, facts = call.last_user_message.splitlines()
+    assert goal_line == "Goal: 1 stone_pickaxe" and call.temperature == 0
+    assert facts.startswith("Known: craft 1 stone_pickaxe") and "needs 3 cobblestone, 2 stick, 1 crafting_table" in facts
     assert call.messages[0]["role"] == "system" and call.grammar and lint_gbnf(call.grammar) == []
     assert (d.stats.llm_calls, d.stats.accepted_first_try, d.stats.fallbacks) == (1, 1, 0)
 
@@ -173,7 +175,7 @@ def test_partly_spare_asks_only_for_the_rest(kb, graph):
     context.produced["planks"], context.requested["planks"] = 4, 2
     d, fake = decomposer(kb, graph, ["craft 3 planks: 1 logs"])
     answer = d.decompose(Goal(item="planks", count=5), context)
-    assert fake.calls[0].last_user_message == "Goal: 3 planks"
+    assert fake.calls[0].last_user_message.splitlines()[0] == "Goal: 3 planks"
     assert str(answer.step) == "craft 5 planks" and answer.yields == 4 and answer.provenance == "llm"
     assert check_decomposition(kb, Goal(item="planks", count=5), answer) == []
 
@@ -407,5 +409,7 @@ def test_progress_line_only_on_a_terminal(kb):
         bar.plan(Goal(item="stick", count=4))
         progress.clear()
     text = shown.stream.getvalue()
-    assert "task 1/2 stone/stone_axe: 3 goals decomposed, 3 LLM calls, 3 accepted" in text
+    assert "task 1/2 stone/stone_axe: preparing the model's few-shot prompt ..." in text
+    assert "task 1/2 stone/stone_axe: goal 1 of about 3: 4 stick (0 LLM calls" in text
+    assert "goal 3 of about 3: 1 logs (3 LLM calls, 3 accepted, 0 fallbacks)" in text
     assert text.endswith("\r\033[K") and hidden.stream.getvalue() == ""

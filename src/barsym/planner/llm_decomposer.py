@@ -41,17 +41,19 @@ timeouts, not one per goal.
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from ..graph import CraftGraph
 from ..kb import KnowledgeBase, Rules, batches
 from ..llm import GrammarError, IncompatibleServerError, LLMBackend, LLMError
 from ..model import MAX_COUNT, Goal, Step, StepType
+from ..reasoning.call_log import CallLog, Verdict
+from ..reasoning.facts import FactBook
+from ..reasoning.model_calls import CUT_OFF, ModelCaller
+from ..reasoning.progress import Phase, Progress, ProgressEvent, goal_words
+from ..reasoning.stats import LLMStats
 from .decomposer import Decomposition, PlanContext, Unanswered, goal_layer
-from .llm_grammar import GrammarBuilder, ReplyError, parse_reply
+from .llm_grammar import GrammarBuilder, ReplyError, parse_reply, render_goal
 from .prompts import PromptBook, feedback_message, unreadable_message
 from .symbolic import SymbolicDecomposer
 from .verify import check_decomposition, subgoal_roles
@@ -66,41 +68,7 @@ DEFAULT_MODE = "graph"
 #: Sampling is seeded, so a run is still reproducible.
 RETRY_TEMPERATURE = 0.8
 LLM, AFTER_FEEDBACK, FALLBACK, CONTEXT, GRAPH = "llm", "llm-after-feedback", "symbolic-fallback", "context", "graph"
-
-
-@dataclass
-class LLMStats:
-    """Per-plan counters; ``to_dict`` goes into ``PlanResult.stats``."""
-
-    goals: int = 0  # goals this decomposer was asked about
-    context_answers: int = 0
-    graph_forced: int = 0
-    llm_goals: int = 0  # goals put to the model
-    llm_calls: int = 0  # real backend calls (retries included)
-    reused_replies: int = 0  # identical prompts answered from this plan's earlier replies
-    retries: int = 0  # attempts after a goal's first
-    accepted_first_try: int = 0
-    accepted_after_feedback: int = 0
-    accepted_calls: int = 0  # accepted answers that took a real call (not a reused reply)
-    max_accepted_calls_per_goal: int = 0  # over the distinct goals put to the model (issue 4: at most 1)
-    rejected: int = 0  # answers the verifier refused
-    unreadable: int = 0  # replies that were not a step
-    backend_errors: int = 0
-    fallbacks: int = 0
-    unanswered: int = 0  # llm-only: goals left without a step (unusable replies, dead backend)
-    loops_cut: int = 0  # llm-only: goals the model's own answers led back to, left open
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    evaluated_prompt_tokens: int = 0
-    cached_prompt_tokens: int = 0
-    llm_seconds: float = 0.0
-    problems: list[str] = field(default_factory=list)  # backend errors, for the report
-
-    def to_dict(self) -> dict:
-        out = dataclasses.asdict(self)
-        out["llm_seconds"] = round(self.llm_seconds, 3)
-        out["problems"] = list(dict.fromkeys(self.problems))[:5]
-        return out
+__all__ = ["DEFAULT_MODE", "LLMDecomposer", "LLMStats", "MODES", "RETRY_TEMPERATURE"]
 
 
 class LLMDecomposer:
@@ -109,8 +77,8 @@ class LLMDecomposer:
     def __init__(self, kb: KnowledgeBase, backend: LLMBackend, *, mode: str = DEFAULT_MODE, max_retries: int = 2,
                  verify: bool = True, fallback=SymbolicDecomposer, graph: CraftGraph | None = None,
                  temperature: float = 0.0, retry_temperature: float = RETRY_TEMPERATURE, seed: int = 0,
-                 max_calls: int = 300, max_backend_failures: int = 2,
-                 progress: Callable[[LLMStats, Goal], None] | None = None):
+                 max_calls: int = 300, max_backend_failures: int = 2, progress: Progress | None = None,
+                 facts: bool = True, log: CallLog | None = None):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         if max_retries < 0:
@@ -118,7 +86,7 @@ class LLMDecomposer:
         self.kb, self.backend, self.mode, self.verify = kb, backend, mode, verify
         self.max_retries, self.temperature, self.seed = max_retries, temperature, seed
         self.retry_temperature = retry_temperature
-        self.max_calls, self.max_backend_failures, self.progress = max_calls, max_backend_failures, progress
+        self.max_calls, self.progress = max_calls, progress
         self.graph = graph or CraftGraph(kb)
         self.rules = Rules(kb)  # BAR's planners play by the survival rules
         symbolic = SymbolicDecomposer(kb, graph=self.graph, prefer=kb.prefer, rules=self.rules)
@@ -127,27 +95,55 @@ class LLMDecomposer:
         if isinstance(self.fallback, type):
             self.fallback = self.fallback(kb, graph=self.graph)
         self.grammars = GrammarBuilder(kb, self.graph, conventions=symbolic)
-        self.prompts = PromptBook(kb, symbolic)
+        self.facts = FactBook(self.rules, self.graph, choose=symbolic.choose, tool_for=symbolic.tool_for,
+                              fuel=symbolic.fuel) if facts else None
+        self.prompts = PromptBook(kb, symbolic, facts=self._facts if facts else None)
+        self.caller = ModelCaller(backend, self.prompts.prefix, seed=seed, max_tokens=self.grammars.token_budget(),
+                                  max_failures=max_backend_failures, log=log, progress=progress)
         self.name = f"llm-{mode}"
-        self.down: str | None = None  # why the backend is considered down (for the whole process)
-        self._failures_in_row = 0
         self.start_plan()
 
-    def start_plan(self) -> None:
-        """Reset the per-plan counters and the reply cache (the LLM planners call this)."""
+    @property
+    def down(self) -> str | None:
+        """Why the backend is considered down (for the whole process), or None."""
+        return self.caller.down
+
+    def start_plan(self, estimate: int | None = None) -> None:
+        """Reset the per-plan counters and the reply cache (the LLM planners call this).
+
+        ``estimate`` is about how many goals the plan has, for the progress line.
+        """
         self.stats = LLMStats()
-        self._replies: dict[tuple, str] = {}
+        self.caller.start_plan(self.stats)
+        self.estimate = estimate
         self._accepted_calls: Counter[str] = Counter()  # distinct goal -> accepted answers from real calls
-        self._reused = False  # whether the last _ask was answered from _replies
+
+    def _facts(self, goal: Goal, context: PlanContext) -> str:
+        """What the knowledge base knows about ``goal`` (all counts from the rule book, see reasoning.facts)."""
+        layer = goal_layer(goal)
+        if layer is not None:
+            digs = 1 <= layer <= self.kb.deepest_layer
+            tool = self.conventions.dig_tool(layer, context.root.item) if digs else None
+            return self.facts.for_layer(layer, tool).text()
+        if not self.kb.is_known(goal.item):
+            return ""
+        item = self.kb.resolve(goal.item)
+        credit = min(context.fuel_left(item), float(goal.count))
+        return self.facts.for_item(item, goal.count, credit).text()
 
     # ---- the one public question -------------------------------------------------------
     def decompose(self, goal: Goal, context: PlanContext) -> Decomposition:
         self.stats.goals += 1
+        self._tell(Phase.GOAL, goal)
         try:
             return self._decompose(goal, context)
         finally:
-            if self.progress is not None:
-                self.progress(self.stats, goal)
+            self._tell(Phase.DONE, goal)
+
+    def _tell(self, phase: Phase, goal: Goal) -> None:
+        if self.progress is not None:
+            self.progress(ProgressEvent(phase, goal_words(self.kb, goal), self.stats.goals,
+                                        max(self.estimate or 0, self.stats.goals) or None, self.stats))
 
     def _decompose(self, goal: Goal, context: PlanContext) -> Decomposition:
         if not self.verify and self._name(goal) in {self._name(g) for g in context.path}:
@@ -177,29 +173,38 @@ class LLMDecomposer:
     # ---- the conversation with the model -------------------------------------------------
     def _converse(self, goal: Goal, asked: Goal, grammar: str, context: PlanContext) -> Decomposition:
         self.stats.llm_goals += 1
-        messages = self.prompts.first(asked)
+        messages = self.prompts.first(asked, context)
         feedback = False
         problems: list[str] = []
         refused: set[str] = set()
+        shown = render_goal(asked)
         for attempt in range(self.max_retries + 1):
             if attempt:
                 self.stats.retries += 1
+            temperature = self.retry_temperature if attempt else self.temperature
             try:
-                text = self._ask(messages, grammar, self.retry_temperature if attempt else self.temperature)
+                reply = self.caller.ask(messages, grammar, temperature)
             except GrammarError as exc:
                 problems = [f"grammar refused by the backend: {exc}"]
                 self.stats.backend_errors += 1
                 self.stats.problems.append(str(exc))
+                self.caller.record(shown, attempt + 1, messages, grammar, None, Verdict.BACKEND_ERROR, problems,
+                                   temperature)
                 break
             except IncompatibleServerError:
                 raise  # a URL that is not the API: no fallback, the user must fix the setting
             except LLMError as exc:
                 problems = [f"backend error: {exc}"]
-                if self._backend_failed(exc):
+                self.caller.record(shown, attempt + 1, messages, grammar, None, Verdict.BACKEND_ERROR, problems,
+                                   temperature)
+                if self.caller.failed(exc):
                     break
                 continue
+            text = reply.text
             if text in refused and not (attempt and self.retry_temperature):  # greedy decoding repeats itself
                 problems.append("the model repeated a refused answer")
+                self.caller.record(shown, attempt + 1, messages, grammar, reply, Verdict.REPEATED, problems,
+                                   temperature)
                 break
             refused.add(text)
             try:
@@ -207,6 +212,8 @@ class LLMDecomposer:
             except ReplyError as exc:
                 self.stats.unreadable += 1
                 problems = [f"unusable reply {text[:80]!r}: {exc}"]
+                self.caller.record(shown, attempt + 1, messages, grammar, reply, Verdict.UNREADABLE, [str(exc)],
+                                   temperature)
                 messages = self.prompts.follow_up(messages, text, unreadable_message(asked, str(exc)))
                 feedback = True
                 continue
@@ -214,14 +221,17 @@ class LLMDecomposer:
                 problems = self._check(asked, decomposition, context)
                 if problems:
                     self.stats.rejected += 1
+                    self.caller.record(shown, attempt + 1, messages, grammar, reply, Verdict.REFUSED, problems,
+                                       temperature)
                     messages = self.prompts.follow_up(messages, text, feedback_message(asked, problems))
                     feedback = True
                     continue
+            self.caller.record(shown, attempt + 1, messages, grammar, reply, Verdict.ACCEPTED, [], temperature)
             if feedback:
                 self.stats.accepted_after_feedback += 1
             else:
                 self.stats.accepted_first_try += 1
-            if not self._reused:
+            if not reply.reused:
                 self._count_accepted_call(asked)
             note = f"accepted after {attempt} refused or failed attempt(s)" if attempt else ""
             answer = dataclasses.replace(decomposition, provenance=AFTER_FEEDBACK if feedback else LLM, note=note)
@@ -233,44 +243,6 @@ class LLMDecomposer:
         self._accepted_calls[key] += 1
         self.stats.accepted_calls += 1
         self.stats.max_accepted_calls_per_goal = max(self.stats.max_accepted_calls_per_goal, self._accepted_calls[key])
-
-    def _ask(self, messages: list[dict[str, str]], grammar: str, temperature: float) -> str:
-        key = None
-        self._reused = False
-        if temperature == 0:
-            key = (tuple((m["role"], m["content"]) for m in messages), grammar)
-            if key in self._replies:
-                self.stats.reused_replies += 1
-                self._reused = True
-                return self._replies[key]
-        started = time.perf_counter()
-        self.stats.llm_calls += 1
-        try:
-            reply = self.backend.complete(messages, grammar=grammar, max_tokens=self.grammars.token_budget(),
-                                          temperature=temperature, seed=self.seed)
-        finally:
-            self.stats.llm_seconds += time.perf_counter() - started
-        self._failures_in_row = 0
-        s = self.stats
-        s.prompt_tokens += reply.prompt_tokens
-        s.completion_tokens += reply.completion_tokens
-        s.evaluated_prompt_tokens += reply.evaluated_prompt_tokens if reply.evaluated_prompt_tokens is not None \
-            else reply.prompt_tokens
-        s.cached_prompt_tokens += reply.cached_prompt_tokens or 0
-        text = reply.text if reply.finish_reason != "length" else reply.text + " [cut off at max_tokens]"
-        if key is not None:
-            self._replies[key] = text
-        return text
-
-    def _backend_failed(self, exc: LLMError) -> bool:
-        """Record a backend failure; True when the backend is now considered down."""
-        self.stats.backend_errors += 1
-        self.stats.problems.append(str(exc))
-        self._failures_in_row += 1
-        if self._failures_in_row >= self.max_backend_failures:
-            self.down = f"{self._failures_in_row} failures in a row, last: {exc}"
-            return True
-        return False
 
     # ---- turning a reply into a decomposition ---------------------------------------------
     def _grammar(self, asked: Goal, context: PlanContext) -> tuple[str, str | None]:
@@ -287,7 +259,7 @@ class LLMDecomposer:
 
     def _build(self, goal: Goal, asked: Goal, text: str, context: PlanContext) -> Decomposition:
         """The reply as a decomposition of ``asked`` (the model's own counts, context credits applied)."""
-        reply = parse_reply(text.replace(" [cut off at max_tokens]", ""), self.kb)
+        reply = parse_reply(text.replace(CUT_OFF, ""), self.kb)
         step = reply.step
         layer = goal_layer(goal)
         if layer is not None and step.type is not StepType.DIG_DOWN:

@@ -18,6 +18,12 @@ this module adds what belongs to a whole plan rather than to one goal:
   evaluation over 53 tasks, or several planners in one test session, load the
   GGUF once. A server URL is probed once when the planner is built, so a
   server that is not there is a one-line error before any planning starts.
+  The in-process model keeps its few-shot prefix state in the cache folder
+  (``llm-state/``), so the next process loads it instead of evaluating it.
+- **Progress and the call log.** With a progress callback, each plan first
+  counts the goals the symbolic planner needs (about as many as this plan
+  will have) so the line can say "goal 4 of about 18"; every model call goes
+  to the SQLite call log (``barsym logs``) under a run named after the plan.
 """
 
 from __future__ import annotations
@@ -29,28 +35,30 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable
 
-from ..kb import KnowledgeBase
+from ..kb import KnowledgeBase, cache_dir
 from ..llm import BackendTimeoutError, BackendUnavailableError, LLMBackend, LLMOptions, default_model_path, make_backend
-from ..sim import State
 from ..model import Goal
+from ..reasoning.call_log import CallLog, open_log
+from ..reasoning.progress import Phase, Progress, ProgressEvent
+from ..sim import State
 from .backward import BackwardPlanner, PlanResult
 from .decomposer import ErrorKind, PlanningError
-from .llm_decomposer import DEFAULT_MODE, FALLBACK, RETRY_TEMPERATURE, LLMDecomposer, LLMStats
+from .llm_decomposer import DEFAULT_MODE, FALLBACK, RETRY_TEMPERATURE, LLMDecomposer
 from .registry import graph_for, symbolic_planner
 from .symbolic import SymbolicDecomposer
 
 #: PlanningError kinds that say something about the goal, not about the answers:
 #: the symbolic planner would fail the same way, so there is nothing to fall back to.
 GOAL_ERRORS = tuple(kind for kind in ErrorKind if kind.about_goal)
-N_CTX = 2048  # few-shot prefix ~400 tokens + a goal's conversation with two retries
+N_CTX = 2048  # few-shot prefix ~1000 tokens with facts + a goal's conversation with two retries
+STATE_DIR = "llm-state"  # under the cache folder: saved few-shot prefix states (llm.prefix_state)
 
 _backends: dict[tuple, LLMBackend] = {}
 
 
 def shared_backend(model: str | None = None, url: str | None = None, threads: int | None = None,
-                   timeout: float = 30.0) -> LLMBackend:
+                   timeout: float = 30.0, progress: Progress | None = None) -> LLMBackend:
     """The backend for these settings, created (and the model loaded, or the server probed) once per process."""
     if model is not None and url is not None:
         raise ValueError("give either --model (in-process) or --llm-url (server), not both")
@@ -62,10 +70,14 @@ def shared_backend(model: str | None = None, url: str | None = None, threads: in
     if backend is None:
         options = LLMOptions(n_threads=threads, n_ctx=N_CTX)
         if url is not None:
+            if progress is not None:
+                progress(ProgressEvent(Phase.LOADING, f"connecting to the LLM server at {url.strip()}"))
             backend = make_backend(url=url.strip(), options=options, timeout=timeout)
             probe(backend.base_url, min(timeout, 10.0))
         else:
-            backend = make_backend(model_path=key[1], options=options)
+            if progress is not None:
+                progress(ProgressEvent(Phase.LOADING, f"loading the model {key[1].rsplit('/', 1)[-1]}"))
+            backend = make_backend(model_path=key[1], options=options, state_dir=cache_dir() / STATE_DIR)
         _backends[key] = backend
     return backend
 
@@ -104,8 +116,9 @@ class LLMPlanner:
     """BAR's loop with an LLM decomposer, per-plan counters and (for ``bar``) a plan-level net."""
 
     def __init__(self, kb: KnowledgeBase, decomposer: LLMDecomposer, *, name: str, plan_fallback: bool,
-                 validator=None, max_goals: int = 2000):
+                 validator=None, max_goals: int = 2000, command: str = ""):
         self.kb, self.decomposer, self.name = kb, decomposer, name
+        self.command = command  # how the call log names the runs: "barsym plan diamond_pickaxe"
         self.graph = decomposer.graph
         self.plan_fallback = plan_fallback
         self.inner = BackwardPlanner(kb, decomposer, graph=self.graph, validator=validator, verify=decomposer.verify,
@@ -114,7 +127,8 @@ class LLMPlanner:
 
     def plan(self, goal: Goal, start: State | None = None) -> PlanResult:
         started = time.perf_counter()
-        self.decomposer.start_plan()
+        self.decomposer.start_plan(self._estimate(goal, start))
+        self.decomposer.caller.start_run(self.command, self.name, f"{goal.count} {goal.item}")
         try:
             result = self.inner.plan(goal, start)
             fell_back = None
@@ -130,6 +144,16 @@ class LLMPlanner:
             result.stats["backend_down"] = self.decomposer.down
         return result
 
+    def _estimate(self, goal: Goal, start: State | None) -> int | None:
+        """About how many goals the plan has: as many as the symbolic planner decomposes (only for progress)."""
+        if self.decomposer.progress is None:
+            return None
+        try:
+            symbolic = self._symbolic or symbolic_planner(self.kb, graph=self.graph)
+            return len(symbolic.plan(goal, start).nodes)
+        except PlanningError:
+            return None
+
     def _relabel(self, result: PlanResult, reason: str) -> None:
         result.planner = self.name
         for node in result.nodes:
@@ -141,15 +165,17 @@ class LLMPlanner:
 def _planner(kb: KnowledgeBase, *, name: str, verify: bool, backend: LLMBackend | None = None,
              model: str | None = None, llm_url: str | None = None, llm_mode: str = DEFAULT_MODE, max_retries: int = 2,
              seed: int = 0, threads: int | None = None, temperature: float = 0.0,
-             retry_temperature: float = RETRY_TEMPERATURE, timeout: float = 30.0,
-             progress: Callable[[LLMStats, Goal], None] | None = None, graph=None, validator=None,
+             retry_temperature: float = RETRY_TEMPERATURE, timeout: float = 30.0, progress: Progress | None = None,
+             graph=None, validator=None, facts: bool = True, log: CallLog | None | bool = True, command: str = "",
              **_ignored) -> LLMPlanner:
-    backend = backend or shared_backend(model, llm_url, threads, timeout)
+    """``log``: True for the default call log (``open_log``), False for none, or an open CallLog."""
+    backend = backend or shared_backend(model, llm_url, threads, timeout, progress)
+    call_log = open_log() if log is True else (log or None)
     decomposer = LLMDecomposer(kb, backend, mode=llm_mode, max_retries=max_retries, verify=verify,
                                fallback=SymbolicDecomposer if verify else None, graph=graph or graph_for(kb),
                                temperature=temperature, retry_temperature=retry_temperature, seed=seed,
-                               progress=progress)
-    return LLMPlanner(kb, decomposer, name=name, plan_fallback=verify, validator=validator)
+                               progress=progress, facts=facts, log=call_log)
+    return LLMPlanner(kb, decomposer, name=name, plan_fallback=verify, validator=validator, command=command)
 
 
 def bar_planner(kb: KnowledgeBase, **options) -> LLMPlanner:

@@ -18,7 +18,7 @@ never contain a task's answer verbatim.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..kb import KnowledgeBase
 from ..model import Goal
@@ -63,8 +63,9 @@ def system_prompt(kb: KnowledgeBase) -> str:
     )
 
 
-def goal_message(goal: Goal) -> str:
-    return f"Goal: {render_goal(goal)}"
+def goal_message(goal: Goal, facts: str = "") -> str:
+    """The question for one goal; ``facts`` (what the knowledge base knows about it) on a second line."""
+    return f"Goal: {render_goal(goal)}" + (f"\n{facts}" if facts else "")
 
 
 def feedback_message(goal: Goal, problems: Sequence[str]) -> str:
@@ -77,27 +78,39 @@ def unreadable_message(goal: Goal, reason: str) -> str:
     return f"I cannot use that: {reason}. Reply like 'craft 4 stick: 2 planks'. Goal: {render_goal(goal)}"
 
 
+#: What the knowledge base knows about a goal in its plan so far, as one line ("" for nothing).
+Facts = Callable[[Goal, PlanContext], str]
+
+
 class PromptBook:
     """The fixed prefix (system + few-shot turns) and the per-goal conversations.
 
     The prefix is built once per decomposer and reused verbatim, which is what
-    makes the model's KV-cache reuse work.
+    makes the model's KV-cache reuse work. With ``facts``, every goal message
+    (the examples' too, so the model sees how facts become an answer) carries
+    what the knowledge base knows about that goal.
     """
 
     def __init__(self, kb: KnowledgeBase, symbolic: SymbolicDecomposer,
-                 goals: Sequence[Goal] = FEW_SHOT_GOALS, root: Goal = EXAMPLE_ROOT):
+                 goals: Sequence[Goal] = FEW_SHOT_GOALS, root: Goal = EXAMPLE_ROOT, facts: Facts | None = None):
         self.kb = kb
+        self.facts = facts
         messages = [{"role": "system", "content": system_prompt(kb)}]
         for goal in goals:
-            answer = symbolic.decompose(goal, PlanContext(kb, root))
-            messages.append({"role": "user", "content": goal_message(goal)})
+            context = PlanContext(kb, root)
+            answer = symbolic.decompose(goal, context)
+            messages.append({"role": "user", "content": self.goal_message(goal, context)})
             messages.append({"role": "assistant", "content": render_reply(answer)})
         self.prefix: tuple[dict[str, str], ...] = tuple(messages)
         self.examples = len(goals)
 
-    def first(self, goal: Goal) -> list[dict[str, str]]:
-        """The conversation for a goal's first attempt."""
-        return [dict(m) for m in self.prefix] + [{"role": "user", "content": goal_message(goal)}]
+    def goal_message(self, goal: Goal, context: PlanContext) -> str:
+        return goal_message(goal, self.facts(goal, context) if self.facts else "")
+
+    def first(self, goal: Goal, context: PlanContext | None = None) -> list[dict[str, str]]:
+        """The conversation for a goal's first attempt (``context``: the plan so far, for the facts)."""
+        context = context or PlanContext(self.kb, goal)
+        return [dict(m) for m in self.prefix] + [{"role": "user", "content": self.goal_message(goal, context)}]
 
     @staticmethod
     def follow_up(messages: list[dict[str, str]], reply: str, objection: str) -> list[dict[str, str]]:
