@@ -224,7 +224,7 @@ def completion(text: str, usage: dict | None = None) -> bytes:
 def oracle(messages: list[dict]) -> str:
     """The symbolic decomposer's answer to the goal of the conversation, as the model would write it."""
     kb = load_kb()
-    count, _, item = messages[-1]["content"].rsplit("Goal: ", 1)[1].partition(" ")
+    count, _, item = messages[-1]["content"].rsplit("Goal: ", 1)[1].splitlines()[0].partition(" ")
     return render_reply(SymbolicDecomposer(kb, prefer=kb.prefer).decompose(Goal(item=item, count=int(count)),
                                                                           PlanContext(kb, EXAMPLE_ROOT)))
 
@@ -466,7 +466,8 @@ def test_progress_line_still_draws_and_escapes_task_names():
     class Stats:
         goals = llm_calls = accepted_first_try = accepted_after_feedback = fallbacks = 1
 
-    progress(Stats(), Goal(item="stick", count=1))
+    from barsym.reasoning.progress import Phase, ProgressEvent
+    progress(ProgressEvent(Phase.GOAL, "1 stick", 1, 3, Stats()))
     assert raw.getvalue().startswith("\r\x1b[K") and "g/\\x1b[2Jx" in raw.getvalue()
 
 

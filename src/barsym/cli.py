@@ -60,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout, sys.stderr = EscapedOutput(sys.stdout), EscapedOutput(sys.stderr)
         args = build_parser().parse_args(argv)
+        args.argv = list(sys.argv[1:] if argv is None else argv)  # the call log names runs after the command
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
             return int(args.run(args))

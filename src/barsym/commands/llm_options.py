@@ -95,8 +95,9 @@ def build_planner(name: str, kb: KnowledgeBase, args: argparse.Namespace, progre
     options = llm_options(args)
     from ..llm import LLMError  # the LLM package is only imported for the LLM planners
 
+    command = " ".join(["barsym", *getattr(args, "argv", [])]) or "barsym"
     try:
-        return make_planner(name, kb, progress=progress, **options)
+        return make_planner(name, kb, progress=progress, command=command, **options)
     except LLMError as exc:
         raise UsageError(" ".join(str(exc).split())) from None
     except ValueError as exc:  # a URL that is not one, conflicting settings
@@ -106,8 +107,11 @@ def build_planner(name: str, kb: KnowledgeBase, args: argparse.Namespace, progre
 class TerminalProgress:
     """One self-overwriting status line on stderr, only when stderr is a terminal.
 
-    Planning with a 135M model takes seconds per task; a silent terminal for a
-    53-task evaluation looks like a hang. Redirected output stays clean.
+    It draws from the planners' :class:`~barsym.reasoning.progress.ProgressEvent`:
+    from the first moment (loading the model, preparing its prompt), then per
+    goal -- "goal 4 of about 18: 1 stone pickaxe" -- with the LLM counters so
+    far. A silent terminal during a fresh start or a 53-task evaluation looks
+    like a hang; redirected output stays clean.
     """
 
     def __init__(self, stream: TextIO | None = None):
@@ -119,13 +123,18 @@ class TerminalProgress:
     def task(self, label: str) -> None:
         self.label = label
 
-    def __call__(self, stats, goal) -> None:
+    def __call__(self, event) -> None:
         if not self.enabled:
             return
         where = f"{self.label}: " if self.label else ""
-        text = (f"{where}{stats.goals} goals decomposed, {stats.llm_calls} LLM calls, "
-                f"{stats.accepted_first_try + stats.accepted_after_feedback} accepted, "
-                f"{stats.fallbacks} fallbacks; now: {goal.count} {goal.item}")
+        if event.phase in ("loading", "priming"):
+            text = f"{where}{event.text} ..."
+        else:
+            of = f" of about {event.estimate}" if event.estimate else ""
+            s = event.stats
+            counts = (f" ({s.llm_calls} LLM calls, {s.accepted_first_try + s.accepted_after_feedback} accepted, "
+                      f"{s.fallbacks} fallbacks)" if s is not None else "")
+            text = f"{where}goal {event.number}{of}: {event.text}{counts}"
         self.stream.write("\r\033[K" + escape_controls(text)[:150])  # task names come from the dataset
         self.stream.flush()
         self._shown = True

@@ -1,0 +1,102 @@
+"""``barsym logs [--limit N] [--full] [--json]``: the last LLM calls, from the SQLite call log.
+
+Shows what the model was asked, under which grammar, what it replied, the
+verifier's verdict and what the call cost -- newest last, like ``llm logs``.
+The log is ``$BARSYM_LOG_DB`` or ``logs.db`` in barsym's cache folder
+(:mod:`barsym.reasoning.call_log`). Exit status: 0 (also when nothing has been
+logged yet), 2 for bad options or a file that is not a barsym call log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import asdict
+
+from ..bar_io import shown
+from .common import UsageError, fail
+
+DEFAULT_LIMIT = 10
+MAX_LIMIT = 1_000_000
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("logs", help="show the last LLM calls: prompt, grammar, reply, verdict, time",
+                       description="Show the last LLM calls the bar and llm-only planners made, from the call log "
+                                   "($BARSYM_LOG_DB, else logs.db in the cache folder).")
+    p.add_argument("-n", "--limit", default=str(DEFAULT_LIMIT), metavar="N",
+                   help=f"how many calls, newest last (default {DEFAULT_LIMIT}; 0 for all)")
+    p.add_argument("--full", action="store_true", help="the whole prompt and grammar, not only the goal's message")
+    p.add_argument("--json", action="store_true", help="one JSON array of the calls")
+    p.set_defaults(run=run)
+
+
+def parse_limit(text: str) -> int | None:
+    try:
+        number = int(text)
+    except ValueError:
+        raise UsageError(f"--limit must be a whole number from 0 to {MAX_LIMIT}, got {shown(text)}") from None
+    if not 0 <= number <= MAX_LIMIT:
+        raise UsageError(f"--limit must be from 0 to {MAX_LIMIT}, got {shown(number)}")
+    return number or None
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..reasoning.call_log import CallLog, LogError, default_log_path
+
+    try:
+        limit = parse_limit(args.limit)
+    except UsageError as exc:
+        return fail(str(exc))
+    path = default_log_path()
+    if path is None:
+        print("barsym: LLM call logging is off (BARSYM_LOG_DB=off)", file=sys.stderr)
+        return 0
+    if path.is_dir():
+        return fail(f"the call log {path} is a folder; set BARSYM_LOG_DB to a file")
+    try:
+        log = CallLog(path, create=False)
+    except FileNotFoundError:
+        print(f"barsym: no LLM calls logged yet ({path})", file=sys.stderr)
+        return 0
+    except (LogError, OSError) as exc:
+        return fail(" ".join(str(exc).split()))
+    try:
+        records = log.recent(limit)
+    except LogError as exc:
+        return fail(" ".join(str(exc).split()))
+    finally:
+        log.close()
+    if args.json:
+        sys.stdout.write(json.dumps([asdict(r) for r in records], indent=2) + "\n")
+        return 0
+    if not records:
+        print(f"barsym: no LLM calls logged yet ({path})", file=sys.stderr)
+    for record in records:
+        sys.stdout.write(render(record, args.full))
+    return 0
+
+
+def render(r, full: bool) -> str:
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r.at))
+    lines = [f"#{r.id}  {when}  run {r.run}: {r.command or '?'}",
+             f"  goal {r.goal}, attempt {r.attempt}, temperature {r.temperature:g}"]
+    asked = r.messages if full else r.messages[-1:]
+    for message in asked:
+        text = message["content"].replace("\n", "\n    ")
+        lines.append(f"  {message['role']}: {text}")
+    lines.append(f"  reply: {r.reply if r.reply is not None else '(none)'}")
+    verdict = r.verdict + (": " + "; ".join(r.problems) if r.problems else "")
+    lines.append(f"  verdict: {verdict}")
+    cost = f"  {r.seconds:.2f} s"
+    if r.prompt_tokens is not None:
+        cost += (f"; prompt {r.prompt_tokens} tokens ({r.evaluated_tokens} evaluated), reply {r.completion_tokens} "
+                 f"tokens in {r.evaluations} model evaluations")
+    lines.append(cost)
+    if full:
+        lines.append("  grammar:\n    " + r.grammar.rstrip("\n").replace("\n", "\n    "))
+    else:
+        lines.append(f"  grammar: {r.grammar.count('::=')} rule(s), {len(r.grammar)} characters (--full shows it)")
+    return "\n".join(lines) + "\n\n"

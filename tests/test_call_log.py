@@ -1,0 +1,119 @@
+"""The SQLite call log and ``barsym logs``, with a scripted model (no GGUF).
+
+Every real call of a plan is a row with its prompt, grammar, reply and
+verdict; ``barsym logs`` shows the last ones; bad input and unusable files are
+one line on stderr and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from barsym.cli import main
+from barsym.llm import ScriptedLLM
+from barsym.model import Goal
+from barsym.planner import PlanContext, SymbolicDecomposer, layer_goal, make_planner
+from barsym.planner.llm_grammar import render_reply
+from barsym.planner.prompts import EXAMPLE_ROOT
+from barsym.reasoning.call_log import SCHEMA_VERSION, CallLog, LogError
+
+SHORT_PICKAXE = "craft 1 stone_pickaxe: 1 cobblestone, 2 stick, 1 crafting_table"
+
+
+@pytest.fixture
+def log_path(tmp_path, monkeypatch):
+    path = tmp_path / "logs.db"
+    monkeypatch.setenv("BARSYM_LOG_DB", str(path))
+    return path
+
+
+def plan_with_a_refusal(kb, path):
+    """The first answer (for the stone pickaxe) is refused, then every goal gets the symbolic answer."""
+    symbolic = SymbolicDecomposer(kb, prefer=kb.prefer)
+    answers = iter([SHORT_PICKAXE])
+
+    def reply(call):
+        first = next(answers, None)
+        if first is not None:
+            return first
+        count, _, item = call.last_user_message.rsplit("Goal: ", 1)[1].splitlines()[0].partition(" ")
+        goal = layer_goal(int(item)) if count == "layer" else Goal(item=item, count=int(count))
+        return render_reply(symbolic.decompose(goal, PlanContext(kb, EXAMPLE_ROOT)))
+
+    log = CallLog(path)
+    model = ScriptedLLM([reply] * 20)
+    planner = make_planner("bar", kb, backend=model, log=log, command="barsym plan stone_pickaxe")
+    planner.plan(Goal(item="stone_pickaxe"))
+    return log, model
+
+
+def test_every_call_is_a_row_with_its_verdict(kb, log_path):
+    log, model = plan_with_a_refusal(kb, log_path)
+    records = log.recent(None)
+    assert len(records) == len(model.calls) >= 2
+    first, second = records[:2]
+    assert (first.verdict, second.verdict) == ("refused", "accepted")
+    assert first.goal == "1 stone_pickaxe" and first.attempt == 1 and second.attempt == 2
+    assert any("missing ingredient" in p for p in first.problems)
+    assert first.messages == model.calls[0].messages and first.grammar == model.calls[0].grammar
+    assert first.reply == SHORT_PICKAXE and first.command == "barsym plan stone_pickaxe"
+    assert second.temperature > 0  # a retry samples
+    prefixes = log.db.execute("SELECT COUNT(*) FROM texts WHERE body LIKE '[{\"role\": \"system\"%'").fetchone()[0]
+    assert prefixes == 1  # the few-shot prefix is stored once for all calls
+
+
+def test_barsym_logs_shows_the_last_calls(kb, log_path, capsys):
+    plan_with_a_refusal(kb, log_path)[0].close()
+    assert main(["logs", "--limit", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n#") + out.startswith("#") == 2
+    assert "verdict: accepted" in out and "reply: " in out and "Goal: " in out
+    assert main(["logs", "--json", "-n", "0"]) == 0
+    calls = json.loads(capsys.readouterr().out)
+    assert calls[0]["verdict"] == "refused" and calls[0]["messages"][0]["role"] == "system"
+    assert main(["logs", "--full", "-n", "1"]) == 0
+    assert "root ::=" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("limit", ["x", "-1", "2.5", "10000000000"])
+def test_a_bad_limit_is_one_line_and_exit_2(log_path, capsys, limit):
+    assert main(["logs", "--limit", limit]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--limit" in err
+
+
+def test_no_log_yet_is_not_an_error(log_path, capsys):
+    assert main(["logs"]) == 0
+    assert "no LLM calls logged yet" in capsys.readouterr().err
+    assert not log_path.exists()  # reading never creates the file
+
+
+def test_a_file_that_is_not_a_log_is_one_line(log_path, capsys):
+    log_path.write_text("not sqlite at all " * 100)
+    assert main(["logs"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not a barsym call log" in err
+
+
+def test_a_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "logs.db"
+    CallLog(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION + 1),))
+    with pytest.raises(LogError, match="schema version"):
+        CallLog(path)
+
+
+def test_logging_off_and_an_unwritable_log_never_stop_a_plan(kb, tmp_path, monkeypatch):
+    monkeypatch.setenv("BARSYM_LOG_DB", "off")
+    planner = make_planner("bar", kb, backend=ScriptedLLM(["craft 4 stick: 2 planks"]))
+    assert planner.decomposer.caller.log is None
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("BARSYM_LOG_DB", str(blocker / "logs.db"))
+    with pytest.warns(UserWarning, match="not logging LLM calls"):
+        planner = make_planner("bar", kb, backend=ScriptedLLM(["craft 4 stick: 2 planks"]))
+    assert planner.plan(Goal(item="stick", count=4)).validation.valid
