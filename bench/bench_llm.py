@@ -1,26 +1,32 @@
 """Benchmark: the ``bar`` planner with the embedded SmolLM2-135M on BAR's 53 tasks.
 
     python bench/bench_llm.py [--dataset ../shared/datasets/bar_tech_tree] [--limit N]
-                              [--mode graph|vocab] [--threads 2] [--uncached-tasks 2] [--json FILE]
+                              [--mode graph|vocab] [--threads 2] [--no-facts] [--decoder spans|tokens]
+                              [--check-decoder] [--uncached-tasks 2] [--json FILE]
 
-Reports, for the in-process model on ``--threads`` threads (default 2):
+Reports, for the in-process model on ``--threads`` threads (default 2), in one process:
 
-- wall time per task (median, max; the model is loaded once, before timing);
-- LLM effort per task: goals put to the model (one first call each), retries
-  counted separately, accepted answers, real calls and replies reused;
-- prompt tokens the model re-evaluated per call, with prefix (KV) caching and,
-  on the first ``--uncached-tasks`` tasks, without it (every prompt token
-  evaluated), with the time per call in both cases, split into goals' first
-  attempts (only the new goal line) and retries (reply + objection appended);
+- wall time per task (median, max; the model is loaded and its few-shot prefix primed before timing);
+- BAR's Acc/F1 of ``bar`` next to the ``symbolic`` planner's on the same tasks, and executable plans;
+- LLM effort: goals put to the model, retries, first-try / after-feedback acceptance, symbolic fallback;
+- per call: prompt tokens re-evaluated, reply tokens, **model evaluations** (token by token: one per reply
+  token plus the prompt; forced-span decoding: one per choice point) and seconds;
 - peak resident memory of the process (``resource.getrusage``).
 
-Targets (issue 4): median < 10 s per task, peak RSS < 1 GiB.
+``--no-facts`` leaves the knowledge base's facts out of the prompts (the prompt as before issue 13);
+``--decoder tokens`` decodes token by token through llama.cpp's sampler (the old path).
+``--check-decoder`` also answers every greedy call token by token on a second model instance with the
+same prompt and counts the replies that differ (it makes the run slower; timings then mean little).
+
+Targets (issue 13): median <= 2 s per task, first-try acceptance >= 85 %, symbolic fallback <= 5 % of
+the goals put to the model, Acc/F1 of bar within 0.5 of symbolic, all plans executable, RSS < 1 GiB.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import sys
@@ -30,81 +36,69 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from barsym.eval import load_dataset  # noqa: E402
-from barsym.kb import load_kb  # noqa: E402
+from barsym.eval import evaluate, load_dataset  # noqa: E402
+from barsym.kb import cache_dir, load_kb  # noqa: E402
 from barsym.llm import LlamaCppBackend, LLMOptions  # noqa: E402
-from barsym.planner import PlanningError, make_planner  # noqa: E402
+from barsym.planner import make_planner  # noqa: E402
+from barsym.planner.llm_planner import STATE_DIR  # noqa: E402
 
-TARGET_MEDIAN_S = 10.0
-TARGET_RSS_MIB = 1024.0
+TARGETS = {"median_s": 2.0, "first_try": 85.0, "fallback": 5.0, "score_gap": 0.5, "rss_mib": 1024.0}
+SUMMED = ("goals", "llm_goals", "llm_calls", "retries", "reused_replies", "accepted_first_try",
+          "accepted_after_feedback", "accepted_calls", "fallbacks", "context_answers", "graph_forced",
+          "prompt_tokens", "evaluated_prompt_tokens", "completion_tokens", "evaluations", "drafted_tokens",
+          "llm_seconds")
 
 
 def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux reports KiB
 
 
-def run(planner, tasks) -> list[dict]:
-    rows = []
-    for number, task in enumerate(tasks, start=1):
-        started = time.perf_counter()
-        try:
-            result = planner.plan(task.goal)
-            stats, verdict = result.stats, result.validation.verdict.value
-        except PlanningError as exc:
-            stats, verdict = {}, f"no plan ({exc.kind})"
-        seconds = time.perf_counter() - started
-        rows.append({"task": task.key, "seconds": round(seconds, 3), "verdict": verdict, **{
-            k: stats.get(k, 0) for k in ("goals", "llm_goals", "llm_calls", "retries", "reused_replies",
-                                         "accepted_first_try", "accepted_after_feedback", "accepted_calls",
-                                         "max_accepted_calls_per_goal", "fallbacks", "context_answers",
-                                         "graph_forced", "prompt_tokens",
-                                         "evaluated_prompt_tokens", "completion_tokens", "llm_seconds")}})
-        print(f"  [{number:>2}/{len(tasks)}] {task.key:<32} {seconds:6.2f} s  {rows[-1]['llm_calls']:>3} calls  "
-              f"{rows[-1]['verdict']}", file=sys.stderr, flush=True)
-    return rows
+class DecoderCheck:
+    """Answers each greedy grammar call a second time, token by token, and records where the replies differ."""
 
-
-class CallLog:
-    """Wraps the backend to record each call's re-evaluated prompt tokens, split first attempt / retry.
-
-    A goal's first attempt ends with the goal message right after the fixed few-shot
-    prefix; a retry carries the model's refused reply and the verifier's objection.
-    """
-
-    def __init__(self, backend, prefix_messages: int):
-        self.backend, self.prefix = backend, prefix_messages
-        self.first: list[int] = []
-        self.retry: list[int] = []
+    def __init__(self, backend, twin):
+        self.calls, self.differ = 0, []
         original = backend.complete
 
-        def complete(messages, **kwargs):
-            reply = original(messages, **kwargs)
-            (self.first if len(messages) == self.prefix + 1 else self.retry).append(reply.evaluated_prompt_tokens or 0)
+        def complete(messages, **kw):
+            reply = original(messages, **kw)
+            if kw.get("grammar") and not kw.get("temperature"):
+                self.calls += 1
+                other = twin.complete(messages, **kw)
+                if other.text != reply.text:
+                    self.differ.append({"goal": messages[-1]["content"].splitlines()[0], "spans": reply.text,
+                                        "tokens": other.text})
             return reply
 
         backend.complete = complete
 
-    def summary(self) -> dict:
-        out = {}
-        for label, values in (("first_attempts", self.first), ("retries", self.retry)):
-            if values:
-                out[label] = {"calls": len(values), "median_evaluated": statistics.median(values),
-                              "mean_evaluated": round(statistics.fmean(values), 1), "max_evaluated": max(values)}
-        return out
+
+def run(planner, tasks, kb, label: str):
+    def show(number, total, outcome):
+        stats = outcome.result.stats if outcome.result is not None else {}
+        verdict = outcome.result.validation.verdict.value if outcome.result is not None else "no plan"
+        print(f"  [{number:>2}/{total}] {outcome.task.key:<32} {outcome.seconds:6.2f} s  "
+              f"{stats.get('llm_calls', 0):>3} calls  {verdict}", file=sys.stderr, flush=True)
+    print(f"{label}:", file=sys.stderr)
+    return evaluate(tasks, planner, kb, name=planner.name, progress=show)
 
 
-def per_call(rows: list[dict], log: CallLog | None = None) -> dict:
-    calls = sum(r["llm_calls"] for r in rows)
+def totals(evaluation) -> dict:
+    out = dict.fromkeys(SUMMED, 0)
+    for outcome in evaluation.outcomes:
+        stats = outcome.result.stats if outcome.result is not None else {}
+        for key in SUMMED:
+            out[key] += stats.get(key, 0) or 0
+    return out
+
+
+def per_call(tot: dict) -> dict:
+    calls = tot["llm_calls"]
     if not calls:
         return {"calls": 0}
-    return {
-        **({"split": log.summary()} if log else {}),
-        "calls": calls,
-        "prompt_tokens_per_call": round(sum(r["prompt_tokens"] for r in rows) / calls, 1),
-        "evaluated_per_call": round(sum(r["evaluated_prompt_tokens"] for r in rows) / calls, 1),
-        "completion_per_call": round(sum(r["completion_tokens"] for r in rows) / calls, 1),
-        "seconds_per_call": round(sum(r["llm_seconds"] for r in rows) / calls, 3),
-    }
+    return {"calls": calls, **{f"{k}_per_call": round(tot[k] / calls, 2)
+                               for k in ("prompt_tokens", "evaluated_prompt_tokens", "completion_tokens",
+                                         "evaluations", "llm_seconds")}}
 
 
 def main() -> int:
@@ -113,7 +107,10 @@ def main() -> int:
     parser.add_argument("--limit", type=int, help="only the first N tasks")
     parser.add_argument("--mode", choices=["vocab", "graph"], default="graph")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--uncached-tasks", type=int, default=2, help="tasks to re-run without prefix caching")
+    parser.add_argument("--no-facts", action="store_true", help="prompts without the knowledge base's facts")
+    parser.add_argument("--decoder", choices=["spans", "tokens"], default="spans")
+    parser.add_argument("--check-decoder", action="store_true", help="compare every greedy reply with token-by-token")
+    parser.add_argument("--uncached-tasks", type=int, default=0, help="tasks to re-run without prefix caching")
     parser.add_argument("--json", type=Path, help="also write the numbers as JSON")
     args = parser.parse_args()
 
@@ -121,70 +118,94 @@ def main() -> int:
     tasks = load_dataset(args.dataset, kb)[: args.limit]
     options = LLMOptions(n_threads=args.threads, n_ctx=2048)
     started = time.perf_counter()
-    backend = LlamaCppBackend(None, options=options)
+    backend = LlamaCppBackend(None, options=options, decoder=args.decoder, state_dir=cache_dir() / STATE_DIR)
     load = time.perf_counter() - started
-    planner = make_planner("bar", kb, backend=backend, llm_mode=args.mode)
-    log = CallLog(backend, len(planner.decomposer.prompts.prefix))
-    print(f"model {backend.model_path.name} loaded in {load:.2f} s; {len(tasks)} tasks, {args.mode} mode, "
-          f"{args.threads} threads", file=sys.stderr)
-    rows = run(planner, tasks)
-    cached = per_call(rows, log)
-    rss_after_main = peak_rss_mib()
-
-    uncached: dict = {"calls": 0}
+    facts = not args.no_facts
+    planner = make_planner("bar", kb, backend=backend, llm_mode=args.mode, facts=facts)
+    primed = backend.prime(list(planner.decomposer.prompts.prefix))
+    check = None
+    if args.check_decoder:
+        check = DecoderCheck(backend, LlamaCppBackend(None, options=options, decoder="tokens"))
+    load_avg = os.getloadavg()
+    print(f"model {backend.model_path.name} loaded in {load:.2f} s; prefix {primed}; {len(tasks)} tasks, "
+          f"{args.mode} mode, {args.threads} threads, decoder {args.decoder}, facts {'on' if facts else 'off'}; "
+          f"load average {load_avg[0]:.2f}", file=sys.stderr)
+    bar = run(planner, tasks, kb, "bar")
+    rss_main = peak_rss_mib()
+    symbolic = evaluate(tasks, make_planner("symbolic", kb), kb, name="symbolic")
+    uncached = {"calls": 0}
     if args.uncached_tasks:
-        print("without prefix caching:", file=sys.stderr)
-        with LlamaCppBackend(None, options=options, prefix_cache=False) as cold:
-            cold_planner = make_planner("bar", kb, backend=cold, llm_mode=args.mode)
-            cold_log = CallLog(cold, len(cold_planner.decomposer.prompts.prefix))
-            uncached = per_call(run(cold_planner, tasks[: args.uncached_tasks]), cold_log)
+        with LlamaCppBackend(None, options=options, prefix_cache=False, decoder=args.decoder) as cold:
+            cold_planner = make_planner("bar", kb, backend=cold, llm_mode=args.mode, facts=facts, log=False)
+            uncached = per_call(totals(run(cold_planner, tasks[: args.uncached_tasks], kb, "without prefix caching")))
 
-    seconds = [r["seconds"] for r in rows]
-    tot = {k: sum(r[k] for r in rows) for k in ("llm_goals", "llm_calls", "retries", "reused_replies",
-                                                 "accepted_first_try", "accepted_after_feedback", "fallbacks",
-                                                 "context_answers", "graph_forced", "goals", "accepted_calls")}
-    n = len(rows)
-    most_per_goal = max((r["max_accepted_calls_per_goal"] for r in rows), default=0)
+    tot = totals(bar)
+    seconds = [o.seconds for o in bar.outcomes]
+    n = len(bar.outcomes)
+    asked = tot["llm_goals"] or 1
+    b, s = bar.overall(), symbolic.overall()
     report = {
-        "tasks": n, "mode": args.mode, "threads": args.threads, "model_load_s": round(load, 3),
+        "tasks": n, "mode": args.mode, "threads": args.threads, "decoder": args.decoder, "facts": facts,
+        "model_load_s": round(load, 3), "prefix": {"source": primed.source, "tokens": primed.tokens,
+                                                   "seconds": round(primed.seconds, 3)} if primed else None,
+        "load_average_start": round(load_avg[0], 2), "load_average_end": round(os.getloadavg()[0], 2),
         "seconds_per_task": {"median": round(statistics.median(seconds), 3), "max": round(max(seconds), 3),
                              "mean": round(statistics.fmean(seconds), 3)},
-        "per_task": {k: round(v / n, 2) for k, v in tot.items()},
-        "totals": tot,
-        "max_accepted_calls_per_distinct_goal": most_per_goal,
-        "executable": sum(r["verdict"] in ("valid", "valid with waste") for r in rows),
-        "with_prefix_cache": cached, "without_prefix_cache": uncached,
-        "peak_rss_mib": round(max(rss_after_main, peak_rss_mib()), 1),
-        "peak_rss_mib_main_run": round(rss_after_main, 1),
-        "rows": rows,
+        "acc": {"bar": round(b.accuracy, 2), "symbolic": round(s.accuracy, 2)},
+        "f1": {"bar": round(b.f1, 2), "symbolic": round(s.f1, 2)},
+        "executable": sum(o.result is not None and o.result.validation.valid for o in bar.outcomes),
+        "first_try_pct": round(100 * tot["accepted_first_try"] / asked, 1),
+        "after_feedback_pct": round(100 * tot["accepted_after_feedback"] / asked, 1),
+        "fallback_pct": round(100 * tot["fallbacks"] / asked, 1),
+        "totals": tot, "with_prefix_cache": per_call(tot), "without_prefix_cache": uncached,
+        "peak_rss_mib": round(max(rss_main, peak_rss_mib()), 1),
+        "decoder_check": {"calls": check.calls, "differ": check.differ} if check else None,
+        "plans": {o.task.key: [str(step) for step in o.result.plan.steps] if o.result else None
+                  for o in bar.outcomes},
     }
-    s, p = report["seconds_per_task"], report["per_task"]
-    print(f"bar planner, embedded {backend.model_path.name}, {args.mode} mode, {args.threads} threads, {n} tasks")
-    print(f"  wall time per task: median {s['median']:.2f} s, max {s['max']:.2f} s, mean {s['mean']:.2f} s "
-          f"-- target median < {TARGET_MEDIAN_S:g} s: {'met' if s['median'] < TARGET_MEDIAN_S else 'NOT met'}")
-    print(f"  executable plans: {report['executable']}/{n}")
-    print(f"  per task: {p['goals']:.1f} goals; {p['llm_goals']:.1f} put to the LLM (one first call each), "
-          f"{p['retries']:.1f} retries, {p['llm_calls']:.1f} real calls, {p['reused_replies']:.1f} replies reused; "
-          f"{p['context_answers']:.1f} from context, {p['graph_forced']:.1f} forced by the graph")
-    asked = tot["llm_goals"] or 1
-    print(f"  accepted: first try {100 * tot['accepted_first_try'] / asked:.1f} %, after feedback "
-          f"{100 * tot['accepted_after_feedback'] / asked:.1f} %, "
-          f"symbolic fallback {100 * tot['fallbacks'] / asked:.1f} %")
-    print(f"  accepted calls: {p['accepted_calls']:.1f} per task; at most {most_per_goal} per distinct goal "
-          f"in any task -- target at most 1: {'met' if most_per_goal <= 1 else 'NOT met'}")
-    for label, c in (("with prefix cache", cached), ("without prefix cache", uncached)):
-        if c.get("calls"):
-            print(f"  {label}: {c['calls']} calls, prompt {c['prompt_tokens_per_call']:.0f} tokens/call, "
-                  f"re-evaluated {c['evaluated_per_call']:.1f}/call, completion {c['completion_per_call']:.1f}/call, "
-                  f"{c['seconds_per_call']:.3f} s/call")
-            for part, v in c.get("split", {}).items():
-                print(f"    {part.replace('_', ' ')}: {v['calls']} calls, re-evaluated median "
-                      f"{v['median_evaluated']:g}, mean {v['mean_evaluated']:g}, max {v['max_evaluated']} tokens")
-    print(f"  peak RSS: {report['peak_rss_mib']:.0f} MiB (main run alone {rss_after_main:.0f} MiB) "
-          f"-- target < {TARGET_RSS_MIB:g} MiB: {'met' if report['peak_rss_mib'] < TARGET_RSS_MIB else 'NOT met'}")
+    print_report(report, backend)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return 0
+
+
+def met(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+def print_report(r: dict, backend) -> None:
+    t, sec = r["totals"], r["seconds_per_task"]
+    n = r["tasks"]
+    print(f"bar planner, embedded {backend.model_path.name}, {r['mode']} mode, {r['threads']} threads, {n} tasks, "
+          f"decoder {r['decoder']}, facts {'on' if r['facts'] else 'off'} "
+          f"(load average {r['load_average_start']:.2f} at start, {r['load_average_end']:.2f} at end)")
+    print(f"  wall time per task: median {sec['median']:.2f} s, max {sec['max']:.2f} s, mean {sec['mean']:.2f} s "
+          f"-- target median <= {TARGETS['median_s']:g} s: {met(sec['median'] <= TARGETS['median_s'])}")
+    gap = max(abs(r["acc"]["bar"] - r["acc"]["symbolic"]), abs(r["f1"]["bar"] - r["f1"]["symbolic"]))
+    print(f"  Acc bar {r['acc']['bar']:.2f} / symbolic {r['acc']['symbolic']:.2f}; F1 bar {r['f1']['bar']:.2f} / "
+          f"symbolic {r['f1']['symbolic']:.2f} -- target within {TARGETS['score_gap']:g}: "
+          f"{met(gap <= TARGETS['score_gap'])}")
+    print(f"  executable plans: {r['executable']}/{n} -- {met(r['executable'] == n)}")
+    print(f"  per task: {t['goals'] / n:.1f} goals; {t['llm_goals'] / n:.1f} put to the LLM, {t['retries'] / n:.1f} "
+          f"retries, {t['llm_calls'] / n:.1f} real calls, {t['reused_replies'] / n:.1f} replies reused; "
+          f"{t['context_answers'] / n:.1f} from context, {t['graph_forced'] / n:.1f} forced by the graph")
+    print(f"  accepted: first try {r['first_try_pct']:.1f} % -- target >= {TARGETS['first_try']:g} %: "
+          f"{met(r['first_try_pct'] >= TARGETS['first_try'])}; after feedback {r['after_feedback_pct']:.1f} %; "
+          f"symbolic fallback {r['fallback_pct']:.1f} % -- target <= {TARGETS['fallback']:g} %: "
+          f"{met(r['fallback_pct'] <= TARGETS['fallback'])}")
+    for label, c in (("with prefix cache", r["with_prefix_cache"]), ("without prefix cache", r["without_prefix_cache"])):
+        if c.get("calls"):
+            print(f"  {label}: {c['calls']} calls, prompt {c['prompt_tokens_per_call']:.0f} tokens/call, "
+                  f"re-evaluated {c['evaluated_prompt_tokens_per_call']:.1f}/call, reply "
+                  f"{c['completion_tokens_per_call']:.1f} tokens in {c['evaluations_per_call']:.1f} model "
+                  f"evaluations/call, {c['llm_seconds_per_call']:.3f} s/call")
+    if r["decoder_check"]:
+        d = r["decoder_check"]
+        print(f"  decoder check: {len(d['differ'])} of {d['calls']} greedy replies differ from token-by-token")
+        for case in d["differ"]:
+            print(f"    {case['goal']}: spans {case['spans']!r} / tokens {case['tokens']!r}")
+    print(f"  peak RSS: {r['peak_rss_mib']:.0f} MiB -- target < {TARGETS['rss_mib']:g} MiB: "
+          f"{met(r['peak_rss_mib'] < TARGETS['rss_mib'])}")
 
 
 if __name__ == "__main__":

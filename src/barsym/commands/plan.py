@@ -86,6 +86,9 @@ def render_text(result: PlanResult) -> str:
     return "\n".join(lines) + "\n"
 
 
+PRIMED = {"disk": "loaded from the cache", "evaluated": "evaluated", "memory": "already in memory"}
+
+
 def render_llm_stats(stats: dict) -> list[str]:
     """The LLM counters of one plan, in two lines (nothing for planners without a model)."""
     if "llm_calls" not in stats:
@@ -106,8 +109,10 @@ def render_llm_stats(stats: dict) -> list[str]:
         f" ({s['retries']} retries, {s['reused_replies']} replies reused); {decided}; "
         f"answered without a call: {s['context_answers']} from context, {s['graph_forced']} forced by the graph",
         f"tokens: prompt {s['prompt_tokens']} (evaluated {s['evaluated_prompt_tokens']}, cached "
-        f"{s['cached_prompt_tokens']}), completion {s['completion_tokens']}; "
-        f"LLM time {s['llm_seconds']:.1f} s of {s.get('seconds', 0):.1f} s",
+        f"{s['cached_prompt_tokens']}), completion {s['completion_tokens']} in {s.get('evaluations', 0)} model "
+        f"evaluations; LLM time {s['llm_seconds']:.1f} s of {s.get('seconds', 0):.1f} s"
+        + (f" (few-shot prefix {PRIMED.get(s.get('prefix'), s.get('prefix'))} in {s.get('prefix_seconds', 0):.2f} s)"
+           if s.get("prefix") else ""),
     ]
     if s.get("plan_fallback"):
         lines.append(f"plan-level fallback to the symbolic planner: {s['plan_fallback']}")

@@ -19,7 +19,7 @@ from .runner import Evaluation
 SUMMED = ("goals", "llm_goals", "llm_calls", "retries", "reused_replies", "accepted_first_try",
           "accepted_after_feedback", "accepted_calls", "fallbacks", "unanswered", "loops_cut", "context_answers",
           "graph_forced", "rejected", "unreadable", "backend_errors", "prompt_tokens", "completion_tokens", "evaluated_prompt_tokens",
-          "cached_prompt_tokens")
+          "cached_prompt_tokens", "evaluations", "drafted_tokens")
 
 
 def _rate(part: float, whole: float) -> float | None:
@@ -69,6 +69,7 @@ def summarize(evaluation: Evaluation) -> dict:
         "max_accepted_calls_per_goal": most_per_goal,
         "evaluated_per_call": round(totals["evaluated_prompt_tokens"] / totals["llm_calls"], 1)
         if totals["llm_calls"] else None,
+        "evaluations_per_call": round(totals["evaluations"] / totals["llm_calls"], 1) if totals["llm_calls"] else None,
         "seconds_per_task": {
             "median": round(statistics.median(seconds), 3) if seconds else 0.0,
             "mean": round(statistics.fmean(seconds), 3) if seconds else 0.0,
@@ -99,7 +100,7 @@ def format_summary(summary: dict) -> str:
         f"at most {s['max_accepted_calls_per_goal']} per distinct goal of a plan)",
         f"tokens per task: prompt {per['prompt_tokens']:.0f} (evaluated {per['evaluated_prompt_tokens']:.0f}; "
         f"{s['evaluated_per_call'] if s['evaluated_per_call'] is not None else '-'} per call), "
-        f"completion {per['completion_tokens']:.0f}",
+        f"completion {per['completion_tokens']:.0f} ({s['evaluations_per_call'] or '-'} model evaluations per call)",
         f"LLM answers per goal put to it: accepted first try {_pct(s['first_try_rate'])}, after feedback "
         f"{_pct(s['after_feedback_rate'])}, symbolic fallback {_pct(s['fallback_rate'])}" if s["verified"] else
         f"LLM answers per goal put to it (unchecked): used {_pct(s['first_try_rate'])} at once, "

@@ -30,12 +30,16 @@ In ``graph`` mode a goal whose grammar admits a single line (one producer, no
 count to choose: ``mine 3 logs``, ``dig down with wooden_pickaxe``) is answered
 by that line without a call (provenance ``graph``).
 
-Replies to identical prompts are reused within a plan when decoding is greedy:
-the model would answer the same, so only the call is saved. Backend failures
-(server down, timeout, refused grammar) are recorded and retried; after two in
-a row the backend is considered down for the rest of the process and every
-further goal goes to the fallback at once, so a dead server costs two
-timeouts, not one per goal.
+Each goal's message carries the knowledge base's facts about it (the ways to
+make it with the counts for this goal, computed by the rule book:
+:mod:`barsym.reasoning.facts`); ``facts=False`` asks as before. Over BAR's 53
+tasks that raised first-try acceptance from 46.5 % to the figure in the
+README's benchmark table.
+
+Everything around a call -- priming the backend with the few-shot prefix,
+reusing greedy replies to identical prompts, counters, treating the backend
+as down after two failures in a row, the SQLite call log -- is
+:class:`~barsym.reasoning.model_calls.ModelCaller`'s.
 """
 
 from __future__ import annotations
