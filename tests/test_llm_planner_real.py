@@ -74,7 +74,8 @@ def test_same_plan_twice_with_greedy_decoding_and_a_seed(capsys, gguf_path):
 
 
 def test_bar_through_a_real_llama_cpp_server(capsys, llama_server, kb):
-    code = main(["plan", "stick", "--llm-url", llama_server, "--llm-mode", "graph", "--format", "json"])
+    code = main(["plan", "stick", "--llm-url", llama_server, "--llm-mode", "graph", "--format", "json",
+                 "--llm-timeout", "300"])  # a cold server evaluates the ~1100-token prefix first: slow under load
     out, err = capsys.readouterr()
     assert code == 0, err
     data = json.loads(out)

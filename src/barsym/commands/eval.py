@@ -45,6 +45,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    progress = None
     try:
         check_writable(args.json, "--json")
         name = check_planner(args.planner)
@@ -57,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
         progress = TerminalProgress()
         planner = build_planner(name, kb, args, progress, rules=rules)
     except (UsageError, DatasetError) as exc:
+        if progress is not None:
+            progress.clear()
         return fail(str(exc))
     if any(t.label_possible is not None for t in tasks):
         return _run_plancraft(args, tasks, planner, kb, name, rules, progress)

@@ -136,6 +136,7 @@ def render_json(result: PlanResult) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    progress = None
     try:
         check_writable(args.output, "-o")
         count = parse_count(args.count)
@@ -149,6 +150,8 @@ def run(args: argparse.Namespace) -> int:
         progress = TerminalProgress()
         planner = build_planner(name, kb, args, progress, rules=rules)
     except (UsageError, UnknownItemError) as exc:
+        if progress is not None:
+            progress.clear()
         return fail(str(exc))
     try:
         result = planner.plan(goal, start)

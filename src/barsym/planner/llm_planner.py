@@ -129,6 +129,8 @@ class LLMPlanner:
         started = time.perf_counter()
         self.decomposer.start_plan(self._estimate(goal, start))
         self.decomposer.caller.start_run(self.command, self.name, f"{goal.count} {goal.item}")
+        if not self.decomposer.caller.down:
+            self.decomposer.caller.prime()  # before the first goal, so the progress line says what takes time
         try:
             result = self.inner.plan(goal, start)
             fell_back = None

@@ -124,47 +124,47 @@ class FactBook:
         ordered = [first] + [name for name in usable if name != first]
         return tuple(ordered[:MAX_MEMBERS])
 
+    # The detail says what the totals come from, where they are not plain copies of the recipe:
+    # every token of it is evaluated on every call, so what the needs already say is not repeated.
     def _craft(self, item: str, count: int, recipe) -> Way:
         runs = batches(count, recipe.count)
         needs = [Need(runs * i.count, self.members(i.accepts), Role.INGREDIENT) for i in recipe.ingredients]
-        each = " and ".join(f"{i.count} {' or '.join(self.members(i.accepts))}" for i in recipe.ingredients)
-        table = self.rules.needs_table(recipe)
-        if table:
+        if self.rules.needs_table(recipe):
             needs.append(Need(1, (CRAFTING_TABLE,), Role.STATION))
-        detail = (f"{runs} craft{'s' if runs != 1 else ''} of {recipe.count}, each {each}"
-                  + (", on a crafting_table" if table else ""))
+        detail = f"{runs} craft{'s' if runs != 1 else ''} of {recipe.count}"
+        if runs > 1:
+            detail += ", each " + " and ".join(f"{i.count} {' or '.join(self.members(i.accepts))}"
+                                               for i in recipe.ingredients)
         return Way("craft", item, count, tuple(needs), detail=detail)
 
     def _smelt(self, item: str, count: int, recipe, credit: float) -> Way:
         rules = self.rules
         needs = [Need(count, self.members(recipe.input.accepts), Role.INGREDIENT)]
-        parts = [f"1 {' or '.join(needs[0].names)} per item"]
+        detail = ""
         if rules.fuel_needed:
             missing = max(0.0, count - credit)
             units = rules.fuel_units(self.fuel, missing)
             if units:
                 needs.append(Need(units, (self.fuel,), Role.FUEL))
-            burn = f"1 {self.fuel} burns {rules.fuel_value(self.fuel):g} items"
-            parts.append(f"{burn}, fuel for {missing:g} still missing" if credit else burn)
+            detail = f"1 {self.fuel} burns {rules.fuel_value(self.fuel):g} items"
+            if credit:
+                detail += f", fuel for {missing:g} still missing"
         if rules.furnace_needed:
             needs.append(Need(1, (FURNACE,), Role.STATION))
-            parts.append("in a furnace")
-        return Way("smelt", item, count, tuple(needs), detail="; ".join(parts))
+        return Way("smelt", item, count, tuple(needs), detail=detail)
 
     def _gather(self, item: str, count: int, source) -> Way:
         needs: list[Need] = []
-        tool = None
-        parts = []
+        tool, detail = None, ""
         if source.tool_kind:
             tool = self.tool_for(source.tool_kind, source.min_tier)
             needs.append(Need(1, (tool,), Role.TOOL))
             if len(self.rules.tools_for(source.tool_kind, source.min_tier)) > 1:
-                parts.append(f"{self.kb.tier_name(source.min_tier)} {source.tool_kind} or better: the lowest will do")
+                detail = "the lowest tier that can"
         low = min(source.layers)
         if low > 0:
             needs.append(Need(low, (), Role.LAYER))
-            parts.append(f"from layer {low}, {self.kb.layers[low]}")
-        return Way(source.kind, item, count, tuple(needs), tool=tool, detail="; ".join(parts))
+        return Way(source.kind, item, count, tuple(needs), tool=tool, detail=detail)
 
     # ---- layer goals ------------------------------------------------------------------
     def for_layer(self, layer: int, tool: str | None) -> GoalFacts:
@@ -174,5 +174,5 @@ class FactBook:
         needs = [Need(1, (tool,), Role.TOOL)]
         if layer > 1:
             needs.append(Need(layer - 1, (), Role.LAYER))
-        detail = f"layer {layer - 1} to {layer}, {self.kb.layers[layer]}"
+        detail = f"to the {self.kb.layers[layer]} layer"
         return GoalFacts((Way("dig down", None, None, tuple(needs), tool=tool, detail=detail),))

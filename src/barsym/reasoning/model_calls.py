@@ -72,7 +72,7 @@ class ModelCaller:
             if key in self._replies:
                 self.stats.reused_replies += 1
                 return Asked(self._replies[key], None, 0.0)
-        self._prime()
+        self.prime()
         started = time.perf_counter()
         self.stats.llm_calls += 1
         try:
@@ -94,7 +94,8 @@ class ModelCaller:
             self._replies[key] = text
         return Asked(text, reply, time.perf_counter() - started)
 
-    def _prime(self) -> None:
+    def prime(self) -> None:
+        """Make the backend ready for this plan's calls (once per plan; the planner calls it up front)."""
         if self._primed:
             return
         self._primed = True
