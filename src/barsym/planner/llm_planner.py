@@ -124,6 +124,7 @@ class LLMPlanner:
         self.inner = BackwardPlanner(kb, decomposer, graph=self.graph, validator=validator, verify=decomposer.verify,
                                      max_goals=max_goals, name=name, keep_invalid=not decomposer.verify)
         self._symbolic = symbolic_planner(kb, graph=self.graph, validator=validator) if plan_fallback else None
+        self._estimator = None  # the symbolic planner that counts goals for the progress line
 
     def plan(self, goal: Goal, start: State | None = None) -> PlanResult:
         started = time.perf_counter()
@@ -148,11 +149,13 @@ class LLMPlanner:
 
     def _estimate(self, goal: Goal, start: State | None) -> int | None:
         """About how many goals the plan has: as many as the symbolic planner decomposes (only for progress)."""
-        if self.decomposer.progress is None:
+        progress = self.decomposer.progress
+        if progress is None or not getattr(progress, "enabled", True):  # a progress line that is not drawn
             return None
         try:
-            symbolic = self._symbolic or symbolic_planner(self.kb, graph=self.graph)
-            return len(symbolic.plan(goal, start).nodes)
+            if self._estimator is None:  # not _symbolic: for llm-only that would be a plan-level fallback
+                self._estimator = self._symbolic or symbolic_planner(self.kb, graph=self.graph)
+            return len(self._estimator.plan(goal, start).nodes)
         except PlanningError:
             return None
 
