@@ -7,10 +7,12 @@ process would, and checks the replies are the same.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from barsym.llm import LlamaCppBackend, LLMOptions
-from barsym.llm.prefix_state import PrefixKey, PrefixStateStore, PrefixStateWarning
+from barsym.llm.prefix_state import PrefixKey, PrefixStateStore, PrefixStateWarning, model_identity
 
 TOKENS = [1, 5, 9, 200, 49151]
 KEY = PrefixKey.for_prompt("model-a|100|1|abc", "prefix text", TOKENS, "0.3.36", "n_batch=512")
@@ -60,6 +62,17 @@ def test_only_the_newest_states_are_kept(tmp_path):
     for n in range(4):
         store.save(PrefixKey.for_prompt("m", f"prompt {n}", TOKENS, "v", "s"), TOKENS, b"x")
     assert len(list(tmp_path.glob("prefix-*.kvstate"))) == 2
+
+
+def test_a_replaced_model_file_has_another_identity(tmp_path):
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF" + b"a" * 100)
+    before = model_identity(model)
+    model.write_bytes(b"GGUF" + b"b" * 100)  # same size, new bytes and time
+    os.utime(model, ns=(1, 1))
+    assert model_identity(model) != before
+    same = model_identity(model)
+    assert model_identity(model) == same
 
 
 def test_an_unwritable_folder_is_skipped(tmp_path):
