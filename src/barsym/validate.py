@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
-from .kb import KnowledgeBase, Rules, UnknownItemError, rules_for
+from .kb import KnowledgeBase, Rules, rules_for
 from .model import Goal, Plan, Step, StepType
-from .sim import Code, Failure, Rollout, Simulator, State, Transition, future_demand, rollout
+from .sim import Code, Failure, Rollout, Simulator, State, Transition, future_demand, goal_failure, rollout
 
 
 class Verdict(str, Enum):
@@ -165,15 +165,7 @@ class Validator:
 
     # ---- goal and demand ----------------------------------------------------------
     def _goal_failure(self, goal: Goal, state: State) -> Failure | None:
-        try:
-            item = self.kb.resolve(goal.item)
-        except UnknownItemError as exc:
-            return Failure(Code.UNKNOWN_ITEM, f"goal: {exc}", item=goal.item, suggestions=tuple(exc.suggestions))
-        have = state.count_any(self.kb.acceptable(item))
-        if have >= goal.count:
-            return None
-        return Failure(Code.GOAL_NOT_REACHED, f"the plan ends with {have} {item}; the goal needs {goal.count}",
-                       item=item, needed=goal.count, had=have)
+        return goal_failure(self.kb, goal, state)
 
     def future_demand(self, steps: tuple[Step, ...], state: State) -> Mapping[str, int]:
         """Items later crafts and smelts will consume (see :func:`barsym.sim.future_demand`)."""

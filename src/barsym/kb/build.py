@@ -30,9 +30,10 @@ from pathlib import Path
 
 import minecraft_data
 
-from .knowledge import CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, SmeltRecipe, Source, Tool
+from .knowledge import Block, CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, SmeltRecipe, Source, Tool
 from .errors import DataFileError, VersionNotSupportedError
-from .schema import DATA_FILES, load_data_file
+from .schema import DATA_FILES, WorldFile, WorldResource, load_data_file
+from .world_params import LayerModel, MobModel, ResourceModel, WorldModel
 
 MINECRAFT_DATA_DIR = Path(minecraft_data.__file__).parent / "data" / "data"
 
@@ -44,7 +45,7 @@ def _read_minecraft_data(version: str) -> dict[str, list]:
         raise VersionNotSupportedError(
             f"minecraft-data has no PC data for version {version!r}; known versions: {known}"
         )
-    wanted = ("items", "blocks", "recipes", "blockLoot")
+    wanted = ("items", "blocks", "recipes", "materials")
     out = {}
     for category in wanted:
         folder = paths[version].get(category)
@@ -258,7 +259,7 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
         check_item(entry.result, "smelting.json")
         label = entry.input[0] if len(entry.input) == 1 else "|".join(entry.input)
         ingredient = _with_generics(Ingredient(label, expand(entry.input)), families)
-        smelts[entry.result].append(SmeltRecipe(entry.result, ingredient))
+        smelts[entry.result].append(SmeltRecipe(entry.result, ingredient, ticks=entry.cooking_time))
 
     for field_name, keys in (("fuels", fuels_file.fuels), ("exclude", fuels_file.exclude)):
         for key in keys:
@@ -310,6 +311,9 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
         check_item(drop.item, "mobs.json")
         sources.setdefault(drop.item, Source(drop.item, "kill", drop.mob, frozenset(drop.layers), None, 0))
 
+    blocks, dig_speeds, durability = _mining_facts(md, names)
+    world = _world_model(files["world.json"], data_dir / "world.json", blocks, resources_file, mobs_file)
+
     aliases = {}
     for old, new in aliases_file.aliases.items():
         check_item(new, "aliases.json")
@@ -341,4 +345,76 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
                                   p.generic_names, p.about)
                   for name, p in rules_file.profiles.items()},
         default_profile=rules_file.default,
+        blocks=blocks,
+        dig_speeds=dig_speeds,
+        durability=durability,
+        world=world,
+    )
+
+
+def _mining_facts(md: dict, names: dict[int, str]):
+    """Hardness, material and harvest tools of every block; dig speeds by material; tool durability.
+
+    minecraft-data keys tools by id; they are turned into names here, as
+    everything else in the knowledge base (ids change between versions).
+    """
+    blocks = {}
+    for raw in md["blocks"]:
+        hardness = raw.get("hardness")
+        harvest = frozenset(names[int(i)] for i in (raw.get("harvestTools") or {}) if int(i) in names)
+        blocks[raw["name"]] = Block(raw["name"], -1.0 if hardness is None else float(hardness),
+                                    raw.get("material"), harvest)
+    dig_speeds = {material: {names[int(i)]: float(speed) for i, speed in speeds.items() if int(i) in names}
+                  for material, speeds in md["materials"].items()}
+    durability = {item["name"]: int(item["maxDurability"]) for item in md["items"] if item.get("maxDurability")}
+    return blocks, dig_speeds, durability
+
+
+def _resource_model(entry: WorldResource) -> ResourceModel:
+    return ResourceModel(entry.density, entry.cluster, tuple(entry.drops), entry.chance)
+
+
+def _world_model(spec: WorldFile, path: Path, blocks: dict[str, Block], resources, mobs) -> WorldModel:
+    """world.json as a :class:`WorldModel`, checked against the other files (every mob and layer is covered)."""
+    if len(spec.layers) != len(resources.layers):
+        raise DataFileError(f"{path}: field 'layers': {len(spec.layers)} layers, but resources.json has "
+                            f"{len(resources.layers)} ({', '.join(resources.layers)})")
+    for layer, name in zip(spec.layers, resources.layers):
+        if layer.name != name:
+            raise DataFileError(f"{path}: field 'layers': layer {layer.name!r} where resources.json has {name!r}")
+    for field_name in ("soil_block", "rock_block"):
+        block = getattr(spec.dig_down, field_name)
+        if block not in blocks or blocks[block].hardness < 0:
+            raise DataFileError(f"{path}: field 'dig_down.{field_name}': {block!r} is not a breakable block")
+    known = {r.item for r in resources.resources}
+    for item in spec.resources:
+        if item not in known:
+            raise DataFileError(f"{path}: field 'resources.{item}': not a resource of resources.json")
+    for drop in mobs.drops:
+        mob = spec.mobs.get(drop.mob)
+        if mob is None:
+            raise DataFileError(f"{path}: field 'mobs': no entry for {drop.mob!r} (mobs.json: it drops {drop.item})")
+        if mob.drops.get(drop.item, (0, 0))[1] < 1:
+            raise DataFileError(f"{path}: field 'mobs.{drop.mob}.drops': {drop.item!r} missing (mobs.json has it)")
+    return WorldModel(
+        layers=tuple(LayerModel(layer.name, layer.y, layer.scan_rate, layer.budget) for layer in spec.layers),
+        dig_blocks_per_level=spec.dig_down.blocks_per_level,
+        dig_ticks_per_level=spec.dig_down.ticks_per_level,
+        soil_levels=spec.dig_down.soil_levels,
+        soil_block=spec.dig_down.soil_block,
+        rock_block=spec.dig_down.rock_block,
+        break_delay=spec.mining.delay_ticks,
+        craft_step_ticks=spec.crafting.ticks_per_step,
+        craft_batch_ticks=spec.crafting.ticks_per_batch,
+        smelt_step_ticks=spec.smelting.ticks_per_step,
+        hit_ticks=spec.hunting.ticks_per_hit,
+        chase_ticks=spec.hunting.chase_ticks,
+        give_up_after=spec.hunting.give_up_after,
+        controller={"mine": spec.controller.mine, "craft": spec.controller.craft, "smelt": spec.controller.smelt,
+                    "kill": spec.controller.kill, "dig_down": spec.controller.dig_down},
+        resources={item: _resource_model(entry) for item, entry in spec.resources.items()},
+        default_surface=_resource_model(spec.default_surface),
+        default_underground=_resource_model(spec.default_underground),
+        mobs={name: MobModel(m.health, m.encounter_ticks, m.escape, {k: tuple(v) for k, v in m.drops.items()})
+              for name, m in spec.mobs.items()},
     )
