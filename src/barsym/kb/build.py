@@ -361,9 +361,10 @@ def _mining_facts(md: dict, names: dict[int, str]):
     blocks = {}
     for raw in md["blocks"]:
         hardness = raw.get("hardness")
+        if hardness is None or not raw.get("diggable", True):  # bedrock, barriers, fluids: never broken
+            hardness = -1.0
         harvest = frozenset(names[int(i)] for i in (raw.get("harvestTools") or {}) if int(i) in names)
-        blocks[raw["name"]] = Block(raw["name"], -1.0 if hardness is None else float(hardness),
-                                    raw.get("material"), harvest)
+        blocks[raw["name"]] = Block(raw["name"], float(hardness), raw.get("material"), harvest)
     dig_speeds = {material: {names[int(i)]: float(speed) for i, speed in speeds.items() if int(i) in names}
                   for material, speeds in md["materials"].items()}
     durability = {item["name"]: int(item["maxDurability"]) for item in md["items"] if item.get("maxDurability")}

@@ -75,7 +75,8 @@ class Block:
 
     ``material`` names the entry of ``materials.json`` that lists which tools
     dig it faster and how much; ``harvest_tools`` are the tools that make it
-    drop anything (empty: the hand will do). ``hardness`` -1 is unbreakable.
+    drop anything (empty: the hand will do). ``hardness`` -1: never broken
+    (minecraft-data's ``diggable`` false: bedrock, fluids).
     """
 
     name: str

@@ -265,7 +265,7 @@ class Rules:
         return 0 if damage >= 1 else math.ceil(1 / damage - EPSILON)
 
     def wear(self, tool: str | None, block_name: str) -> int:
-        """Uses breaking one ``block_name`` costs ``tool``: 0 for the hand or an instant break, 2 for a sword, else 1."""
+        """Uses that breaking one ``block_name`` costs ``tool``: 0 (hand, instant break), 2 (a sword), else 1."""
         if tool is None or tool not in self.kb.durability or self.break_ticks(block_name, tool) == 0:
             return 0
         info = self.kb.tools.get(tool)

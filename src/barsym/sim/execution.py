@@ -33,7 +33,9 @@ def wilson_interval(successes: int, runs: int, z: float = Z95) -> tuple[float, f
     denominator = 1 + z * z / runs
     centre = (p + z * z / (2 * runs)) / denominator
     half = z * math.sqrt(p * (1 - p) / runs + z * z / (4 * runs * runs)) / denominator
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    low = 0.0 if successes == 0 else max(0.0, centre - half)  # exact at the ends, where rounding leaves 1e-18
+    high = 1.0 if successes == runs else min(1.0, centre + half)
+    return (low, high)
 
 
 @dataclass(frozen=True)
@@ -135,7 +137,8 @@ class Execution:
         low, high = self.interval
         return {
             "file": self.plan.source, "world": self.world, "runs": self.runs, "seed": self.seed,
-            "budget": self.budget, "goal": None if self.goal is None else {"item": self.goal.item, "count": self.goal.count},
+            "budget": self.budget,
+            "goal": None if self.goal is None else {"item": self.goal.item, "count": self.goal.count},
             "successes": self.successes, "success_rate": round(self.success_rate, 6),
             "interval": [round(low, 6), round(high, 6)],
             "failures": [f.to_dict() for f in self.failures()],
