@@ -38,7 +38,8 @@ def add_parser(sub) -> None:
 
 
 def _minutes(ticks: float) -> str:
-    return f"{ticks / 1200:.1f} min"
+    """Game time of ``ticks`` (20 per second) in the unit that reads best."""
+    return f"{ticks / 1200:.1f} min" if ticks >= 1200 else f"{ticks / 20:.1f} s"
 
 
 def _print_text(execution: Execution) -> None:
@@ -58,7 +59,8 @@ def _print_text(execution: Execution) -> None:
         print(f"  {count.count:>5} failed at {where}: {count.code}")
     if len(failures) > SHOWN_FAILURES:
         rest = sum(c.count for c in failures[SHOWN_FAILURES:])
-        print(f"  {rest:>5} failed in {len(failures) - SHOWN_FAILURES} other ways (--json lists them)")
+        ways = len(failures) - SHOWN_FAILURES
+        print(f"  {rest:>5} failed in {ways} other way{'s' if ways > 1 else ''} (--json lists them)")
     description = execution.description()
     if description is not None:
         print(f"  a typical failed run: {description}")

@@ -127,9 +127,10 @@ class StochasticWorld(World):
         probability = self.model.controller[kind.value]
         if draws.random() < probability:
             at = draws.random() * outcome.ticks
+            what = kind.value.replace("_", " ")
             failure = WorldFailure(WorldCode.CONTROLLER_FAILED,
-                                   f"the controller failed the {kind.value.replace('_', ' ')} step "
-                                   f"{at:.0f} ticks into it (it fails {probability:.1%} of them)", move.item)
+                                   f"the controller failed the {what} step {at:,.0f} ticks into it "
+                                   f"({100 * probability:g} % of {what} steps fail so)", move.item)
             return self.finish(state, at, state.state, failure=failure)
         return self.finish(state, outcome.ticks, outcome.after, outcome.wear, outcome.failure, outcome.progress)
 
