@@ -50,8 +50,8 @@ def _print_text(execution: Execution) -> None:
           f"in the {execution.world} world{budget}")
     ticks = execution.ticks()
     if ticks is not None:
-        print(f"  ticks of successful runs: median {ticks['median']:,.0f} ({_minutes(ticks['median'])}), "
-              f"90th percentile {ticks['p90']:,} ({_minutes(ticks['p90'])})")
+        print(f"  ticks of successful runs: median {ticks.median:,.0f} ({_minutes(ticks.median)}), "
+              f"90th percentile {ticks.p90:,} ({_minutes(ticks.p90)})")
     failures = execution.failures()
     for count in failures[:SHOWN_FAILURES]:
         where = (f"step {count.step} ({execution.plan.steps[count.step - 1]})" if count.step is not None

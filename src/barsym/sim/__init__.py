@@ -1,8 +1,7 @@
 """Simulator: immutable state, pure ``applicable``/``apply``, structured failures; execution worlds on top."""
 
 from .failure import Code, Failure, StepFailed
-from .goal import goal_failure
-from .rollout import Rollout, StepOutcome, future_demand, rollout
+from .rollout import Rollout, StepOutcome, future_demand, goal_failure, rollout
 from .simulator import Simulator, Transition
 from .state import State
 from .world import DeterministicWorld, StepResult, World, WorldCode, WorldFailure, WorldState

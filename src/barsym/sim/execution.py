@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..model import Goal, Plan
-from .goal import goal_failure
+from .rollout import goal_failure
 from .state import State
 from .stochastic import derive_seed
 from .world import World, WorldFailure, WorldState
@@ -80,6 +80,17 @@ class FailureCount:
         return {"step": self.step, "code": self.code, "count": self.count}
 
 
+@dataclass(frozen=True)
+class TickStats:
+    """Median and 90th percentile (nearest rank) of the ticks of successful runs."""
+
+    median: float
+    p90: int
+
+    def to_dict(self) -> dict:
+        return {"median": self.median, "p90": self.p90}
+
+
 @dataclass
 class Execution:
     """Every episode of one plan in one world, and what they add up to."""
@@ -114,12 +125,12 @@ class Execution:
         ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0] is None, kv[0][0] or 0, kv[0][1]))
         return [FailureCount(step, code, n) for (step, code), n in ordered]
 
-    def ticks(self) -> dict | None:
-        """Median and 90th percentile (nearest rank) of the ticks of successful runs; None without any."""
+    def ticks(self) -> TickStats | None:
+        """Tick statistics of the successful runs; None without any."""
         done = sorted(e.ticks for e in self.episodes if e.success)
         if not done:
             return None
-        return {"median": statistics.median(done), "p90": done[math.ceil(0.9 * len(done)) - 1]}
+        return TickStats(statistics.median(done), done[math.ceil(0.9 * len(done)) - 1])
 
     def typical_failure(self) -> Episode | None:
         """The first run that failed the commonest way (same step, same code)."""
@@ -142,7 +153,7 @@ class Execution:
             "successes": self.successes, "success_rate": round(self.success_rate, 6),
             "interval": [round(low, 6), round(high, 6)],
             "failures": [f.to_dict() for f in self.failures()],
-            "ticks": self.ticks(), "description": self.description(),
+            "ticks": None if self.ticks() is None else self.ticks().to_dict(), "description": self.description(),
         }
 
 
