@@ -356,7 +356,8 @@ def test_the_cli_prints_bad_counts_as_one_warning_and_no_negative_totals(capsys,
 
 @pytest.mark.parametrize("version", ["1.17", "1.18.2", "1.16.4", "9.99"])
 @pytest.mark.parametrize("command", [["plan", "stick", "--planner", "symbolic"], ["validate", EXPERT_FILES[0]],
-                                     ["graph", "stick"], ["eval", "--planner", "symbolic", "--dataset", "."]])
+                                     ["execute", EXPERT_FILES[0]], ["graph", "stick"],
+                                     ["eval", "--planner", "symbolic", "--dataset", "."]])
 def test_versions_without_authored_data_are_refused_by_every_command(capsys, version, command):
     code, out, err = run(capsys, "--mc-version", version, *command)
     assert code == 2 and out == "" and one_line(err), err
