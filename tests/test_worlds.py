@@ -148,6 +148,22 @@ def test_a_tool_that_breaks_is_gone_afterwards(kb):
     assert following.failure.code is Code.MISSING_TOOL  # the simulator's verdict on the new state
 
 
+def test_a_pickaxe_can_break_digging_down_and_a_spare_goes_on(kb):
+    no_fumbles = dict.fromkeys(kb.world.controller, 0.0)
+    steady = StochasticWorld(kb, model=dataclasses.replace(kb.world, controller=no_fumbles))
+    dig = Step(type=StepType.DIG_DOWN, tool="wooden_pickaxe")  # surface to stone: 9 dirt and 9 stone
+    worn = (("wooden_pickaxe", 50),)
+    alone = steady.step(dataclasses.replace(steady.reset(0, State.start({"wooden_pickaxe": 1})), wear=worn), dig)
+    assert alone.failure.code is WorldCode.TOOL_BROKE and "9 of the 18 blocks down dug" in alone.failure.message
+    assert alone.state.state.layer == 0 and alone.state.state.count("wooden_pickaxe") == 0
+    pair = steady.step(dataclasses.replace(steady.reset(0, State.start({"wooden_pickaxe": 2})), wear=worn), dig)
+    assert pair.ok and pair.state.state.layer == 1 and pair.state.state.count("wooden_pickaxe") == 1
+    assert pair.state.wear == (("wooden_pickaxe", 9),)
+    rules = Rules(kb)
+    assert pair.ticks == (9 * (rules.break_ticks("dirt", "wooden_pickaxe") + 5)
+                          + 9 * (rules.break_ticks("stone", "wooden_pickaxe") + 5) + 6 * kb.world.dig_ticks_per_level)
+
+
 def test_hunts_may_fail(kb):
     skittish = dataclasses.replace(kb.world, mobs={**kb.world.mobs,
                                                    "cow": dataclasses.replace(kb.world.mobs["cow"], escape=0.9)})

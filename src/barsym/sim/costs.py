@@ -26,32 +26,37 @@ class StepCosts:
         self.rules = rules
         self.kb = rules.kb
         self.model = model
-        self._per_block: dict[tuple[str, str | None], int] = {}
-        self._dig: dict[int, tuple[str, ...]] = {}
+        self._block: dict[tuple[str, str | None], tuple[int, int]] = {}
+        self._dig: dict[int, tuple[tuple[str, int], ...]] = {}
 
     # ---- blocks ------------------------------------------------------------------------
-    def per_block(self, block: str, tool: str | None) -> int:
-        """Ticks one block takes: its break time with ``tool``, plus the game's delay before the next one."""
+    def block(self, block: str, tool: str | None) -> tuple[int, int]:
+        """(ticks, uses) of one block: its break time with ``tool`` plus the game's delay, and the wear on ``tool``."""
         key = (block, tool)
-        ticks = self._per_block.get(key)
-        if ticks is None:
+        cost = self._block.get(key)
+        if cost is None:
             ticks = self.rules.break_ticks(block, tool)
-            ticks = ticks + self.model.break_delay if ticks else 0
-            self._per_block[key] = ticks
-        return ticks
+            cost = self._block[key] = (ticks + self.model.break_delay if ticks else 0, self.rules.wear(tool, block))
+        return cost
 
-    def dig_blocks(self, layer: int) -> tuple[str, ...]:
-        """The blocks a dig down from ``layer`` breaks, in order: soil under the surface, then rock."""
-        blocks = self._dig.get(layer)
-        if blocks is None:
+    def per_block(self, block: str, tool: str | None) -> int:
+        return self.block(block, tool)[0]
+
+    def dig_runs(self, layer: int) -> tuple[tuple[str, int], ...]:
+        """The blocks a dig down from ``layer`` breaks, as runs in order: soil under the surface, then rock."""
+        runs = self._dig.get(layer)
+        if runs is None:
             layers, m = self.model.layers, self.model
             top = layers[0].y
-            out = []
+            out: list[list] = []
             for y in range(layers[layer].y - 1, layers[layer + 1].y - 1, -1):
                 block = m.soil_block if top - y <= m.soil_levels else m.rock_block
-                out.extend([block] * m.dig_blocks_per_level)
-            blocks = self._dig[layer] = tuple(out)
-        return blocks
+                if out and out[-1][0] == block:
+                    out[-1][1] += m.dig_blocks_per_level
+                else:
+                    out.append([block, m.dig_blocks_per_level])
+            runs = self._dig[layer] = tuple((block, n) for block, n in out)
+        return runs
 
     def dig_levels(self, layer: int) -> int:
         return self.model.layers[layer].y - self.model.layers[layer + 1].y
@@ -82,7 +87,7 @@ class StepCosts:
         if kind is StepType.DIG_DOWN:
             if move.state.layer == before.layer:
                 return 0
-            return (sum(self.per_block(b, tool) for b in self.dig_blocks(before.layer))
+            return (sum(self.per_block(b, tool) * n for b, n in self.dig_runs(before.layer))
                     + self.dig_levels(before.layer) * self.model.dig_ticks_per_level)
         source = self.kb.sources[move.item]
         if kind is StepType.KILL:

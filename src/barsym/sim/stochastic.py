@@ -161,7 +161,7 @@ class StochasticWorld(World):
             return counts.get(name, 0) - broken.get(name, 0)
 
         tool = rules.worn_tool(move.used)
-        per_block, cost = costs.per_block(source.origin, tool), rules.wear(tool, source.origin)
+        per_block, cost = costs.block(source.origin, tool)
         life = rules.durability(tool) if tool else None
         got = left = 0
         ticks = 0.0
@@ -188,12 +188,13 @@ class StochasticWorld(World):
                 failure = self._broke(tool, source.tool_kind, f"with {got} of {need} {item} mined")
                 return _Outcome(ticks, ws.state.changed(add={item: got}, remove=broken), _wear_tuple(wear), failure)
             tool = spare
-            per_block, cost = costs.per_block(source.origin, tool), rules.wear(tool, source.origin)
+            per_block, cost = costs.block(source.origin, tool)
             life = rules.durability(tool) if tool else None
         return _Outcome(ticks, move.state.changed(remove=broken) if broken else move.state, _wear_tuple(wear),
                         progress=f"{min(got, need)} of {need} {item} mined")
 
     def _dig(self, ws: WorldState, move: Transition) -> _Outcome:
+        """A staircase of block runs; per run, the blocks until the pickaxe breaks are counted, not looped."""
         layer = ws.state.layer
         if move.state.layer == layer:  # already on the deepest layer: nothing to dig
             return _Outcome(0, move.state)
@@ -203,25 +204,31 @@ class StochasticWorld(World):
         broken: dict[str, int] = {}
         tool = rules.worn_tool(move.used)
         ticks = float(costs.dig_levels(layer) * self.model.dig_ticks_per_level)
-        blocks = costs.dig_blocks(layer)
-        for dug, block in enumerate(blocks, start=1):
-            ticks += costs.per_block(block, tool)
-            cost = rules.wear(tool, block)
-            if not cost:
-                continue
-            uses = wear.get(tool, 0) + cost
-            if uses < rules.durability(tool):
-                wear[tool] = uses
-                continue
-            wear.pop(tool, None)
-            broken[tool] = broken.get(tool, 0) + 1
-            if dug == len(blocks):
-                break
-            spare = self.rules.best_held_tool(kind, 1, lambda n: counts.get(n, 0) - broken.get(n, 0))
-            if spare is None:
-                failure = self._broke(tool, kind, f"{dug} of the {len(blocks)} blocks down dug")
-                return _Outcome(ticks, ws.state.changed(remove=broken), _wear_tuple(wear), failure)
-            tool = spare
+        runs = costs.dig_runs(layer)
+        total, dug = sum(n for _, n in runs), 0
+        for block, count in runs:
+            while count:
+                per, cost = costs.block(block, tool)
+                life = rules.durability(tool) if cost else None
+                lasts = count if not cost else min(count, -(-(life - wear.get(tool, 0)) // cost))
+                ticks += per * lasts
+                count -= lasts
+                dug += lasts
+                if not cost:
+                    continue
+                uses = wear.get(tool, 0) + cost * lasts
+                if uses < life:
+                    wear[tool] = uses
+                    continue
+                wear.pop(tool, None)
+                broken[tool] = broken.get(tool, 0) + 1
+                if dug == total:
+                    break
+                spare = rules.best_held_tool(kind, 1, lambda n: counts.get(n, 0) - broken.get(n, 0))
+                if spare is None:
+                    failure = self._broke(tool, kind, f"{dug} of the {total} blocks down dug")
+                    return _Outcome(ticks, ws.state.changed(remove=broken), _wear_tuple(wear), failure)
+                tool = spare
         return _Outcome(ticks, move.state.changed(remove=broken) if broken else move.state, _wear_tuple(wear))
 
     def _hunt(self, ws: WorldState, step: Step, move: Transition, draws: Draws) -> _Outcome:
