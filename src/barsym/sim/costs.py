@@ -28,6 +28,7 @@ class StepCosts:
         self.model = model
         self._block: dict[tuple[str, str | None], tuple[int, int]] = {}
         self._dig: dict[int, tuple[tuple[str, int], ...]] = {}
+        self._craft: dict[tuple[str, int, State], int] = {}
 
     # ---- blocks ------------------------------------------------------------------------
     def block(self, block: str, tool: str | None) -> tuple[int, int]:
@@ -68,9 +69,17 @@ class StepCosts:
 
     # ---- steps without chance -------------------------------------------------------------
     def craft_ticks(self, item: str, count: int, before: State) -> int:
-        fit = self.rules.fitting_recipe(item, count, before.counts)
-        batches = fit.batches if fit is not None else 1
-        return self.model.craft_step_ticks + self.model.craft_batch_ticks * batches
+        """Opening the grid, then a click per batch of the recipe the rule book picks (remembered per state)."""
+        key = (item, count, before)
+        ticks = self._craft.get(key)
+        if ticks is None:
+            fit = self.rules.fitting_recipe(item, count, before.counts)
+            batches = fit.batches if fit is not None else 1
+            ticks = self.model.craft_step_ticks + self.model.craft_batch_ticks * batches
+            if len(self._craft) >= 50_000:
+                self._craft.clear()
+            self._craft[key] = ticks
+        return ticks
 
     def smelt_ticks(self, item: str, count: int, before: State) -> int:
         return self.model.smelt_step_ticks + self.rules.smelt_ticks(item, count, before.counts)

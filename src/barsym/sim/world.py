@@ -41,6 +41,8 @@ from .simulator import Simulator, Transition
 from .state import State
 
 SEED_MASK = (1 << 64) - 1
+#: simulator answers a world remembers before it starts afresh (a few MB at most)
+TRANSITIONS_KEPT = 50_000
 
 
 class WorldCode(str, Enum):
@@ -103,6 +105,7 @@ class World(ABC):
         self.kb = kb
         self.rules = rules_for(kb, rules)
         self.sim = Simulator(kb, self.rules)
+        self._transitions: dict[tuple, Transition | Failure] = {}
 
     def reset(self, seed: int = 0, start: State | None = None, budget: int | None = None) -> WorldState:
         """Start an episode from ``start`` (empty inventory on the surface by default)."""
@@ -118,9 +121,23 @@ class World(ABC):
 
     # ---- shared by the worlds ---------------------------------------------------------
     def transition(self, step: Step, state: State, later: Sequence[Step] = ()) -> Transition | Failure:
-        """The simulator's verdict on ``step`` from ``state``: whether it can run at all, and what it makes."""
-        reserve = future_demand(self.rules, later, state) if step.type is StepType.SMELT and later else {}
-        return self.sim.transition(step, state, reserve)
+        """The simulator's verdict on ``step`` from ``state``: whether it can run at all, and what it makes.
+
+        Remembered: the runs of one plan pass through the same states until
+        chance makes them differ, and the simulator is pure, so its answer for
+        a (step, state) pair (and, for a smelt, the steps after it, which decide
+        the fuel it may burn) never changes.
+        """
+        smelt = step.type is StepType.SMELT and bool(later)
+        key = (step, state, tuple(later)) if smelt else (step, state)
+        found = self._transitions.get(key)
+        if found is None:
+            reserve = future_demand(self.rules, later, state) if smelt else {}
+            found = self.sim.transition(step, state, reserve)
+            if len(self._transitions) >= TRANSITIONS_KEPT:
+                self._transitions.clear()
+            self._transitions[key] = found
+        return found
 
     @staticmethod
     def finish(before: WorldState, ticks: float, after: State, wear: tuple[tuple[str, int], ...] | None = None,
