@@ -74,6 +74,7 @@ class Source:
     layers: frozenset[int]
     tool_kind: str | None
     min_tier: int
+    uses: tuple[tuple[str, int], ...] = ()  # items each unit consumes (the bucket a water_bucket is)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +94,7 @@ class RuleProfile:
     furnace_needed: bool = True
     fuel_needed: bool = True
     generic_names: bool = True  # plans may name the generic families (logs, planks)
+    climb: bool = True  # the agent may climb back up a layer
     about: str = ""
 
 
@@ -117,6 +119,7 @@ class KnowledgeBase:
     stations: frozenset[str] = field(default=frozenset({"crafting_table", "furnace"}))
     profiles: dict[str, RuleProfile] = field(default_factory=lambda: {"survival": RuleProfile("survival")})
     default_profile: str = "survival"
+    loot: dict[str, str] = field(default_factory=dict)  # loot-only item -> where it is found
 
     # ---- names -------------------------------------------------------------
     def resolve(self, name: str, dialect: str | None = None) -> str:

@@ -148,9 +148,19 @@ class Rules:
     def can_gather(self) -> bool:
         return self.profile.gather
 
+    @property
+    def can_climb(self) -> bool:
+        """Whether a ``climb up`` step is allowed (planners still avoid it where BAR's order works)."""
+        return self.profile.gather and self.profile.climb
+
     def source(self, item: str) -> Source | None:
         """Where a raw resource comes from, or None (always None when the profile forbids gathering)."""
         return self.kb.sources.get(item) if self.profile.gather else None
+
+    @staticmethod
+    def gather_uses(source: Source, count: int) -> dict[str, int]:
+        """What gathering ``count`` units consumes: a bucket per water_bucket, a bottle per honey_bottle."""
+        return {name: n * count for name, n in source.uses}
 
     def producers(self, item: str) -> list[str]:
         """Action kinds that make ``item`` under this profile: craft, smelt, mine, kill."""

@@ -35,7 +35,7 @@ from ..model import Goal, Plan, Step, StepType
 from ..sim import State
 from ..validate import ValidationResult, Validator
 from .decomposer import Decomposer, Decomposition, PlanContext, PlanningError, Unanswered, goal_layer
-from .ordering import Need, NoOrder, order_steps
+from .ordering import Need, NoOrder, drop_blocking_surface, insert_layer_moves, order_steps
 from .verify import check_decomposition, subgoal_roles
 
 KEPT_ROLES = ("tool", "station")
@@ -92,11 +92,16 @@ class PlanResult:
     stats: dict = field(default_factory=dict)
 
     def provenance(self, position: int) -> list[str]:
+        if not self.sources[position]:
+            return ["layer"]  # a climb up (or dig down again) the planner put in for a gathering step's layer
         return sorted({self.nodes[n].decomposition.provenance for n in self.sources[position]})
 
     def serves(self, position: int) -> list[str]:
         """What this step is for: the items of the steps it feeds ("fuel for X"), or "goal"."""
         names = ["goal"] if position == len(self.plan) - 1 else []
+        if not self.sources[position]:  # an inserted climb or dig: for the gathering step it leads to
+            after = next((s for s in self.plan.steps[position + 1:] if not s.type.moves), None)
+            return [after.item] if after is not None and after.item else names
         for before, after, role in self.needs:
             if before != position or role in ("surface", "shared"):
                 continue
@@ -307,12 +312,22 @@ class BackwardPlanner:
         except NoOrder as exc:
             if self.keep_invalid:  # an unchecked planner's answers may loop: show BAR's raw stack order
                 order = list(range(len(steps)))
+            elif exc.surface and self.rules.can_climb:  # BAR's agent never climbs; a player does, when it must
+                needs = drop_blocking_surface(steps, needs)
+                try:
+                    order = order_steps(steps, needs)
+                except NoOrder as again:
+                    raise PlanningError("no_order", f"{root.item}: no order of the steps works: {again.reason}") from None
             elif exc.surface:
                 raise PlanningError("no_return", f"{root.item} cannot be obtained without climbing back up: {exc.reason}") from None
             else:
                 raise PlanningError("no_order", f"{root.item}: no order of the steps works: {exc.reason}") from None
-        position = {old: new for new, old in enumerate(order)}
-        plan = Plan(steps=tuple(steps[i] for i in order), source=f"barsym plan {root.item} ({self.name})")
+        ordered = [steps[i] for i in order]
+        moved = list(range(len(ordered)))
+        if self.rules.can_climb:
+            ordered, moved = insert_layer_moves(ordered, self._gather_layers, self._start.layer, self.kb.deepest_layer)
+        position = {old: moved[new] for new, old in enumerate(order)}
+        plan = Plan(steps=tuple(ordered), source=f"barsym plan {root.item} ({self.name})")
         for nid, i in at.items():
             nodes[nid].step_index = position[i]
         self._check_climb(root, plan)
@@ -321,17 +336,46 @@ class BackwardPlanner:
             error = validation.errors[0]
             where = f"step {error.step}" if error.step else "the end"
             raise PlanningError("invalid", f"{root.item}: the plan fails validation at {where}: {error.message}")
+        sources: list[list[int]] = [[] for _ in plan.steps]  # inserted climbs and digs come from no goal
+        for i in order:
+            sources[position[i]] = fused[i]
         return PlanResult(
-            goal=root, plan=plan, nodes=nodes, sources=[fused[i] for i in order],
-            needs=sorted({(position[d.before], position[d.after], d.role) for d in needs if d.before != d.after}),
+            goal=root, plan=plan, nodes=nodes, sources=sources,
+            needs=sorted({(position[d.before], position[d.after], d.role) for d in needs if d.before != d.after}
+                         | self._layer_needs(plan, sources)),
             raw_steps=tuple(nodes[n].decomposition.step for n in popped), validation=validation,
             planner=self.name, decomposer=getattr(self.decomposer, "name", "?"),
             stats={"goals": len(nodes), "decompositions": calls, "shared_stations": share},
         )
 
+    def _layer_needs(self, plan: Plan, sources: list[list[int]]) -> set[tuple[int, int, str]]:
+        """Where climbs were put in: layer moves keep their order and each gathering step its layer segment."""
+        if all(sources):
+            return set()
+        moves = [i for i, step in enumerate(plan.steps) if step.type.moves]
+        out = {(a, b, "layer") for a, b in zip(moves, moves[1:])}
+        for i, step in enumerate(plan.steps):
+            if self._gather_layers(step) is None:
+                continue
+            prior = [m for m in moves if m < i]
+            later = [m for m in moves if m > i]
+            if prior:
+                out.add((prior[-1], i, "layer"))
+            if later:
+                out.add((i, later[0], "layer"))
+        return out
+
+    def _gather_layers(self, step: Step) -> frozenset[int] | None:
+        if step.type not in (StepType.MINE, StepType.KILL) or not step.item:
+            return None
+        source = self.kb.sources.get(self.kb.resolve(step.item))
+        return source.layers if source is not None else None
+
     def _check_climb(self, root: Goal, plan: Plan) -> None:
         """A start below the surface cannot gather what only grows above it: say so, not 'invalid'."""
         layer = self._start.layer
+        if self.rules.can_climb:
+            return  # the climbs were put in
         for step in plan.steps:
             source = self.kb.sources.get(step.item or "") if step.type in (StepType.MINE, StepType.KILL) else None
             if source is not None and max(source.layers) < layer:

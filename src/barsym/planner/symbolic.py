@@ -149,7 +149,8 @@ class SymbolicDecomposer:
             tool = (context.held_tool(self.rules, source.tool_kind, source.min_tier)
                     or self.tool_for(source.tool_kind, source.min_tier))
         step = Step(type=StepType(source.kind), item=item, count=count, tool=tool)
-        subgoals = [Goal(item=tool, count=1)] if tool else []
+        subgoals = [Goal(item=name, count=n) for name, n in self.rules.gather_uses(source, count).items()]
+        subgoals += [Goal(item=tool, count=1)] if tool else []
         low = min(source.layers)
         if low > 0:
             subgoals.append(layer_goal(low))
@@ -204,6 +205,7 @@ class SymbolicDecomposer:
         else:
             source = self.kb.sources[item]
             parts = [self.tool_for(source.tool_kind, source.min_tier)] if source.tool_kind else []
+            parts += [name for name, _ in source.uses]
         tier = 0
         if kind in ("mine", "kill"):
             source = self.kb.sources[item]
