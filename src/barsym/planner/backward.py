@@ -273,6 +273,8 @@ class BackwardPlanner:
             serving = (self.rules.best_held_tool(tool.kind, tool.tier, start.count) if tool is not None
                        else (item if start.count(item) else None))
             return f"{serving} is in the start inventory (used, not consumed)" if serving else None
+        if node.role == "fuel":
+            return self._fuel_from_start(node, item, context)
         free = {name: start.count(name) - context.from_start[name] for name in self.kb.acceptable(item)}
         have = sum(max(0, n) for n in free.values())
         if have <= 0:
@@ -287,6 +289,22 @@ class BackwardPlanner:
             return f"{take} {item} from the start inventory"
         node.goal = Goal(item=node.goal.item, count=node.goal.count - take)
         node.from_start = take
+        return None
+
+    def _fuel_from_start(self, node: GoalNode, item: str, context: PlanContext) -> str | None:
+        """Fuel is burn time: any fuel the start holds covers a fuel goal (coal for planks), in the furnace's order."""
+        rules, start = self.rules, context.start
+        burn = node.goal.count * rules.fuel_value(item)
+        held = {name: start.count(name) - context.from_start[name] for name in start.counts
+                if rules.fuel_value(name) > 0 and not rules.is_persistent(name)}
+        fuel, got = rules.pick_fuel({n: c for n, c in held.items() if c > 0}, burn, reserve={})
+        if not fuel:
+            return None
+        for name, n in fuel.items():
+            context.from_start[name] += n
+        if got + 1e-9 >= burn:
+            return "fuel from the start inventory: " + ", ".join(f"{n} {name}" for name, n in fuel.items())
+        node.goal = Goal(item=node.goal.item, count=rules.fuel_units(item, burn - got))
         return None
 
     # ---- fusion, ordering, validation -------------------------------------------------------
@@ -410,7 +428,10 @@ class BackwardPlanner:
                     befores = [at[cid]]
                 else:
                     layer = goal_layer(child.goal)
-                    befores = [digs[layer]] if layer is not None else makers.get(self.kb.resolve(child.goal.item), [])
+                    if layer is not None:  # reached by a planned dig, or already at the start
+                        befores = [digs[layer]] if layer in digs else []
+                    else:
+                        befores = makers.get(self.kb.resolve(child.goal.item), [])
                 for before in befores:
                     needs.append(Need(before, after, child.role, child.index, child.goal.item))
         for i, step in enumerate(steps):  # surface-only resources before going deeper
