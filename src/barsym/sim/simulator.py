@@ -192,14 +192,14 @@ class Simulator:
                           consumed=uses, used=frozenset(used))
 
     def _pick_tool(self, kind: str, min_tier: int, named: str | None, state: State, doing: str) -> str | Failure:
-        kb = self.kb
+        kb, rules = self.kb, self.rules
         if named is not None:
+            if rules.is_tool(named, kind, min_tier):
+                return named
             info = kb.tool(named)
-            if info is None or info.kind != kind:
-                if info is None and named == kind:
-                    return named
+            if not rules.is_tool(named, kind):
                 return Failure(Code.MISSING_TOOL, f"{doing} needs a {kind}; {named} is not one", item=kind, needed=min_tier, had=None)
-            if info.tier < min_tier:
+            if info is not None:
                 return Failure(
                     Code.TOOL_TIER_TOO_LOW,
                     f"{doing} needs a {kind} of tier {kb.tier_name(min_tier)} or better; {named} is {kb.tier_name(info.tier)}",
@@ -213,7 +213,7 @@ class Simulator:
         good = self.rules.best_held_tool(kind, min_tier, state.count)
         if good is not None:
             return good
-        held = [t for t in kb.tools.values() if t.kind == kind and state.count(t.name) > 0]
+        held = [kb.tools[name] for name in rules.tools_for(kind, 0) if state.count(name) > 0]
         if held:
             top = max(held, key=lambda t: t.tier)
             return Failure(
