@@ -31,7 +31,7 @@ from ..kb import KnowledgeBase, Rules, batches, rules_for
 from ..model import Goal, Plan, Step, StepType
 from ..sim import State
 from ..validate import Validator
-from .backward import GoalNode, PlanResult
+from .result import GoalNode, PlanResult
 from .decomposer import Decomposition, PlanningError
 
 PROVENANCE = "search"
