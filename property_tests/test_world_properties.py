@@ -25,7 +25,7 @@ DETERMINISTIC, STOCHASTIC = DeterministicWorld(KB), StochasticWorld(KB)
 EXPERT = [read_plan(f) for f in EXPERT_FILES]
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HELD = ["logs", "planks", "stick", "crafting_table", "wooden_pickaxe", "stone_pickaxe", "iron_pickaxe", "cobblestone",
-        "iron_ingot", "furnace", "coal", "diamond", "golden_pickaxe", "shears"]
+        "iron_ingot", "furnace", "coal", "diamond", "golden_pickaxe", "shears", "bucket"]
 
 
 @st.composite
@@ -34,7 +34,7 @@ def plans(draw):
     steps = list(draw(st.sampled_from(EXPERT)).steps)
     for _ in range(draw(st.integers(0, 3))):
         index = draw(st.integers(0, len(steps) - 1))
-        edit = draw(st.sampled_from(["drop", "repeat", "swap", "count", "kill", "dig"]))
+        edit = draw(st.sampled_from(["drop", "repeat", "swap", "count", "kill", "dig", "climb", "fill"]))
         step = steps[index]
         if edit == "drop" and len(steps) > 1:
             del steps[index]
@@ -47,6 +47,11 @@ def plans(draw):
         elif edit == "kill":
             steps.insert(index, Step(type=StepType.KILL, item=draw(st.sampled_from(["leather", "string", "bone"])),
                                      count=draw(st.integers(1, 4))))
+        elif edit == "climb":
+            steps.insert(index, Step(type=StepType.CLIMB_UP))
+        elif edit == "fill":
+            steps.insert(index, Step(type=StepType.MINE, item=draw(st.sampled_from(["water_bucket", "milk_bucket"])),
+                                     count=draw(st.integers(1, 2))))
         elif edit == "dig":
             steps.insert(index, Step(type=StepType.DIG_DOWN, tool=draw(st.sampled_from([None, "wooden_pickaxe"]))))
     return Plan(steps=tuple(steps), source="edited")

@@ -164,6 +164,22 @@ def test_a_pickaxe_can_break_digging_down_and_a_spare_goes_on(kb):
                           + 9 * (rules.break_ticks("stone", "wooden_pickaxe") + 5) + 6 * kb.world.dig_ticks_per_level)
 
 
+def test_climbing_and_filling_a_bucket_break_nothing(kb, deterministic):
+    no_fumbles = dict.fromkeys(kb.world.controller, 0.0)
+    steady = StochasticWorld(kb, model=dataclasses.replace(kb.world, controller=no_fumbles))
+    climb = Step(type=StepType.CLIMB_UP)
+    for world in (deterministic, steady):
+        result = world.step(world.reset(0, State.start({"stone_pickaxe": 1}, layer=2)), climb)
+        assert result.ok and result.state.state.layer == 1 and result.ticks == 18 * kb.world.dig_ticks_per_level
+    fill = Step(type=StepType.MINE, item="water_bucket", count=2)
+    start = State.start({"bucket": 2})
+    result = steady.step(steady.reset(3, start), fill)
+    assert result.ok and result.state.state.counts == {"water_bucket": 2}  # the buckets were filled, not kept
+    assert result.ticks >= 2 * kb.world.use_ticks
+    nominal = deterministic.step(deterministic.reset(0, start), fill)
+    assert nominal.ticks == round(2 / (0.05 * 0.5) + 2 * kb.world.use_ticks)  # two finds, two clicks
+
+
 def test_hunts_may_fail(kb):
     skittish = dataclasses.replace(kb.world, mobs={**kb.world.mobs,
                                                    "cow": dataclasses.replace(kb.world.mobs["cow"], escape=0.9)})

@@ -237,6 +237,18 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
     for result_id, raw_list in md["recipes"].items():
         result = names[int(result_id)]
         crafts[result] = _fold_recipes(result, raw_list, names, tags)
+    for extra in files["extra_recipes.json"].recipes:  # special recipes minecraft-data does not list
+        check_item(extra.result, "extra_recipes.json")
+        ingredients = []
+        for name, count in extra.ingredients.items():
+            if name.startswith("#") and name[1:] not in tags.tags:
+                raise DataFileError(f"{data_dir / 'extra_recipes.json'}: {extra.result}: unknown tag {name!r}")
+            if not name.startswith("#"):
+                check_item(name, "extra_recipes.json")
+            accepts = tuple(sorted(tags.tags[name[1:]])) if name.startswith("#") else (name,)
+            ingredients.append(Ingredient(name, accepts, count))
+        side = 2 if extra.grid == "2x2" else 3
+        crafts.setdefault(extra.result, []).append(CraftRecipe(extra.result, extra.count, tuple(ingredients), side, side))
     for generic, members in families.items():
         crafts[generic] = _generic_recipes(generic, members, crafts, tags)
     crafts_final = {
@@ -306,10 +318,27 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
             tiers = [tools[names[int(i)]] for i in harvest if names.get(int(i)) in tools]
             kind = tiers[0].kind if tiers else None
             tier = min((t.tier for t in tiers), default=0)
-        sources[entry.item] = Source(entry.item, "mine", entry.block, frozenset(entry.layers), kind, tier)
+        for used in entry.uses:
+            check_item(used, "resources.json")
+        sources[entry.item] = Source(entry.item, "mine", entry.block, frozenset(entry.layers), kind, tier,
+                                     tuple(sorted(entry.uses.items())))
     for drop in mobs_file.drops:
         check_item(drop.item, "mobs.json")
         sources.setdefault(drop.item, Source(drop.item, "kill", drop.mob, frozenset(drop.layers), None, 0))
+    mobs = {drop.mob for drop in mobs_file.drops}
+    for act in mobs_file.interactions:  # taken from a living mob: gathering, not hunting
+        check_item(act.item, "mobs.json")
+        if act.mob not in mobs:
+            raise DataFileError(f"{data_dir / 'mobs.json'}: interaction {act.item}: unknown mob {act.mob!r} "
+                                f"(known: {', '.join(sorted(mobs))})")
+        for used in act.uses:
+            check_item(used, "mobs.json")
+        sources.setdefault(act.item, Source(act.item, "mine", act.mob, frozenset(act.layers), None, 0,
+                                            tuple(sorted(act.uses.items()))))
+    loot = {}
+    for item, where in files["loot.json"].loot.items():
+        check_item(item, "loot.json")
+        loot[item] = where
 
     world_spec = files["world.json"]
     wanted = {entry.block for entry in resources_file.resources}
@@ -345,9 +374,10 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
         dialects=dialects,
         prefer=tuple(families_file.prefer),
         profiles={name: RuleProfile(name, p.gather, p.table_at_hand, p.furnace_needed, p.fuel_needed,
-                                  p.generic_names, p.about)
+                                  p.generic_names, p.climb, p.about)
                   for name, p in rules_file.profiles.items()},
         default_profile=rules_file.default,
+        loot=loot,
         blocks=mined_blocks,
         dig_speeds=dig_speeds,
         durability=durability,
@@ -394,10 +424,11 @@ def _world_model(spec: WorldFile, path: Path, blocks: dict[str, Block], resource
         block = getattr(spec.dig_down, field_name)
         if block not in blocks or blocks[block].hardness < 0:
             raise DataFileError(f"{path}: field 'dig_down.{field_name}': {block!r} is not a breakable block")
-    known = {r.item for r in resources.resources}
+    known = {r.item for r in resources.resources} | {i.item for i in mobs.interactions}
     for item in spec.resources:
         if item not in known:
-            raise DataFileError(f"{path}: field 'resources.{item}': not a resource of resources.json")
+            raise DataFileError(f"{path}: field 'resources.{item}': not a resource of resources.json "
+                                f"or an interaction of mobs.json")
     for drop in mobs.drops:
         mob = spec.mobs.get(drop.mob)
         if mob is None:
@@ -412,6 +443,7 @@ def _world_model(spec: WorldFile, path: Path, blocks: dict[str, Block], resource
         soil_block=spec.dig_down.soil_block,
         rock_block=spec.dig_down.rock_block,
         break_delay=spec.mining.delay_ticks,
+        use_ticks=spec.mining.use_ticks,
         craft_step_ticks=spec.crafting.ticks_per_step,
         craft_batch_ticks=spec.crafting.ticks_per_batch,
         smelt_step_ticks=spec.smelting.ticks_per_step,
@@ -419,7 +451,8 @@ def _world_model(spec: WorldFile, path: Path, blocks: dict[str, Block], resource
         chase_ticks=spec.hunting.chase_ticks,
         give_up_after=spec.hunting.give_up_after,
         controller={"mine": spec.controller.mine, "craft": spec.controller.craft, "smelt": spec.controller.smelt,
-                    "kill": spec.controller.kill, "dig_down": spec.controller.dig_down},
+                    "kill": spec.controller.kill, "dig_down": spec.controller.dig_down,
+                    "climb_up": spec.controller.climb_up},
         resources={item: _resource_model(entry) for item, entry in spec.resources.items()},
         default_surface=_resource_model(spec.default_surface),
         default_underground=_resource_model(spec.default_underground),

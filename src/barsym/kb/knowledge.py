@@ -95,6 +95,7 @@ class Source:
     layers: frozenset[int]
     tool_kind: str | None
     min_tier: int
+    uses: tuple[tuple[str, int], ...] = ()  # items each unit consumes (the bucket a water_bucket is)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +115,7 @@ class RuleProfile:
     furnace_needed: bool = True
     fuel_needed: bool = True
     generic_names: bool = True  # plans may name the generic families (logs, planks)
+    climb: bool = True  # the agent may climb back up a layer
     about: str = ""
 
 
@@ -138,6 +140,7 @@ class KnowledgeBase:
     stations: frozenset[str] = field(default=frozenset({"crafting_table", "furnace"}))
     profiles: dict[str, RuleProfile] = field(default_factory=lambda: {"survival": RuleProfile("survival")})
     default_profile: str = "survival"
+    loot: dict[str, str] = field(default_factory=dict)  # loot-only item -> where it is found
     # ---- what the execution worlds need (minecraft-data facts, world.json parameters) ----
     blocks: dict[str, Block] = field(default_factory=dict)
     dig_speeds: dict[str, dict[str, float]] = field(default_factory=dict)  # material -> tool -> speed

@@ -160,9 +160,19 @@ class Rules:
     def can_gather(self) -> bool:
         return self.profile.gather
 
+    @property
+    def can_climb(self) -> bool:
+        """Whether a ``climb up`` step is allowed (planners still avoid it where BAR's order works)."""
+        return self.profile.gather and self.profile.climb
+
     def source(self, item: str) -> Source | None:
         """Where a raw resource comes from, or None (always None when the profile forbids gathering)."""
         return self.kb.sources.get(item) if self.profile.gather else None
+
+    @staticmethod
+    def gather_uses(source: Source, count: int) -> dict[str, int]:
+        """What gathering ``count`` units consumes: a bucket per water_bucket, a bottle per honey_bottle."""
+        return {name: n * count for name, n in source.uses}
 
     def producers(self, item: str) -> list[str]:
         """Action kinds that make ``item`` under this profile: craft, smelt, mine, kill."""
@@ -264,9 +274,27 @@ class Rules:
         damage = speed / block.hardness / divisor
         return 0 if damage >= 1 else math.ceil(1 / damage - EPSILON)
 
-    def wear(self, tool: str | None, block_name: str) -> int:
-        """Uses that breaking one ``block_name`` costs ``tool``: 0 (hand, instant break), 2 (a sword), else 1."""
-        if tool is None or tool not in self.kb.durability or self.break_ticks(block_name, tool) == 0:
+    def breaks_block(self, source: Source) -> bool:
+        """Whether gathering one unit of ``source`` breaks its block.
+
+        Not when the unit is filled into an item (a bucket at water or lava, a
+        bottle at a bee nest) or taken from a mob (milk): that is one use of
+        the item on the block or mob.
+        """
+        block = self.kb.blocks.get(source.origin)
+        return not source.uses and block is not None and block.hardness >= 0
+
+    def wear(self, tool: str | None, block_name: str | None) -> int:
+        """Uses that breaking one ``block_name`` costs ``tool``: 0 (hand, instant break), 2 (a sword), else 1.
+
+        ``block_name`` None is a use of the tool on a block or mob that breaks
+        nothing (shears on a bee nest): 1 for a tool that wears.
+        """
+        if tool is None or tool not in self.kb.durability:
+            return 0
+        if block_name is None:
+            return 1
+        if self.break_ticks(block_name, tool) == 0:
             return 0
         info = self.kb.tools.get(tool)
         return 2 if info is not None and info.kind == SWORD else 1

@@ -77,6 +77,15 @@ class ResourceEntry(_Strict):
     block: str
     layers: list[int] = Field(min_length=1)
     tool: str | None = None
+    uses: dict[str, int] = {}  # items each unit consumes (a bucket filled at water)
+
+    @field_validator("uses")
+    @classmethod
+    def _positive_uses(cls, value: dict[str, int]) -> dict[str, int]:
+        for name, count in value.items():
+            if count < 1:
+                raise ValueError(f"uses {name!r}: a count of at least 1, got {count}")
+        return value
 
 
 class ResourcesFile(_Strict):
@@ -91,9 +100,35 @@ class MobDropEntry(_Strict):
     layers: list[int] = Field(min_length=1)
 
 
+class InteractionEntry(_Strict):
+    item: str
+    mob: str
+    layers: list[int] = Field(min_length=1)
+    uses: dict[str, int] = {}
+    about: str = ""
+
+
 class MobsFile(_Strict):
     about: str = ""
     drops: list[MobDropEntry]
+    interactions: list[InteractionEntry] = []
+
+
+class LootFile(_Strict):
+    about: str = ""
+    loot: dict[str, str]
+
+
+class ExtraRecipe(_Strict):
+    result: str
+    count: int = Field(ge=1)
+    ingredients: dict[str, int] = Field(min_length=1)  # item or #tag -> units per craft
+    grid: str = Field(pattern=r"^(2x2|3x3)$")
+
+
+class ExtraRecipesFile(_Strict):
+    about: str = ""
+    recipes: list[ExtraRecipe]
 
 
 class AliasesFile(_Strict):
@@ -109,6 +144,7 @@ class RuleProfileEntry(_Strict):
     furnace_needed: bool
     fuel_needed: bool
     generic_names: bool
+    climb: bool
 
 
 class RulesFile(_Strict):
@@ -153,6 +189,7 @@ class StepTicks(_Strict):
 
 class Mining(_Strict):
     delay_ticks: int = Field(ge=0, le=100)
+    use_ticks: int = Field(ge=0, le=1000)
     why: str = Why
 
 
@@ -169,6 +206,7 @@ class Controller(_Strict):
     smelt: float = Field(ge=0, lt=1)
     kill: float = Field(ge=0, lt=1)
     dig_down: float = Field(ge=0, lt=1)
+    climb_up: float = Field(ge=0, lt=1)
     why: str = Why
 
 
@@ -236,6 +274,8 @@ DATA_FILES: dict[str, type[BaseModel]] = {
     "mobs.json": MobsFile,
     "aliases.json": AliasesFile,
     "rules.json": RulesFile,
+    "loot.json": LootFile,
+    "extra_recipes.json": ExtraRecipesFile,
     "world.json": WorldFile,
 }
 

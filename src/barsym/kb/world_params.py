@@ -68,6 +68,7 @@ class WorldModel:
     soil_block: str
     rock_block: str
     break_delay: int
+    use_ticks: int  # a unit gathered without breaking a block: a bucket filled, a cow milked
     craft_step_ticks: int
     craft_batch_ticks: int
     smelt_step_ticks: int

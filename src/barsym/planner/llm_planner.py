@@ -35,7 +35,8 @@ from ..kb import KnowledgeBase
 from ..llm import BackendTimeoutError, BackendUnavailableError, LLMBackend, LLMOptions, default_model_path, make_backend
 from ..sim import State
 from ..model import Goal
-from .backward import BackwardPlanner, PlanResult
+from .backward import BackwardPlanner
+from .result import PlanResult
 from .decomposer import ErrorKind, PlanningError
 from .llm_decomposer import DEFAULT_MODE, FALLBACK, RETRY_TEMPERATURE, LLMDecomposer, LLMStats
 from .registry import graph_for, symbolic_planner

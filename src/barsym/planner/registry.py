@@ -18,7 +18,8 @@ from ..graph import CraftGraph
 from ..kb import KnowledgeBase, Rules, rules_for
 from ..model import Goal
 from ..sim import State
-from .backward import BackwardPlanner, PlanResult
+from .backward import BackwardPlanner
+from .result import PlanResult
 from .symbolic import SymbolicDecomposer
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from ..kb import Rules
+from ..kb import Rules, Source
 from ..kb.world_params import ResourceModel, WorldModel
 from ..model import Step, StepType
 from .simulator import Transition
@@ -43,6 +43,12 @@ class StepCosts:
     def per_block(self, block: str, tool: str | None) -> int:
         return self.block(block, tool)[0]
 
+    def gather_unit(self, source: Source, tool: str | None) -> tuple[int, int]:
+        """(ticks, uses) of one unit gathered: a block broken, or one use on a block or mob (a bucket filled)."""
+        if self.rules.breaks_block(source):
+            return self.block(source.origin, tool)
+        return self.model.use_ticks, self.rules.wear(tool, None)
+
     def dig_runs(self, layer: int) -> tuple[tuple[str, int], ...]:
         """The blocks a dig down from ``layer`` breaks, as runs in order: soil under the surface, then rock."""
         runs = self._dig.get(layer)
@@ -60,7 +66,12 @@ class StepCosts:
         return runs
 
     def dig_levels(self, layer: int) -> int:
+        """Levels of the staircase between ``layer`` and the one below it."""
         return self.model.layers[layer].y - self.model.layers[layer + 1].y
+
+    def climb_ticks(self, layer: int) -> int:
+        """Walking the staircase from ``layer`` back up to the one above (nothing to break)."""
+        return self.dig_levels(layer - 1) * self.model.dig_ticks_per_level if layer > 0 else 0
 
     def resource(self, item: str, layer: int) -> tuple[ResourceModel, float]:
         """The resource's search model and its mean search time (ticks per cluster) on ``layer``."""
@@ -92,6 +103,8 @@ class StepCosts:
             return self.craft_ticks(move.item, step.count, before)
         if kind is StepType.SMELT:
             return self.smelt_ticks(move.item, step.count, before)
+        if kind is StepType.CLIMB_UP:
+            return self.climb_ticks(before.layer) if move.state.layer != before.layer else 0
         tool = self.rules.worn_tool(move.used)
         if kind is StepType.DIG_DOWN:
             if move.state.layer == before.layer:
@@ -108,4 +121,4 @@ class StepCosts:
                          + kills * mob.health * self.model.hit_ticks)
         found, search = self.resource(move.item, before.layer)
         blocks = math.ceil(step.count / found.mean_yield)
-        return round(math.ceil(blocks / found.cluster) * search + blocks * self.per_block(source.origin, tool))
+        return round(math.ceil(blocks / found.cluster) * search + blocks * self.gather_unit(source, tool)[0])

@@ -13,7 +13,10 @@ game and may still fail:
   after ``maxDurability`` uses it breaks and the agent goes on with another
   one that can do the job, or by hand where none is needed, or the step fails
   ``tool_broke`` with what it had mined so far;
-- **digging down** breaks a staircase of blocks (soil, then stone) with the pickaxe;
+- a unit gathered without breaking a block (a bucket filled at water, a cow
+  milked: :meth:`Rules.breaks_block`) is one use, after the same search;
+- **digging down** breaks a staircase of blocks (soil, then stone) with the
+  pickaxe; **climbing up** walks it back;
 - **smelting** takes each recipe's cooking time per item; crafting a second
   to open the grid and a click per batch;
 - **hunting**: mobs are met after an exponential wait, take hits by their
@@ -120,6 +123,9 @@ class StochasticWorld(World):
             outcome = self._dig(state, move)
         elif kind is StepType.KILL:
             outcome = self._hunt(state, step, move, draws)
+        elif kind is StepType.CLIMB_UP:
+            outcome = _Outcome(self.costs.climb_ticks(state.state.layer) if move.state.layer != state.state.layer
+                               else 0, move.state)
         elif kind is StepType.CRAFT:
             outcome = _Outcome(self.costs.craft_ticks(move.item, step.count, state.state), move.state)
         else:
@@ -161,7 +167,7 @@ class StochasticWorld(World):
             return counts.get(name, 0) - broken.get(name, 0)
 
         tool = rules.worn_tool(move.used)
-        per_block, cost = costs.block(source.origin, tool)
+        per_block, cost = costs.gather_unit(source, tool)
         life = rules.durability(tool) if tool else None
         got = left = 0
         ticks = 0.0
@@ -186,9 +192,12 @@ class StochasticWorld(World):
             spare = self._spare(source.tool_kind, source.min_tier, tool, held)
             if spare is None and source.tool_kind is not None:
                 failure = self._broke(tool, source.tool_kind, f"with {got} of {need} {item} mined")
-                return _Outcome(ticks, ws.state.changed(add={item: got}, remove=broken), _wear_tuple(wear), failure)
+                spent = dict(rules.gather_uses(source, got))  # the buckets or bottles filled so far
+                for name, n in broken.items():
+                    spent[name] = spent.get(name, 0) + n
+                return _Outcome(ticks, ws.state.changed(add={item: got}, remove=spent), _wear_tuple(wear), failure)
             tool = spare
-            per_block, cost = costs.block(source.origin, tool)
+            per_block, cost = costs.gather_unit(source, tool)
             life = rules.durability(tool) if tool else None
         return _Outcome(ticks, move.state.changed(remove=broken) if broken else move.state, _wear_tuple(wear),
                         progress=f"{min(got, need)} of {need} {item} mined")

@@ -187,6 +187,8 @@ def deepest_layer(kb: KnowledgeBase, steps: Sequence[Step], start: State | None 
     for step in steps:
         if step.type is StepType.DIG_DOWN:
             layer = min(layer + 1, kb.deepest_layer)
+        elif step.type is StepType.CLIMB_UP:
+            layer = max(layer - 1, 0)
         elif step.type in (StepType.MINE, StepType.KILL) and step.item and kb.is_known(step.item):
             source = kb.sources.get(kb.resolve(step.item))
             if source is not None:
