@@ -57,6 +57,8 @@ class BackwardPlanner:
         self.name = name or getattr(decomposer, "name", "backward")
         self.keep_invalid = keep_invalid
         self._sharing_used = False
+        self._start = State()
+        self._use_held = True
 
     def plan(self, goal: Goal, start: State | None = None) -> PlanResult:
         """Plan ``goal`` from ``start`` (default: empty inventory on the surface).
@@ -72,6 +74,18 @@ class BackwardPlanner:
         reach = self.graph.reachability(root.item)
         if not reach.reachable and held < root.count:
             raise PlanningError("unreachable", reach.reason)
+        try:
+            return self._plan(root, started, use_held=True)
+        except PlanningError as exc:
+            if exc.kind not in ("invalid", "no_order") or not self._start.inventory:
+                raise
+            # Held materials are named as held (oak_planks) while planned ones are generic (planks), and the
+            # simulator takes a slot's units in its own order; where that upsets the count, plan the materials
+            # as if none were held (held tools, stations, fuel for nothing else and the layer still count).
+            return self._plan(root, started, use_held=False)
+
+    def _plan(self, root: Goal, started: float, use_held: bool) -> PlanResult:
+        self._use_held = use_held
         failure: PlanningError | None = None
         kept: PlanResult | None = None  # an invalid plan, returned only with keep_invalid
         for attempt, share in enumerate((True, False), start=1):
@@ -86,7 +100,8 @@ class BackwardPlanner:
                     break
                 failure = exc
                 continue
-            result.stats.update(attempts=attempt, seconds=round(time.perf_counter() - started, 6))
+            result.stats.update(attempts=attempt, seconds=round(time.perf_counter() - started, 6),
+                                held_materials_used=use_held)
             if result.validation.valid or not share or not self._sharing_used:
                 return result
             kept = result
@@ -97,7 +112,7 @@ class BackwardPlanner:
 
     # ---- one pass of the loop ----------------------------------------------------------
     def _attempt(self, root: Goal, share: bool) -> PlanResult:
-        context = PlanContext(self.kb, root, start=self._start)
+        context = PlanContext(self.kb, root, start=self._start, use_held=self._use_held)
         claimed: dict[str, int] = {}
         nodes = [GoalNode(0, root, "goal")]
         queue = deque([0])
@@ -160,6 +175,7 @@ class BackwardPlanner:
         layer = goal_layer(node.goal)
         if layer is not None:
             if layer <= context.start.layer:
+                node.held = True
                 return f"the start is on layer {context.start.layer}"
             return f"layer {layer} is already reached by a planned dig down" if context.reached(layer) else None
         try:
@@ -168,6 +184,7 @@ class BackwardPlanner:
             return None
         held = self._from_start(node, item, context)
         if held:
+            node.held = True
             return held
         if node.parent is None:
             return None
@@ -193,6 +210,8 @@ class BackwardPlanner:
             serving = (self.rules.best_held_tool(tool.kind, tool.tier, start.count) if tool is not None
                        else (item if start.count(item) else None))
             return f"{serving} is in the start inventory (used, not consumed)" if serving else None
+        if not context.use_held and not self.rules.is_persistent(item):
+            return None
         if node.role == "fuel":
             return self._fuel_from_start(node, item, context)
         free = {name: start.count(name) - context.from_start[name] for name in self.kb.acceptable(item)}
@@ -344,6 +363,8 @@ class BackwardPlanner:
         for nid, after in at.items():
             for cid in nodes[nid].children:
                 child = nodes[cid]
+                if child.held:  # the start state provides it: no step comes first
+                    continue
                 if child.decomposition is not None:
                     befores = [at[cid]]
                 else:

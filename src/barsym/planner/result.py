@@ -27,6 +27,7 @@ class GoalNode:
     covered: str | None = None  # why no step was needed
     unanswered: str | None = None  # why the decomposer gave no step (keep_invalid planners only)
     from_start: int = 0  # units of the goal (as first asked) taken from the start inventory
+    held: bool = False  # covered by the start state alone: no planned step provides it
     children: list[int] = field(default_factory=list)
     step_index: int | None = None  # position of its (fused) step in the final plan
 

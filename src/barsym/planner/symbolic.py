@@ -109,7 +109,7 @@ class SymbolicDecomposer:
     def _slot(self, accepts: tuple[str, ...], need: int, context: PlanContext) -> list[tuple[str, int]]:
         """Who fills a slot: members the start inventory holds first (coal held for a torch), then the choice."""
         out = []
-        if context.start.inventory:
+        if context.start.inventory and context.use_held:
             for name in accepts:
                 free = context.start.count(name) - context.from_start[name]
                 if free > 0 and need > 0:
