@@ -222,11 +222,15 @@ class MemoryStore:
     def candidates(self, item: str, count: int) -> list[Candidate]:
         """Every non-stale decomposition of this goal, pooled by signature, best success rate first."""
         rows = self.db.execute(
-            """SELECT d.signature, d.context, d.step, d.subgoals, d.yields, min(d.provenance),
+            """SELECT d.signature, min(d.context), min(d.step), min(d.subgoals), min(d.yields), min(d.provenance),
                       coalesce(sum(e.successes), 0), coalesce(sum(e.runs), 0), count(DISTINCT d.plan_id)
-               FROM decompositions d LEFT JOIN executions e ON e.plan_id = d.plan_id
-               WHERE d.goal_item = ? AND d.goal_count = ?
-                 AND d.signature NOT IN (SELECT signature FROM stale)
+               FROM (SELECT plan_id, signature, min(context) AS context, min(step) AS step,
+                            min(subgoals) AS subgoals, min(yields) AS yields, min(provenance) AS provenance
+                     FROM decompositions WHERE goal_item = ? AND goal_count = ?
+                       AND signature NOT IN (SELECT signature FROM stale)
+                     GROUP BY plan_id, signature) d
+               LEFT JOIN (SELECT plan_id, sum(successes) AS successes, sum(runs) AS runs
+                          FROM executions GROUP BY plan_id) e ON e.plan_id = d.plan_id
                GROUP BY d.signature""", (item, count)).fetchall()
         out = [Candidate(r[0], item, count, json.loads(r[1]), json.loads(r[2]), json.loads(r[3]), r[4], r[5],
                          r[6], r[7], r[8]) for r in rows]
