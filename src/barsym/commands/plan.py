@@ -22,6 +22,7 @@ from ..kb import UnknownItemError
 from ..model import MAX_COUNT, Goal
 from ..planner import DEFAULT_PLANNER, PlanningError, PlanResult, planner_names
 from ..validate import Validator
+from ..memory import MemoryFileError, MemoryStore, record, with_memory
 from .common import UsageError, check_writable, fail, kb_from_args
 from .llm_options import TerminalProgress, add_llm_arguments, build_planner
 from .state_options import add_state_arguments, rules_from_args, start_from_args
@@ -39,6 +40,8 @@ def add_parser(sub) -> None:
     p.add_argument("--format", choices=["text", "json", "bar"], default="text",
                    help="text: numbered steps with provenance; json: plan + decomposition tree; bar: BAR JSON Lines")
     p.add_argument("-o", "--output", type=Path, metavar="FILE", help="write to FILE instead of stdout")
+    p.add_argument("--memory", type=Path, metavar="PATH", help="answer goals from this stage memory first")
+    p.add_argument("--record", action="store_true", help="also record the plan's decompositions into --memory")
     add_state_arguments(p)
     add_llm_arguments(p)
     p.set_defaults(run=run)
@@ -143,8 +146,13 @@ def run(args: argparse.Namespace) -> int:
         start = start_from_args(kb, args)
         progress = TerminalProgress()
         planner = build_planner(name, kb, args, progress, rules=rules)
-    except (UsageError, UnknownItemError) as exc:
+        store = _memory(args, planner, kb)
+        if store is not None:
+            planner = with_memory(planner, kb, store)
+    except (UsageError, UnknownItemError, MemoryFileError) as exc:
         return fail(str(exc))
+    except ValueError as exc:  # a planner without a decomposer
+        return fail(f"--memory: {exc}")
     try:
         result = planner.plan(goal, start)
     except PlanningError as exc:
@@ -168,8 +176,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"barsym: internal error: the {name} planner produced a plan its validator rejects "
               f"(step {error.step}: {error.message}); please report this", file=sys.stderr)
         return 1
+    if store is not None and args.record:
+        record(store, f"plan/{goal.item}", result, planner.memory)  # no executions: `memory build` adds those
     text = {"text": render_text, "json": render_json, "bar": lambda r: format_plan(r.plan)}[args.format](result)
     return _write(args, text, code=0)
+
+
+def _memory(args: argparse.Namespace, planner, kb):
+    """The memory ``--memory`` names (opened for writing only with ``--record``), or None."""
+    if args.record and args.memory is None:
+        raise UsageError("--record needs --memory PATH")
+    if args.memory is None:
+        return None
+    return MemoryStore(args.memory, readonly=not args.record)
 
 
 def _write(args: argparse.Namespace, text: str, code: int) -> int:
