@@ -1,0 +1,280 @@
+"""The forward walk over one window: the machinery both repairers share.
+
+From the state before the start anchor, the walk builds the window's steps
+one at a time until the *target* can run: the kept steps from the end anchor
+up to the next window (and, for a window that reaches the end of the plan,
+the goal). At each point the rule book and the simulator say which steps are
+worth taking, the **candidates**, each applicable in the current state:
+
+- ``keep``: the window's next original step, when it runs here;
+- ``move``: a later original step of the window that makes what the first
+  blocked step needs (a crafting table put after its first use moves back);
+- ``plan``: the first step of the symbolic planner's plan, from the current
+  state, for what the first blocked step needs (widened to every later
+  shortage of the same item), leaving alone what the rest will consume.
+
+A **chooser** picks one; the simulator plays it and the walk goes on. The
+symbolic repairer prefers keep, then move, then plan, which inserts what is
+missing right before the step that needs it and keeps the user's steps
+otherwise; the LLM repairer asks the model (a forward chain of thought over
+the real state). An original step that no state could run (an unknown item,
+an action that cannot make it) is dropped; one whose need cannot be planned
+is dropped too. Adjacent steps of the same action, one of them new, are fused
+where the result still runs (``mine 2 logs`` + ``mine 2 logs``: ``mine 4 logs``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Protocol
+
+from ..kb import UnknownItemError
+from ..model import MAX_COUNT, Goal, Step, StepType
+from ..sim import Failure, State, future_demand
+from .anchors import AnchorPair
+from .needs import Need, NeedPlanner
+
+KEPT = "kept"
+
+
+class Origin(str, Enum):
+    WIDEN = "widen"
+    KEEP = "keep"
+    MOVE = "move"
+    PLAN = "plan"
+
+
+@dataclass(frozen=True)
+class Window:
+    """One window to regenerate, in the current plan's numbering."""
+
+    pair: AnchorPair
+    before: State  # the simulated state before the start anchor
+    original: tuple[Step, ...]  # steps start .. end-1
+    target: tuple[Step, ...]  # kept steps from the end anchor up to the next window
+    goal: Goal | None  # the goal, when the window's target reaches the end of the plan
+    task: Goal  # the plan's goal
+    plan: tuple[Step, ...] = ()  # the whole current plan, for prompts
+    after: tuple[Step, ...] = ()  # the plan's steps after the target (later windows and their kept runs)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    step: Step
+    origin: Origin
+    index: int | None = None  # position in the remaining original steps (keep, move)
+    why: str = ""
+    cost: float = 0.0  # steps still needed for the blocked step's need after taking this one (plan: its plan's length)
+
+
+@dataclass
+class WalkState:
+    """Where the walk stands: what the chooser may read."""
+
+    state: State
+    taken: list[Step] = field(default_factory=list)
+    remaining: list[Step] = field(default_factory=list)
+
+
+class Chooser(Protocol):
+    label: str  # provenance of the steps it adds: repaired-symbolic, repaired-llm
+
+    def choose(self, window: Window, walk: WalkState, candidates: Sequence[Candidate]) -> int | None:
+        """Index of the candidate to take; None gives up on the window."""
+        ...
+
+
+@dataclass
+class WindowRepair:
+    window: Window
+    steps: tuple[Step, ...]
+    provenance: tuple[str, ...]
+    kept_from: tuple[int | None, ...]  # per new step, the index of the original step it keeps (None: new)
+    done: bool  # the target runs from the end of the new steps
+    repairer: str
+    dropped: tuple[Step, ...] = ()
+    note: str = ""
+
+
+class SymbolicChooser:
+    """Keep the user's step where it runs; else move a later one; else the planner's step.
+
+    Keeping goes first unless it makes the need dearer: a kept smelt that
+    burns the planks a missing stick was to come from would send the plan
+    back up to the surface for logs, so the stick is made first.
+    """
+
+    label = "repaired-symbolic"
+    order = (Origin.WIDEN, Origin.KEEP, Origin.MOVE, Origin.PLAN)
+
+    def choose(self, window: Window, walk: WalkState, candidates: Sequence[Candidate]) -> int | None:
+        planned = [c.cost for c in candidates if c.origin is Origin.PLAN]
+
+        def rank(i: int) -> tuple[int, int]:
+            c = candidates[i]
+            dearer = c.origin is Origin.KEEP and planned and c.cost > min(planned)
+            return (len(self.order) if dearer else self.order.index(c.origin), i)
+        return min(range(len(candidates)), key=rank, default=None)
+
+
+def walk(window: Window, needs: NeedPlanner, chooser: Chooser, budget: int | None = None) -> WindowRepair:
+    """Regenerate ``window`` with ``chooser`` (see the module docstring)."""
+    budget = budget if budget is not None else 2 * len(window.original) + 40
+    at = WalkState(window.before, [], list(window.original))
+    ids = list(range(len(window.original)))  # original index of each remaining step
+    labels: list[str] = []
+    kept_from: list[int | None] = []
+    dropped: list[Step] = []
+    target, goal = window.target, window.goal
+    note, done = "", False
+    for _ in range(budget + len(window.original)):
+        rest = at.remaining + list(target)
+        block = needs.blocker(rest, at.state, goal)
+        if block is None and not at.remaining:
+            done = True
+            break
+        if block is not None and block.need is None and block.position < len(at.remaining):
+            dropped.append(at.remaining.pop(block.position))  # no state runs it: the step itself is wrong
+            ids.pop(block.position)
+            continue
+        candidates = _candidates(needs, at, rest, block, window)
+        if not candidates:
+            if at.remaining and block is not None and block.position == 0:
+                dropped.append(at.remaining.pop(0))  # blocked, and what it needs cannot be planned
+                ids.pop(0)
+                continue
+            if block is not None and block.need is None and not at.remaining:
+                done = True  # the target itself has a step no state runs: left to the next round
+                note = f"kept step {window.pair.end + block.position} cannot run in any state: {block.failure.message}"
+                break
+            note = f"nothing can be done for: {block.failure.message}" if block else "no step applies"
+            break
+        if len(at.taken) >= budget:
+            note = f"gave up after {budget} steps"
+            break
+        pick = chooser.choose(window, at, candidates)
+        if pick is None:
+            note = "the repairer gave up"
+            break
+        chosen = candidates[pick]
+        source = None
+        if chosen.index is not None:  # keep, widen, move: an original step is used up
+            at.remaining.pop(chosen.index)
+            source = ids.pop(chosen.index)
+        after = at.remaining + list(target)
+        at.state = _play(needs, chosen.step, at.state, after)
+        at.taken.append(chosen.step)
+        labels.append(KEPT if chosen.origin is Origin.KEEP else chooser.label)  # a widened step is a new count
+        kept_from.append(source if chosen.origin is Origin.KEEP else None)
+    steps, labels, kept_from = _fuse(needs, at.taken, labels, kept_from, window)
+    return WindowRepair(window, tuple(steps), tuple(labels), tuple(kept_from), done, chooser.label, tuple(dropped),
+                        note)
+
+
+def _candidates(needs: NeedPlanner, at: WalkState, rest: list[Step], block, window: Window) -> list[Candidate]:
+    goal = window.goal
+    out: list[Candidate] = []
+    if at.remaining and (block is None or block.position > 0):
+        out.append(Candidate(at.remaining[0], Origin.KEEP, 0, "the next step of the plan"))
+        wider = _widen(needs, at, rest, window)
+        if wider is not None:
+            out.append(wider)
+    if block is None or block.need is None:
+        return out
+    need = block.need
+    where = f"step {block.position + 1} of what is left" if block.position < len(rest) else "the goal"
+    why = f"{where} needs {need}"
+    wanted = needs.shortfall(rest, at.state, goal, need)
+    for j, step in enumerate(at.remaining[1:], start=1):
+        if _makes(needs, step, need) and _runs(needs, step, at.state, rest[:j] + rest[j + 1:]):
+            out.append(Candidate(step, Origin.MOVE, j, why))
+    if any(c.origin is Origin.MOVE for c in out):
+        return out
+    for wanted in (wanted, need):
+        planned = needs.steps_for(wanted, at.state, rest)
+        if planned and _runs(needs, planned[0], at.state, rest):
+            out.append(Candidate(planned[0], Origin.PLAN, None, f"{where} needs {wanted}", cost=len(planned)))
+            if out[0].origin is Origin.KEEP:  # what waiting would cost: the same need, planned after the kept step
+                kept = out[0].step
+                later = needs.steps_for(wanted, _play(needs, kept, at.state, rest[1:]), rest[1:])
+                out[0] = Candidate(kept, Origin.KEEP, 0, out[0].why, math.inf if later is None else len(later))
+            break
+    return out
+
+
+def _widen(needs: NeedPlanner, at: WalkState, rest: list[Step], window: Window) -> Candidate | None:
+    """The next step with a larger count, when the rest of the whole plan is short of what it makes.
+
+    A cut count (``craft 10 planks`` where 21 are used) is fixed where it was
+    cut, by one new count, rather than by new steps wherever the item runs
+    out, perhaps underground at the end of the plan.
+    """
+    step = at.remaining[0]
+    if step.type.moves or not step.item or not needs.kb.is_known(step.item):
+        return None
+    item = needs.kb.resolve(step.item)
+    later = rest[1:] + list(window.after)
+    wider, added = step, 0
+    for _ in range(3):  # batches round counts: settle in a few tries
+        state = _play(needs, wider, at.state, later)
+        short = needs.later_shortage(later, state, window.task, item)
+        if not short or (wider.count or 0) + short > MAX_COUNT:
+            break
+        trial = wider.model_copy(update={"count": (wider.count or 0) + short})
+        if not _runs(needs, trial, at.state, later):
+            break
+        wider, added = trial, added + short
+    if not added:
+        return None
+    return Candidate(wider, Origin.WIDEN, 0, f"later steps are short of {added} {item}")
+
+
+def _makes(needs: NeedPlanner, step: Step, need: Need) -> bool:
+    if need.item is None:
+        return step.type is (StepType.DIG_DOWN if (need.layer or 0) > 0 else StepType.CLIMB_UP)
+    try:
+        return step.item is not None and needs.kb.resolve(step.item) in needs.kb.acceptable(need.item)
+    except UnknownItemError:
+        return False
+
+
+def _reserve(needs: NeedPlanner, step: Step, state: State, later: Sequence[Step]):
+    return future_demand(needs.rules, later, state) if step.type is StepType.SMELT else {}
+
+
+def _runs(needs: NeedPlanner, step: Step, state: State, later: Sequence[Step]) -> bool:
+    return not isinstance(needs.sim.transition(step, state, _reserve(needs, step, state, later)), Failure)
+
+
+def _play(needs: NeedPlanner, step: Step, state: State, later: Sequence[Step]) -> State:
+    result = needs.sim.transition(step, state, _reserve(needs, step, state, later))
+    assert not isinstance(result, Failure), f"a candidate that does not run: {step}: {result.message}"
+    return result.state
+
+
+def _fuse(needs: NeedPlanner, steps: list[Step], labels: list[str], kept_from: list[int | None],
+          window: Window) -> tuple[list[Step], list[str], list[int | None]]:
+    """Merge adjacent same-action steps (one of them new) where the window still runs as well."""
+    def quality(candidate: list[Step]) -> int | None:
+        block = needs.blocker(candidate + list(window.target), window.before, window.goal)
+        return None if block is None else block.position - len(candidate)
+
+    base = quality(steps)
+    i = 0
+    while i + 1 < len(steps):
+        a, b = steps[i], steps[i + 1]
+        if a.same_action(b) and not a.type.moves and (labels[i] != KEPT or labels[i + 1] != KEPT) \
+                and (a.count or 0) + (b.count or 0) <= MAX_COUNT:
+            fused = a.model_copy(update={"count": (a.count or 0) + (b.count or 0)})
+            trial = steps[:i] + [fused] + steps[i + 2:]
+            got = quality(trial)
+            if got is None or got == base:
+                new = labels[i] if labels[i] != KEPT else labels[i + 1]
+                steps, labels = trial, labels[:i] + [new] + labels[i + 2:]
+                kept_from = kept_from[:i] + [None] + kept_from[i + 2:]
+                continue
+        i += 1
+    return steps, labels, kept_from
