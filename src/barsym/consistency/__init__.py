@@ -8,12 +8,12 @@ each round's scores and anchors. The model side (``llm_scorer``,
 """
 
 from .anchors import DEFAULT_T, AnchorMethod, AnchorPair, ScoreSource, merge, sliding_window, step_scoring
-from .repair import (DEFAULT_ROUNDS, ConsistencyConfig, Provenance, RepairerKind, RepairResult, RoundRecord,
+from .repair import (DEFAULT_ROUNDS, CannotRepair, ConsistencyConfig, Provenance, RepairerKind, RepairResult, RoundRecord,
                      StateConsistency, SymbolicRepairer)
 from .scores import DEFAULT_K, FailureKind, StepFault, StepScore, combine, score_plan, simulator_scores
 
 __all__ = [
-    "DEFAULT_K", "DEFAULT_ROUNDS", "DEFAULT_T", "AnchorMethod", "AnchorPair", "ConsistencyConfig", "FailureKind",
+    "DEFAULT_K", "DEFAULT_ROUNDS", "DEFAULT_T", "AnchorMethod", "CannotRepair", "AnchorPair", "ConsistencyConfig", "FailureKind",
     "Provenance", "RepairResult", "RepairerKind", "RoundRecord", "ScoreSource", "StateConsistency", "StepFault",
     "StepScore", "SymbolicRepairer", "combine", "merge", "score_plan", "simulator_scores", "sliding_window",
     "step_scoring",

@@ -128,11 +128,11 @@ def walk(window: Window, needs: NeedPlanner, chooser: Chooser, budget: int | Non
     labels: list[str] = []
     kept_from: list[int | None] = []
     dropped: list[Step] = []
-    target, goal = window.target, window.goal
+    target, goal, tail = window.target, window.goal, window.after
     note, done = "", False
     for _ in range(budget + len(window.original)):
         rest = at.remaining + list(target)
-        block = needs.blocker(rest, at.state, goal)
+        block = needs.blocker(rest, at.state, goal, tail)
         if block is None and not at.remaining:
             done = True
             break
@@ -165,7 +165,7 @@ def walk(window: Window, needs: NeedPlanner, chooser: Chooser, budget: int | Non
             at.remaining.pop(chosen.index)
             source = ids.pop(chosen.index)
         after = at.remaining + list(target)
-        at.state = _play(needs, chosen.step, at.state, after)
+        at.state = _play(needs, chosen.step, at.state, after + list(tail))
         at.taken.append(chosen.step)
         labels.append(KEPT if chosen.origin is Origin.KEEP else chooser.label)  # a widened step is a new count
         kept_from.append(source if chosen.origin is Origin.KEEP else None)
@@ -187,19 +187,20 @@ def _candidates(needs: NeedPlanner, at: WalkState, rest: list[Step], block, wind
     need = block.need
     where = f"step {block.position + 1} of what is left" if block.position < len(rest) else "the goal"
     why = f"{where} needs {need}"
-    wanted = needs.shortfall(rest, at.state, goal, need)
+    tail = list(window.after)
+    wanted = needs.shortfall(rest, at.state, goal, need, tail)
     for j, step in enumerate(at.remaining[1:], start=1):
-        if _makes(needs, step, need) and _runs(needs, step, at.state, rest[:j] + rest[j + 1:]):
+        if _makes(needs, step, need) and _runs(needs, step, at.state, rest[:j] + rest[j + 1:] + tail):
             out.append(Candidate(step, Origin.MOVE, j, why))
     if any(c.origin is Origin.MOVE for c in out):
         return out
     for wanted in (wanted, need):
-        planned = needs.steps_for(wanted, at.state, rest)
-        if planned and _runs(needs, planned[0], at.state, rest):
+        planned = needs.steps_for(wanted, at.state, rest, tail)
+        if planned and _runs(needs, planned[0], at.state, rest + tail):
             out.append(Candidate(planned[0], Origin.PLAN, None, f"{where} needs {wanted}", cost=len(planned)))
             if out[0].origin is Origin.KEEP:  # what waiting would cost: the same need, planned after the kept step
                 kept = out[0].step
-                later = needs.steps_for(wanted, _play(needs, kept, at.state, rest[1:]), rest[1:])
+                later = needs.steps_for(wanted, _play(needs, kept, at.state, rest[1:] + tail), rest[1:], tail)
                 out[0] = Candidate(kept, Origin.KEEP, 0, out[0].why, math.inf if later is None else len(later))
             break
     return out
@@ -219,7 +220,9 @@ def _widen(needs: NeedPlanner, at: WalkState, rest: list[Step], window: Window) 
     later = rest[1:] + list(window.after)
     wider, added = step, 0
     for _ in range(3):  # batches round counts: settle in a few tries
-        state = _play(needs, wider, at.state, later)
+        state = needs.play([wider], at.state, later)
+        if state is None:
+            break
         short = needs.later_shortage(later, state, window.task, item)
         if not short or (wider.count or 0) + short > MAX_COUNT:
             break
@@ -259,7 +262,7 @@ def _fuse(needs: NeedPlanner, steps: list[Step], labels: list[str], kept_from: l
           window: Window) -> tuple[list[Step], list[str], list[int | None]]:
     """Merge adjacent same-action steps (one of them new) where the window still runs as well."""
     def quality(candidate: list[Step]) -> int | None:
-        block = needs.blocker(candidate + list(window.target), window.before, window.goal)
+        block = needs.blocker(candidate + list(window.target), window.before, window.goal, window.after)
         return None if block is None else block.position - len(candidate)
 
     base = quality(steps)

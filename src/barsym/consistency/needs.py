@@ -99,13 +99,18 @@ class NeedPlanner:
             return Need(failure.item, max(1, int(failure.needed or 1) - int(failure.had or 0)), reason=why)
         return None
 
-    def blocker(self, steps: Sequence[Step], state: State, goal: Goal | None) -> Blocker | None:
-        """The first step of ``steps`` that cannot run from ``state`` (or the goal, missing at the end)."""
-        played = rollout(self.sim, steps, state)
-        first = played.first_failure
+    def blocker(self, steps: Sequence[Step], state: State, goal: Goal | None,
+                tail: Sequence[Step] = ()) -> Blocker | None:
+        """The first step of ``steps`` that cannot run from ``state`` (or the goal, missing at the end).
+
+        ``tail`` is the plan after ``steps``: its failures are not asked about,
+        but what it will consume is held back from fuel, as in the real rollout.
+        """
+        played = rollout(self.sim, tuple(steps) + tuple(tail), state)
+        first = next((o for o in played.outcomes[:len(steps)] if not o.ok), None)
         if first is not None:
             return Blocker(first.index - 1, first.failure, self.need_of(first.step, first.failure, first.before))
-        if goal is not None:
+        if goal is not None and not tail:
             missing = self.validator.goal_failure(goal, played.final)
             if missing is not None:
                 need = None if missing.code is Code.UNKNOWN_ITEM else self.need_of(
@@ -113,7 +118,16 @@ class NeedPlanner:
                 return Blocker(len(steps), missing, need)
         return None
 
-    def shortfall(self, steps: Sequence[Step], state: State, goal: Goal | None, need: Need, rounds: int = 4) -> Need:
+    def play(self, steps: Sequence[Step], state: State, tail: Sequence[Step] = ()) -> State | None:
+        """The state after ``steps`` (what ``tail`` consumes held back from fuel); None if one fails."""
+        if not steps:
+            return state
+        played = rollout(self.sim, tuple(steps) + tuple(tail), state)
+        head = played.outcomes[:len(steps)]
+        return head[-1].after if all(o.ok for o in head) else None
+
+    def shortfall(self, steps: Sequence[Step], state: State, goal: Goal | None, need: Need,
+                  tail: Sequence[Step] = (), rounds: int = 4) -> Need:
         """``need`` widened to every later shortage of the same item, so that one step covers them all.
 
         The need is planned and played; the rest is then played with every
@@ -128,25 +142,26 @@ class NeedPlanner:
             return need
         count = need.count
         for _ in range(rounds):
-            planned = self.steps_for(Need(need.item, count), state, steps)
+            planned = self.steps_for(Need(need.item, count), state, steps, tail)
             if planned is None:
                 break
-            played = rollout(self.sim, planned, state)
-            if not played.ok:
+            after = self.play(tuple(planned), state, tuple(steps) + tuple(tail))
+            if after is None:
                 break
-            short = self.later_shortage(steps, played.final, goal, need.item)
+            short = self.later_shortage(steps, after, goal, need.item, tail)
             if short == 0:
                 break
             count += short
         return Need(need.item, count, reason=need.reason)
 
-    def later_shortage(self, steps: Sequence[Step], state: State, goal: Goal | None, item: str, limit: int = 12) -> int:
+    def later_shortage(self, steps: Sequence[Step], state: State, goal: Goal | None, item: str,
+                       tail: Sequence[Step] = (), limit: int = 12) -> int:
         """Units of ``item`` that ``steps`` (and the goal) are short of from ``state``, other shortages aside."""
         same = set(self.kb.acceptable(item)) | {item}
         extra: dict[str, int] = {}
         total = 0
         for _ in range(limit):
-            found = self.blocker(steps, state.changed(add=extra), goal)
+            found = self.blocker(steps, state.changed(add=extra), goal, tail)
             if found is None or found.need is None or found.need.item is None:
                 break
             other = found.need
@@ -156,11 +171,12 @@ class NeedPlanner:
         return total
 
     # ---- need -> steps ------------------------------------------------------------------
-    def steps_for(self, need: Need, state: State, rest: Sequence[Step]) -> tuple[Step, ...] | None:
-        """Steps that meet ``need`` from ``state`` without taking what ``rest`` will consume; None if none do."""
+    def steps_for(self, need: Need, state: State, rest: Sequence[Step],
+                  tail: Sequence[Step] = ()) -> tuple[Step, ...] | None:
+        """Steps that meet ``need`` from ``state`` without taking what ``rest`` (and ``tail``) will consume."""
         if need.item is None:
             return self._layer_steps(need.layer, state)
-        reserve = future_demand(self.rules, rest, state)  # a station or tool consumed later may still be used now
+        reserve = future_demand(self.rules, tuple(rest) + tuple(tail), state)  # a station or tool consumed later may still be used now
         free = state.changed(remove={name: min(n, state.count(name)) for name, n in reserve.items()
                                      if not self.rules.is_persistent(name)})
         key = (need.item, need.count, free)

@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Protocol
 
-from ..kb import KnowledgeBase, Rules, rules_for
+from ..kb import KnowledgeBase, Rules, UnknownItemError, rules_for
 from ..model import Goal, Plan, Step
+from ..planner.registry import graph_for
 from ..sim import State
 from ..validate import ValidationResult, Validator
 from .anchors import DEFAULT_T, AnchorMethod, AnchorPair, ScoreSource, merge, sliding_window, step_scoring
@@ -80,7 +81,11 @@ class ConsistencyConfig:
         scores = f", {self.scores.value} scores, t={self.t}" if self.anchors is AnchorMethod.STEP_SCORING else ""
         repairer = self.repairer.value + (" + symbolic fallback" if self.repairer is RepairerKind.LLM
                                           and self.fallback else "")
-        return f"{self.anchors.value}{scores}, k={self.k}, repairer {repairer}, {self.rounds} round(s)"
+        return f"{self.anchors.value}{scores}, k={self.k}, repairer {repairer}, at most {self.rounds} round(s)"
+
+
+class CannotRepair(ValueError):
+    """The plan's goal cannot be had at all (nothing in the overworld makes it), so no repair can reach it."""
 
 
 class Repairer(Protocol):
@@ -133,6 +138,7 @@ class RoundRecord:
 @dataclass
 class RepairResult:
     original: Plan
+    goal: Goal
     plan: Plan
     provenance: list[Provenance]
     before: ValidationResult
@@ -141,6 +147,7 @@ class RepairResult:
     config: ConsistencyConfig
     seconds: float = 0.0
     stats: dict = field(default_factory=dict)
+    initial: list[StepScore] = field(default_factory=list)  # the simulator's scores of the original plan
 
     @property
     def valid_before(self) -> bool:
@@ -159,20 +166,30 @@ class StateConsistency:
     """BAR's module (b) for one knowledge base, rule profile and configuration."""
 
     def __init__(self, kb: KnowledgeBase, config: ConsistencyConfig | None = None, *, rules: Rules | str | None = None,
-                 scorer: StepScorer | None = None, llm_repairer: Repairer | None = None):
+                 backend=None, scorer: StepScorer | None = None, temperature: float = 0.0):
+        """``backend`` (an :class:`~barsym.llm.LLMBackend`) is needed by LLM scores and the LLM repairer.
+
+        The model side is imported only when the configuration uses it, so the
+        symbolic configurations never load :mod:`barsym.llm`.
+        """
         self.kb = kb
-        self.config = config or ConsistencyConfig()
+        self.config = c = config or ConsistencyConfig()
         self.rules = rules_for(kb, rules)
         self.validator = Validator(kb, self.rules)
         self.needs = NeedPlanner(kb, self.rules)
         self.symbolic = SymbolicRepairer(self.needs)
+        wants_scores = c.anchors is AnchorMethod.STEP_SCORING and c.scores is not ScoreSource.SIMULATOR
+        if (wants_scores and scorer is None or c.repairer is RepairerKind.LLM) and backend is None:
+            raise ValueError(f"this configuration ({c.describe()}) needs a language model")
         self.scorer = scorer
-        self.llm_repairer = llm_repairer
-        if self.config.uses_llm and self.config.anchors is AnchorMethod.STEP_SCORING \
-                and self.config.scores is not ScoreSource.SIMULATOR and scorer is None:
-            raise ValueError(f"{self.config.scores.value} scores need an LLM step scorer")
-        if self.config.repairer is RepairerKind.LLM and llm_repairer is None:
-            raise ValueError("the llm repairer needs a model")
+        if wants_scores and scorer is None:
+            from .llm_scorer import LLMStepScorer
+            self.scorer = LLMStepScorer(backend, seed=c.seed, temperature=temperature)
+        self.llm_repairer: Repairer | None = None
+        if c.repairer is RepairerKind.LLM:
+            from .llm_repairer import LLMRepairer
+            self.llm_repairer = LLMRepairer(self.needs, backend, fallback=self.symbolic if c.fallback else None,
+                                            seed=c.seed, temperature=temperature)
 
     # ---- scores and anchors ------------------------------------------------------------
     def scores(self, plan: Plan, goal: Goal, start: State | None = None,
@@ -207,6 +224,8 @@ class StateConsistency:
         if goal is None:
             raise ValueError("the plan names no item, so it has no goal; give one")
         start = start or State()
+        self._check_goal(goal, start)
+        used_before = self.llm_use()
         before = self.validator.validate(plan, goal=goal, start=start)
         steps, labels = list(plan.steps), [Provenance.KEPT] * len(plan.steps)
         validation, rounds = before, []
@@ -227,8 +246,63 @@ class StateConsistency:
             if not changed:
                 break
         result_plan = Plan(steps=tuple(steps), source=plan.source)
-        return RepairResult(plan, result_plan, labels, before, validation, rounds, self.config,
-                            seconds=time.perf_counter() - started)
+        result = RepairResult(plan, goal, result_plan, labels, before, validation, rounds, self.config,
+                              seconds=time.perf_counter() - started,
+                              initial=rounds[0].simulator if rounds else simulator_scores(self.validator, before,
+                                                                                          self.config.k))
+        result.stats = self._stats(result, used_before)
+        return result
+
+    def _check_goal(self, goal: Goal, start: State) -> None:
+        try:
+            item = self.kb.resolve(goal.item)
+        except UnknownItemError as exc:
+            raise CannotRepair(f"the goal {exc}") from None
+        if not self.rules.can_gather or start.count_any(self.kb.acceptable(item)) >= goal.count:
+            return  # under rules without gathering, what can be made depends on the start inventory alone
+        reach = graph_for(self.kb, self.rules).reachability(item)
+        if not reach.reachable:
+            raise CannotRepair(reach.reason)
+
+    def llm_use(self) -> dict:
+        """What the model cost so far in this process (scoring and repair), as counters."""
+        out: dict = {}
+        for part, name in ((self.scorer, "scoring"), (self.llm_repairer, "repair")):
+            use = getattr(part, "use", None)
+            if use is not None:
+                out[name] = use.to_dict()
+        return out
+
+    def _stats(self, result: RepairResult, used_before: dict) -> dict:
+        """Counters of this repair: rounds, windows, steps by provenance, fallbacks, and the model's calls."""
+        windows = [r for rnd in result.rounds for r in rnd.repairs]
+        stats = {
+            "rounds": len(result.rounds), "windows": len(windows),
+            "repaired_steps": sum(p is not Provenance.KEPT for p in result.provenance),
+            "kept_steps": sum(p is Provenance.KEPT for p in result.provenance),
+            "unfinished_windows": sum(not r.done for r in windows),
+            "symbolic_fallbacks": sum(r.note.startswith("symbolic fallback") for r in windows),
+            "valid_before": result.valid_before, "valid_after": result.valid_after,
+            "seconds": round(result.seconds, 6),
+        }
+        now = self.llm_use()
+        calls = tokens = 0
+        replayed = 0.0
+        for name, use in now.items():
+            before = used_before.get(name, {})
+
+            def delta(key: str):
+                return use[key] - before.get(key, 0)
+            # scores replayed from the cache count as the calls a run of its own would have made
+            calls_here = delta("calls") + delta("replayed_calls")
+            stats[f"{name}_llm_calls"] = calls_here
+            stats[f"{name}_forced"] = delta("forced")
+            calls += calls_here
+            tokens += delta("evaluated_prompt_tokens")
+            replayed += delta("replayed_seconds")
+        stats["llm_calls"], stats["evaluated_prompt_tokens"] = calls, tokens
+        stats["replayed_seconds"] = round(replayed, 3)  # time the replayed calls took when first made
+        return stats
 
     def _round(self, record: RoundRecord, steps: list[Step], labels: list[Provenance], goal: Goal,
                start: State) -> tuple[list[Step], list[Provenance]]:
