@@ -22,6 +22,7 @@ from ..eval import plancraft
 from ..eval.llm_report import format_summary, summarize
 from ..planner import DEFAULT_PLANNER, planner_names
 from .common import UsageError, check_writable, fail, kb_from_args
+from .consistency_options import add_consistency_arguments
 from .llm_options import TerminalProgress, add_llm_arguments, build_planner
 from .plan import check_planner
 from .state_options import rules_from_args
@@ -41,6 +42,7 @@ def add_parser(sub) -> None:
     p.add_argument("--rules", metavar="NAME",
                    help="rule profile: survival (default) or crafting (implied by Plancraft's task file)")
     add_llm_arguments(p)
+    add_consistency_arguments(p, flag=True)
     p.set_defaults(run=run)
 
 
