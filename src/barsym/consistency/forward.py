@@ -25,6 +25,7 @@ where the result still runs (``mine 2 logs`` + ``mine 2 logs``: ``mine 4 logs``)
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,7 +34,7 @@ from typing import Protocol
 
 from ..kb import UnknownItemError
 from ..model import MAX_COUNT, Goal, Step, StepType
-from ..sim import Failure, State, future_demand
+from ..sim import Failure, State, future_demand, rollout
 from .anchors import AnchorPair
 from .needs import Need, NeedPlanner
 
@@ -43,6 +44,7 @@ KEPT = "kept"
 class Origin(str, Enum):
     WIDEN = "widen"
     KEEP = "keep"
+    RETRO = "widen-earlier"
     MOVE = "move"
     PLAN = "plan"
 
@@ -68,6 +70,13 @@ class Candidate:
     index: int | None = None  # position in the remaining original steps (keep, move)
     why: str = ""
     cost: float = 0.0  # steps still needed for the blocked step's need after taking this one (plan: its plan's length)
+    redo: tuple[Step, ...] = ()  # widen-earlier: the window's steps so far, with the widened ones
+    need: str | None = None  # plan: the item the step is for
+
+    @property
+    def text(self) -> str:
+        """How the option is written for the model (unique per option)."""
+        return f"make more earlier: {self.step}" if self.origin is Origin.RETRO else str(self.step)
 
 
 @dataclass
@@ -77,6 +86,8 @@ class WalkState:
     state: State
     taken: list[Step] = field(default_factory=list)
     remaining: list[Step] = field(default_factory=list)
+    pending: list[Step] = field(default_factory=list)  # the rest of the plan being followed for a need
+    pending_for: str | None = None  # ... and the need's item
 
 
 class Chooser(Protocol):
@@ -97,25 +108,26 @@ class WindowRepair:
     repairer: str
     dropped: tuple[Step, ...] = ()
     note: str = ""
+    climbed_for: tuple[str, ...] = ()  # items the walk climbed back up for (BAR's agent never does)
 
 
 class SymbolicChooser:
     """Keep the user's step where it runs; else move a later one; else the planner's step.
 
-    Keeping goes first unless it makes the need dearer: a kept smelt that
+    Keeping (or widening) goes first unless it makes the need dearer: a kept smelt that
     burns the planks a missing stick was to come from would send the plan
     back up to the surface for logs, so the stick is made first.
     """
 
     label = "repaired-symbolic"
-    order = (Origin.WIDEN, Origin.KEEP, Origin.MOVE, Origin.PLAN)
+    order = (Origin.WIDEN, Origin.KEEP, Origin.RETRO, Origin.MOVE, Origin.PLAN)
 
     def choose(self, window: Window, walk: WalkState, candidates: Sequence[Candidate]) -> int | None:
         planned = [c.cost for c in candidates if c.origin is Origin.PLAN]
 
         def rank(i: int) -> tuple[int, int]:
             c = candidates[i]
-            dearer = c.origin is Origin.KEEP and planned and c.cost > min(planned)
+            dearer = c.origin in (Origin.KEEP, Origin.WIDEN) and planned and c.cost > min(planned)
             return (len(self.order) if dearer else self.order.index(c.origin), i)
         return min(range(len(candidates)), key=rank, default=None)
 
@@ -129,6 +141,8 @@ def walk(window: Window, needs: NeedPlanner, chooser: Chooser, budget: int | Non
     kept_from: list[int | None] = []
     dropped: list[Step] = []
     target, goal, tail = window.target, window.goal, window.after
+    seen = {(window.before, len(at.remaining))}
+    climbed_for: list[str] = []
     note, done = "", False
     for _ in range(budget + len(window.original)):
         rest = at.remaining + list(target)
@@ -140,7 +154,11 @@ def walk(window: Window, needs: NeedPlanner, chooser: Chooser, budget: int | Non
             dropped.append(at.remaining.pop(block.position))  # no state runs it: the step itself is wrong
             ids.pop(block.position)
             continue
-        candidates = _candidates(needs, at, rest, block, window)
+        raw = _candidates(needs, at, rest, block, window)
+        candidates = _fresh(needs, at, raw, seen, rest + list(tail))
+        if raw and not candidates:
+            note = "every step that applies leads back to a state already passed: the walk goes in circles"
+            break
         if not candidates:
             if at.remaining and block is not None and block.position == 0:
                 dropped.append(at.remaining.pop(0))  # blocked, and what it needs cannot be planned
@@ -160,24 +178,52 @@ def walk(window: Window, needs: NeedPlanner, chooser: Chooser, budget: int | Non
             note = "the repairer gave up"
             break
         chosen = candidates[pick]
-        source = None
-        if chosen.index is not None:  # keep, widen, move: an original step is used up
-            at.remaining.pop(chosen.index)
-            source = ids.pop(chosen.index)
-        after = at.remaining + list(target)
-        at.state = _play(needs, chosen.step, at.state, after + list(tail))
-        at.taken.append(chosen.step)
-        labels.append(KEPT if chosen.origin is Origin.KEEP else chooser.label)  # a widened step is a new count
-        kept_from.append(source if chosen.origin is Origin.KEEP else None)
+        if chosen.step.type is StepType.CLIMB_UP and chosen.origin is Origin.PLAN and chosen.need:
+            climbed_for.append(chosen.need)
+        if chosen.origin is Origin.PLAN:  # a plan is followed only while nothing else changes the state
+            at.pending = at.pending[1:] if at.pending and at.pending[0] == chosen.step else []
+        else:
+            at.pending, at.pending_for = [], None
+        if chosen.origin is Origin.RETRO:  # an earlier step of the window, widened (and what it starved)
+            for j, (old, new) in enumerate(zip(at.taken, chosen.redo)):
+                if old != new:
+                    labels[j], kept_from[j] = chooser.label, None
+            at.taken = list(chosen.redo)
+            at.state = needs.play(at.taken, window.before, rest + list(tail))
+        else:
+            source = None
+            if chosen.index is not None:  # keep, widen, move: an original step is used up
+                at.remaining.pop(chosen.index)
+                source = ids.pop(chosen.index)
+            after = at.remaining + list(target)
+            at.state = _play(needs, chosen.step, at.state, after + list(tail))
+            at.taken.append(chosen.step)
+            labels.append(KEPT if chosen.origin is Origin.KEEP else chooser.label)  # a widened step is a new count
+            kept_from.append(source if chosen.origin is Origin.KEEP else None)
+        seen.add((at.state, len(at.remaining)))
     steps, labels, kept_from = _fuse(needs, at.taken, labels, kept_from, window)
     return WindowRepair(window, tuple(steps), tuple(labels), tuple(kept_from), done, chooser.label, tuple(dropped),
-                        note)
+                        note, tuple(dict.fromkeys(climbed_for)))
+
+
+def _fresh(needs: NeedPlanner, at: WalkState, candidates: list[Candidate], seen: set, later: list[Step]):
+    """Leave out candidates that lead back to a state the walk was in (a climb undoing a dig).
+
+    With none left the walk stops: it would go round in circles.
+    """
+    def revisits(c: Candidate) -> bool:
+        if c.origin is Origin.RETRO:
+            return False
+        left = len(at.remaining) - (c.index is not None)
+        return (_play(needs, c.step, at.state, later), left) in seen
+    return [c for c in candidates if not revisits(c)]
 
 
 def _candidates(needs: NeedPlanner, at: WalkState, rest: list[Step], block, window: Window) -> list[Candidate]:
     goal = window.goal
     out: list[Candidate] = []
-    if at.remaining and (block is None or block.position > 0):
+    keep = bool(at.remaining) and (block is None or block.position > 0)
+    if keep:
         out.append(Candidate(at.remaining[0], Origin.KEEP, 0, "the next step of the plan"))
         wider = _widen(needs, at, rest, window)
         if wider is not None:
@@ -189,21 +235,75 @@ def _candidates(needs: NeedPlanner, at: WalkState, rest: list[Step], block, wind
     why = f"{where} needs {need}"
     tail = list(window.after)
     wanted = needs.shortfall(rest, at.state, goal, need, tail)
+    if not keep:
+        redo = _widen_back(needs, at.taken, window.before, wanted, rest + tail)
+        if redo is not None:
+            changed = [new for old, new in zip(at.taken, redo) if old != new]
+            out.append(Candidate(changed[-1], Origin.RETRO, None, f"{why}: an earlier step makes more",
+                                 redo=tuple(redo)))
     for j, step in enumerate(at.remaining[1:], start=1):
         if _makes(needs, step, need) and _runs(needs, step, at.state, rest[:j] + rest[j + 1:] + tail):
             out.append(Candidate(step, Origin.MOVE, j, why))
-    if any(c.origin is Origin.MOVE for c in out):
+    if any(c.origin in (Origin.MOVE, Origin.RETRO) for c in out):
         return out
+    follow = at.pending if at.pending and at.pending_for == need.item else None
     for wanted in (wanted, need):
-        planned = needs.steps_for(wanted, at.state, rest, tail)
-        if planned and _runs(needs, planned[0], at.state, rest + tail):
-            out.append(Candidate(planned[0], Origin.PLAN, None, f"{where} needs {wanted}", cost=len(planned)))
-            if out[0].origin is Origin.KEEP:  # what waiting would cost: the same need, planned after the kept step
-                kept = out[0].step
-                later = needs.steps_for(wanted, _play(needs, kept, at.state, rest[1:] + tail), rest[1:], tail)
-                out[0] = Candidate(kept, Origin.KEEP, 0, out[0].why, math.inf if later is None else len(later))
-            break
+        planned = follow or needs.steps_for(wanted, at.state, rest, tail)
+        if not planned or not _runs(needs, planned[0], at.state, rest + tail):
+            follow = None
+            continue
+        at.pending, at.pending_for = list(planned), need.item  # followed step by step while the need lasts
+        if keep and planned[0].type.moves:
+            break  # changing layers for a later step while the next one runs here only undoes itself
+        out.append(Candidate(planned[0], Origin.PLAN, None, f"{where} needs {wanted}", cost=len(planned),
+                             need=wanted.item))
+        for i, c in enumerate(out):  # what waiting would cost: the need as it stands after the next step
+            if c.origin in (Origin.KEEP, Origin.WIDEN):
+                out[i] = dataclasses.replace(c, cost=_cost_after(needs, c.step, at.state, rest[1:], goal, tail,
+                                                                 wanted.item))
+        break
     return out
+
+
+def _cost_after(needs: NeedPlanner, step: Step, state: State, rest: list[Step], goal, tail: list[Step],
+                item: str | None) -> float:
+    """Steps still needed for ``item`` after taking ``step`` (0 when that need is gone; inf if it cannot be met)."""
+    after = _play(needs, step, state, rest + tail)
+    block = needs.blocker(rest, after, goal, tail)
+    if block is None or block.need is None or block.need.item != item:
+        return 0
+    planned = needs.steps_for(needs.shortfall(rest, after, goal, block.need, tail), after, rest, tail)
+    return math.inf if planned is None else len(planned)
+
+
+def _widen_back(needs: NeedPlanner, taken: list[Step], before: State, need: Need, later: list[Step],
+                depth: int = 4) -> list[Step] | None:
+    """``taken`` with its last step that makes the needed item widened, and what that starves widened in turn.
+
+    Widening ``smelt 1 iron_ingot`` to 3 needs 2 more iron ore: the last
+    earlier step that mines it is widened too, and so on, a few levels deep.
+    None when no earlier step of the window makes what is needed, or the
+    widened steps do not run.
+    """
+    if need.item is None or not taken:
+        return None
+    trial = list(taken)
+    item, amount = need.item, need.count
+    for _ in range(depth):
+        j = next((i for i in range(len(trial) - 1, -1, -1) if _makes(needs, trial[i], Need(item, amount))
+                  and not trial[i].type.moves), None)
+        if j is None or (trial[j].count or 0) + amount > MAX_COUNT:
+            return None
+        trial[j] = trial[j].model_copy(update={"count": (trial[j].count or 0) + amount})
+        played = rollout(needs.sim, tuple(trial) + tuple(later), before)
+        failed = next((o for o in played.outcomes[:len(trial)] if not o.ok), None)
+        if failed is None:
+            return trial
+        starved = needs.need_of(failed.step, failed.failure, failed.before)
+        if starved is None or starved.item is None:
+            return None
+        item, amount = starved.item, starved.count
+    return None
 
 
 def _widen(needs: NeedPlanner, at: WalkState, rest: list[Step], window: Window) -> Candidate | None:

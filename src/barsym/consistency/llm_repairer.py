@@ -57,7 +57,7 @@ class LLMChooser:
         fixed = (f"{task_text(window.task, plan)}\n\nSteps {pair.start} to {pair.end - 1} are redone from the state "
                  f"before step {pair.start}, so that {end}.")
         done = "; ".join(str(s) for s in walk.taken) or "nothing yet"
-        listed = "\n".join(f"- {c.step} ({c.why})" for c in options)
+        listed = "\n".join(f"- {c.text} ({c.why})" for c in options)
         variable = (f"Steps taken so far: {done}.\nNow: {walk.state.describe(self.kb.layers)}.\n"
                     f"Options:\n{listed}\nNext step?")
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": f"{fixed}\n\n{variable}"}]
@@ -65,16 +65,16 @@ class LLMChooser:
     def choose(self, window: Window, walk: WalkState, candidates: Sequence[Candidate]) -> int | None:
         options: list[int] = []
         seen: set[str] = set()
-        for i, candidate in enumerate(candidates):  # one option per distinct step text, the first kept
-            if str(candidate.step) not in seen:
-                seen.add(str(candidate.step))
+        for i, candidate in enumerate(candidates):  # one option per distinct text, the first kept
+            if candidate.text not in seen:
+                seen.add(candidate.text)
                 options.append(i)
         if len(options) == 1:
             self.use.forced += 1
             return options[0]
         if self.down:
             return None
-        texts = [str(candidates[i].step) for i in options]
+        texts = [candidates[i].text for i in options]
         grammar = "root ::= " + " | ".join(gbnf_literal(t) for t in texts) + "\n"
         started = time.perf_counter()
         try:

@@ -36,6 +36,7 @@ class Need:
     count: int = 1
     layer: int | None = None
     reason: str = ""
+    burn: float = 0.0  # a fuel need: burn time in items smelted (``item`` is BAR's fuel, others may do)
 
     def __str__(self) -> str:
         return f"layer {self.layer}" if self.item is None else f"{self.count} {self.item}"
@@ -94,7 +95,7 @@ class NeedPlanner:
         if code is Code.INSUFFICIENT_FUEL:
             fuel = self.conventions.fuel
             burn = float(failure.needed or 0) - float(failure.had or 0)
-            return Need(fuel, max(1, self.rules.fuel_units(fuel, burn)), reason=why)
+            return Need(fuel, max(1, self.rules.fuel_units(fuel, burn)), reason=why, burn=burn)
         if code is Code.GOAL_NOT_REACHED:
             return Need(failure.item, max(1, int(failure.needed or 1) - int(failure.had or 0)), reason=why)
         return None
@@ -142,7 +143,8 @@ class NeedPlanner:
             return need
         count = need.count
         for _ in range(rounds):
-            planned = self.steps_for(Need(need.item, count), state, steps, tail)
+            planned = self.steps_for(Need(need.item, count, burn=need.burn and count * self.rules.fuel_value(need.item)),
+                                     state, steps, tail)
             if planned is None:
                 break
             after = self.play(tuple(planned), state, tuple(steps) + tuple(tail))
@@ -152,7 +154,8 @@ class NeedPlanner:
             if short == 0:
                 break
             count += short
-        return Need(need.item, count, reason=need.reason)
+        return Need(need.item, count, reason=need.reason, burn=need.burn and max(
+            need.burn, count * self.rules.fuel_value(need.item)))
 
     def later_shortage(self, steps: Sequence[Step], state: State, goal: Goal | None, item: str,
                        tail: Sequence[Step] = (), limit: int = 12) -> int:
@@ -176,6 +179,21 @@ class NeedPlanner:
         """Steps that meet ``need`` from ``state`` without taking what ``rest`` (and ``tail``) will consume."""
         if need.item is None:
             return self._layer_steps(need.layer, state)
+        if need.burn:  # BAR budgets planks; underground, a coal ore at hand beats climbing for logs
+            options = [self._item_steps(Need(fuel, self.rules.fuel_units(fuel, need.burn)), state, rest, tail)
+                       for fuel in self.fuels()]
+            found = [o for o in options if o is not None]
+            return min(found, key=len) if found else None
+        return self._item_steps(need, state, rest, tail)
+
+    def fuels(self) -> list[str]:
+        """Fuels a need may be met with: BAR's (planks) first, then the concrete items of the furnace's order."""
+        named = [n for n in self.kb.fuel_preference if not n.startswith("#") and self.kb.is_known(n)
+                 and self.rules.fuel_value(self.kb.resolve(n)) > 0]
+        return list(dict.fromkeys([self.conventions.fuel] + [self.kb.resolve(n) for n in named]))
+
+    def _item_steps(self, need: Need, state: State, rest: Sequence[Step],
+                    tail: Sequence[Step]) -> tuple[Step, ...] | None:
         reserve = future_demand(self.rules, tuple(rest) + tuple(tail), state)  # a station or tool consumed later may still be used now
         free = state.changed(remove={name: min(n, state.count(name)) for name, n in reserve.items()
                                      if not self.rules.is_persistent(name)})

@@ -309,14 +309,18 @@ class StateConsistency:
         steps, labels = list(steps), list(labels)
         shift = 0
         windows = record.windows
+        repairer = self.llm_repairer if self.config.repairer is RepairerKind.LLM else self.symbolic
         for number, window in enumerate(windows):
             s, e = window.start + shift, window.end + shift
             following = windows[number + 1].start + shift if number + 1 < len(windows) else len(steps) + 1
-            trace = self.validator.validate(Plan(steps=tuple(steps)), goal=None, start=start).trace
-            job = Window(AnchorPair(s, e), trace[s - 1], tuple(steps[s - 1:e - 1]), tuple(steps[e - 1:following - 1]),
-                         goal if following > len(steps) else None, goal, tuple(steps), tuple(steps[following - 1:]))
-            repairer = self.llm_repairer if self.config.repairer is RepairerKind.LLM else self.symbolic
-            done = repairer.repair(job)
+            floor = windows[number - 1].end + shift if number else 1  # the previous window's last kept step
+            done = repairer.repair(self._job(steps, s, e, following, goal, start))
+            grown = self._grown(steps, s, floor, done)
+            if grown is not None:  # the repair climbed back up for something a kept step made too few of
+                again = repairer.repair(self._job(steps, grown, e, following, goal, start))
+                if again.done and len(again.climbed_for) < len(done.climbed_for):
+                    done, s = again, grown
+                    record.windows[number] = AnchorPair(s - shift, window.end)
             record.repairs.append(done)
             old = labels[s - 1:e - 1]
             new_labels = [old[source] if source is not None else Provenance(label)
@@ -325,3 +329,26 @@ class StateConsistency:
             labels[s - 1:e - 1] = new_labels
             shift += len(done.steps) - (e - s)
         return steps, labels
+
+    def _job(self, steps: list[Step], s: int, e: int, following: int, goal: Goal, start: State) -> Window:
+        trace = self.validator.validate(Plan(steps=tuple(steps)), goal=None, start=start).trace
+        return Window(AnchorPair(s, e), trace[s - 1], tuple(steps[s - 1:e - 1]), tuple(steps[e - 1:following - 1]),
+                      goal if following > len(steps) else None, goal, tuple(steps), tuple(steps[following - 1:]))
+
+    def _grown(self, steps: list[Step], s: int, floor: int, done: WindowRepair) -> int | None:
+        """An earlier start for a window whose repair climbs back up: the last step that made what it climbed for.
+
+        BAR's agent never climbs; a climb in a repair means a step before the
+        window made too few (sticks, planks), and only a window that starts
+        there can widen it.
+        """
+        if not done.climbed_for:
+            return None
+        wanted: set[str] = set()
+        for item in done.climbed_for:
+            wanted |= set(self.kb.acceptable(item)) | {item}
+        for i in range(s - 1, floor - 1, -1):
+            step = steps[i - 1]
+            if step.item and self.kb.is_known(step.item) and self.kb.resolve(step.item) in wanted:
+                return i
+        return None

@@ -19,9 +19,10 @@ goal is not reached at the end, the end counts as a failing step ``n+1``.
   or the goal missing at the end), ``2`` *knock-on* (it fails only because an
   earlier failed step made nothing; the validator's ``caused_by``).
   The score is ``min(9, 1 + b + floor(8 d / (k + 1)))``.
-- A step that ran but made too few: when a root failure is a missing
-  ingredient (or the goal is short at the end), the last step before it that
-  made the missing item is judged as if that failure came right after it
+- A step that ran but made too few: when a failure is a missing ingredient
+  (or the goal is short at the end), the last step before it that ran and
+  made a missing item (each short slot counts) is judged as if that failure
+  came right after it
   (``d = 1``, kind *state*), wherever the failure is. A cut count shows only
   where its item runs out, maybe at the end of the plan; the blame puts an
   anchor on the step that was cut, so it can be widened back.
@@ -151,8 +152,8 @@ def blame(validator: Validator, validation: ValidationResult, found: dict[int, S
     shortages: list[tuple[int, tuple[str, ...]]] = []
     for outcome in rollout.failures:
         fault = found[outcome.index]
-        if outcome.failure.code is Code.MISSING_INGREDIENT and fault.kind is FailureKind.STATE:
-            shortages.append((outcome.index, outcome.failure.accepts or (outcome.failure.item or "",)))
+        if outcome.failure.code is Code.MISSING_INGREDIENT and fault.kind is not FailureKind.INTRINSIC:
+            shortages += [(outcome.index, accepts) for accepts in _short_slots(validator, outcome)]
     end = len(rollout.outcomes) + 1
     if end in found and found[end].code == Code.GOAL_NOT_REACHED.value:
         shortages.append((end, kb.acceptable(kb.resolve(validation.goal.item))))
@@ -163,6 +164,28 @@ def blame(validator: Validator, validation: ValidationResult, found: dict[int, S
                 blamed.setdefault(outcome.index, found[at])
                 break
     return blamed
+
+
+def _short_slots(validator: Validator, outcome, limit: int = 6) -> list[tuple[str, ...]]:
+    """Every ingredient slot the failed step is short of, not only the first the simulator names.
+
+    The simulator stops at the first short slot; the state is topped up with
+    it (hypothetically) and the step tried again, so that an axe short of both
+    iron ingots and sticks blames the steps that made each.
+    """
+    slots, state, failure = [], outcome.before, outcome.failure
+    for _ in range(limit):
+        accepts = failure.accepts or (failure.item or "",)
+        slots.append(accepts)
+        extra = int(failure.needed or 0) - int(failure.had or 0)
+        if extra <= 0 or not accepts[0]:
+            break
+        state = state.changed(add={accepts[0]: extra})
+        again = validator.sim.transition(outcome.step, state)
+        if not isinstance(again, Failure) or again.code is not Code.MISSING_INGREDIENT:
+            break
+        failure = again
+    return slots
 
 
 def simulator_scores(validator: Validator, validation: ValidationResult, k: int = DEFAULT_K) -> list[StepScore]:
