@@ -78,8 +78,17 @@ def test_the_goal_missing_at_the_end_lowers_the_last_steps(validator):
     plan = steps(*WOODEN[:4])
     scores, validation = score_plan(validator, plan, Goal(item="wooden_pickaxe"))
     assert not validation.valid
-    assert [s.score for s in scores] == [10, 8, 6, 4]
+    # the sticks (step 3) are for the pickaxe that is never made: the plan does no worse without them
+    assert [s.score for s in scores] == [10, 8, 4, 4]
+    assert scores[2].fault.kind is FailureKind.UNNEEDED
     assert scores[-1].fault.step == 5 and scores[-1].fault.code == "goal_not_reached"
+
+
+def test_an_unneeded_step_scores_four(validator):
+    plan = steps("mine 3 logs", "mine 2 dirt", "craft 9 planks", "craft 4 stick", "craft 1 crafting_table",
+                 "craft 1 wooden_pickaxe", "craft 1 stone_pickaxe")
+    scores, _ = score_plan(validator, plan, Goal(item="stone_pickaxe"))
+    assert scores[1].fault.kind is FailureKind.UNNEEDED and scores[1].score == 4 and scores[0].score == 10
 
 
 def test_a_step_that_made_too_few_is_blamed(validator):
@@ -151,4 +160,4 @@ def test_the_cross_check_counts_anchors_on_both_sides():
 def test_plans_parsed_from_text_score_the_same(validator):
     text = "".join('{"type": "mine", "obj_name": "logs", "obj_num": 1}\n' for _ in range(2))
     scores, _ = score_plan(validator, parse_plan(text), Goal(item="planks"))
-    assert [s.score for s in scores] == [6, 4]  # the goal (planks) is missing at the end
+    assert [s.score for s in scores] == [4, 4]  # no planks are made: neither log is needed for the goal

@@ -42,6 +42,7 @@ KEPT = "kept"
 
 
 class Origin(str, Enum):
+    SKIP = "leave-out"
     WIDEN = "widen"
     KEEP = "keep"
     RETRO = "widen-earlier"
@@ -76,7 +77,9 @@ class Candidate:
     @property
     def text(self) -> str:
         """How the option is written for the model (unique per option)."""
-        return f"make more earlier: {self.step}" if self.origin is Origin.RETRO else str(self.step)
+        if self.origin is Origin.RETRO:
+            return f"make more earlier: {self.step}"
+        return f"leave out: {self.step}" if self.origin is Origin.SKIP else str(self.step)
 
 
 @dataclass
@@ -120,7 +123,7 @@ class SymbolicChooser:
     """
 
     label = "repaired-symbolic"
-    order = (Origin.WIDEN, Origin.KEEP, Origin.RETRO, Origin.MOVE, Origin.PLAN)
+    order = (Origin.SKIP, Origin.WIDEN, Origin.KEEP, Origin.RETRO, Origin.MOVE, Origin.PLAN)
 
     def choose(self, window: Window, walk: WalkState, candidates: Sequence[Candidate]) -> int | None:
         planned = [c.cost for c in candidates if c.origin is Origin.PLAN]
@@ -179,11 +182,19 @@ def walk(window: Window, needs: NeedPlanner, chooser: Chooser, budget: int | Non
             break
         chosen = candidates[pick]
         if chosen.step.type is StepType.CLIMB_UP and chosen.origin is Origin.PLAN and chosen.need:
-            climbed_for.append(chosen.need)
+            climbed_for.append(chosen.need)  # and what the climb is for: the first thing gathered up there
+            above = next((p for p in at.pending[1:] if not p.type.moves), None)
+            if above is not None and above.item:
+                climbed_for.append(above.item)
         if chosen.origin is Origin.PLAN:  # a plan is followed only while nothing else changes the state
             at.pending = at.pending[1:] if at.pending and at.pending[0] == chosen.step else []
         else:
             at.pending, at.pending_for = [], None
+        if chosen.origin is Origin.SKIP:
+            dropped.append(at.remaining.pop(chosen.index))
+            ids.pop(chosen.index)
+            seen.add((at.state, len(at.remaining)))
+            continue
         if chosen.origin is Origin.RETRO:  # an earlier step of the window, widened (and what it starved)
             for j, (old, new) in enumerate(zip(at.taken, chosen.redo)):
                 if old != new:
@@ -212,7 +223,7 @@ def _fresh(needs: NeedPlanner, at: WalkState, candidates: list[Candidate], seen:
     With none left the walk stops: it would go round in circles.
     """
     def revisits(c: Candidate) -> bool:
-        if c.origin is Origin.RETRO:
+        if c.origin in (Origin.RETRO, Origin.SKIP):
             return False
         left = len(at.remaining) - (c.index is not None)
         return (_play(needs, c.step, at.state, later), left) in seen
@@ -225,6 +236,9 @@ def _candidates(needs: NeedPlanner, at: WalkState, rest: list[Step], block, wind
     keep = bool(at.remaining) and (block is None or block.position > 0)
     if keep:
         out.append(Candidate(at.remaining[0], Origin.KEEP, 0, "the next step of the plan"))
+        tail = list(window.after)
+        if _unneeded(needs, at.remaining[0], at.state, rest, window.task, tail):
+            out.append(Candidate(at.remaining[0], Origin.SKIP, 0, "the plan does no worse without it"))
         wider = _widen(needs, at, rest, window)
         if wider is not None:
             out.append(wider)
@@ -277,7 +291,7 @@ def _cost_after(needs: NeedPlanner, step: Step, state: State, rest: list[Step], 
 
 
 def _widen_back(needs: NeedPlanner, taken: list[Step], before: State, need: Need, later: list[Step],
-                depth: int = 4) -> list[Step] | None:
+                depth: int = 5) -> list[Step] | None:
     """``taken`` with its last step that makes the needed item widened, and what that starves widened in turn.
 
     Widening ``smelt 1 iron_ingot`` to 3 needs 2 more iron ore: the last
@@ -292,9 +306,13 @@ def _widen_back(needs: NeedPlanner, taken: list[Step], before: State, need: Need
     for _ in range(depth):
         j = next((i for i in range(len(trial) - 1, -1, -1) if _makes(needs, trial[i], Need(item, amount))
                   and not trial[i].type.moves), None)
-        if j is None or (trial[j].count or 0) + amount > MAX_COUNT:
+        if j is None:
             return None
-        trial[j] = trial[j].model_copy(update={"count": (trial[j].count or 0) + amount})
+        played = rollout(needs.sim, tuple(trial) + tuple(later), before)
+        wider = _more(trial[j], played.outcomes[j], amount)
+        if wider is None:
+            return None
+        trial[j] = wider
         played = rollout(needs.sim, tuple(trial) + tuple(later), before)
         failed = next((o for o in played.outcomes[:len(trial)] if not o.ok), None)
         if failed is None:
@@ -319,20 +337,41 @@ def _widen(needs: NeedPlanner, at: WalkState, rest: list[Step], window: Window) 
     item = needs.kb.resolve(step.item)
     later = rest[1:] + list(window.after)
     wider, added = step, 0
-    for _ in range(3):  # batches round counts: settle in a few tries
-        state = needs.play([wider], at.state, later)
-        if state is None:
+    for _ in range(3):  # settle in a few tries
+        played = rollout(needs.sim, (wider,) + tuple(later), at.state)
+        if not played.outcomes[0].ok:
             break
-        short = needs.later_shortage(later, state, window.task, item)
-        if not short or (wider.count or 0) + short > MAX_COUNT:
-            break
-        trial = wider.model_copy(update={"count": (wider.count or 0) + short})
-        if not _runs(needs, trial, at.state, later):
+        short = needs.later_shortage(later, played.outcomes[0].after, window.task, item)
+        trial = _more(wider, played.outcomes[0], short) if short else None
+        if trial is None or not _runs(needs, trial, at.state, later):
             break
         wider, added = trial, added + short
     if not added:
         return None
     return Candidate(wider, Origin.WIDEN, 0, f"later steps are short of {added} {item}")
+
+
+def _unneeded(needs: NeedPlanner, step: Step, state: State, rest: list[Step], task: Goal, tail: list[Step]) -> bool:
+    """The next step makes something nothing after it needs, even once every other shortage is met.
+
+    Both must hold: the rest does no worse without it, and the rest, its
+    other shortages topped up, is short of none of its item. A producer whose
+    consumer fails for another reason (no furnace yet) is still needed.
+    """
+    if step.type.moves or not step.item or not needs.kb.is_known(step.item):
+        return False
+    if not needs.without_is_no_worse(rest, state, task, tail):
+        return False
+    return needs.later_shortage(rest[1:], state, task, needs.kb.resolve(step.item), tail) == 0
+
+
+def _more(step: Step, outcome, amount: int) -> Step | None:
+    """``step`` asked for ``amount`` more units than it makes now (a craft makes whole batches: 10 planks are 12)."""
+    made = step.count or 0
+    if outcome.ok and outcome.transition.item is not None:
+        made = max(made, outcome.transition.produced.get(outcome.transition.item, made))
+    count = made + amount
+    return step.model_copy(update={"count": count}) if count <= MAX_COUNT else None
 
 
 def _makes(needs: NeedPlanner, step: Step, need: Need) -> bool:

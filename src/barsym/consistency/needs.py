@@ -119,6 +119,12 @@ class NeedPlanner:
                 return Blocker(len(steps), missing, need)
         return None
 
+    def without_is_no_worse(self, steps: Sequence[Step], state: State, goal: Goal | None,
+                            tail: Sequence[Step] = ()) -> bool:
+        """Whether ``steps[1:]`` does as well as ``steps``: see :func:`barsym.consistency.scores.no_worse`."""
+        from .scores import no_worse
+        return no_worse(self.validator, list(steps) + list(tail), 0, state, goal)
+
     def play(self, steps: Sequence[Step], state: State, tail: Sequence[Step] = ()) -> State | None:
         """The state after ``steps`` (what ``tail`` consumes held back from fuel); None if one fails."""
         if not steps:
@@ -159,15 +165,28 @@ class NeedPlanner:
 
     def later_shortage(self, steps: Sequence[Step], state: State, goal: Goal | None, item: str,
                        tail: Sequence[Step] = (), limit: int = 12) -> int:
-        """Units of ``item`` that ``steps`` (and the goal) are short of from ``state``, other shortages aside."""
+        """Units of ``item`` that ``steps`` (and the goal) are short of from ``state``, other shortages aside.
+
+        Other shortages are met as they show up: missing items are added to
+        the state, a missing layer by layer moves put in before the step that
+        needs it (whose pickaxe is then needed in turn).
+        """
         same = set(self.kb.acceptable(item)) | {item}
         extra: dict[str, int] = {}
+        seq = list(steps)
         total = 0
         for _ in range(limit):
-            found = self.blocker(steps, state.changed(add=extra), goal, tail)
-            if found is None or found.need is None or found.need.item is None:
+            found = self.blocker(seq, state.changed(add=extra), goal, tail)
+            if found is None or found.need is None:
                 break
             other = found.need
+            if other.item is None:
+                here = int(found.failure.had) if isinstance(found.failure.had, int) else None
+                if here is None or other.layer is None or other.layer == here or found.position >= len(seq):
+                    break
+                kind = StepType.DIG_DOWN if other.layer > here else StepType.CLIMB_UP
+                seq[found.position:found.position] = [Step(type=kind)] * abs(other.layer - here)
+                continue
             extra[other.item] = extra.get(other.item, 0) + other.count
             if other.item in same:
                 total += other.count

@@ -88,6 +88,14 @@ class CannotRepair(ValueError):
     """The plan's goal cannot be had at all (nothing in the overworld makes it), so no repair can reach it."""
 
 
+class _Regrow(Exception):
+    """A window grew back over an earlier one: the round starts over with these windows (merged)."""
+
+    def __init__(self, windows: list[AnchorPair]):
+        super().__init__("regrow")
+        self.windows = windows
+
+
 class Repairer(Protocol):
     name: str
 
@@ -306,27 +314,47 @@ class StateConsistency:
 
     def _round(self, record: RoundRecord, steps: list[Step], labels: list[Provenance], goal: Goal,
                start: State) -> tuple[list[Step], list[Provenance]]:
+        """Repair the round's windows left to right and splice them in.
+
+        A window whose repair climbs back up is tried again from the last
+        step before it that made what it climbed for (:meth:`_grown`); if that
+        step lies in or before an earlier window, the two are merged and the
+        round starts over.
+        """
+        for _ in range(4):
+            try:
+                return self._splice(record, steps, labels, goal, start, grow=True)
+            except _Regrow as again:
+                record.windows, record.repairs = merge(again.windows), []
+        return self._splice(record, steps, labels, goal, start, grow=False)
+
+    def _splice(self, record: RoundRecord, steps: list[Step], labels: list[Provenance], goal: Goal, start: State,
+                grow: bool) -> tuple[list[Step], list[Provenance]]:
         steps, labels = list(steps), list(labels)
+        where = list(range(1, len(steps) + 1))  # each step's number in the round's plan (a new one: its window's)
         shift = 0
         windows = record.windows
         repairer = self.llm_repairer if self.config.repairer is RepairerKind.LLM else self.symbolic
         for number, window in enumerate(windows):
             s, e = window.start + shift, window.end + shift
             following = windows[number + 1].start + shift if number + 1 < len(windows) else len(steps) + 1
-            floor = windows[number - 1].end + shift if number else 1  # the previous window's last kept step
             done = repairer.repair(self._job(steps, s, e, following, goal, start))
-            grown = self._grown(steps, s, floor, done)
-            if grown is not None:  # the repair climbed back up for something a kept step made too few of
+            grown = self._grown(steps, s, done) if grow else None
+            if grown is not None:  # the repair climbed back up for something an earlier step made too few of
                 again = repairer.repair(self._job(steps, grown, e, following, goal, start))
                 if again.done and len(again.climbed_for) < len(done.climbed_for):
+                    origin = where[grown - 1]
+                    if number and origin < windows[number - 1].end:
+                        raise _Regrow(windows[:number] + [AnchorPair(origin, window.end)] + windows[number + 1:])
                     done, s = again, grown
-                    record.windows[number] = AnchorPair(s - shift, window.end)
+                    windows[number] = AnchorPair(origin, window.end)
             record.repairs.append(done)
             old = labels[s - 1:e - 1]
             new_labels = [old[source] if source is not None else Provenance(label)
                           for label, source in zip(done.provenance, done.kept_from)]
             steps[s - 1:e - 1] = list(done.steps)
             labels[s - 1:e - 1] = new_labels
+            where[s - 1:e - 1] = [windows[number].start] * len(done.steps)
             shift += len(done.steps) - (e - s)
         return steps, labels
 
@@ -335,7 +363,7 @@ class StateConsistency:
         return Window(AnchorPair(s, e), trace[s - 1], tuple(steps[s - 1:e - 1]), tuple(steps[e - 1:following - 1]),
                       goal if following > len(steps) else None, goal, tuple(steps), tuple(steps[following - 1:]))
 
-    def _grown(self, steps: list[Step], s: int, floor: int, done: WindowRepair) -> int | None:
+    def _grown(self, steps: list[Step], s: int, done: WindowRepair) -> int | None:
         """An earlier start for a window whose repair climbs back up: the last step that made what it climbed for.
 
         BAR's agent never climbs; a climb in a repair means a step before the
@@ -347,7 +375,7 @@ class StateConsistency:
         wanted: set[str] = set()
         for item in done.climbed_for:
             wanted |= set(self.kb.acceptable(item)) | {item}
-        for i in range(s - 1, floor - 1, -1):
+        for i in range(s - 1, 0, -1):
             step = steps[i - 1]
             if step.item and self.kb.is_known(step.item) and self.kb.resolve(step.item) in wanted:
                 return i

@@ -27,12 +27,18 @@ goal is not reached at the end, the end counts as a failing step ``n+1``.
   where its item runs out, maybe at the end of the plan; the blame puts an
   anchor on the step that was cut, so it can be widened back.
 
+- A step that runs but that the plan does not need (without it, no step
+  fails that ran, and the goal is no further off: ``mine 2 bamboo`` for
+  sticks made from planks, a second iron pickaxe eating the ingots the goal
+  needed) scores ``1 + 3`` = 4, kind *unneeded*, when nothing lower applies.
+
 With the paper's ``k = 3`` a step that fails itself scores 1-3, the step just
 before a failure 3-5, two before 5-7, three before 7-9: lower the sooner the
 failure follows and the worse it is. At ``t = 5`` the anchors start at every
-failing step and at the step before a root failure (a dropped dig down is
-repaired right where it was dropped, and a cut count from the step that was
-cut). Waste never lowers a score: a wasteful plan runs.
+failing step, at the step before a root failure (a dropped dig down is
+repaired right where it was dropped), at a step that made too few, and at an
+unneeded step, which a repair may leave out. A valid plan is never repaired,
+whatever its scores.
 """
 
 from __future__ import annotations
@@ -56,10 +62,11 @@ class FailureKind(str, Enum):
     INTRINSIC = "intrinsic"
     STATE = "state"
     KNOCK_ON = "knock-on"
+    UNNEEDED = "unneeded"  # the step runs, but the plan does no worse without it
 
     @property
     def offset(self) -> int:
-        return {FailureKind.INTRINSIC: 0, FailureKind.STATE: 1, FailureKind.KNOCK_ON: 2}[self]
+        return {FailureKind.INTRINSIC: 0, FailureKind.STATE: 1, FailureKind.KNOCK_ON: 2, FailureKind.UNNEEDED: 3}[self]
 
 
 #: codes that no start state can fix: the step itself is wrong
@@ -194,6 +201,7 @@ def simulator_scores(validator: Validator, validation: ValidationResult, k: int 
         raise ValueError(f"k must be at least 1, got {k}")
     found = faults(validator, validation)
     blamed = blame(validator, validation, found)
+    spare = unneeded(validator, validation)
     n = len(validation.trace) - 1
     out = []
     for i in range(1, n + 1):
@@ -202,8 +210,50 @@ def simulator_scores(validator: Validator, validation: ValidationResult, k: int 
         if i in blamed and formula(1, FailureKind.STATE, k) < score:
             out.append(StepScore(i, formula(1, FailureKind.STATE, k), blamed[i], blamed=True))
             continue
+        if i in spare and formula(0, FailureKind.UNNEEDED, k) < score:
+            fault = StepFault(i, FailureKind.UNNEEDED, "unneeded", "the plan does no worse without this step")
+            out.append(StepScore(i, formula(0, FailureKind.UNNEEDED, k), fault))
+            continue
         out.append(StepScore(i, score, first))
     return out
+
+
+def _shortcomings(validator: Validator, steps, start: State, goal: Goal | None, skip: int | None):
+    """Every failure of ``steps`` (step ``skip`` left out), (original index, code, item) -> how much it misses;
+    and the goal's shortfall."""
+    kept = [i for i in range(len(steps)) if i != skip]
+    played = validator.validate(Plan(steps=tuple(steps[i] for i in kept)), goal=None, start=start).rollout
+    failing = {(kept[o.index - 1], o.failure.code, o.failure.item): _short(o.failure) for o in played.failures}
+    missing = 0
+    if goal is not None:
+        failure = validator.goal_failure(goal, played.final)
+        if failure is not None and failure.needed is not None:
+            missing = int(failure.needed - (failure.had or 0))
+    return failing, missing
+
+
+def no_worse(validator: Validator, steps, index: int, start: State, goal: Goal | None) -> bool:
+    """Whether the plan without step ``index`` (0-based) fails nowhere it did not, for no new reason,
+    and ends no further from the goal: then that step is not needed."""
+    failing, missing = _shortcomings(validator, steps, start, goal, None)
+    without, missing_without = _shortcomings(validator, steps, start, goal, index)
+    worse = any(key not in failing or short > failing[key] for key, short in without.items())
+    return bool(len(steps) > 1 or goal is None) and not worse and missing_without <= missing
+
+
+def _short(failure: Failure) -> float:
+    """How much a failure misses (units, burn time, tiers); 1 where it names no amount."""
+    if isinstance(failure.needed, (int, float)) and isinstance(failure.had, (int, float)):
+        return float(failure.needed) - float(failure.had)
+    return 1.0
+
+
+def unneeded(validator: Validator, validation: ValidationResult) -> set[int]:
+    """Steps that run and that the plan can do without (:func:`no_worse`)."""
+    rollout = validation.rollout
+    steps = [o.step for o in rollout.outcomes]
+    return {o.index for o in rollout.outcomes
+            if o.ok and no_worse(validator, steps, o.index - 1, rollout.start, validation.goal)}
 
 
 def score_plan(validator: Validator, plan: Plan, goal: Goal | None = None, start: State | None = None,
