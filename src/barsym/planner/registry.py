@@ -36,8 +36,8 @@ Factory = Callable[..., Planner]
 _BUILTIN: dict[str, str | Factory] = {
     "bar": "barsym.planner.llm_planner:bar_planner",
     "llm-only": "barsym.planner.llm_planner:llm_only_planner",
-    "bar-sc": "barsym.consistency.planner:bar_sc_planner",
     "symbolic": "barsym.planner.registry:symbolic_planner",
+    "bar-sc": "barsym.consistency.planner:bar_sc_planner",
 }
 _registry: dict[str, str | Factory] = dict(_BUILTIN)
 DEFAULT_PLANNER = "bar"
