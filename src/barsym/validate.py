@@ -128,7 +128,7 @@ class Validator:
             result.verdict = Verdict.INVALID
             return result
         if goal is not None:
-            missing = self._goal_failure(goal, played.final)
+            missing = self.goal_failure(goal, played.final)
             if missing is not None:
                 result.errors.append(Finding(None, missing.code.value, missing.message, missing.item,
                                              missing.needed, missing.had, suggestions=missing.suggestions))
@@ -164,7 +164,8 @@ class Validator:
         return None
 
     # ---- goal and demand ----------------------------------------------------------
-    def _goal_failure(self, goal: Goal, state: State) -> Failure | None:
+    def goal_failure(self, goal: Goal, state: State) -> Failure | None:
+        """Why ``state`` does not hold ``goal`` (None when it does); also used to score a plan's end."""
         return goal_failure(self.kb, goal, state)
 
     def future_demand(self, steps: tuple[Step, ...], state: State) -> Mapping[str, int]:

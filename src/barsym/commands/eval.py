@@ -23,6 +23,7 @@ from ..eval.execution_report import execute_evaluation, format_execution, group_
 from ..eval.llm_report import format_summary, summarize
 from ..planner import DEFAULT_PLANNER, planner_names
 from .common import UsageError, check_writable, fail, kb_from_args
+from .consistency_options import add_consistency_arguments
 from .llm_options import TerminalProgress, add_llm_arguments, build_planner
 from .plan import check_planner
 from .state_options import rules_from_args
@@ -44,6 +45,7 @@ def add_parser(sub) -> None:
                    help="rule profile: survival (default) or crafting (implied by Plancraft's task file)")
     add_llm_arguments(p)
     add_world_arguments(p, "--world-seed", default_world=None)
+    add_consistency_arguments(p, flag=True)
     p.set_defaults(run=run)
 
 

@@ -62,16 +62,19 @@ def llm_options(args: argparse.Namespace) -> dict:
 
 def build_planner(name: str, kb: KnowledgeBase, args: argparse.Namespace, progress=None, rules=None):
     """``make_planner`` with the command line's options; model and server problems become UsageError."""
-    if name not in LLM_PLANNERS:
+    from .consistency_options import consistency_options  # bar-sc and --consistency (BAR module b)
+
+    extra = consistency_options(args)
+    if name not in LLM_PLANNERS and not extra.get("consistency"):
         return make_planner(name, kb, rules=rules)
-    if rules is not None and rules.name != kb.default_profile:
+    if name in LLM_PLANNERS and rules is not None and rules.name != kb.default_profile:
         raise UsageError(f"the {name} planner plays by the {kb.default_profile} rules; for --rules {rules.name} "
                          f"use --planner symbolic")
     options = llm_options(args)
     from ..llm import LLMError  # the LLM package is only imported for the LLM planners
 
     try:
-        return make_planner(name, kb, progress=progress, **options)
+        return make_planner(name, kb, progress=progress, rules=rules, **options, **extra)
     except LLMError as exc:
         raise UsageError(" ".join(str(exc).split())) from None
     except ValueError as exc:  # a URL that is not one, conflicting settings

@@ -24,6 +24,7 @@ from ..planner import DEFAULT_PLANNER, PlanningError, PlanResult, planner_names
 from ..validate import Validator
 from ..memory import MemoryFileError, MemoryStore, record, with_memory
 from .common import UsageError, check_writable, fail, kb_from_args
+from .consistency_options import add_consistency_arguments
 from .llm_options import TerminalProgress, add_llm_arguments, build_planner
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
@@ -44,6 +45,7 @@ def add_parser(sub) -> None:
     p.add_argument("--record", action="store_true", help="also record the plan's decompositions into --memory")
     add_state_arguments(p)
     add_llm_arguments(p)
+    add_consistency_arguments(p, flag=True)
     p.set_defaults(run=run)
 
 
@@ -86,7 +88,23 @@ def render_text(result: PlanResult) -> str:
     if len(unanswered) > 5:
         lines.append(f"  ... and {len(unanswered) - 5} more goals without a step")
     lines += render_llm_stats(result.stats)
+    lines += render_consistency_stats(result.stats)
     return "\n".join(lines) + "\n"
+
+
+def render_consistency_stats(stats: dict) -> list[str]:
+    """One line on what state consistency (bar-sc, --consistency) did, if it ran."""
+    c = stats.get("consistency")
+    if not c:
+        return []
+    verdict = lambda valid: "valid" if valid else "invalid"  # noqa: E731
+    if c["valid_before"]:
+        return ["state consistency: the plan was valid; nothing to repair"]
+    return [f"state consistency: {verdict(c['valid_before'])} -> {verdict(c['valid_after'])} in {c['rounds']} round(s), "
+            f"{c['windows']} window(s), {c['repaired_steps']} step(s) repaired, {c['kept_steps']} kept; "
+            f"LLM calls: {c.get('scoring_llm_calls', 0)} scoring, {c.get('repair_llm_calls', 0)} repair "
+            f"({c.get('repair_forced', 0)} steps with a single option, no call), "
+            f"{c['symbolic_fallbacks']} symbolic fallback(s); {c['seconds']:.1f} s"]
 
 
 def render_llm_stats(stats: dict) -> list[str]:
