@@ -28,7 +28,7 @@ from .common import UsageError, fail, kb_from_args
 from .consistency_options import (add_consistency_arguments, add_model_arguments, backend_from,
                                   consistency_options, model_options)
 from .state_options import add_state_arguments, rules_from_args, start_from_args
-from .validate import _goal, _load
+from .validate import _goal, load_plan_file
 
 REPAIR_DEFAULTS = {"anchors": "step-scoring", "scores": "simulator", "repairer": "symbolic"}
 
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     for path in args.files:
         shown_path = "<stdin>" if path == "-" else path
         try:
-            plan = _load(path)
+            plan = load_plan_file(path)
         except PlanFormatError as exc:
             unusable += 1
             print(f"barsym: error: {exc}", file=sys.stderr)

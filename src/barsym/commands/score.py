@@ -24,7 +24,7 @@ from .common import UsageError, fail, kb_from_args
 from .consistency_options import add_model_arguments, backend_from, model_options
 from .llm_options import _number
 from .state_options import add_state_arguments, rules_from_args, start_from_args
-from .validate import _goal, _load
+from .validate import _goal, load_plan_file
 
 SOURCES = ("simulator", "llm", "both")
 
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     records, unusable = [], 0
     for path in args.files:
         try:
-            plan = _load(path)
+            plan = load_plan_file(path)
         except PlanFormatError as exc:
             unusable += 1
             print(f"barsym: error: {exc}", file=sys.stderr)
