@@ -12,8 +12,6 @@ from __future__ import annotations
 import importlib
 import json
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -25,6 +23,7 @@ from barsym.model import Goal
 from barsym.planner import PlanContext, SymbolicDecomposer
 from barsym.planner.llm_grammar import render_reply
 from barsym.planner.prompts import EXAMPLE_ROOT
+from loopback import JsonHandler, Loopback
 from testdata import EXPERT_FILES
 
 
@@ -169,37 +168,24 @@ class Server:
         self.posts = 0
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(JsonHandler):
             if get:
                 def do_GET(self):  # noqa: N802
                     self._send(200, b'{"object": "list", "data": []}')
 
             def do_POST(self):  # noqa: N802
-                request = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                request = self.read_json()
                 server.posts += 1
                 status, body = post(server.posts, request.get("messages", []))
                 if status == 501:
                     return self.send_error(501, "Unsupported method ('POST')")
                 self._send(status, body)
 
-            def _send(self, status, data):
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.http.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.http.server_address[1]}"
-        threading.Thread(target=self.http.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self.loopback = Loopback(Handler)
+        self.url = self.loopback.url
 
     def close(self):
-        self.http.shutdown()
-        self.http.server_close()
+        self.loopback.close()
 
 
 @pytest.fixture
@@ -356,7 +342,8 @@ def test_the_cli_prints_bad_counts_as_one_warning_and_no_negative_totals(capsys,
 
 @pytest.mark.parametrize("version", ["1.17", "1.18.2", "1.16.4", "9.99"])
 @pytest.mark.parametrize("command", [["plan", "stick", "--planner", "symbolic"], ["validate", EXPERT_FILES[0]],
-                                     ["graph", "stick"], ["eval", "--planner", "symbolic", "--dataset", "."]])
+                                     ["execute", EXPERT_FILES[0]], ["graph", "stick"],
+                                     ["eval", "--planner", "symbolic", "--dataset", "."]])
 def test_versions_without_authored_data_are_refused_by_every_command(capsys, version, command):
     code, out, err = run(capsys, "--mc-version", version, *command)
     assert code == 2 and out == "" and one_line(err), err

@@ -48,7 +48,7 @@ def test_dig_down_and_kill_steps():
         ('{"type": "mine", "obj_name": "logs", "obj_num": 2.5}', "'obj_num' must be a whole number"),
         ('{"type": "mine", "obj_name": "logs", "obj_num": true}', "'obj_num' must be a whole number"),
         ('{"type": "build", "obj_name": "house", "obj_num": 1}', "unknown step type 'build'"),
-        ('{"type": "special", "obj_name": "jump", "obj_num": null}', "only special step is 'dig down'"),
+        ('{"type": "special", "obj_name": "jump", "obj_num": null}', "the special steps are 'dig down' and 'climb up'"),
         ('{"type": "mine", "obj_name": "", "obj_num": 1}', "'obj_name' must be a non-empty"),
         ('{"type": "mine", "obj_name": "logs", "obj_num": 1, "colour": "red"}', "unknown field(s) ['colour']"),
         ('[1, 2]', "expected a JSON object per line"),

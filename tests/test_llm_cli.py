@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -21,6 +20,7 @@ from barsym.model import Goal
 from barsym.planner import PlanContext, SymbolicDecomposer, layer_goal
 from barsym.planner.llm_grammar import render_reply
 from barsym.planner.prompts import EXAMPLE_ROOT
+from loopback import JsonHandler, Loopback
 
 
 def run(capsys, *argv):
@@ -41,12 +41,12 @@ class Stub:
         self.posts = 0
         stub = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(JsonHandler):
             def do_GET(self):  # noqa: N802
                 self._send(200, b'{"data": []}')
 
             def do_POST(self):  # noqa: N802
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                body = self.read_json()
                 stub.posts += 1
                 if hang:
                     stub.release.wait(10)
@@ -57,25 +57,12 @@ class Stub:
                           "usage": {"prompt_tokens": 400, "completion_tokens": 9}}
                 self._send(200, json.dumps(answer).encode())
 
-            def _send(self, status, data):
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self.loopback = Loopback(Handler)
+        self.url = self.loopback.url
 
     def close(self):
         self.release.set()
-        self.server.shutdown()
-        self.server.server_close()
+        self.loopback.close()
 
 
 @pytest.fixture

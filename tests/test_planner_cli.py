@@ -67,11 +67,17 @@ def test_bad_input_is_one_line_exit_2(capsys, argv, message):
 
 @pytest.mark.parametrize("item, words", [
     ("nether_bricks", "cannot be obtained from overworld resources: needs"),
-    ("mossy_stone_bricks", "cannot be obtained without climbing back up"),
+    ("saddle", "it is only found as loot, in chest loot"),
 ])
 def test_unreachable_item_exit_1_with_reason(capsys, item, words):
     code, out, err = run(capsys, "plan", item, "--planner", "symbolic")
     assert code == 1 and out == "" and words in err and err.count("\n") == 1
+
+
+def test_climbing_back_up_is_planned_where_a_goal_needs_it(capsys):
+    code, out, _ = run(capsys, "plan", "mossy_stone_bricks", "--planner", "symbolic", "--format", "bar")
+    records = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and {"type": "special", "obj_name": "climb up", "obj_num": None, "tool": None} in records
 
 
 def test_every_deps_task_through_the_cli(capsys, kb, validator):

@@ -19,6 +19,7 @@ from .model import MAX_COUNT, Plan, Step, StepType
 _BAR_TYPES = {"mine", "craft", "smelt", "kill", "special"}
 _FIELDS = {"type", "obj_name", "obj_num", "tool"}
 DIG_DOWN_NAME = "dig down"
+CLIMB_UP_NAME = "climb up"  # barsym's own special step; BAR's plans never climb
 
 
 class PlanFormatError(ValueError):
@@ -88,10 +89,14 @@ def step_from_record(record: object, where: str) -> Step:
     if tool is not None and not isinstance(tool, str):
         raise PlanFormatError(where, f"'tool' must be a string or null, got {shown(tool)}")
     if kind == "special":
-        if not isinstance(name, str) or name.strip().lower().replace("_", " ") != DIG_DOWN_NAME:
-            raise PlanFormatError(where, f"unknown special step {shown(name)}; the only special step is 'dig down'")
+        special = name.strip().lower().replace("_", " ") if isinstance(name, str) else None
+        if special not in (DIG_DOWN_NAME, CLIMB_UP_NAME):
+            raise PlanFormatError(where, f"unknown special step {shown(name)}; the special steps are 'dig down' "
+                                         f"and 'climb up'")
         if num not in (None, 1):
-            raise PlanFormatError(where, f"'dig down' takes obj_num null, got {shown(num)}")
+            raise PlanFormatError(where, f"'{special}' takes obj_num null, got {shown(num)}")
+        if special == CLIMB_UP_NAME:
+            return Step(type=StepType.CLIMB_UP, tool=tool)
         return Step(type=StepType.DIG_DOWN, tool=tool)
     if not isinstance(name, str) or not name.strip():
         raise PlanFormatError(where, f"'obj_name' must be a non-empty item name, got {shown(name)}")
@@ -108,6 +113,8 @@ def step_from_record(record: object, where: str) -> Step:
 def step_to_record(step: Step) -> dict:
     if step.type is StepType.DIG_DOWN:
         return {"type": "special", "obj_name": DIG_DOWN_NAME, "obj_num": None, "tool": step.tool}
+    if step.type is StepType.CLIMB_UP:
+        return {"type": "special", "obj_name": CLIMB_UP_NAME, "obj_num": None, "tool": step.tool}
     return {"type": step.type.value, "obj_name": step.item, "obj_num": step.count, "tool": step.tool}
 
 

@@ -32,12 +32,21 @@ class Reachability:
     item: str
     reachable: bool
     blockers: tuple[str, ...] = ()  # leaf items nothing in the overworld makes
+    loot: tuple[tuple[str, str], ...] = ()  # blockers found only as loot, with where
 
     @property
     def reason(self) -> str:
         if self.reachable:
             return f"{self.item} can be obtained from overworld resources"
-        return f"{self.item} cannot be obtained from overworld resources: needs {', '.join(self.blockers)}"
+        where = dict(self.loot)
+        if self.item in where:
+            return (f"{self.item} cannot be crafted, smelted, mined or hunted: it is only found as loot, in "
+                    f"{where[self.item]}")
+        if not self.blockers:
+            return (f"{self.item} cannot be obtained from overworld resources: it is only made from items "
+                    f"that are made from it (a cycle with no way in)")
+        needs = ", ".join(f"{b} (only found as loot, in {where[b]})" if b in where else b for b in self.blockers)
+        return f"{self.item} cannot be obtained from overworld resources: needs {needs}"
 
 
 class CraftGraph:
@@ -123,6 +132,8 @@ class CraftGraph:
                 self._need(node, action, "layer")
             if source.tool_kind is not None:
                 self._need(self._tool_node(source.tool_kind, source.min_tier), action, "tool")
+            for used, n in source.uses:
+                self._need(self._add_item(used), action, "ingredient", n)
             g.add_edge(action, item_node(item), role="makes", count=1)
 
     # ---- queries -----------------------------------------------------------------
@@ -215,7 +226,9 @@ class CraftGraph:
         name = self.kb.resolve(item)
         if item_node(name) in self.reachable_nodes:
             return Reachability(name, True)
-        return Reachability(name, False, tuple(sorted(self._blockers(item_node(name), set()))))
+        blockers = tuple(sorted(self._blockers(item_node(name), set())))
+        loot = tuple((b, self.kb.loot[b]) for b in blockers + (name,) if b in self.kb.loot)
+        return Reachability(name, False, blockers, loot)
 
     def _blockers(self, node: str, seen: set[str]) -> set[str]:
         """Leaf items that keep ``node`` out of reach (first unmet need of each producer)."""

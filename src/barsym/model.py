@@ -23,6 +23,12 @@ class StepType(str, Enum):
     SMELT = "smelt"
     KILL = "kill"
     DIG_DOWN = "dig_down"
+    CLIMB_UP = "climb_up"  # barsym's: back up one layer (BAR's agent never does; a player does)
+
+    @property
+    def moves(self) -> bool:
+        """A step that changes the layer and names no item."""
+        return self in (StepType.DIG_DOWN, StepType.CLIMB_UP)
 
 
 class Step(BaseModel):
@@ -42,11 +48,11 @@ class Step(BaseModel):
 
     @model_validator(mode="after")
     def _shape(self) -> "Step":
-        if self.type is StepType.DIG_DOWN:
+        if self.type.moves:
             if self.item is not None:
-                raise ValueError("a dig_down step names no item")
+                raise ValueError(f"a {self.type.value} step names no item")
             if self.count not in (None, 1):
-                raise ValueError("a dig_down step has no count (null)")
+                raise ValueError(f"a {self.type.value} step has no count (null)")
         else:
             if not self.item or not self.item.strip():
                 raise ValueError(f"a {self.type.value} step needs an item name")
@@ -57,6 +63,8 @@ class Step(BaseModel):
     def __str__(self) -> str:
         if self.type is StepType.DIG_DOWN:
             return f"dig down" + (f" with {self.tool}" if self.tool else "")
+        if self.type is StepType.CLIMB_UP:
+            return "climb up"
         text = f"{self.type.value} {self.count} {self.item}"
         return text + (f" with {self.tool}" if self.tool else "")
 

@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
-from .kb import KnowledgeBase, Rules, UnknownItemError, rules_for
+from .kb import KnowledgeBase, Rules, rules_for
 from .model import Goal, Plan, Step, StepType
-from .sim import Code, Failure, Rollout, Simulator, State, Transition, future_demand, rollout
+from .sim import Code, Failure, Rollout, Simulator, State, Transition, future_demand, goal_failure, rollout
 
 
 class Verdict(str, Enum):
@@ -128,14 +128,14 @@ class Validator:
             result.verdict = Verdict.INVALID
             return result
         if goal is not None:
-            missing = self._goal_failure(goal, played.final)
+            missing = self.goal_failure(goal, played.final)
             if missing is not None:
                 result.errors.append(Finding(None, missing.code.value, missing.message, missing.item,
                                              missing.needed, missing.had, suggestions=missing.suggestions))
                 result.verdict = Verdict.INVALID
                 return result
         transitions = [o.transition for o in played.outcomes]
-        result.warnings = self._waste(plan, transitions, goal)
+        result.warnings = self._waste(plan, transitions, goal, played.start.layer)
         if result.warnings:
             result.verdict = Verdict.WASTEFUL
         return result
@@ -164,23 +164,17 @@ class Validator:
         return None
 
     # ---- goal and demand ----------------------------------------------------------
-    def _goal_failure(self, goal: Goal, state: State) -> Failure | None:
-        try:
-            item = self.kb.resolve(goal.item)
-        except UnknownItemError as exc:
-            return Failure(Code.UNKNOWN_ITEM, f"goal: {exc}", item=goal.item, suggestions=tuple(exc.suggestions))
-        have = state.count_any(self.kb.acceptable(item))
-        if have >= goal.count:
-            return None
-        return Failure(Code.GOAL_NOT_REACHED, f"the plan ends with {have} {item}; the goal needs {goal.count}",
-                       item=item, needed=goal.count, had=have)
+    def goal_failure(self, goal: Goal, state: State) -> Failure | None:
+        """Why ``state`` does not hold ``goal`` (None when it does); also used to score a plan's end."""
+        return goal_failure(self.kb, goal, state)
 
     def future_demand(self, steps: tuple[Step, ...], state: State) -> Mapping[str, int]:
         """Items later crafts and smelts will consume (see :func:`barsym.sim.future_demand`)."""
         return future_demand(self.rules, steps, state)
 
     # ---- waste ----------------------------------------------------------------------
-    def _waste(self, plan: Plan, transitions: list[Transition], goal: Goal | None) -> list[Finding]:
+    def _waste(self, plan: Plan, transitions: list[Transition], goal: Goal | None,
+               start_layer: int = 0) -> list[Finding]:
         requested: dict[str, int] = defaultdict(int)
         producers: dict[str, list[int]] = defaultdict(list)
         used: dict[str, int] = defaultdict(int)
@@ -213,34 +207,47 @@ class Validator:
                 findings.append(Finding(producers[item][-1], "waste",
                                         f"{asked} {item} requested, only {use} used: {extra} never used",
                                         item=item, count=extra))
-        findings.extend(self._redundant_digs(plan, transitions))
+        findings.extend(self._redundant_digs(plan, transitions, start_layer))
         findings.sort(key=lambda f: (f.step or 0, f.code))
         return findings
 
-    def _redundant_digs(self, plan: Plan, transitions: list[Transition]) -> list[Finding]:
-        """Dig downs the plan could drop with every later gathering step still on a layer it is found on.
+    def _redundant_digs(self, plan: Plan, transitions: list[Transition], start_layer: int = 0) -> list[Finding]:
+        """Layer moves (dig down, climb up) the plan could drop with every gathering step still on its layer.
 
-        Digs are tried from the last one back, each drop shifting the later
-        gathering steps one layer up, so of two digs where one is enough only
-        the second is flagged (the first is what lets the gathering happen).
+        Moves are tried from the last one back, replaying the layers each time,
+        so of two digs where one is enough only the second is flagged (the first
+        is what lets the gathering happen).
         """
         found = []
-        gathers = []  # (plan position, layer it ran on, layers its resource is found on)
+        gathers = []  # (plan position, layers its resource is found on)
         for index, (step, move) in enumerate(zip(plan.steps, transitions), start=1):
             source = self.kb.sources.get(move.item or "") if step.type in (StepType.MINE, StepType.KILL) else None
             if source is not None:
-                gathers.append((index, move.state.layer, source.layers))
-        dropped: list[int] = []
+                gathers.append((index, source.layers))
+
+        def fine(dropped: set[int]) -> bool:
+            layer, at = start_layer, {}
+            for index, step in enumerate(plan.steps, start=1):
+                if index not in dropped:
+                    if step.type is StepType.DIG_DOWN:
+                        layer = min(layer + 1, self.kb.deepest_layer)
+                    elif step.type is StepType.CLIMB_UP:
+                        layer = max(layer - 1, 0)
+                at[index] = layer
+            return all(at[index] in layers for index, layers in gathers)
+
+        dropped: set[int] = set()
         for index in range(len(plan.steps), 0, -1):
             step, move = plan.steps[index - 1], transitions[index - 1]
-            if step.type is not StepType.DIG_DOWN:
+            if not step.type.moves:
                 continue
             if move.notes:
                 found.append(Finding(index, "redundant_step", move.notes[0]))
+                dropped.add(index)
                 continue
-            trial = dropped + [index]
-            if all(layer - sum(d < at for d in trial) in layers for at, layer, layers in gathers):
-                dropped = trial
-                found.append(Finding(index, "redundant_step",
-                                     "no later step needs the deeper layer this dig down reaches"))
+            if fine(dropped | {index}):
+                dropped.add(index)
+                what = "deeper" if step.type is StepType.DIG_DOWN else "higher"
+                found.append(Finding(index, "redundant_step", f"no later step needs the {what} layer this "
+                                                              f"{'dig down' if what == 'deeper' else 'climb up'} reaches"))
         return found

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import gc
+import math
 import re
 import sys
 from pathlib import Path
 from typing import TextIO
 
+from ..bar_io import shown
 from ..kb import DataFileError, KnowledgeBase, VersionNotSupportedError, load_kb
 
 
@@ -59,6 +61,29 @@ def check_writable(path: Path | None, option: str) -> None:
         raise UsageError(f"{option} {path!r}: not a usable file name ({exc})") from None
     if not existed:
         path.unlink(missing_ok=True)
+
+
+def number_option(text: str | None, option: str, kind: type, low: float, high: float | None = None):
+    """``text`` as an ``int`` or ``float`` from ``low`` to ``high``; UsageError otherwise.
+
+    ``float()`` reads "nan", "inf" and "1e999" (infinite) without complaint, and
+    NaN compares false with every bound, so it would pass a range check and
+    fail later inside the sampler or the socket layer; finite is checked first.
+    """
+    if text is None:
+        return None
+    show = (lambda v: f"{v:g}") if kind is float else (lambda v: str(int(v)))
+    bound = f"from {show(low)} to {show(high)}" if high is not None else f"at least {show(low)}"
+    try:
+        value = kind(text)
+    except ValueError:
+        whole = "whole " if kind is int else ""
+        raise UsageError(f"{option} must be a {whole}number {bound}, got {shown(text)}") from None
+    if kind is float and not math.isfinite(value):
+        raise UsageError(f"{option} must be a finite number {bound}, got {shown(text)}")
+    if value < low or (high is not None and value > high):
+        raise UsageError(f"{option} must be {bound}, got {shown(text)}")
+    return value
 
 
 def fail(message: str) -> int:

@@ -19,12 +19,15 @@ from pathlib import Path
 
 from ..eval import DatasetError, evaluate, format_details, format_table, load_dataset
 from ..eval import plancraft
+from ..eval.execution_report import execute_evaluation, format_execution, group_executions
 from ..eval.llm_report import format_summary, summarize
 from ..planner import DEFAULT_PLANNER, planner_names
 from .common import UsageError, check_writable, fail, kb_from_args
+from .consistency_options import add_consistency_arguments
 from .llm_options import TerminalProgress, add_llm_arguments, build_planner
 from .plan import check_planner
 from .state_options import rules_from_args
+from .world_options import add_world_arguments, world_from_args
 
 
 def add_parser(sub) -> None:
@@ -41,6 +44,8 @@ def add_parser(sub) -> None:
     p.add_argument("--rules", metavar="NAME",
                    help="rule profile: survival (default) or crafting (implied by Plancraft's task file)")
     add_llm_arguments(p)
+    add_world_arguments(p, "--world-seed", default_world=None)
+    add_consistency_arguments(p, flag=True)
     p.set_defaults(run=run)
 
 
@@ -55,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
         tasks = load_dataset(args.dataset, kb, dialect=args.dialect)
         implied = next((t.rules for t in tasks if t.rules), None)  # Plancraft's tasks imply the crafting rules
         rules = rules_from_args(kb, args, default=implied)
+        execution = world_from_args(kb, rules, args)
         progress = TerminalProgress()
         planner = build_planner(name, kb, args, progress, rules=rules)
     except (UsageError, DatasetError) as exc:
@@ -62,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
             progress.clear()
         return fail(str(exc))
     if any(t.label_possible is not None for t in tasks):
-        return _run_plancraft(args, tasks, planner, kb, name, rules, progress)
+        return _run_plancraft(args, tasks, planner, kb, name, rules, progress, execution)
 
     def next_task(done: int, total: int, outcome=None) -> None:
         if done < total:
@@ -77,14 +83,15 @@ def run(args: argparse.Namespace) -> int:
     print(format_table(evaluation))
     print()
     print(format_summary(summary))
+    executed = _print_execution(evaluation, execution)
     details = format_details(evaluation)
     if details and not args.quiet:
         print()
         print(details)
     if args.json:
         try:
-            args.json.write_text(json.dumps({**evaluation.to_dict(), "summary": summary}, indent=2) + "\n",
-                                 encoding="utf-8")
+            args.json.write_text(json.dumps(_with_execution({**evaluation.to_dict(), "summary": summary}, executed),
+                                            indent=2) + "\n", encoding="utf-8")
         except OSError as exc:
             return fail(f"cannot write {args.json}: {exc.strerror}")
     failed = evaluation.counts()["failed"]
@@ -101,7 +108,27 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed or broken else 0
 
 
-def _run_plancraft(args, tasks, planner, kb, name, rules, progress) -> int:
+def _print_execution(evaluation, execution) -> dict | None:
+    """With ``--world``: every plan (and expert plan) executed, and a table of success rates per group."""
+    if execution is None:
+        return None
+    tasks = execute_evaluation(evaluation, execution.world, execution.runs, execution.seed, execution.budget)
+    rows = group_executions(evaluation, tasks, execution.runs)
+    print()
+    print(format_execution(rows, execution.world.name, execution.runs, execution.seed))
+    return {"world": execution.world.name, "runs": execution.runs, "seed": execution.seed,
+            "groups": {row.name: row.to_dict() for row in rows},
+            "tasks": {key: {"planner": t.planner.to_dict() if t.planner else None,
+                            "expert": t.expert.to_dict() if t.expert else None} for key, t in tasks.items()}}
+
+
+def _with_execution(report: dict, executed: dict | None) -> dict:
+    if executed is not None:
+        report["execution"] = executed
+    return report
+
+
+def _run_plancraft(args, tasks, planner, kb, name, rules, progress, execution) -> int:
     """Plancraft's tasks: verdicts against the labels, plans replayed from each inventory, lengths."""
     def next_task(done: int, total: int, outcome=None) -> None:
         if done < total:
@@ -112,9 +139,11 @@ def _run_plancraft(args, tasks, planner, kb, name, rules, progress) -> int:
     table = plancraft.rows(evaluation, rules)
     print(f"planner {name} on {args.dataset} ({len(tasks)} Plancraft tasks, {rules.name} rules)")
     print(plancraft.format_report(table))
+    executed = _print_execution(evaluation, execution)
     if args.json:
         try:
-            args.json.write_text(json.dumps(plancraft.to_dict(table, name), indent=2) + "\n", encoding="utf-8")
+            args.json.write_text(json.dumps(_with_execution(plancraft.to_dict(table, name), executed), indent=2)
+                                 + "\n", encoding="utf-8")
         except OSError as exc:
             return fail(f"cannot write {args.json}: {exc.strerror}")
     broken = [r for r in table if r.possible and not r.executes]

@@ -9,16 +9,14 @@ before any planning starts, never a traceback. That is done here, once.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from typing import TextIO
 
-from ..bar_io import shown
 from ..kb import KnowledgeBase
 from ..planner import make_planner
 from ..planner.llm_decomposer import DEFAULT_MODE, MODES, RETRY_TEMPERATURE
 from ..planner.registry import LLM_PLANNERS
-from .common import UsageError, escape_controls, raw_stream
+from .common import UsageError, escape_controls, number_option as _number, raw_stream
 
 #: llama.cpp's sampler seed is a 32-bit unsigned integer; a larger one overflows in the binding or the server
 MAX_SEED = 2**32 - 1
@@ -45,29 +43,6 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
                        help="seconds to wait for a server reply (default 30)")
 
 
-def _number(text: str | None, option: str, kind: type, low: float, high: float | None = None):
-    """``text`` as an ``int`` or ``float`` from ``low`` to ``high``; UsageError otherwise.
-
-    ``float()`` reads "nan", "inf" and "1e999" (infinite) without complaint, and
-    NaN compares false with every bound, so it would pass a range check and
-    fail later inside the sampler or the socket layer; finite is checked first.
-    """
-    if text is None:
-        return None
-    show = (lambda v: f"{v:g}") if kind is float else (lambda v: str(int(v)))
-    bound = f"from {show(low)} to {show(high)}" if high is not None else f"at least {show(low)}"
-    try:
-        value = kind(text)
-    except ValueError:
-        whole = "whole " if kind is int else ""
-        raise UsageError(f"{option} must be a {whole}number {bound}, got {shown(text)}") from None
-    if kind is float and not math.isfinite(value):
-        raise UsageError(f"{option} must be a finite number {bound}, got {shown(text)}")
-    if value < low or (high is not None and value > high):
-        raise UsageError(f"{option} must be {bound}, got {shown(text)}")
-    return value
-
-
 def llm_options(args: argparse.Namespace) -> dict:
     """The planner options the command line gives, checked (UsageError on bad values)."""
     if args.model is not None and args.llm_url is not None:
@@ -87,9 +62,12 @@ def llm_options(args: argparse.Namespace) -> dict:
 
 def build_planner(name: str, kb: KnowledgeBase, args: argparse.Namespace, progress=None, rules=None):
     """``make_planner`` with the command line's options; model and server problems become UsageError."""
-    if name not in LLM_PLANNERS:
+    from .consistency_options import consistency_options  # bar-sc and --consistency (BAR module b)
+
+    extra = consistency_options(args)
+    if name not in LLM_PLANNERS and not extra.get("consistency"):
         return make_planner(name, kb, rules=rules)
-    if rules is not None and rules.name != kb.default_profile:
+    if name in LLM_PLANNERS and rules is not None and rules.name != kb.default_profile:
         raise UsageError(f"the {name} planner plays by the {kb.default_profile} rules; for --rules {rules.name} "
                          f"use --planner symbolic")
     options = llm_options(args)
@@ -97,7 +75,7 @@ def build_planner(name: str, kb: KnowledgeBase, args: argparse.Namespace, progre
 
     command = " ".join(["barsym", *getattr(args, "argv", [])]) or "barsym"
     try:
-        return make_planner(name, kb, progress=progress, command=command, **options)
+        return make_planner(name, kb, progress=progress, rules=rules, command=command, **options, **extra)
     except LLMError as exc:
         raise UsageError(" ".join(str(exc).split())) from None
     except ValueError as exc:  # a URL that is not one, conflicting settings

@@ -22,7 +22,9 @@ from ..kb import UnknownItemError
 from ..model import MAX_COUNT, Goal
 from ..planner import DEFAULT_PLANNER, PlanningError, PlanResult, planner_names
 from ..validate import Validator
+from ..memory import MemoryFileError, MemoryStore, record, with_memory
 from .common import UsageError, check_writable, fail, kb_from_args
+from .consistency_options import add_consistency_arguments
 from .llm_options import TerminalProgress, add_llm_arguments, build_planner
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
@@ -39,8 +41,11 @@ def add_parser(sub) -> None:
     p.add_argument("--format", choices=["text", "json", "bar"], default="text",
                    help="text: numbered steps with provenance; json: plan + decomposition tree; bar: BAR JSON Lines")
     p.add_argument("-o", "--output", type=Path, metavar="FILE", help="write to FILE instead of stdout")
+    p.add_argument("--memory", type=Path, metavar="PATH", help="answer goals from this stage memory first")
+    p.add_argument("--record", action="store_true", help="also record the plan's decompositions into --memory")
     add_state_arguments(p)
     add_llm_arguments(p)
+    add_consistency_arguments(p, flag=True)
     p.set_defaults(run=run)
 
 
@@ -83,10 +88,26 @@ def render_text(result: PlanResult) -> str:
     if len(unanswered) > 5:
         lines.append(f"  ... and {len(unanswered) - 5} more goals without a step")
     lines += render_llm_stats(result.stats)
+    lines += render_consistency_stats(result.stats)
     return "\n".join(lines) + "\n"
 
 
 PRIMED = {"disk": "loaded from the cache", "evaluated": "evaluated", "memory": "already in memory"}
+
+
+def render_consistency_stats(stats: dict) -> list[str]:
+    """One line on what state consistency (bar-sc, --consistency) did, if it ran."""
+    c = stats.get("consistency")
+    if not c:
+        return []
+    verdict = lambda valid: "valid" if valid else "invalid"  # noqa: E731
+    if c["valid_before"]:
+        return ["state consistency: the plan was valid; nothing to repair"]
+    return [f"state consistency: {verdict(c['valid_before'])} -> {verdict(c['valid_after'])} in {c['rounds']} round(s), "
+            f"{c['windows']} window(s), {c['repaired_steps']} step(s) repaired, {c['kept_steps']} kept; "
+            f"LLM calls: {c.get('scoring_llm_calls', 0)} scoring, {c.get('repair_llm_calls', 0)} repair "
+            f"({c.get('repair_forced', 0)} steps with a single option, no call), "
+            f"{c['symbolic_fallbacks']} symbolic fallback(s); {c['seconds']:.1f} s"]
 
 
 def render_llm_stats(stats: dict) -> list[str]:
@@ -149,10 +170,17 @@ def run(args: argparse.Namespace) -> int:
         start = start_from_args(kb, args)
         progress = TerminalProgress()
         planner = build_planner(name, kb, args, progress, rules=rules)
-    except (UsageError, UnknownItemError) as exc:
+        store = _memory(args, planner, kb)
+        if store is not None:
+            planner = with_memory(planner, kb, store)
+    except (UsageError, UnknownItemError, MemoryFileError) as exc:
         if progress is not None:
             progress.clear()
         return fail(str(exc))
+    except ValueError as exc:  # a planner without a decomposer
+        if progress is not None:
+            progress.clear()
+        return fail(f"--memory: {exc}")
     try:
         result = planner.plan(goal, start)
     except PlanningError as exc:
@@ -176,8 +204,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"barsym: internal error: the {name} planner produced a plan its validator rejects "
               f"(step {error.step}: {error.message}); please report this", file=sys.stderr)
         return 1
+    if store is not None and args.record:
+        record(store, f"plan/{goal.item}", result, planner.memory)  # no executions: `memory build` adds those
     text = {"text": render_text, "json": render_json, "bar": lambda r: format_plan(r.plan)}[args.format](result)
     return _write(args, text, code=0)
+
+
+def _memory(args: argparse.Namespace, planner, kb):
+    """The memory ``--memory`` names (opened for writing only with ``--record``), or None."""
+    if args.record and args.memory is None:
+        raise UsageError("--record needs --memory PATH")
+    if args.memory is None:
+        return None
+    return MemoryStore(args.memory, readonly=not args.record)
 
 
 def _write(args: argparse.Namespace, text: str, code: int) -> int:

@@ -51,7 +51,8 @@ def _goal(kb: KnowledgeBase, args) -> Goal | None:
     return Goal(item=args.goal, count=count)
 
 
-def _load(path: str) -> Plan:
+def load_plan_file(path: str) -> Plan:
+    """A plan file named on the command line; '-' is standard input."""
     if path == "-":
         return parse_plan(decode_text(sys.stdin.buffer.read(), "<stdin>"), "<stdin>")
     return read_plan(path)
@@ -109,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     unusable = 0
     for path in args.files:
         try:
-            plan = _load(path)
+            plan = load_plan_file(path)
         except PlanFormatError as exc:
             unusable += 1
             records.append({"file": path if path != "-" else "<stdin>", "valid": False, "verdict": "unusable input",

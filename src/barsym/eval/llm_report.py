@@ -42,6 +42,7 @@ def summarize(evaluation: Evaluation) -> dict:
             totals[key] += stats.get(key, 0) or 0
         plan_fallbacks += bool(stats.get("plan_fallback"))
         most_per_goal = max(most_per_goal, stats.get("max_accepted_calls_per_goal", 0) or 0)
+    consistency = _consistency(outcomes)
     seconds = [o.seconds for o in outcomes]
     asked = totals["llm_goals"]
     # The rates are over the goals put to the model, and each of those ends accepted first try, after
@@ -70,6 +71,7 @@ def summarize(evaluation: Evaluation) -> dict:
         "evaluated_per_call": round(totals["evaluated_prompt_tokens"] / totals["llm_calls"], 1)
         if totals["llm_calls"] else None,
         "evaluations_per_call": round(totals["evaluations"] / totals["llm_calls"], 1) if totals["llm_calls"] else None,
+        **({"consistency": consistency} if consistency else {}),
         "seconds_per_task": {
             "median": round(statistics.median(seconds), 3) if seconds else 0.0,
             "mean": round(statistics.fmean(seconds), 3) if seconds else 0.0,
@@ -77,6 +79,20 @@ def summarize(evaluation: Evaluation) -> dict:
             "total": round(sum(seconds), 3),
         },
     }
+
+
+def _consistency(outcomes) -> dict:
+    """State consistency's totals over the tasks (bar-sc, --consistency); empty when it did not run."""
+    runs = [o.result.stats["consistency"] for o in outcomes if o.result is not None and "consistency" in o.result.stats]
+    if not runs:
+        return {}
+    keys = ("rounds", "windows", "repaired_steps", "kept_steps", "symbolic_fallbacks", "scoring_llm_calls",
+            "repair_llm_calls", "repair_forced", "llm_calls")
+    out = {key: sum(r.get(key, 0) for r in runs) for key in keys}
+    out["plans"] = len(runs)
+    out["invalid_before"] = sum(not r["valid_before"] for r in runs)
+    out["repaired_to_valid"] = sum(not r["valid_before"] and r["valid_after"] for r in runs)
+    return out
 
 
 def _pct(value: float | None) -> str:
@@ -89,6 +105,12 @@ def format_summary(summary: dict) -> str:
         f"executable plans (validator): {s['executable']}/{s['tasks']} ({_pct(s['executable_rate'])})",
         f"wall time per task: median {sec['median']:.2f} s, max {sec['max']:.2f} s, total {sec['total']:.1f} s",
     ]
+    c = s.get("consistency")
+    if c:
+        lines.append(f"state consistency: {c['invalid_before']} of {c['plans']} plans invalid before, "
+                     f"{c['repaired_to_valid']} repaired to valid; {c['rounds']} rounds, {c['windows']} windows, "
+                     f"{c['repaired_steps']} steps repaired, {c['symbolic_fallbacks']} symbolic fallbacks; LLM calls "
+                     f"{c['scoring_llm_calls']} scoring, {c['repair_llm_calls']} repair")
     if not t["llm_goals"] and not t["llm_calls"]:
         lines.append("LLM: not used by this planner")
         return "\n".join(lines)

@@ -21,7 +21,7 @@ from ..kb import KnowledgeBase, Rules
 from ..metrics import GroupScore, TaskScore, as_records, score_task
 from ..model import Plan, StepType
 from ..planner import PlanningError
-from ..planner.backward import PlanResult
+from ..planner.result import PlanResult
 from ..validate import ValidationResult, Validator, Verdict
 from .dataset import Task
 

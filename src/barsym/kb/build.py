@@ -30,9 +30,10 @@ from pathlib import Path
 
 import minecraft_data
 
-from .knowledge import CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, SmeltRecipe, Source, Tool
+from .knowledge import Block, CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, SmeltRecipe, Source, Tool
 from .errors import DataFileError, VersionNotSupportedError
-from .schema import DATA_FILES, load_data_file
+from .schema import DATA_FILES, WorldFile, WorldResource, load_data_file
+from .world_params import LayerModel, MobModel, ResourceModel, WorldModel
 
 MINECRAFT_DATA_DIR = Path(minecraft_data.__file__).parent / "data" / "data"
 
@@ -44,7 +45,7 @@ def _read_minecraft_data(version: str) -> dict[str, list]:
         raise VersionNotSupportedError(
             f"minecraft-data has no PC data for version {version!r}; known versions: {known}"
         )
-    wanted = ("items", "blocks", "recipes", "blockLoot")
+    wanted = ("items", "blocks", "recipes", "materials")
     out = {}
     for category in wanted:
         folder = paths[version].get(category)
@@ -236,6 +237,18 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
     for result_id, raw_list in md["recipes"].items():
         result = names[int(result_id)]
         crafts[result] = _fold_recipes(result, raw_list, names, tags)
+    for extra in files["extra_recipes.json"].recipes:  # special recipes minecraft-data does not list
+        check_item(extra.result, "extra_recipes.json")
+        ingredients = []
+        for name, count in extra.ingredients.items():
+            if name.startswith("#") and name[1:] not in tags.tags:
+                raise DataFileError(f"{data_dir / 'extra_recipes.json'}: {extra.result}: unknown tag {name!r}")
+            if not name.startswith("#"):
+                check_item(name, "extra_recipes.json")
+            accepts = tuple(sorted(tags.tags[name[1:]])) if name.startswith("#") else (name,)
+            ingredients.append(Ingredient(name, accepts, count))
+        side = 2 if extra.grid == "2x2" else 3
+        crafts.setdefault(extra.result, []).append(CraftRecipe(extra.result, extra.count, tuple(ingredients), side, side))
     for generic, members in families.items():
         crafts[generic] = _generic_recipes(generic, members, crafts, tags)
     crafts_final = {
@@ -258,7 +271,7 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
         check_item(entry.result, "smelting.json")
         label = entry.input[0] if len(entry.input) == 1 else "|".join(entry.input)
         ingredient = _with_generics(Ingredient(label, expand(entry.input)), families)
-        smelts[entry.result].append(SmeltRecipe(entry.result, ingredient))
+        smelts[entry.result].append(SmeltRecipe(entry.result, ingredient, ticks=entry.cooking_time))
 
     for field_name, keys in (("fuels", fuels_file.fuels), ("exclude", fuels_file.exclude)):
         for key in keys:
@@ -305,10 +318,33 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
             tiers = [tools[names[int(i)]] for i in harvest if names.get(int(i)) in tools]
             kind = tiers[0].kind if tiers else None
             tier = min((t.tier for t in tiers), default=0)
-        sources[entry.item] = Source(entry.item, "mine", entry.block, frozenset(entry.layers), kind, tier)
+        for used in entry.uses:
+            check_item(used, "resources.json")
+        sources[entry.item] = Source(entry.item, "mine", entry.block, frozenset(entry.layers), kind, tier,
+                                     tuple(sorted(entry.uses.items())))
     for drop in mobs_file.drops:
         check_item(drop.item, "mobs.json")
         sources.setdefault(drop.item, Source(drop.item, "kill", drop.mob, frozenset(drop.layers), None, 0))
+    mobs = {drop.mob for drop in mobs_file.drops}
+    for act in mobs_file.interactions:  # taken from a living mob: gathering, not hunting
+        check_item(act.item, "mobs.json")
+        if act.mob not in mobs:
+            raise DataFileError(f"{data_dir / 'mobs.json'}: interaction {act.item}: unknown mob {act.mob!r} "
+                                f"(known: {', '.join(sorted(mobs))})")
+        for used in act.uses:
+            check_item(used, "mobs.json")
+        sources.setdefault(act.item, Source(act.item, "mine", act.mob, frozenset(act.layers), None, 0,
+                                            tuple(sorted(act.uses.items()))))
+    loot = {}
+    for item, where in files["loot.json"].loot.items():
+        check_item(item, "loot.json")
+        loot[item] = where
+
+    world_spec = files["world.json"]
+    wanted = {entry.block for entry in resources_file.resources}
+    wanted |= {world_spec.dig_down.soil_block, world_spec.dig_down.rock_block}
+    mined_blocks, dig_speeds, durability = _mining_facts(md, names, wanted)
+    world = _world_model(world_spec, data_dir / "world.json", mined_blocks, resources_file, mobs_file)
 
     aliases = {}
     for old, new in aliases_file.aliases.items():
@@ -338,7 +374,88 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
         dialects=dialects,
         prefer=tuple(families_file.prefer),
         profiles={name: RuleProfile(name, p.gather, p.table_at_hand, p.furnace_needed, p.fuel_needed,
-                                  p.generic_names, p.about)
+                                  p.generic_names, p.climb, p.about)
                   for name, p in rules_file.profiles.items()},
         default_profile=rules_file.default,
+        loot=loot,
+        blocks=mined_blocks,
+        dig_speeds=dig_speeds,
+        durability=durability,
+        world=world,
+    )
+
+
+def _mining_facts(md: dict, names: dict[int, str], wanted: set[str]):
+    """Hardness, material and harvest tools of the ``wanted`` blocks; dig speeds by material; tool durability.
+
+    Only the blocks something is mined or dug from are kept: all ~760 would
+    add half again to the warm start's unpickling for blocks no step breaks.
+    minecraft-data keys tools by id; they are turned into names here, as
+    everything else in the knowledge base (ids change between versions).
+    """
+    blocks = {}
+    for raw in md["blocks"]:
+        if raw["name"] not in wanted:
+            continue
+        hardness = raw.get("hardness")
+        if hardness is None or not raw.get("diggable", True):  # bedrock, barriers, fluids: never broken
+            hardness = -1.0
+        harvest = frozenset(names[int(i)] for i in (raw.get("harvestTools") or {}) if int(i) in names)
+        blocks[raw["name"]] = Block(raw["name"], float(hardness), raw.get("material"), harvest)
+    dig_speeds = {material: {names[int(i)]: float(speed) for i, speed in speeds.items() if int(i) in names}
+                  for material, speeds in md["materials"].items()}
+    durability = {item["name"]: int(item["maxDurability"]) for item in md["items"] if item.get("maxDurability")}
+    return blocks, dig_speeds, durability
+
+
+def _resource_model(entry: WorldResource) -> ResourceModel:
+    return ResourceModel(entry.density, entry.cluster, tuple(entry.drops), entry.chance)
+
+
+def _world_model(spec: WorldFile, path: Path, blocks: dict[str, Block], resources, mobs) -> WorldModel:
+    """world.json as a :class:`WorldModel`, checked against the other files (every mob and layer is covered)."""
+    if len(spec.layers) != len(resources.layers):
+        raise DataFileError(f"{path}: field 'layers': {len(spec.layers)} layers, but resources.json has "
+                            f"{len(resources.layers)} ({', '.join(resources.layers)})")
+    for layer, name in zip(spec.layers, resources.layers):
+        if layer.name != name:
+            raise DataFileError(f"{path}: field 'layers': layer {layer.name!r} where resources.json has {name!r}")
+    for field_name in ("soil_block", "rock_block"):
+        block = getattr(spec.dig_down, field_name)
+        if block not in blocks or blocks[block].hardness < 0:
+            raise DataFileError(f"{path}: field 'dig_down.{field_name}': {block!r} is not a breakable block")
+    known = {r.item for r in resources.resources} | {i.item for i in mobs.interactions}
+    for item in spec.resources:
+        if item not in known:
+            raise DataFileError(f"{path}: field 'resources.{item}': not a resource of resources.json "
+                                f"or an interaction of mobs.json")
+    for drop in mobs.drops:
+        mob = spec.mobs.get(drop.mob)
+        if mob is None:
+            raise DataFileError(f"{path}: field 'mobs': no entry for {drop.mob!r} (mobs.json: it drops {drop.item})")
+        if mob.drops.get(drop.item, (0, 0))[1] < 1:
+            raise DataFileError(f"{path}: field 'mobs.{drop.mob}.drops': {drop.item!r} missing (mobs.json has it)")
+    return WorldModel(
+        layers=tuple(LayerModel(layer.name, layer.y, layer.scan_rate, layer.budget) for layer in spec.layers),
+        dig_blocks_per_level=spec.dig_down.blocks_per_level,
+        dig_ticks_per_level=spec.dig_down.ticks_per_level,
+        soil_levels=spec.dig_down.soil_levels,
+        soil_block=spec.dig_down.soil_block,
+        rock_block=spec.dig_down.rock_block,
+        break_delay=spec.mining.delay_ticks,
+        use_ticks=spec.mining.use_ticks,
+        craft_step_ticks=spec.crafting.ticks_per_step,
+        craft_batch_ticks=spec.crafting.ticks_per_batch,
+        smelt_step_ticks=spec.smelting.ticks_per_step,
+        hit_ticks=spec.hunting.ticks_per_hit,
+        chase_ticks=spec.hunting.chase_ticks,
+        give_up_after=spec.hunting.give_up_after,
+        controller={"mine": spec.controller.mine, "craft": spec.controller.craft, "smelt": spec.controller.smelt,
+                    "kill": spec.controller.kill, "dig_down": spec.controller.dig_down,
+                    "climb_up": spec.controller.climb_up},
+        resources={item: _resource_model(entry) for item, entry in spec.resources.items()},
+        default_surface=_resource_model(spec.default_surface),
+        default_underground=_resource_model(spec.default_underground),
+        mobs={name: MobModel(m.health, m.encounter_ticks, m.escape, {k: tuple(v) for k, v in m.drops.items()})
+              for name, m in spec.mobs.items()},
     )

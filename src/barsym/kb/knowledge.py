@@ -16,6 +16,10 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .world_params import WorldModel
 
 
 class UnknownItemError(KeyError):
@@ -62,6 +66,23 @@ class SmeltRecipe:
     result: str
     input: Ingredient
     count: int = 1
+    ticks: int = 200  # cooking time of one item (smelting.json's cooking_time; 200 for every furnace recipe)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A block's mining facts from minecraft-data: what the execution world needs to time a break.
+
+    ``material`` names the entry of ``materials.json`` that lists which tools
+    dig it faster and how much; ``harvest_tools`` are the tools that make it
+    drop anything (empty: the hand will do). ``hardness`` -1: never broken
+    (minecraft-data's ``diggable`` false: bedrock, fluids).
+    """
+
+    name: str
+    hardness: float
+    material: str | None = None
+    harvest_tools: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +95,7 @@ class Source:
     layers: frozenset[int]
     tool_kind: str | None
     min_tier: int
+    uses: tuple[tuple[str, int], ...] = ()  # items each unit consumes (the bucket a water_bucket is)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +115,7 @@ class RuleProfile:
     furnace_needed: bool = True
     fuel_needed: bool = True
     generic_names: bool = True  # plans may name the generic families (logs, planks)
+    climb: bool = True  # the agent may climb back up a layer
     about: str = ""
 
 
@@ -117,6 +140,12 @@ class KnowledgeBase:
     stations: frozenset[str] = field(default=frozenset({"crafting_table", "furnace"}))
     profiles: dict[str, RuleProfile] = field(default_factory=lambda: {"survival": RuleProfile("survival")})
     default_profile: str = "survival"
+    loot: dict[str, str] = field(default_factory=dict)  # loot-only item -> where it is found
+    # ---- what the execution worlds need (minecraft-data facts, world.json parameters) ----
+    blocks: dict[str, Block] = field(default_factory=dict)
+    dig_speeds: dict[str, dict[str, float]] = field(default_factory=dict)  # material -> tool -> speed
+    durability: dict[str, int] = field(default_factory=dict)  # item -> uses (items[].maxDurability)
+    world: "WorldModel | None" = None
 
     # ---- names -------------------------------------------------------------
     def resolve(self, name: str, dialect: str | None = None) -> str:

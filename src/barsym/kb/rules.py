@@ -21,6 +21,13 @@ answering them itself, so they cannot disagree:
 - **Fuel**: burn values in items smelted, the order fuel is taken in, and what
   is never burned (items later steps need, the last station or tool).
 - **Gathering**: whether the profile lets the agent mine, kill and dig at all.
+- **Wear and break times** (what the execution worlds need): which of the
+  things a step used is a tool that wears (:meth:`Rules.worn_tool`), how many
+  uses breaking a block costs it (:meth:`Rules.wear`: 1, 2 for a sword, 0 for
+  a block that breaks instantly), how many uses it has (minecraft-data's
+  ``maxDurability``), and how many ticks a block takes to break
+  (:meth:`Rules.break_ticks`: the game's formula from hardness, the tool's
+  dig speed on the block's material and whether the tool can harvest it).
 
 A :class:`Rules` is a knowledge base plus a rule profile (``survival`` by
 default, ``crafting`` for Plancraft's tasks; both are data in ``rules.json``).
@@ -34,9 +41,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable
 
-from .knowledge import CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, Source, Tool
+from .knowledge import Block, CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, Source, Tool
 
 CRAFTING_TABLE = "crafting_table"
+#: the game's damage divisors: a tool that can harvest the block breaks it 30 times slower than its
+#: speed over the block's hardness; one that cannot (no drop) 100 times slower
+HARVEST_DIVISOR, NO_HARVEST_DIVISOR = 30.0, 100.0
+#: a sword loses 2 uses per block broken, every other tool 1 (Minecraft 1.16 item durability rules)
+SWORD = "sword"
 FURNACE = "furnace"
 #: fuel arithmetic tolerance: burn values such as 1.5 add up in floating point
 EPSILON = 1e-9
@@ -148,9 +160,19 @@ class Rules:
     def can_gather(self) -> bool:
         return self.profile.gather
 
+    @property
+    def can_climb(self) -> bool:
+        """Whether a ``climb up`` step is allowed (planners still avoid it where BAR's order works)."""
+        return self.profile.gather and self.profile.climb
+
     def source(self, item: str) -> Source | None:
         """Where a raw resource comes from, or None (always None when the profile forbids gathering)."""
         return self.kb.sources.get(item) if self.profile.gather else None
+
+    @staticmethod
+    def gather_uses(source: Source, count: int) -> dict[str, int]:
+        """What gathering ``count`` units consumes: a bucket per water_bucket, a bottle per honey_bottle."""
+        return {name: n * count for name, n in source.uses}
 
     def producers(self, item: str) -> list[str]:
         """Action kinds that make ``item`` under this profile: craft, smelt, mine, kill."""
@@ -213,6 +235,69 @@ class Rules:
                 return recipe, taken, 0
         taken = {}
         return recipes[0], taken, self.take(recipes[0].input, count, held, taken)
+
+    def smelt_ticks(self, item: str, count: int, held: Mapping[str, int]) -> int:
+        """Ticks the furnace takes for ``count`` ``item`` (one after another; the recipe :meth:`smelt_recipe` picks)."""
+        chosen = self.smelt_recipe(item, count, held)
+        return count * (chosen[0].ticks if chosen else 200)
+
+    # ---- wear and break times ----------------------------------------------------------
+    def durability(self, item: str) -> int | None:
+        """Uses a tool has before it breaks (``maxDurability``); None for what does not wear."""
+        return self.kb.durability.get(item)
+
+    def worn_tool(self, used) -> str | None:
+        """Which of the things a step used (its tools and stations) wears out: the one with a durability."""
+        return next((name for name in sorted(used) if name in self.kb.durability), None)
+
+    def block(self, name: str) -> Block:
+        return self.kb.blocks[name]
+
+    def can_harvest(self, block: Block, tool: str | None) -> bool:
+        """Whether breaking ``block`` with ``tool`` (None: the hand) drops anything."""
+        return not block.harvest_tools or tool in block.harvest_tools
+
+    def break_ticks(self, block_name: str, tool: str | None) -> int:
+        """Ticks to break one block: the game's damage per tick is speed / hardness / 30 (/ 100 without harvest).
+
+        ``speed`` is the tool's dig speed on the block's material (materials.json;
+        1 for the hand and for a tool that is not made for it). Damage of 1 or
+        more per tick breaks the block at once: 0 ticks.
+        """
+        block = self.kb.blocks[block_name]
+        if block.hardness < 0:
+            raise ValueError(f"{block_name} cannot be broken")
+        if block.hardness == 0:
+            return 0
+        speed = self.kb.dig_speeds.get(block.material or "", {}).get(tool, 1.0) if tool else 1.0
+        divisor = HARVEST_DIVISOR if self.can_harvest(block, tool) else NO_HARVEST_DIVISOR
+        damage = speed / block.hardness / divisor
+        return 0 if damage >= 1 else math.ceil(1 / damage - EPSILON)
+
+    def breaks_block(self, source: Source) -> bool:
+        """Whether gathering one unit of ``source`` breaks its block.
+
+        Not when the unit is filled into an item (a bucket at water or lava, a
+        bottle at a bee nest) or taken from a mob (milk): that is one use of
+        the item on the block or mob.
+        """
+        block = self.kb.blocks.get(source.origin)
+        return not source.uses and block is not None and block.hardness >= 0
+
+    def wear(self, tool: str | None, block_name: str | None) -> int:
+        """Uses that breaking one ``block_name`` costs ``tool``: 0 (hand, instant break), 2 (a sword), else 1.
+
+        ``block_name`` None is a use of the tool on a block or mob that breaks
+        nothing (shears on a bee nest): 1 for a tool that wears.
+        """
+        if tool is None or tool not in self.kb.durability:
+            return 0
+        if block_name is None:
+            return 1
+        if self.break_ticks(block_name, tool) == 0:
+            return 0
+        info = self.kb.tools.get(tool)
+        return 2 if info is not None and info.kind == SWORD else 1
 
     # ---- stations and fuel -----------------------------------------------------------
     @property

@@ -77,6 +77,15 @@ class ResourceEntry(_Strict):
     block: str
     layers: list[int] = Field(min_length=1)
     tool: str | None = None
+    uses: dict[str, int] = {}  # items each unit consumes (a bucket filled at water)
+
+    @field_validator("uses")
+    @classmethod
+    def _positive_uses(cls, value: dict[str, int]) -> dict[str, int]:
+        for name, count in value.items():
+            if count < 1:
+                raise ValueError(f"uses {name!r}: a count of at least 1, got {count}")
+        return value
 
 
 class ResourcesFile(_Strict):
@@ -91,9 +100,35 @@ class MobDropEntry(_Strict):
     layers: list[int] = Field(min_length=1)
 
 
+class InteractionEntry(_Strict):
+    item: str
+    mob: str
+    layers: list[int] = Field(min_length=1)
+    uses: dict[str, int] = {}
+    about: str = ""
+
+
 class MobsFile(_Strict):
     about: str = ""
     drops: list[MobDropEntry]
+    interactions: list[InteractionEntry] = []
+
+
+class LootFile(_Strict):
+    about: str = ""
+    loot: dict[str, str]
+
+
+class ExtraRecipe(_Strict):
+    result: str
+    count: int = Field(ge=1)
+    ingredients: dict[str, int] = Field(min_length=1)  # item or #tag -> units per craft
+    grid: str = Field(pattern=r"^(2x2|3x3)$")
+
+
+class ExtraRecipesFile(_Strict):
+    about: str = ""
+    recipes: list[ExtraRecipe]
 
 
 class AliasesFile(_Strict):
@@ -109,6 +144,7 @@ class RuleProfileEntry(_Strict):
     furnace_needed: bool
     fuel_needed: bool
     generic_names: bool
+    climb: bool
 
 
 class RulesFile(_Strict):
@@ -123,6 +159,110 @@ class RulesFile(_Strict):
         return self
 
 
+# ---- world.json: the stochastic execution world's parameters -------------------------------------
+#: every group of numbers in world.json says where it comes from or why it is what it is
+Why = Field(min_length=10, description="the source of the numbers, or the reasoning for them")
+
+
+class WorldLayer(_Strict):
+    name: str
+    y: int = Field(ge=0, le=255)
+    scan_rate: float = Field(gt=0, le=1000)
+    budget: int = Field(gt=0, le=1_000_000)
+    why: str = Why
+
+
+class DigDown(_Strict):
+    blocks_per_level: int = Field(ge=1, le=16)
+    ticks_per_level: int = Field(ge=0, le=1000)
+    soil_levels: int = Field(ge=0, le=64)
+    soil_block: str
+    rock_block: str
+    why: str = Why
+
+
+class StepTicks(_Strict):
+    ticks_per_step: int = Field(ge=0, le=10_000)
+    ticks_per_batch: int = Field(default=0, ge=0, le=10_000)
+    why: str = Why
+
+
+class Mining(_Strict):
+    delay_ticks: int = Field(ge=0, le=100)
+    use_ticks: int = Field(ge=0, le=1000)
+    why: str = Why
+
+
+class Hunting(_Strict):
+    ticks_per_hit: int = Field(ge=1, le=100)
+    chase_ticks: int = Field(ge=0, le=10_000)
+    give_up_after: int = Field(ge=1, le=100)
+    why: str = Why
+
+
+class Controller(_Strict):
+    mine: float = Field(ge=0, lt=1)
+    craft: float = Field(ge=0, lt=1)
+    smelt: float = Field(ge=0, lt=1)
+    kill: float = Field(ge=0, lt=1)
+    dig_down: float = Field(ge=0, lt=1)
+    climb_up: float = Field(ge=0, lt=1)
+    why: str = Why
+
+
+class WorldResource(_Strict):
+    density: float = Field(gt=0, le=1)
+    cluster: float = Field(ge=1, le=10_000)
+    drops: tuple[int, int] = (1, 1)
+    chance: float = Field(default=1.0, gt=0, le=1)
+    why: str = Why
+
+    @field_validator("drops")
+    @classmethod
+    def _range(cls, value: tuple[int, int]) -> tuple[int, int]:
+        if not 1 <= value[0] <= value[1] <= 64:
+            raise ValueError(f"drops must be [min, max] with 1 <= min <= max <= 64, got {list(value)}")
+        return value
+
+
+class WorldMob(_Strict):
+    health: int = Field(ge=1, le=1000)
+    encounter_ticks: float = Field(gt=0, le=100_000)
+    escape: float = Field(ge=0, lt=1)
+    drops: dict[str, tuple[int, int]]
+    why: str = Why
+
+    @field_validator("drops")
+    @classmethod
+    def _ranges(cls, value: dict[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
+        for item, (low, high) in value.items():
+            if not 0 <= low <= high or high < 1 or high > 64:
+                raise ValueError(f"drops of {item!r} must be [min, max] with 0 <= min <= max, 1 <= max <= 64")
+        return value
+
+
+class WorldFile(_Strict):
+    about: str
+    layers: list[WorldLayer] = Field(min_length=1)
+    dig_down: DigDown
+    mining: Mining
+    crafting: StepTicks
+    smelting: StepTicks
+    hunting: Hunting
+    controller: Controller
+    resources: dict[str, WorldResource]
+    default_surface: WorldResource
+    default_underground: WorldResource
+    mobs: dict[str, WorldMob]
+
+    @model_validator(mode="after")
+    def _deeper_layers_lower(self) -> "WorldFile":
+        ys = [layer.y for layer in self.layers]
+        if any(a <= b for a, b in zip(ys, ys[1:])):
+            raise ValueError(f"layers must go deeper one after the other (y decreasing), got y {ys}")
+        return self
+
+
 #: file name -> schema; the loader reads exactly these files.
 DATA_FILES: dict[str, type[BaseModel]] = {
     "tags.json": TagsFile,
@@ -134,6 +274,9 @@ DATA_FILES: dict[str, type[BaseModel]] = {
     "mobs.json": MobsFile,
     "aliases.json": AliasesFile,
     "rules.json": RulesFile,
+    "loot.json": LootFile,
+    "extra_recipes.json": ExtraRecipesFile,
+    "world.json": WorldFile,
 }
 
 M = TypeVar("M", bound=BaseModel)

@@ -4,7 +4,8 @@
 :class:`PlanResult` with the validated plan and its decomposition tree.
 """
 
-from .backward import BackwardPlanner, GoalNode, PlanResult
+from .backward import BackwardPlanner
+from .result import GoalNode, PlanResult
 from .decomposer import Decomposer, Decomposition, ErrorKind, PlanContext, PlanningError, Unanswered, goal_layer, layer_goal
 from .ordering import Need, NoOrder, fuse, fusion_key, order_steps
 from .registry import DEFAULT_PLANNER, make_planner, planner_names, register

@@ -27,93 +27,18 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from dataclasses import dataclass, field
 
 from ..graph import CraftGraph
 from ..kb import KnowledgeBase, Rules, UnknownItemError, rules_for
 from ..model import Goal, Plan, Step, StepType
 from ..sim import State
-from ..validate import ValidationResult, Validator
+from ..validate import Validator
 from .decomposer import Decomposer, Decomposition, PlanContext, PlanningError, Unanswered, goal_layer
-from .ordering import Need, NoOrder, order_steps
+from .ordering import Need, NoOrder, drop_blocking_surface, insert_layer_moves, order_steps
+from .result import GoalNode, PlanResult
 from .verify import check_decomposition, subgoal_roles
 
 KEPT_ROLES = ("tool", "station")
-
-
-@dataclass
-class GoalNode:
-    """One goal in the decomposition tree: answered by a step, or covered."""
-
-    id: int
-    goal: Goal
-    role: str  # "goal" for the root, else the role in its parent's step
-    parent: int | None = None
-    index: int = 0  # position among the parent's subgoals
-    decomposition: Decomposition | None = None
-    covered: str | None = None  # why no step was needed
-    unanswered: str | None = None  # why the decomposer gave no step (keep_invalid planners only)
-    from_start: int = 0  # units of the goal (as first asked) taken from the start inventory
-    children: list[int] = field(default_factory=list)
-    step_index: int | None = None  # position of its (fused) step in the final plan
-
-    def to_dict(self, nodes: list["GoalNode"]) -> dict:
-        out: dict = {"goal": {"item": self.goal.item, "count": self.goal.count}, "role": self.role}
-        if self.from_start:
-            out["from_start"] = self.from_start
-        if self.decomposition is not None:
-            d = self.decomposition
-            out["step"] = str(d.step)
-            out["provenance"] = d.provenance
-            if d.note:
-                out["note"] = d.note
-            if self.step_index is not None:
-                out["plan_step"] = self.step_index + 1
-        if self.covered:
-            out["covered"] = self.covered
-        if self.unanswered:
-            out["unanswered"] = self.unanswered
-        if self.children:
-            out["subgoals"] = [nodes[c].to_dict(nodes) for c in self.children]
-        return out
-
-
-@dataclass
-class PlanResult:
-    goal: Goal
-    plan: Plan
-    nodes: list[GoalNode]
-    sources: list[list[int]]  # per plan step, the tree nodes fused into it
-    needs: list[tuple[int, int, str]]  # (before, after, role): plan positions that must keep their order
-    raw_steps: tuple[Step, ...]  # BAR's stack popped, before fusion
-    validation: ValidationResult
-    planner: str
-    decomposer: str
-    stats: dict = field(default_factory=dict)
-
-    def provenance(self, position: int) -> list[str]:
-        return sorted({self.nodes[n].decomposition.provenance for n in self.sources[position]})
-
-    def serves(self, position: int) -> list[str]:
-        """What this step is for: the items of the steps it feeds ("fuel for X"), or "goal"."""
-        names = ["goal"] if position == len(self.plan) - 1 else []
-        for before, after, role in self.needs:
-            if before != position or role in ("surface", "shared"):
-                continue
-            step = self.plan.steps[after]
-            label = step.item if step.item else "dig down"
-            if role == "fuel":
-                label = f"fuel for {label}"
-            if label not in names:
-                names.append(label)
-        return names
-
-    def independent(self, a: int, b: int) -> bool:
-        """True when no need links plan steps ``a`` and ``b`` directly."""
-        return not any({before, after} == {a, b} for before, after, _ in self.needs)
-
-    def tree(self) -> dict:
-        return self.nodes[0].to_dict(self.nodes)
 
 
 class BackwardPlanner:
@@ -132,6 +57,8 @@ class BackwardPlanner:
         self.name = name or getattr(decomposer, "name", "backward")
         self.keep_invalid = keep_invalid
         self._sharing_used = False
+        self._start = State()
+        self._use_held = True
 
     def plan(self, goal: Goal, start: State | None = None) -> PlanResult:
         """Plan ``goal`` from ``start`` (default: empty inventory on the surface).
@@ -147,6 +74,18 @@ class BackwardPlanner:
         reach = self.graph.reachability(root.item)
         if not reach.reachable and held < root.count:
             raise PlanningError("unreachable", reach.reason)
+        try:
+            return self._plan(root, started, use_held=True)
+        except PlanningError as exc:
+            if exc.kind not in ("invalid", "no_order") or not self._start.inventory:
+                raise
+            # Held materials are named as held (oak_planks) while planned ones are generic (planks), and the
+            # simulator takes a slot's units in its own order; where that upsets the count, plan the materials
+            # as if none were held (held tools, stations, fuel for nothing else and the layer still count).
+            return self._plan(root, started, use_held=False)
+
+    def _plan(self, root: Goal, started: float, use_held: bool) -> PlanResult:
+        self._use_held = use_held
         failure: PlanningError | None = None
         kept: PlanResult | None = None  # an invalid plan, returned only with keep_invalid
         for attempt, share in enumerate((True, False), start=1):
@@ -161,7 +100,8 @@ class BackwardPlanner:
                     break
                 failure = exc
                 continue
-            result.stats.update(attempts=attempt, seconds=round(time.perf_counter() - started, 6))
+            result.stats.update(attempts=attempt, seconds=round(time.perf_counter() - started, 6),
+                                held_materials_used=use_held)
             if result.validation.valid or not share or not self._sharing_used:
                 return result
             kept = result
@@ -172,7 +112,7 @@ class BackwardPlanner:
 
     # ---- one pass of the loop ----------------------------------------------------------
     def _attempt(self, root: Goal, share: bool) -> PlanResult:
-        context = PlanContext(self.kb, root, start=self._start)
+        context = PlanContext(self.kb, root, start=self._start, use_held=self._use_held)
         claimed: dict[str, int] = {}
         nodes = [GoalNode(0, root, "goal")]
         queue = deque([0])
@@ -235,6 +175,7 @@ class BackwardPlanner:
         layer = goal_layer(node.goal)
         if layer is not None:
             if layer <= context.start.layer:
+                node.held = True
                 return f"the start is on layer {context.start.layer}"
             return f"layer {layer} is already reached by a planned dig down" if context.reached(layer) else None
         try:
@@ -243,6 +184,7 @@ class BackwardPlanner:
             return None
         held = self._from_start(node, item, context)
         if held:
+            node.held = True
             return held
         if node.parent is None:
             return None
@@ -268,6 +210,10 @@ class BackwardPlanner:
             serving = (self.rules.best_held_tool(tool.kind, tool.tier, start.count) if tool is not None
                        else (item if start.count(item) else None))
             return f"{serving} is in the start inventory (used, not consumed)" if serving else None
+        if not context.use_held and not self.rules.is_persistent(item):
+            return None
+        if node.role == "fuel":
+            return self._fuel_from_start(node, item, context)
         free = {name: start.count(name) - context.from_start[name] for name in self.kb.acceptable(item)}
         have = sum(max(0, n) for n in free.values())
         if have <= 0:
@@ -282,6 +228,22 @@ class BackwardPlanner:
             return f"{take} {item} from the start inventory"
         node.goal = Goal(item=node.goal.item, count=node.goal.count - take)
         node.from_start = take
+        return None
+
+    def _fuel_from_start(self, node: GoalNode, item: str, context: PlanContext) -> str | None:
+        """Fuel is burn time: any fuel the start holds covers a fuel goal (coal for planks), in the furnace's order."""
+        rules, start = self.rules, context.start
+        burn = node.goal.count * rules.fuel_value(item)
+        held = {name: start.count(name) - context.from_start[name] for name in start.counts
+                if rules.fuel_value(name) > 0 and not rules.is_persistent(name)}
+        fuel, got = rules.pick_fuel({n: c for n, c in held.items() if c > 0}, burn, reserve={})
+        if not fuel:
+            return None
+        for name, n in fuel.items():
+            context.from_start[name] += n
+        if got + 1e-9 >= burn:
+            return "fuel from the start inventory: " + ", ".join(f"{n} {name}" for name, n in fuel.items())
+        node.goal = Goal(item=node.goal.item, count=rules.fuel_units(item, burn - got))
         return None
 
     # ---- fusion, ordering, validation -------------------------------------------------------
@@ -307,12 +269,22 @@ class BackwardPlanner:
         except NoOrder as exc:
             if self.keep_invalid:  # an unchecked planner's answers may loop: show BAR's raw stack order
                 order = list(range(len(steps)))
+            elif exc.surface and self.rules.can_climb:  # BAR's agent never climbs; a player does, when it must
+                needs = drop_blocking_surface(steps, needs)
+                try:
+                    order = order_steps(steps, needs)
+                except NoOrder as again:
+                    raise PlanningError("no_order", f"{root.item}: no order of the steps works: {again.reason}") from None
             elif exc.surface:
                 raise PlanningError("no_return", f"{root.item} cannot be obtained without climbing back up: {exc.reason}") from None
             else:
                 raise PlanningError("no_order", f"{root.item}: no order of the steps works: {exc.reason}") from None
-        position = {old: new for new, old in enumerate(order)}
-        plan = Plan(steps=tuple(steps[i] for i in order), source=f"barsym plan {root.item} ({self.name})")
+        ordered = [steps[i] for i in order]
+        moved = list(range(len(ordered)))
+        if self.rules.can_climb:
+            ordered, moved = insert_layer_moves(ordered, self._gather_layers, self._start.layer, self.kb.deepest_layer)
+        position = {old: moved[new] for new, old in enumerate(order)}
+        plan = Plan(steps=tuple(ordered), source=f"barsym plan {root.item} ({self.name})")
         for nid, i in at.items():
             nodes[nid].step_index = position[i]
         self._check_climb(root, plan)
@@ -321,17 +293,46 @@ class BackwardPlanner:
             error = validation.errors[0]
             where = f"step {error.step}" if error.step else "the end"
             raise PlanningError("invalid", f"{root.item}: the plan fails validation at {where}: {error.message}")
+        sources: list[list[int]] = [[] for _ in plan.steps]  # inserted climbs and digs come from no goal
+        for i in order:
+            sources[position[i]] = fused[i]
         return PlanResult(
-            goal=root, plan=plan, nodes=nodes, sources=[fused[i] for i in order],
-            needs=sorted({(position[d.before], position[d.after], d.role) for d in needs if d.before != d.after}),
+            goal=root, plan=plan, nodes=nodes, sources=sources,
+            needs=sorted({(position[d.before], position[d.after], d.role) for d in needs if d.before != d.after}
+                         | self._layer_needs(plan, sources)),
             raw_steps=tuple(nodes[n].decomposition.step for n in popped), validation=validation,
             planner=self.name, decomposer=getattr(self.decomposer, "name", "?"),
             stats={"goals": len(nodes), "decompositions": calls, "shared_stations": share},
         )
 
+    def _layer_needs(self, plan: Plan, sources: list[list[int]]) -> set[tuple[int, int, str]]:
+        """Where climbs were put in: layer moves keep their order and each gathering step its layer segment."""
+        if all(sources):
+            return set()
+        moves = [i for i, step in enumerate(plan.steps) if step.type.moves]
+        out = {(a, b, "layer") for a, b in zip(moves, moves[1:])}
+        for i, step in enumerate(plan.steps):
+            if self._gather_layers(step) is None:
+                continue
+            prior = [m for m in moves if m < i]
+            later = [m for m in moves if m > i]
+            if prior:
+                out.add((prior[-1], i, "layer"))
+            if later:
+                out.add((i, later[0], "layer"))
+        return out
+
+    def _gather_layers(self, step: Step) -> frozenset[int] | None:
+        if step.type not in (StepType.MINE, StepType.KILL) or not step.item:
+            return None
+        source = self.kb.sources.get(self.kb.resolve(step.item))
+        return source.layers if source is not None else None
+
     def _check_climb(self, root: Goal, plan: Plan) -> None:
         """A start below the surface cannot gather what only grows above it: say so, not 'invalid'."""
         layer = self._start.layer
+        if self.rules.can_climb:
+            return  # the climbs were put in
         for step in plan.steps:
             source = self.kb.sources.get(step.item or "") if step.type in (StepType.MINE, StepType.KILL) else None
             if source is not None and max(source.layers) < layer:
@@ -362,11 +363,16 @@ class BackwardPlanner:
         for nid, after in at.items():
             for cid in nodes[nid].children:
                 child = nodes[cid]
+                if child.held:  # the start state provides it: no step comes first
+                    continue
                 if child.decomposition is not None:
                     befores = [at[cid]]
                 else:
                     layer = goal_layer(child.goal)
-                    befores = [digs[layer]] if layer is not None else makers.get(self.kb.resolve(child.goal.item), [])
+                    if layer is not None:  # reached by a planned dig, or already at the start
+                        befores = [digs[layer]] if layer in digs else []
+                    else:
+                        befores = makers.get(self.kb.resolve(child.goal.item), [])
                 for before in befores:
                     needs.append(Need(before, after, child.role, child.index, child.goal.item))
         for i, step in enumerate(steps):  # surface-only resources before going deeper

@@ -146,6 +146,7 @@ class PlanContext:
     path: tuple[Goal, ...] = ()  # goals above the one being decomposed, root first (set by the planner)
     start: State = field(default_factory=State)  # what the agent holds, and where it is, before the plan
     from_start: Counter = field(default_factory=Counter)  # start units already given to goals
+    use_held: bool = True  # held materials cover goals (held tools and stations always do)
 
     def held_tool(self, rules, kind: str, min_tier: int) -> str | None:
         """A tool in the start inventory that can serve (the lowest tier that can), or None."""

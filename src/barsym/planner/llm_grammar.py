@@ -278,14 +278,17 @@ class GrammarBuilder:
         if source is not None and f"{source.kind}:{item}" in reach:
             low = min(source.layers)
             head = f"{source.kind} {count} {item}"
+            used = [f"{n} {name}" for name, n in self.rules.gather_uses(source, count).items()]
+            layer = [f"layer {low}"] if low > 0 else []
             if source.tool_kind is None:
-                out.append((head + (f": layer {low}" if low > 0 else ""),))
+                needs = used + layer
+                out.append((head + (": " + ", ".join(needs) if needs else ""),))
             else:
                 tools = self.rules.tools_for(source.tool_kind, source.min_tier)
                 usable = sorted(t for t in tools if self._usable(t, item, self._avoid))
                 lowest = self.conventions.tool_for(source.tool_kind, source.min_tier)
                 for tool in self._conventional([lowest], usable):
-                    out.append((f"{head} with {tool}: 1 {tool}" + (f", layer {low}" if low > 0 else ""),))
+                    out.append((f"{head} with {tool}: " + ", ".join(used + [f"1 {tool}"] + layer),))
         return out
 
     def _dig_options(self, layer: int, dig_tool: str | None) -> list[tuple]:

@@ -42,7 +42,8 @@ from ..model import Goal
 from ..reasoning.call_log import CallLog, open_log
 from ..reasoning.progress import Phase, Progress, ProgressEvent
 from ..sim import State
-from .backward import BackwardPlanner, PlanResult
+from .backward import BackwardPlanner
+from .result import PlanResult
 from .decomposer import ErrorKind, PlanningError
 from .llm_decomposer import DEFAULT_MODE, FALLBACK, RETRY_TEMPERATURE, LLMDecomposer
 from .registry import graph_for, symbolic_planner

@@ -38,12 +38,13 @@ import networkx as nx
 
 from ..model import Step, StepType
 
-_CLASS = {StepType.CRAFT: 0, StepType.SMELT: 0, StepType.MINE: 1, StepType.KILL: 1, StepType.DIG_DOWN: 2}
+_CLASS = {StepType.CRAFT: 0, StepType.SMELT: 0, StepType.MINE: 1, StepType.KILL: 1, StepType.DIG_DOWN: 2,
+          StepType.CLIMB_UP: 2}
 
 
 def fusion_key(step: Step) -> tuple | None:
-    """Steps with equal keys are one action and fuse; None (a dig down) never fuses."""
-    if step.type is StepType.DIG_DOWN:
+    """Steps with equal keys are one action and fuse; None (a dig down or climb up) never fuses."""
+    if step.type.moves:
         return None
     return (step.type, step.item, step.tool)
 
@@ -118,6 +119,66 @@ def order_steps(steps: Sequence[Step], needs: Iterable[Need]) -> list[int]:
         raise _explain_cycle(steps, need_list)
     order = backwards[::-1]
     return _smelt_first_come(steps, order, need_list)
+
+
+def drop_blocking_surface(steps: Sequence[Step], needs: Iterable[Need]) -> list[Need]:
+    """Needs without the "gather above before digging" ones that cannot hold.
+
+    A surface gather that itself needs a dig (milking a cow needs a bucket,
+    which needs iron from below) cannot come before that dig; its surface needs
+    are dropped so that the plan can climb back up for it (see
+    :func:`insert_layer_moves`). Every other surface need stays, so the other
+    surface gathering still happens first, as BAR's plans do.
+    """
+    needs = list(needs)
+    before: dict[int, set[int]] = {}
+    for d in needs:
+        if d.role != "surface":
+            before.setdefault(d.after, set()).add(d.before)
+    blocked = set()
+    for d in needs:
+        if d.role != "surface":
+            continue
+        seen, stack = set(), [d.before]
+        while stack:
+            node = stack.pop()
+            for prior in before.get(node, ()):
+                if prior not in seen:
+                    seen.add(prior)
+                    stack.append(prior)
+        if any(steps[i].type is StepType.DIG_DOWN for i in seen):
+            blocked.add(d.before)
+    return [d for d in needs if not (d.role == "surface" and d.before in blocked)]
+
+
+def insert_layer_moves(steps: Sequence[Step], layers_of, start_layer: int, deepest: int) -> tuple[list[Step], list[int]]:
+    """Put ``climb up`` (and, after a climb, ``dig down`` again) where a gathering step's layer needs it.
+
+    ``layers_of(step)`` gives the layers a gathering step can happen on (None
+    for other steps). Returns the new steps and, for each old position, its new
+    one. A dig down inserted after a climb uses the pickaxe of the last dig.
+    """
+    out: list[Step] = []
+    where: list[int] = []
+    layer, pickaxe = start_layer, None
+    for step in steps:
+        if step.type is StepType.DIG_DOWN:
+            pickaxe = step.tool or pickaxe
+            layer = min(layer + 1, deepest)
+        elif step.type is StepType.CLIMB_UP:
+            layer = max(layer - 1, 0)
+        else:
+            found = layers_of(step)
+            if found and layer not in found:
+                if layer > max(found):
+                    out += [Step(type=StepType.CLIMB_UP)] * (layer - max(found))
+                    layer = max(found)
+                else:
+                    out += [Step(type=StepType.DIG_DOWN, tool=pickaxe)] * (min(found) - layer)
+                    layer = min(found)
+        where.append(len(out))
+        out.append(step)
+    return out, where
 
 
 def _smelt_first_come(steps: Sequence[Step], order: list[int], needs: list[Need]) -> list[int]:

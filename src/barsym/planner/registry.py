@@ -4,7 +4,8 @@ A planner is anything with ``name`` and ``plan(goal) -> PlanResult``. Each
 entry maps a name to a factory ``(kb, **options) -> planner``, imported lazily
 from a dotted path so that the LLM planners (``bar``, the default, and
 ``llm-only``) cost nothing until they are used and pull no model code into
-``barsym plan --planner symbolic``. Options a factory does not know are ignored,
+``barsym plan --planner symbolic`` (``bar-sc``, BAR with state consistency, lives in
+:mod:`barsym.consistency` and is imported the same way). Options a factory does not know are ignored,
 so callers can pass the LLM options to any planner. To add one, call :func:`register` or add a
 line to ``_BUILTIN``.
 """
@@ -18,7 +19,8 @@ from ..graph import CraftGraph
 from ..kb import KnowledgeBase, Rules, rules_for
 from ..model import Goal
 from ..sim import State
-from .backward import BackwardPlanner, PlanResult
+from .backward import BackwardPlanner
+from .result import PlanResult
 from .symbolic import SymbolicDecomposer
 
 
@@ -36,11 +38,12 @@ _BUILTIN: dict[str, str | Factory] = {
     "bar": "barsym.planner.llm_planner:bar_planner",
     "llm-only": "barsym.planner.llm_planner:llm_only_planner",
     "symbolic": "barsym.planner.registry:symbolic_planner",
+    "bar-sc": "barsym.consistency.planner:bar_sc_planner",
 }
 _registry: dict[str, str | Factory] = dict(_BUILTIN)
 DEFAULT_PLANNER = "bar"
 #: planners that talk to a language model (and take the --model/--llm-* options)
-LLM_PLANNERS = ("bar", "llm-only")
+LLM_PLANNERS = ("bar", "llm-only", "bar-sc")
 
 
 _graphs: dict[tuple[int, str], tuple[KnowledgeBase, CraftGraph]] = {}
@@ -77,7 +80,12 @@ def planner_names() -> list[str]:
 
 
 def make_planner(name: str, kb: KnowledgeBase, **options) -> Planner:
-    """Build the planner called ``name``; KeyError names the known ones."""
+    """Build the planner called ``name``; KeyError names the known ones.
+
+    ``consistency=True`` follows any planner with BAR's state consistency
+    (module b; options ``anchors``, ``scores``, ``t``, ``k``, ``repairer``,
+    ``fallback``, ``rounds``), as ``bar-sc`` does for ``llm-only``.
+    """
     try:
         factory = _registry[name]
     except KeyError:
@@ -85,4 +93,8 @@ def make_planner(name: str, kb: KnowledgeBase, **options) -> Planner:
     if isinstance(factory, str):
         module, _, attr = factory.partition(":")
         factory = getattr(importlib.import_module(module), attr)
-    return factory(kb, **options)
+    planner = factory(kb, **options)
+    if options.get("consistency") and name != "bar-sc":
+        from ..consistency.planner import with_consistency
+        planner = with_consistency(planner, kb, name=f"{name}+sc", **options)
+    return planner

@@ -27,11 +27,11 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ..kb import KnowledgeBase, Rules, rules_for
+from ..kb import KnowledgeBase, Rules, batches, rules_for
 from ..model import Goal, Plan, Step, StepType
 from ..sim import State
 from ..validate import Validator
-from .backward import GoalNode, PlanResult
+from .result import GoalNode, PlanResult
 from .decomposer import Decomposition, PlanningError
 
 PROVENANCE = "search"
@@ -200,7 +200,7 @@ class SearchPlanner:
             return
         path = path | {item}
         for recipe in self.kb.crafts.get(item, ()):
-            runs = -(-short // recipe.count)
+            runs = batches(short, recipe.count)
             yield from self._pay(item, recipe, short, runs, 0, inv, [], path, depth)
         for recipe in self.kb.smelts.get(item, ()):
             for held, record in self._slot_ways(recipe.input.accepts, short, inv, path, depth):
@@ -308,7 +308,7 @@ class SearchPlanner:
         path = path | {item}
         best: Counter | None = None
         for recipe in self.kb.crafts.get(item, ()):
-            runs = -(-short // recipe.count)
+            runs = batches(short, recipe.count)
             total: Counter = Counter()
             trial = dict(held)
             for ingredient in recipe.ingredients:

@@ -106,6 +106,20 @@ class SymbolicDecomposer:
             self._choice[accepts] = found
         return found
 
+    def _slot(self, accepts: tuple[str, ...], need: int, context: PlanContext) -> list[tuple[str, int]]:
+        """Who fills a slot: members the start inventory holds first (coal held for a torch), then the choice."""
+        out = []
+        if context.start.inventory and context.use_held:
+            for name in accepts:
+                free = context.start.count(name) - context.from_start[name]
+                if free > 0 and need > 0:
+                    take = min(free, need)
+                    out.append((name, take))
+                    need -= take
+        if need > 0:
+            out.append((self.choose(accepts), need))
+        return out
+
     def tool_for(self, kind: str, min_tier: int) -> str:
         """The lowest-tier (then cheapest) tool of ``kind`` that reaches ``min_tier`` (the rule book's choice)."""
         costs = self.graph.costs
@@ -120,8 +134,8 @@ class SymbolicDecomposer:
         runs = batches(count - spare, recipe.count)
         needs: dict[str, int] = {}
         for ingredient in recipe.ingredients:
-            name = self.choose(ingredient.accepts)
-            needs[name] = needs.get(name, 0) + runs * ingredient.count
+            for name, n in self._slot(ingredient.accepts, runs * ingredient.count, context):
+                needs[name] = needs.get(name, 0) + n
         subgoals = [Goal(item=name, count=n) for name, n in needs.items()]
         if self.rules.needs_table(recipe):
             subgoals.append(Goal(item=CRAFTING_TABLE, count=1))
@@ -132,7 +146,7 @@ class SymbolicDecomposer:
         step = Step(type=StepType.SMELT, item=item, count=count)
         credit = context.fuel_left(item) if self.rules.fuel_needed else 0.0
         fuel = self.rules.fuel_units(self.fuel, count - credit) if self.rules.fuel_needed and count > credit else 0
-        subgoals = [Goal(item=self.choose(recipe.input.accepts), count=count)]
+        subgoals = [Goal(item=name, count=n) for name, n in self._slot(recipe.input.accepts, count, context)]
         if fuel:
             subgoals.append(Goal(item=self.fuel, count=fuel))
         if self.rules.furnace_needed:
@@ -149,7 +163,8 @@ class SymbolicDecomposer:
             tool = (context.held_tool(self.rules, source.tool_kind, source.min_tier)
                     or self.tool_for(source.tool_kind, source.min_tier))
         step = Step(type=StepType(source.kind), item=item, count=count, tool=tool)
-        subgoals = [Goal(item=tool, count=1)] if tool else []
+        subgoals = [Goal(item=name, count=n) for name, n in self.rules.gather_uses(source, count).items()]
+        subgoals += [Goal(item=tool, count=1)] if tool else []
         low = min(source.layers)
         if low > 0:
             subgoals.append(layer_goal(low))
@@ -204,6 +219,7 @@ class SymbolicDecomposer:
         else:
             source = self.kb.sources[item]
             parts = [self.tool_for(source.tool_kind, source.min_tier)] if source.tool_kind else []
+            parts += [name for name, _ in source.uses]
         tier = 0
         if kind in ("mine", "kill"):
             source = self.kb.sources[item]

@@ -79,7 +79,10 @@ def subgoal_roles(kb: KnowledgeBase, step: Step, subgoals: Sequence[Goal], rules
                 roles.append("fuel" if rules.fuel_needed and rules.fuel_value(need) > 0 else "extra")
         else:
             kind = source.tool_kind if source else None
-            roles.append("tool" if kind and rules.is_tool(need, kind, source.min_tier) else "extra")
+            if source is not None and any(need == used for used, _ in source.uses):
+                roles.append("ingredient")
+            else:
+                roles.append("tool" if kind and rules.is_tool(need, kind, source.min_tier) else "extra")
     return roles
 
 
@@ -183,6 +186,11 @@ def _check_gather(rules: Rules, item: str, d: Decomposition) -> list[str]:
         if d.step.tool and (named is None or not rules.is_tool(named, source.tool_kind, source.min_tier)):
             problems.append(f"wrong tool: {verb} {item} needs a {tier} {source.tool_kind} or better, "
                             f"the step names {d.step.tool}")
+    units = _units(kb, d.subgoals)
+    for name, need in rules.gather_uses(source, d.step.count or 0).items():
+        if units[name] < need:
+            problems.append(f"missing ingredient: {verb} {d.step.count} {item} uses {need} {name}, "
+                            f"the subgoals give {units[name]}")
     low = min(source.layers)
     if low > 0:
         asked = [goal_layer(g) for g in d.subgoals if goal_layer(g) is not None]

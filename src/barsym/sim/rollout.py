@@ -10,6 +10,10 @@ later).
 Smelting is judged with the plan's future in view: fuel is never taken from
 items that later crafts and smelts will consume (:func:`future_demand`), since
 the plan budgeted those units for them.
+
+A plan succeeds when every step runs *and* the final inventory holds the goal
+(:func:`goal_failure`; DEPS detects success the same way, from the inventory):
+one test for the validator and the execution worlds.
 """
 
 from __future__ import annotations
@@ -18,9 +22,9 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..kb import Rules, UnknownItemError
-from ..model import Step, StepType
-from .failure import Failure
+from ..kb import KnowledgeBase, Rules, UnknownItemError
+from ..model import Goal, Step, StepType
+from .failure import Code, Failure
 from .simulator import Simulator, Transition
 from .state import State
 
@@ -115,3 +119,19 @@ def rollout(sim: Simulator, steps: Sequence[Step], start: State | None = None) -
             outcomes.append(StepOutcome(index, step, state, transition=result))
             state = result.state
     return Rollout(start or State(), tuple(outcomes))
+
+
+def goal_failure(kb: KnowledgeBase, goal: Goal, state: State) -> Failure | None:
+    """None when ``state`` holds ``goal`` (items that count as it count); else why not.
+
+    ``goal_not_reached``, or ``unknown_item`` for a goal the knowledge base does not know.
+    """
+    try:
+        item = kb.resolve(goal.item)
+    except UnknownItemError as exc:
+        return Failure(Code.UNKNOWN_ITEM, f"goal: {exc}", item=goal.item, suggestions=tuple(exc.suggestions))
+    have = state.count_any(kb.acceptable(item))
+    if have >= goal.count:
+        return None
+    return Failure(Code.GOAL_NOT_REACHED, f"the plan ends with {have} {item}; the goal needs {goal.count}",
+                   item=item, needed=goal.count, had=have)

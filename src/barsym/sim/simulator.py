@@ -63,13 +63,15 @@ class Simulator:
             tool = self._resolve(step.tool)
             if isinstance(tool, Failure):
                 return tool
-        if step.type in (StepType.DIG_DOWN, StepType.MINE, StepType.KILL) and not self.rules.can_gather:
-            what = "dig down" if step.type is StepType.DIG_DOWN else f"{step.type.value} {step.item}"
+        if (step.type.moves or step.type in (StepType.MINE, StepType.KILL)) and not self.rules.can_gather:
+            what = str(step) if step.type.moves else f"{step.type.value} {step.item}"
             return Failure(Code.NOT_ALLOWED, f"{what}: under the {self.rules.name} rules nothing can be mined, "
                                              f"killed or dug; only crafting and smelting from the inventory",
                            item=step.item)
         if step.type is StepType.DIG_DOWN:
             return self._dig_down(state, tool)
+        if step.type is StepType.CLIMB_UP:
+            return self._climb_up(state)
         item = self._resolve(step.item or "")
         if isinstance(item, Failure):
             return item
@@ -180,17 +182,24 @@ class Simulator:
             used.add(chosen)
         elif tool is not None:
             used.add(tool)
-        return Transition(state.changed(add={item: count}), item=item, produced={item: count}, used=frozenset(used))
+        uses = self.rules.gather_uses(source, count)
+        for name, need in uses.items():
+            if state.count(name) < need:
+                return Failure(Code.MISSING_INGREDIENT,
+                               f"{verb} {count} {item} uses {need} {name} (one per unit), only {state.count(name)} at hand",
+                               item=name, needed=need, had=state.count(name), accepts=(name,))
+        return Transition(state.changed(add={item: count}, remove=uses), item=item, produced={item: count},
+                          consumed=uses, used=frozenset(used))
 
     def _pick_tool(self, kind: str, min_tier: int, named: str | None, state: State, doing: str) -> str | Failure:
-        kb = self.kb
+        kb, rules = self.kb, self.rules
         if named is not None:
+            if rules.is_tool(named, kind, min_tier):
+                return named
             info = kb.tool(named)
-            if info is None or info.kind != kind:
-                if info is None and named == kind:
-                    return named
+            if not rules.is_tool(named, kind):
                 return Failure(Code.MISSING_TOOL, f"{doing} needs a {kind}; {named} is not one", item=kind, needed=min_tier, had=None)
-            if info.tier < min_tier:
+            if info is not None:
                 return Failure(
                     Code.TOOL_TIER_TOO_LOW,
                     f"{doing} needs a {kind} of tier {kb.tier_name(min_tier)} or better; {named} is {kb.tier_name(info.tier)}",
@@ -204,7 +213,7 @@ class Simulator:
         good = self.rules.best_held_tool(kind, min_tier, state.count)
         if good is not None:
             return good
-        held = [t for t in kb.tools.values() if t.kind == kind and state.count(t.name) > 0]
+        held = [kb.tools[name] for name in rules.tools_for(kind, 0) if state.count(name) > 0]
         if held:
             top = max(held, key=lambda t: t.tier)
             return Failure(
@@ -227,6 +236,14 @@ class Simulator:
         if state.layer >= self.kb.deepest_layer:
             return Transition(state, used=frozenset({chosen}), notes=("already on the deepest layer: dig down changes nothing",))
         return Transition(State(state.inventory, state.layer + 1), used=frozenset({chosen}))
+
+    def _climb_up(self, state: State) -> Transition | Failure:
+        """One layer up (a staircase needs no tool); BAR's agent never does this, a player does."""
+        if not self.rules.can_climb:
+            return Failure(Code.NOT_ALLOWED, f"under the {self.rules.name} rules the agent never climbs back up")
+        if state.layer == 0:
+            return Transition(state, notes=("already on the surface: climb up changes nothing",))
+        return Transition(State(state.inventory, state.layer - 1))
 
     def _not_made_by(self, item: str, verb: str) -> Failure:
         ways = self.kb.producers(item)

@@ -1,0 +1,103 @@
+"""``barsym execute FILE... [--world NAME] [--runs N] [--seed S] [--budget TICKS] [--json]``: run plans.
+
+Each plan is executed ``--runs`` times in the chosen world (stochastic by
+default) and summarised: success rate with a 95 % Wilson interval, failures
+counted by step and code, median and 90th-percentile ticks of the successful
+runs, and the failure of a typical failed run in words (DEPS' descriptor).
+Exit status: 0 when every plan ran (whatever its success rate), 2 unusable
+input (a file that is not a plan, bad options), as ``validate``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..bar_io import PlanFormatError
+from ..sim.execution import Execution, run as run_plan
+from .common import UsageError, fail, kb_from_args
+from .state_options import add_state_arguments, rules_from_args, start_from_args
+from .validate import load_plan_file
+from .world_options import add_world_arguments, world_from_args
+
+#: failure lines shown per plan in text output (--json has them all)
+SHOWN_FAILURES = 5
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("execute", help="run plans many times in an execution world: success rate, ticks, failures",
+                       description="Execute BAR JSON Lines plans in the deterministic or stochastic world and report "
+                                   "success rates (95 % Wilson interval), failures by step and code, ticks of "
+                                   "successful runs and a typical failure in words.")
+    p.add_argument("files", nargs="+", metavar="FILE", help="plan files in BAR JSON Lines; '-' reads stdin")
+    p.add_argument("--json", action="store_true", help="print one JSON array with a record per plan")
+    add_world_arguments(p, "--seed")
+    add_state_arguments(p)
+    p.set_defaults(run=run)
+
+
+def _minutes(ticks: float) -> str:
+    """Game time of ``ticks`` (20 per second) in the unit that reads best."""
+    return f"{ticks / 1200:.1f} min" if ticks >= 1200 else f"{ticks / 20:.1f} s"
+
+
+def _print_text(execution: Execution) -> None:
+    low, high = execution.interval
+    budget = f", budget {execution.budget:,} ticks" if execution.budget is not None else ", no budget"
+    print(f"{execution.plan.source}: {execution.successes}/{execution.runs} runs succeeded: "
+          f"{100 * execution.success_rate:.1f} % (95 % interval {100 * low:.1f}-{100 * high:.1f} %) "
+          f"in the {execution.world} world{budget}")
+    ticks = execution.ticks()
+    if ticks is not None:
+        print(f"  ticks of successful runs: median {ticks.median:,.0f} ({_minutes(ticks.median)}), "
+              f"90th percentile {ticks.p90:,} ({_minutes(ticks.p90)})")
+    failures = execution.failures()
+    for count in failures[:SHOWN_FAILURES]:
+        where = (f"step {count.step} ({execution.plan.steps[count.step - 1]})" if count.step is not None
+                 else "the end (goal check)")
+        print(f"  {count.count:>5} failed at {where}: {count.code}")
+    if len(failures) > SHOWN_FAILURES:
+        rest = sum(c.count for c in failures[SHOWN_FAILURES:])
+        ways = len(failures) - SHOWN_FAILURES
+        print(f"  {rest:>5} failed in {ways} other way{'s' if ways > 1 else ''} (--json lists them)")
+    description = execution.description()
+    if description is not None:
+        print(f"  a typical failed run: {description}")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        kb = kb_from_args(args)
+        start = start_from_args(kb, args)
+        rules = rules_from_args(kb, args)
+        options = world_from_args(kb, rules, args)
+    except UsageError as exc:
+        return fail(str(exc))
+    records: list[dict] = []
+    unusable = runs = successes = 0
+    for path in args.files:
+        try:
+            plan = load_plan_file(path)
+        except PlanFormatError as exc:
+            unusable += 1
+            records.append({"file": path if path != "-" else "<stdin>", "world": options.world.name,
+                            "error": str(exc)})
+            if not args.json:
+                print(f"barsym: error: {exc}", file=sys.stderr)
+            continue
+        execution = run_plan(plan, options.world, options.runs, options.seed, start=start, budget=options.budget)
+        runs += execution.runs
+        successes += execution.successes
+        records.append(execution.to_dict())
+        if not args.json:
+            _print_text(execution)
+    if args.json:
+        print(json.dumps(records, indent=2))
+    else:
+        total = len(args.files)
+        extra = f", {unusable} unusable" if unusable else ""
+        rate = f" ({100 * successes / runs:.1f} %)" if runs else ""
+        print(f"summary: {total} plan(s){extra}, {runs:,} runs in the {options.world.name} world "
+              f"(seed {options.seed}): {successes:,} succeeded{rate}")
+    return 2 if unusable else 0

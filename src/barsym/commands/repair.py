@@ -1,0 +1,155 @@
+"""``barsym repair FILE... [--goal ITEM] [START] [--anchors ...] [--scores ...] [--repairer ...]``.
+
+What a person annotating plans wants after ``validate`` said what is wrong: a
+proposed fix, shown as a diff against their plan. Each plan is repaired by
+BAR's state consistency (module b): steps scored below ``--t`` start anchor
+pairs, the windows between anchors are regenerated forward from the state
+before them, and the result is played again, for up to ``--rounds`` rounds.
+Steps outside the windows are the user's, unchanged. Defaults need no model:
+simulator scores and the symbolic repairer.
+
+Exit status: 0 every repaired plan is valid (or was already), 1 some plan
+cannot be repaired (its goal cannot be had at all, or the rounds ran out),
+2 unusable input (an unreadable or empty file, a bad option, a model that
+cannot be used).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import sys
+
+from ..bar_io import PlanFormatError, format_plan, step_to_record
+from ..consistency import CannotRepair, ConsistencyConfig, RepairResult, StateConsistency
+from ..model import Plan
+from .common import UsageError, fail, kb_from_args
+from .consistency_options import (add_consistency_arguments, add_model_arguments, backend_from,
+                                  consistency_options, model_options)
+from .state_options import add_state_arguments, rules_from_args, start_from_args
+from .validate import _goal, load_plan_file
+
+REPAIR_DEFAULTS = {"anchors": "step-scoring", "scores": "simulator", "repairer": "symbolic"}
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("repair", help="repair plans forward between anchors (BAR's state consistency)",
+                       description="Score every step, pick anchor pairs, regenerate the windows between them "
+                                   "forward from the simulated state, and show the fix as a diff.")
+    p.add_argument("files", nargs="+", metavar="FILE", help="plan files in BAR JSON Lines; '-' reads stdin")
+    p.add_argument("--goal", metavar="ITEM", help="item the plan must end with (default: the last step's item)")
+    p.add_argument("--goal-count", type=int, metavar="N", help="how many of the --goal item (default 1)")
+    p.add_argument("--format", choices=["text", "json", "bar"], default="text",
+                   help="text: a diff against the plan; json: one array, a record per file; bar: the repaired "
+                        "plan as BAR JSON Lines (one file)")
+    add_state_arguments(p)
+    add_consistency_arguments(p, defaults=REPAIR_DEFAULTS)
+    add_model_arguments(p)
+    p.set_defaults(run=run)
+
+
+def build(kb, args, rules) -> StateConsistency:
+    """The module as the options configure it (a model is loaded only if they need one)."""
+    options = {k: v for k, v in consistency_options(args).items() if v is not None and k != "consistency"}
+    llm = model_options(args)
+    try:
+        config = ConsistencyConfig(**{**REPAIR_DEFAULTS, **options, "seed": llm["seed"]})
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    backend = backend_from(llm) if config.uses_llm else None
+    return StateConsistency(kb, config, rules=rules, backend=backend, temperature=llm["temperature"] or 0.0)
+
+
+def diff_lines(result: RepairResult) -> list[str]:
+    """The repair as a diff: ``-`` the user's steps it removes, ``+`` the steps it adds, with step numbers."""
+    old = [str(s) for s in result.original.steps]
+    new = [str(s) for s in result.plan.steps]
+    lines = []
+    for op, a0, a1, b0, b1 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if op == "equal":
+            lines += [f"  {a0 + i + 1:>3} {b0 + i + 1:>3}  {old[a0 + i]}" for i in range(a1 - a0)]
+            continue
+        lines += [f"- {i + 1:>3}      {old[i]}" for i in range(a0, a1)]
+        lines += [f"+     {i + 1:>3}  {new[i]}  [{result.provenance[i].value}]" for i in range(b0, b1)]
+    return lines
+
+
+def render_text(path: str, result: RepairResult) -> str:
+    before, after = result.before.verdict.value, result.after.verdict.value
+    if result.valid_before:
+        return f"{path}: {before}: nothing to repair ({len(result.original)} steps)\n"
+    windows = "; ".join(f"round {r.number}: " + (", ".join(f"steps {w.start}-{w.end - 1}" for w in r.windows)
+                                                 or "no anchors") for r in result.rounds)
+    lines = [f"{path}: {before} -> {after} ({result.config.describe()})", f"  {windows}",
+             "  old new  step"] + ["  " + line for line in diff_lines(result)]
+    changed = result.stats["repaired_steps"]
+    lines.append(f"  {changed} step(s) repaired, {result.stats['kept_steps']} kept")
+    if not result.valid_after:
+        error = result.after.errors[0]
+        where = f"step {error.step}" if error.step else "the end"
+        lines.append(f"  cannot repair: still fails at {where}: {error.message}")
+    return "\n".join(lines) + "\n"
+
+
+def to_record(path: str, result: RepairResult) -> dict:
+    first = result.rounds[0] if result.rounds else None
+    sim, llm = result.initial, first.llm if first is not None else None
+    return {
+        "file": path, "goal": {"item": result.goal.item, "count": result.goal.count},
+        "valid_before": result.valid_before, "valid_after": result.valid_after,
+        "verdict_before": result.before.verdict.value, "verdict_after": result.after.verdict.value,
+        "scores": [{"step": s.step, "simulator": s.score, "llm": llm[i] if llm else None, "reason": s.reason()}
+                   for i, s in enumerate(sim)],
+        "anchors": [p.as_list() for p in first.pairs] if first else [],
+        "windows": [w.as_list() for w in first.windows] if first else [],
+        "rounds": [r.to_dict() for r in result.rounds],
+        "steps": [step_to_record(s) for s in result.plan.steps],
+        "provenance": [p.value for p in result.provenance],
+        "errors_after": [e.to_dict() for e in result.after.errors],
+        "stats": result.stats,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        if args.format == "bar" and len(args.files) > 1:
+            raise UsageError("--format bar prints one plan; give one file, or use --format json")
+        kb = kb_from_args(args)
+        goal = _goal(kb, args)
+        start = start_from_args(kb, args)
+        rules = rules_from_args(kb, args)
+        engine = build(kb, args, rules)
+    except UsageError as exc:
+        return fail(str(exc))
+    records, unusable, unrepaired = [], 0, 0
+    for path in args.files:
+        shown_path = "<stdin>" if path == "-" else path
+        try:
+            plan = load_plan_file(path)
+        except PlanFormatError as exc:
+            unusable += 1
+            print(f"barsym: error: {exc}", file=sys.stderr)
+            continue
+        try:
+            result = engine.repair(plan, goal=goal, start=start)
+        except CannotRepair as exc:
+            unrepaired += 1
+            message = f"cannot repair {shown_path}: {exc}"
+            if args.format == "json":
+                records.append({"file": shown_path, "valid_before": False, "valid_after": False,
+                                "cannot_repair": str(exc)})
+            print(f"barsym: {message}", file=sys.stderr)
+            continue
+        unrepaired += not result.valid_after
+        if args.format == "json":
+            records.append(to_record(shown_path, result))
+        elif args.format == "bar":
+            sys.stdout.write(format_plan(Plan(steps=result.plan.steps)))
+        else:
+            sys.stdout.write(render_text(shown_path, result))
+    if args.format == "json":
+        print(json.dumps(records, indent=2))
+    if unusable:
+        return 2
+    return 1 if unrepaired else 0

@@ -1,0 +1,422 @@
+"""The forward walk over one window: the machinery both repairers share.
+
+From the state before the start anchor, the walk builds the window's steps
+one at a time until the *target* can run: the kept steps from the end anchor
+up to the next window (and, for a window that reaches the end of the plan,
+the goal). At each point the rule book and the simulator say which steps are
+worth taking, the **candidates**, each applicable in the current state:
+
+- ``keep``: the window's next original step, when it runs here;
+- ``move``: a later original step of the window that makes what the first
+  blocked step needs (a crafting table put after its first use moves back);
+- ``plan``: the first step of the symbolic planner's plan, from the current
+  state, for what the first blocked step needs (widened to every later
+  shortage of the same item), leaving alone what the rest will consume.
+
+A **chooser** picks one; the simulator plays it and the walk goes on. The
+symbolic repairer prefers keep, then move, then plan, which inserts what is
+missing right before the step that needs it and keeps the user's steps
+otherwise; the LLM repairer asks the model (a forward chain of thought over
+the real state). An original step that no state could run (an unknown item,
+an action that cannot make it) is dropped; one whose need cannot be planned
+is dropped too. Adjacent steps of the same action, one of them new, are fused
+where the result still runs (``mine 2 logs`` + ``mine 2 logs``: ``mine 4 logs``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Protocol
+
+from ..kb import UnknownItemError
+from ..model import MAX_COUNT, Goal, Step, StepType
+from ..sim import Failure, State, future_demand, rollout
+from .anchors import AnchorPair
+from .needs import Need, NeedPlanner
+
+KEPT = "kept"
+
+
+class Origin(str, Enum):
+    SKIP = "leave-out"
+    WIDEN = "widen"
+    KEEP = "keep"
+    RETRO = "widen-earlier"
+    MOVE = "move"
+    PLAN = "plan"
+
+
+@dataclass(frozen=True)
+class Window:
+    """One window to regenerate, in the current plan's numbering."""
+
+    pair: AnchorPair
+    before: State  # the simulated state before the start anchor
+    original: tuple[Step, ...]  # steps start .. end-1
+    target: tuple[Step, ...]  # kept steps from the end anchor up to the next window
+    goal: Goal | None  # the goal, when the window's target reaches the end of the plan
+    task: Goal  # the plan's goal
+    plan: tuple[Step, ...] = ()  # the whole current plan, for prompts
+    after: tuple[Step, ...] = ()  # the plan's steps after the target (later windows and their kept runs)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    step: Step
+    origin: Origin
+    index: int | None = None  # position in the remaining original steps (keep, move)
+    why: str = ""
+    cost: float = 0.0  # steps still needed for the blocked step's need after taking this one (plan: its plan's length)
+    redo: tuple[Step, ...] = ()  # widen-earlier: the window's steps so far, with the widened ones
+    need: str | None = None  # plan: the item the step is for
+
+    @property
+    def text(self) -> str:
+        """How the option is written for the model (unique per option)."""
+        if self.origin is Origin.RETRO:
+            return f"make more earlier: {self.step}"
+        return f"leave out: {self.step}" if self.origin is Origin.SKIP else str(self.step)
+
+
+@dataclass
+class WalkState:
+    """Where the walk stands: what the chooser may read."""
+
+    state: State
+    taken: list[Step] = field(default_factory=list)
+    remaining: list[Step] = field(default_factory=list)
+    pending: list[Step] = field(default_factory=list)  # the rest of the plan being followed for a need
+    pending_for: str | None = None  # ... and the need's item
+
+
+class Chooser(Protocol):
+    label: str  # provenance of the steps it adds: repaired-symbolic, repaired-llm
+
+    def choose(self, window: Window, walk: WalkState, candidates: Sequence[Candidate]) -> int | None:
+        """Index of the candidate to take; None gives up on the window."""
+        ...
+
+
+@dataclass
+class WindowRepair:
+    window: Window
+    steps: tuple[Step, ...]
+    provenance: tuple[str, ...]
+    kept_from: tuple[int | None, ...]  # per new step, the index of the original step it keeps (None: new)
+    done: bool  # the target runs from the end of the new steps
+    repairer: str
+    dropped: tuple[Step, ...] = ()
+    note: str = ""
+    climbed_for: tuple[str, ...] = ()  # items the walk climbed back up for (BAR's agent never does)
+
+
+class SymbolicChooser:
+    """Keep the user's step where it runs; else move a later one; else the planner's step.
+
+    Keeping (or widening) goes first unless it makes the need dearer: a kept smelt that
+    burns the planks a missing stick was to come from would send the plan
+    back up to the surface for logs, so the stick is made first.
+    """
+
+    label = "repaired-symbolic"
+    order = (Origin.SKIP, Origin.WIDEN, Origin.KEEP, Origin.RETRO, Origin.MOVE, Origin.PLAN)
+
+    def choose(self, window: Window, walk: WalkState, candidates: Sequence[Candidate]) -> int | None:
+        planned = [c.cost for c in candidates if c.origin is Origin.PLAN]
+
+        def rank(i: int) -> tuple[int, int]:
+            c = candidates[i]
+            dearer = c.origin in (Origin.KEEP, Origin.WIDEN) and planned and c.cost > min(planned)
+            return (len(self.order) if dearer else self.order.index(c.origin), i)
+        return min(range(len(candidates)), key=rank, default=None)
+
+
+def walk(window: Window, needs: NeedPlanner, chooser: Chooser, budget: int | None = None) -> WindowRepair:
+    """Regenerate ``window`` with ``chooser`` (see the module docstring)."""
+    budget = budget if budget is not None else 2 * len(window.original) + 40
+    at = WalkState(window.before, [], list(window.original))
+    ids = list(range(len(window.original)))  # original index of each remaining step
+    labels: list[str] = []
+    kept_from: list[int | None] = []
+    dropped: list[Step] = []
+    target, goal, tail = window.target, window.goal, window.after
+    seen = {(window.before, len(at.remaining))}
+    climbed_for: list[str] = []
+    note, done = "", False
+    for _ in range(budget + len(window.original)):
+        rest = at.remaining + list(target)
+        block = needs.blocker(rest, at.state, goal, tail)
+        if block is None and not at.remaining:
+            done = True
+            break
+        if block is not None and block.need is None and block.position < len(at.remaining):
+            dropped.append(at.remaining.pop(block.position))  # no state runs it: the step itself is wrong
+            ids.pop(block.position)
+            continue
+        raw = _candidates(needs, at, rest, block, window)
+        candidates = _fresh(needs, at, raw, seen, rest + list(tail))
+        if raw and not candidates:
+            note = "every step that applies leads back to a state already passed: the walk goes in circles"
+            break
+        if not candidates:
+            if at.remaining and block is not None and block.position == 0:
+                dropped.append(at.remaining.pop(0))  # blocked, and what it needs cannot be planned
+                ids.pop(0)
+                continue
+            if block is not None and block.need is None and not at.remaining:
+                done = True  # the target itself has a step no state runs: left to the next round
+                note = f"kept step {window.pair.end + block.position} cannot run in any state: {block.failure.message}"
+                break
+            note = f"nothing can be done for: {block.failure.message}" if block else "no step applies"
+            break
+        if len(at.taken) >= budget:
+            note = f"gave up after {budget} steps"
+            break
+        pick = chooser.choose(window, at, candidates)
+        if pick is None:
+            note = "the repairer gave up"
+            break
+        chosen = candidates[pick]
+        if chosen.step.type is StepType.CLIMB_UP and chosen.origin is Origin.PLAN and chosen.need:
+            climbed_for.append(chosen.need)  # and what the climb is for: the first thing gathered up there
+            above = next((p for p in at.pending[1:] if not p.type.moves), None)
+            if above is not None and above.item:
+                climbed_for.append(above.item)
+        if chosen.origin is Origin.PLAN:  # a plan is followed only while nothing else changes the state
+            at.pending = at.pending[1:] if at.pending and at.pending[0] == chosen.step else []
+        else:
+            at.pending, at.pending_for = [], None
+        if chosen.origin is Origin.SKIP:
+            dropped.append(at.remaining.pop(chosen.index))
+            ids.pop(chosen.index)
+            seen.add((at.state, len(at.remaining)))
+            continue
+        if chosen.origin is Origin.RETRO:  # an earlier step of the window, widened (and what it starved)
+            for j, (old, new) in enumerate(zip(at.taken, chosen.redo)):
+                if old != new:
+                    labels[j], kept_from[j] = chooser.label, None
+            at.taken = list(chosen.redo)
+            at.state = needs.play(at.taken, window.before, rest + list(tail))
+        else:
+            source = None
+            if chosen.index is not None:  # keep, widen, move: an original step is used up
+                at.remaining.pop(chosen.index)
+                source = ids.pop(chosen.index)
+            after = at.remaining + list(target)
+            at.state = _play(needs, chosen.step, at.state, after + list(tail))
+            at.taken.append(chosen.step)
+            labels.append(KEPT if chosen.origin is Origin.KEEP else chooser.label)  # a widened step is a new count
+            kept_from.append(source if chosen.origin is Origin.KEEP else None)
+        seen.add((at.state, len(at.remaining)))
+    steps, labels, kept_from = _fuse(needs, at.taken, labels, kept_from, window)
+    return WindowRepair(window, tuple(steps), tuple(labels), tuple(kept_from), done, chooser.label, tuple(dropped),
+                        note, tuple(dict.fromkeys(climbed_for)))
+
+
+def _fresh(needs: NeedPlanner, at: WalkState, candidates: list[Candidate], seen: set, later: list[Step]):
+    """Leave out candidates that lead back to a state the walk was in (a climb undoing a dig).
+
+    With none left the walk stops: it would go round in circles.
+    """
+    def revisits(c: Candidate) -> bool:
+        if c.origin in (Origin.RETRO, Origin.SKIP):
+            return False
+        left = len(at.remaining) - (c.index is not None)
+        return (_play(needs, c.step, at.state, later), left) in seen
+    return [c for c in candidates if not revisits(c)]
+
+
+def _candidates(needs: NeedPlanner, at: WalkState, rest: list[Step], block, window: Window) -> list[Candidate]:
+    goal = window.goal
+    out: list[Candidate] = []
+    keep = bool(at.remaining) and (block is None or block.position > 0)
+    if keep:
+        out.append(Candidate(at.remaining[0], Origin.KEEP, 0, "the next step of the plan"))
+        tail = list(window.after)
+        if _unneeded(needs, at.remaining[0], at.state, rest, window.task, tail):
+            out.append(Candidate(at.remaining[0], Origin.SKIP, 0, "the plan does no worse without it"))
+        wider = _widen(needs, at, rest, window)
+        if wider is not None:
+            out.append(wider)
+    if block is None or block.need is None:
+        return out
+    need = block.need
+    where = f"step {block.position + 1} of what is left" if block.position < len(rest) else "the goal"
+    why = f"{where} needs {need}"
+    tail = list(window.after)
+    wanted = needs.shortfall(rest, at.state, goal, need, tail)
+    if not keep:
+        redo = _widen_back(needs, at.taken, window.before, wanted, rest + tail)
+        if redo is not None:
+            changed = [new for old, new in zip(at.taken, redo) if old != new]
+            out.append(Candidate(changed[-1], Origin.RETRO, None, f"{why}: an earlier step makes more",
+                                 redo=tuple(redo)))
+    for j, step in enumerate(at.remaining[1:], start=1):
+        if _makes(needs, step, need) and _runs(needs, step, at.state, rest[:j] + rest[j + 1:] + tail):
+            out.append(Candidate(step, Origin.MOVE, j, why))
+    if any(c.origin in (Origin.MOVE, Origin.RETRO) for c in out):
+        return out
+    follow = at.pending if at.pending and at.pending_for == need.item else None
+    for wanted in (wanted, need):
+        planned = follow or needs.steps_for(wanted, at.state, rest, tail)
+        if not planned or not _runs(needs, planned[0], at.state, rest + tail):
+            follow = None
+            continue
+        at.pending, at.pending_for = list(planned), need.item  # followed step by step while the need lasts
+        if keep and planned[0].type.moves:
+            break  # changing layers for a later step while the next one runs here only undoes itself
+        out.append(Candidate(planned[0], Origin.PLAN, None, f"{where} needs {wanted}", cost=len(planned),
+                             need=wanted.item))
+        for i, c in enumerate(out):  # what waiting would cost: the need as it stands after the next step
+            if c.origin in (Origin.KEEP, Origin.WIDEN):
+                out[i] = dataclasses.replace(c, cost=_cost_after(needs, c.step, at.state, rest[1:], goal, tail,
+                                                                 wanted.item))
+        break
+    return out
+
+
+def _cost_after(needs: NeedPlanner, step: Step, state: State, rest: list[Step], goal, tail: list[Step],
+                item: str | None) -> float:
+    """Steps still needed for ``item`` after taking ``step`` (0 when that need is gone; inf if it cannot be met)."""
+    after = _play(needs, step, state, rest + tail)
+    block = needs.blocker(rest, after, goal, tail)
+    if block is None or block.need is None or block.need.item != item:
+        return 0
+    planned = needs.steps_for(needs.shortfall(rest, after, goal, block.need, tail), after, rest, tail)
+    return math.inf if planned is None else len(planned)
+
+
+def _widen_back(needs: NeedPlanner, taken: list[Step], before: State, need: Need, later: list[Step],
+                depth: int = 5) -> list[Step] | None:
+    """``taken`` with its last step that makes the needed item widened, and what that starves widened in turn.
+
+    Widening ``smelt 1 iron_ingot`` to 3 needs 2 more iron ore: the last
+    earlier step that mines it is widened too, and so on, a few levels deep.
+    None when no earlier step of the window makes what is needed, or the
+    widened steps do not run.
+    """
+    if need.item is None or not taken:
+        return None
+    trial = list(taken)
+    item, amount = need.item, need.count
+    for _ in range(depth):
+        j = next((i for i in range(len(trial) - 1, -1, -1) if _makes(needs, trial[i], Need(item, amount))
+                  and not trial[i].type.moves), None)
+        if j is None:
+            return None
+        played = rollout(needs.sim, tuple(trial) + tuple(later), before)
+        wider = _more(trial[j], played.outcomes[j], amount)
+        if wider is None:
+            return None
+        trial[j] = wider
+        played = rollout(needs.sim, tuple(trial) + tuple(later), before)
+        failed = next((o for o in played.outcomes[:len(trial)] if not o.ok), None)
+        if failed is None:
+            return trial
+        starved = needs.need_of(failed.step, failed.failure, failed.before)
+        if starved is None or starved.item is None:
+            return None
+        item, amount = starved.item, starved.count
+    return None
+
+
+def _widen(needs: NeedPlanner, at: WalkState, rest: list[Step], window: Window) -> Candidate | None:
+    """The next step with a larger count, when the rest of the whole plan is short of what it makes.
+
+    A cut count (``craft 10 planks`` where 21 are used) is fixed where it was
+    cut, by one new count, rather than by new steps wherever the item runs
+    out, perhaps underground at the end of the plan.
+    """
+    step = at.remaining[0]
+    if step.type.moves or not step.item or not needs.kb.is_known(step.item):
+        return None
+    item = needs.kb.resolve(step.item)
+    later = rest[1:] + list(window.after)
+    wider, added = step, 0
+    for _ in range(3):  # settle in a few tries
+        played = rollout(needs.sim, (wider,) + tuple(later), at.state)
+        if not played.outcomes[0].ok:
+            break
+        short = needs.later_shortage(later, played.outcomes[0].after, window.task, item)
+        trial = _more(wider, played.outcomes[0], short) if short else None
+        if trial is None or not _runs(needs, trial, at.state, later):
+            break
+        wider, added = trial, added + short
+    if not added:
+        return None
+    return Candidate(wider, Origin.WIDEN, 0, f"later steps are short of {added} {item}")
+
+
+def _unneeded(needs: NeedPlanner, step: Step, state: State, rest: list[Step], task: Goal, tail: list[Step]) -> bool:
+    """The next step makes something nothing after it needs, even once every other shortage is met.
+
+    Both must hold: the rest does no worse without it, and the rest, its
+    other shortages topped up, is short of none of its item. A producer whose
+    consumer fails for another reason (no furnace yet) is still needed.
+    """
+    if step.type.moves or not step.item or not needs.kb.is_known(step.item):
+        return False
+    if not needs.without_is_no_worse(rest, state, task, tail):
+        return False
+    return needs.later_shortage(rest[1:], state, task, needs.kb.resolve(step.item), tail) == 0
+
+
+def _more(step: Step, outcome, amount: int) -> Step | None:
+    """``step`` asked for ``amount`` more units than it makes now (a craft makes whole batches: 10 planks are 12)."""
+    made = step.count or 0
+    if outcome.ok and outcome.transition.item is not None:
+        made = max(made, outcome.transition.produced.get(outcome.transition.item, made))
+    count = made + amount
+    return step.model_copy(update={"count": count}) if count <= MAX_COUNT else None
+
+
+def _makes(needs: NeedPlanner, step: Step, need: Need) -> bool:
+    if need.item is None:
+        return step.type is (StepType.DIG_DOWN if (need.layer or 0) > 0 else StepType.CLIMB_UP)
+    try:
+        return step.item is not None and needs.kb.resolve(step.item) in needs.kb.acceptable(need.item)
+    except UnknownItemError:
+        return False
+
+
+def _reserve(needs: NeedPlanner, step: Step, state: State, later: Sequence[Step]):
+    return future_demand(needs.rules, later, state) if step.type is StepType.SMELT else {}
+
+
+def _runs(needs: NeedPlanner, step: Step, state: State, later: Sequence[Step]) -> bool:
+    return not isinstance(needs.sim.transition(step, state, _reserve(needs, step, state, later)), Failure)
+
+
+def _play(needs: NeedPlanner, step: Step, state: State, later: Sequence[Step]) -> State:
+    result = needs.sim.transition(step, state, _reserve(needs, step, state, later))
+    assert not isinstance(result, Failure), f"a candidate that does not run: {step}: {result.message}"
+    return result.state
+
+
+def _fuse(needs: NeedPlanner, steps: list[Step], labels: list[str], kept_from: list[int | None],
+          window: Window) -> tuple[list[Step], list[str], list[int | None]]:
+    """Merge adjacent same-action steps (one of them new) where the window still runs as well."""
+    def quality(candidate: list[Step]) -> int | None:
+        block = needs.blocker(candidate + list(window.target), window.before, window.goal, window.after)
+        return None if block is None else block.position - len(candidate)
+
+    base = quality(steps)
+    i = 0
+    while i + 1 < len(steps):
+        a, b = steps[i], steps[i + 1]
+        if a.same_action(b) and not a.type.moves and (labels[i] != KEPT or labels[i + 1] != KEPT) \
+                and (a.count or 0) + (b.count or 0) <= MAX_COUNT:
+            fused = a.model_copy(update={"count": (a.count or 0) + (b.count or 0)})
+            trial = steps[:i] + [fused] + steps[i + 2:]
+            got = quality(trial)
+            if got is None or got == base:
+                new = labels[i] if labels[i] != KEPT else labels[i + 1]
+                steps, labels = trial, labels[:i] + [new] + labels[i + 2:]
+                kept_from = kept_from[:i] + [None] + kept_from[i + 2:]
+                continue
+        i += 1
+    return steps, labels, kept_from

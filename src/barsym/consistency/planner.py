@@ -1,0 +1,136 @@
+"""Planners with state consistency: ``bar-sc``, and ``--consistency`` on any planner.
+
+``bar-sc`` is BAR as the paper runs it: the model's backward decomposition
+without a per-goal verifier (``llm-only``), then module (b) repairs the plan
+forward between anchors. Any other planner can take the same module
+(``make_planner("bar", kb, consistency=True)``, ``barsym plan --consistency``);
+a plan that is already valid, as ``bar``'s always are, comes back unchanged.
+
+The wrapped planner's :class:`~barsym.planner.PlanResult` is returned with the
+repaired plan and its validation; each step's provenance is the inner
+planner's for a kept step (``llm``, ``graph``, ... and ``kept``) and
+``repaired-llm`` / ``repaired-symbolic`` for a new one. The counters of the
+repair (rounds, windows, repaired steps, scoring and repair calls) go under
+``stats["consistency"]``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+from ..kb import KnowledgeBase
+from ..model import Goal
+from ..planner.backward import PlanResult
+from ..sim import State
+from .anchors import AnchorMethod, ScoreSource
+from .repair import ConsistencyConfig, Provenance, RepairerKind, RepairResult, StateConsistency
+
+#: bar-sc's defaults: step scoring from both sources (the model's scores alone pick almost no
+#: anchors with the 135M model; see README), the LLM repairer with the symbolic fallback
+BAR_SC_DEFAULTS = {"anchors": AnchorMethod.STEP_SCORING, "scores": ScoreSource.BOTH, "repairer": RepairerKind.LLM}
+CONFIG_KEYS = ("anchors", "scores", "t", "k", "repairer", "fallback", "rounds", "seed")
+
+
+@dataclasses.dataclass
+class RepairedPlanResult(PlanResult):
+    """A planner's result with its plan repaired; provenance and purpose follow the kept steps."""
+
+    repair: RepairResult | None = None
+    inner: PlanResult | None = None
+    kept_at: dict[int, int] = dataclasses.field(default_factory=dict)  # new position -> position in the inner plan
+
+    def provenance(self, position: int) -> list[str]:
+        label = self.repair.provenance[position]
+        if label is Provenance.KEPT and position in self.kept_at:
+            return self.inner.provenance(self.kept_at[position]) + [Provenance.KEPT.value]
+        return [label.value]
+
+    def serves(self, position: int) -> list[str]:
+        if position in self.kept_at:
+            return self.inner.serves(self.kept_at[position])
+        if position == len(self.plan) - 1:
+            return ["goal"]
+        outcomes = self.validation.rollout.outcomes if self.validation.rollout else ()
+        made = outcomes[position].transition.item if position < len(outcomes) and outcomes[position].ok else None
+        for later in outcomes[position + 1:]:  # the first later step that consumes or uses what this one made
+            move = later.transition
+            if move is None:
+                continue
+            if made is None and not later.step.type.moves:  # a layer move: for the next step gathering there
+                return [later.step.item] if later.step.item else []
+            if made is not None and (made in move.consumed or made in move.used):
+                return [later.step.item or str(later.step)]
+        return []
+
+
+def config_from(options: dict, defaults: dict | None = None) -> ConsistencyConfig:
+    """A :class:`ConsistencyConfig` from planner options (None values take the defaults)."""
+    values = {**(defaults or {}), **{k: options[k] for k in CONFIG_KEYS if options.get(k) is not None}}
+    return ConsistencyConfig(**values)
+
+
+class ConsistencyPlanner:
+    def __init__(self, inner, consistency: StateConsistency, name: str):
+        self.inner, self.consistency, self.name = inner, consistency, name
+        self.plan_fallback = getattr(inner, "plan_fallback", True)
+
+    def plan(self, goal: Goal, start: State | None = None) -> PlanResult:
+        started = time.perf_counter()
+        result = self.inner.plan(goal, start)
+        repaired = self.consistency.repair(result.plan, goal=result.goal, start=start)
+        kept_at: dict[int, int] = {}
+        j = 0
+        old = result.plan.steps
+        for i, (step, label) in enumerate(zip(repaired.plan.steps, repaired.provenance)):
+            if label is not Provenance.KEPT:
+                continue
+            while j < len(old) and old[j] != step:
+                j += 1
+            if j < len(old):
+                kept_at[i] = j
+                j += 1
+        stats = dict(result.stats)
+        stats["consistency"] = repaired.stats
+        stats["seconds"] = round(time.perf_counter() - started, 6)
+        fields = {f.name: getattr(result, f.name) for f in dataclasses.fields(PlanResult)}
+        fields.update(plan=repaired.plan, validation=repaired.after, planner=self.name, stats=stats,
+                      sources=[[] for _ in repaired.plan.steps], needs=[])
+        return RepairedPlanResult(**fields, repair=repaired, inner=result, kept_at=kept_at)
+
+
+def _backend(options: dict):
+    backend = options.get("backend")
+    if backend is None:
+        from ..planner.llm_planner import shared_backend
+        backend = shared_backend(options.get("model"), options.get("llm_url"), options.get("threads"),
+                                 options.get("timeout", 30.0))
+    return backend
+
+
+def with_consistency(planner, kb: KnowledgeBase, name: str | None = None, defaults: dict | None = None, **options):
+    """``planner`` followed by state consistency (the configuration from ``options``).
+
+    An LLM planner's model also scores and repairs (``bar-sc``'s defaults); a
+    planner without one gets simulator scores and the symbolic repairer
+    unless the options ask for the model.
+    """
+    model = getattr(getattr(planner, "decomposer", None), "backend", None)
+    if defaults is None and model is not None:
+        defaults = BAR_SC_DEFAULTS
+    config = config_from(options, defaults)
+    if model is not None:
+        options.setdefault("backend", model)
+    backend = _backend(options) if config.uses_llm else None
+    consistency = StateConsistency(kb, config, rules=options.get("rules"), backend=backend,
+                                   temperature=options.get("temperature") or 0.0)
+    return ConsistencyPlanner(planner, consistency, name or f"{planner.name}+sc")
+
+
+def bar_sc_planner(kb: KnowledgeBase, **options) -> ConsistencyPlanner:
+    """``bar-sc``: ``llm-only``'s backward decomposition, then state consistency (BAR module b)."""
+    from ..planner.llm_planner import llm_only_planner
+    options = dict(options)
+    options.setdefault("backend", _backend(options))
+    inner = llm_only_planner(kb, **options)
+    return with_consistency(inner, kb, name="bar-sc", defaults=BAR_SC_DEFAULTS, **options)

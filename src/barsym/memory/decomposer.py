@@ -1,0 +1,153 @@
+"""The memory decomposer: remembered decompositions answer before any model is asked.
+
+It wraps another decomposer (the LLM's, or the symbolic one) by composition, so
+the planners stay as they are: :func:`with_memory` swaps it in front of the
+decomposer a planner already has. For a goal the memory holds, the remembered
+decomposition with the best pooled success rate (at least ``threshold`` over at
+least ``min_runs`` executions) answers without a call, provenance ``memory``.
+
+Why it checks every answer with the verifier: the rule book or the recipe data
+may have changed since the entry was written. An entry that no longer verifies
+is marked stale in the store (never used again, and never silently) and the
+next candidate, or the wrapped decomposer, answers instead.
+
+Why "compatible context" is a subset test: a decomposition lists all its
+subgoals (the planner covers those already at hand), so an answer written when
+fewer tools, stations and layers were at hand is still right with more. What
+an answer took from the plan so far (spare units of an earlier batch, ``yields``
+below the step's count) is only reused when the current plan has that surplus
+too; answers that used budgeted fuel are never recorded (see recorder.py).
+
+It also notes the context of every answer it passes on, so a
+:class:`~barsym.memory.recorder.Recorder` can write the plan's tree afterwards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..kb import KnowledgeBase, Rules
+from ..model import Goal, Step
+from ..planner.decomposer import Decomposer, Decomposition, PlanContext
+from ..planner.verify import check_decomposition
+from .store import Candidate, MemoryStore
+
+MEMORY = "memory"
+DEFAULT_THRESHOLD = 0.5
+DEFAULT_MIN_RUNS = 5
+
+
+def context_key(context: PlanContext) -> dict:
+    """What an answer depends on: tools and stations at hand (planned or held) and the deepest layer reached."""
+    at_hand = {item for item, units in context.kept.items() if units > 0}
+    at_hand |= {item for item, units in context.start.inventory if units > 0}
+    layer = max([context.start.layer, *context.layers])
+    return {"at_hand": sorted(at_hand), "layer": layer}
+
+
+def compatible(remembered: dict, now: dict) -> bool:
+    """The remembered context is contained in today's: everything at hand then is at hand now."""
+    return set(remembered.get("at_hand", ())) <= set(now["at_hand"]) and remembered.get("layer", 0) <= now["layer"]
+
+
+@dataclass
+class MemoryStats:
+    hits: int = 0  # goals answered from memory
+    misses: int = 0  # goals passed on to the wrapped decomposer
+    stale: int = 0  # remembered answers refused by the verifier (and marked stale)
+
+    def to_dict(self) -> dict:
+        asked = self.hits + self.misses
+        return {"memory_hits": self.hits, "memory_misses": self.misses, "memory_stale": self.stale,
+                "memory_share": round(self.hits / asked, 4) if asked else 0.0}
+
+
+class MemoryDecomposer:
+    """A :class:`Decomposer` that asks the memory first and the wrapped decomposer otherwise."""
+
+    def __init__(self, kb: KnowledgeBase, inner: Decomposer, store: MemoryStore | None,
+                 threshold: float = DEFAULT_THRESHOLD, min_runs: int = DEFAULT_MIN_RUNS, rules: Rules | None = None):
+        self.kb, self.inner, self.store = kb, inner, store
+        self.threshold, self.min_runs = threshold, min_runs
+        self.rules = rules if rules is not None else getattr(inner, "rules", None)
+        self.name = f"memory+{getattr(inner, 'name', 'decomposer')}"
+        self.graph = getattr(inner, "graph", None)
+        self.stats = MemoryStats()
+        self.contexts: dict[int, tuple[Decomposition, dict]] = {}  # id(answer) -> (answer, its context)
+
+    def start_plan(self) -> None:
+        self.stats = MemoryStats()
+        self.contexts = {}
+
+    def context_of(self, decomposition: Decomposition) -> dict | None:
+        kept = self.contexts.get(id(decomposition))
+        return kept[1] if kept is not None and kept[0] is decomposition else None
+
+    def decompose(self, goal: Goal, context: PlanContext) -> Decomposition:
+        key = context_key(context)
+        answer = self._remembered(goal, context, key) if self.store is not None else None
+        if answer is None:
+            self.stats.misses += 1
+            answer = self.inner.decompose(goal, context)
+        else:
+            self.stats.hits += 1
+        self.contexts[id(answer)] = (answer, key)
+        return answer
+
+    def _remembered(self, goal: Goal, context: PlanContext, key: dict) -> Decomposition | None:
+        above = {g.item for g in context.path}
+        for candidate in self.store.candidates(goal.item, goal.count):
+            if candidate.runs < self.min_runs or candidate.rate < self.threshold:
+                break  # sorted best rate first (ties: more runs first)
+            if not compatible(candidate.context, key):
+                continue
+            answer = _decomposition(candidate)
+            if any(sub.item in above for sub in answer.subgoals):
+                continue  # would loop through a goal further up
+            if answer.yields is not None and answer.yields < (answer.step.count or 0):
+                item = self.kb.resolve(answer.step.item) if answer.step.item else None
+                if item is None or context.surplus(item) < answer.step.count - answer.yields:
+                    continue  # it relied on spare units this plan does not have
+            problems = check_decomposition(self.kb, goal, answer, self.rules)
+            if problems:
+                self.store.mark_stale(candidate.signature, "; ".join(problems))
+                self.stats.stale += 1
+                continue
+            return answer
+        return None
+
+
+def _decomposition(candidate: Candidate) -> Decomposition:
+    rate = f"{candidate.successes}/{candidate.runs} runs succeeded over {candidate.plans} plan(s)"
+    return Decomposition(Step.model_validate(candidate.step), tuple(Goal.model_validate(g) for g in candidate.subgoals),
+                         MEMORY, yields=candidate.yields, note=f"from memory: {rate}")
+
+
+class MemoryPlanner:
+    """A planner whose decomposer has the memory in front; adds the memory counters to each result's stats."""
+
+    def __init__(self, planner, memory: MemoryDecomposer):
+        self.planner, self.memory = planner, memory
+        self.name = planner.name
+
+    def plan(self, goal: Goal, start=None):
+        self.memory.start_plan()
+        result = self.planner.plan(goal, start)
+        result.stats.update(self.memory.stats.to_dict())
+        return result
+
+
+def with_memory(planner, kb: KnowledgeBase, store: MemoryStore | None, threshold: float = DEFAULT_THRESHOLD,
+                min_runs: int = DEFAULT_MIN_RUNS) -> MemoryPlanner:
+    """Put a memory decomposer in front of ``planner``'s decomposer (``store=None``: only note contexts).
+
+    ``bar`` and ``llm-only`` keep BAR's loop in ``planner.inner``; the symbolic
+    planner is the loop itself. The inventory search (rules without gathering)
+    has no decomposer, so it cannot use a memory: ValueError.
+    """
+    loop = getattr(planner, "inner", planner)
+    if not hasattr(loop, "decomposer"):
+        raise ValueError(f"planner {planner.name} has no goal decomposer, so it cannot use a memory")
+    memory = MemoryDecomposer(kb, loop.decomposer, store, threshold, min_runs, rules=getattr(loop, "rules", None))
+    loop.decomposer = memory
+    return MemoryPlanner(planner, memory)

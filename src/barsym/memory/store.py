@@ -1,0 +1,301 @@
+"""BAR's stage memory: goal decompositions and the execution success of the plans that used them.
+
+Why SQLite: several evaluations may record into one memory at the same time
+(8 processes in the tests), a killed process must leave a consistent file, and
+readers must never see half a plan. One transaction per plan (``BEGIN
+IMMEDIATE``) with WAL journaling gives all three without a server.
+
+Why the checks before any write: a memory path is user input. A file that is
+not a barsym memory (another SQLite database, a text file), a corrupt one or
+one written by a newer barsym is refused with one line (:class:`MemoryFileError`)
+and never touched: the identity (``application_id``) and the schema version
+(``user_version``) are read before anything is created or migrated.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+#: "BSYM": marks a SQLite file as a barsym memory
+APPLICATION_ID = 0x4253594D
+SCHEMA_VERSION = 1
+#: migrations[v] takes a database at version v to v + 1
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE plans (
+        id INTEGER PRIMARY KEY,
+        task TEXT NOT NULL,
+        planner TEXT NOT NULL,
+        goal_item TEXT NOT NULL,
+        goal_count INTEGER NOT NULL,
+        steps TEXT NOT NULL,
+        created REAL NOT NULL DEFAULT (julianday('now'))
+    );
+    CREATE TABLE decompositions (
+        id INTEGER PRIMARY KEY,
+        plan_id INTEGER NOT NULL REFERENCES plans(id) ON DELETE CASCADE,
+        goal_item TEXT NOT NULL,
+        goal_count INTEGER NOT NULL,
+        context TEXT NOT NULL,
+        step TEXT NOT NULL,
+        subgoals TEXT NOT NULL,
+        yields INTEGER,
+        provenance TEXT NOT NULL,
+        signature TEXT NOT NULL
+    );
+    CREATE INDEX decompositions_goal ON decompositions(goal_item, goal_count);
+    CREATE INDEX decompositions_plan ON decompositions(plan_id);
+    CREATE TABLE executions (
+        id INTEGER PRIMARY KEY,
+        plan_id INTEGER NOT NULL REFERENCES plans(id) ON DELETE CASCADE,
+        world TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        runs INTEGER NOT NULL CHECK (runs >= 0),
+        successes INTEGER NOT NULL CHECK (successes >= 0 AND successes <= runs)
+    );
+    CREATE INDEX executions_plan ON executions(plan_id);
+    CREATE TABLE stale (
+        signature TEXT PRIMARY KEY,
+        reason TEXT NOT NULL
+    );
+    """,
+]
+
+
+class MemoryFileError(Exception):
+    """The memory file cannot be used; the message is one line for the user."""
+
+
+def default_path() -> Path:
+    """``$BARSYM_MEMORY``, else ``memory.sqlite`` in the user data directory (XDG)."""
+    if os.environ.get("BARSYM_MEMORY"):
+        return Path(os.environ["BARSYM_MEMORY"])
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "barsym" / "memory.sqlite"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One remembered decomposition of a goal, with the executions of every plan that used it."""
+
+    signature: str
+    goal_item: str
+    goal_count: int
+    context: dict
+    step: dict
+    subgoals: list
+    yields: int | None
+    provenance: str
+    successes: int
+    runs: int
+    plans: int
+
+    @property
+    def rate(self) -> float:
+        return self.successes / self.runs if self.runs else 0.0
+
+
+@dataclass(frozen=True)
+class DecompositionRecord:
+    """What a recorder writes for one goal of a plan (JSON-ready fields)."""
+
+    goal_item: str
+    goal_count: int
+    context: dict
+    step: dict
+    subgoals: list
+    yields: int | None
+    provenance: str
+
+    @property
+    def signature(self) -> str:
+        """Same goal, same context, same answer: the unit whose success rate is pooled."""
+        return json.dumps([self.goal_item, self.goal_count, self.context, self.step, self.subgoals, self.yields],
+                          sort_keys=True, separators=(",", ":"))
+
+
+class MemoryStore:
+    """An open memory file. ``readonly`` opens without creating or migrating anything."""
+
+    def __init__(self, path: Path | str, readonly: bool = False, timeout: float = 60.0):
+        self.path = Path(path)
+        if self.path.is_dir():
+            raise MemoryFileError(f"memory {self.path}: is a folder; give the name of a file")
+        if readonly and not self.path.exists():
+            raise MemoryFileError(f"memory {self.path}: no such file")
+        if not readonly and not self.path.parent.is_dir():
+            raise MemoryFileError(f"memory {self.path}: folder {self.path.parent} does not exist")
+        try:
+            uri = f"file:{self.path}?mode={'ro' if readonly else 'rwc'}"
+            self.db = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise MemoryFileError(f"memory {self.path}: cannot open ({exc})") from None
+        try:
+            self._check(readonly)
+        except BaseException:
+            self.db.close()
+            raise
+
+    def _check(self, readonly: bool) -> None:
+        try:
+            app = self.db.execute("PRAGMA application_id").fetchone()[0]
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            tables = self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            raise MemoryFileError(f"memory {self.path}: not a barsym memory or corrupt ({exc})") from None
+        if app != APPLICATION_ID and (tables or version):
+            raise MemoryFileError(f"memory {self.path}: is an SQLite file but not a barsym memory; "
+                                  "refusing to change it")
+        if version > SCHEMA_VERSION:
+            raise MemoryFileError(f"memory {self.path}: written by a newer barsym (schema {version}, this one "
+                                  f"reads up to {SCHEMA_VERSION}); upgrade barsym")
+        if readonly:
+            if version < SCHEMA_VERSION:
+                raise MemoryFileError(f"memory {self.path}: schema {version} needs migrating; open it for writing")
+            return
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+            problem = self.db.execute("PRAGMA quick_check").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            raise MemoryFileError(f"memory {self.path}: corrupt or unwritable ({exc})") from None
+        if problem != "ok":
+            raise MemoryFileError(f"memory {self.path}: corrupt ({problem})")
+
+    def _migrate(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]  # re-read under the lock
+            for step in range(version, SCHEMA_VERSION):
+                for statement in MIGRATIONS[step].split(";"):
+                    if statement.strip():
+                        self.db.execute(statement)
+                self.db.execute(f"PRAGMA user_version={step + 1}")
+            if version < SCHEMA_VERSION:
+                self.db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> "MemoryStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ---- writing: one transaction per plan ----------------------------------------------
+    def record_plan(self, task: str, planner: str, goal: tuple[str, int], steps: list[str],
+                    decompositions: list[DecompositionRecord],
+                    executions: list[tuple[str, int, int, int]] = ()) -> int:
+        """Store one plan, its decompositions and its executions (world, seed, runs, successes) atomically."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            plan_id = self.db.execute(
+                "INSERT INTO plans(task, planner, goal_item, goal_count, steps) VALUES (?,?,?,?,?)",
+                (task, planner, goal[0], goal[1], json.dumps(steps))).lastrowid
+            self.db.executemany(
+                "INSERT INTO decompositions(plan_id, goal_item, goal_count, context, step, subgoals, yields,"
+                " provenance, signature) VALUES (?,?,?,?,?,?,?,?,?)",
+                [(plan_id, d.goal_item, d.goal_count, json.dumps(d.context, sort_keys=True), json.dumps(d.step),
+                  json.dumps(d.subgoals), d.yields, d.provenance, d.signature) for d in decompositions])
+            self.db.executemany("INSERT INTO executions(plan_id, world, seed, runs, successes) VALUES (?,?,?,?,?)",
+                                [(plan_id, *e) for e in executions])
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return plan_id
+
+    def mark_stale(self, signature: str, reason: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO stale(signature, reason) VALUES (?, ?)", (signature, reason))
+
+    # ---- reading -------------------------------------------------------------------------
+    def candidates(self, item: str, count: int) -> list[Candidate]:
+        """Every non-stale decomposition of this goal, pooled by signature, best success rate first."""
+        rows = self.db.execute(
+            """SELECT d.signature, min(d.context), min(d.step), min(d.subgoals), min(d.yields), min(d.provenance),
+                      coalesce(sum(e.successes), 0), coalesce(sum(e.runs), 0), count(DISTINCT d.plan_id)
+               FROM (SELECT plan_id, signature, min(context) AS context, min(step) AS step,
+                            min(subgoals) AS subgoals, min(yields) AS yields, min(provenance) AS provenance
+                     FROM decompositions WHERE goal_item = ? AND goal_count = ?
+                       AND signature NOT IN (SELECT signature FROM stale)
+                     GROUP BY plan_id, signature) d
+               LEFT JOIN (SELECT plan_id, sum(successes) AS successes, sum(runs) AS runs
+                          FROM executions GROUP BY plan_id) e ON e.plan_id = d.plan_id
+               GROUP BY d.signature""", (item, count)).fetchall()
+        out = [Candidate(r[0], item, count, json.loads(r[1]), json.loads(r[2]), json.loads(r[3]), r[4], r[5],
+                         r[6], r[7], r[8]) for r in rows]
+        return sorted(out, key=lambda c: (-c.rate, -c.runs, c.signature))
+
+    def counts(self) -> dict[str, int]:
+        one = lambda sql: self.db.execute(sql).fetchone()[0]
+        return {"plans": one("SELECT count(*) FROM plans"),
+                "decompositions": one("SELECT count(*) FROM decompositions"),
+                "distinct_decompositions": one("SELECT count(DISTINCT signature) FROM decompositions"),
+                "goals": one("SELECT count(*) FROM (SELECT DISTINCT goal_item, goal_count FROM decompositions)"),
+                "executions": one("SELECT count(*) FROM executions"),
+                "runs": one("SELECT coalesce(sum(runs), 0) FROM executions"),
+                "successes": one("SELECT coalesce(sum(successes), 0) FROM executions"),
+                "stale": one("SELECT count(*) FROM stale")}
+
+    def goals(self) -> list[tuple[str, int]]:
+        return [tuple(r) for r in self.db.execute(
+            "SELECT DISTINCT goal_item, goal_count FROM decompositions ORDER BY goal_item, goal_count")]
+
+    # ---- export / import / maintenance ---------------------------------------------------
+    def export_plans(self):
+        """One JSON-ready dict per plan: the plan with its decompositions and executions."""
+        for pid, task, planner, item, count, steps in self.db.execute(
+                "SELECT id, task, planner, goal_item, goal_count, steps FROM plans ORDER BY id").fetchall():
+            decs = [{"goal_item": r[0], "goal_count": r[1], "context": json.loads(r[2]), "step": json.loads(r[3]),
+                     "subgoals": json.loads(r[4]), "yields": r[5], "provenance": r[6]}
+                    for r in self.db.execute("SELECT goal_item, goal_count, context, step, subgoals, yields,"
+                                             " provenance FROM decompositions WHERE plan_id=? ORDER BY id", (pid,))]
+            exes = [list(r) for r in self.db.execute(
+                "SELECT world, seed, runs, successes FROM executions WHERE plan_id=? ORDER BY id", (pid,))]
+            yield {"task": task, "planner": planner, "goal": [item, count], "steps": json.loads(steps),
+                   "decompositions": decs, "executions": exes}
+
+    def import_plan(self, record: dict) -> int:
+        """Store one exported plan; ValueError (with what is wrong) for a record of another shape."""
+        try:
+            decs = [DecompositionRecord(d["goal_item"], int(d["goal_count"]), dict(d["context"]), dict(d["step"]),
+                                        list(d["subgoals"]), d.get("yields"), str(d["provenance"]))
+                    for d in record["decompositions"]]
+            exes = [(str(w), int(s), int(r), int(k)) for w, s, r, k in record.get("executions", [])]
+            goal = (str(record["goal"][0]), int(record["goal"][1]))
+            return self.record_plan(str(record["task"]), str(record["planner"]), goal, list(record["steps"]),
+                                    decs, exes)
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise ValueError(f"not an exported memory record ({type(exc).__name__}: {exc})") from None
+        except sqlite3.IntegrityError as exc:
+            raise ValueError(f"record breaks the memory's constraints ({exc})") from None
+
+    def prune(self, min_rate: float, min_runs: int) -> int:
+        """Delete plans whose executions total at least ``min_runs`` runs at a rate below ``min_rate``."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            cur = self.db.execute(
+                """DELETE FROM plans WHERE id IN (
+                     SELECT plan_id FROM executions GROUP BY plan_id
+                     HAVING sum(runs) >= ? AND sum(successes) < ? * sum(runs))""", (min_runs, min_rate))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return cur.rowcount
+
+    def clear(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+        for table in ("executions", "decompositions", "plans", "stale"):
+            self.db.execute(f"DELETE FROM {table}")
+        self.db.execute("COMMIT")

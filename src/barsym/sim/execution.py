@@ -1,0 +1,195 @@
+"""Run a plan many times in a world: success rate, failures by step and code, ticks, a failure in words.
+
+``run(plan, world, runs, seed)`` plays ``runs`` episodes, each seeded from
+``seed`` and its number, so the same call gives the same result in any
+process. An episode stops at its first failed step (as a real agent would, and
+as DEPS replans from there); it succeeds when every step ran and the final
+inventory holds the goal. The :class:`Execution` it returns is what the stage
+memory (success rates) and DEPS (the description of a failure) read.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..model import Goal, Plan
+from .rollout import goal_failure
+from .state import State
+from .stochastic import derive_seed
+from .world import World, WorldFailure, WorldState
+
+#: z for a 95 % interval
+Z95 = 1.959963984540054
+
+
+def wilson_interval(successes: int, runs: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson's score interval for a success rate: sound at 0 % and 100 %, where the normal one collapses."""
+    if runs <= 0:
+        return (0.0, 1.0)
+    p = successes / runs
+    denominator = 1 + z * z / runs
+    centre = (p + z * z / (2 * runs)) / denominator
+    half = z * math.sqrt(p * (1 - p) / runs + z * z / (4 * runs * runs)) / denominator
+    low = 0.0 if successes == 0 else max(0.0, centre - half)  # exact at the ends, where rounding leaves 1e-18
+    high = 1.0 if successes == runs else min(1.0, centre + half)
+    return (low, high)
+
+
+@dataclass(frozen=True)
+class Episode:
+    """One run: its seed, whether it succeeded, the ticks it took, and where and why it failed."""
+
+    seed: int
+    success: bool
+    ticks: int
+    failure: WorldFailure | None = None
+    failed_step: int | None = None  # 1-based; None for a failure found at the end (the goal)
+    at_failure: WorldState | None = None  # where the agent stood when it failed
+
+    @property
+    def failure_key(self) -> tuple[int | None, str] | None:
+        return None if self.failure is None else (self.failed_step, self.failure.code.value)
+
+
+def play(world: World, plan: Plan, seed: int, goal: Goal | None, start: State, budget: int | None) -> Episode:
+    """One episode of ``plan`` in ``world``, stopping at the first failure."""
+    steps = plan.steps
+    state = world.reset(seed, start, budget)
+    for index, step in enumerate(steps):
+        result = world.step(state, step, steps[index + 1:])
+        state = result.state
+        if result.failure is not None:
+            return Episode(seed, False, state.ticks, result.failure, index + 1, state)
+    if goal is not None:
+        missing = goal_failure(world.kb, goal, state.state)
+        if missing is not None:
+            return Episode(seed, False, state.ticks, WorldFailure.cannot_run(missing), None, state)
+    return Episode(seed, True, state.ticks)
+
+
+@dataclass(frozen=True)
+class FailureCount:
+    step: int | None
+    code: str
+    count: int
+
+    def to_dict(self) -> dict:
+        return {"step": self.step, "code": self.code, "count": self.count}
+
+
+@dataclass(frozen=True)
+class TickStats:
+    """Median and 90th percentile (nearest rank) of the ticks of successful runs."""
+
+    median: float
+    p90: int
+
+    def to_dict(self) -> dict:
+        return {"median": self.median, "p90": self.p90}
+
+
+@dataclass
+class Execution:
+    """Every episode of one plan in one world, and what they add up to."""
+
+    plan: Plan
+    world: str
+    seed: int
+    budget: int | None
+    goal: Goal | None
+    episodes: list[Episode] = field(default_factory=list)
+    layer_names: tuple[str, ...] = ()
+
+    @property
+    def runs(self) -> int:
+        return len(self.episodes)
+
+    @property
+    def successes(self) -> int:
+        return sum(e.success for e in self.episodes)
+
+    @property
+    def success_rate(self) -> float:
+        return self.successes / self.runs if self.runs else 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.successes, self.runs)
+
+    def failures(self) -> list[FailureCount]:
+        """Failed runs counted by (step, code), most frequent first."""
+        counts = Counter(e.failure_key for e in self.episodes if e.failure is not None)
+        ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0] is None, kv[0][0] or 0, kv[0][1]))
+        return [FailureCount(step, code, n) for (step, code), n in ordered]
+
+    def ticks(self) -> TickStats | None:
+        """Tick statistics of the successful runs; None without any."""
+        done = sorted(e.ticks for e in self.episodes if e.success)
+        if not done:
+            return None
+        return TickStats(statistics.median(done), done[math.ceil(0.9 * len(done)) - 1])
+
+    def typical_failure(self) -> Episode | None:
+        """The first run that failed the commonest way (same step, same code)."""
+        common = self.failures()
+        if not common:
+            return None
+        key = (common[0].step, common[0].code)
+        return next(e for e in self.episodes if e.failure_key == key)
+
+    def description(self) -> str | None:
+        episode = self.typical_failure()
+        return None if episode is None else describe(episode, self.plan, self.layer_names)
+
+    def to_dict(self) -> dict:
+        low, high = self.interval
+        return {
+            "file": self.plan.source, "world": self.world, "runs": self.runs, "seed": self.seed,
+            "budget": self.budget,
+            "goal": None if self.goal is None else {"item": self.goal.item, "count": self.goal.count},
+            "successes": self.successes, "success_rate": round(self.success_rate, 6),
+            "interval": [round(low, 6), round(high, 6)],
+            "failures": [f.to_dict() for f in self.failures()],
+            "ticks": None if self.ticks() is None else self.ticks().to_dict(), "description": self.description(),
+        }
+
+
+def describe(episode: Episode, plan: Plan, layer_names: tuple[str, ...] = ()) -> str:
+    """The failure in words, as DEPS' descriptor gives it: which step, why, and what the agent held.
+
+    ``step 9, craft 1 furnace, failed: crafting furnace needs a crafting_table ...;
+    inventory: 8 cobblestone, 2 planks, 1 wooden_pickaxe; layer 1 (stone), after 1,204 ticks``
+    """
+    failure = episode.failure
+    if failure is None:
+        return "the run succeeded"
+    where = episode.at_failure
+    held = ", ".join(f"{n} {item}" for item, n in where.state.inventory) if where else ""
+    layer = where.state.layer if where else 0
+    place = f"layer {layer} ({layer_names[layer]})" if layer < len(layer_names) else f"layer {layer}"
+    tail = f"inventory: {held or 'nothing'}; {place}, after {episode.ticks:,} ticks"
+    if episode.failed_step is None:
+        return f"the plan ran to its end ({len(plan.steps)} steps) but failed: {failure.message}; {tail}"
+    step = plan.steps[episode.failed_step - 1]
+    return f"step {episode.failed_step}, {step}, failed: {failure.message}; {tail}"
+
+
+def run(plan: Plan, world: World, runs: int = 1, seed: int = 0, goal: Goal | None = None,
+        start: State | None = None, budget: int | None = None) -> Execution:
+    """Play ``plan`` ``runs`` times in ``world``; run ``i`` is seeded from ``seed`` and ``i``.
+
+    ``goal`` defaults to one of the last step's item (as the validator's);
+    ``budget`` to the world's budget for the plan (none for the deterministic world).
+    """
+    if runs < 1:
+        raise ValueError(f"runs must be at least 1, got {runs}")
+    goal = goal or plan.default_goal()
+    start = start or State()
+    if budget is None:
+        budget = world.default_budget(plan.steps, start)
+    execution = Execution(plan, world.name, seed, budget, goal, layer_names=tuple(world.kb.layers))
+    execution.episodes = [play(world, plan, derive_seed(seed, i), goal, start, budget) for i in range(runs)]
+    return execution

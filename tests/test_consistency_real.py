@@ -1,0 +1,48 @@
+"""State consistency with the real embedded SmolLM2-135M: few and small (one thread, ~10 s).
+
+What must hold whatever the model answers: every score is an integer from 1
+to 10 (the grammar), the plan's prefix is served from the KV cache after the
+first step, and the LLM repairer's plan is valid because every step it could
+choose applies (checked by the simulator). How good the model's scores are is
+measured by bench/bench_consistency.py, not asserted here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from barsym.bar_io import read_plan
+from barsym.consistency import ConsistencyConfig, StateConsistency
+from barsym.consistency.llm_scorer import LLMStepScorer
+from barsym.llm import LlamaCppBackend, LLMOptions
+from barsym.model import Plan, StepType
+from testdata import EXPERT_FILES
+
+pytestmark = pytest.mark.llm
+
+PLAN = read_plan(next(p for p in EXPERT_FILES if p.stem == "stone_pickaxe"))
+
+
+@pytest.fixture(scope="module")
+def backend(gguf_path):
+    with LlamaCppBackend(gguf_path, options=LLMOptions(n_threads=1, n_ctx=2048)) as llm:
+        yield llm
+
+
+def test_real_scores_are_one_to_ten_and_the_prefix_is_cached(backend):
+    scorer = LLMStepScorer(backend)
+    scores = scorer.score(PLAN.steps, PLAN.default_goal())
+    assert len(scores) == len(PLAN) and all(isinstance(s, int) and 1 <= s <= 10 for s in scores)
+    use = scorer.use
+    assert use.calls == len(PLAN) and use.unreadable == 0 and use.completion_tokens <= 2 * len(PLAN)
+    # about one prompt plus short completions: after the first call only the step's own line is new
+    assert use.evaluated_prompt_tokens < use.prompt_tokens / 3
+
+
+def test_the_real_llm_repairer_fixes_a_dropped_dig_down(backend, validator):
+    dig = next(i for i, s in enumerate(PLAN.steps) if s.type is StepType.DIG_DOWN)
+    faulty = Plan(steps=PLAN.steps[:dig] + PLAN.steps[dig + 1:])
+    engine = StateConsistency(validator.kb, ConsistencyConfig(repairer="llm", fallback=False), backend=backend)
+    result = engine.repair(faulty)
+    assert result.valid_after and validator.validate(result.plan).valid
+    assert result.stats["symbolic_fallbacks"] == 0
