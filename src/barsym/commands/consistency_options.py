@@ -44,7 +44,8 @@ def add_consistency_arguments(parser: argparse.ArgumentParser, *, flag: bool = F
     group.add_argument("--no-fallback", action="store_true",
                        help="the llm repairer without the symbolic fallback for windows it does not finish")
     group.add_argument("--rounds", metavar="N", default=d.get("rounds"),
-                       help="repair rounds at most (score, anchor, repair, splice; default 3)")
+                       help="repair rounds at most (score, anchor, repair, splice; default 3); with --planner deps, "
+                            "DEPS' replanning rounds (0: plan once; default 5)")
 
 
 def consistency_options(args: argparse.Namespace) -> dict:

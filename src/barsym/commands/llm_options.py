@@ -15,7 +15,7 @@ from typing import TextIO
 from ..kb import KnowledgeBase
 from ..planner import make_planner
 from ..planner.llm_decomposer import DEFAULT_MODE, MODES, RETRY_TEMPERATURE
-from ..planner.registry import LLM_PLANNERS
+from ..planner.registry import FORWARD_PLANNERS, LLM_PLANNERS
 from .common import UsageError, escape_controls, number_option as _number, raw_stream
 
 #: llama.cpp's sampler seed is a 32-bit unsigned integer; a larger one overflows in the binding or the server
@@ -23,7 +23,7 @@ MAX_SEED = 2**32 - 1
 
 
 def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("LLM planners (bar, llm-only)")
+    group = parser.add_argument_group("LLM planners (bar, llm-only, bar-sc, deps, cot)")
     group.add_argument("--model", metavar="PATH",
                        help="GGUF model to run in-process (default: $BARSYM_MODEL, else the packaged SmolLM2-135M)")
     group.add_argument("--llm-url", metavar="URL",
@@ -41,6 +41,26 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--threads", metavar="N", help="CPU threads for the in-process model (default: all cores)")
     group.add_argument("--llm-timeout", default="30", metavar="S",
                        help="seconds to wait for a server reply (default 30)")
+    group.add_argument("--feedback-world", metavar="NAME",
+                       help="deps: the world its plans are executed in between rounds, stochastic (default) or "
+                            "deterministic (--rounds N sets its replanning rounds, 0 to 20, default 5)")
+
+
+#: DEPS' replanning rounds at most from the command line; each costs two calls, and the context holds ~3
+MAX_DEPS_ROUNDS = 20
+
+
+def deps_options(name: str, args: argparse.Namespace) -> dict:
+    """``--rounds`` and ``--feedback-world`` for the deps planner (``--rounds`` is state consistency's otherwise)."""
+    world = getattr(args, "feedback_world", None)
+    if name != "deps":
+        if world is not None:
+            raise UsageError("--feedback-world applies to --planner deps only")
+        return {}
+    if world is not None and world not in ("stochastic", "deterministic"):
+        raise UsageError(f"--feedback-world must be stochastic or deterministic, got {world!r}")
+    rounds = _number(getattr(args, "rounds", None), "--rounds", int, 0, MAX_DEPS_ROUNDS)
+    return {"deps_rounds": rounds, "feedback_world": world}
 
 
 def llm_options(args: argparse.Namespace) -> dict:
@@ -64,7 +84,13 @@ def build_planner(name: str, kb: KnowledgeBase, args: argparse.Namespace, progre
     """``make_planner`` with the command line's options; model and server problems become UsageError."""
     from .consistency_options import consistency_options  # bar-sc and --consistency (BAR module b)
 
-    extra = consistency_options(args)
+    deps = deps_options(name, args)
+    if deps:  # --rounds counts DEPS' rounds here, not state consistency's
+        args = argparse.Namespace(**{**vars(args), "rounds": None})
+    extra = {**consistency_options(args), **deps}
+    if name in FORWARD_PLANNERS and getattr(args, "llm_mode", None) not in (None, DEFAULT_MODE):
+        raise UsageError(f"--llm-mode applies to bar and llm-only; the {name} planner's grammar is always the "
+                         f"game's vocabulary")
     if name not in LLM_PLANNERS and not extra.get("consistency"):
         return make_planner(name, kb, rules=rules)
     if name in LLM_PLANNERS and rules is not None and rules.name != kb.default_profile:

@@ -73,7 +73,8 @@ def render_text(result: PlanResult) -> str:
     if start is not None and (start.inventory or start.layer):
         lines.append(f"  from the start state: {start.describe()}")
     if not result.plan.steps:
-        lines.append("  nothing to do: the start inventory already holds the goal")
+        lines.append("  nothing to do: the start inventory already holds the goal" if result.validation.valid
+                     else "  no steps: the planner wrote no usable plan")
     width = max((len(str(s)) for s in result.plan.steps), default=0)
     for i, step in enumerate(result.plan.steps):
         serves = ", ".join(result.serves(i))
@@ -87,6 +88,9 @@ def render_text(result: PlanResult) -> str:
         lines.append(f"  no step for {node.goal}: {node.unanswered}")
     if len(unanswered) > 5:
         lines.append(f"  ... and {len(unanswered) - 5} more goals without a step")
+    trace = getattr(result, "trace", None)  # deps' rounds, cot's inventories
+    if trace is not None:
+        lines += trace.lines()
     lines += render_llm_stats(result.stats)
     lines += render_consistency_stats(result.stats)
     return "\n".join(lines) + "\n"
@@ -153,6 +157,9 @@ def render_json(result: PlanResult) -> str:
         "warnings": [w.to_dict() for w in result.validation.warnings],
         "steps": steps, "tree": result.tree(), "stats": result.stats,
     }
+    trace = getattr(result, "trace", None)
+    if trace is not None:
+        data["trace"] = trace.to_dict()
     return json.dumps(data, indent=2) + "\n"
 
 

@@ -5,7 +5,8 @@ entry maps a name to a factory ``(kb, **options) -> planner``, imported lazily
 from a dotted path so that the LLM planners (``bar``, the default, and
 ``llm-only``) cost nothing until they are used and pull no model code into
 ``barsym plan --planner symbolic`` (``bar-sc``, BAR with state consistency, lives in
-:mod:`barsym.consistency` and is imported the same way). Options a factory does not know are ignored,
+:mod:`barsym.consistency` and is imported the same way; the baselines ``deps`` and
+``cot``, which write whole plans forward, live in :mod:`barsym.reasoning`). Options a factory does not know are ignored,
 so callers can pass the LLM options to any planner. To add one, call :func:`register` or add a
 line to ``_BUILTIN``.
 """
@@ -39,11 +40,15 @@ _BUILTIN: dict[str, str | Factory] = {
     "llm-only": "barsym.planner.llm_planner:llm_only_planner",
     "symbolic": "barsym.planner.registry:symbolic_planner",
     "bar-sc": "barsym.consistency.planner:bar_sc_planner",
+    "deps": "barsym.reasoning.deps:deps_planner",
+    "cot": "barsym.reasoning.cot:cot_planner",
 }
 _registry: dict[str, str | Factory] = dict(_BUILTIN)
 DEFAULT_PLANNER = "bar"
 #: planners that talk to a language model (and take the --model/--llm-* options)
-LLM_PLANNERS = ("bar", "llm-only", "bar-sc")
+LLM_PLANNERS = ("bar", "llm-only", "bar-sc", "deps", "cot")
+#: planners whose model writes the whole plan forward, unchecked (DEPS, chain-of-thought)
+FORWARD_PLANNERS = ("deps", "cot")
 
 
 _graphs: dict[tuple[int, str], tuple[KnowledgeBase, CraftGraph]] = {}

@@ -1,0 +1,108 @@
+"""Benchmark: every planner on BAR's 53 tasks with the embedded model, in one table.
+
+    python bench/bench_planners.py [--dataset ../shared/datasets/bar_tech_tree] [--rounds 5]
+                                   [--planners symbolic,bar,bar-sc,deps,cot,llm-only] [--limit N]
+                                   [--threads 2] [--json FILE]
+
+Rows: ``symbolic``, ``bar``, ``bar-sc``, ``deps`` twice (its round-0 plan, read from the same run's
+trace, and its plan after at most ``--rounds`` replanning rounds), ``cot``, ``llm-only``. Columns:
+BAR's AccuracyHard, F1ScoreHard and EditDistanceHard over all tasks, executable plans (validator),
+LLM calls per task and wall seconds per task (mean). The model is loaded once, before any timing.
+DEPS' feedback world is the stochastic one, seeded, so the table is the same on every run.
+Wrap it in ``flock /tmp/barsym-bench.lock`` on a shared machine: it runs the model for a long time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+from barsym.eval import evaluate, load_dataset  # noqa: E402
+from barsym.eval.runner import Evaluation, TaskOutcome  # noqa: E402
+from barsym.kb import load_kb  # noqa: E402
+from barsym.metrics import score_task  # noqa: E402
+from barsym.model import Plan  # noqa: E402
+from barsym.planner import make_planner  # noqa: E402
+from barsym.planner.registry import LLM_PLANNERS  # noqa: E402
+from barsym.validate import Validator  # noqa: E402
+
+DEFAULT = "symbolic,bar,bar-sc,deps,cot,llm-only"
+
+
+def row(name: str, evaluation: Evaluation) -> dict:
+    total = evaluation.overall()
+    outcomes = evaluation.outcomes
+    calls = [(o.result.stats.get("llm_calls", 0) if o.result else 0) for o in outcomes]
+    return {"planner": name, "tasks": len(outcomes), "acc": round(total.accuracy, 2), "f1": round(total.f1, 2),
+            "ed": round(total.edit_distance, 2),
+            "executable": sum(o.result is not None and o.result.validation.valid for o in outcomes),
+            "calls_per_task": round(statistics.fmean(calls), 2) if calls else 0.0,
+            "seconds_per_task": round(statistics.fmean(o.seconds for o in outcomes), 2) if outcomes else 0.0}
+
+
+def round_zero(kb, evaluation: Evaluation) -> Evaluation:
+    """DEPS' plans as round 0 left them (the same run: the trace keeps every round's plan)."""
+    validator = Validator(kb)
+    out = Evaluation("deps (round 0)")
+    for o in evaluation.outcomes:
+        copy = dataclasses.replace(o)
+        if o.result is not None and o.result.trace is not None:
+            steps = o.result.trace.plan_after(0) or ()
+            plan = Plan(steps=tuple(steps))
+            validation = validator.validate(plan, goal=o.task.goal)
+            copy.result = dataclasses.replace(o.result, plan=plan, validation=validation,
+                                              stats={**o.result.stats, "llm_calls": 1})
+            copy.score = score_task(plan, o.task.reference)
+            copy.seconds = float("nan")  # not measured apart: round 0 is part of the deps run
+        out.outcomes.append(copy)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dataset", default=str(REPO.parent / "shared" / "datasets" / "bar_tech_tree"))
+    parser.add_argument("--planners", default=DEFAULT)
+    parser.add_argument("--rounds", type=int, default=5, help="DEPS' replanning rounds at most")
+    parser.add_argument("--limit", type=int, help="only the first N tasks")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    kb = load_kb()
+    tasks = load_dataset(args.dataset, kb)[: args.limit]
+    rows = []
+    if any(n in LLM_PLANNERS for n in args.planners.split(",")):  # load the model before any timing
+        from barsym.planner.llm_planner import shared_backend
+        shared_backend(threads=args.threads)
+    for name in args.planners.split(","):
+        options = {"threads": args.threads, "log": False}
+        if name == "deps":
+            options["deps_rounds"] = args.rounds
+        planner = make_planner(name, kb, **options) if name in LLM_PLANNERS else make_planner(name, kb)
+        evaluation = evaluate(tasks, planner, kb, name=name)
+        if name == "deps":
+            rows.append(row("deps (round 0)", round_zero(kb, evaluation)))
+            rows.append(row(f"deps (<= {args.rounds} rounds)", evaluation))
+        else:
+            rows.append(row(name, evaluation))
+        print(f"done: {rows[-1]}", file=sys.stderr, flush=True)
+    print(f"{len(tasks)} BAR tasks, embedded model, {args.threads} threads")
+    print(f"| planner | Acc | F1 | ED | executable | LLM calls / task | s / task |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        seconds = "-" if r["seconds_per_task"] != r["seconds_per_task"] else f"{r['seconds_per_task']:.2f}"
+        print(f"| {r['planner']} | {r['acc']:.2f} | {r['f1']:.2f} | {r['ed']:.2f} | {r['executable']}/{r['tasks']} "
+              f"| {r['calls_per_task']:.1f} | {seconds} |")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

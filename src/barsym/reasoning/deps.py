@@ -1,0 +1,299 @@
+"""DEPS as a planner: describe, explain, plan, with the dialogue in the prompt (Wang et al. 2023).
+
+Round 0 is the plain planner: the model writes the whole plan forward under a
+grammar over the game's vocabulary, and nothing checks it. The plan is then
+**executed** in a world (stochastic by default, as DEPS runs in the game). If
+the episode fails, the **descriptor** (the execution world's own
+:func:`~barsym.sim.execution.describe`: which step, why, what the inventory
+held, where, when) is added to the dialogue, the model **explains** the
+failure in one sentence of free text, and **plans** again with everything so
+far in its prompt. That repeats up to ``rounds`` times; success is the goal in
+the inventory at the end of an episode.
+
+Each replanned plan starts the task over from its start state (a fresh
+episode seeded from the round), rather than continuing from where the failed
+run stood: the plan then stays one BAR plan that the metrics, the validator
+and ``--format bar`` read like any other, and a later round cannot succeed on
+items an earlier failed run left behind.
+
+The model's context bounds the dialogue, as in the paper. Before every call
+the prompt is measured (the backend's tokenizer, else a safe estimate); when
+it would not leave room for the reply, the oldest rounds are left out of it,
+and when even the latest round does not fit the loop stops. Nothing here
+raises for a long dialogue, an unreadable reply or a failing backend: each
+ends the loop with a :class:`StopReason` in the trace.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from enum import Enum
+
+from ..kb import KnowledgeBase
+from ..llm import LLMBackend, LLMError
+from ..model import Goal, Step
+from ..planner.decomposer import ErrorKind, PlanningError
+from ..sim import DeterministicWorld, State, StochasticWorld
+from ..sim.execution import describe, play
+from ..sim.stochastic import derive_seed
+from . import deps_prompts as prompts
+from .call_log import CallLog, Verdict
+from .forward_plans import ContextBudget, ForwardPlanResult, Vocabulary, forward_result, parse_plan_text, render_plan
+from .model_calls import CUT_OFF, ModelCaller
+from .progress import Phase, Progress, ProgressEvent
+from .stats import LLMStats
+
+DEFAULT_ROUNDS = 5
+MAX_ROUNDS = 20  # each round costs ~2 calls; the 2048-token context holds about 3 rounds of dialogue anyway
+PLAN_TOKENS = 360  # 30 lines of ~10 tokens and "done"
+EXPLAIN_TOKENS = 32
+FEEDBACK_WORLDS = {"stochastic": StochasticWorld, "deterministic": DeterministicWorld}
+
+
+class StopReason(str, Enum):
+    SUCCEEDED = "succeeded"  # an episode reached the goal
+    ROUNDS_USED = "rounds_used"  # every round was planned and failed
+    CONTEXT_FULL = "context_full"  # not even the latest round fits the model's context
+    BACKEND_DOWN = "backend_down"  # the model stopped answering
+
+
+@dataclass
+class DepsRound:
+    """One plan, its execution, and (after a failure) the model's explanation."""
+
+    number: int
+    steps: tuple[Step, ...]
+    success: bool
+    ticks: int
+    description: str | None = None
+    explanation: str | None = None
+    unreadable: tuple[str, ...] = ()  # reply lines that were not steps
+    dropped_rounds: int = 0  # earlier rounds left out of this round's prompt (context)
+
+    def to_dict(self) -> dict:
+        from ..bar_io import step_to_record
+        return {"round": self.number, "plan": [step_to_record(s) for s in self.steps], "success": self.success,
+                "ticks": self.ticks, "description": self.description, "explanation": self.explanation,
+                "unreadable_lines": list(self.unreadable), "dropped_rounds": self.dropped_rounds}
+
+
+@dataclass
+class DepsTrace:
+    world: str
+    max_rounds: int
+    rounds: list[DepsRound] = field(default_factory=list)
+    stopped: StopReason = StopReason.ROUNDS_USED
+    problem: str | None = None  # the backend's last error, when it stopped the loop
+
+    @property
+    def success_round(self) -> int | None:
+        return next((r.number for r in self.rounds if r.success), None)
+
+    def plan_after(self, number: int) -> tuple[Step, ...] | None:
+        """The plan DEPS would return had it been allowed ``number`` replanning rounds (the ablation)."""
+        kept = [r for r in self.rounds if r.number <= number]
+        return kept[-1].steps if kept else None
+
+    def to_dict(self) -> dict:
+        return {"world": self.world, "max_rounds": self.max_rounds, "stopped": self.stopped.value,
+                "success_round": self.success_round, "problem": self.problem,
+                "rounds": [r.to_dict() for r in self.rounds]}
+
+    def lines(self) -> list[str]:
+        out = [f"DEPS: {len(self.rounds)} plan(s) executed in the {self.world} world, at most {self.max_rounds} "
+               f"replanning round(s); stopped: {self.stopped.value.replace('_', ' ')}"
+               + (f" ({self.problem})" if self.problem else "")]
+        for r in self.rounds:
+            cut = f", {r.dropped_rounds} earlier round(s) left out of the prompt" if r.dropped_rounds else ""
+            bad = f", {len(r.unreadable)} unreadable line(s)" if r.unreadable else ""
+            verdict = f"succeeded in {r.ticks:,} ticks" if r.success else "failed"
+            out.append(f"  round {r.number}: {len(r.steps)} steps{bad}{cut}; {verdict}")
+            if r.description:
+                out.append(f"    description: {r.description}")
+            if r.explanation:
+                out.append(f"    explanation: {r.explanation}")
+        return out
+
+
+class DepsPlanner:
+    """``deps``: the model plans forward, the world executes, the descriptor and the model's explanation feed back."""
+
+    plan_fallback = False  # nothing checks or replaces the model's plans
+
+    def __init__(self, kb: KnowledgeBase, backend: LLMBackend, *, graph, rounds: int = DEFAULT_ROUNDS,
+                 world: str = "stochastic", seed: int = 0, world_seed: int = 0, temperature: float = 0.0,
+                 log: CallLog | None = None, progress: Progress | None = None, command: str = "",
+                 n_ctx: int | None = None, symbolic=None, name: str = "deps"):
+        if not 0 <= rounds <= MAX_ROUNDS:
+            raise ValueError(f"--rounds must be from 0 to {MAX_ROUNDS} for the deps planner, got {rounds}")
+        if world not in FEEDBACK_WORLDS:
+            raise ValueError(f"--feedback-world must be one of {', '.join(FEEDBACK_WORLDS)}, got {world!r}")
+        self.kb, self.backend, self.rounds, self.name = kb, backend, rounds, name
+        self.world = FEEDBACK_WORLDS[world](kb)
+        self.world_seed, self.temperature, self.progress, self.command = world_seed, temperature, progress, command
+        self.grammar = Vocabulary(kb, graph).plan_grammar()
+        prefix = ({"role": "system", "content": prompts.system_prompt(kb)}, *prompts.few_shot(kb, symbolic))
+        self.prefix = tuple(prefix)
+        self.planner_calls = ModelCaller(backend, self.prefix, seed=seed, max_tokens=PLAN_TOKENS, log=log,
+                                         progress=progress)
+        self.explainer = ModelCaller(backend, self.prefix, seed=seed, max_tokens=EXPLAIN_TOKENS, log=None)
+        counter = getattr(backend, "tokenize_count", None)
+        n_ctx = n_ctx or backend.options.n_ctx
+        self.plan_budget = ContextBudget(n_ctx, PLAN_TOKENS, counter)
+        self.explain_budget = ContextBudget(n_ctx, EXPLAIN_TOKENS, counter)
+
+    # ---- the dialogue ------------------------------------------------------------------------
+    def _fit(self, dialogue: list[dict[str, str]], budget: ContextBudget) -> tuple[list[dict[str, str]], int] | None:
+        """The prompt for ``dialogue`` with the oldest whole rounds left out until it fits; None if nothing fits.
+
+        ``dialogue`` is the task message, then four messages per finished round
+        (plan, description, explanation, request), then the current round's.
+        """
+        task, rest = dialogue[:1], dialogue[1:]
+        dropped = 0
+        while True:
+            messages = [*self.prefix, *task, *rest]
+            if budget.fits(messages):
+                return messages, dropped
+            if len(rest) <= 4:  # only the round being worked on is left
+                return None
+            rest, dropped = rest[4:], dropped + 1
+
+    def _ask(self, caller: ModelCaller, messages, grammar: str, label: str, attempt: int):
+        """One call; the reply text, or None when the backend failed (``caller.down`` says if for good)."""
+        try:
+            asked = caller.ask(messages, grammar, self.temperature)
+        except LLMError as exc:
+            caller.failed(exc)
+            self.planner_calls.record(label, attempt, messages, grammar, None, Verdict.BACKEND_ERROR, [str(exc)],
+                                      self.temperature)
+            return None
+        return asked
+
+    # ---- the loop --------------------------------------------------------------------------------
+    def plan(self, goal: Goal, start: State | None = None) -> ForwardPlanResult:
+        started = time.perf_counter()
+        stats = LLMStats(goals=1, llm_goals=1)
+        self.planner_calls.start_plan(stats)
+        self.explainer.start_plan(stats)
+        self.planner_calls.start_run(self.command, self.name, f"{goal.count} {goal.item}")
+        self.planner_calls.prime()
+        start = start or State()
+        trace = DepsTrace(self.world.name, self.rounds)
+        dialogue = [{"role": "user", "content": prompts.task_message(goal, start)}]
+        label = f"{goal.count} {goal.item}"
+        number = 0
+        while number <= self.rounds:
+            down = self.planner_calls.down or self.explainer.down
+            if down:  # earlier in this process: the backend is not asked again
+                trace.stopped, trace.problem = StopReason.BACKEND_DOWN, down
+                break
+            if self.progress is not None:
+                self.progress(ProgressEvent(Phase.GOAL, f"{label}, round {number}: planning", number + 1,
+                                            self.rounds + 1, stats))
+            fitted = self._fit(dialogue, self.plan_budget)
+            if fitted is None:
+                trace.stopped = StopReason.CONTEXT_FULL
+                break
+            messages, dropped = fitted
+            asked = self._ask(self.planner_calls, messages, self.grammar, label, number + 1)
+            if asked is None:
+                if self.planner_calls.down:
+                    trace.stopped, trace.problem = StopReason.BACKEND_DOWN, self.planner_calls.down
+                    break
+                continue  # a single failure: the same round once more
+            read = parse_plan_text(asked.text, self.kb)
+            stats.unreadable += len(read.unreadable)
+            self.planner_calls.record(label, number + 1, messages, self.grammar, asked,
+                                      Verdict.ACCEPTED if read.steps else Verdict.UNREADABLE,
+                                      list(read.unreadable), self.temperature)
+            this = self._execute(number, read.steps, goal, start, dropped, read.unreadable)
+            trace.rounds.append(this)
+            if this.success:
+                trace.stopped = StopReason.SUCCEEDED
+                break
+            if number == self.rounds:
+                trace.stopped = StopReason.ROUNDS_USED
+                break
+            dialogue += [{"role": "assistant", "content": render_plan(read.steps)},
+                         {"role": "user", "content": prompts.failure_message(this.description)}]
+            this.explanation = self._explain(dialogue, label, number)
+            if this.explanation is None and self.explainer.down:
+                trace.stopped, trace.problem = StopReason.BACKEND_DOWN, self.explainer.down
+                break
+            dialogue += [{"role": "assistant", "content": this.explanation or "I do not know."},
+                         {"role": "user", "content": prompts.ASK_REPLAN}]
+            number += 1
+        return self._result(goal, start, trace, stats, started)
+
+    def _execute(self, number: int, steps, goal: Goal, start: State, dropped: int, unreadable) -> DepsRound:
+        from ..model import Plan
+        plan = Plan(steps=tuple(steps))
+        budget = self.world.default_budget(plan.steps, start)
+        episode = play(self.world, plan, derive_seed(self.world_seed, number), goal, start, budget)
+        text = None if episode.success else describe(episode, plan, tuple(self.kb.layers))
+        return DepsRound(number, plan.steps, episode.success, episode.ticks, text, None, tuple(unreadable), dropped)
+
+    def _explain(self, dialogue, label: str, number: int) -> str | None:
+        fitted = self._fit(dialogue, self.explain_budget)
+        if fitted is None:
+            return None
+        messages, _ = fitted
+        asked = self._ask(self.explainer, messages, prompts.EXPLANATION_GRAMMAR, label, number + 1)
+        if asked is None:
+            return None
+        text = asked.text.replace(CUT_OFF, "").strip()
+        return " ".join(text.split()) or None
+
+    def _result(self, goal: Goal, start: State, trace: DepsTrace, stats: LLMStats,
+                started: float) -> ForwardPlanResult:
+        if not trace.rounds and trace.stopped is StopReason.BACKEND_DOWN:
+            raise PlanningError(ErrorKind.DECOMPOSITION, f"the deps planner got no plan: the LLM backend failed "
+                                                         f"({trace.problem})")
+        won = trace.success_round
+        stats.accepted_first_try = int(won == 0)
+        stats.accepted_after_feedback = int(won is not None and won > 0)
+        stats.unanswered = int(won is None)
+        steps = trace.rounds[-1].steps if trace.rounds else ()
+        out = stats.to_dict()
+        out.update(llm_mode="vocab", llm_verified=False, seconds=round(time.perf_counter() - started, 6),
+                   deps=DepsSummary.of(trace).to_dict())
+        return forward_result(self.kb, goal, steps, start, self.name, out, trace)
+
+
+@dataclass(frozen=True)
+class DepsSummary:
+    """The loop's outcome in ``stats["deps"]``: what ``barsym eval --json`` and the benches read per task."""
+
+    rounds: int  # plans written and executed
+    success_round: int | None
+    stopped: str
+    dropped_rounds: int  # most earlier rounds left out of one prompt
+    world: str
+
+    @classmethod
+    def of(cls, trace: DepsTrace) -> "DepsSummary":
+        return cls(len(trace.rounds), trace.success_round, trace.stopped.value,
+                   max((r.dropped_rounds for r in trace.rounds), default=0), trace.world)
+
+    def to_dict(self) -> dict:
+        return {"rounds": self.rounds, "success_round": self.success_round, "stopped": self.stopped,
+                "dropped_rounds": self.dropped_rounds, "world": self.world}
+
+
+def deps_planner(kb: KnowledgeBase, **options) -> DepsPlanner:
+    """``deps``: options ``rounds`` (0..20, default 5), ``feedback_world``, ``world_seed`` and the LLM options."""
+    from ..planner.registry import graph_for, symbolic_planner
+    from .call_log import open_log
+    from .forward_plans import backend_from_options
+
+    backend = backend_from_options(options)
+    log = options.get("log", True)
+    graph = options.get("graph") or graph_for(kb)
+    rounds = options.get("deps_rounds")
+    return DepsPlanner(kb, backend, graph=graph, rounds=DEFAULT_ROUNDS if rounds is None else rounds,
+                       world=options.get("feedback_world") or "stochastic", seed=options.get("seed", 0),
+                       world_seed=options.get("world_seed", 0), temperature=options.get("temperature", 0.0),
+                       log=open_log() if log is True else (log or None), progress=options.get("progress"),
+                       command=options.get("command", ""), symbolic=symbolic_planner(kb, graph=graph))

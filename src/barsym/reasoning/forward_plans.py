@@ -1,0 +1,212 @@
+"""Plans the model writes forward, whole: their line format, grammar, parser and result.
+
+DEPS and chain-of-thought do not decompose goal by goal as BAR does; the model
+writes the whole plan at once, first step first. Both baselines share what is
+here:
+
+- the **line format** is BAR's step notation, one step a line (``mine 4 logs``,
+  ``craft 1 wooden_pickaxe``, ``dig down with wooden_pickaxe``, ``mine 3
+  iron_ore with stone_pickaxe``), the same words the BAR decomposer's replies
+  use, so a small model meets one notation everywhere;
+- the **grammar** admits any step over the game's vocabulary (the reachable
+  items and tools of the crafting graph), and nothing checks the steps before
+  they run: that is what these baselines are. A bounded number of lines, then
+  ``done``, so a reply always ends;
+- a **lenient parser** for servers that ignore the grammar: unreadable lines
+  are skipped and counted, never fatal;
+- :class:`ForwardPlanResult`, the :class:`~barsym.planner.result.PlanResult`
+  of such a plan: one goal node, no tree, every step's provenance ``llm``, and
+  the planner's own trace (DEPS' rounds, chain-of-thought's inventories).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..graph import CraftGraph, item_node
+from ..kb import KnowledgeBase, UnknownItemError
+from ..llm.grammar import gbnf_literal, gbnf_word_choice
+from ..model import MAX_COUNT, Goal, Plan, Step, StepType
+from ..planner.result import GoalNode, PlanResult
+from ..sim import State
+from ..validate import Validator
+
+VERBS = ("mine", "craft", "smelt", "kill")
+DIG = "dig down"
+END = "done"
+MAX_STEPS = 30  # BAR's longest expert plan has 18 steps
+_LINE = re.compile(r"^(?:\d+[.)]\s*)?(?:(?P<verb>[a-z]+) (?P<count>\d+) (?P<item>[a-z0-9_]+)|dig down)"
+                   r"(?: with (?P<tool>[a-z0-9_]+))?$")
+
+
+def render_step(step: Step) -> str:
+    """A step in the line format (``str(Step)`` is already BAR's notation)."""
+    return str(step)
+
+
+def render_plan(steps) -> str:
+    return "".join(f"{render_step(s)}\n" for s in steps) + END
+
+
+@dataclass(frozen=True)
+class ReadPlan:
+    """What a reply says: the steps read, and the lines that could not be read (with why)."""
+
+    steps: tuple[Step, ...]
+    unreadable: tuple[str, ...] = ()
+    ended: bool = False  # the reply reached ``done``
+    notes: tuple[str, ...] = ()  # per step read, what ``split`` cut off its line (CoT's inventory)
+
+
+def parse_step(line: str, kb: KnowledgeBase) -> Step:
+    """One line as a step; ValueError saying what is wrong."""
+    text = line.strip().rstrip(".").strip().lower()
+    match = _LINE.match(text)
+    if match is None:
+        raise ValueError(f"not a step: {text[:60]!r}")
+    tool = match["tool"]
+    for name in filter(None, (match["item"], tool)):
+        try:
+            kb.resolve(name)
+        except UnknownItemError:
+            raise ValueError(f"unknown item {name!r}") from None
+    if match["verb"] is None:
+        return Step(type=StepType.DIG_DOWN, tool=tool)
+    if match["verb"] not in VERBS:
+        raise ValueError(f"unknown action {match['verb']!r}")
+    count = int(match["count"])
+    if not 1 <= count <= MAX_COUNT:
+        raise ValueError(f"count {count} out of range")
+    return Step(type=StepType(match["verb"]), item=match["item"], count=count, tool=tool)
+
+
+def parse_plan_text(text: str, kb: KnowledgeBase, split=None) -> ReadPlan:
+    """Read a reply line by line up to ``done``.
+
+    ``split(line) -> (step text, note)`` cuts what is not the step off a line
+    (CoT's inventory); the notes of the steps read come back aligned with them.
+    """
+    steps, bad, notes, ended = [], [], [], False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        if line.lower().rstrip(".") == END:
+            ended = True
+            break
+        head, note = split(line) if split is not None else (line, "")
+        try:
+            steps.append(parse_step(head, kb))
+        except ValueError as exc:
+            bad.append(str(exc))
+            continue
+        notes.append(note)
+        if len(steps) >= MAX_STEPS:
+            break
+    return ReadPlan(tuple(steps), tuple(bad), ended, tuple(notes))
+
+
+class Vocabulary:
+    """The names the forward grammars admit: reachable items (and the generic families), tools, verbs."""
+
+    def __init__(self, kb: KnowledgeBase, graph: CraftGraph):
+        reach = graph.reachable_nodes
+        names = {i for i in kb.items if item_node(i) in reach} | set(kb.generic)
+        self.items = sorted(names)
+        self.tools = sorted(t for t in kb.tools if item_node(t) in reach)
+
+    def step_rules(self) -> list[str]:
+        """GBNF rules ``step``, ``count``, ``item``, ``toolname`` (rule names use ``-``, never ``_``)."""
+        return [
+            f'step ::= verb " " count " " item tool? | {gbnf_literal(DIG)} tool?',
+            f"verb ::= {' | '.join(gbnf_literal(v) for v in VERBS)}",
+            'tool ::= " with " toolname',
+            "count ::= [1-9] [0-9]? [0-9]?",
+            f"item ::= {gbnf_word_choice(self.items)}",
+            f"toolname ::= {gbnf_word_choice(self.tools)}",
+        ]
+
+    def plan_grammar(self, line: str = "step", max_steps: int = MAX_STEPS) -> str:
+        """``line`` then a newline, 1 to ``max_steps`` times, then ``done``."""
+        body = f'{line} "\\n"'
+        nested = body
+        for _ in range(max_steps - 1):
+            nested = f"{body} ({nested})?"
+        return "\n".join([f"root ::= {nested} {gbnf_literal(END)}", *self.step_rules()]) + "\n"
+
+
+@dataclass
+class ForwardPlanResult(PlanResult):
+    """A plan written forward by the model: no decomposition tree; ``trace`` is the planner's own record."""
+
+    trace: object | None = None  # DepsTrace or CotTrace: to_dict() and lines()
+
+    def provenance(self, position: int) -> list[str]:
+        return ["llm"]
+
+    def serves(self, position: int) -> list[str]:
+        return ["goal"] if position == len(self.plan) - 1 else []
+
+
+def forward_result(kb: KnowledgeBase, goal: Goal, steps, start: State | None, planner: str, stats: dict,
+                   trace: object | None, rules=None) -> ForwardPlanResult:
+    """The result of a forward plan, with the validator's verdict (the plan is not changed by it)."""
+    plan = Plan(steps=tuple(steps), source=f"{planner}:{goal.item}")
+    validation = Validator(kb, rules).validate(plan, goal=goal, start=start)
+    return ForwardPlanResult(goal=goal, plan=plan, nodes=[GoalNode(0, goal, "goal")],
+                             sources=[[] for _ in plan.steps], needs=[], raw_steps=plan.steps,
+                             validation=validation, planner=planner, decomposer="llm-forward", stats=stats,
+                             trace=trace)
+
+
+@dataclass
+class ContextBudget:
+    """How many prompt tokens a call may take: the model's context, less the reply and a margin.
+
+    Counted with the backend's own tokenizer when it has one (the in-process
+    model), else estimated at one token per three characters, which
+    over-counts English and item names, so an estimate errs on the safe side.
+    """
+
+    n_ctx: int
+    reply_tokens: int
+    counter: object | None = None
+    margin: int = 48
+    per_message: int = 6  # chat-template tokens around each message
+    _cache: dict = field(default_factory=dict)
+
+    @property
+    def limit(self) -> int:
+        return self.n_ctx - self.reply_tokens - self.margin
+
+    def tokens(self, messages: list[dict[str, str]]) -> int:
+        total = 0
+        for m in messages:
+            text = m["content"]
+            n = self._cache.get(text)
+            if n is None:
+                try:
+                    n = int(self.counter(text)) if self.counter is not None else -(-len(text) // 3)
+                except Exception:  # noqa: BLE001 - a backend whose tokenizer fails: estimate instead
+                    n = -(-len(text) // 3)
+                self._cache[text] = n
+            total += n + self.per_message
+        return total
+
+    def fits(self, messages: list[dict[str, str]]) -> bool:
+        return self.tokens(messages) <= self.limit
+
+
+def backend_from_options(options: dict):
+    """The model the options name (``backend``, or the process's shared one for ``model``/``llm_url``).
+
+    The one place these planners reach the BAR planner's module, which owns
+    the shared backends (one model per process).
+    """
+    backend = options.get("backend")
+    if backend is not None:
+        return backend
+    from ..planner.llm_planner import shared_backend
+    return shared_backend(options.get("model"), options.get("llm_url"), options.get("threads"),
+                          options.get("timeout", 30.0), options.get("progress"))

@@ -1,0 +1,157 @@
+"""DEPS' loop and the chain-of-thought planner with a scripted model: what is fed back, rounds, context, failures.
+
+The deterministic world executes the plans here, so a test knows exactly which
+step fails and what the descriptor says about it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from barsym.kb import load_kb
+from barsym.llm import BackendTimeoutError, LLMOptions, ScriptedLLM
+from barsym.llm.grammar import lint_gbnf
+from barsym.llm.grammar_match import compile_grammar
+from barsym.model import Goal
+from barsym.planner import PlanningError, make_planner
+from barsym.planner.registry import graph_for, symbolic_planner
+from barsym.reasoning.cot import CotPlanner, split_line
+from barsym.reasoning.deps import DepsPlanner, StopReason
+from barsym.reasoning.forward_plans import Vocabulary, parse_plan_text, render_plan
+
+GOAL = Goal(item="wooden_pickaxe", count=1)
+NO_TABLE = "mine 3 logs\ncraft 9 planks\ncraft 2 stick\ncraft 1 wooden_pickaxe\ndone"
+GOOD = "mine 3 logs\ncraft 9 planks\ncraft 2 stick\ncraft 1 crafting_table\ncraft 1 wooden_pickaxe\ndone"
+WHY = "Crafting a wooden_pickaxe needs a crafting_table."
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return load_kb()
+
+
+def deps(kb, replies, rounds=5, n_ctx=4096):
+    backend = ScriptedLLM(replies, LLMOptions(n_ctx=n_ctx))
+    graph = graph_for(kb)
+    planner = DepsPlanner(kb, backend, graph=graph, rounds=rounds, world="deterministic",
+                          symbolic=symbolic_planner(kb, graph=graph))
+    return planner, backend
+
+
+def test_the_description_and_explanation_are_fed_back_and_the_repaired_plan_wins(kb):
+    planner, backend = deps(kb, [NO_TABLE, WHY, GOOD])
+    result = planner.plan(GOAL)
+    assert backend.remaining == 0 and len(backend.calls) == 3
+    first, explain, replan = backend.calls
+    description = result.trace.rounds[0].description
+    assert "step 4, craft 1 wooden_pickaxe, failed" in description and "crafting_table" in description
+    assert description in explain.last_user_message  # the descriptor's words, as the execution world gives them
+    assert explain.grammar != first.grammar  # free text, not a plan
+    contents = [m["content"] for m in replan.messages]
+    assert NO_TABLE in contents and WHY in contents and description in " ".join(contents)
+    assert result.trace.stopped is StopReason.SUCCEEDED and result.trace.success_round == 1
+    assert result.validation.valid and [str(s) for s in result.plan.steps][3] == "craft 1 crafting_table"
+    assert result.stats["accepted_after_feedback"] == 1 and result.stats["deps"]["success_round"] == 1
+
+
+def test_round_zero_plans_once_and_explains_nothing(kb):
+    planner, backend = deps(kb, [NO_TABLE], rounds=0)
+    result = planner.plan(GOAL)
+    assert len(backend.calls) == 1 and backend.remaining == 0
+    assert result.trace.stopped is StopReason.ROUNDS_USED and result.trace.rounds[0].explanation is None
+    assert not result.validation.valid and result.stats["unanswered"] == 1
+
+
+def test_every_round_is_used_when_every_plan_fails(kb):
+    rounds = 3
+    planner, backend = deps(kb, [NO_TABLE, WHY] * rounds + [NO_TABLE], rounds=rounds)
+    result = planner.plan(GOAL)
+    assert backend.remaining == 0 and len(backend.calls) == 2 * rounds + 1
+    assert [r.number for r in result.trace.rounds] == [0, 1, 2, 3]
+    assert result.trace.stopped is StopReason.ROUNDS_USED and result.trace.plan_after(1) == result.plan.steps
+
+
+def test_a_long_dialogue_leaves_out_the_oldest_rounds_and_every_prompt_fits(kb):
+    planner, _ = deps(kb, [])
+    full = planner.plan_budget.tokens(list(planner.prefix))
+    # room for the prefix and about two rounds of dialogue, not six
+    planner, backend = deps(kb, [NO_TABLE, WHY] * 5 + [NO_TABLE], rounds=5, n_ctx=full + 360 + 48 + 220)
+    result = planner.plan(GOAL)
+    assert len(result.trace.rounds) == 6 and result.trace.stopped is StopReason.ROUNDS_USED
+    assert max(r.dropped_rounds for r in result.trace.rounds) >= 2
+    for call in backend.calls:
+        budget = planner.plan_budget if call.max_tokens == 360 else planner.explain_budget
+        assert budget.fits(call.messages)
+    assert backend.calls[-1].messages[len(planner.prefix)]["content"].startswith("Goal: 1 wooden_pickaxe")
+
+
+def test_a_context_too_small_for_the_prompt_stops_without_a_call(kb):
+    planner, backend = deps(kb, [], n_ctx=600)
+    result = planner.plan(GOAL)
+    assert backend.calls == [] and result.trace.stopped is StopReason.CONTEXT_FULL and not result.plan.steps
+    assert not result.validation.valid
+
+
+def test_a_model_that_never_answers_usefully_is_a_recorded_failure(kb):
+    planner, backend = deps(kb, ["banana bread", "", "craft 1 unobtainium_block\ndone"], rounds=1)
+    result = planner.plan(GOAL)
+    assert backend.remaining == 0
+    assert [len(r.steps) for r in result.trace.rounds] == [0, 0]
+    assert result.trace.rounds[0].unreadable and "goal needs 1" in result.trace.rounds[0].description
+    assert result.trace.rounds[0].explanation is None  # an empty explanation is none
+    assert not result.validation.valid and result.stats["unreadable"] >= 2
+
+
+def test_a_backend_that_keeps_failing_ends_the_loop_with_a_planning_error(kb):
+    planner, backend = deps(kb, [BackendTimeoutError, BackendTimeoutError])
+    with pytest.raises(PlanningError, match="LLM backend failed"):
+        planner.plan(GOAL)
+    assert len(backend.calls) == 2
+    with pytest.raises(PlanningError):  # down for the rest of the process: no third call
+        planner.plan(GOAL)
+    assert len(backend.calls) == 2
+
+
+def test_bad_rounds_are_refused_by_the_planner(kb):
+    with pytest.raises(ValueError, match="--rounds must be from 0 to 20"):
+        deps(kb, [], rounds=-1)
+    with pytest.raises(ValueError, match="--rounds must be from 0 to 20"):
+        deps(kb, [], rounds=21)
+
+
+def test_the_registry_builds_deps_and_cot_on_a_given_backend(kb):
+    backend = ScriptedLLM([GOOD, "mine 1 logs; inventory: 1 logs\ndone"])
+    result = make_planner("deps", kb, backend=backend, feedback_world="deterministic", log=False).plan(GOAL)
+    assert result.planner == "deps" and result.validation.valid
+    cot = make_planner("cot", kb, backend=backend, log=False).plan(Goal(item="logs", count=1))
+    assert cot.planner == "cot" and cot.validation.valid
+
+
+def test_the_plan_grammar_is_clean_and_admits_the_examples(kb):
+    vocab = Vocabulary(kb, graph_for(kb))
+    grammar = vocab.plan_grammar()
+    assert lint_gbnf(grammar) == []
+    compiled = compile_grammar(grammar)
+    for text in (GOOD, render_plan(symbolic_planner(kb).plan(Goal(item="iron_pickaxe")).plan.steps)):
+        assert compiled.start().advance(text + "") is not None, text
+    assert compiled.start().advance("craft 1 banana") is None
+
+
+def test_a_server_reply_without_the_grammar_is_read_leniently(kb):
+    read = parse_plan_text("1. mine 3 logs.\n2) craft 9 planks\nthen relax\ncraft 2 stick\ndone\nmine 9 dirt", kb)
+    assert [str(s) for s in read.steps] == ["mine 3 logs", "craft 9 planks", "craft 2 stick"]
+    assert read.ended and len(read.unreadable) == 1
+
+
+def test_cot_writes_steps_and_inventories_and_the_trace_compares_them(kb):
+    reply = ("mine 3 logs; inventory: 3 logs\ncraft 9 planks; inventory: 12 planks\n"
+             "craft 2 stick; inventory: 4 stick, 9 planks\ndone")
+    graph = graph_for(kb)
+    backend = ScriptedLLM([reply])
+    planner = CotPlanner(kb, backend, graph=graph, symbolic=symbolic_planner(kb, graph=graph))
+    result = planner.plan(Goal(item="stick", count=2))
+    assert [str(s) for s in result.plan.steps] == ["mine 3 logs", "craft 9 planks", "craft 2 stick"]
+    assert result.trace.written == ["3 logs", "12 planks", "4 stick, 9 planks"]
+    assert result.trace.actual[2] == "10 planks, 4 stick" and result.trace.agreeing == 2  # 9: the model's slip
+    assert "; inventory: " in backend.calls[0].grammar and result.validation.valid
+    assert split_line("craft 2 stick; inventory: 4 stick") == ("craft 2 stick", "4 stick")
