@@ -1,0 +1,127 @@
+"""``barsym plan|eval --planner deps|cot``: bad options, a model that never helps, one that never answers.
+
+No model is loaded: bad options fail before any backend is made, and the
+"models" are stub OpenAI servers on 127.0.0.1. Every case is one clear line
+(exit 2) or a recorded failure (exit 1): never a traceback, never a hang.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from barsym.cli import main
+from loopback import JsonHandler, Loopback
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line(err: str) -> bool:
+    return err.count("\n") == 1 and "Traceback" not in err
+
+
+class Server:
+    """Answers every chat request with ``text``, or holds it for 10 s when ``hang``."""
+
+    def __init__(self, text: str, hang: bool = False):
+        self.release, self.posts = threading.Event(), 0
+        server = self
+
+        class Handler(JsonHandler):
+            def do_GET(self):  # noqa: N802
+                self._send(200, b'{"data": []}')
+
+            def do_POST(self):  # noqa: N802
+                self.read_json()
+                server.posts += 1
+                if hang:
+                    server.release.wait(10)
+                answer = {"choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                          "usage": {"prompt_tokens": 300, "completion_tokens": 5}}
+                self._send(200, json.dumps(answer).encode())
+
+        self.loopback = Loopback(Handler)
+        self.url = self.loopback.url
+
+    def close(self):
+        self.release.set()
+        self.loopback.close()
+
+
+@pytest.fixture
+def server():
+    made = []
+
+    def start(text, hang=False):
+        made.append(Server(text, hang))
+        return made[-1]
+
+    yield start
+    for s in made:
+        s.close()
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--planner", "deps", "--rounds", "-1"], "--rounds must be from 0 to 20"),
+    (["--planner", "deps", "--rounds", "1000000"], "--rounds must be from 0 to 20"),
+    (["--planner", "deps", "--rounds", "five"], "--rounds must be a whole number from 0 to 20"),
+    (["--planner", "deps", "--feedback-world", "nether"], "--feedback-world must be stochastic or deterministic"),
+    (["--planner", "bar", "--feedback-world", "deterministic"], "--feedback-world applies to --planner deps only"),
+    (["--planner", "cot", "--llm-mode", "vocab"], "the cot planner's grammar is always the game's vocabulary"),
+    (["--planner", "deps", "--llm-url", "http://127.0.0.1:9"], "cannot reach the LLM server"),
+])
+@pytest.mark.parametrize("command", ["plan", "eval"])
+def test_bad_settings_are_one_line_exit_2(capsys, tmp_path, argv, words, command):
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps([{"task": "t", "group": "MT1", "object": "stick"}]))
+    head = ["plan", "stick"] if command == "plan" else ["eval", "--dataset", tasks]
+    code, out, err = run(capsys, *head, *argv)
+    assert code == 2 and out == "" and one_line(err) and words in err, err
+
+
+def test_a_model_that_never_answers_usefully_is_a_shown_and_recorded_failure(capsys, server, tmp_path):
+    s = server("I like turtles")
+    code, out, err = run(capsys, "plan", "stick", "--planner", "deps", "--rounds", "2", "--llm-url", s.url,
+                         "--format", "json")
+    assert code == 1 and "Traceback" not in err
+    data = json.loads(out)
+    assert data["verdict"] == "invalid" and data["steps"] == []
+    assert [r["round"] for r in data["trace"]["rounds"]] == [0, 1, 2]
+    assert data["trace"]["stopped"] == "rounds_used" and all(not r["success"] for r in data["trace"]["rounds"])
+    assert data["stats"]["deps"]["success_round"] is None and s.posts == 5  # 3 plans, 2 explanations
+    code, out, err = run(capsys, "plan", "stick", "--planner", "deps", "--rounds", "0", "--llm-url", s.url)
+    assert code == 1 and "no steps: the planner wrote no usable plan" in out and "round 0: 0 steps" in out
+
+
+def test_a_model_that_never_answers_costs_two_timeouts_and_one_line(capsys, server):
+    s = server("mine 1 logs\ndone", hang=True)
+    code, out, err = run(capsys, "plan", "stick", "--planner", "deps", "--llm-url", s.url, "--llm-timeout", "0.5")
+    assert code == 1 and out == "" and one_line(err) and "LLM backend failed" in err, err
+    assert s.posts == 2
+
+
+def test_eval_records_the_failures_per_task_and_goes_on(capsys, server, tmp_path):
+    s = server("craft 1 stick\ndone")
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps([{"task": "a", "group": "MT1", "object": "stick"},
+                                 {"task": "b", "group": "MT1", "object": "planks"}]))
+    report = tmp_path / "report.json"
+    code, out, err = run(capsys, "eval", "--dataset", tasks, "--planner", "cot", "--llm-url", s.url, "--json", report)
+    assert code == 1 and "2 plan(s) cannot be executed" in err and "Traceback" not in err
+    data = json.loads(report.read_text())
+    assert all(t["verdict"] == "invalid" for t in data["tasks"].values())
+    assert data["summary"]["totals"]["llm_calls"] == 2
+
+
+def test_deps_writes_bar_json_lines(capsys, server):
+    s = server("mine 1 logs\ncraft 4 planks\ndone")
+    code, out, err = run(capsys, "plan", "planks", "--planner", "deps", "--llm-url", s.url, "--format", "bar",
+                         "--feedback-world", "deterministic")
+    assert code == 0, err
+    assert [json.loads(line)["obj_name"] for line in out.splitlines()] == ["logs", "planks"]

@@ -1,0 +1,43 @@
+"""DEPS and chain-of-thought with the real embedded SmolLM2-135M: what holds whatever the model answers.
+
+llama.cpp accepts both plan grammars, every reply is read into steps of the
+game's vocabulary, DEPS' trace has one entry per executed plan and an
+explanation between them, and greedy decoding repeats itself. How good the
+plans are is measured by bench/bench_planners.py and bench/bench_deps.py, not
+asserted here. About a minute on 2 cores.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from barsym.llm import LlamaCppBackend, LLMOptions
+from barsym.model import Goal
+from barsym.planner import make_planner
+
+pytestmark = pytest.mark.llm
+
+
+@pytest.fixture(scope="module")
+def backend(gguf_path):
+    with LlamaCppBackend(gguf_path, options=LLMOptions(n_threads=2, n_ctx=2048)) as llm:
+        yield llm
+
+
+def test_deps_runs_its_rounds_with_the_real_model(backend, kb):
+    planner = make_planner("deps", kb, backend=backend, deps_rounds=1, feedback_world="deterministic", log=False)
+    result = planner.plan(Goal(item="wooden_pickaxe"))
+    trace = result.trace
+    assert 1 <= len(trace.rounds) <= 2 and result.stats["llm_calls"] == 2 * len(trace.rounds) - 1
+    assert result.plan.steps == trace.rounds[-1].steps
+    for r in trace.rounds[:-1]:
+        assert r.success or (r.description and r.explanation is not None)
+    assert all(kb.is_known(s.item) for s in result.plan.steps if s.item)
+    again = planner.plan(Goal(item="wooden_pickaxe"))
+    assert again.plan.steps == result.plan.steps  # greedy: the same dialogue, the same plan
+
+
+def test_cot_writes_a_plan_with_inventories_with_the_real_model(backend, kb):
+    result = make_planner("cot", kb, backend=backend, log=False).plan(Goal(item="stick"))
+    assert result.plan.steps and len(result.trace.written) == len(result.plan.steps)
+    assert all(kb.is_known(s.item) for s in result.plan.steps if s.item)
