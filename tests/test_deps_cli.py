@@ -125,3 +125,14 @@ def test_deps_writes_bar_json_lines(capsys, server):
                          "--feedback-world", "deterministic")
     assert code == 0, err
     assert [json.loads(line)["obj_name"] for line in out.splitlines()] == ["logs", "planks"]
+
+
+def test_eval_executes_deps_plans_in_a_world_per_group(capsys, server, tmp_path):
+    s = server("mine 1 logs\ncraft 4 planks\ndone")
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps([{"task": "p", "group": "MT1", "object": "planks"},
+                                 {"task": "s", "group": "MT1", "object": "stone_stairs"}]))
+    code, out, err = run(capsys, "eval", "--dataset", tasks, "--dialect", "deps", "--planner", "deps", "--llm-url",
+                         s.url, "--rounds", "1", "--world", "stochastic", "--runs", "5", "--quiet")
+    assert "execution in the stochastic world (5 runs per plan" in out and "Traceback" not in err
+    assert code == 1 and "1 plan(s) cannot be executed" in err  # the stairs need more than planks

@@ -78,7 +78,8 @@ def render_text(result: PlanResult) -> str:
     width = max((len(str(s)) for s in result.plan.steps), default=0)
     for i, step in enumerate(result.plan.steps):
         serves = ", ".join(result.serves(i))
-        lines.append(f"{i + 1:>3}. {str(step):<{width}}  [{', '.join(result.provenance(i))}] for {serves}")
+        purpose = f" for {serves}" if serves else ""  # forward planners (deps, cot) know only the last step's
+        lines.append(f"{i + 1:>3}. {str(step):<{width}}  [{', '.join(result.provenance(i))}]{purpose}")
     if not result.validation.valid:
         error = result.validation.errors[0]
         where = f"step {error.step}" if error.step else "the end"
