@@ -136,3 +136,4 @@ def test_eval_executes_deps_plans_in_a_world_per_group(capsys, server, tmp_path)
                          s.url, "--rounds", "1", "--world", "stochastic", "--runs", "5", "--quiet")
     assert "execution in the stochastic world (5 runs per plan" in out and "Traceback" not in err
     assert code == 1 and "1 plan(s) cannot be executed" in err  # the stairs need more than planks
+    assert "DEPS: the goal reached in its own feedback episodes at round 0: 1; never: 1 of 2" in out

@@ -43,6 +43,7 @@ def summarize(evaluation: Evaluation) -> dict:
         plan_fallbacks += bool(stats.get("plan_fallback"))
         most_per_goal = max(most_per_goal, stats.get("max_accepted_calls_per_goal", 0) or 0)
     consistency = _consistency(outcomes)
+    deps = _deps(outcomes)
     seconds = [o.seconds for o in outcomes]
     asked = totals["llm_goals"]
     # The rates are over the goals put to the model, and each of those ends accepted first try, after
@@ -72,6 +73,7 @@ def summarize(evaluation: Evaluation) -> dict:
         if totals["llm_calls"] else None,
         "evaluations_per_call": round(totals["evaluations"] / totals["llm_calls"], 1) if totals["llm_calls"] else None,
         **({"consistency": consistency} if consistency else {}),
+        **({"deps": deps} if deps else {}),
         "seconds_per_task": {
             "median": round(statistics.median(seconds), 3) if seconds else 0.0,
             "mean": round(statistics.fmean(seconds), 3) if seconds else 0.0,
@@ -95,6 +97,20 @@ def _consistency(outcomes) -> dict:
     return out
 
 
+def _deps(outcomes) -> dict:
+    """DEPS' loop over the tasks: the round its own episode first reached the goal, rounds run, context cuts."""
+    runs = [o.result.stats["deps"] for o in outcomes if o.result is not None and "deps" in o.result.stats]
+    if not runs:
+        return {}
+    rounds: dict[str, int] = {}
+    for r in runs:
+        key = "never" if r["success_round"] is None else str(r["success_round"])
+        rounds[key] = rounds.get(key, 0) + 1
+    return {"plans": len(runs), "success_round": rounds, "rounds_run": sum(r["rounds"] for r in runs),
+            "trimmed_tasks": sum(r["dropped_rounds"] > 0 for r in runs),
+            "stopped": {s: sum(r["stopped"] == s for r in runs) for s in sorted({r["stopped"] for r in runs})}}
+
+
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f} %"
 
@@ -111,6 +127,12 @@ def format_summary(summary: dict) -> str:
                      f"{c['repaired_to_valid']} repaired to valid; {c['rounds']} rounds, {c['windows']} windows, "
                      f"{c['repaired_steps']} steps repaired, {c['symbolic_fallbacks']} symbolic fallbacks; LLM calls "
                      f"{c['scoring_llm_calls']} scoring, {c['repair_llm_calls']} repair")
+    d = s.get("deps")
+    if d:
+        found = ", ".join(f"round {k}: {n}" for k, n in sorted(d["success_round"].items()) if k != "never")
+        lines.append(f"DEPS: the goal reached in its own feedback episodes at {found or 'no round'}; never: "
+                     f"{d['success_round'].get('never', 0)} of {d['plans']}; {d['rounds_run']} plans executed; "
+                     f"oldest rounds left out of the prompt in {d['trimmed_tasks']} task(s)")
     if not t["llm_goals"] and not t["llm_calls"]:
         lines.append("LLM: not used by this planner")
         return "\n".join(lines)
