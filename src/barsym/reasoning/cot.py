@@ -17,6 +17,7 @@ the simulator's own words.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 
@@ -108,6 +109,18 @@ class CotTrace:
         return out
 
 
+@dataclass(frozen=True)
+class CotSummary:
+    """``stats["cot"]``: steps read, how many of the model's inventories were right, lines not read."""
+
+    steps: int
+    inventory_agreement: int
+    unreadable_lines: int
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
 class CotPlanner:
     plan_fallback = False
 
@@ -164,7 +177,7 @@ class CotPlanner:
             stats.problems.append(problem)
         out = stats.to_dict()
         out.update(llm_mode="vocab", llm_verified=False, seconds=round(time.perf_counter() - started, 6),
-                   cot={"inventory_agreement": trace.agreeing, "steps": len(steps)})
+                   cot=CotSummary(len(steps), trace.agreeing, len(read.unreadable)).to_dict())
         if problem is not None and not steps:
             from ..planner.decomposer import ErrorKind, PlanningError
             raise PlanningError(ErrorKind.DECOMPOSITION, f"the cot planner got no plan: the LLM backend failed "

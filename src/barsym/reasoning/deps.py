@@ -30,9 +30,10 @@ import time
 from dataclasses import dataclass, field
 from enum import Enum
 
+from ..bar_io import step_to_record
 from ..kb import KnowledgeBase
 from ..llm import LLMBackend, LLMError
-from ..model import Goal, Step
+from ..model import Goal, Plan, Step
 from ..planner.decomposer import ErrorKind, PlanningError
 from ..sim import DeterministicWorld, State, StochasticWorld
 from ..sim.execution import describe, play
@@ -72,7 +73,6 @@ class DepsRound:
     dropped_rounds: int = 0  # earlier rounds left out of this round's prompt (context)
 
     def to_dict(self) -> dict:
-        from ..bar_io import step_to_record
         return {"round": self.number, "plan": [step_to_record(s) for s in self.steps], "success": self.success,
                 "ticks": self.ticks, "description": self.description, "explanation": self.explanation,
                 "unreadable_lines": list(self.unreadable), "dropped_rounds": self.dropped_rounds}
@@ -228,7 +228,6 @@ class DepsPlanner:
         return self._result(goal, start, trace, stats, started)
 
     def _execute(self, number: int, steps, goal: Goal, start: State, dropped: int, unreadable) -> DepsRound:
-        from ..model import Plan
         plan = Plan(steps=tuple(steps))
         budget = self.world.default_budget(plan.steps, start)
         episode = play(self.world, plan, derive_seed(self.world_seed, number), goal, start, budget)
