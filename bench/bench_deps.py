@@ -80,6 +80,8 @@ def main() -> int:
         records[task.key] = {"successes_by_round": rates, "rounds": len(trace.rounds) if trace else 0,
                              "success_round": trace.success_round if trace else None,
                              "stopped": trace.stopped.value if trace else "no plan",
+                             "dropped_rounds": max((r.dropped_rounds for r in trace.rounds), default=0)
+                             if trace else 0,
                              "seconds": round(time.perf_counter() - t0, 2),
                              "llm_calls": result.stats.get("llm_calls") if result else 0}
         print(f"[{number}/{len(tasks)}] {task.key}: {records[task.key]}", file=sys.stderr, flush=True)
