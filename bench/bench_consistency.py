@@ -33,7 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from barsym.consistency import ConsistencyConfig  # noqa: E402
-from barsym.consistency.llm_scorer import LLMStepScorer  # noqa: E402
+from barsym.reasoning.step_scorer import LLMStepScorer  # noqa: E402
 from barsym.eval import load_dataset  # noqa: E402
 from barsym.eval.ablation import format_ablation, format_crosscheck, run_ablation  # noqa: E402
 from barsym.kb import load_kb  # noqa: E402

@@ -16,8 +16,8 @@ from barsym.cli import main
 from barsym.llm import ScriptedLLM
 from barsym.model import Goal
 from barsym.planner import PlanContext, SymbolicDecomposer, layer_goal, make_planner
-from barsym.planner.llm_grammar import render_reply
-from barsym.planner.prompts import EXAMPLE_ROOT
+from barsym.reasoning.reply_grammar import render_reply
+from barsym.reasoning.prompts import EXAMPLE_ROOT
 from barsym.reasoning.call_log import SCHEMA_VERSION, CallLog, LogError
 
 SHORT_PICKAXE = "craft 1 stone_pickaxe: 1 cobblestone, 2 stick, 1 crafting_table"

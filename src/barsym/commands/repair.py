@@ -58,7 +58,9 @@ def build(kb, args, rules) -> StateConsistency:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     backend = backend_from(llm) if config.uses_llm else None
-    return StateConsistency(kb, config, rules=rules, backend=backend, temperature=llm["temperature"] or 0.0)
+    from ..reasoning import model_consistency
+
+    return model_consistency(kb, config, rules=rules, backend=backend, temperature=llm["temperature"] or 0.0)
 
 
 def diff_lines(result: RepairResult) -> list[str]:

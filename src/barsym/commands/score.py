@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         rules = rules_from_args(kb, args)
         scorer = None
         if args.scores != "simulator":
-            from ..consistency.llm_scorer import LLMStepScorer
+            from ..reasoning.step_scorer import LLMStepScorer
             llm = model_options(args)
             scorer = LLMStepScorer(backend_from(llm), seed=llm["seed"], temperature=llm["temperature"] or 0.0)
     except UsageError as exc:

@@ -28,9 +28,9 @@ from collections.abc import Sequence
 from ..kb import KnowledgeBase
 from ..llm import LLMBackend, LLMError
 from ..llm.grammar import gbnf_literal
-from .forward import Candidate, WalkState, Window, WindowRepair, walk
-from .llm_scorer import LLMUse, task_text
-from .needs import NeedPlanner
+from ..consistency.forward import Candidate, WalkState, Window, WindowRepair, walk
+from .step_scorer import LLMUse, task_text
+from ..consistency.needs import NeedPlanner
 
 SYSTEM = ("You repair Minecraft plans forward, one step at a time, from the state the agent is really in. "
           "Choose the next step from the options: the one that moves the plan towards the step it must reach. "
