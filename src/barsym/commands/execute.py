@@ -18,7 +18,7 @@ from ..bar_io import PlanFormatError
 from ..sim.execution import Execution, run as run_plan
 from .common import UsageError, fail, kb_from_args
 from .state_options import add_state_arguments, rules_from_args, start_from_args
-from .validate import load_plan_file
+from .plan_files import add_plan_file_arguments, load_plan_file
 from .world_options import add_world_arguments, world_from_args
 
 #: failure lines shown per plan in text output (--json has them all)
@@ -30,7 +30,7 @@ def add_parser(sub) -> None:
                        description="Execute BAR JSON Lines plans in the deterministic or stochastic world and report "
                                    "success rates (95 % Wilson interval), failures by step and code, ticks of "
                                    "successful runs and a typical failure in words.")
-    p.add_argument("files", nargs="+", metavar="FILE", help="plan files in BAR JSON Lines; '-' reads stdin")
+    add_plan_file_arguments(p, goal=False)
     p.add_argument("--json", action="store_true", help="print one JSON array with a record per plan")
     add_world_arguments(p, "--seed")
     add_state_arguments(p)

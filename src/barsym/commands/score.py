@@ -24,7 +24,7 @@ from .common import UsageError, fail, kb_from_args
 from .consistency_options import add_model_arguments, backend_from, model_options
 from .llm_options import _number
 from .state_options import add_state_arguments, rules_from_args, start_from_args
-from .validate import _goal, load_plan_file
+from .plan_files import add_plan_file_arguments, goal_from_args, load_plan_file
 
 SOURCES = ("simulator", "llm", "both")
 
@@ -33,9 +33,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser("score", help="score every step 1-10 (simulator and LLM) and show the anchors",
                        description="BAR's step scores (1: the next steps are likely wrong; 10: they are right) "
                                    "from the simulator's rollout and from the model, and the anchors they pick.")
-    p.add_argument("files", nargs="+", metavar="FILE", help="plan files in BAR JSON Lines; '-' reads stdin")
-    p.add_argument("--goal", metavar="ITEM", help="item the plan must end with (default: the last step's item)")
-    p.add_argument("--goal-count", type=int, metavar="N", help="how many of the --goal item (default 1)")
+    add_plan_file_arguments(p)
     p.add_argument("--scores", choices=SOURCES, default="both",
                    help="which scores: simulator (no model), llm, or both (default)")
     p.add_argument("--t", metavar="T", default="5", help="anchor threshold, 1 to 10 (default 5)")
@@ -55,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         t = _number(args.t, "--t", int, 1, 10)
         k = _number(args.k, "--k", int, 1, 50)
         kb = kb_from_args(args)
-        goal = _goal(kb, args)
+        goal = goal_from_args(kb, args)
         start = start_from_args(kb, args)
         rules = rules_from_args(kb, args)
         scorer = None
