@@ -8,8 +8,9 @@ mean one thing everywhere.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterable, Iterator
 
-from ..bar_io import decode_text, parse_plan, read_plan, shown
+from ..bar_io import PlanFormatError, decode_text, parse_plan, read_plan, shown
 from ..kb import KnowledgeBase, UnknownItemError
 from ..model import MAX_COUNT, Goal, Plan
 from .common import UsageError
@@ -48,3 +49,24 @@ def load_plan_file(path: str) -> Plan:
     if path == "-":
         return parse_plan(decode_text(sys.stdin.buffer.read(), "<stdin>"), "<stdin>")
     return read_plan(path)
+
+
+def each_plan(paths: Iterable[str], unusable: Callable[[str, str], None] | None = None,
+              show_errors: bool = True) -> Iterator[tuple[str, Plan]]:
+    """``(name, plan)`` for every file that reads as a plan, in order (``-`` is ``<stdin>``).
+
+    A file that does not is reported as one ``barsym: error:`` line (unless
+    ``show_errors`` is off, for JSON output) and handed to ``unusable(name,
+    message)``, so the command can count it and keep its place in the output.
+    """
+    for path in paths:
+        name = "<stdin>" if path == "-" else path
+        try:
+            plan = load_plan_file(path)
+        except PlanFormatError as exc:
+            if show_errors:
+                print(f"barsym: error: {exc}", file=sys.stderr)
+            if unusable is not None:
+                unusable(name, str(exc))
+            continue
+        yield name, plan

@@ -21,14 +21,14 @@ import difflib
 import json
 import sys
 
-from ..bar_io import PlanFormatError, format_plan, step_to_record
+from ..bar_io import format_plan, step_to_record
 from ..consistency import CannotRepair, ConsistencyConfig, RepairResult, StateConsistency
 from ..model import Plan
 from .common import UsageError, fail, kb_from_args
 from .consistency_options import (add_consistency_arguments, add_model_arguments, backend_from,
                                   consistency_options, model_options)
 from .state_options import add_state_arguments, rules_from_args, start_from_args
-from .plan_files import add_plan_file_arguments, goal_from_args, load_plan_file
+from .plan_files import add_plan_file_arguments, each_plan, goal_from_args
 
 REPAIR_DEFAULTS = {"anchors": "step-scoring", "scores": "simulator", "repairer": "symbolic"}
 
@@ -122,15 +122,8 @@ def run(args: argparse.Namespace) -> int:
         engine = build(kb, args, rules)
     except UsageError as exc:
         return fail(str(exc))
-    records, unusable, unrepaired = [], 0, 0
-    for path in args.files:
-        shown_path = "<stdin>" if path == "-" else path
-        try:
-            plan = load_plan_file(path)
-        except PlanFormatError as exc:
-            unusable += 1
-            print(f"barsym: error: {exc}", file=sys.stderr)
-            continue
+    records, unusable, unrepaired = [], [], 0
+    for shown_path, plan in each_plan(args.files, lambda name, _: unusable.append(name)):
         try:
             result = engine.repair(plan, goal=goal, start=start)
         except CannotRepair as exc:

@@ -16,7 +16,6 @@ import argparse
 import json
 import sys
 
-from ..bar_io import PlanFormatError
 from ..consistency import AnchorPair, combine, merge, simulator_scores, step_scoring
 from ..consistency.crosscheck import CrossCheck
 from ..validate import Validator
@@ -24,7 +23,7 @@ from .common import UsageError, fail, kb_from_args
 from .consistency_options import add_model_arguments, backend_from, model_options
 from .llm_options import _number
 from .state_options import add_state_arguments, rules_from_args, start_from_args
-from .plan_files import add_plan_file_arguments, goal_from_args, load_plan_file
+from .plan_files import add_plan_file_arguments, each_plan, goal_from_args
 
 SOURCES = ("simulator", "llm", "both")
 
@@ -65,14 +64,8 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(exc))
     validator = Validator(kb, rules)
     check = CrossCheck(t=t)
-    records, unusable = [], 0
-    for path in args.files:
-        try:
-            plan = load_plan_file(path)
-        except PlanFormatError as exc:
-            unusable += 1
-            print(f"barsym: error: {exc}", file=sys.stderr)
-            continue
+    records, unusable = [], []
+    for path, plan in each_plan(args.files, lambda name, _: unusable.append(name)):
         plan_goal = goal or plan.default_goal()
         validation = validator.validate(plan, goal=plan_goal, start=start)
         sim = simulator_scores(validator, validation, k)

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
-from ..bar_io import PlanFormatError
 from ..model import Plan
 from ..validate import ValidationResult, Validator, Verdict
 from .common import UsageError, fail, kb_from_args
-from .plan_files import add_plan_file_arguments, goal_from_args, load_plan_file
+from .plan_files import add_plan_file_arguments, each_plan, goal_from_args
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
 
@@ -77,17 +75,14 @@ def run(args: argparse.Namespace) -> int:
     validator = Validator(kb, rules)
     records: list[dict] = []
     counts = {Verdict.VALID: 0, Verdict.WASTEFUL: 0, Verdict.INVALID: 0}
-    unusable = 0
-    for path in args.files:
-        try:
-            plan = load_plan_file(path)
-        except PlanFormatError as exc:
-            unusable += 1
-            records.append({"file": path if path != "-" else "<stdin>", "valid": False, "verdict": "unusable input",
-                            "errors": [{"step": None, "code": "bad_input", "message": str(exc)}], "warnings": []})
-            if not args.json:
-                print(f"barsym: error: {exc}", file=sys.stderr)
-            continue
+    unusable: list[str] = []
+
+    def unusable_file(name: str, message: str) -> None:
+        unusable.append(name)
+        records.append({"file": name, "valid": False, "verdict": "unusable input",
+                        "errors": [{"step": None, "code": "bad_input", "message": message}], "warnings": []})
+
+    for _, plan in each_plan(args.files, unusable_file, show_errors=not args.json):
         result = validator.validate(plan, goal=goal, start=start)
         counts[result.verdict] += 1
         records.append(result.to_dict())
@@ -97,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(records, indent=2))
     else:
         total = len(args.files)
-        extra = f", {unusable} unusable" if unusable else ""
+        extra = f", {len(unusable)} unusable" if unusable else ""
         print(f"summary: {total} plan(s): {counts[Verdict.VALID]} valid, {counts[Verdict.WASTEFUL]} valid with waste, "
               f"{counts[Verdict.INVALID]} invalid{extra}")
     if unusable:
