@@ -78,7 +78,7 @@ def main() -> int:
     tasks = load_dataset(args.dataset, kb)[: args.limit]
     rows = []
     if any(n in LLM_PLANNERS for n in args.planners.split(",")):  # load the model before any timing
-        from barsym.planner.llm_planner import shared_backend
+        from barsym.reasoning.llm_planners import shared_backend
         shared_backend(threads=args.threads)
     for name in args.planners.split(","):
         options = {"threads": args.threads, "log": False}

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
-from ..bar_io import PlanFormatError
 from ..sim.execution import Execution, run as run_plan
 from .common import UsageError, fail, kb_from_args
 from .state_options import add_state_arguments, rules_from_args, start_from_args
-from .validate import load_plan_file
+from .plan_files import add_plan_file_arguments, each_plan
 from .world_options import add_world_arguments, world_from_args
 
 #: failure lines shown per plan in text output (--json has them all)
@@ -30,7 +28,7 @@ def add_parser(sub) -> None:
                        description="Execute BAR JSON Lines plans in the deterministic or stochastic world and report "
                                    "success rates (95 % Wilson interval), failures by step and code, ticks of "
                                    "successful runs and a typical failure in words.")
-    p.add_argument("files", nargs="+", metavar="FILE", help="plan files in BAR JSON Lines; '-' reads stdin")
+    add_plan_file_arguments(p, goal=False)
     p.add_argument("--json", action="store_true", help="print one JSON array with a record per plan")
     add_world_arguments(p, "--seed")
     add_state_arguments(p)
@@ -75,17 +73,14 @@ def run(args: argparse.Namespace) -> int:
     except UsageError as exc:
         return fail(str(exc))
     records: list[dict] = []
-    unusable = runs = successes = 0
-    for path in args.files:
-        try:
-            plan = load_plan_file(path)
-        except PlanFormatError as exc:
-            unusable += 1
-            records.append({"file": path if path != "-" else "<stdin>", "world": options.world.name,
-                            "error": str(exc)})
-            if not args.json:
-                print(f"barsym: error: {exc}", file=sys.stderr)
-            continue
+    unusable: list[str] = []
+    runs = successes = 0
+
+    def unusable_file(name: str, message: str) -> None:
+        unusable.append(name)
+        records.append({"file": name, "world": options.world.name, "error": message})
+
+    for _, plan in each_plan(args.files, unusable_file, show_errors=not args.json):
         execution = run_plan(plan, options.world, options.runs, options.seed, start=start, budget=options.budget)
         runs += execution.runs
         successes += execution.successes
@@ -96,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(records, indent=2))
     else:
         total = len(args.files)
-        extra = f", {unusable} unusable" if unusable else ""
+        extra = f", {len(unusable)} unusable" if unusable else ""
         rate = f" ({100 * successes / runs:.1f} %)" if runs else ""
         print(f"summary: {total} plan(s){extra}, {runs:,} runs in the {options.world.name} world "
               f"(seed {options.seed}): {successes:,} succeeded{rate}")

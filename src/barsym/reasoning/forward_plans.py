@@ -201,12 +201,12 @@ class ContextBudget:
 def backend_from_options(options: dict):
     """The model the options name (``backend``, or the process's shared one for ``model``/``llm_url``).
 
-    The one place these planners reach the BAR planner's module, which owns
+    The one place these planners reach the BAR planners' module, which owns
     the shared backends (one model per process).
     """
     backend = options.get("backend")
     if backend is not None:
         return backend
-    from ..planner.llm_planner import shared_backend
+    from .llm_planners import shared_backend
     return shared_backend(options.get("model"), options.get("llm_url"), options.get("threads"),
                           options.get("timeout", 30.0), options.get("progress"))
