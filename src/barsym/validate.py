@@ -11,6 +11,8 @@ error code, what was missing and the state before it, the first one foremost.
 from __future__ import annotations
 
 import dataclasses
+import sys
+import types
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -251,3 +253,20 @@ class Validator:
                 found.append(Finding(index, "redundant_step", f"no later step needs the {what} layer this "
                                                               f"{'dig down' if what == 'deeper' else 'climb up'} reaches"))
         return found
+
+
+class _CallableModule(types.ModuleType):
+    """``barsym.validate(steps, ...)`` is the public API's function, and ``barsym.validate`` is also this module.
+
+    Whichever of the two a program meets first (the submodule, once imported, is an
+    attribute of the package), calling it validates a plan: the module forwards calls
+    to :func:`barsym.api.validate`.
+    """
+
+    def __call__(self, *args, **kwargs):
+        from .api import validate
+
+        return validate(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
