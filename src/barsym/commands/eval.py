@@ -23,8 +23,8 @@ from ..eval import DatasetError, format_details, format_table, load_dataset
 from ..eval import plancraft
 from ..eval.execution_report import format_execution, group_executions
 from ..eval.llm_report import format_summary, summarize
-from ..eval.runfile import RunFileError
-from ..eval.scale import run_evaluation, select_tasks
+from ..eval.runfile import RunFileError, check_resumable
+from ..eval.scale import run_evaluation, run_header, select_tasks
 from ..eval.spec import RunSpec, WorldSpec
 from ..eval.workers import Executor, ExecutorError
 from ..planner import DEFAULT_PLANNER, planner_names
@@ -97,10 +97,12 @@ def run(args: argparse.Namespace) -> int:
         world = (WorldSpec(execution.world.name, execution.runs, execution.seed, execution.budget)
                  if execution is not None else None)
         spec = RunSpec(name, options, rules.name, getattr(args, "mc_version", "1.16.5"), world)
+        if args.run_file is not None:  # a file that cannot be resumed is refused before the model loads
+            check_resumable(args.run_file, run_header(spec, str(args.dataset), args.dialect, len(tasks)))
         command = " ".join(["barsym", *getattr(args, "argv", [])]) or "barsym"
         # built here in every case: a model or server that cannot be used is exit 2 before any task runs
         planner = make_from_options(name, kb, options, progress, rules, command)
-    except (UsageError, DatasetError) as exc:
+    except (UsageError, DatasetError, RunFileError) as exc:
         progress.close()
         return fail(str(exc))
 

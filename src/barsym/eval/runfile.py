@@ -64,6 +64,21 @@ def read_run(path: Path) -> tuple[dict, list[dict], int]:
     return header, records, complete
 
 
+def check_resumable(path: Path, header: dict) -> None:
+    """Before any work: ``path`` can be a run file for a run with ``header`` (RunFileError says why not)."""
+    path = Path(path)
+    if path.is_dir():
+        raise RunFileError(f"--run {path} is a folder; give the name of a file")
+    if not path.parent.is_dir():
+        raise RunFileError(f"--run {path}: the folder {path.parent} does not exist")
+    if not path.is_file() or b"\n" not in path.read_bytes():
+        return
+    old, _, _ = read_run(path)
+    if _comparable(old) != _comparable(header):
+        raise RunFileError(f"--run {path} holds a run of {old.get('planner')!r} with other settings "
+                           f"({_difference(old, header)}); use another --run file to start a new run")
+
+
 class RunFile:
     """An open run file: the records already there, and :meth:`append` for each new one."""
 
