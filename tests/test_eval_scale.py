@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -253,3 +254,12 @@ def test_ray_executor_gives_the_serial_results(kb, tasks):
             assert format_table(serial.evaluation) == format_table(remote.evaluation)
     finally:
         ray.shutdown()
+
+
+def test_pool_workers_report_their_goals(kb, tasks):
+    seen: list[tuple[str, str]] = []
+    spec = RunSpec("bar", backend=FAKE)
+    chosen = tasks[:4]
+    run_evaluation(spec, chosen, kb, name="bar", workers=2, on_goal=lambda key, text: seen.append((key, text)))
+    assert {key for key, _ in seen} <= {t.key for t in chosen} and len({key for key, _ in seen}) >= 2
+    assert any(re.match(r"goal \d+( of about \d+)?: ", text) for _, text in seen)

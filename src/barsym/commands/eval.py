@@ -113,7 +113,9 @@ def run(args: argparse.Namespace) -> int:
         outcome = run_evaluation(spec, tasks, kb, name=name, dataset=str(args.dataset), dialect=args.dialect,
                                  executor=args.executor, workers=workers, ray_address=args.ray_address,
                                  run_path=args.run_file, planner=None if parallel else planner, on_start=started,
-                                 on_record=progress.finished)
+                                 on_record=progress.finished,
+                                 on_task=progress.task_started if progress.enabled else None,
+                                 on_goal=progress.goal if progress.enabled else None)
     except (RunFileError, ExecutorError, DatasetError) as exc:
         progress.close()
         return fail(str(exc))

@@ -16,9 +16,14 @@ so the same object receives the planner's events.
 from __future__ import annotations
 
 import sys
+import time
 from typing import TextIO
 
+from ..eval.workers import event_text
 from .common import escape_controls, raw_stream
+
+
+POSTFIX = 64  # characters of "what is happening now" after the bar
 
 
 class EvalProgress:
@@ -27,17 +32,23 @@ class EvalProgress:
         self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
         self._bar = None
         self._status = ""  # shown before the bar exists (loading the model)
+        self._task = ""
+        self._drawn = 0.0
 
     # -- the planner's events (in-process runs) --------------------------------------------------
     def __call__(self, event) -> None:
-        if not self.enabled:
-            return
-        if event.phase in ("loading", "priming"):
-            text = f"{event.text} ..."
-        else:
-            of = f" of about {event.estimate}" if event.estimate else ""
-            text = f"goal {event.number}{of}: {event.text}"
-        self._show(text)
+        if self.enabled:
+            where = f"{self._task}: " if self._task else ""
+            self._show(where + event_text(event))
+
+    def task_started(self, key: str) -> None:
+        """An in-process run starts ``key`` (its planner's goal events follow)."""
+        self._task = key
+
+    def goal(self, key: str, text: str) -> None:
+        """What a worker is doing (pool runs): its task and goal."""
+        if self.enabled:
+            self._show(f"{key}: {text}")
 
     # -- the run's tasks ------------------------------------------------------------------------
     def start(self, total: int, done: int) -> None:
@@ -51,13 +62,10 @@ class EvalProgress:
                          "[{elapsed}<{remaining}, {rate_fmt}] {postfix}")
         self._bar.set_description("eval", refresh=False)
 
-    def task_started(self, key: str) -> None:
-        self._show(escape_controls(key))
-
     def finished(self, record: dict) -> None:
         if self._bar is not None:
             self._bar.update(1)
-            self._bar.set_postfix_str(f"done {escape_controls(record.get('key', ''))}"[:60])
+            self._bar.set_postfix_str(escape_controls(f"done {record.get('key', '')}")[:POSTFIX].ljust(POSTFIX))
 
     def close(self) -> None:
         if self._bar is not None:
@@ -68,9 +76,13 @@ class EvalProgress:
     clear = close
 
     def _show(self, text: str) -> None:
-        text = escape_controls(text)[:70]
+        text = escape_controls(text)[:POSTFIX]
         if self._bar is not None:
-            self._bar.set_postfix_str(text)
+            now = time.monotonic()
+            fresh = now - self._drawn >= 0.1  # at most ten redraws a second, however fast goals go
+            self._bar.set_postfix_str(text.ljust(POSTFIX), refresh=fresh)  # padded: the bar keeps its width
+            if fresh:
+                self._drawn = now
         elif self.enabled:
             self.stream.write("\r\033[K" + text)
             self.stream.flush()

@@ -74,7 +74,9 @@ def run_evaluation(spec: RunSpec, tasks: Sequence[Task], kb: KnowledgeBase, *, n
                    dialect: str | None = None, executor: Executor | str = Executor.LOCAL, workers: int = 1,
                    ray_address: str | None = None, run_path: Path | None = None, planner=None,
                    on_start: Callable[[int, int], None] | None = None,
-                   on_record: Callable[[dict], None] | None = None) -> EvaluationRun:
+                   on_record: Callable[[dict], None] | None = None,
+                   on_task: Callable[[str], None] | None = None,
+                   on_goal: Callable[[str, str], None] | None = None) -> EvaluationRun:
     """Run every task not already in ``run_path`` and return the whole evaluation, in task order."""
     keys = [t.key for t in tasks]
     if len(set(keys)) != len(keys):
@@ -89,7 +91,7 @@ def run_evaluation(spec: RunSpec, tasks: Sequence[Task], kb: KnowledgeBase, *, n
         if on_start is not None:
             on_start(len(tasks), resumed)
         for record in iter_records(spec, pending, executor=executor, workers=workers, ray_address=ray_address,
-                                   planner=planner):
+                                   planner=planner, on_task=on_task, on_goal=on_goal):
             if run_file is not None:
                 run_file.append(record)
             records[record["key"]] = record

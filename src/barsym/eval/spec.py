@@ -153,11 +153,11 @@ def build_planner(spec: RunSpec, progress=None, command: str = ""):
                         command=command or f"barsym eval --planner {spec.planner}", **options)
 
 
-def planner_for(spec: RunSpec):
+def planner_for(spec: RunSpec, progress=None):
     """The spec's planner, built once per worker process and kept for its next tasks."""
     planner = _Process.planners.get(spec.key)
     if planner is None:
-        planner = _Process.planners[spec.key] = build_planner(spec)
+        planner = _Process.planners[spec.key] = build_planner(spec, progress)
     return planner
 
 

@@ -16,9 +16,10 @@ stops them, so an interrupt is one line, not one traceback per worker.
 from __future__ import annotations
 
 import multiprocessing
-import os
+import queue
 import signal
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from enum import Enum
@@ -37,33 +38,87 @@ class ExecutorError(RuntimeError):
     """The executor cannot be used (Ray not installed, no cluster at the address)."""
 
 
+def event_text(event) -> str:
+    """A planner's progress event in words: ``loading the model ...``, ``goal 4 of about 18: 1 stone pickaxe``."""
+    if event.phase in ("loading", "priming"):
+        return f"{event.text} ..."
+    of = f" of about {event.estimate}" if event.estimate else ""
+    return f"goal {event.number}{of}: {event.text}"
+
+
+def task_key(task: dict) -> str:
+    return f"{task['group']}/{task['name']}"
+
+
 def iter_records(spec: RunSpec, tasks: Sequence[dict], *, executor: Executor | str = Executor.LOCAL,
-                 workers: int = 1, ray_address: str | None = None, planner=None) -> Iterator[dict]:
-    """One record per task, as each finishes. ``planner``: the in-process planner of a serial run."""
+                 workers: int = 1, ray_address: str | None = None, planner=None,
+                 on_task: Callable[[str], None] | None = None,
+                 on_goal: Callable[[str, str], None] | None = None) -> Iterator[dict]:
+    """One record per task, as each finishes. ``planner``: the in-process planner of a serial run.
+
+    ``on_task(key)``: a serial run is starting a task (its planner reports goals itself);
+    ``on_goal(key, text)``: what a pool worker's planner is doing (``goal 3 of about 12: ...``).
+    """
     executor = Executor(executor)
     if executor is Executor.RAY:
         yield from _ray(spec, tasks, workers, ray_address)
     elif workers <= 1:
         for data in tasks:
+            if on_task is not None:
+                on_task(task_key(data))
             yield run_task(spec, data, planner)
     else:
-        yield from _pool(spec, tasks, workers)
+        yield from _pool(spec, tasks, workers, on_goal)
 
 
-def _worker_start(spec_data: dict) -> None:
+class _Worker:
+    """A pool worker's state: where its planner's progress events go, and the task it is on."""
+
+    events = None  # a multiprocessing queue to the parent, or None
+    key = ""
+
+    def __call__(self, event) -> None:
+        if _Worker.events is not None:
+            try:
+                _Worker.events.put_nowait((_Worker.key, event_text(event)))
+            except Exception:  # a full queue: the bar misses one update, the run goes on
+                pass
+
+    enabled = True  # the LLM planners count goals for the progress line only when it is drawn
+
+
+def _worker_start(spec_data: dict, events=None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    os.environ.setdefault("BARSYM_WORKER", str(os.getpid()))
+    _Worker.events = events
 
 
 def _in_worker(spec_data: dict, task: dict) -> dict:
-    return run_task(RunSpec.from_dict(spec_data), task)
+    spec = RunSpec.from_dict(spec_data)
+    _Worker.key = task_key(task)
+    planner = planner_for(spec, progress=_Worker() if _Worker.events is not None else None)
+    return run_task(spec, task, planner)
 
 
-def _pool(spec: RunSpec, tasks: Sequence[dict], workers: int) -> Iterator[dict]:
+def _forward(events, on_goal, stop: threading.Event) -> None:
+    while not stop.is_set():
+        try:
+            key, text = events.get(timeout=0.2)
+        except queue.Empty:
+            continue
+        except (EOFError, OSError):
+            return
+        on_goal(key, text)
+
+
+def _pool(spec: RunSpec, tasks: Sequence[dict], workers: int, on_goal=None) -> Iterator[dict]:
     context = multiprocessing.get_context("spawn")
     spec_data = spec.to_dict()
+    events = context.Queue(1000) if on_goal is not None else None
+    stop = threading.Event()
+    if events is not None:
+        threading.Thread(target=_forward, args=(events, on_goal, stop), daemon=True).start()
     pool = ProcessPoolExecutor(max_workers=min(workers, max(1, len(tasks))), mp_context=context,
-                               initializer=_worker_start, initargs=(spec_data,))
+                               initializer=_worker_start, initargs=(spec_data, events))
     try:
         # at most two tasks queued per worker: a resumed run loses little, and finishing order stays close
         queue = list(tasks)
@@ -80,6 +135,7 @@ def _pool(spec: RunSpec, tasks: Sequence[dict], workers: int) -> Iterator[dict]:
                                         "finished are kept; run again to go on") from None
                 yield record
     finally:
+        stop.set()
         processes = list((getattr(pool, "_processes", None) or {}).values())
         pool.shutdown(wait=False, cancel_futures=True)
         for process in processes:  # a running task is not waited for
