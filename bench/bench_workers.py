@@ -10,6 +10,7 @@ times and their ratio. One run, as measured; the machine's load is not
 controlled, so run it under ``flock /tmp/barsym-bench.lock`` on a shared box.
 
     python bench/bench_workers.py [--planner bar] [--workers 2] [--dataset PATH] [--out DIR] [--limit N]
+                                  [--world stochastic]
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ def main() -> int:
     p.add_argument("--dataset", type=Path, default=DATASET)
     p.add_argument("--limit", type=int)
     p.add_argument("--out", type=Path, default=Path("bench-workers"))
+    p.add_argument("--world", help="also execute every plan in this world (both runs; --runs 50)")
     args = p.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     serial, parallel = args.out / f"{args.planner}-serial.jsonl", args.out / f"{args.planner}-workers.jsonl"
@@ -65,6 +67,8 @@ def main() -> int:
     common = ["eval", "--dataset", str(args.dataset), "--planner", args.planner, "--quiet"]
     if args.limit:
         common += ["--limit", str(args.limit)]
+    if args.world:
+        common += ["--world", args.world, "--runs", "50"]
     print(f"{os.cpu_count()} cores; planner {args.planner}; {args.dataset}")
     t_serial = run(common + ["--run", str(serial)])
     print(f"serial:            {t_serial:8.1f} s")
