@@ -146,3 +146,24 @@ def test_report_in_headless_chromium(capsys, run_files, tmp_path):
     # the screenshot shows the charts: bars in each planner's colour
     for colour in PALETTE[:3]:
         assert colour_count(shot, colour) > 2000, colour
+
+
+def test_deps_rounds_and_step_score_agreement_where_the_records_have_them(tmp_path):
+    from barsym.eval.html_report import Run, render
+
+    def record(key, stats):
+        return {"kind": "task", "key": key, "group": key.split("/")[0], "planned": True, "verdict": "valid",
+                "seconds": 0.5, "stats": stats}
+
+    deps = Run("deps", tmp_path / "deps.jsonl", {"planner": "deps", "spec": {}},
+               [record("stone/a", {"deps": {"rounds": 1, "success_round": 1}}),
+                record("iron/b", {"deps": {"rounds": 3, "success_round": 3}}),
+                record("iron/c", {"deps": {"rounds": 3, "success_round": None}})])
+    sc = Run("bar-sc", tmp_path / "sc.jsonl", {"planner": "bar-sc", "spec": {}},
+             [record("stone/a", {"consistency": {"valid_before": False, "valid_after": True, "repaired_steps": 2,
+                                                 "step_scores": {"simulator": [10, 4, 10, 10],
+                                                                 "llm": [10, 9, 10, 3]}}})])
+    html = render([deps, sc])
+    assert "DEPS rounds" in html and "Success within N rounds (DEPS), %" in html
+    assert "<td>deps</td><td>3</td><td>2.33</td><td>3</td><td>66.7 %</td>" in html
+    assert "50.0 % of 4 steps" in html and "<td>bar-sc</td><td>1</td><td>1</td><td>1</td><td>2</td>" in html

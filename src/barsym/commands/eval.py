@@ -8,6 +8,13 @@ whose plan differs from the expert plan with the validator's view of both.
 Exit status: 0 every task got an executable plan (or has a clear unreachable
 reason), 1 some task could not be planned or its plan cannot run (``llm-only``),
 2 unusable input (including a model or server that cannot be used).
+
+At scale (``--tasks/--groups/--limit``, ``--workers N``, ``--executor ray``,
+``--run FILE.jsonl``) the command only gathers the options into a plain-data
+:class:`~barsym.eval.spec.RunSpec`; :func:`~barsym.eval.scale.run_evaluation`
+does the rest the same way for every executor, so what is printed does not
+depend on where tasks ran. The planner is built here in every case, so a
+model or server that cannot be used is exit 2 before any task starts.
 """
 
 from __future__ import annotations

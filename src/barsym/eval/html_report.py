@@ -169,25 +169,24 @@ def _world_section(runs: list[Run]) -> str:
 
 
 def _deps_section(runs: list[Run]) -> str:
-    """DEPS's explain-and-replan rounds, from records whose stats carry ``rounds``."""
+    """DEPS's explain-and-replan rounds, from ``stats["deps"]`` (rounds run, the round that succeeded)."""
     rows, series = [], []
     for run in runs:
-        rounds = [r["stats"]["rounds"] for r in run.records if isinstance((r.get("stats") or {}).get("rounds"), int)]
-        if not rounds:
+        deps = [r["stats"]["deps"] for r in run.records if isinstance((r.get("stats") or {}).get("deps"), dict)]
+        if not deps:
             continue
-        ok = [r["stats"]["rounds"] for r in run.records
-              if isinstance((r.get("stats") or {}).get("rounds"), int) and r.get("verdict") != INVALID]
-        top = max(rounds)
-        by_round = [100.0 * sum(1 for n in ok if n <= k) / len(rounds) for k in range(1, top + 1)]
-        rows.append([run.label, str(len(rounds)), f"{statistics.fmean(rounds):.2f}", str(top),
-                     _pct(by_round[-1])])
+        top = max(int(d.get("rounds") or 0) for d in deps) or 1
+        won = [d.get("success_round") for d in deps if isinstance(d.get("success_round"), int)]
+        by_round = [100.0 * sum(1 for n in won if n <= k) / len(deps) for k in range(1, top + 1)]
+        rows.append([run.label, str(len(deps)), f"{statistics.fmean(int(d.get('rounds') or 0) for d in deps):.2f}",
+                     str(top), _pct(by_round[-1])])
         series.append((run.label, by_round))
     if not rows:
         return ""
     top = max(len(v) for _, v in series)
-    chart = bar_chart("Executable plans within N rounds, %", [str(k) for k in range(1, top + 1)],
+    chart = bar_chart("Success within N rounds (DEPS), %", [str(k) for k in range(1, top + 1)],
                       [Series(label, v + [v[-1]] * (top - len(v))) for label, v in series], y_max=100.0)
-    return _section("DEPS rounds", _table(["planner", "tasks", "mean rounds", "most", "executable"], rows), chart)
+    return _section("DEPS rounds", _table(["planner", "tasks", "mean rounds", "most", "succeeded"], rows), chart)
 
 
 def _agreement_section(runs: list[Run]) -> str:
@@ -198,16 +197,19 @@ def _agreement_section(runs: list[Run]) -> str:
         stats = [s for s in stats if isinstance(s, dict)]
         if not stats:
             continue
-        agree = [s["agreement"] for s in stats if isinstance(s.get("agreement"), (int, float))]
+        pairs = [(a, b) for s in stats for a, b in zip((s.get("step_scores") or {}).get("simulator", []),
+                                                        (s.get("step_scores") or {}).get("llm", []))
+                 if b is not None]
+        agree = [a == b for a, b in pairs]
         rows.append([run.label, str(len(stats)), str(sum(not s.get("valid_before", True) for s in stats)),
                      str(sum(not s.get("valid_before", True) and s.get("valid_after") for s in stats)),
                      str(sum(s.get("repaired_steps", 0) for s in stats)),
                      str(sum(s.get("scoring_llm_calls", 0) for s in stats)),
-                     f"{100 * statistics.fmean(agree):.1f} %" if agree else "not recorded"])
+                     f"{100 * statistics.fmean(agree):.1f} % of {len(agree)} steps" if agree else "not recorded"])
     if not rows:
         return ""
     head = ["planner", "plans", "invalid before", "repaired to valid", "steps repaired", "scoring LLM calls",
-            "step-score agreement (simulator vs LLM)"]
+            "step scores the simulator and the LLM agree on"]
     return _section("State consistency and step-score agreement", _table(head, rows))
 
 
