@@ -263,3 +263,10 @@ def test_pool_workers_report_their_goals(kb, tasks):
     run_evaluation(spec, chosen, kb, name="bar", workers=2, on_goal=lambda key, text: seen.append((key, text)))
     assert {key for key, _ in seen} <= {t.key for t in chosen} and len({key for key, _ in seen}) >= 2
     assert any(re.match(r"goal \d+( of about \d+)?: ", text) for _, text in seen)
+
+
+def test_a_ray_address_nothing_answers_at_is_one_line_exit_2(capsys):
+    pytest.importorskip("ray", reason="Ray is optional: pip install 'barsym[ray]'")
+    code, out, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "1",
+                         "--executor", "ray", "--ray-address", "127.0.0.1:1")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "nothing answers there" in err

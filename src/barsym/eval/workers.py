@@ -149,12 +149,36 @@ def _ray_task(spec_data: dict, task: dict) -> dict:
     return run_task(spec, task)
 
 
+def _probe(address: str) -> None:
+    """Something answers at a Ray address (``host:port`` or ``ray://host:port``), or ExecutorError.
+
+    Without this check ``ray.init`` waits for minutes on an address nothing listens at,
+    printing its own retries.
+    """
+    import socket
+
+    client = address.startswith("ray://")
+    rest = address[len("ray://"):] if client else address
+    host, _, port = rest.rpartition(":") if ":" in rest else (rest, "", "")
+    try:
+        number = int(port) if port else (10001 if client else 6379)
+    except ValueError:
+        raise ExecutorError(f"--ray-address {address!r}: expected HOST:PORT or ray://HOST:PORT") from None
+    try:
+        socket.create_connection((host.strip("[]") or "127.0.0.1", number), timeout=5).close()
+    except OSError as exc:
+        raise ExecutorError(f"--ray-address {address}: nothing answers there ({exc.strerror or exc}); "
+                            f"is the Ray head running ('ray start --head')?") from None
+
+
 def _ray(spec: RunSpec, tasks: Sequence[dict], workers: int, address: str | None) -> Iterator[dict]:
     try:
         import ray
     except ImportError:
         raise ExecutorError("--executor ray needs Ray: pip install 'barsym[ray]'") from None
     if not ray.is_initialized():
+        if address and address != "auto":
+            _probe(address)
         try:
             if address:
                 ray.init(address=address, log_to_driver=False, logging_level="ERROR")
