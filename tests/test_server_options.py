@@ -40,6 +40,7 @@ def server(owner: str | None):
     ("llamacpp", "grammar", None),
     ("me", "grammar", None),  # llama-cpp-python's server
     (None, "grammar", None),  # no model list: llama.cpp's form, as before
+    ("", "grammar", None),  # a list naming no owner says nothing either
     ("openai", None, "cannot constrain output"),
     ("acme", "grammar", "is not one barsym knows"),
 ])

@@ -189,6 +189,9 @@ class OpenAIHTTPBackend(LLMBackend):
                 owner = str(models[0].get("owned_by") or "").lower()
         except (OSError, ValueError, http.client.HTTPException):
             return "llama"  # no model list: the llama.cpp servers' form, as before
+        host_only = urllib.parse.urlsplit(self.base_url).hostname or ""
+        if not owner and not host_only.endswith("openai.com"):
+            return "llama"  # a list that names no owner says nothing either
         host = urllib.parse.urlsplit(self.base_url).hostname or ""
         style = next((s for s, owners in SERVER_OWNERS.items() if owner in owners), None)
         if style is None and host.endswith("openai.com"):
@@ -199,7 +202,7 @@ class OpenAIHTTPBackend(LLMBackend):
                           stacklevel=3)
         elif style is None:
             style = "llama"
-            warnings.warn(f"the server at {self.base_url} (models owned by {owner or 'nobody'}) is not one barsym "
+            warnings.warn(f"the server at {self.base_url} (models owned by {owner!r}) is not one barsym "
                           f"knows; the grammar is sent as llama.cpp's 'grammar' field, and if the server ignores "
                           f"it, output is not constrained", RuntimeWarning, stacklevel=3)
         return style
