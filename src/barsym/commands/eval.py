@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
                  if execution is not None else None)
         spec = RunSpec(name, options, rules.name, getattr(args, "mc_version", "1.16.5"), world)
         if args.run_file is not None:  # a file that cannot be resumed is refused before the model loads
-            check_resumable(args.run_file, run_header(spec, str(args.dataset), args.dialect, len(tasks)))
+            check_resumable(args.run_file, run_header(spec, str(args.dataset.resolve()), args.dialect, len(tasks)))
         command = " ".join(["barsym", *getattr(args, "argv", [])]) or "barsym"
         # built here in every case: a model or server that cannot be used is exit 2 before any task runs
         planner = make_from_options(name, kb, options, progress, rules, command)
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         progress.start(total, done)
 
     try:
-        outcome = run_evaluation(spec, tasks, kb, name=name, dataset=str(args.dataset), dialect=args.dialect,
+        outcome = run_evaluation(spec, tasks, kb, name=name, dataset=str(args.dataset.resolve()), dialect=args.dialect,
                                  executor=args.executor, workers=workers, ray_address=args.ray_address,
                                  run_path=args.run_file, planner=None if parallel else planner, on_start=started,
                                  on_record=progress.finished,
