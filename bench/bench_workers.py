@@ -59,9 +59,12 @@ def main() -> int:
     p.add_argument("--limit", type=int)
     p.add_argument("--out", type=Path, default=Path("bench-workers"))
     p.add_argument("--world", help="also execute every plan in this world (both runs; --runs 50)")
+    p.add_argument("--serial-threads", type=int, help="--threads of the serial run (default: all cores)")
+    p.add_argument("--tag", default="", help="suffix of the run files' names")
     args = p.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    serial, parallel = args.out / f"{args.planner}-serial.jsonl", args.out / f"{args.planner}-workers.jsonl"
+    serial = args.out / f"{args.planner}-serial{args.tag}.jsonl"
+    parallel = args.out / f"{args.planner}-workers{args.tag}.jsonl"
     for path in (serial, parallel):
         path.unlink(missing_ok=True)
     common = ["eval", "--dataset", str(args.dataset), "--planner", args.planner, "--quiet"]
@@ -70,10 +73,15 @@ def main() -> int:
     if args.world:
         common += ["--world", args.world, "--runs", "50"]
     print(f"{os.cpu_count()} cores; planner {args.planner}; {args.dataset}")
-    t_serial = run(common + ["--run", str(serial)])
-    print(f"serial:            {t_serial:8.1f} s")
+    threads = ["--threads", str(args.serial_threads)] if args.serial_threads else []
+    load = os.getloadavg()[0]
+    t_serial = run(common + threads + ["--run", str(serial)])
+    print(f"serial{' --threads ' + str(args.serial_threads) if threads else ''}: {t_serial:8.1f} s   "
+          f"(1-min load average {load:.2f} before, {os.getloadavg()[0]:.2f} after)")
+    load = os.getloadavg()[0]
     t_parallel = run(common + ["--workers", str(args.workers), "--run", str(parallel)])
-    print(f"--workers {args.workers}:       {t_parallel:8.1f} s   ({t_parallel / t_serial:.2f}x serial)")
+    print(f"--workers {args.workers}: {t_parallel:8.1f} s   ({t_parallel / t_serial:.2f}x serial; "
+          f"1-min load average {load:.2f} before, {os.getloadavg()[0]:.2f} after)")
     a, b = records(serial), records(parallel)
     differing = [k for k in a if k not in b or decided(a[k]) != decided(b[k])]
     missing = sorted(set(a) ^ set(b))
