@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from barsym.kb import load_kb
-from barsym.validate import Validator
+from barsym.validation import Validator
 from testdata import BAR_DIR, EXPERT_FILES
 
 

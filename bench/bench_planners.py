@@ -31,7 +31,7 @@ from barsym.metrics import score_task  # noqa: E402
 from barsym.model import Plan  # noqa: E402
 from barsym.planner import make_planner  # noqa: E402
 from barsym.planner.registry import LLM_PLANNERS  # noqa: E402
-from barsym.validate import Validator  # noqa: E402
+from barsym.validation import Validator  # noqa: E402
 
 DEFAULT = "symbolic,bar,bar-sc,deps,cot,llm-only"
 

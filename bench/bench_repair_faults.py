@@ -30,7 +30,7 @@ from barsym.reasoning import model_consistency  # noqa: E402
 from barsym.kb import load_kb  # noqa: E402
 from barsym.metrics import as_records, edit_distance  # noqa: E402
 from barsym.model import Plan, StepType  # noqa: E402
-from barsym.validate import Validator  # noqa: E402
+from barsym.validation import Validator  # noqa: E402
 
 
 def faults(plan: Plan, validator: Validator):

@@ -58,7 +58,7 @@ def main() -> int:
 
     from barsym.bar_io import read_plan
     from barsym.kb import load_kb
-    from barsym.validate import Validator
+    from barsym.validation import Validator
 
     files = sorted(args.dataset.glob("*/*.jsonl"))
     if not files:

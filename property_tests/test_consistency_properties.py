@@ -18,7 +18,7 @@ from barsym.consistency import ConsistencyConfig, Provenance, StateConsistency
 from barsym.kb import load_kb
 from barsym.model import Plan, Step, StepType
 from barsym.sim import State
-from barsym.validate import Validator
+from barsym.validation import Validator
 from testdata import EXPERT_FILES
 
 KB = load_kb()

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from barsym.kb import load_kb
 from barsym.model import Goal, Plan, Step, StepType
 from barsym.planner import PlanningError, fuse, fusion_key, make_planner
-from barsym.validate import Validator, Verdict
+from barsym.validation import Validator, Verdict
 
 KB = load_kb()
 PLANNER = make_planner("symbolic", KB)

@@ -9,7 +9,7 @@ from barsym.bar_io import format_plan, parse_plan, read_plan
 from barsym.kb import load_kb
 from barsym.model import MAX_COUNT, Plan, Step, StepType
 from barsym.sim import Failure, Simulator, State
-from barsym.validate import Validator
+from barsym.validation import Validator
 from testdata import EXPERT_FILES
 
 KB = load_kb()

@@ -14,7 +14,7 @@ from barsym.kb import load_kb
 from barsym.model import Goal
 from barsym.planner import PlanningError, make_planner
 from barsym.sim import State
-from barsym.validate import Validator
+from barsym.validation import Validator
 
 KB = load_kb()
 SURVIVAL = make_planner("symbolic", KB)

@@ -373,7 +373,7 @@ def test_load_kb_refuses_them_too():
 def test_unwritable_outputs_are_refused_before_the_work(capsys, tmp_path, monkeypatch, target, words, command):
     tasks = tmp_path / "tasks.json"
     tasks.write_text(json.dumps([{"task": "t", "group": "g", "object": "stick"}]))
-    work = {"eval": "evaluate", "plan": "build_planner", "graph": "CraftGraph"}[command[0]]
+    work = {"eval": "run_evaluation", "plan": "build_planner", "graph": "CraftGraph"}[command[0]]
     module = importlib.import_module(f"barsym.commands.{command[0]}")
     monkeypatch.setattr(module, work, lambda *a, **k: pytest.fail("the work started before the output check"))
     argv = [a.format(tasks=tasks) for a in command] + [target.format(tmp=tmp_path)]

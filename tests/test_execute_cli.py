@@ -97,7 +97,7 @@ def test_eval_adds_execution_per_group(capsys, tmp_path):
     assert code == 0
     table = out[out.index("execution in the stochastic world (10 runs per plan, seed 0)"):].splitlines()
     assert table[1].split()[:5] == ["group", "tasks", "success", "95", "%"]
-    assert [line.split()[0] for line in table[2:8]] == ["stone", "iron", "gold", "diamond", "redstone", "all"]
+    assert [line.split()[0] for line in table[2:8]] == ["stone", "iron", "gold", "redstone", "diamond", "all"]
     data = json.loads(report.read_text())["execution"]
     assert data["world"] == "stochastic" and data["runs"] == 10
     assert data["groups"]["all"]["tasks"] == 53 and data["groups"]["all"]["runs"] == 530

@@ -61,3 +61,13 @@ def test_compact_subgraph_shows_one_way(graph):
     assert full.number_of_nodes() > sub.number_of_nodes()
     dot, mermaid = to_dot(sub, "diamond_pickaxe"), to_mermaid(sub)
     assert dot.count("->") == sub.number_of_edges() and mermaid.count("-->") == sub.number_of_edges()
+
+
+def test_graph_exits_1_for_an_unreachable_item(capsys):
+    from barsym.cli import main
+
+    assert main(["graph", "stick"]) == 0
+    assert "can be obtained" in capsys.readouterr().err
+    assert main(["graph", "beacon"]) == 1
+    out, err = capsys.readouterr()
+    assert out.startswith("digraph") and "nether_star" in err and err.count("\n") == 1

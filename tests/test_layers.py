@@ -17,14 +17,17 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "barsym"
 
 #: top to bottom; a package may import from the layers below its own only
 LAYERS = [
-    ("__init__",),            # the public API
+    ("__init__",),            # the public API, imported lazily
+    ("testing",),             # hypothesis strategies and fakes for users' tests
+    ("env",),                 # the gym-style environment over the execution worlds
+    ("api",),                 # barsym.plan/validate/execute/repair with typed results
     ("cli",),
     ("commands",),
     ("eval",),
     ("reasoning",),           # everything that asks the model
     ("consistency", "memory"),
     ("planner",),             # BAR's loop, the symbolic decomposer, the verifier
-    ("validate", "metrics"),
+    ("validation", "metrics"),
     ("sim", "graph", "graph_export", "bar_io"),
     ("llm", "kb", "model"),
 ]

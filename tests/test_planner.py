@@ -11,7 +11,7 @@ from barsym.eval import evaluate, load_dataset
 from barsym.model import Goal, Step, StepType
 from barsym.planner import (DEFAULT_PLANNER, BackwardPlanner, Decomposition, PlanningError, SymbolicDecomposer, fuse,
                             make_planner, planner_names, register)
-from barsym.validate import Verdict
+from barsym.validation import Verdict
 from testdata import BAR_DIR, DATASETS
 
 DEPS_FILE = DATASETS / "deps_tasks.json"

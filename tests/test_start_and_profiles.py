@@ -13,7 +13,7 @@ from barsym.kb import Rules
 from barsym.model import Goal, Plan, Step, StepType
 from barsym.planner import ErrorKind, PlanningError, make_planner
 from barsym.sim import Code, Simulator, State
-from barsym.validate import Validator
+from barsym.validation import Validator
 from testdata import DATASETS
 
 PLANCRAFT = DATASETS / "plancraft" / "train.json"

@@ -1,3 +1,44 @@
-"""barsym: BAR-style backward planning for Minecraft tech-tree tasks, checked by a crafting graph."""
+"""barsym: BAR-style backward planning for Minecraft tech-tree tasks, checked by a crafting graph.
+
+The public API is reached from here, and loaded only when first used, so that
+``import barsym`` (and the ``barsym`` command's start-up) costs next to nothing:
+
+- ``barsym.plan(item, count=1, planner="bar", start=..., ...)`` -> :class:`barsym.api.Planned`
+- ``barsym.validate(steps, goal=None, ...)`` -> :class:`barsym.validation.ValidationResult`
+- ``barsym.execute(steps, world="stochastic", runs=100, ...)`` -> :class:`barsym.sim.execution.Execution`
+- ``barsym.repair(steps, goal=None, ...)`` -> :class:`barsym.consistency.RepairResult`
+- ``barsym.env``: a gym-style environment over barsym's worlds (``barsym.env.CraftingEnv``)
+- ``barsym.testing``: hypothesis strategies for plans, inventories and goals
+- the plan model: ``Step``, ``StepType``, ``Plan``, ``Goal``; ``PlanningError``; ``Verdict``
+"""
+
+from __future__ import annotations
+
+import importlib
 
 __version__ = "0.1.0"
+
+_LAZY = {
+    "plan": "barsym.api", "validate": "barsym.api", "execute": "barsym.api", "repair": "barsym.api",
+    "Planned": "barsym.api", "knowledge_base": "barsym.api",
+    "Step": "barsym.model", "StepType": "barsym.model", "Plan": "barsym.model", "Goal": "barsym.model",
+    "PlanningError": "barsym.planner", "Verdict": "barsym.validation",
+}
+_SUBMODULES = ("env", "testing")
+
+__all__ = ["__version__", *_LAZY, *_SUBMODULES]
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return importlib.import_module(f"barsym.{name}")
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'barsym' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

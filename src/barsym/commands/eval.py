@@ -8,6 +8,13 @@ whose plan differs from the expert plan with the validator's view of both.
 Exit status: 0 every task got an executable plan (or has a clear unreachable
 reason), 1 some task could not be planned or its plan cannot run (``llm-only``),
 2 unusable input (including a model or server that cannot be used).
+
+At scale (``--tasks/--groups/--limit``, ``--workers N``, ``--executor ray``,
+``--run FILE.jsonl``) the command only gathers the options into a plain-data
+:class:`~barsym.eval.spec.RunSpec`; :func:`~barsym.eval.scale.run_evaluation`
+does the rest the same way for every executor, so what is printed does not
+depend on where tasks ran. The planner is built here in every case, so a
+model or server that cannot be used is exit 2 before any task starts.
 """
 
 from __future__ import annotations
@@ -17,17 +24,26 @@ import json
 import sys
 from pathlib import Path
 
-from ..eval import DatasetError, evaluate, format_details, format_table, load_dataset
+import os
+
+from ..eval import DatasetError, format_details, format_table, load_dataset
 from ..eval import plancraft
-from ..eval.execution_report import execute_evaluation, format_execution, group_executions
+from ..eval.execution_report import format_execution, group_executions
 from ..eval.llm_report import format_summary, summarize
+from ..eval.runfile import RunFileError, check_resumable
+from ..eval.scale import run_evaluation, run_header, select_tasks
+from ..eval.spec import RunSpec, WorldSpec
+from ..eval.workers import Executor, ExecutorError
 from ..planner import DEFAULT_PLANNER, planner_names
-from .common import UsageError, check_writable, fail, kb_from_args
+from .common import UsageError, check_writable, fail, kb_from_args, number_option
 from .consistency_options import add_consistency_arguments
-from .llm_options import TerminalProgress, add_llm_arguments, build_planner
+from .llm_options import add_llm_arguments, make_from_options, planner_options
 from .plan import check_planner
+from .progress_bar import EvalProgress
 from .state_options import rules_from_args
 from .world_options import add_world_arguments, world_from_args
+
+MAX_WORKERS = 256
 
 
 def add_parser(sub) -> None:
@@ -43,6 +59,19 @@ def add_parser(sub) -> None:
     p.add_argument("--quiet", action="store_true", help="print the tables only, not the per-task differences")
     p.add_argument("--rules", metavar="NAME",
                    help="rule profile: survival (default) or crafting (implied by Plancraft's task file)")
+    chosen = p.add_argument_group("which tasks")
+    chosen.add_argument("--tasks", metavar="NAME,...", help="only these tasks (name or group/name)")
+    chosen.add_argument("--groups", metavar="G,...", help="only the tasks of these groups")
+    chosen.add_argument("--limit", metavar="N", help="only the first N of the chosen tasks")
+    where = p.add_argument_group("where tasks run")
+    where.add_argument("--workers", default="1", metavar="N",
+                       help="processes planning at once, each with its own model on cores/N threads (default 1)")
+    where.add_argument("--executor", choices=[e.value for e in Executor], default=Executor.LOCAL.value,
+                       help="local: this machine's processes (default); ray: Ray tasks (pip install 'barsym[ray]')")
+    where.add_argument("--ray-address", metavar="ADDR",
+                       help="a running Ray cluster (default: start a local one with --workers CPUs)")
+    where.add_argument("--run", dest="run_file", type=Path, metavar="FILE.jsonl",
+                       help="keep each finished task in FILE (one JSON line, flushed); run again to skip them")
     add_llm_arguments(p)
     add_world_arguments(p, "--world-seed", default_world=None)
     add_consistency_arguments(p, flag=True)
@@ -50,40 +79,65 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    progress = None
+    progress = EvalProgress()
     try:
         check_writable(args.json, "--json")
         name = check_planner(args.planner)
         kb = kb_from_args(args)
         if args.dialect is not None and args.dialect not in kb.dialects:
             raise UsageError(f"unknown dialect {args.dialect!r}; known: {', '.join(sorted(kb.dialects)) or 'none'}")
+        workers = number_option(args.workers, "--workers", int, 1, MAX_WORKERS)
+        limit = number_option(args.limit, "--limit", int, 1, None)
+        if args.ray_address is not None and args.executor != Executor.RAY.value:
+            raise UsageError("--ray-address needs --executor ray")
         tasks = load_dataset(args.dataset, kb, dialect=args.dialect)
+        tasks = select_tasks(tasks, _names(args.tasks, "--tasks"), _names(args.groups, "--groups"), limit)
         implied = next((t.rules for t in tasks if t.rules), None)  # Plancraft's tasks imply the crafting rules
         rules = rules_from_args(kb, args, default=implied)
         execution = world_from_args(kb, rules, args)
-        progress = TerminalProgress()
-        planner = build_planner(name, kb, args, progress, rules=rules)
-    except (UsageError, DatasetError) as exc:
-        if progress is not None:
-            progress.clear()
+        options = planner_options(name, kb, args, rules)
+        if "api_key" in options:  # never written into a run file; workers inherit it
+            os.environ["OPENAI_API_KEY"] = options.pop("api_key")
+        parallel = workers > 1 or args.executor == Executor.RAY.value
+        if parallel and options and args.threads is None and not options.get("llm_url"):
+            options["threads"] = max(1, (os.cpu_count() or 1) // workers)  # cores shared, not oversubscribed
+        world = (WorldSpec(execution.world.name, execution.runs, execution.seed, execution.budget)
+                 if execution is not None else None)
+        spec = RunSpec(name, options, rules.name, getattr(args, "mc_version", "1.16.5"), world)
+        if args.run_file is not None:  # a file that cannot be resumed is refused before the model loads
+            check_resumable(args.run_file, run_header(spec, str(args.dataset.resolve()), args.dialect, len(tasks)))
+        command = " ".join(["barsym", *getattr(args, "argv", [])]) or "barsym"
+        # built here in every case: a model or server that cannot be used is exit 2 before any task runs
+        planner = make_from_options(name, kb, options, progress, rules, command)
+    except (UsageError, DatasetError, RunFileError) as exc:
+        progress.close()
         return fail(str(exc))
+
+    def started(total: int, done: int) -> None:
+        progress.start(total, done)
+
+    try:
+        outcome = run_evaluation(spec, tasks, kb, name=name, dataset=str(args.dataset.resolve()), dialect=args.dialect,
+                                 executor=args.executor, workers=workers, ray_address=args.ray_address,
+                                 run_path=args.run_file, planner=None if parallel else planner, on_start=started,
+                                 on_record=progress.finished,
+                                 on_task=progress.task_started if progress.enabled else None,
+                                 on_goal=progress.goal if progress.enabled else None)
+    except (RunFileError, ExecutorError, DatasetError) as exc:
+        progress.close()
+        return fail(str(exc))
+    finally:
+        progress.close()
     if any(t.label_possible is not None for t in tasks):
-        return _run_plancraft(args, tasks, planner, kb, name, rules, progress, execution)
-
-    def next_task(done: int, total: int, outcome=None) -> None:
-        if done < total:
-            progress.task(f"task {done + 1}/{total} {tasks[done].key}")
-
-    next_task(0, len(tasks))
-    evaluation = evaluate(tasks, planner, kb, name=name, progress=next_task, rules=rules)
-    progress.clear()
+        return _report_plancraft(args, tasks, outcome, name, rules, execution)
+    evaluation = outcome.evaluation
     summary = summarize(evaluation)
     mode = f" ({args.llm_mode} mode)" if "llm_mode" in _first_stats(evaluation) else ""
     print(f"planner {name}{mode} on {args.dataset} ({len(tasks)} tasks)")
     print(format_table(evaluation))
     print()
     print(format_summary(summary))
-    executed = _print_execution(evaluation, execution)
+    executed = _print_execution(evaluation, execution, outcome.executions)
     details = format_details(evaluation)
     if details and not args.quiet:
         print()
@@ -108,18 +162,25 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed or broken else 0
 
 
-def _print_execution(evaluation, execution) -> dict | None:
+def _names(text: str | None, option: str) -> list[str]:
+    if text is None:
+        return []
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise UsageError(f"{option} needs at least one name")
+    return names
+
+
+def _print_execution(evaluation, execution, tasks) -> dict | None:
     """With ``--world``: every plan (and expert plan) executed, and a table of success rates per group."""
     if execution is None:
         return None
-    tasks = execute_evaluation(evaluation, execution.world, execution.runs, execution.seed, execution.budget)
     rows = group_executions(evaluation, tasks, execution.runs)
     print()
     print(format_execution(rows, execution.world.name, execution.runs, execution.seed))
     return {"world": execution.world.name, "runs": execution.runs, "seed": execution.seed,
             "groups": {row.name: row.to_dict() for row in rows},
-            "tasks": {key: {"planner": t.planner.to_dict() if t.planner else None,
-                            "expert": t.expert.to_dict() if t.expert else None} for key, t in tasks.items()}}
+            "tasks": {key: t.to_dict() for key, t in tasks.items()}}
 
 
 def _with_execution(report: dict, executed: dict | None) -> dict:
@@ -128,18 +189,13 @@ def _with_execution(report: dict, executed: dict | None) -> dict:
     return report
 
 
-def _run_plancraft(args, tasks, planner, kb, name, rules, progress, execution) -> int:
+def _report_plancraft(args, tasks, outcome, name, rules, execution) -> int:
     """Plancraft's tasks: verdicts against the labels, plans replayed from each inventory, lengths."""
-    def next_task(done: int, total: int, outcome=None) -> None:
-        if done < total:
-            progress.task(f"task {done + 1}/{total} {tasks[done].name}")
-
-    evaluation = evaluate(tasks, planner, kb, name=name, progress=next_task, rules=rules)
-    progress.clear()
+    evaluation = outcome.evaluation
     table = plancraft.rows(evaluation, rules)
     print(f"planner {name} on {args.dataset} ({len(tasks)} Plancraft tasks, {rules.name} rules)")
     print(plancraft.format_report(table))
-    executed = _print_execution(evaluation, execution)
+    executed = _print_execution(evaluation, execution, outcome.executions)
     if args.json:
         try:
             args.json.write_text(json.dumps(_with_execution(plancraft.to_dict(table, name), executed), indent=2)

@@ -1,4 +1,9 @@
-"""``barsym graph ITEM [--format dot|mermaid]``: the sub-graph an item depends on."""
+"""``barsym graph ITEM [--format dot|mermaid]``: the sub-graph an item depends on.
+
+Exit status 0 when the overworld can provide the item, 1 when it cannot (the
+graph is still written, with the reason on stderr, as ``plan`` gives one), 2
+for unusable input.
+"""
 
 from __future__ import annotations
 
@@ -43,4 +48,4 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     print(f"{reach.reason}; {sub.number_of_nodes()} nodes, {sub.number_of_edges()} edges", file=sys.stderr)
-    return 0
+    return 0 if reach.reachable else 1  # like plan: the graph is written, and the status says it cannot be had

@@ -13,6 +13,7 @@ import sys
 from typing import TextIO
 
 from ..kb import KnowledgeBase
+from ..eval.spec import server_backend
 from ..planner import make_planner
 from ..reasoning.bar_decomposer import DEFAULT_MODE, MODES, RETRY_TEMPERATURE
 from ..planner.registry import FORWARD_PLANNERS, LLM_PLANNERS
@@ -44,6 +45,10 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--feedback-world", metavar="NAME",
                        help="deps: the world its plans are executed in between rounds, stochastic (default) or "
                             "deterministic (--rounds N sets its replanning rounds, 0 to 20, default 5)")
+    group.add_argument("--api-key", metavar="KEY",
+                       help="bearer token for --llm-url (default: $OPENAI_API_KEY)")
+    group.add_argument("--llm-model", metavar="NAME",
+                       help="model name sent to --llm-url (servers that host several models need it)")
 
 
 #: DEPS' replanning rounds at most from the command line; each costs two calls, and the context holds ~3
@@ -77,11 +82,50 @@ def llm_options(args: argparse.Namespace) -> dict:
         "retry_temperature": _number(args.retry_temperature, "--retry-temperature", float, 0, 5),
         "threads": _number(args.threads, "--threads", int, 1, 512),
         "timeout": _number(args.llm_timeout, "--llm-timeout", float, 0.1, 3600),
+        **_server_options(args),
     }
 
 
-def build_planner(name: str, kb: KnowledgeBase, args: argparse.Namespace, progress=None, rules=None):
-    """``make_planner`` with the command line's options; model and server problems become UsageError."""
+def _server_options(args: argparse.Namespace) -> dict:
+    """``--api-key`` (or ``$OPENAI_API_KEY``) and ``--llm-model``: only for a server, and only when set."""
+    key = getattr(args, "api_key", None)  # $OPENAI_API_KEY is read where the backend is built
+    model = getattr(args, "llm_model", None)
+    out = {}
+    if args.llm_url is None:
+        for option, value in (("--api-key", getattr(args, "api_key", None)), ("--llm-model", model)):
+            if value is not None:
+                raise UsageError(f"{option} is for an OpenAI-compatible server; give --llm-url too")
+        return out
+    if key:
+        out["api_key"] = key
+    if model:
+        out["llm_model"] = model
+    return out
+
+
+#: what the LLM options are when the user leaves them alone (to tell which ones were given)
+_DEFAULTS = {"model": None, "llm_url": None, "llm_mode": DEFAULT_MODE, "max_retries": "2", "seed": "0",
+             "temperature": "0", "retry_temperature": str(RETRY_TEMPERATURE), "threads": None,
+             "llm_timeout": "30", "api_key": None, "llm_model": None}
+
+
+def ignored_options(args: argparse.Namespace) -> list[str]:
+    """The LLM and consistency options given on the command line (for a planner that takes none)."""
+    given = [f"--{name.replace('_', '-')}" for name, default in _DEFAULTS.items()
+             if hasattr(args, name) and getattr(args, name) != default]
+    for name in ("anchors", "scores", "repairer", "t", "k", "rounds"):
+        if getattr(args, name, None) is not None:
+            given.append(f"--{name}")
+    if getattr(args, "no_fallback", False):
+        given.append("--no-fallback")
+    return given
+
+
+def planner_options(name: str, kb: KnowledgeBase, args: argparse.Namespace, rules=None) -> dict:
+    """The planner's options from the command line, as plain data (a worker rebuilds the planner from them).
+
+    Options the planner would not use are named in one warning line instead of being dropped unseen.
+    """
     from .consistency_options import consistency_options  # bar-sc and --consistency (BAR module b)
 
     deps = deps_options(name, args)
@@ -92,20 +136,39 @@ def build_planner(name: str, kb: KnowledgeBase, args: argparse.Namespace, progre
         raise UsageError(f"--llm-mode applies to bar and llm-only; the {name} planner's grammar is always the "
                          f"game's vocabulary")
     if name not in LLM_PLANNERS and not extra.get("consistency"):
-        return make_planner(name, kb, rules=rules)
+        ignored = ignored_options(args)
+        if ignored:
+            print(f"barsym: warning: the {name} planner asks no model; ignored: {', '.join(ignored)}",
+                  file=sys.stderr)
+        return {}
     if name in LLM_PLANNERS and rules is not None and rules.name != kb.default_profile:
         raise UsageError(f"the {name} planner plays by the {kb.default_profile} rules; for --rules {rules.name} "
                          f"use --planner symbolic")
-    options = llm_options(args)
+    return {**llm_options(args), **{k: v for k, v in extra.items() if v is not None}}
+
+
+def make_from_options(name: str, kb: KnowledgeBase, options: dict, progress=None, rules=None, command: str = "",
+                      backend=None):
+    """``make_planner`` with checked options; model and server problems become UsageError."""
+    if not options and backend is None:
+        return make_planner(name, kb, rules=rules)
     from ..llm import LLMError  # the LLM package is only imported for the LLM planners
 
-    command = " ".join(["barsym", *getattr(args, "argv", [])]) or "barsym"
     try:
-        return make_planner(name, kb, progress=progress, rules=rules, command=command, **options, **extra)
+        if backend is None:
+            backend = server_backend(options)
+        return make_planner(name, kb, progress=progress, rules=rules, command=command or "barsym",
+                            **({"backend": backend} if backend is not None else {}), **options)
     except LLMError as exc:
         raise UsageError(" ".join(str(exc).split())) from None
     except ValueError as exc:  # a URL that is not one, conflicting settings
         raise UsageError(str(exc)) from None
+
+
+def build_planner(name: str, kb: KnowledgeBase, args: argparse.Namespace, progress=None, rules=None):
+    """``make_planner`` with the command line's options; model and server problems become UsageError."""
+    command = " ".join(["barsym", *getattr(args, "argv", [])]) or "barsym"
+    return make_from_options(name, kb, planner_options(name, kb, args, rules), progress, rules, command)
 
 
 class TerminalProgress:

@@ -21,7 +21,7 @@ from ..bar_io import format_plan, shown, step_to_record
 from ..kb import UnknownItemError
 from ..model import MAX_COUNT, Goal
 from ..planner import DEFAULT_PLANNER, PlanningError, PlanResult, planner_names
-from ..validate import Validator
+from ..validation import Validator
 from ..memory import MemoryFileError, MemoryStore, record, with_memory
 from .common import UsageError, check_writable, fail, kb_from_args
 from .consistency_options import add_consistency_arguments

@@ -18,7 +18,7 @@ import sys
 
 from ..consistency import AnchorPair, combine, merge, simulator_scores, step_scoring
 from ..consistency.crosscheck import CrossCheck
-from ..validate import Validator
+from ..validation import Validator
 from .common import UsageError, fail, kb_from_args
 from .consistency_options import add_model_arguments, backend_from, model_options
 from .llm_options import _number

@@ -10,7 +10,7 @@ import argparse
 import json
 
 from ..model import Plan
-from ..validate import ValidationResult, Validator, Verdict
+from ..validation import ValidationResult, Validator, Verdict
 from .common import UsageError, fail, kb_from_args
 from .plan_files import add_plan_file_arguments, each_plan, goal_from_args
 from .state_options import add_state_arguments, rules_from_args, start_from_args

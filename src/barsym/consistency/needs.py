@@ -24,7 +24,7 @@ from ..model import Goal, Step, StepType
 from ..planner import PlanningError, SymbolicDecomposer, make_planner
 from ..planner.registry import graph_for
 from ..sim import Code, Failure, Simulator, State, future_demand, rollout
-from ..validate import Validator
+from ..validation import Validator
 from .scores import FailureKind, failure_kind
 
 

@@ -31,7 +31,7 @@ from ..kb import KnowledgeBase, Rules, UnknownItemError, rules_for
 from ..model import Goal, Plan, Step
 from ..planner.registry import graph_for
 from ..sim import State
-from ..validate import ValidationResult, Validator
+from ..validation import ValidationResult, Validator
 from .anchors import DEFAULT_T, AnchorMethod, AnchorPair, ScoreSource, merge, sliding_window, step_scoring
 from .forward import KEPT, SymbolicChooser, Window, WindowRepair, walk
 from .needs import NeedPlanner

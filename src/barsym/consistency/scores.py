@@ -49,7 +49,7 @@ from enum import Enum
 from ..kb import Rules, UnknownItemError
 from ..model import Goal, Plan, Step
 from ..sim import Code, Failure, State
-from ..validate import ValidationResult, Validator
+from ..validation import ValidationResult, Validator
 
 MIN_SCORE, MAX_SCORE = 1, 10
 #: the paper's lookahead: a step is judged with the next k steps

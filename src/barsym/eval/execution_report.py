@@ -25,9 +25,44 @@ from .runner import ALL, Evaluation
 
 
 @dataclass
+class RunsSummary:
+    """What the reports need of one plan's :class:`Execution`, and what a ``--run`` file keeps of it.
+
+    A record must be plain JSON and small; the episodes themselves are not kept,
+    only their count, the successes and the ticks of the successful runs.
+    """
+
+    runs: int
+    successes: int
+    success_ticks: list[int]
+    detail: dict  # Execution.to_dict(): failures, ticks, a typical failure in words
+
+    @classmethod
+    def of(cls, execution: Execution) -> "RunsSummary":
+        return cls(execution.runs, execution.successes, [e.ticks for e in execution.episodes if e.success],
+                   execution.to_dict())
+
+    def to_dict(self) -> dict:
+        return {**self.detail, "success_ticks": list(self.success_ticks)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "RunsSummary":
+        detail = {k: v for k, v in data.items() if k != "success_ticks"}
+        return cls(int(data["runs"]), int(data["successes"]), list(data.get("success_ticks") or []), detail)
+
+
+@dataclass
 class TaskExecution:
-    planner: Execution | None  # None: no plan
-    expert: Execution | None = None  # None: the task set has no expert plan
+    planner: RunsSummary | None  # None: no plan
+    expert: RunsSummary | None = None  # None: the task set has no expert plan
+
+    def to_dict(self) -> dict:
+        return {"planner": self.planner.to_dict() if self.planner else None,
+                "expert": self.expert.to_dict() if self.expert else None}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "TaskExecution":
+        return cls(*(RunsSummary.from_dict(data[k]) if data.get(k) else None for k in ("planner", "expert")))
 
 
 @dataclass
@@ -46,11 +81,11 @@ class GroupExecution:
         self.runs += runs
         if task.planner is not None:
             self.successes += task.planner.successes
-            self.ticks += [e.ticks for e in task.planner.episodes if e.success]
+            self.ticks += task.planner.success_ticks
         if task.expert is not None:
             self.expert_runs += task.expert.runs
             self.expert_successes += task.expert.successes
-            self.expert_ticks += [e.ticks for e in task.expert.episodes if e.success]
+            self.expert_ticks += task.expert.success_ticks
 
     @property
     def rate(self) -> float:
@@ -72,20 +107,37 @@ def task_seed(seed: int, key: str) -> int:
     return derive_seed(seed, zlib.crc32(key.encode("utf-8")))
 
 
+def execute_plans(task, plan, world: World, runs: int, seed: int = 0, budget: int | None = None) -> TaskExecution:
+    """Run one task's plan (and its expert plan) ``runs`` times, seeded from the task's name."""
+    seeded = task_seed(seed, task.key)
+
+    def execute(chosen):
+        return RunsSummary.of(run(chosen, world, runs, seeded, goal=task.goal, start=task.start, budget=budget))
+
+    return TaskExecution(execute(plan) if plan is not None else None,
+                         execute(task.reference) if task.reference is not None else None)
+
+
+_worlds: dict[tuple, World] = {}
+
+
+def execute_task(kb, spec, task, plan) -> dict:
+    """A worker's execution of one task under ``spec.world``, as the record keeps it."""
+    from ..sim.stochastic import StochasticWorld
+    from ..sim.world import DeterministicWorld
+
+    key = (id(kb), spec.world.name, spec.rules)
+    if key not in _worlds:
+        kind = {"deterministic": DeterministicWorld, "stochastic": StochasticWorld}[spec.world.name]
+        _worlds[key] = kind(kb, spec.rules)
+    w = spec.world
+    return execute_plans(task, plan, _worlds[key], w.runs, w.seed, w.budget).to_dict()
+
+
 def execute_evaluation(evaluation: Evaluation, world: World, runs: int, seed: int = 0,
                        budget: int | None = None) -> dict[str, TaskExecution]:
     """Run every task's plan (and its expert plan) ``runs`` times; keyed like ``evaluation.to_dict()['tasks']``."""
-    out = {}
-    for outcome in evaluation.outcomes:
-        task = outcome.task
-        seeded = task_seed(seed, task.key)
-
-        def execute(plan):
-            return run(plan, world, runs, seeded, goal=task.goal, start=task.start, budget=budget)
-
-        out[task.key] = TaskExecution(execute(outcome.plan) if outcome.plan is not None else None,
-                                      execute(task.reference) if task.reference is not None else None)
-    return out
+    return {o.task.key: execute_plans(o.task, o.plan, world, runs, seed, budget) for o in evaluation.outcomes}
 
 
 def group_executions(evaluation: Evaluation, executions: dict[str, TaskExecution], runs: int) -> list[GroupExecution]:

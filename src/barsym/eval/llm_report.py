@@ -106,9 +106,11 @@ def _deps(outcomes) -> dict:
     for r in runs:
         key = "never" if r["success_round"] is None else str(r["success_round"])
         rounds[key] = rounds.get(key, 0) + 1
-    return {"plans": len(runs), "success_round": rounds, "rounds_run": sum(r["rounds"] for r in runs),
-            "trimmed_tasks": sum(r["dropped_rounds"] > 0 for r in runs),
-            "stopped": {s: sum(r["stopped"] == s for r in runs) for s in sorted({r["stopped"] for r in runs})}}
+    # records read back from a run file may come from a version that kept fewer fields
+    stopped = [r.get("stopped", "unknown") for r in runs]
+    return {"plans": len(runs), "success_round": rounds, "rounds_run": sum(r.get("rounds", 0) for r in runs),
+            "trimmed_tasks": sum(r.get("dropped_rounds", 0) > 0 for r in runs),
+            "stopped": {s: stopped.count(s) for s in sorted(set(stopped))}}
 
 
 def _pct(value: float | None) -> str:

@@ -22,10 +22,19 @@ from ..metrics import GroupScore, TaskScore, as_records, score_task
 from ..model import Plan, StepType
 from ..planner import PlanningError
 from ..planner.result import PlanResult
-from ..validate import ValidationResult, Validator, Verdict
+from ..validation import ValidationResult, Validator, Verdict
 from .dataset import Task
 
 ALL = "all"
+#: groups in the order the paper's tables (and barsym's README) give them: BAR's tech tree, then DEPS's MT1..MT8
+GROUP_ORDER = ("stone", "iron", "gold", "redstone", "diamond", *(f"MT{n}" for n in range(1, 9)))
+
+
+def ordered_groups(names) -> list[str]:
+    """Known groups in :data:`GROUP_ORDER`, any others after them in the order given."""
+    names = list(dict.fromkeys(names))
+    known = [g for g in GROUP_ORDER if g in names]
+    return known + [g for g in names if g not in GROUP_ORDER]
 
 
 @dataclass
@@ -86,10 +95,14 @@ class TaskOutcome:
 
 
 def _show(record: dict) -> str:
-    if record["type"] == "special":
-        return f"dig down ({record.get('tool')})"
-    tool = f" with {record['tool']}" if record.get("tool") else ""
-    return f"{record['type']} {record['obj_name']} {record['obj_num']}{tool}"
+    """A step as every command writes it: ``craft 9 planks``, ``mine 3 iron_ore with stone_pickaxe``."""
+    from ..bar_io import PlanFormatError, step_from_record
+
+    try:
+        return str(step_from_record(record, "plan"))
+    except PlanFormatError:  # not a step barsym reads: shown in the same word order
+        tool = f" with {record['tool']}" if record.get("tool") else ""
+        return f"{record.get('type')} {record.get('obj_num')} {record.get('obj_name')}{tool}"
 
 
 def _gathered(plan: Plan) -> int:
@@ -156,7 +169,7 @@ class Evaluation:
         }
 
     def group_names(self) -> list[str]:
-        return list(dict.fromkeys(o.task.group for o in self.outcomes))
+        return ordered_groups(o.task.group for o in self.outcomes)
 
     def to_dict(self) -> dict:
         groups = self.groups()

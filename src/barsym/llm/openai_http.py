@@ -8,8 +8,11 @@ planner should not pull an HTTP client dependency for one POST request.
 Constrained decoding over HTTP is not standardised, so both common forms are
 supported:
 
-* ``grammar`` (GBNF text) is sent as the top-level ``grammar`` field, which
-  both llama.cpp servers accept.  Beware: llama-cpp-python's server (0.3.x)
+* ``grammar`` (GBNF text) is sent in the field the server reads: llama.cpp's
+  servers take ``grammar``, vLLM takes ``guided_grammar``; with
+  ``grammar_style="auto"`` (the default) the server's ``/v1/models`` says which
+  it is (``owned_by``), and a server that takes no grammar (OpenAI's API) or
+  is not known is named in one warning: its output is not constrained.  Beware: llama-cpp-python's server (0.3.x)
   does not validate it, and a grammar its parser rejects kills the server
   process (SIGSEGV).  So grammars are linted client-side first
   (:func:`~barsym.llm.grammar.lint_gbnf`) and refused with
@@ -72,6 +75,14 @@ _EXCERPT = 300
 _NOT_THE_API = (404, 405, 501)
 
 
+GRAMMAR_STYLES = ("auto", "llama", "vllm", "none")
+#: the request field each server reads a GBNF grammar from
+GRAMMAR_FIELDS = {"llama": "grammar", "vllm": "guided_grammar"}
+#: ``owned_by`` of a server's models -> how it takes a grammar
+SERVER_OWNERS = {"vllm": ("vllm",), "llama": ("llamacpp", "llama.cpp", "llama-cpp", "me"),
+                 "none": ("openai", "system", "openai-internal")}
+
+
 def _excerpt(body: bytes | str) -> str:
     text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
     text = " ".join(text.split())
@@ -132,8 +143,11 @@ class OpenAIHTTPBackend(LLMBackend):
         model: str | None = None,
         schema_style: Literal["llama", "openai"] = "llama",
         check_grammar: bool = True,
+        grammar_style: Literal["auto", "llama", "vllm", "none"] = "auto",
     ) -> None:
         super().__init__(options)
+        if grammar_style not in GRAMMAR_STYLES:
+            raise ValueError(f"grammar_style must be one of {', '.join(GRAMMAR_STYLES)}, got {grammar_style!r}")
         parsed = urllib.parse.urlsplit(base_url.strip())
         if parsed.scheme not in ("http", "https") or not parsed.hostname:
             raise ValueError(f"base_url must look like http://host:port, got {base_url!r}")
@@ -151,10 +165,47 @@ class OpenAIHTTPBackend(LLMBackend):
         self.model = model
         self.schema_style = schema_style
         self.check_grammar = check_grammar
+        self.grammar_style = grammar_style  # "auto": asked of the server before the first grammar is sent
         self.confirmed = False  # set by the first reply shaped like a chat completion
         self._warned_usage = False  # one warning about bad token counts per backend, not one per call
         handlers = [urllib.request.ProxyHandler({})] if _is_loopback(parsed.hostname) else []
         self._opener = urllib.request.build_opener(*handlers)
+
+    # ------------------------------------------------------------------ grammar
+    def detect_grammar_style(self) -> str:
+        """How this server takes a grammar, from who its ``/v1/models`` says owns the model.
+
+        vLLM's models are ``owned_by: "vllm"`` and it reads ``guided_grammar``;
+        llama.cpp's server (``llamacpp``) and llama-cpp-python's (``me``) read
+        ``grammar``; OpenAI's API (``openai``, ``system``) takes none. A server
+        that does not say is sent ``grammar`` and warned about once.
+        """
+        owner = ""
+        try:
+            with self._opener.open(self.base_url + "/v1/models", timeout=min(self.timeout, 10.0)) as reply:
+                data = json.loads(reply.read().decode("utf-8", "replace"))
+            models = data.get("data") if isinstance(data, dict) else None
+            if isinstance(models, list) and models and isinstance(models[0], dict):
+                owner = str(models[0].get("owned_by") or "").lower()
+        except (OSError, ValueError, http.client.HTTPException):
+            return "llama"  # no model list: the llama.cpp servers' form, as before
+        host_only = urllib.parse.urlsplit(self.base_url).hostname or ""
+        if not owner and not host_only.endswith("openai.com"):
+            return "llama"  # a list that names no owner says nothing either
+        host = urllib.parse.urlsplit(self.base_url).hostname or ""
+        style = next((s for s, owners in SERVER_OWNERS.items() if owner in owners), None)
+        if style is None and host.endswith("openai.com"):
+            style = "none"
+        if style == "none":
+            warnings.warn(f"the server at {self.base_url} cannot constrain output (it takes no grammar): "
+                          f"replies are free text, and only the verifier checks them", RuntimeWarning,
+                          stacklevel=3)
+        elif style is None:
+            style = "llama"
+            warnings.warn(f"the server at {self.base_url} (models owned by {owner!r}) is not one barsym "
+                          f"knows; the grammar is sent as llama.cpp's 'grammar' field, and if the server ignores "
+                          f"it, output is not constrained", RuntimeWarning, stacklevel=3)
+        return style
 
     # ------------------------------------------------------------------ request
 
@@ -181,8 +232,9 @@ class OpenAIHTTPBackend(LLMBackend):
             payload["model"] = self.model
         if stop:
             payload["stop"] = stop
-        if grammar is not None:
-            payload["grammar"] = grammar
+        style = "llama" if self.grammar_style == "auto" else self.grammar_style
+        if grammar is not None and style != "none":
+            payload[GRAMMAR_FIELDS[style]] = grammar
         if json_schema is not None:
             if self.schema_style == "openai":
                 payload["response_format"] = {
@@ -278,6 +330,8 @@ class OpenAIHTTPBackend(LLMBackend):
         max_tokens, temperature, seed, stop = self._resolve(
             messages, max_tokens, temperature, seed, json_schema, grammar, stop
         )
+        if grammar is not None and self.grammar_style == "auto":
+            self.grammar_style = self.detect_grammar_style()
         if grammar is not None and self.check_grammar:
             problems = lint_gbnf(grammar)
             if problems:

@@ -32,7 +32,7 @@ from ..graph import CraftGraph
 from ..kb import KnowledgeBase, Rules, UnknownItemError, rules_for
 from ..model import Goal, Plan, Step, StepType
 from ..sim import State
-from ..validate import Validator
+from ..validation import Validator
 from .decomposer import Decomposer, Decomposition, PlanContext, PlanningError, Unanswered, goal_layer
 from .ordering import Need, NoOrder, drop_blocking_surface, insert_layer_moves, order_steps
 from .result import GoalNode, PlanResult

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..model import Goal, Plan, Step
-from ..validate import ValidationResult
+from ..validation import ValidationResult
 from .decomposer import Decomposition
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from ..kb import KnowledgeBase, Rules, batches, rules_for
 from ..model import Goal, Plan, Step, StepType
 from ..sim import State
-from ..validate import Validator
+from ..validation import Validator
 from .result import GoalNode, PlanResult
 from .decomposer import Decomposition, PlanningError
 

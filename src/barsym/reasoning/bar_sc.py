@@ -119,7 +119,7 @@ class ConsistencyPlanner:
                 kept_at[i] = j
                 j += 1
         stats = dict(result.stats)
-        stats["consistency"] = repaired.stats
+        stats["consistency"] = {**repaired.stats, **_step_scores(repaired)}
         stats["seconds"] = round(time.perf_counter() - started, 6)
         fields = {f.name: getattr(result, f.name) for f in dataclasses.fields(PlanResult)}
         fields.update(plan=repaired.plan, validation=repaired.after, planner=self.name, stats=stats,
@@ -162,3 +162,15 @@ def bar_sc_planner(kb: KnowledgeBase, **options) -> ConsistencyPlanner:
     options.setdefault("backend", _backend(options))
     inner = llm_only_planner(kb, **options)
     return with_consistency(inner, kb, name="bar-sc", defaults=BAR_SC_DEFAULTS, **options)
+
+
+def _step_scores(repaired) -> dict:
+    """The first round's step scores from both scorers, where the model scored too (for barsym report).
+
+    Kept with the plan's record so that how often the two agree can be shown for a
+    whole evaluation without scoring anything again.
+    """
+    if not repaired.rounds or repaired.rounds[0].llm is None:
+        return {}
+    first = repaired.rounds[0]
+    return {"step_scores": {"simulator": [s.score for s in first.simulator], "llm": list(first.llm)}}

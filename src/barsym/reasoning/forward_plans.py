@@ -30,7 +30,7 @@ from ..llm.grammar import gbnf_literal, gbnf_word_choice
 from ..model import MAX_COUNT, Goal, Plan, Step, StepType
 from ..planner.result import GoalNode, PlanResult
 from ..sim import State
-from ..validate import Validator
+from ..validation import Validator
 
 VERBS = ("mine", "craft", "smelt", "kill")
 DIG = "dig down"

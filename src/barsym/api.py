@@ -1,0 +1,173 @@
+"""barsym's public Python API: plan, validate, execute and repair in one call each.
+
+Before this module a script needed six submodules (the knowledge base
+loader, the planner registry, the validator, the worlds, the consistency
+module, the plan reader) and their wiring. These functions do that wiring
+once, the way the commands do it, and return the typed results the commands
+print: :class:`Planned`, :class:`~barsym.validation.ValidationResult`,
+:class:`~barsym.sim.execution.Execution`, :class:`~barsym.consistency.RepairResult`.
+
+Plans may be given as a :class:`~barsym.model.Plan`, a sequence of
+:class:`~barsym.model.Step` or of BAR records (``{"type": "craft",
+"obj_name": "stick", "obj_num": 4}``), BAR JSONL text, or the path of a
+``.jsonl`` file. Items may be named as the game or BAR does (``planks``,
+``oak_planks``); starts are an inventory mapping and a layer. The knowledge
+base is loaded once per process and shared.
+
+``barsym/__init__.py`` imports this module only when one of its names is
+first used, so ``import barsym`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Union
+
+from .bar_io import parse_plan, read_plan, step_from_record
+from .kb import KnowledgeBase, load_kb
+from .model import Goal, Plan, Step
+from .planner import PlanningError, make_planner
+from .planner.result import PlanResult
+from .sim import State
+from .validation import ValidationResult, Validator, Verdict
+
+__all__ = ["Planned", "PlanLike", "execute", "knowledge_base", "plan", "repair", "validate"]
+
+PlanLike = Union[Plan, Iterable[Step], Iterable[Mapping], str, os.PathLike]
+_kbs: dict[str, KnowledgeBase] = {}
+
+
+def knowledge_base(mc_version: str = "1.16.5") -> KnowledgeBase:
+    """The knowledge base for a Minecraft version, loaded once per process."""
+    if mc_version not in _kbs:
+        _kbs[mc_version] = load_kb(mc_version)
+    return _kbs[mc_version]
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A plan for a goal, the validator's verdict on it, who answered each step, and what it cost."""
+
+    goal: Goal
+    plan: Plan
+    verdict: Verdict
+    provenance: tuple[tuple[str, ...], ...]  # per step: llm, symbolic-fallback, graph, context, ...
+    planner: str
+    stats: dict = field(default_factory=dict)
+    result: PlanResult | None = field(default=None, repr=False, compare=False)  # the tree and every detail
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        return self.plan.steps
+
+    @property
+    def valid(self) -> bool:
+        return self.verdict is not Verdict.INVALID
+
+    def records(self) -> list[dict]:
+        """The plan as BAR's JSONL records."""
+        from .bar_io import step_to_record
+
+        return [step_to_record(s) for s in self.plan.steps]
+
+    def __str__(self) -> str:
+        return "\n".join(f"{i}. {s}" for i, s in enumerate(self.plan.steps, start=1))
+
+
+def _start(kb: KnowledgeBase, start: Mapping[str, int] | State | None, layer: int) -> State | None:
+    if isinstance(start, State):
+        return start
+    if not start and not layer:
+        return None
+    return State.start({kb.resolve(name): count for name, count in (start or {}).items()}, layer)
+
+
+def _goal(kb: KnowledgeBase, item: str | Goal | None, count: int = 1) -> Goal | None:
+    if item is None or isinstance(item, Goal):
+        return item
+    return Goal(item=kb.resolve(item), count=count)
+
+
+def as_plan(steps: PlanLike) -> Plan:
+    """Any accepted plan form as a :class:`Plan` (``PlanFormatError`` says what is wrong with it)."""
+    if isinstance(steps, Plan):
+        return steps
+    if isinstance(steps, os.PathLike):
+        return read_plan(steps)
+    if isinstance(steps, str):
+        return read_plan(steps) if "\n" not in steps and Path(steps).suffix in (".jsonl", ".jsonlines") \
+            else parse_plan(steps)
+    items = list(steps)
+    return Plan(steps=tuple(s if isinstance(s, Step) else step_from_record(dict(s), f"step {i}")
+                            for i, s in enumerate(items, start=1)))
+
+
+def plan(item: str | Goal, count: int = 1, *, planner: str = "bar", start: Mapping[str, int] | State | None = None,
+         layer: int = 0, rules: str | None = None, mc_version: str = "1.16.5", **options) -> Planned:
+    """Plan ``count`` of ``item`` with a planner (``bar``, ``llm-only``, ``bar-sc``, ``symbolic``, ...).
+
+    ``options`` are the planner's (``model``, ``llm_url``, ``seed``, ``max_retries``, ``backend``, ...).
+    Raises :class:`~barsym.planner.PlanningError` when no plan can be made (``kind`` says why).
+    """
+    kb = knowledge_base(mc_version)
+    goal = _goal(kb, item, count)
+    chosen = make_planner(planner, kb, rules=rules, **options)
+    state = _start(kb, start, layer)
+    result = chosen.plan(goal, state) if state is not None else chosen.plan(goal)
+    provenance = tuple(tuple(result.provenance(i)) for i in range(len(result.plan)))
+    return Planned(goal, result.plan, result.validation.verdict, provenance, result.planner, dict(result.stats),
+                   result)
+
+
+def validate(steps: PlanLike, goal: str | Goal | None = None, count: int = 1, *,
+             start: Mapping[str, int] | State | None = None, layer: int = 0, rules: str | None = None,
+             mc_version: str = "1.16.5") -> ValidationResult:
+    """Play a plan forward: verdict (valid, valid with waste, invalid) and every failing step."""
+    kb = knowledge_base(mc_version)
+    return Validator(kb, rules).validate(as_plan(steps), goal=_goal(kb, goal, count), start=_start(kb, start, layer))
+
+
+def execute(steps: PlanLike, goal: str | Goal | None = None, count: int = 1, *, world: str = "stochastic",
+            runs: int = 100, seed: int = 0, budget: int | None = None,
+            start: Mapping[str, int] | State | None = None, layer: int = 0, rules: str | None = None,
+            mc_version: str = "1.16.5"):
+    """Run a plan ``runs`` times in an execution world (``deterministic`` or ``stochastic``); an Execution."""
+    from .sim.execution import run
+    from .sim.stochastic import StochasticWorld
+    from .sim.world import DeterministicWorld
+
+    worlds = {"deterministic": DeterministicWorld, "stochastic": StochasticWorld}
+    if world not in worlds:
+        raise ValueError(f"world must be one of {', '.join(worlds)}, got {world!r}")
+    if not isinstance(runs, int) or runs < 1:
+        raise ValueError(f"runs must be a whole number of at least 1, got {runs!r}")
+    kb = knowledge_base(mc_version)
+    chosen = as_plan(steps)
+    target = _goal(kb, goal, count) or chosen.default_goal()
+    return run(chosen, worlds[world](kb, rules), runs, seed, goal=target, start=_start(kb, start, layer) or State(),
+               budget=budget)
+
+
+def repair(steps: PlanLike, goal: str | Goal | None = None, count: int = 1, *,
+           start: Mapping[str, int] | State | None = None, layer: int = 0, anchors: str = "step-scoring",
+           scores: str = "simulator", repairer: str = "symbolic", t: int = 5, k: int = 3, rounds: int = 3,
+           backend=None, rules: str | None = None, mc_version: str = "1.16.5"):
+    """BAR's state consistency: the plan repaired forward between anchors; a RepairResult.
+
+    LLM scores (``scores="llm"`` or ``"both"``) and ``repairer="llm"`` need ``backend``
+    (an :class:`~barsym.llm.LLMBackend`, e.g. ``barsym.llm.make_backend()``).
+    """
+    from .consistency import ConsistencyConfig
+    from .reasoning import model_consistency
+
+    kb = knowledge_base(mc_version)
+    config = ConsistencyConfig(anchors=anchors, scores=scores, repairer=repairer, t=t, k=k, rounds=rounds)
+    engine = model_consistency(kb, config, rules=rules, backend=backend)
+    return engine.repair(as_plan(steps), goal=_goal(kb, goal, count), start=_start(kb, start, layer))
+
+
+# re-exported for ``from barsym.api import PlanningError``
+PlanningError = PlanningError

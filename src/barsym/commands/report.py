@@ -1,0 +1,45 @@
+"""``barsym report RUN... -o report.html``: one self-contained HTML report of evaluation runs.
+
+Reads the files ``barsym eval --run FILE`` writes (finished, resumed or still
+being written: a cut-off last line is left out) and writes one HTML file with
+tables and inline SVG charts, comparing the runs' planners. Exit status 0, or
+2 for a file that is not a run file or an output that cannot be written.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..eval.html_report import load_runs, render
+from ..eval.runfile import RunFileError
+from .common import check_writable, fail
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("report", help="an HTML report (tables, charts) of eval runs",
+                       description="Compare the runs 'barsym eval --run FILE' wrote in one self-contained HTML file.")
+    p.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="run files written by barsym eval --run")
+    p.add_argument("-o", "--output", type=Path, default=Path("report.html"), metavar="FILE",
+                   help="the HTML file to write (default report.html)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        check_writable(args.output, "-o")
+    except Exception as exc:  # UsageError
+        return fail(str(exc))
+    for path in args.runs:
+        if not path.is_file():
+            return fail(f"{path}: no such run file")
+    try:
+        runs = load_runs(args.runs)
+    except RunFileError as exc:
+        return fail(str(exc))
+    try:
+        args.output.write_text(render(runs), encoding="utf-8")
+    except OSError as exc:
+        return fail(f"cannot write {args.output}: {exc.strerror}")
+    print(f"wrote {args.output} ({len(runs)} run(s), {sum(len(r.records) for r in runs)} task records)")
+    return 0

@@ -1,0 +1,241 @@
+"""``barsym report RUN... -o report.html``: runs of several planners side by side, in one HTML file.
+
+The input is what ``barsym eval --run FILE`` wrote (a header naming the run,
+one record per task), so a report can be made from any mix of finished,
+resumed or still-running evaluations without running anything again. The
+output is a single self-contained file -- inline CSS, inline SVG charts drawn
+by :mod:`.svg`, no script or font from anywhere -- because reports get mailed,
+archived and opened offline.
+
+Sections (each only where the runs carry its data): BAR's Acc / F1 per group
+and planner; executable-plan rate, LLM calls, acceptance and fallback rates
+and time per task; execution success per world and group; DEPS's rounds; and
+how the simulator's and the model's step scores agreed (state consistency).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass, field
+from html import escape
+from pathlib import Path
+from types import SimpleNamespace
+
+from ..metrics import GroupScore, TaskScore
+from .llm_report import summarize
+from .runfile import read_run
+from .runner import ALL, ordered_groups
+from .svg import Series, bar_chart
+
+INVALID = "invalid"
+
+
+@dataclass
+class Run:
+    """One run file: its planner and records, in the file's order."""
+
+    label: str
+    path: Path
+    header: dict
+    records: list[dict] = field(default_factory=list)
+
+    def groups(self) -> list[str]:
+        return ordered_groups(r["group"] for r in self.records)
+
+    def scores(self) -> dict[str, GroupScore]:
+        out: dict[str, GroupScore] = {}
+        for r in self.records:
+            s = r.get("score")
+            if s:
+                score = TaskScore(tuple(s["accuracy"]), tuple(s["f1"]), s["edit_distance"], s["longest"])
+                for name in (r["group"], ALL):
+                    out.setdefault(name, GroupScore()).add(score, r["key"])
+        return out
+
+    def summary(self) -> dict:
+        """llm_report's summary, from the records (the same numbers ``barsym eval`` prints)."""
+        outcomes = []
+        for r in self.records:
+            result = (SimpleNamespace(stats=r.get("stats") or {},
+                                      validation=SimpleNamespace(valid=r.get("verdict") != INVALID))
+                      if r.get("planned") else None)
+            outcomes.append(SimpleNamespace(result=result, seconds=float(r.get("seconds", 0.0))))
+        return summarize(SimpleNamespace(outcomes=outcomes))
+
+
+def load_runs(paths: list[Path]) -> list[Run]:
+    """Every run file, labelled by planner (and file name where two runs share a planner)."""
+    runs = []
+    for path in paths:
+        header, records, _ = read_run(path)
+        seen: dict[str, dict] = {}
+        for r in records:
+            seen.setdefault(r["key"], r)
+        runs.append(Run(str(header.get("planner", "?")), path, header, list(seen.values())))
+    labels = [r.label for r in runs]
+    for run in runs:
+        if labels.count(run.label) > 1:
+            run.label = f"{run.label} ({run.path.stem})"
+    return runs
+
+
+def _table(head: list[str], rows: list[list[str]]) -> str:
+    cells = "".join(f"<th>{escape(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _pct(value) -> str:
+    return "-" if value is None else f"{value:.1f} %"
+
+
+def _section(title: str, *parts: str) -> str:
+    return f"<section><h2>{escape(title)}</h2>{''.join(parts)}</section>"
+
+
+def _scores_section(runs: list[Run]) -> str:
+    groups = ordered_groups(g for run in runs for g in run.groups())
+    scored = [(run, run.scores()) for run in runs]
+    if not any(s for _, s in scored):
+        return _section("Plan similarity", "<p>These runs have no expert plans to compare with.</p>")
+    columns = groups + [ALL]
+    rows = []
+    for run, scores in scored:
+        for metric in ("accuracy", "f1"):
+            rows.append([run.label, "Acc" if metric == "accuracy" else "F1"] +
+                        [f"{getattr(scores[g], metric):.2f}" if g in scores else "-" for g in columns])
+    charts = "".join(bar_chart(f"{name} per group", columns,
+                               [Series(run.label, [getattr(s[g], metric) if g in s else None for g in columns])
+                                for run, s in scored], y_max=100.0)
+                     for name, metric in (("AccuracyHard", "accuracy"), ("F1ScoreHard", "f1")))
+    return _section("Plan similarity (BAR's AccuracyHard and F1ScoreHard, %)",
+                    _table(["planner", "metric", *columns], rows), charts)
+
+
+def _cost_section(runs: list[Run]) -> str:
+    summaries = [(run, run.summary()) for run in runs]
+    rows = []
+    for run, s in summaries:
+        sec = s["seconds_per_task"]
+        rows.append([run.label, str(s["tasks"]), _pct(s["executable_rate"]), f"{s['per_task']['llm_calls']:.1f}",
+                     _pct(s["first_try_rate"]), _pct(s["after_feedback_rate"]), _pct(s["fallback_rate"]),
+                     str(s["plan_fallbacks"]), f"{sec['median']:.2f}", f"{sec['mean']:.2f}", f"{sec['max']:.2f}"])
+    labels = [run.label for run, _ in summaries]
+
+    def one(title, values, unit="", y_max=None):
+        return bar_chart(title, labels, [Series("all tasks", values)], unit=unit, y_max=y_max, height=240)
+
+    charts = (one("Executable plans (validator), %", [s["executable_rate"] for _, s in summaries], y_max=100.0)
+              + one("LLM calls per task", [s["per_task"]["llm_calls"] for _, s in summaries])
+              + bar_chart("Answers per goal put to the LLM, %", labels,
+                          [Series("accepted first try", [s["first_try_rate"] for _, s in summaries]),
+                           Series("after feedback", [s["after_feedback_rate"] for _, s in summaries]),
+                           Series("symbolic fallback", [s["fallback_rate"] for _, s in summaries])], y_max=100.0)
+              + bar_chart("Seconds per task", labels,
+                          [Series("median", [s["seconds_per_task"]["median"] for _, s in summaries]),
+                           Series("mean", [s["seconds_per_task"]["mean"] for _, s in summaries])]))
+    head = ["planner", "tasks", "executable", "LLM calls / task", "first try", "after feedback", "fallback",
+            "plan-level fallbacks", "s / task median", "mean", "max"]
+    return _section("Cost and trust: executable plans, LLM calls, acceptance, time", _table(head, rows), charts)
+
+
+def _world_section(runs: list[Run]) -> str:
+    executed = [run for run in runs if any("execution" in r for r in run.records)]
+    if not executed:
+        return ""
+    parts = []
+    worlds = sorted({(run.header.get("spec") or {}).get("world", {}).get("name", "?") for run in executed})
+    for world in worlds:
+        chosen = [run for run in executed if (run.header.get("spec") or {}).get("world", {}).get("name") == world]
+        groups = ordered_groups(g for run in chosen for g in run.groups()) + [ALL]
+        rates = []
+        for run in chosen:
+            per: dict[str, list[int]] = {}
+            planned_runs = int((run.header.get("spec") or {}).get("world", {}).get("runs") or 0)
+            for r in run.records:
+                e = (r.get("execution") or {}).get("planner")
+                total = e["runs"] if e else planned_runs  # no plan: every run failed
+                for name in (r["group"], ALL):
+                    acc = per.setdefault(name, [0, 0])
+                    acc[0] += e["successes"] if e else 0
+                    acc[1] += total
+            rates.append(Series(run.label, [100.0 * per[g][0] / per[g][1] if g in per and per[g][1] else None
+                                            for g in groups]))
+        rows = [[s.label] + [_pct(v) for v in s.values] for s in rates]
+        parts.append(_table(["planner", *groups], rows))
+        parts.append(bar_chart(f"Success in the {world} world per group, %", groups, rates, y_max=100.0))
+    return _section("Execution: success rate per world and group", *parts)
+
+
+def _deps_section(runs: list[Run]) -> str:
+    """DEPS's explain-and-replan rounds, from ``stats["deps"]`` (rounds run, the round that succeeded)."""
+    rows, series = [], []
+    for run in runs:
+        deps = [r["stats"]["deps"] for r in run.records if isinstance((r.get("stats") or {}).get("deps"), dict)]
+        if not deps:
+            continue
+        top = max(int(d.get("rounds") or 0) for d in deps) or 1
+        won = [d.get("success_round") for d in deps if isinstance(d.get("success_round"), int)]
+        by_round = [100.0 * sum(1 for n in won if n <= k) / len(deps) for k in range(1, top + 1)]
+        rows.append([run.label, str(len(deps)), f"{statistics.fmean(int(d.get('rounds') or 0) for d in deps):.2f}",
+                     str(top), _pct(by_round[-1])])
+        series.append((run.label, by_round))
+    if not rows:
+        return ""
+    top = max(len(v) for _, v in series)
+    chart = bar_chart("Success within N rounds (DEPS), %", [str(k) for k in range(1, top + 1)],
+                      [Series(label, v + [v[-1]] * (top - len(v))) for label, v in series], y_max=100.0)
+    return _section("DEPS rounds", _table(["planner", "tasks", "mean rounds", "most", "succeeded"], rows), chart)
+
+
+def _agreement_section(runs: list[Run]) -> str:
+    """State consistency: repairs made and, where recorded, how the two step scorers agreed."""
+    rows = []
+    for run in runs:
+        stats = [(r.get("stats") or {}).get("consistency") for r in run.records]
+        stats = [s for s in stats if isinstance(s, dict)]
+        if not stats:
+            continue
+        pairs = [(a, b) for s in stats for a, b in zip((s.get("step_scores") or {}).get("simulator", []),
+                                                        (s.get("step_scores") or {}).get("llm", []))
+                 if b is not None]
+        agree = [a == b for a, b in pairs]
+        rows.append([run.label, str(len(stats)), str(sum(not s.get("valid_before", True) for s in stats)),
+                     str(sum(not s.get("valid_before", True) and s.get("valid_after") for s in stats)),
+                     str(sum(s.get("repaired_steps", 0) for s in stats)),
+                     str(sum(s.get("scoring_llm_calls", 0) for s in stats)),
+                     f"{100 * statistics.fmean(agree):.1f} % of {len(agree)} steps" if agree else "not recorded"])
+    if not rows:
+        return ""
+    head = ["planner", "plans", "invalid before", "repaired to valid", "steps repaired", "scoring LLM calls",
+            "step scores the simulator and the LLM agree on"]
+    return _section("State consistency and step-score agreement", _table(head, rows))
+
+
+STYLE = """
+body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;max-width:1100px;color:#222}
+h1{font-size:22px}h2{font-size:17px;margin-top:30px;border-bottom:1px solid #ddd;padding-bottom:4px}
+table{border-collapse:collapse;margin:10px 0 16px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}
+th:first-child,td:first-child{text-align:left}th{background:#f3f3f3}
+svg.chart{display:block;margin:8px 0 18px}svg .title{font-size:14px;font-weight:600}
+svg .legend,svg .axis{font-size:11px;fill:#333}svg .value{font-size:9px;fill:#444}
+svg .grid{stroke:#e4e4e4}svg .base{stroke:#555}.meta{color:#666;font-size:12px}
+"""
+
+
+def render(runs: list[Run]) -> str:
+    """The whole report as one HTML document."""
+    listing = _table(["planner", "file", "data set", "tasks", "started"],
+                     [[run.label, run.path.name, str(run.header.get("dataset", "")), str(len(run.records)),
+                       str(run.header.get("started", ""))] for run in runs])
+    body = "".join([_scores_section(runs), _cost_section(runs), _world_section(runs), _deps_section(runs),
+                    _agreement_section(runs)])
+    made = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>barsym report</title><style>{STYLE}</style></head><body>"
+            f"<h1>barsym evaluation report</h1><p class=\"meta\">{len(runs)} run(s); made {made}</p>"
+            f"{listing}{body}"
+            "<script>console.log('barsym report: ' + document.querySelectorAll('svg.chart').length + "
+            "' charts')</script></body></html>\n")

@@ -1,0 +1,160 @@
+"""``--run FILE.jsonl``: an evaluation that survives being killed.
+
+The file is a header line naming the run (planner, its options, the data
+set) followed by one JSON line per finished task, written and flushed to
+disk the moment the task finishes. Running the same command again reads the
+finished tasks and runs only the others; the report is built from the file,
+so a run killed and resumed any number of times reports what an
+uninterrupted run reports.
+
+What a kill can leave behind is handled on reading: a last line cut off
+mid-write (no newline, or not JSON) is dropped and its task run again;
+anything else that is not a record of this run is refused with one line,
+never overwritten. A second process writing the same file at once is
+refused too (an exclusive ``flock`` for the life of the run).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from pathlib import Path
+
+RUN_VERSION = 1
+
+
+class RunFileError(ValueError):
+    """The run file cannot be used: not a run file, another run's, damaged, busy or unwritable."""
+
+
+def read_run(path: Path) -> tuple[dict, list[dict], int]:
+    """(header, task records, byte length of the complete lines) of a run file; a cut-off last line is left out."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise RunFileError(f"{path}: cannot read ({exc.strerror})") from None
+    lines = data.split(b"\n")
+    complete = data.rfind(b"\n") + 1  # a last piece without newline is a write a kill cut off
+    rows = lines[:-1]
+    header: dict | None = None
+    records: list[dict] = []
+    for number, raw in enumerate(rows, start=1):
+        try:
+            value = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            if number == len(rows):  # a damaged last line: dropped like a cut-off one
+                complete -= len(raw) + 1
+                break
+            raise RunFileError(f"{path}: line {number} is not a JSON record; not a barsym run file, "
+                               f"or damaged (use another --run file)") from None
+        if number == 1:
+            if not isinstance(value, dict) or value.get("kind") != "run":
+                raise RunFileError(f"{path}: not a barsym run file (its first line is not a run header)")
+            if value.get("version") != RUN_VERSION:
+                raise RunFileError(f"{path}: run file version {value.get('version')!r}; this barsym reads "
+                                   f"version {RUN_VERSION}")
+            header = value
+        elif isinstance(value, dict) and value.get("kind") == "task" and isinstance(value.get("key"), str):
+            records.append(value)
+        else:
+            raise RunFileError(f"{path}: line {number} is not a task record")
+    if header is None:
+        raise RunFileError(f"{path}: empty or cut off before its header; delete it or use another --run file")
+    return header, records, complete
+
+
+def check_resumable(path: Path, header: dict) -> None:
+    """Before any work: ``path`` can be a run file for a run with ``header`` (RunFileError says why not)."""
+    path = Path(path)
+    if path.is_dir():
+        raise RunFileError(f"--run {path} is a folder; give the name of a file")
+    if not path.parent.is_dir():
+        raise RunFileError(f"--run {path}: the folder {path.parent} does not exist")
+    if not path.is_file() or b"\n" not in path.read_bytes():
+        return
+    old, _, _ = read_run(path)
+    if _comparable(old) != _comparable(header):
+        raise RunFileError(f"--run {path} holds a run of {old.get('planner')!r} with other settings "
+                           f"({_difference(old, header)}); use another --run file to start a new run")
+
+
+class RunFile:
+    """An open run file: the records already there, and :meth:`append` for each new one."""
+
+    def __init__(self, path: Path, header: dict):
+        self.path = Path(path)
+        self.done: dict[str, dict] = {}
+        try:
+            self._file = open(self.path, "a+b")
+        except OSError as exc:
+            raise RunFileError(f"--run {self.path}: cannot open ({exc.strerror})") from None
+        try:
+            fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._file.close()
+            raise RunFileError(f"--run {self.path}: another barsym run is writing it") from None
+        try:
+            self._open(header)
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self, header: dict) -> None:
+        if b"\n" not in self.path.read_bytes():  # new, or killed before its header was written whole
+            os.truncate(self.path, 0)
+            self._write(header)
+            return
+        old, records, complete = read_run(self.path)
+        if _comparable(old) != _comparable(header):
+            raise RunFileError(f"--run {self.path} holds a run of {old.get('planner')!r} with other settings "
+                               f"({_difference(old, header)}); use another --run file to start a new run")
+        os.truncate(self.path, complete)  # drop what a kill cut off, so the next line starts clean
+        for record in records:
+            self.done.setdefault(record["key"], record)
+
+    def append(self, record: dict) -> None:
+        self._write(record)
+        self.done.setdefault(record["key"], record)
+
+    def _write(self, value: dict) -> None:
+        self._file.seek(0, os.SEEK_END)
+        self._file.write((json.dumps(value, sort_keys=True) + "\n").encode("utf-8"))
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        if not self._file.closed:
+            self._file.close()
+
+    def __enter__(self) -> "RunFile":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+#: options that change how fast a run goes, not what it finds: a run may resume with other values
+UNSCORED_OPTIONS = ("threads", "timeout")
+
+
+def _comparable(header: dict) -> dict:
+    """What must agree to resume: planner, options, rules, world, data set (not when or how it ran)."""
+    out = {k: header.get(k) for k in ("planner", "spec", "dataset", "dialect")}
+    if isinstance(out["spec"], dict):
+        options = {k: v for k, v in (out["spec"].get("options") or {}).items() if k not in UNSCORED_OPTIONS}
+        out["spec"] = {**out["spec"], "options": options}
+    return out
+
+
+def _difference(old: dict, new: dict) -> str:
+    a, b = _comparable(old), _comparable(new)
+    if a["planner"] != b["planner"] or a["dataset"] != b["dataset"] or a["dialect"] != b["dialect"]:
+        keys = [k for k in ("planner", "dataset", "dialect") if a[k] != b[k]]
+        return "; ".join(f"{k} {a[k]!r}, now {b[k]!r}" for k in keys)
+    old_spec, new_spec = a["spec"] or {}, b["spec"] or {}
+    changed = sorted(k for k in set(old_spec) | set(new_spec) if old_spec.get(k) != new_spec.get(k))
+    options = (old_spec.get("options") or {}, new_spec.get("options") or {})
+    if changed == ["options"]:
+        changed = sorted(k for k in set(options[0]) | set(options[1]) if options[0].get(k) != options[1].get(k))
+    return "differs in " + ", ".join(changed)

@@ -1,0 +1,110 @@
+"""One evaluation, however it runs: chosen tasks, any executor, resumable.
+
+:func:`run_evaluation` is what ``barsym eval`` calls. It turns the tasks
+into plain data, skips those a ``--run`` file already holds, sends the rest
+to the executor, appends each record to the run file as it arrives, and
+finally rebuilds the :class:`~.runner.Evaluation` from the records *in task
+order* -- the same way for a serial run, a pool, Ray, or a resumed run, which
+is why they all print the same report.
+
+:func:`select_tasks` is ``--tasks``, ``--groups`` and ``--limit``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..kb import KnowledgeBase
+from .dataset import DatasetError, Task
+from .execution_report import TaskExecution
+from .runfile import RUN_VERSION, RunFile
+from .runner import Evaluation, ordered_groups
+from .spec import RunSpec, outcome_from_record, task_to_data
+from .workers import Executor, iter_records
+
+
+@dataclass
+class EvaluationRun:
+    """The evaluation, the executions (with a world), and how many tasks this process ran."""
+
+    evaluation: Evaluation
+    records: dict[str, dict]
+    executions: dict[str, TaskExecution] = field(default_factory=dict)
+    ran: int = 0
+    resumed: int = 0
+
+
+def select_tasks(tasks: Sequence[Task], names: Sequence[str] = (), groups: Sequence[str] = (),
+                 limit: int | None = None) -> list[Task]:
+    """The tasks named (by ``name`` or ``group/name``), in the chosen groups, then the first ``limit``."""
+    chosen = list(tasks)
+    if groups:
+        known = list(dict.fromkeys(t.group for t in tasks))
+        unknown = [g for g in groups if g not in known]
+        if unknown:
+            raise DatasetError(f"--groups: no group {', '.join(map(repr, unknown))} in the data set; "
+                               f"its groups: {', '.join(ordered_groups(known))}")
+        chosen = [t for t in chosen if t.group in groups]
+    if names:
+        wanted = set(names)
+        unknown = [n for n in names if not any(n in (t.name, t.key) for t in tasks)]
+        if unknown:
+            import difflib
+            close = difflib.get_close_matches(unknown[0], [t.name for t in tasks], n=3)
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            raise DatasetError(f"--tasks: no task {', '.join(map(repr, unknown))} in the data set{hint}")
+        chosen = [t for t in chosen if t.name in wanted or t.key in wanted]
+        if not chosen:
+            raise DatasetError("--tasks: none of the named tasks is in the chosen --groups")
+    if limit is not None:
+        chosen = chosen[:limit]
+    return chosen
+
+
+def run_header(spec: RunSpec, dataset: str, dialect: str | None, tasks: int) -> dict:
+    return {"kind": "run", "version": RUN_VERSION, "planner": spec.planner, "spec": spec.to_dict(),
+            "dataset": dataset, "dialect": dialect, "tasks": tasks,
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+
+def run_evaluation(spec: RunSpec, tasks: Sequence[Task], kb: KnowledgeBase, *, name: str, dataset: str = "",
+                   dialect: str | None = None, executor: Executor | str = Executor.LOCAL, workers: int = 1,
+                   ray_address: str | None = None, run_path: Path | None = None, planner=None,
+                   on_start: Callable[[int, int], None] | None = None,
+                   on_record: Callable[[dict], None] | None = None,
+                   on_task: Callable[[str], None] | None = None,
+                   on_goal: Callable[[str, str], None] | None = None) -> EvaluationRun:
+    """Run every task not already in ``run_path`` and return the whole evaluation, in task order."""
+    keys = [t.key for t in tasks]
+    if len(set(keys)) != len(keys):
+        raise DatasetError("the data set names a task twice (group/name); each task needs its own name")
+    run_file = RunFile(run_path, run_header(spec, dataset, dialect, len(tasks))) if run_path else None
+    records: dict[str, dict] = {}
+    try:
+        if run_file is not None:
+            records = {k: r for k, r in run_file.done.items() if k in set(keys)}
+        resumed = len(records)
+        pending = [task_to_data(t) for t in tasks if t.key not in records]
+        if on_start is not None:
+            on_start(len(tasks), resumed)
+        for record in iter_records(spec, pending, executor=executor, workers=workers, ray_address=ray_address,
+                                   planner=planner, on_task=on_task, on_goal=on_goal):
+            if run_file is not None:
+                run_file.append(record)
+            records[record["key"]] = record
+            if on_record is not None:
+                on_record(record)
+    finally:
+        if run_file is not None:
+            run_file.close()
+    evaluation = Evaluation(name)
+    executions = {}
+    for task in tasks:
+        record = records[task.key]
+        evaluation.outcomes.append(outcome_from_record(record, task, kb, spec.rules))
+        if "execution" in record:
+            executions[task.key] = TaskExecution.from_dict(record["execution"])
+    return EvaluationRun(evaluation, records, executions, ran=len(pending), resumed=resumed)

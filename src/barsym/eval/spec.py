@@ -1,0 +1,224 @@
+"""Plain-data task specs, and the one function every executor runs on them.
+
+A serial run, a process pool, Ray workers and a resumed run must give the
+same result for the same task. So all of them go through :func:`run_task`:
+it takes a :class:`RunSpec` and a task as JSON-ready data (no planner objects,
+no callbacks), builds -- once per process -- the knowledge base, the planner
+and the execution world the spec names, plans the task, scores it against
+its expert plan, optionally executes it, and returns one JSON-ready
+**record**. The record is what a ``--run`` file keeps, what workers send back,
+and what :func:`outcome_from_record` turns into the :class:`TaskOutcome`
+the reports read. A worker never needs anything but the spec to rebuild the
+planner, so any process on any machine can run any task.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import time
+from dataclasses import dataclass, field
+
+from ..bar_io import step_to_record
+from ..kb import KnowledgeBase, load_kb
+from ..metrics import TaskScore, score_task
+from ..model import Goal, Plan
+from ..planner import PlanningError, make_planner
+from ..planner.result import PlanResult
+from ..sim import State
+from ..validation import Validator
+from .dataset import Task
+from .runner import TaskOutcome
+
+RECORD_VERSION = 1
+
+
+@dataclass(frozen=True)
+class WorldSpec:
+    """``--world NAME --runs N --world-seed S [--budget B]`` as data."""
+
+    name: str
+    runs: int
+    seed: int = 0
+    budget: int | None = None
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "runs": self.runs, "seed": self.seed, "budget": self.budget}
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything needed to rebuild a run's planner in any process.
+
+    ``options`` are :func:`make_planner`'s keyword options, plain values only;
+    ``backend`` optionally names a ``module:function`` that returns an LLM
+    backend (a scripted model for tests, say), called in each worker.
+    """
+
+    planner: str
+    options: dict = field(default_factory=dict)
+    rules: str | None = None
+    mc_version: str = "1.16.5"
+    world: WorldSpec | None = None
+    backend: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"planner": self.planner, "options": dict(sorted(self.options.items())), "rules": self.rules,
+                "mc_version": self.mc_version, "world": self.world.to_dict() if self.world else None,
+                "backend": self.backend}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "RunSpec":
+        world = data.get("world")
+        return cls(data["planner"], dict(data.get("options") or {}), data.get("rules"),
+                   data.get("mc_version", "1.16.5"), WorldSpec(**world) if world else None, data.get("backend"))
+
+    @property
+    def key(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+
+def task_to_data(task: Task) -> dict:
+    """A task as JSON-ready data (goal, expert plan as BAR records, start, labels)."""
+    return {
+        "name": task.name, "group": task.group, "goal": {"item": task.goal.item, "count": task.goal.count},
+        "reference": None if task.reference is None else [step_to_record(s) for s in task.reference.steps],
+        "asked": task.asked, "start": None if task.start is None else task.start.to_dict(), "rules": task.rules,
+        "label_possible": task.label_possible, "optimal_length": task.optimal_length,
+        "optimal_path": list(task.optimal_path),
+    }
+
+
+def task_from_data(data: dict) -> Task:
+    from ..bar_io import step_from_record
+
+    reference = data.get("reference")
+    plan = None if reference is None else Plan(steps=tuple(step_from_record(r, data["name"]) for r in reference),
+                                               source=data["name"])
+    start = data.get("start")
+    return Task(data["name"], data["group"], Goal(item=data["goal"]["item"], count=data["goal"]["count"]), plan,
+                data.get("asked", ""), None if start is None else State.start(start["inventory"], start["layer"]),
+                data.get("rules"), data.get("label_possible"), data.get("optimal_length"),
+                tuple(data.get("optimal_path") or ()))
+
+
+class _Process:
+    """What one process keeps between tasks: knowledge bases, planners, validators, worlds."""
+
+    kbs: dict[str, KnowledgeBase] = {}
+    planners: dict[str, object] = {}
+
+
+def _kb(version: str) -> KnowledgeBase:
+    if version not in _Process.kbs:
+        _Process.kbs[version] = load_kb(version)
+    return _Process.kbs[version]
+
+
+def server_backend(options: dict):
+    """The server backend for ``--llm-url`` with a model name or API key (``$OPENAI_API_KEY``); else None.
+
+    Without either, the LLM planners build their usual shared backend. The key is
+    never part of a spec (specs are written into run files); workers read it from
+    the environment they inherit.
+    """
+    import os
+
+    key = options.get("api_key") or os.environ.get("OPENAI_API_KEY") or None
+    if not options.get("llm_url") or not (key or options.get("llm_model")):
+        return None
+    from ..llm import LLMOptions, make_backend
+    from ..reasoning.llm_planners import N_CTX, probe
+
+    backend = make_backend(url=options["llm_url"].strip(), options=LLMOptions(n_threads=options.get("threads"),
+                           n_ctx=N_CTX), timeout=options.get("timeout", 30.0), api_key=key,
+                           model=options.get("llm_model"))
+    probe(backend.base_url, min(options.get("timeout", 30.0), 10.0))
+    return backend
+
+
+def build_planner(spec: RunSpec, progress=None, command: str = ""):
+    """A new planner as the spec says (``progress`` only where it is drawn: in the parent process)."""
+    options = dict(spec.options)
+    if spec.backend:
+        module, _, name = spec.backend.partition(":")
+        options["backend"] = getattr(importlib.import_module(module), name)()
+    else:
+        backend = server_backend(options)
+        if backend is not None:
+            options["backend"] = backend
+    if progress is not None:
+        options["progress"] = progress
+    return make_planner(spec.planner, _kb(spec.mc_version), rules=spec.rules,
+                        command=command or f"barsym eval --planner {spec.planner}", **options)
+
+
+def planner_for(spec: RunSpec, progress=None):
+    """The spec's planner, built once per worker process and kept for its next tasks."""
+    planner = _Process.planners.get(spec.key)
+    if planner is None:
+        planner = _Process.planners[spec.key] = build_planner(spec, progress)
+    return planner
+
+
+def forget_planners() -> None:
+    """Drop this process's planners (tests that build several runs in one process)."""
+    _Process.planners.clear()
+
+
+def run_task(spec: RunSpec, task_data: dict, planner=None) -> dict:
+    """Plan, score and (with a world) execute one task; the record of it.
+
+    ``planner``: the caller's own (the serial run's, which draws progress); else this process's.
+    """
+    kb = _kb(spec.mc_version)
+    planner = planner if planner is not None else planner_for(spec)
+    task = task_from_data(task_data)
+    started = time.perf_counter()
+    result, error = None, None
+    try:
+        result = planner.plan(task.goal, task.start) if task.start is not None else planner.plan(task.goal)
+    except PlanningError as exc:
+        error = exc
+    seconds = time.perf_counter() - started
+    outcome = _outcome(kb, spec, task, result, error, seconds)
+    record = {"kind": "task", "version": RECORD_VERSION, "key": task.key, **outcome.to_dict()}
+    if outcome.score is not None:
+        s = outcome.score
+        record["score"] = {"accuracy": list(s.accuracy), "f1": list(s.f1), "edit_distance": s.edit_distance,
+                           "longest": s.longest}
+    if spec.world is not None:
+        from .execution_report import execute_task
+        record["execution"] = execute_task(kb, spec, task, outcome.plan)
+    return record
+
+
+def _outcome(kb, spec: RunSpec, task: Task, result, error, seconds: float) -> TaskOutcome:
+    outcome = TaskOutcome(task, result=result, error=error, seconds=seconds)
+    if task.reference is not None:
+        outcome.expert = Validator(kb, spec.rules).validate(task.reference, goal=task.goal)
+        outcome.score = score_task(result.plan if result is not None else [], task.reference)
+    return outcome
+
+
+def outcome_from_record(record: dict, task: Task, kb: KnowledgeBase, rules=None) -> TaskOutcome:
+    """The outcome a record describes, rebuilt for the reports (plan re-validated; no decomposition tree)."""
+    from ..bar_io import step_from_record
+
+    outcome = TaskOutcome(task, seconds=float(record.get("seconds", 0.0)))
+    validator = Validator(kb, rules)
+    if record.get("planned"):
+        plan = Plan(steps=tuple(step_from_record(r, task.key) for r in record["plan"]), source=task.key)
+        validation = validator.validate(plan, goal=task.goal, start=task.start)
+        stats = dict(record.get("stats") or {})
+        outcome.result = PlanResult(task.goal, plan, [], [[] for _ in plan.steps], [], (), validation,
+                                    str(stats.get("planner", "")), "", stats)
+    else:
+        outcome.error = PlanningError(record["error_kind"], record["error"])
+    if task.reference is not None:
+        outcome.expert = validator.validate(task.reference, goal=task.goal)
+        score = record.get("score")
+        outcome.score = (TaskScore(tuple(score["accuracy"]), tuple(score["f1"]), score["edit_distance"],
+                                   score["longest"]) if score else
+                         score_task(outcome.plan if outcome.plan is not None else [], task.reference))
+    return outcome

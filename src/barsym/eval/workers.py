@@ -1,0 +1,200 @@
+"""Where tasks run: in this process, in a pool of processes, or as Ray tasks.
+
+Every executor calls :func:`~.spec.run_task` on the same plain-data spec and
+task, so the results do not depend on where a task ran; they differ only in
+how records come back (in task order in-process, in finishing order
+elsewhere -- the caller puts them back in task order).
+
+Worker processes are *spawned*, not forked: a forked child would share the
+parent's llama.cpp threads and model memory in states fork does not promise
+to keep usable, and spawning is what a Ray worker does too. Each worker
+loads the knowledge base and builds its own planner (and model) once, on its
+first task, and keeps them for the next. Workers ignore Ctrl-C: the parent
+stops them, so an interrupt is one line, not one traceback per worker.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import queue
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from enum import Enum
+
+from .spec import RunSpec, planner_for, run_task
+
+__all__ = ["Executor", "ExecutorError", "iter_records"]
+
+
+class Executor(str, Enum):
+    LOCAL = "local"  # this process (one worker) or a process pool (--workers N)
+    RAY = "ray"  # Ray tasks on a local or remote cluster
+
+
+class ExecutorError(RuntimeError):
+    """The executor cannot be used (Ray not installed, no cluster at the address)."""
+
+
+def event_text(event) -> str:
+    """A planner's progress event in words: ``loading the model ...``, ``goal 4 of about 18: 1 stone pickaxe``."""
+    if event.phase in ("loading", "priming"):
+        return f"{event.text} ..."
+    of = f" of about {event.estimate}" if event.estimate else ""
+    return f"goal {event.number}{of}: {event.text}"
+
+
+def task_key(task: dict) -> str:
+    return f"{task['group']}/{task['name']}"
+
+
+def iter_records(spec: RunSpec, tasks: Sequence[dict], *, executor: Executor | str = Executor.LOCAL,
+                 workers: int = 1, ray_address: str | None = None, planner=None,
+                 on_task: Callable[[str], None] | None = None,
+                 on_goal: Callable[[str, str], None] | None = None) -> Iterator[dict]:
+    """One record per task, as each finishes. ``planner``: the in-process planner of a serial run.
+
+    ``on_task(key)``: a serial run is starting a task (its planner reports goals itself);
+    ``on_goal(key, text)``: what a pool worker's planner is doing (``goal 3 of about 12: ...``).
+    """
+    executor = Executor(executor)
+    if executor is Executor.RAY:
+        yield from _ray(spec, tasks, workers, ray_address)
+    elif workers <= 1:
+        for data in tasks:
+            if on_task is not None:
+                on_task(task_key(data))
+            yield run_task(spec, data, planner)
+    else:
+        yield from _pool(spec, tasks, workers, on_goal)
+
+
+class _Worker:
+    """A pool worker's state: where its planner's progress events go, and the task it is on."""
+
+    events = None  # a multiprocessing queue to the parent, or None
+    key = ""
+
+    def __call__(self, event) -> None:
+        if _Worker.events is not None:
+            try:
+                _Worker.events.put_nowait((_Worker.key, event_text(event)))
+            except Exception:  # a full queue: the bar misses one update, the run goes on
+                pass
+
+    enabled = True  # the LLM planners count goals for the progress line only when it is drawn
+
+
+def _worker_start(spec_data: dict, events=None) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _Worker.events = events
+
+
+def _in_worker(spec_data: dict, task: dict) -> dict:
+    spec = RunSpec.from_dict(spec_data)
+    _Worker.key = task_key(task)
+    planner = planner_for(spec, progress=_Worker() if _Worker.events is not None else None)
+    return run_task(spec, task, planner)
+
+
+def _forward(events, on_goal, stop: threading.Event) -> None:
+    while not stop.is_set():
+        try:
+            key, text = events.get(timeout=0.2)
+        except queue.Empty:
+            continue
+        except (EOFError, OSError):
+            return
+        on_goal(key, text)
+
+
+def _pool(spec: RunSpec, tasks: Sequence[dict], workers: int, on_goal=None) -> Iterator[dict]:
+    context = multiprocessing.get_context("spawn")
+    spec_data = spec.to_dict()
+    events = context.Queue(1000) if on_goal is not None else None
+    stop = threading.Event()
+    if events is not None:
+        threading.Thread(target=_forward, args=(events, on_goal, stop), daemon=True).start()
+    pool = ProcessPoolExecutor(max_workers=min(workers, max(1, len(tasks))), mp_context=context,
+                               initializer=_worker_start, initargs=(spec_data, events))
+    try:
+        # at most two tasks queued per worker: a resumed run loses little, and finishing order stays close
+        queue = list(tasks)
+        running = set()
+        while queue or running:
+            while queue and len(running) < 2 * workers:
+                running.add(pool.submit(_in_worker, spec_data, queue.pop(0)))
+            done, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                try:
+                    record = future.result()
+                except BrokenProcessPool:
+                    raise ExecutorError("a worker process died (killed, or out of memory); the tasks it "
+                                        "finished are kept; run again to go on") from None
+                yield record
+    finally:
+        stop.set()
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:  # a running task is not waited for
+            if process.is_alive():
+                process.terminate()
+
+
+def _ray_task(spec_data: dict, task: dict) -> dict:
+    spec = RunSpec.from_dict(spec_data)
+    planner_for(spec)  # kept in the Ray worker process between tasks
+    return run_task(spec, task)
+
+
+def _probe(address: str) -> None:
+    """Something answers at a Ray address (``host:port`` or ``ray://host:port``), or ExecutorError.
+
+    Without this check ``ray.init`` waits for minutes on an address nothing listens at,
+    printing its own retries.
+    """
+    import socket
+
+    client = address.startswith("ray://")
+    rest = address[len("ray://"):] if client else address
+    host, _, port = rest.rpartition(":") if ":" in rest else (rest, "", "")
+    try:
+        number = int(port) if port else (10001 if client else 6379)
+    except ValueError:
+        raise ExecutorError(f"--ray-address {address!r}: expected HOST:PORT or ray://HOST:PORT") from None
+    try:
+        socket.create_connection((host.strip("[]") or "127.0.0.1", number), timeout=5).close()
+    except OSError as exc:
+        raise ExecutorError(f"--ray-address {address}: nothing answers there ({exc.strerror or exc}); "
+                            f"is the Ray head running ('ray start --head')?") from None
+
+
+def _ray(spec: RunSpec, tasks: Sequence[dict], workers: int, address: str | None) -> Iterator[dict]:
+    try:
+        import ray
+    except ImportError:
+        raise ExecutorError("--executor ray needs Ray: pip install 'barsym[ray]'") from None
+    if not ray.is_initialized():
+        if address and address != "auto":
+            _probe(address)
+        try:
+            if address:
+                ray.init(address=address, log_to_driver=False, logging_level="ERROR")
+            else:
+                ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False,
+                         logging_level="ERROR")
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise ExecutorError(f"cannot connect to Ray at {address or 'a new local cluster'}: "
+                                f"{' '.join(str(exc).split())[:200]}") from None
+    remote = ray.remote(num_cpus=1, max_retries=0)(_ray_task)
+    spec_data = spec.to_dict()
+    pending = [remote.remote(spec_data, task) for task in tasks]
+    try:
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            yield ray.get(done[0])
+    finally:
+        for ref in pending:
+            ray.cancel(ref, force=True)

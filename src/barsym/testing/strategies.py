@@ -1,0 +1,112 @@
+"""The strategies of :mod:`barsym.testing` (see there). Drawn values are barsym's own types."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from hypothesis import strategies as st
+
+from ..model import Goal, Plan, Step, StepType
+from ..sim import State
+
+#: goals of BAR's tech tree (and a few more) that the overworld provides
+TECH_TREE = ("stick", "planks", "crafting_table", "wooden_pickaxe", "wooden_sword", "stone_pickaxe", "stone_axe",
+             "furnace", "torch", "chest", "iron_ingot", "iron_pickaxe", "iron_sword", "bucket", "shears",
+             "gold_ingot", "golden_pickaxe", "clock", "compass", "redstone", "piston", "diamond",
+             "diamond_pickaxe", "diamond_sword", "ladder", "lever", "note_block", "jukebox")
+
+
+@lru_cache(maxsize=1)
+def _kb():
+    from ..api import knowledge_base
+
+    return knowledge_base()
+
+
+@lru_cache(maxsize=1)
+def _symbolic():
+    from ..planner import make_planner
+
+    return make_planner("symbolic", _kb())
+
+
+def goals(items=TECH_TREE, max_count: int = 4) -> st.SearchStrategy[Goal]:
+    """``Goal(item, count)`` over ``items`` (names as the game or BAR writes them)."""
+    names = tuple(_kb().resolve(name) for name in items)
+    return st.builds(Goal, item=st.sampled_from(names), count=st.integers(1, max_count))
+
+
+def inventories(items=TECH_TREE + ("logs", "cobblestone", "iron_ore", "coal"), max_kinds: int = 5,
+                max_count: int = 16) -> st.SearchStrategy[dict[str, int]]:
+    """Start inventories: up to ``max_kinds`` item kinds, 1 to ``max_count`` of each."""
+    names = tuple(_kb().resolve(name) for name in items)
+    return st.dictionaries(st.sampled_from(names), st.integers(1, max_count), max_size=max_kinds)
+
+
+def states(max_layer: int = 0, **inventory_options) -> st.SearchStrategy[State]:
+    """:class:`State` from :func:`inventories` and a layer from 0 (surface) to ``max_layer``."""
+    return st.builds(lambda held, layer: State.start(held, layer), inventories(**inventory_options),
+                     st.integers(0, max_layer))
+
+
+@st.composite
+def plans(draw, goal_strategy=None, start_strategy=None) -> Plan:
+    """A valid plan for a drawn goal (from a drawn start state, when ``start_strategy`` is given)."""
+    from ..planner import PlanningError
+    from ..validation import Validator
+
+    goal = draw(goal_strategy if goal_strategy is not None else goals())
+    start = draw(start_strategy) if start_strategy is not None else None
+    try:
+        result = _symbolic().plan(goal, start) if start is not None else _symbolic().plan(goal)
+    except PlanningError:
+        from hypothesis import assume
+        assume(False)
+    plan = result.plan
+    assert Validator(_kb()).validate(plan, goal=goal, start=start).valid, "the symbolic planner's plans are valid"
+    return plan
+
+
+FAULTS = ("drop", "swap", "cut")
+
+
+@st.composite
+def faulty_plans(draw, plan_strategy=None) -> tuple[Plan, str]:
+    """(plan with one fault, what was done): ``drop step 3``, ``swap steps 2 and 3``, ``cut the count of step 4``.
+
+    The fault need not make the plan invalid (a dropped step may be spare): that is for the
+    checker under test to find out.
+    """
+    from hypothesis import assume
+
+    plan = draw(plan_strategy if plan_strategy is not None else plans())
+    assume(len(plan.steps) >= 1)  # a start that already holds the goal has nothing to break
+    steps_ = list(plan.steps)
+    counted = [i for i, s in enumerate(steps_) if (s.count or 0) > 1]
+    fault = draw(st.sampled_from(FAULTS if counted else FAULTS[:2]) if len(steps_) > 1 else st.just("cut"))
+    if fault == "cut" and not counted:
+        fault = "drop"
+    if fault == "drop":
+        i = draw(st.integers(0, len(steps_) - 1))
+        del steps_[i]
+        what = f"drop step {i + 1}"
+    elif fault == "swap":
+        i = draw(st.integers(0, len(steps_) - 2))
+        steps_[i], steps_[i + 1] = steps_[i + 1], steps_[i]
+        what = f"swap steps {i + 1} and {i + 2}"
+    else:
+        i = draw(st.sampled_from(counted))
+        steps_[i] = steps_[i].model_copy(update={"count": steps_[i].count - 1})
+        what = f"cut the count of step {i + 1}"
+    return Plan(steps=tuple(steps_) or plan.steps[:1], source=what), what
+
+
+def steps(items=TECH_TREE + ("logs", "cobblestone", "iron_ore", "coal"), max_count: int = 16) -> st.SearchStrategy[Step]:
+    """Well-formed steps (not necessarily applicable anywhere) over ``items``, with digs and climbs."""
+    names = tuple(_kb().resolve(name) for name in items)
+    tools = (None, "wooden_pickaxe", "stone_pickaxe", "iron_pickaxe")
+    made = st.builds(Step, type=st.sampled_from((StepType.CRAFT, StepType.SMELT, StepType.MINE)),
+                     item=st.sampled_from(names), count=st.integers(1, max_count), tool=st.sampled_from(tools))
+    moves = st.one_of(st.builds(Step, type=st.just(StepType.DIG_DOWN), tool=st.sampled_from(tools[1:])),
+                      st.just(Step(type=StepType.CLIMB_UP)))
+    return st.one_of(made, made, moves)

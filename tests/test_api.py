@@ -1,0 +1,159 @@
+"""The public API: the README's example, barsym.plan/validate/execute/repair, lazy import, the env, the strategies."""
+
+from __future__ import annotations
+
+import random
+import re
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+
+import barsym
+from barsym.sim.execution import play
+from barsym.sim.world import DeterministicWorld
+from barsym.testing import faulty_plans, goals, inventories, plans, states, steps
+from testdata import REPO
+
+
+def readme_example() -> str:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Python API", 1)[1]
+    return re.search(r"```python\n(.*?)```", section, re.S).group(1)
+
+
+def test_the_readme_example_runs(capsys):
+    exec(compile(readme_example(), "README.md", "exec"), {})
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "1. mine 2 logs" and out[10] == "11. craft 1 iron_pickaxe"
+    assert "valid" in out and "False True" in out and out[-1] == "1.0 True 1"
+    assert re.fullmatch(r"\d+ of 50 stochastic runs succeed", out[-3])
+
+
+def test_import_barsym_loads_nothing_else():
+    code = "import sys, barsym; print(sorted(m for m in sys.modules if m.startswith('barsym')))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "['barsym']"
+
+
+def test_plan_and_its_typed_result():
+    planned = barsym.plan("wooden_pickaxe", planner="symbolic")
+    assert isinstance(planned, barsym.Planned) and planned.verdict is barsym.Verdict.VALID
+    assert planned.goal == barsym.Goal(item="wooden_pickaxe", count=1) and planned.steps[-1].item == "wooden_pickaxe"
+    assert planned.records()[0] == {"type": "mine", "obj_name": "logs", "obj_num": 3, "tool": None}
+    assert len(planned.provenance) == len(planned.steps) and planned.result.tree()["goal"]["item"] == "wooden_pickaxe"
+    with pytest.raises(barsym.PlanningError) as caught:
+        barsym.plan("beacon", planner="symbolic")
+    assert "nether_star" in caught.value.message
+
+
+def test_validate_takes_every_plan_form(tmp_path):
+    planned = barsym.plan("stick", 4, planner="symbolic")
+    text = "".join(__import__("json").dumps(r) + "\n" for r in planned.records())
+    path = tmp_path / "stick.jsonl"
+    path.write_text(text)
+    for form in (planned.plan, planned.steps, planned.records(), text, str(path), path):
+        assert barsym.validate(form, "stick", 4).verdict is barsym.Verdict.VALID
+    broken = barsym.validate(planned.records()[1:], "stick", 4)
+    assert broken.verdict is barsym.Verdict.INVALID and broken.failed_step == 1
+
+
+def test_execute_and_repair():
+    steps_ = barsym.plan("stone_pickaxe", planner="symbolic").steps
+    deterministic = barsym.execute(steps_, world="deterministic", runs=3)
+    assert deterministic.successes == 3 and deterministic.world == "deterministic"
+    with pytest.raises(ValueError, match="world must be one of"):
+        barsym.execute(steps_, world="nether")
+    fixed = barsym.repair(list(steps_[1:]), "stone_pickaxe")
+    assert not fixed.valid_before and fixed.valid_after and fixed.plan.steps[-1].item == "stone_pickaxe"
+
+
+# -- barsym.env ----------------------------------------------------------------------------------
+
+def test_random_agent_smoke():
+    env = barsym.env.CraftingEnv("iron_pickaxe", world="stochastic", max_steps=60)
+    rng = random.Random(5)
+    for episode in range(3):
+        observation = env.reset(seed=episode)
+        assert observation.steps == 0 and observation.inventory == {} and observation.goal.item == "iron_pickaxe"
+        rewards = []
+        while not env.done:
+            observation, reward, done, info = env.step(env.sample(rng))
+            rewards.append(reward)
+            assert reward in (0.0, 1.0) and set(info) >= {"failure", "truncated", "success", "ticks"}
+            assert all(n > 0 for n in observation.inventory.values())
+        assert done and (info["truncated"] or info["success"] or info["failure"] is not None)
+        assert len(rewards) <= 60 and sum(rewards) <= 1.0
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(env.actions[0])
+
+
+def test_scripted_agent_following_a_valid_plan_reaches_the_goal():
+    plan = barsym.plan("iron_pickaxe", planner="symbolic").plan
+    env = barsym.env.CraftingEnv("iron_pickaxe", world="deterministic")
+    env.reset(seed=0)
+    for index, step in enumerate(plan.steps):
+        observation, reward, done, info = env.step(step, later=plan.steps[index + 1:])
+        assert info["failure"] is None
+        assert done == (index == len(plan.steps) - 1)
+    assert reward == 1.0 and observation.held == 1 and info["success"]
+
+
+def test_the_env_meets_the_episodes_execute_plays():
+    plan = barsym.plan("iron_pickaxe", planner="symbolic").plan
+    env = barsym.env.CraftingEnv("iron_pickaxe", world="stochastic")
+    outcomes = set()
+    for seed in range(12):
+        env.reset(seed=seed)
+        for index, step in enumerate(plan.steps):
+            observation, reward, done, info = env.step(step, later=plan.steps[index + 1:])
+            if info["failure"] is not None or done:
+                break
+        episode = play(env.world, plan, seed, env.goal, env.start_state, env.budget)
+        assert episode.success == (reward == 1.0) and episode.ticks == observation.ticks
+        outcomes.add(episode.success)
+    assert True in outcomes  # the stochastic world lets the plan succeed (and the check is not vacuous)
+
+
+def test_env_accepts_records_and_refuses_bad_worlds():
+    env = barsym.env.CraftingEnv("stick", world="deterministic")
+    env.reset(seed=1)
+    _, reward, done, info = env.step({"type": "craft", "obj_name": "stick", "obj_num": 4})
+    assert reward == 0.0 and not done and info["failure"] is not None  # no planks yet
+    with pytest.raises(ValueError, match="world must be one of"):
+        barsym.env.CraftingEnv("stick", world="end")
+
+
+# -- barsym.testing ------------------------------------------------------------------------------
+
+@settings(max_examples=25, deadline=None)
+@given(plans(start_strategy=states(max_layer=1)))
+def test_drawn_plans_are_valid(plan):
+    assert len(plan.steps) == 0 or plan.steps[-1].type.value in ("craft", "smelt", "mine", "kill")
+
+
+@settings(max_examples=40, deadline=None)
+@given(faulty_plans())
+def test_faulty_plans_say_what_was_done(drawn):
+    plan, what = drawn
+    assert re.fullmatch(r"drop step \d+|swap steps \d+ and \d+|cut the count of step \d+", what)
+    assert plan.source == what
+
+
+@settings(max_examples=50, deadline=None)
+@given(goals(), inventories(), steps())
+def test_drawn_goals_inventories_and_steps_are_barsyms(goal, held, step):
+    kb = barsym.knowledge_base()
+    assert goal.item in kb.items and 1 <= goal.count <= 4
+    assert all(name in kb.items and count >= 1 for name, count in held.items())
+    world = DeterministicWorld(kb)
+    world.step(world.reset(0, barsym.api._start(kb, held, 0)), step)  # any drawn step can be tried
+
+
+def test_the_validation_module_does_not_shadow_the_function():
+    """``barsym.validate`` is the API's function even after the validator's module is imported."""
+    import barsym
+    import barsym.validation  # noqa: F401
+
+    assert callable(barsym.validate) and barsym.validate.__module__ == "barsym.api"

@@ -1,0 +1,98 @@
+"""The OpenAI-compatible backend: the grammar in each server's own field, --api-key / $OPENAI_API_KEY, --llm-model."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import pytest
+
+from barsym.cli import main
+from barsym.llm.openai_http import OpenAIHTTPBackend
+from loopback import JsonHandler, Loopback
+
+GRAMMAR = 'root ::= "craft 4 stick: 2 planks"'
+
+
+def server(owner: str | None):
+    """A chat server whose /v1/models names ``owner`` (None: no model list), recording every request."""
+    requests: list[dict] = []
+
+    class Handler(JsonHandler):
+        def do_GET(self):  # noqa: N802
+            if owner is None:
+                self._send(404, b'{"error": "no such route"}')
+            else:
+                self._send(200, json.dumps({"data": [{"id": "m", "owned_by": owner}]}).encode())
+
+        def do_POST(self):  # noqa: N802
+            requests.append({"headers": dict(self.headers), "body": self.read_json()})
+            reply = {"choices": [{"message": {"content": "craft 4 stick: 2 planks"}, "finish_reason": "stop"}],
+                     "usage": {"prompt_tokens": 10, "completion_tokens": 5}}
+            self._send(200, json.dumps(reply).encode())
+
+    loop = Loopback(Handler)
+    return loop, requests
+
+
+@pytest.mark.parametrize("owner, field, warned", [
+    ("vllm", "guided_grammar", None),
+    ("llamacpp", "grammar", None),
+    ("me", "grammar", None),  # llama-cpp-python's server
+    (None, "grammar", None),  # no model list: llama.cpp's form, as before
+    ("", "grammar", None),  # a list naming no owner says nothing either
+    ("openai", None, "cannot constrain output"),
+    ("acme", "grammar", "is not one barsym knows"),
+])
+def test_grammar_goes_in_the_servers_own_field(owner, field, warned):
+    loop, requests = server(owner)
+    try:
+        backend = OpenAIHTTPBackend(loop.url, timeout=5)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for _ in range(2):
+                backend.complete([{"role": "user", "content": "Goal: 4 stick"}], grammar=GRAMMAR)
+        body = requests[0]["body"]
+        for name in ("grammar", "guided_grammar"):
+            assert (body.get(name) == GRAMMAR) == (name == field)
+        messages = [str(w.message) for w in caught]
+        if warned:
+            assert len(messages) == 1 and warned in messages[0]  # said once, not per call
+        else:
+            assert messages == []
+    finally:
+        loop.close()
+
+
+def test_an_explicit_grammar_style_is_not_asked_for():
+    backend = OpenAIHTTPBackend("http://127.0.0.1:9", grammar_style="vllm")
+    payload = backend.build_payload([{"role": "user", "content": "x"}], max_tokens=5, temperature=0, seed=0,
+                                    json_schema=None, grammar=GRAMMAR, stop=None)
+    assert payload["guided_grammar"] == GRAMMAR and "grammar" not in payload
+    with pytest.raises(ValueError, match="grammar_style must be one of"):
+        OpenAIHTTPBackend("http://127.0.0.1:9", grammar_style="outlines")
+
+
+@pytest.mark.parametrize("key_option, env_key", [(["--api-key", "sk-cli"], None), ([], "sk-env")])
+def test_api_key_and_model_reach_the_server(capsys, monkeypatch, key_option, env_key):
+    if env_key:
+        monkeypatch.setenv("OPENAI_API_KEY", env_key)
+    else:
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    loop, requests = server("vllm")
+    try:
+        code = main(["plan", "stick", "--count", "4", "--planner", "bar", "--llm-url", loop.url,
+                     "--llm-model", "big-model", *key_option])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        assert requests and all(r["body"]["model"] == "big-model" for r in requests)
+        assert all(r["headers"]["Authorization"] == f"Bearer {env_key or 'sk-cli'}" for r in requests)
+    finally:
+        loop.close()
+
+
+def test_server_options_without_a_server_are_refused(capsys):
+    for option in (["--api-key", "k"], ["--llm-model", "m"]):
+        code = main(["plan", "stick", "--planner", "bar", *option])
+        out, err = capsys.readouterr()
+        assert code == 2 and out == "" and f"{option[0]} is for an OpenAI-compatible server; give --llm-url" in err
