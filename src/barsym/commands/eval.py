@@ -21,10 +21,12 @@ from ..eval import DatasetError, evaluate, format_details, format_table, load_da
 from ..eval import plancraft
 from ..eval.execution_report import execute_evaluation, format_execution, group_executions
 from ..eval.llm_report import format_summary, summarize
+from ..memory import TaskRecorder, with_memory
 from ..planner import DEFAULT_PLANNER, planner_names
 from .common import UsageError, check_writable, fail, kb_from_args
 from .consistency_options import add_consistency_arguments
 from .llm_options import TerminalProgress, add_llm_arguments, build_planner
+from .memory_options import add_memory_arguments, open_memory
 from .plan import check_planner
 from .state_options import rules_from_args
 from .world_options import add_world_arguments, world_from_args
@@ -46,6 +48,7 @@ def add_parser(sub) -> None:
     add_llm_arguments(p)
     add_world_arguments(p, "--world-seed", default_world=None)
     add_consistency_arguments(p, flag=True)
+    add_memory_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -61,16 +64,28 @@ def run(args: argparse.Namespace) -> int:
         implied = next((t.rules for t in tasks if t.rules), None)  # Plancraft's tasks imply the crafting rules
         rules = rules_from_args(kb, args, default=implied)
         execution = world_from_args(kb, rules, args)
+        plancraft_tasks = any(t.label_possible is not None for t in tasks)
+        store = open_memory(args)  # before the model loads: a bad memory file is found at once
+        if store is not None and plancraft_tasks:
+            raise UsageError("--memory works with tech-tree task sets (BAR's, DEPS's), not Plancraft's")
         progress = TerminalProgress()
         planner = build_planner(name, kb, args, progress, rules=rules)
+        if store is not None:
+            try:
+                planner = with_memory(planner, kb, store)
+            except ValueError as exc:
+                raise UsageError(f"--memory: {exc}") from None
     except (UsageError, DatasetError) as exc:
         if progress is not None:
             progress.clear()
         return fail(str(exc))
-    if any(t.label_possible is not None for t in tasks):
+    if plancraft_tasks:
         return _run_plancraft(args, tasks, planner, kb, name, rules, progress, execution)
+    recorder = TaskRecorder(store, planner.memory) if store is not None and args.record else None
 
     def next_task(done: int, total: int, outcome=None) -> None:
+        if recorder is not None and outcome is not None and outcome.result is not None:
+            recorder.planned(outcome.task.key, outcome.result)  # now: the next plan resets the noted contexts
         if done < total:
             progress.task(f"task {done + 1}/{total} {tasks[done].key}")
 
@@ -83,7 +98,13 @@ def run(args: argparse.Namespace) -> int:
     print(format_table(evaluation))
     print()
     print(format_summary(summary))
+    if store is not None:
+        print(_memory_line(evaluation))
     executed = _print_execution(evaluation, execution)
+    if recorder is not None:
+        _record_executions(recorder, executed)
+        runs = f" with {execution.runs} {execution.world.name} run(s) each" if executed else ""
+        print(f"\nrecorded {len(recorder.plan_ids)} plan(s){runs} into {store.path}")
     details = format_details(evaluation)
     if details and not args.quiet:
         print()
@@ -120,6 +141,25 @@ def _print_execution(evaluation, execution) -> dict | None:
             "groups": {row.name: row.to_dict() for row in rows},
             "tasks": {key: {"planner": t.planner.to_dict() if t.planner else None,
                             "expert": t.expert.to_dict() if t.expert else None} for key, t in tasks.items()}}
+
+
+def _memory_line(evaluation) -> str:
+    stats = [o.result.stats for o in evaluation.outcomes if o.result is not None]
+    hits, misses = sum(s.get("memory_hits", 0) for s in stats), sum(s.get("memory_misses", 0) for s in stats)
+    stale, few = sum(s.get("memory_stale", 0) for s in stats), sum(s.get("memory_examples", 0) for s in stats)
+    share = f" ({100 * hits / (hits + misses):.1f} %)" if hits + misses else ""
+    return (f"memory: {hits} of {hits + misses} goal(s) answered from memory{share}, {stale} entries refused as "
+            f"stale, {few} goal(s) given remembered examples of close goals")
+
+
+def _record_executions(recorder: TaskRecorder, executed: dict | None) -> None:
+    """Credit each recorded plan with its runs (with the seed the execution report gave that task)."""
+    if executed is None:
+        return
+    for key, task in executed["tasks"].items():
+        ran = task["planner"]
+        if ran is not None:
+            recorder.executed(key, executed["world"], ran["seed"], ran["runs"], ran["successes"])
 
 
 def _with_execution(report: dict, executed: dict | None) -> dict:
