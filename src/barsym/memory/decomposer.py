@@ -30,6 +30,7 @@ from ..kb import KnowledgeBase, Rules
 from ..model import Goal, Step
 from ..planner.decomposer import Decomposer, Decomposition, PlanContext
 from ..planner.verify import check_decomposition
+from .examples import DEFAULT_EXAMPLES, CloseGoalExamples
 from .store import Candidate, MemoryStore
 
 MEMORY = "memory"
@@ -55,11 +56,12 @@ class MemoryStats:
     hits: int = 0  # goals answered from memory
     misses: int = 0  # goals passed on to the wrapped decomposer
     stale: int = 0  # remembered answers refused by the verifier (and marked stale)
+    examples: int = 0  # goals passed on with remembered answers of close goals as few-shot examples
 
     def to_dict(self) -> dict:
         asked = self.hits + self.misses
         return {"memory_hits": self.hits, "memory_misses": self.misses, "memory_stale": self.stale,
-                "memory_share": round(self.hits / asked, 4) if asked else 0.0}
+                "memory_share": round(self.hits / asked, 4) if asked else 0.0, "memory_examples": self.examples}
 
 
 class MemoryDecomposer:
@@ -74,10 +76,13 @@ class MemoryDecomposer:
         self.graph = getattr(inner, "graph", None)
         self.stats = MemoryStats()
         self.contexts: dict[int, tuple[Decomposition, dict]] = {}  # id(answer) -> (answer, its context)
+        self.examples: CloseGoalExamples | None = None  # set by with_memory when the inner decomposer takes them
 
     def start_plan(self) -> None:
         self.stats = MemoryStats()
         self.contexts = {}
+        if self.examples is not None:
+            self.examples.start_plan()
 
     def context_of(self, decomposition: Decomposition) -> dict | None:
         kept = self.contexts.get(id(decomposition))
@@ -133,13 +138,19 @@ class MemoryPlanner:
     def plan(self, goal: Goal, start=None):
         self.memory.start_plan()
         result = self.planner.plan(goal, start)
+        if self.memory.examples is not None:
+            self.memory.stats.examples = self.memory.examples.goals_given
         result.stats.update(self.memory.stats.to_dict())
         return result
 
 
 def with_memory(planner, kb: KnowledgeBase, store: MemoryStore | None, threshold: float = DEFAULT_THRESHOLD,
-                min_runs: int = DEFAULT_MIN_RUNS) -> MemoryPlanner:
+                min_runs: int = DEFAULT_MIN_RUNS, examples: int = DEFAULT_EXAMPLES) -> MemoryPlanner:
     """Put a memory decomposer in front of ``planner``'s decomposer (``store=None``: only note contexts).
+
+    A wrapped decomposer that takes few-shot examples (the LLM decomposer's
+    ``examples`` hook) is also given up to ``examples`` remembered answers of
+    close goals for each goal the memory passes on to it (:mod:`.examples`).
 
     ``bar`` and ``llm-only`` keep BAR's loop in ``planner.inner``; the symbolic
     planner is the loop itself. The inventory search (rules without gathering)
@@ -149,5 +160,8 @@ def with_memory(planner, kb: KnowledgeBase, store: MemoryStore | None, threshold
     if not hasattr(loop, "decomposer"):
         raise ValueError(f"planner {planner.name} has no goal decomposer, so it cannot use a memory")
     memory = MemoryDecomposer(kb, loop.decomposer, store, threshold, min_runs, rules=getattr(loop, "rules", None))
+    if store is not None and examples > 0 and hasattr(loop.decomposer, "examples"):
+        memory.examples = CloseGoalExamples(kb, store, threshold, min_runs, examples, memory.rules)
+        loop.decomposer.examples = memory.examples
     loop.decomposer = memory
     return MemoryPlanner(planner, memory)
