@@ -137,3 +137,19 @@ def test_export_import_round_trip(kb, tmp_path):
     assert other.counts() == store.counts()
     with pytest.raises(ValueError):
         other.import_plan({"task": "x"})
+
+
+def test_stale_entry_in_a_memory_opened_read_only_is_refused_and_the_file_untouched(kb, tmp_path):
+    path = tmp_path / "m.sqlite"
+    ctx = {"at_hand": [], "layer": 0}
+    bad = DecompositionRecord("stick", 4, ctx, {"type": "craft", "item": "stick", "count": 4},
+                              [{"item": "cobblestone", "count": 2}], None, "llm")
+    with MemoryStore(path) as store:
+        store.record_plan("a", "bar", ("stick", 4), [], [bad], [("stochastic", 0, 10, 10)])
+    before = path.read_bytes()
+    store = MemoryStore(path, readonly=True)  # `barsym plan --memory M` without --record
+    result = with_memory(make_planner("symbolic", kb), kb, store).plan(Goal(item="stick", count=4))
+    assert result.validation.valid and result.stats["memory_stale"] == 1 and result.stats["memory_hits"] == 0
+    assert store.candidates("stick", 4) == [] and store.counts()["stale"] == 1  # refused for the rest of the run
+    store.close()
+    assert path.read_bytes() == before

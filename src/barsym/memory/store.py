@@ -293,15 +293,18 @@ class MemoryStore:
         return sorted(out, key=lambda c: (-c.rate, -c.runs, c.signature))
 
     def counts(self) -> dict[str, int]:
-        one = lambda sql: self.db.execute(sql).fetchone()[0]
-        return {"plans": one("SELECT count(*) FROM plans"),
-                "decompositions": one("SELECT count(*) FROM decompositions"),
-                "distinct_decompositions": one("SELECT count(DISTINCT signature) FROM decompositions"),
-                "goals": one("SELECT count(*) FROM (SELECT DISTINCT goal_item, goal_count FROM decompositions)"),
-                "executions": one("SELECT count(*) FROM executions"),
-                "runs": one("SELECT coalesce(sum(runs), 0) FROM executions"),
-                "successes": one("SELECT coalesce(sum(successes), 0) FROM executions"),
-                "stale": one("SELECT count(*) FROM stale")}
+        """Table counts from one snapshot (one statement): never a plan without its decompositions."""
+        names = ("plans", "decompositions", "distinct_decompositions", "goals", "executions", "runs", "successes",
+                 "stale")
+        row = self.db.execute(
+            """SELECT (SELECT count(*) FROM plans), (SELECT count(*) FROM decompositions),
+                      (SELECT count(DISTINCT signature) FROM decompositions),
+                      (SELECT count(*) FROM (SELECT DISTINCT goal_item, goal_count FROM decompositions)),
+                      (SELECT count(*) FROM executions), (SELECT coalesce(sum(runs), 0) FROM executions),
+                      (SELECT coalesce(sum(successes), 0) FROM executions), (SELECT count(*) FROM stale)""").fetchone()
+        out = dict(zip(names, row))
+        out["stale"] += len(self.stale_here)
+        return out
 
     def goals(self) -> list[tuple[str, int]]:
         return [tuple(r) for r in self.db.execute(
