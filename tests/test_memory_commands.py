@@ -116,3 +116,33 @@ def test_unusable_memory_with_record_is_one_line_exit_2_and_unchanged(tmp_path, 
     assert err.count("\n") == 0 and err.startswith("barsym: error: memory")
     if before is not None:
         assert m.read_bytes() == before
+
+
+class _Terminal:
+    def __init__(self):
+        self.text = ""
+
+    def isatty(self):
+        return True
+
+    def write(self, text):
+        self.text += text
+
+    def flush(self):
+        pass
+
+
+def test_build_draws_a_bar_only_on_a_terminal(tmp_path, capsys, monkeypatch):
+    from barsym.commands import llm_options
+
+    m = tmp_path / "m.sqlite"
+    build = ["memory", "build", "--memory", str(m), "--dataset", str(BAR_DIR), "--limit", "3", "--runs", "5"]
+    assert main(build) == 0
+    piped = capsys.readouterr()
+    assert "\r" not in piped.err and "\033" not in piped.err and "#" not in piped.err
+    assert piped.err.count("\n") == 3 and "[3/3]" in piped.err  # one line per task, as before
+    terminal = _Terminal()
+    monkeypatch.setattr(llm_options.sys, "stderr", terminal)
+    assert main(build) == 0
+    assert "[" + "#" * 10 + "-" * 20 + "] 1/3" in terminal.text and terminal.text.endswith("\r\033[K")
+    assert "runs succeeded" not in terminal.text  # the bar replaces the per-task lines
