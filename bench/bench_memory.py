@@ -178,8 +178,8 @@ def competitions(store: MemoryStore, used: Pass) -> list[dict]:
     for goal in store.goals():
         answers = {}
         for c in store.candidates(*goal):
-            if c.runs < MIN_RUNS:
-                continue
+            if c.runs < MIN_RUNS or (c.yields is not None and c.yields < (c.step.get("count") or 0)):
+                continue  # too few runs, or an answer from spare units: it applies only when they are there
             key = json.dumps([c.step, c.subgoals], sort_keys=True)
             best = answers.get(key)
             if best is None or c.rate > best.rate:
@@ -193,12 +193,12 @@ def competitions(store: MemoryStore, used: Pass) -> list[dict]:
     return out
 
 
-def warm_cli(memory: Path, threads: int) -> dict:
+def warm_cli(memory: Path, threads: int, planner: str) -> dict:
     """``barsym plan diamond_pickaxe --memory M`` in a fresh process; its LLM and memory lines."""
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     started = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "barsym.cli", "plan", "diamond_pickaxe", "--memory", str(memory),
-                           "--threads", str(threads)], capture_output=True, text=True, env=env)
+                           "--threads", str(threads), "--planner", planner], capture_output=True, text=True, env=env)
     lines = [line for line in proc.stdout.splitlines() if line.startswith(("Plan for", "LLM", "memory:", "tokens:"))]
     return {"exit": proc.returncode, "seconds": round(time.perf_counter() - started, 2), "lines": lines,
             "stderr": proc.stderr.strip()[-300:]}
@@ -212,6 +212,8 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("/tmp/barsym-bench-memory"), help="folder for the memories")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--planner", choices=["bar", "symbolic"], default="bar",
+                        help="symbolic: the same passes without the model (a quick check; no llm-only pass)")
     parser.add_argument("--per-group", type=int, help="only the first N tasks of each group (a quick check)")
     args = parser.parse_args()
 
@@ -227,9 +229,10 @@ def main() -> int:
         for suffix in ("", "-wal", "-shm"):
             (args.out / (name + suffix)).unlink(missing_ok=True)
     m_train, m_all, m_mixed = (MemoryStore(args.out / n) for n in ("train.sqlite", "all.sqlite", "mixed.sqlite"))
+    model = args.planner == "bar"
     backend = LlamaCppBackend(None, options=LLMOptions(n_threads=args.threads, n_ctx=2048),
-                              state_dir=cache_dir() / STATE_DIR)
-    bar = lambda: make_planner("bar", kb, backend=backend, log=False)  # noqa: E731
+                              state_dir=cache_dir() / STATE_DIR) if model else None
+    bar = lambda: make_planner(args.planner, kb, backend=backend, log=False)  # noqa: E731
     print(f"load average {os.getloadavg()[0]:.2f}", file=sys.stderr)
 
     # 1. transfer: bar's plans of the train tasks go into the train memory (and into the other two)
@@ -245,8 +248,9 @@ def main() -> int:
     transfer["fewer_calls_on_remembered_goals_pct"] = round(100 * (a - b) / a, 1) if a else None
 
     # 2. the dynamic setting: llm-only's decompositions compete in the mixed memory
-    plan_pass("llm-only (competitors)", kb, make_planner("llm-only", kb, backend=backend, log=False), tasks, None,
-              (m_mixed,), world, args.runs, 0)
+    if model:
+        plan_pass("llm-only (competitors)", kb, make_planner("llm-only", kb, backend=backend, log=False), tasks,
+                  None, (m_mixed,), world, args.runs, 0)
     other = tuple(name for name in ("coal", "red_sand") if name not in kb.prefer)  # the other choice of torch, glass
     plan_pass("symbolic, other choices (competitors)", kb, make_planner("symbolic", kb, prefer=other), tasks, None,
               (m_mixed,), world, args.runs, 0)
@@ -265,9 +269,9 @@ def main() -> int:
 
     # 3. a warm memory over all 53 tasks
     diamond = next((r for r in with_all.rows if r.key.endswith("/diamond_pickaxe")), None)
-    report = {"transfer": transfer, "dynamic": dynamic,
+    report = {"planner": args.planner, "runs": args.runs, "transfer": transfer, "dynamic": dynamic,
               "warm": {"in_process": {k: diamond.stats.get(k) for k in ("llm_calls", "memory_hits", "memory_misses")}
-                       if diamond else None, "cli": warm_cli(args.out / "all.sqlite", args.threads)},
+                       if diamond else None, "cli": warm_cli(args.out / "all.sqlite", args.threads, args.planner)},
               "load_average_end": round(os.getloadavg()[0], 2)}
     for store in (m_train, m_all, m_mixed):
         store.close()
@@ -280,7 +284,7 @@ def main() -> int:
 def print_report(r: dict) -> None:
     t, d, w = r["transfer"], r["dynamic"], r["warm"]
     tasks = range(t["tasks"])
-    print("1. transfer: memory from stone/iron/gold, planning redstone/diamond with the bar planner")
+    print(f"1. transfer: memory from stone/iron/gold, planning redstone/diamond with the {r['planner']} planner")
     print(f"   train memory: {t['train_memory']['plans']} plans, {t['remembered_goals']} goals remembered")
     for label in ("without", "with"):
         s = t[label]
