@@ -193,6 +193,24 @@ def competitions(store: MemoryStore, used: Pass) -> list[dict]:
     return out
 
 
+def fresh_runs(base: Pass, other: Pass, chosen: Pass, world, runs: int) -> list[dict]:
+    """Tasks whose other-choice plan differs from bar's: both run ``runs`` times in fresh worlds, and the memory's pick."""
+    steps = lambda row: [str(s) for s in row.outcome.result.plan.steps] if row.outcome.result else None  # noqa: E731
+    mine = {row.key: row for row in base.rows}
+    picked = {row.key: row for row in chosen.rows}
+    out = []
+    for row in other.rows:
+        ours = mine.get(row.key)
+        if ours is None or steps(ours) == steps(row) or row.outcome.result is None:
+            continue
+        rate = lambda r: run_plan(r.outcome.result.plan, world, runs, task_seed(1, r.key),  # noqa: E731
+                                  goal=r.outcome.task.goal).successes
+        out.append({"task": row.key, "bar": rate(ours), "other_choice": rate(row), "runs": runs,
+                    "with_memory_is": "bar's" if steps(picked[row.key]) == steps(ours) else
+                    "the other choice" if steps(picked[row.key]) == steps(row) else "neither"})
+    return out
+
+
 def warm_cli(memory: Path, threads: int, planner: str) -> dict:
     """``barsym plan diamond_pickaxe --memory M`` in a fresh process; its LLM and memory lines."""
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
@@ -252,8 +270,8 @@ def main() -> int:
         plan_pass("llm-only (competitors)", kb, make_planner("llm-only", kb, backend=backend, log=False), tasks,
                   None, (m_mixed,), world, args.runs, 0)
     other = tuple(name for name in ("coal", "red_sand") if name not in kb.prefer)  # the other choice of torch, glass
-    plan_pass("symbolic, other choices (competitors)", kb, make_planner("symbolic", kb, prefer=other), tasks, None,
-              (m_mixed,), world, args.runs, 0)
+    others = plan_pass("symbolic, other choices (competitors)", kb, make_planner("symbolic", kb, prefer=other), tasks,
+                       None, (m_mixed,), world, args.runs, 0)
     with_mixed = plan_pass("all 53 with the mixed memory", kb, bar(), tasks, m_mixed)
     with_all = plan_pass("all 53 with the bar memory", kb, bar(), tasks, m_all)
     no_memory = Pass("without memory", None, build.rows + cold.rows)
@@ -266,6 +284,7 @@ def main() -> int:
     dynamic["with_mixed"].update(summary(with_mixed))
     dynamic["with_bar"].update(summary(with_all))
     dynamic["competitions"] = competitions(m_mixed, with_mixed)
+    dynamic["other_choice_plans"] = fresh_runs(no_memory, others, with_mixed, world, args.eval_runs)
 
     # 3. a warm memory over all 53 tasks
     diamond = next((r for r in with_all.rows if r.key.endswith("/diamond_pickaxe")), None)
@@ -309,6 +328,9 @@ def print_report(r: dict) -> None:
             subs = ", ".join(f"{g['count']} {g['item']}" for g in a["subgoals"])
             print(f"       {a['step']['type']} {a['step'].get('count', '')} {a['step'].get('item', '')}: {subs} -- "
                   f"{a['successes']}/{a['runs']} ({a['provenance']})")
+    for t in d["other_choice_plans"]:
+        print(f"   {t['task']}: bar's plan {t['bar']}/{t['runs']}, the other choice {t['other_choice']}/{t['runs']} in "
+              f"fresh runs; the plan made with memory is {t['with_memory_is']}")
     print(f"3. warm memory, in process: diamond_pickaxe {w['in_process']}")
     print(f"   barsym plan diamond_pickaxe --memory M (exit {w['cli']['exit']}, {w['cli']['seconds']} s):")
     for line in w["cli"]["lines"]:
