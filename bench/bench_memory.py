@@ -251,6 +251,8 @@ def main() -> int:
     backend = LlamaCppBackend(None, options=LLMOptions(n_threads=args.threads, n_ctx=2048),
                               state_dir=cache_dir() / STATE_DIR) if model else None
     bar = lambda: make_planner(args.planner, kb, backend=backend, log=False)  # noqa: E731
+    if model:  # the few-shot prefix once, before any timing (from the cache folder when it is there)
+        print(f"prefix: {backend.prime(list(bar().decomposer.prompts.prefix))}", file=sys.stderr)
     print(f"load average {os.getloadavg()[0]:.2f}", file=sys.stderr)
 
     # 1. transfer: bar's plans of the train tasks go into the train memory (and into the other two)
