@@ -137,11 +137,10 @@ def _import(store: MemoryStore, args) -> int:
                 records.append(json.loads(line))
             except json.JSONDecodeError as exc:
                 raise UsageError(f"{args.file}:{number}: not JSON ({exc.msg})") from None
-    for number, rec in enumerate(records, start=1):
-        try:
-            store.import_plan(rec if isinstance(rec, dict) else {})
-        except ValueError as exc:
-            raise UsageError(f"{args.file}: record {number}: {exc}") from None
+    try:
+        store.import_plans(records)  # all or none: a bad record leaves the memory as it was
+    except ValueError as exc:
+        raise UsageError(f"{args.file}: {exc}; nothing imported") from None
     print(f"imported {len(records)} plan(s) into {store.path}")
     return 0
 

@@ -80,6 +80,21 @@ def _execution_rows(plan_id: int, executions) -> list[tuple]:
     return [(plan_id, world, _stored_seed(seed), runs, successes) for world, seed, runs, successes in executions]
 
 
+def _parsed(record, number: int) -> tuple:
+    """An exported record as ``_insert_plan`` arguments; ValueError saying which record and what is wrong."""
+    try:
+        if not isinstance(record, dict):
+            raise TypeError("not a JSON object")
+        decs = [DecompositionRecord(d["goal_item"], int(d["goal_count"]), dict(d["context"]), dict(d["step"]),
+                                    list(d["subgoals"]), d.get("yields"), str(d["provenance"]))
+                for d in record["decompositions"]]
+        exes = [(str(w), int(s), int(r), int(k)) for w, s, r, k in record.get("executions", [])]
+        goal = (str(record["goal"][0]), int(record["goal"][1]))
+        return str(record["task"]), str(record["planner"]), goal, list(record["steps"]), decs, exes
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise ValueError(f"record {number}: not an exported memory record ({type(exc).__name__}: {exc})") from None
+
+
 class MemoryFileError(Exception):
     """The memory file cannot be used; the message is one line for the user."""
 
@@ -234,20 +249,25 @@ class MemoryStore:
         """Store one plan, its decompositions and its executions (world, seed, runs, successes) atomically."""
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            plan_id = self.db.execute(
-                "INSERT INTO plans(task, planner, goal_item, goal_count, steps) VALUES (?,?,?,?,?)",
-                (task, planner, goal[0], goal[1], json.dumps(steps))).lastrowid
-            self.db.executemany(
-                "INSERT INTO decompositions(plan_id, goal_item, goal_count, context, step, subgoals, yields,"
-                " provenance, signature) VALUES (?,?,?,?,?,?,?,?,?)",
-                [(plan_id, d.goal_item, d.goal_count, json.dumps(d.context, sort_keys=True), json.dumps(d.step),
-                  json.dumps(d.subgoals), d.yields, d.provenance, d.signature) for d in decompositions])
-            self.db.executemany("INSERT INTO executions(plan_id, world, seed, runs, successes) VALUES (?,?,?,?,?)",
-                                _execution_rows(plan_id, executions))
+            plan_id = self._insert_plan(task, planner, goal, steps, decompositions, executions)
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
+        return plan_id
+
+    def _insert_plan(self, task, planner, goal, steps, decompositions, executions) -> int:
+        """The rows of one plan, inside the caller's transaction."""
+        plan_id = self.db.execute(
+            "INSERT INTO plans(task, planner, goal_item, goal_count, steps) VALUES (?,?,?,?,?)",
+            (task, planner, goal[0], goal[1], json.dumps(steps))).lastrowid
+        self.db.executemany(
+            "INSERT INTO decompositions(plan_id, goal_item, goal_count, context, step, subgoals, yields,"
+            " provenance, signature) VALUES (?,?,?,?,?,?,?,?,?)",
+            [(plan_id, d.goal_item, d.goal_count, json.dumps(d.context, sort_keys=True), json.dumps(d.step),
+              json.dumps(d.subgoals), d.yields, d.provenance, d.signature) for d in decompositions])
+        self.db.executemany("INSERT INTO executions(plan_id, world, seed, runs, successes) VALUES (?,?,?,?,?)",
+                            _execution_rows(plan_id, executions))
         return plan_id
 
     def attach_executions(self, plan_id: int, executions: list[tuple[str, int, int, int]]) -> None:
@@ -326,18 +346,23 @@ class MemoryStore:
 
     def import_plan(self, record: dict) -> int:
         """Store one exported plan; ValueError (with what is wrong) for a record of another shape."""
+        return self.import_plans([record])
+
+    def import_plans(self, records: list) -> int:
+        """Store exported plans all or none (one transaction); ValueError naming the first bad record."""
+        parsed = [_parsed(record, number) for number, record in enumerate(records, start=1)]
+        self.db.execute("BEGIN IMMEDIATE")
         try:
-            decs = [DecompositionRecord(d["goal_item"], int(d["goal_count"]), dict(d["context"]), dict(d["step"]),
-                                        list(d["subgoals"]), d.get("yields"), str(d["provenance"]))
-                    for d in record["decompositions"]]
-            exes = [(str(w), int(s), int(r), int(k)) for w, s, r, k in record.get("executions", [])]
-            goal = (str(record["goal"][0]), int(record["goal"][1]))
-            return self.record_plan(str(record["task"]), str(record["planner"]), goal, list(record["steps"]),
-                                    decs, exes)
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
-            raise ValueError(f"not an exported memory record ({type(exc).__name__}: {exc})") from None
-        except sqlite3.IntegrityError as exc:
-            raise ValueError(f"record breaks the memory's constraints ({exc})") from None
+            for number, plan in enumerate(parsed, start=1):
+                try:
+                    self._insert_plan(*plan)
+                except sqlite3.IntegrityError as exc:
+                    raise ValueError(f"record {number} breaks the memory's constraints ({exc})") from None
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return len(parsed)
 
     def prune(self, min_rate: float, min_runs: int) -> int:
         """Delete plans whose executions total at least ``min_runs`` runs at a rate below ``min_rate``."""
