@@ -91,3 +91,12 @@ def test_poorly_executing_or_stale_examples_are_not_shown(kb, tmp_path):
     assert all("iron_pickaxe" not in m["content"] and "iron_shovel" not in m["content"]
                for m in fake.calls[0].messages[len(planner.planner.decomposer.prompts.prefix):])
     assert store.counts()["stale"] == 1  # the entry that no longer verifies was marked, not shown
+
+
+@pytest.mark.parametrize("name", ["bar", "bar-sc"])
+def test_a_warm_memory_answers_in_front_of_the_llm_planners_without_a_call(kb, store, name):
+    fake = ScriptedLLM([])  # any call would raise: the memory must answer every goal
+    planner = with_memory(make_planner(name, kb, backend=fake, log=False), kb, store)
+    result = planner.plan(Goal(item="iron_pickaxe"))
+    assert result.validation.valid and fake.calls == []
+    assert result.stats["memory_misses"] == 0 and result.stats["memory_hits"] > 0

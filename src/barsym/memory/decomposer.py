@@ -197,11 +197,13 @@ def with_memory(planner, kb: KnowledgeBase, store: MemoryStore | None, threshold
     ``examples`` hook) is also given up to ``examples`` remembered answers of
     close goals for each goal the memory passes on to it (:mod:`.examples`).
 
-    ``bar`` and ``llm-only`` keep BAR's loop in ``planner.inner``; the symbolic
-    planner is the loop itself. The inventory search (rules without gathering)
+    ``bar`` and ``llm-only`` keep BAR's loop in ``planner.inner`` (``bar-sc``
+    one level further down); the symbolic planner is the loop itself. The inventory search (rules without gathering)
     has no decomposer, so it cannot use a memory: ValueError.
     """
-    loop = getattr(planner, "inner", planner)
+    loop = planner
+    while hasattr(loop, "inner"):  # bar-sc -> bar -> BAR's loop: the memory goes in front of the loop's decomposer
+        loop = loop.inner
     if not hasattr(loop, "decomposer"):
         raise ValueError(f"planner {planner.name} has no goal decomposer, so it cannot use a memory")
     memory = MemoryDecomposer(kb, loop.decomposer, store, threshold, min_runs, rules=getattr(loop, "rules", None))
