@@ -49,7 +49,7 @@ from barsym.kb import cache_dir, load_kb, rules_for  # noqa: E402
 from barsym.llm import LlamaCppBackend, LLMOptions  # noqa: E402
 from barsym.memory import MemoryStore, record, with_memory  # noqa: E402
 from barsym.planner import make_planner  # noqa: E402
-from barsym.planner.llm_planner import STATE_DIR  # noqa: E402
+from barsym.reasoning.llm_planners import STATE_DIR  # noqa: E402
 from barsym.sim.execution import run as run_plan  # noqa: E402
 from barsym.sim.stochastic import StochasticWorld  # noqa: E402
 

@@ -25,7 +25,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from barsym.bar_io import read_plan  # noqa: E402
-from barsym.consistency import ConsistencyConfig, StateConsistency  # noqa: E402
+from barsym.consistency import ConsistencyConfig  # noqa: E402
+from barsym.reasoning import model_consistency  # noqa: E402
 from barsym.kb import load_kb  # noqa: E402
 from barsym.metrics import as_records, edit_distance  # noqa: E402
 from barsym.model import Plan, StepType  # noqa: E402
@@ -64,7 +65,7 @@ def main() -> int:
     if args.repairer == "llm":
         from barsym.llm import LlamaCppBackend, LLMOptions
         backend = LlamaCppBackend(None, options=LLMOptions(n_threads=args.threads, n_ctx=2048))
-    engine = StateConsistency(kb, ConsistencyConfig(repairer=args.repairer, fallback=False), backend=backend)
+    engine = model_consistency(kb, ConsistencyConfig(repairer=args.repairer, fallback=False), backend=backend)
     rows: dict[str, list[tuple[bool, int]]] = defaultdict(list)
     skipped = 0
     started = time.perf_counter()

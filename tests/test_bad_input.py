@@ -21,8 +21,8 @@ from barsym.kb import load_kb
 from barsym.llm import IncompatibleServerError, LLMError, OpenAIHTTPBackend
 from barsym.model import Goal
 from barsym.planner import PlanContext, SymbolicDecomposer
-from barsym.planner.llm_grammar import render_reply
-from barsym.planner.prompts import EXAMPLE_ROOT
+from barsym.reasoning.reply_grammar import render_reply
+from barsym.reasoning.prompts import EXAMPLE_ROOT
 from loopback import JsonHandler, Loopback
 from testdata import EXPERT_FILES
 

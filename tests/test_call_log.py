@@ -16,8 +16,8 @@ from barsym.cli import main
 from barsym.llm import ScriptedLLM
 from barsym.model import Goal
 from barsym.planner import PlanContext, SymbolicDecomposer, layer_goal, make_planner
-from barsym.planner.llm_grammar import render_reply
-from barsym.planner.prompts import EXAMPLE_ROOT
+from barsym.reasoning.reply_grammar import render_reply
+from barsym.reasoning.prompts import EXAMPLE_ROOT
 from barsym.reasoning.call_log import SCHEMA_VERSION, CallLog, LogError
 
 SHORT_PICKAXE = "craft 1 stone_pickaxe: 1 cobblestone, 2 stick, 1 crafting_table"
@@ -117,3 +117,18 @@ def test_logging_off_and_an_unwritable_log_never_stop_a_plan(kb, tmp_path, monke
     with pytest.warns(UserWarning, match="not logging LLM calls"):
         planner = make_planner("bar", kb, backend=ScriptedLLM(["craft 4 stick: 2 planks"]))
     assert planner.plan(Goal(item="stick", count=4)).validation.valid
+
+
+def test_state_consistency_calls_are_logged_too(kb, log_path):
+    """The step scorer's and forward repairer's calls go to the same log, with their verdicts."""
+    from barsym.llm import BackendTimeoutError
+    from barsym.reasoning.step_scorer import LLMStepScorer
+    from barsym.model import Step, StepType
+
+    steps = [Step(type=StepType.MINE, item="logs", count=1), Step(type=StepType.CRAFT, item="planks", count=4)]
+    scorer = LLMStepScorer(ScriptedLLM(["7", BackendTimeoutError]))
+    assert scorer.score(steps, Goal(item="planks", count=4)) == [7, None]
+    rows = CallLog(log_path).recent(None)
+    assert [(r.goal, r.verdict, r.reply) for r in rows] == [
+        ("score step 1 of 4 planks", "accepted", "7"), ("score step 2 of 4 planks", "backend-error", None)]
+    assert scorer.use.calls == 1 and scorer.use.errors == 1

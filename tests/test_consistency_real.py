@@ -13,7 +13,8 @@ import pytest
 
 from barsym.bar_io import read_plan
 from barsym.consistency import ConsistencyConfig, StateConsistency
-from barsym.consistency.llm_scorer import LLMStepScorer
+from barsym.reasoning.step_scorer import LLMStepScorer
+from barsym.reasoning import model_consistency
 from barsym.llm import LlamaCppBackend, LLMOptions
 from barsym.model import Plan, StepType
 from testdata import EXPERT_FILES
@@ -42,7 +43,7 @@ def test_real_scores_are_one_to_ten_and_the_prefix_is_cached(backend):
 def test_the_real_llm_repairer_fixes_a_dropped_dig_down(backend, validator):
     dig = next(i for i, s in enumerate(PLAN.steps) if s.type is StepType.DIG_DOWN)
     faulty = Plan(steps=PLAN.steps[:dig] + PLAN.steps[dig + 1:])
-    engine = StateConsistency(validator.kb, ConsistencyConfig(repairer="llm", fallback=False), backend=backend)
+    engine = model_consistency(validator.kb, ConsistencyConfig(repairer="llm", fallback=False), backend=backend)
     result = engine.repair(faulty)
     assert result.valid_after and validator.validate(result.plan).valid
     assert result.stats["symbolic_fallbacks"] == 0

@@ -13,8 +13,9 @@ import pytest
 
 from barsym.bar_io import read_plan
 from barsym.consistency import (CannotRepair, ConsistencyConfig, Provenance, StateConsistency)
-from barsym.consistency.llm_repairer import SYSTEM as REPAIR_SYSTEM
-from barsym.consistency.llm_scorer import SCORE_GRAMMAR, SYSTEM as SCORE_SYSTEM, LLMStepScorer
+from barsym.reasoning.forward_repairer import SYSTEM as REPAIR_SYSTEM
+from barsym.reasoning.step_scorer import SCORE_GRAMMAR, SYSTEM as SCORE_SYSTEM, LLMStepScorer
+from barsym.reasoning import model_consistency
 from barsym.llm import BackendTimeoutError, ScriptedLLM
 from barsym.metrics import as_records, edit_distance
 from barsym.model import Goal, Plan, StepType
@@ -119,6 +120,9 @@ def test_configurations_are_checked(kb):
         StateConsistency(kb, ConsistencyConfig(scores="llm"))
     with pytest.raises(ValueError, match="needs a language model"):
         StateConsistency(kb, ConsistencyConfig(repairer="llm"))
+    with pytest.raises(ValueError, match="needs a language model"):
+        model_consistency(kb, ConsistencyConfig(scores="both"))  # the model side, without a model
+    assert model_consistency(kb).llm_repairer is None  # simulator scores, symbolic repairer: no model
 
 
 # ---- the model's side, scripted ------------------------------------------------------------
@@ -153,7 +157,7 @@ def test_llm_scores_pick_the_anchors(kb):
     n = len(faulty)
     scores = ["10"] * n
     scores[dig] = "2"  # the model flags the step after the dropped dig down
-    engine = StateConsistency(kb, ConsistencyConfig(scores="llm", rounds=1), backend=ScriptedLLM(scores))
+    engine = model_consistency(kb, ConsistencyConfig(scores="llm", rounds=1), backend=ScriptedLLM(scores))
     result = engine.repair(faulty)
     assert result.rounds[0].pairs[0].start == dig + 1 and result.rounds[0].llm[dig] == 2
     assert result.valid_after and result.plan.steps == plan.steps
@@ -162,14 +166,14 @@ def test_llm_scores_pick_the_anchors(kb):
 
 def test_llm_scores_that_flag_nothing_repair_nothing(kb):
     faulty = Plan(steps=PLANS["iron_pickaxe"].steps[1:])
-    engine = StateConsistency(kb, ConsistencyConfig(scores="llm"), backend=ScriptedLLM(["10"] * 40))
+    engine = model_consistency(kb, ConsistencyConfig(scores="llm"), backend=ScriptedLLM(["10"] * 40))
     result = engine.repair(faulty)
     assert not result.valid_after and not result.changed and result.rounds[0].windows == []
 
 
 def test_both_takes_the_lower_score(kb):
     faulty = Plan(steps=PLANS["iron_pickaxe"].steps[:5] + PLANS["iron_pickaxe"].steps[6:])
-    engine = StateConsistency(kb, ConsistencyConfig(scores="both", rounds=1), backend=ScriptedLLM(["1"] + ["10"] * 40))
+    engine = model_consistency(kb, ConsistencyConfig(scores="both", rounds=1), backend=ScriptedLLM(["1"] + ["10"] * 40))
     sim, llm = engine.scores(faulty, faulty.default_goal())
     chosen = engine.chosen(sim, llm)
     assert chosen[0] == 1 and chosen == [min(s.score, v) for s, v in zip(sim, llm)]
@@ -186,7 +190,7 @@ def test_the_llm_repairer_chooses_among_applicable_steps(kb, validator):
     table = next(i for i, s in enumerate(plan.steps) if s.item == "crafting_table")
     faulty = Plan(steps=plan.steps[:table] + plan.steps[table + 1:])  # no crafting table at all
     llm = ScriptedLLM([first_option] * 40)
-    engine = StateConsistency(kb, ConsistencyConfig(repairer="llm", fallback=False), backend=llm)
+    engine = model_consistency(kb, ConsistencyConfig(repairer="llm", fallback=False), backend=llm)
     result = engine.repair(faulty)
     assert result.valid_after and validator.validate(result.plan).valid
     assert Provenance.REPAIRED_LLM in result.provenance and Provenance.REPAIRED_SYMBOLIC not in result.provenance
@@ -200,12 +204,12 @@ def test_the_llm_repairer_falls_back_to_the_symbolic_one(kb):
     plan = PLANS["iron_pickaxe"]
     table = next(i for i, s in enumerate(plan.steps) if s.item == "crafting_table")
     faulty = Plan(steps=plan.steps[:table] + plan.steps[table + 1:])
-    engine = StateConsistency(kb, ConsistencyConfig(repairer="llm"),
+    engine = model_consistency(kb, ConsistencyConfig(repairer="llm"),
                               backend=ScriptedLLM([BackendTimeoutError] * 10))
     result = engine.repair(faulty)
     assert result.valid_after and result.stats["symbolic_fallbacks"] >= 1
     assert Provenance.REPAIRED_SYMBOLIC in result.provenance
-    alone = StateConsistency(kb, ConsistencyConfig(repairer="llm", fallback=False, rounds=1),
+    alone = model_consistency(kb, ConsistencyConfig(repairer="llm", fallback=False, rounds=1),
                              backend=ScriptedLLM([BackendTimeoutError] * 10))
     assert not alone.repair(faulty).valid_after  # no fallback: the unfinished window stays as it was left
 
@@ -213,7 +217,7 @@ def test_the_llm_repairer_falls_back_to_the_symbolic_one(kb):
 def test_bar_sc_plans_with_the_scripted_model(kb, validator):
     """bar-sc = llm-only's decomposition (here the symbolic answers, scripted) and then state consistency."""
     from barsym.planner import make_planner
-    from barsym.planner.llm_grammar import render_reply
+    from barsym.reasoning.reply_grammar import render_reply
     from barsym.planner.decomposer import PlanContext
     from barsym.planner.symbolic import SymbolicDecomposer
 

@@ -18,8 +18,8 @@ from barsym.cli import main
 from barsym.kb import load_kb
 from barsym.model import Goal
 from barsym.planner import PlanContext, SymbolicDecomposer, layer_goal
-from barsym.planner.llm_grammar import render_reply
-from barsym.planner.prompts import EXAMPLE_ROOT
+from barsym.reasoning.reply_grammar import render_reply
+from barsym.reasoning.prompts import EXAMPLE_ROOT
 from loopback import JsonHandler, Loopback
 
 

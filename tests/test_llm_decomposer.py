@@ -17,9 +17,9 @@ from barsym.llm import BackendTimeoutError, BackendUnavailableError, LLMError, S
 from barsym.model import Goal
 from barsym.planner import (Decomposition, PlanContext, PlanningError, SymbolicDecomposer, check_decomposition,
                             layer_goal, make_planner)
-from barsym.planner.llm_decomposer import LLMDecomposer
-from barsym.planner.llm_grammar import GrammarBuilder, ReplyError, parse_reply, render_reply
-from barsym.planner.prompts import EXAMPLE_ROOT, FEW_SHOT_GOALS
+from barsym.reasoning.bar_decomposer import LLMDecomposer
+from barsym.reasoning.reply_grammar import GrammarBuilder, ReplyError, parse_reply, render_reply
+from barsym.reasoning.prompts import EXAMPLE_ROOT, FEW_SHOT_GOALS
 from barsym.planner.registry import graph_for
 from testdata import BAR_DIR
 
@@ -377,7 +377,7 @@ def test_the_verifier_refuses_valid_but_unconventional_answers(kb, graph, goal, 
 
 
 def test_the_model_is_loaded_once_per_process(kb, monkeypatch, tmp_path):
-    from barsym.planner import llm_planner
+    from barsym.reasoning import llm_planners as llm_planner
 
     loads = []
     model = tmp_path / "m.gguf"

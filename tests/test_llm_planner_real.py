@@ -18,7 +18,7 @@ from barsym.cli import main
 from barsym.llm import LlamaCppBackend, LLMOptions
 from barsym.model import Goal
 from barsym.planner import make_planner
-from barsym.planner.llm_grammar import GrammarBuilder
+from barsym.reasoning.reply_grammar import GrammarBuilder
 from barsym.planner.registry import graph_for
 
 pytestmark = pytest.mark.llm

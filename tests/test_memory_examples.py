@@ -11,7 +11,7 @@ from barsym.memory.examples import closeness
 from barsym.memory.store import DecompositionRecord
 from barsym.model import Goal
 from barsym.planner import PlanContext, SymbolicDecomposer, layer_goal
-from barsym.planner.llm_grammar import render_reply
+from barsym.reasoning.reply_grammar import render_reply
 from barsym.planner.registry import make_planner
 
 

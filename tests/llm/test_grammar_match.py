@@ -12,7 +12,7 @@ import pytest
 from barsym.llm import decomposition_grammar
 from barsym.llm.grammar_match import UnsupportedGrammar, compile_grammar
 from barsym.model import Goal
-from barsym.planner.llm_grammar import GrammarBuilder
+from barsym.reasoning.reply_grammar import GrammarBuilder
 from barsym.planner.registry import graph_for
 
 

@@ -90,7 +90,7 @@ def model_options(args: argparse.Namespace) -> dict:
 def backend_from(options: dict):
     """The shared model backend for these settings; a model or server that cannot be used is a UsageError."""
     from ..llm import LLMError
-    from ..planner.llm_planner import shared_backend
+    from ..reasoning.llm_planners import shared_backend
 
     try:
         return shared_backend(options.get("model"), options.get("llm_url"), options.get("threads"),

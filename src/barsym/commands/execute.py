@@ -14,12 +14,11 @@ import argparse
 import json
 import sys
 
-from ..bar_io import PlanFormatError
 from ..sim.execution import Execution, run as run_plan
 from .common import UsageError, fail, kb_from_args
 from .memory_options import add_memory_arguments, open_memory
 from .state_options import add_state_arguments, rules_from_args, start_from_args
-from .validate import load_plan_file
+from .plan_files import add_plan_file_arguments, each_plan
 from .world_options import add_world_arguments, world_from_args
 
 #: failure lines shown per plan in text output (--json has them all)
@@ -31,7 +30,7 @@ def add_parser(sub) -> None:
                        description="Execute BAR JSON Lines plans in the deterministic or stochastic world and report "
                                    "success rates (95 % Wilson interval), failures by step and code, ticks of "
                                    "successful runs and a typical failure in words.")
-    p.add_argument("files", nargs="+", metavar="FILE", help="plan files in BAR JSON Lines; '-' reads stdin")
+    add_plan_file_arguments(p, goal=False)
     p.add_argument("--json", action="store_true", help="print one JSON array with a record per plan")
     add_world_arguments(p, "--seed")
     add_state_arguments(p)
@@ -80,17 +79,14 @@ def run(args: argparse.Namespace) -> int:
     except UsageError as exc:
         return fail(str(exc))
     records: list[dict] = []
-    unusable = runs = successes = credited = 0
-    for path in args.files:
-        try:
-            plan = load_plan_file(path)
-        except PlanFormatError as exc:
-            unusable += 1
-            records.append({"file": path if path != "-" else "<stdin>", "world": options.world.name,
-                            "error": str(exc)})
-            if not args.json:
-                print(f"barsym: error: {exc}", file=sys.stderr)
-            continue
+    unusable: list[str] = []
+    runs = successes = credited = 0
+
+    def unusable_file(name: str, message: str) -> None:
+        unusable.append(name)
+        records.append({"file": name, "world": options.world.name, "error": message})
+
+    for path, plan in each_plan(args.files, unusable_file, show_errors=not args.json):
         execution = run_plan(plan, options.world, options.runs, options.seed, start=start, budget=options.budget)
         runs += execution.runs
         successes += execution.successes
@@ -103,12 +99,12 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(records, indent=2))
     else:
         total = len(args.files)
-        extra = f", {unusable} unusable" if unusable else ""
+        extra = f", {len(unusable)} unusable" if unusable else ""
         rate = f" ({100 * successes / runs:.1f} %)" if runs else ""
         print(f"summary: {total} plan(s){extra}, {runs:,} runs in the {options.world.name} world "
               f"(seed {options.seed}): {successes:,} succeeded{rate}")
     if store is not None:
-        print(f"recorded the runs of {credited} of {len(args.files) - unusable} plan(s) into {store.path}",
+        print(f"recorded the runs of {credited} of {len(args.files) - len(unusable)} plan(s) into {store.path}",
               file=sys.stderr)
         store.close()
     return 2 if unusable else 0

@@ -14,7 +14,7 @@ from typing import TextIO
 
 from ..kb import KnowledgeBase
 from ..planner import make_planner
-from ..planner.llm_decomposer import DEFAULT_MODE, MODES, RETRY_TEMPERATURE
+from ..reasoning.bar_decomposer import DEFAULT_MODE, MODES, RETRY_TEMPERATURE
 from ..planner.registry import LLM_PLANNERS
 from .common import UsageError, escape_controls, number_option as _number, raw_stream
 

@@ -21,14 +21,14 @@ import difflib
 import json
 import sys
 
-from ..bar_io import PlanFormatError, format_plan, step_to_record
+from ..bar_io import format_plan, step_to_record
 from ..consistency import CannotRepair, ConsistencyConfig, RepairResult, StateConsistency
 from ..model import Plan
 from .common import UsageError, fail, kb_from_args
 from .consistency_options import (add_consistency_arguments, add_model_arguments, backend_from,
                                   consistency_options, model_options)
 from .state_options import add_state_arguments, rules_from_args, start_from_args
-from .validate import _goal, load_plan_file
+from .plan_files import add_plan_file_arguments, each_plan, goal_from_args
 
 REPAIR_DEFAULTS = {"anchors": "step-scoring", "scores": "simulator", "repairer": "symbolic"}
 
@@ -37,9 +37,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser("repair", help="repair plans forward between anchors (BAR's state consistency)",
                        description="Score every step, pick anchor pairs, regenerate the windows between them "
                                    "forward from the simulated state, and show the fix as a diff.")
-    p.add_argument("files", nargs="+", metavar="FILE", help="plan files in BAR JSON Lines; '-' reads stdin")
-    p.add_argument("--goal", metavar="ITEM", help="item the plan must end with (default: the last step's item)")
-    p.add_argument("--goal-count", type=int, metavar="N", help="how many of the --goal item (default 1)")
+    add_plan_file_arguments(p)
     p.add_argument("--format", choices=["text", "json", "bar"], default="text",
                    help="text: a diff against the plan; json: one array, a record per file; bar: the repaired "
                         "plan as BAR JSON Lines (one file)")
@@ -58,7 +56,9 @@ def build(kb, args, rules) -> StateConsistency:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     backend = backend_from(llm) if config.uses_llm else None
-    return StateConsistency(kb, config, rules=rules, backend=backend, temperature=llm["temperature"] or 0.0)
+    from ..reasoning import model_consistency
+
+    return model_consistency(kb, config, rules=rules, backend=backend, temperature=llm["temperature"] or 0.0)
 
 
 def diff_lines(result: RepairResult) -> list[str]:
@@ -116,21 +116,14 @@ def run(args: argparse.Namespace) -> int:
         if args.format == "bar" and len(args.files) > 1:
             raise UsageError("--format bar prints one plan; give one file, or use --format json")
         kb = kb_from_args(args)
-        goal = _goal(kb, args)
+        goal = goal_from_args(kb, args)
         start = start_from_args(kb, args)
         rules = rules_from_args(kb, args)
         engine = build(kb, args, rules)
     except UsageError as exc:
         return fail(str(exc))
-    records, unusable, unrepaired = [], 0, 0
-    for path in args.files:
-        shown_path = "<stdin>" if path == "-" else path
-        try:
-            plan = load_plan_file(path)
-        except PlanFormatError as exc:
-            unusable += 1
-            print(f"barsym: error: {exc}", file=sys.stderr)
-            continue
+    records, unusable, unrepaired = [], [], 0
+    for shown_path, plan in each_plan(args.files, lambda name, _: unusable.append(name)):
         try:
             result = engine.repair(plan, goal=goal, start=start)
         except CannotRepair as exc:

@@ -16,7 +16,6 @@ import argparse
 import json
 import sys
 
-from ..bar_io import PlanFormatError
 from ..consistency import AnchorPair, combine, merge, simulator_scores, step_scoring
 from ..consistency.crosscheck import CrossCheck
 from ..validate import Validator
@@ -24,7 +23,7 @@ from .common import UsageError, fail, kb_from_args
 from .consistency_options import add_model_arguments, backend_from, model_options
 from .llm_options import _number
 from .state_options import add_state_arguments, rules_from_args, start_from_args
-from .validate import _goal, load_plan_file
+from .plan_files import add_plan_file_arguments, each_plan, goal_from_args
 
 SOURCES = ("simulator", "llm", "both")
 
@@ -33,9 +32,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser("score", help="score every step 1-10 (simulator and LLM) and show the anchors",
                        description="BAR's step scores (1: the next steps are likely wrong; 10: they are right) "
                                    "from the simulator's rollout and from the model, and the anchors they pick.")
-    p.add_argument("files", nargs="+", metavar="FILE", help="plan files in BAR JSON Lines; '-' reads stdin")
-    p.add_argument("--goal", metavar="ITEM", help="item the plan must end with (default: the last step's item)")
-    p.add_argument("--goal-count", type=int, metavar="N", help="how many of the --goal item (default 1)")
+    add_plan_file_arguments(p)
     p.add_argument("--scores", choices=SOURCES, default="both",
                    help="which scores: simulator (no model), llm, or both (default)")
     p.add_argument("--t", metavar="T", default="5", help="anchor threshold, 1 to 10 (default 5)")
@@ -55,26 +52,20 @@ def run(args: argparse.Namespace) -> int:
         t = _number(args.t, "--t", int, 1, 10)
         k = _number(args.k, "--k", int, 1, 50)
         kb = kb_from_args(args)
-        goal = _goal(kb, args)
+        goal = goal_from_args(kb, args)
         start = start_from_args(kb, args)
         rules = rules_from_args(kb, args)
         scorer = None
         if args.scores != "simulator":
-            from ..consistency.llm_scorer import LLMStepScorer
+            from ..reasoning.step_scorer import LLMStepScorer
             llm = model_options(args)
             scorer = LLMStepScorer(backend_from(llm), seed=llm["seed"], temperature=llm["temperature"] or 0.0)
     except UsageError as exc:
         return fail(str(exc))
     validator = Validator(kb, rules)
     check = CrossCheck(t=t)
-    records, unusable = [], 0
-    for path in args.files:
-        try:
-            plan = load_plan_file(path)
-        except PlanFormatError as exc:
-            unusable += 1
-            print(f"barsym: error: {exc}", file=sys.stderr)
-            continue
+    records, unusable = [], []
+    for path, plan in each_plan(args.files, lambda name, _: unusable.append(name)):
         plan_goal = goal or plan.default_goal()
         validation = validator.validate(plan, goal=plan_goal, start=start)
         sim = simulator_scores(validator, validation, k)

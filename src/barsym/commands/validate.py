@@ -8,54 +8,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
-from ..bar_io import PlanFormatError, decode_text, parse_plan, read_plan, shown
-from ..kb import KnowledgeBase, UnknownItemError
-from ..model import MAX_COUNT, Goal, Plan
+from ..model import Plan
 from ..validate import ValidationResult, Validator, Verdict
 from .common import UsageError, fail, kb_from_args
+from .plan_files import add_plan_file_arguments, each_plan, goal_from_args
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("validate", help="check BAR JSON Lines plans step by step",
                        description="Play each plan forward and report valid / valid with waste / invalid.")
-    p.add_argument("files", nargs="+", metavar="FILE", help="plan files in BAR JSON Lines; '-' reads stdin")
-    p.add_argument("--goal", metavar="ITEM", help="item the plan must end with (default: the last step's item)")
-    p.add_argument("--goal-count", type=int, metavar="N", help="how many of the --goal item (default 1)")
+    add_plan_file_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON array with a record per plan")
     p.add_argument("--quiet", action="store_true", help="text output: only plans that are not plainly valid")
     add_state_arguments(p)
     p.set_defaults(run=run)
-
-
-def _goal(kb: KnowledgeBase, args) -> Goal | None:
-    """The --goal option as a Goal; None lets each plan default to its last step's item (one of it).
-
-    --goal-count alone is refused rather than applied to those defaults: with
-    several files it would quietly mean a different item for each.
-    """
-    count = 1 if args.goal_count is None else args.goal_count
-    if not 1 <= count <= MAX_COUNT:
-        raise UsageError(f"--goal-count must be from 1 to {MAX_COUNT}, got {shown(count)}")
-    if args.goal is None:
-        if args.goal_count is not None:
-            raise UsageError(f"--goal-count {count} needs --goal ITEM too, e.g. --goal diamond --goal-count {count} "
-                             "(without --goal each plan must end with 1 of its last step's item)")
-        return None
-    try:
-        kb.resolve(args.goal)
-    except UnknownItemError as exc:
-        raise UsageError(f"--goal: {exc}") from None
-    return Goal(item=args.goal, count=count)
-
-
-def load_plan_file(path: str) -> Plan:
-    """A plan file named on the command line; '-' is standard input."""
-    if path == "-":
-        return parse_plan(decode_text(sys.stdin.buffer.read(), "<stdin>"), "<stdin>")
-    return read_plan(path)
 
 
 def _print_text(result: ValidationResult, plan: Plan, quiet: bool, layers: tuple[str, ...]) -> None:
@@ -99,7 +67,7 @@ def _print_text(result: ValidationResult, plan: Plan, quiet: bool, layers: tuple
 def run(args: argparse.Namespace) -> int:
     try:
         kb = kb_from_args(args)
-        goal = _goal(kb, args)
+        goal = goal_from_args(kb, args)
         start = start_from_args(kb, args)
         rules = rules_from_args(kb, args)
     except UsageError as exc:
@@ -107,17 +75,14 @@ def run(args: argparse.Namespace) -> int:
     validator = Validator(kb, rules)
     records: list[dict] = []
     counts = {Verdict.VALID: 0, Verdict.WASTEFUL: 0, Verdict.INVALID: 0}
-    unusable = 0
-    for path in args.files:
-        try:
-            plan = load_plan_file(path)
-        except PlanFormatError as exc:
-            unusable += 1
-            records.append({"file": path if path != "-" else "<stdin>", "valid": False, "verdict": "unusable input",
-                            "errors": [{"step": None, "code": "bad_input", "message": str(exc)}], "warnings": []})
-            if not args.json:
-                print(f"barsym: error: {exc}", file=sys.stderr)
-            continue
+    unusable: list[str] = []
+
+    def unusable_file(name: str, message: str) -> None:
+        unusable.append(name)
+        records.append({"file": name, "valid": False, "verdict": "unusable input",
+                        "errors": [{"step": None, "code": "bad_input", "message": message}], "warnings": []})
+
+    for _, plan in each_plan(args.files, unusable_file, show_errors=not args.json):
         result = validator.validate(plan, goal=goal, start=start)
         counts[result.verdict] += 1
         records.append(result.to_dict())
@@ -127,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(records, indent=2))
     else:
         total = len(args.files)
-        extra = f", {unusable} unusable" if unusable else ""
+        extra = f", {len(unusable)} unusable" if unusable else ""
         print(f"summary: {total} plan(s): {counts[Verdict.VALID]} valid, {counts[Verdict.WASTEFUL]} valid with waste, "
               f"{counts[Verdict.INVALID]} invalid{extra}")
     if unusable:

@@ -3,8 +3,9 @@
 ``StateConsistency(kb, ConsistencyConfig(...)).repair(plan, goal)`` returns a
 :class:`RepairResult`: the repaired plan, every step's provenance (``kept``,
 ``repaired-llm``, ``repaired-symbolic``), the verdicts before and after, and
-each round's scores and anchors. The model side (``llm_scorer``,
-``llm_repairer``) is imported only when a configuration needs it.
+each round's scores and anchors. The model side (its step scores, its forward
+repairer) lives in :mod:`barsym.reasoning`; ``barsym.reasoning.model_consistency``
+builds the configurations that use it.
 """
 
 from .anchors import DEFAULT_T, AnchorMethod, AnchorPair, ScoreSource, merge, sliding_window, step_scoring

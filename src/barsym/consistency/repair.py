@@ -15,7 +15,7 @@ outside the windows are never touched, so every step of the result is
 
 The **symbolic repairer** is the forward walk with the symbolic chooser (the
 symbolic planner plans what is missing from the current state); the **LLM
-repairer** (:mod:`.llm_repairer`) lets the model choose each step and falls
+repairer** (:mod:`barsym.reasoning.forward_repairer`) lets the model choose each step and falls
 back to the symbolic repairer for a window it does not finish.
 """
 
@@ -174,30 +174,27 @@ class StateConsistency:
     """BAR's module (b) for one knowledge base, rule profile and configuration."""
 
     def __init__(self, kb: KnowledgeBase, config: ConsistencyConfig | None = None, *, rules: Rules | str | None = None,
-                 backend=None, scorer: StepScorer | None = None, temperature: float = 0.0):
-        """``backend`` (an :class:`~barsym.llm.LLMBackend`) is needed by LLM scores and the LLM repairer.
+                 scorer: StepScorer | None = None, llm_repairer: Repairer | None = None,
+                 needs: NeedPlanner | None = None):
+        """``scorer`` (the model's step scores) and ``llm_repairer`` come from above.
 
-        The model side is imported only when the configuration uses it, so the
-        symbolic configurations never load :mod:`barsym.llm`.
+        This module knows nothing of language models: the configurations that
+        use one are built by :func:`barsym.reasoning.model_consistency`, which
+        makes the model's scorer and repairer and hands them in, so the
+        symbolic configurations never import :mod:`barsym.llm`.
         """
         self.kb = kb
         self.config = c = config or ConsistencyConfig()
         self.rules = rules_for(kb, rules)
         self.validator = Validator(kb, self.rules)
-        self.needs = NeedPlanner(kb, self.rules)
+        self.needs = needs or NeedPlanner(kb, self.rules)
         self.symbolic = SymbolicRepairer(self.needs)
         wants_scores = c.anchors is AnchorMethod.STEP_SCORING and c.scores is not ScoreSource.SIMULATOR
-        if (wants_scores and scorer is None or c.repairer is RepairerKind.LLM) and backend is None:
-            raise ValueError(f"this configuration ({c.describe()}) needs a language model")
+        if wants_scores and scorer is None or c.repairer is RepairerKind.LLM and llm_repairer is None:
+            raise ValueError(f"this configuration ({c.describe()}) needs a language model "
+                             f"(build it with barsym.reasoning.model_consistency)")
         self.scorer = scorer
-        if wants_scores and scorer is None:
-            from .llm_scorer import LLMStepScorer
-            self.scorer = LLMStepScorer(backend, seed=c.seed, temperature=temperature)
-        self.llm_repairer: Repairer | None = None
-        if c.repairer is RepairerKind.LLM:
-            from .llm_repairer import LLMRepairer
-            self.llm_repairer = LLMRepairer(self.needs, backend, fallback=self.symbolic if c.fallback else None,
-                                            seed=c.seed, temperature=temperature)
+        self.llm_repairer = llm_repairer if c.repairer is RepairerKind.LLM else None
 
     # ---- scores and anchors ------------------------------------------------------------
     def scores(self, plan: Plan, goal: Goal, start: State | None = None,

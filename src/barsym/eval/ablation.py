@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..consistency import ConsistencyConfig, StateConsistency, simulator_scores
+from ..consistency import ConsistencyConfig, simulator_scores
 from ..consistency.crosscheck import CrossCheck
 from ..kb import KnowledgeBase
 from ..metrics import GroupScore, score_task
@@ -70,7 +70,9 @@ def run_ablation(tasks: Sequence[Task], base, kb: KnowledgeBase, rows: Sequence[
                  backend=None, scorer=None, progress: Callable[[str], None] | None = None,
                  crosscheck_t: int = 5) -> Ablation:
     """Plan every task with ``base``, repair with each configuration, and score like BAR."""
-    engines = [StateConsistency(kb, config, backend=backend, scorer=scorer) for _, config in rows]
+    from ..reasoning import model_consistency
+
+    engines = [model_consistency(kb, config, backend=backend, scorer=scorer) for _, config in rows]
     results = [RowResult("llm-only", None)] + [RowResult(label, config) for label, config in rows]
     check = CrossCheck(t=crosscheck_t) if scorer is not None else None
     by_group: dict[str, CrossCheck] = {}

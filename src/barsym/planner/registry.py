@@ -35,10 +35,10 @@ Factory = Callable[..., Planner]
 
 #: name -> "module:function" or a factory; the first entry is the default.
 _BUILTIN: dict[str, str | Factory] = {
-    "bar": "barsym.planner.llm_planner:bar_planner",
-    "llm-only": "barsym.planner.llm_planner:llm_only_planner",
+    "bar": "barsym.reasoning.llm_planners:bar_planner",
+    "llm-only": "barsym.reasoning.llm_planners:llm_only_planner",
     "symbolic": "barsym.planner.registry:symbolic_planner",
-    "bar-sc": "barsym.consistency.planner:bar_sc_planner",
+    "bar-sc": "barsym.reasoning.bar_sc:bar_sc_planner",
 }
 _registry: dict[str, str | Factory] = dict(_BUILTIN)
 DEFAULT_PLANNER = "bar"
@@ -71,6 +71,12 @@ def symbolic_planner(kb: KnowledgeBase, **options) -> BackwardPlanner:
                            rules=rules)
 
 
+def _load(path: str):
+    """The object a ``"module:attribute"`` string names, imported now (the planners above this package)."""
+    module, _, attr = path.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
 def register(name: str, factory: str | Factory) -> None:
     _registry[name] = factory
 
@@ -91,10 +97,9 @@ def make_planner(name: str, kb: KnowledgeBase, **options) -> Planner:
     except KeyError:
         raise KeyError(f"unknown planner {name!r}; known planners: {', '.join(planner_names())}") from None
     if isinstance(factory, str):
-        module, _, attr = factory.partition(":")
-        factory = getattr(importlib.import_module(module), attr)
+        factory = _load(factory)
     planner = factory(kb, **options)
     if options.get("consistency") and name != "bar-sc":
-        from ..consistency.planner import with_consistency
+        with_consistency = _load("barsym.reasoning.bar_sc:with_consistency")
         planner = with_consistency(planner, kb, name=f"{name}+sc", **options)
     return planner

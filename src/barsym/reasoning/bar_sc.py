@@ -19,12 +19,14 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from ..kb import KnowledgeBase
+from ..kb import KnowledgeBase, Rules, rules_for
 from ..model import Goal
 from ..planner.backward import PlanResult
 from ..sim import State
-from .anchors import AnchorMethod, ScoreSource
-from .repair import ConsistencyConfig, Provenance, RepairerKind, RepairResult, StateConsistency
+from ..consistency.anchors import AnchorMethod, ScoreSource
+from ..consistency.needs import NeedPlanner
+from ..consistency.repair import (ConsistencyConfig, Provenance, RepairerKind, RepairResult, StateConsistency,
+                                  SymbolicRepairer)
 
 #: bar-sc's defaults: step scoring from both sources (the model's scores alone pick almost no
 #: anchors with the 135M model; see README), the LLM repairer with the symbolic fallback
@@ -62,6 +64,32 @@ class RepairedPlanResult(PlanResult):
             if made is not None and (made in move.consumed or made in move.used):
                 return [later.step.item or str(later.step)]
         return []
+
+
+def model_consistency(kb: KnowledgeBase, config: ConsistencyConfig | None = None, *, rules: Rules | str | None = None,
+                      backend=None, scorer=None, temperature: float = 0.0) -> StateConsistency:
+    """State consistency whose configuration may use the model (``backend``): its scores, its repairer.
+
+    The model's step scorer and forward repairer live here, above the module,
+    and are handed to :class:`StateConsistency`; a configuration that uses
+    neither needs no ``backend``.
+    """
+    config = config or ConsistencyConfig()
+    rules = rules_for(kb, rules)
+    needs = NeedPlanner(kb, rules)
+    wants_scores = config.anchors is AnchorMethod.STEP_SCORING and config.scores is not ScoreSource.SIMULATOR
+    if (wants_scores and scorer is None or config.repairer is RepairerKind.LLM) and backend is None:
+        raise ValueError(f"this configuration ({config.describe()}) needs a language model")
+    if wants_scores and scorer is None:
+        from .step_scorer import LLMStepScorer
+        scorer = LLMStepScorer(backend, seed=config.seed, temperature=temperature)
+    repairer = None
+    if config.repairer is RepairerKind.LLM:
+        from .forward_repairer import LLMRepairer
+        repairer = LLMRepairer(needs, backend, fallback=SymbolicRepairer(needs) if config.fallback else None,
+                               seed=config.seed, temperature=temperature)
+    return StateConsistency(kb, config, rules=rules, scorer=scorer if wants_scores else None, llm_repairer=repairer,
+                            needs=needs)
 
 
 def config_from(options: dict, defaults: dict | None = None) -> ConsistencyConfig:
@@ -102,7 +130,7 @@ class ConsistencyPlanner:
 def _backend(options: dict):
     backend = options.get("backend")
     if backend is None:
-        from ..planner.llm_planner import shared_backend
+        from .llm_planners import shared_backend
         backend = shared_backend(options.get("model"), options.get("llm_url"), options.get("threads"),
                                  options.get("timeout", 30.0))
     return backend
@@ -122,14 +150,14 @@ def with_consistency(planner, kb: KnowledgeBase, name: str | None = None, defaul
     if model is not None:
         options.setdefault("backend", model)
     backend = _backend(options) if config.uses_llm else None
-    consistency = StateConsistency(kb, config, rules=options.get("rules"), backend=backend,
+    consistency = model_consistency(kb, config, rules=options.get("rules"), backend=backend,
                                    temperature=options.get("temperature") or 0.0)
     return ConsistencyPlanner(planner, consistency, name or f"{planner.name}+sc")
 
 
 def bar_sc_planner(kb: KnowledgeBase, **options) -> ConsistencyPlanner:
     """``bar-sc``: ``llm-only``'s backward decomposition, then state consistency (BAR module b)."""
-    from ..planner.llm_planner import llm_only_planner
+    from .llm_planners import llm_only_planner
     options = dict(options)
     options.setdefault("backend", _backend(options))
     inner = llm_only_planner(kb, **options)

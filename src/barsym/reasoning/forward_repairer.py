@@ -22,15 +22,15 @@ far, state, options) comes last.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 
 from ..kb import KnowledgeBase
-from ..llm import LLMBackend, LLMError
+from ..llm import LLMBackend
 from ..llm.grammar import gbnf_literal
-from .forward import Candidate, WalkState, Window, WindowRepair, walk
-from .llm_scorer import LLMUse, task_text
-from .needs import NeedPlanner
+from ..consistency.forward import Candidate, WalkState, Window, WindowRepair, walk
+from .short_calls import LLMUse, ShortCalls
+from .step_scorer import task_text
+from ..consistency.needs import NeedPlanner
 
 SYSTEM = ("You repair Minecraft plans forward, one step at a time, from the state the agent is really in. "
           "Choose the next step from the options: the one that moves the plan towards the step it must reach. "
@@ -44,11 +44,13 @@ class LLMChooser:
     label = LABEL
 
     def __init__(self, kb: KnowledgeBase, backend: LLMBackend, use: LLMUse, *, seed: int = 0,
-                 temperature: float = 0.0, max_failures: int = 2):
+                 temperature: float = 0.0, max_failures: int = 2, log=True):
         self.kb, self.backend, self.use = kb, backend, use
-        self.seed, self.temperature, self.max_failures = seed, temperature, max_failures
-        self.down: str | None = None
-        self._failures = 0
+        self.calls = ShortCalls(backend, use, seed=seed, temperature=temperature, max_failures=max_failures, log=log)
+
+    @property
+    def down(self) -> str | None:
+        return self.calls.down
 
     def messages(self, window: Window, walk: WalkState, options: Sequence[Candidate]) -> list[dict[str, str]]:
         pair, plan = window.pair, window.plan
@@ -72,29 +74,12 @@ class LLMChooser:
         if len(options) == 1:
             self.use.forced += 1
             return options[0]
-        if self.down:
-            return None
         texts = [candidates[i].text for i in options]
         grammar = "root ::= " + " | ".join(gbnf_literal(t) for t in texts) + "\n"
-        started = time.perf_counter()
-        try:
-            reply = self.backend.complete(self.messages(window, walk, [candidates[i] for i in options]),
-                                          grammar=grammar, max_tokens=24, temperature=self.temperature,
-                                          seed=self.seed)
-        except LLMError as exc:
-            self.use.errors += 1
-            self.use.problems.append(str(exc))
-            self._failures += 1
-            if self._failures >= self.max_failures:
-                self.down = f"{self._failures} failures in a row, last: {exc}"
-            return None
-        self._failures = 0
-        self.use.record(reply, started)
-        text = reply.text.strip()
-        if text not in texts:
-            self.use.unreadable += 1
-            return None
-        return options[texts.index(text)]
+        about = f"repair steps {window.pair.start}-{window.pair.end - 1} of {window.task.count} {window.task.item}"
+        text = self.calls.ask(self.messages(window, walk, [candidates[i] for i in options]), grammar, 24, about,
+                              lambda t: t in texts)
+        return None if text is None else options[texts.index(text)]
 
 
 class LLMRepairer:

@@ -19,58 +19,16 @@ row the scorer stops calling for the rest of the process.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
 
-from ..llm import LLMBackend, LLMError
+from ..llm import LLMBackend
 from ..model import Goal, Step
+from .short_calls import LLMUse, ShortCalls
 
 SCORE_GRAMMAR = 'root ::= "10" | [1-9]\n'
 SYSTEM = ("You check Minecraft plans step by step. Rate one step of the plan with a number from 1 to 10: "
           "1 means the next few steps starting from this step are likely wrong; 10 means they are completely "
           "accurate. Reply with the number only.")
-
-
-@dataclass
-class LLMUse:
-    """What the model cost: calls, tokens, time, failures (scoring and repair alike)."""
-
-    calls: int = 0
-    forced: int = 0  # choices with a single option, taken without a call
-    prompt_tokens: int = 0
-    evaluated_prompt_tokens: int = 0
-    cached_prompt_tokens: int = 0
-    completion_tokens: int = 0
-    seconds: float = 0.0
-    errors: int = 0
-    unreadable: int = 0
-    replayed_calls: int = 0  # scores served from the cache: the calls a run of its own would make
-    replayed_seconds: float = 0.0  # ... and the time they took when they were made
-    problems: list[str] = field(default_factory=list)
-
-    def record(self, reply, started: float) -> None:
-        self.calls += 1
-        self.seconds += time.perf_counter() - started
-        self.prompt_tokens += reply.prompt_tokens
-        self.completion_tokens += reply.completion_tokens
-        evaluated = reply.evaluated_prompt_tokens
-        self.evaluated_prompt_tokens += reply.prompt_tokens if evaluated is None else evaluated
-        self.cached_prompt_tokens += reply.cached_prompt_tokens or 0
-
-    def add(self, other: "LLMUse") -> None:
-        for name, value in asdict(other).items():
-            if name == "problems":
-                self.problems.extend(other.problems)
-            else:
-                setattr(self, name, getattr(self, name) + value)
-
-    def to_dict(self) -> dict:
-        out = asdict(self)
-        out["seconds"] = round(self.seconds, 3)
-        out["replayed_seconds"] = round(self.replayed_seconds, 3)
-        out["problems"] = list(dict.fromkeys(self.problems))[:3]
-        return out
 
 
 def numbered(steps: Sequence[Step]) -> str:
@@ -90,12 +48,11 @@ class LLMStepScorer:
     """Rates every step of a plan with the model (see the module docstring)."""
 
     def __init__(self, backend: LLMBackend, *, seed: int = 0, temperature: float = 0.0,
-                 max_failures: int = 2):
+                 max_failures: int = 2, log=True):
         self.backend, self.seed, self.temperature = backend, seed, temperature
-        self.max_failures = max_failures
         self.use = LLMUse()
-        self.down: str | None = None
-        self._failures = 0
+        self.calls = ShortCalls(backend, self.use, seed=seed, temperature=temperature, max_failures=max_failures,
+                                log=log)
         self._cache: dict[tuple, tuple[list[int | None], int, float]] = {}
 
     def messages(self, goal: Goal, steps: Sequence[Step], number: int) -> list[dict[str, str]]:
@@ -116,23 +73,11 @@ class LLMStepScorer:
         self._cache[key] = (scores, self.use.calls - calls, self.use.seconds - seconds)
         return list(scores)
 
+    @property
+    def down(self) -> str | None:
+        return self.calls.down
+
     def _one(self, goal: Goal, steps: tuple[Step, ...], number: int) -> int | None:
-        if self.down:
-            return None
-        started = time.perf_counter()
-        try:
-            reply = self.backend.complete(self.messages(goal, steps, number), grammar=SCORE_GRAMMAR, max_tokens=3,
-                                          temperature=self.temperature, seed=self.seed)
-        except LLMError as exc:
-            self.use.errors += 1
-            self.use.problems.append(str(exc))
-            self._failures += 1
-            if self._failures >= self.max_failures:
-                self.down = f"{self._failures} failures in a row, last: {exc}"
-            return None
-        self._failures = 0
-        self.use.record(reply, started)
-        value = parse_score(reply.text)
-        if value is None:
-            self.use.unreadable += 1
-        return value
+        text = self.calls.ask(self.messages(goal, steps, number), SCORE_GRAMMAR, 3,
+                              f"score step {number} of {goal.count} {goal.item}", lambda t: parse_score(t) is not None)
+        return None if text is None else parse_score(text)

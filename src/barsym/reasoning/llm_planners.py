@@ -39,15 +39,15 @@ import urllib.request
 from ..kb import KnowledgeBase, cache_dir
 from ..llm import BackendTimeoutError, BackendUnavailableError, LLMBackend, LLMOptions, default_model_path, make_backend
 from ..model import Goal
-from ..reasoning.call_log import CallLog, open_log
-from ..reasoning.progress import Phase, Progress, ProgressEvent
+from .call_log import CallLog, open_log
+from .progress import Phase, Progress, ProgressEvent
 from ..sim import State
-from .backward import BackwardPlanner
-from .result import PlanResult
-from .decomposer import ErrorKind, PlanningError
-from .llm_decomposer import DEFAULT_MODE, FALLBACK, RETRY_TEMPERATURE, LLMDecomposer
-from .registry import graph_for, symbolic_planner
-from .symbolic import SymbolicDecomposer
+from ..planner.backward import BackwardPlanner
+from ..planner.result import PlanResult
+from ..planner.decomposer import ErrorKind, PlanningError
+from .bar_decomposer import DEFAULT_MODE, FALLBACK, RETRY_TEMPERATURE, LLMDecomposer
+from ..planner.registry import graph_for, symbolic_planner
+from ..planner.symbolic import SymbolicDecomposer
 
 #: PlanningError kinds that say something about the goal, not about the answers:
 #: the symbolic planner would fail the same way, so there is nothing to fall back to.

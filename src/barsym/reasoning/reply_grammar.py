@@ -45,8 +45,8 @@ from ..graph import CraftGraph, item_node
 from ..kb import CRAFTING_TABLE, FURNACE, KnowledgeBase, Rules, UnknownItemError, batches
 from ..llm.grammar import gbnf_literal, gbnf_word_choice
 from ..model import MAX_COUNT, Goal, Step, StepType
-from .decomposer import Decomposition, goal_layer, layer_goal
-from .symbolic import SymbolicDecomposer
+from ..planner.decomposer import Decomposition, goal_layer, layer_goal
+from ..planner.symbolic import SymbolicDecomposer
 
 ITEM_VERBS = ("craft", "smelt", "mine", "kill")
 DIG = "dig down"

@@ -1,7 +1,7 @@
 """BAR's decomposition by a language model, checked by the crafting graph.
 
 For each goal the model is asked for the one step that makes it and the
-sub-goals that step needs (:mod:`.prompts`), under a grammar (:mod:`.llm_grammar`).
+sub-goals that step needs (:mod:`.prompts`), under a grammar (:mod:`.reply_grammar`).
 With ``verify=True`` (the ``bar`` planner) every answer is checked before the
 planner sees it: :func:`check_decomposition` plus two loop checks the local
 check cannot make (a sub-goal that a goal further up is waiting for, or one the
@@ -52,16 +52,16 @@ from ..graph import CraftGraph
 from ..kb import KnowledgeBase, Rules, batches
 from ..llm import GrammarError, IncompatibleServerError, LLMBackend, LLMError
 from ..model import MAX_COUNT, Goal, Step, StepType
-from ..reasoning.call_log import CallLog, Verdict
-from ..reasoning.facts import FactBook
-from ..reasoning.model_calls import CUT_OFF, ModelCaller
-from ..reasoning.progress import Phase, Progress, ProgressEvent, goal_words
-from ..reasoning.stats import LLMStats
-from .decomposer import Decomposition, PlanContext, Unanswered, goal_layer
-from .llm_grammar import GrammarBuilder, ReplyError, parse_reply, render_goal, render_reply
+from .call_log import CallLog, Verdict
+from .facts import FactBook
+from .model_calls import CUT_OFF, ModelCaller
+from .progress import Phase, Progress, ProgressEvent, goal_words
+from .stats import LLMStats
+from ..planner.decomposer import Decomposition, PlanContext, Unanswered, goal_layer
+from .reply_grammar import GrammarBuilder, ReplyError, parse_reply, render_goal, render_reply
 from .prompts import PromptBook, feedback_message, unreadable_message
-from .symbolic import SymbolicDecomposer
-from .verify import check_decomposition, subgoal_roles
+from ..planner.symbolic import SymbolicDecomposer
+from ..planner.verify import check_decomposition, subgoal_roles
 
 MODES = ("vocab", "graph")
 #: graph mode by default: over BAR's 53 tasks with the embedded 135M model, vocab-mode answers

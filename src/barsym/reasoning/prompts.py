@@ -22,9 +22,9 @@ from collections.abc import Callable, Sequence
 
 from ..kb import KnowledgeBase
 from ..model import Goal
-from .decomposer import PlanContext, layer_goal
-from .llm_grammar import render_goal, render_reply
-from .symbolic import SymbolicDecomposer
+from ..planner.decomposer import PlanContext, layer_goal
+from .reply_grammar import render_goal, render_reply
+from ..planner.symbolic import SymbolicDecomposer
 
 #: Goals whose symbolic answers become the few-shot turns, in prompt order.
 #: Crafts come last: a small model leans towards the most recent example, and
