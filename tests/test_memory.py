@@ -34,7 +34,10 @@ def test_warm_memory_answers_every_goal_and_plans_stay_valid(kb, tmp_path):
     warm = planner.plan(Goal(item="iron_pickaxe", count=1))
     assert warm.validation.valid and warm.stats["memory_misses"] == 0 and warm.stats["memory_hits"] > 0
     assert [str(s) for s in warm.plan.steps] == [str(s) for s in cold.plan.steps]
-    assert {n.decomposition.provenance for n in warm.nodes if n.decomposition} == {"memory"}
+    answered = [n.decomposition for n in warm.nodes if n.decomposition]
+    # every goal from memory, except those the plan's own spare units cover (its planner says so, without asking)
+    assert {d.provenance for d in answered if d.yields != 0} == {"memory"}
+    assert sum(d.yields == 0 for d in answered) == warm.stats["memory_spare"] > 0
 
 
 def test_threshold_and_min_runs_keep_poor_entries_out(kb, tmp_path):
@@ -137,3 +140,45 @@ def test_export_import_round_trip(kb, tmp_path):
     assert other.counts() == store.counts()
     with pytest.raises(ValueError):
         other.import_plan({"task": "x"})
+
+
+def test_stale_entry_in_a_memory_opened_read_only_is_refused_and_the_file_untouched(kb, tmp_path):
+    path = tmp_path / "m.sqlite"
+    ctx = {"at_hand": [], "layer": 0}
+    bad = DecompositionRecord("stick", 4, ctx, {"type": "craft", "item": "stick", "count": 4},
+                              [{"item": "cobblestone", "count": 2}], None, "llm")
+    with MemoryStore(path) as store:
+        store.record_plan("a", "bar", ("stick", 4), [], [bad], [("stochastic", 0, 10, 10)])
+    before = path.read_bytes()
+    store = MemoryStore(path, readonly=True)  # `barsym plan --memory M` without --record
+    result = with_memory(make_planner("symbolic", kb), kb, store).plan(Goal(item="stick", count=4))
+    assert result.validation.valid and result.stats["memory_stale"] == 1 and result.stats["memory_hits"] == 0
+    assert store.candidates("stick", 4) == [] and store.counts()["stale"] == 1  # refused for the rest of the run
+    store.close()
+    assert path.read_bytes() == before
+
+
+def test_warm_memory_plans_are_the_planners_own_not_wasteful(kb, tmp_path):
+    """Remembered answers must not re-make what an earlier batch of the same plan left spare (planks, sticks)."""
+    from barsym.eval import load_dataset
+    from testdata import BAR_DIR
+
+    if not BAR_DIR.exists():
+        pytest.skip("BAR dataset not available")
+    tasks = load_dataset(BAR_DIR, kb)
+    store = MemoryStore(tmp_path / "m.sqlite")
+    recording = with_memory(make_planner("symbolic", kb), kb, None)
+    plain = {}
+    for task in tasks:
+        result = recording.plan(task.goal)
+        plain[task.key] = [str(s) for s in result.plan.steps]
+        record(store, task.key, result, recording.memory, [("stochastic", 0, 10, 9)])
+    planner = with_memory(make_planner("symbolic", kb), kb, store)
+    hits = 0
+    for task in tasks:
+        result = planner.plan(task.goal)
+        assert result.validation.verdict.value == "valid", task.key
+        assert [str(s) for s in result.plan.steps] == plain[task.key], task.key
+        hits += result.stats["memory_hits"]
+        assert result.stats["memory_misses"] == 0, task.key
+    assert hits > 1000

@@ -63,3 +63,19 @@ def test_plan_record_bad_memory_is_one_line_exit_2(tmp_path, capsys):
     assert main(["plan", "stick", "--planner", "symbolic", "--memory", str(folder), "--record"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "folder" in err
+
+
+def test_import_is_all_or_none(tmp_path, capsys):
+    m, out = tmp_path / "m.sqlite", tmp_path / "m.jsonl"
+    assert main(["plan", "iron_pickaxe", "--planner", "symbolic", "--memory", str(m), "--record"]) == 0
+    assert main(["memory", "export", str(out), "--memory", str(m)]) == 0
+    good = out.read_text().strip()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(good + "\n" + good + "\n" + json.dumps({"task": "x"}) + "\n")
+    target = tmp_path / "t.sqlite"
+    capsys.readouterr()
+    assert main(["memory", "import", str(bad), "--memory", str(target)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "record 3" in err and "nothing imported" in err
+    assert main(["memory", "stats", "--memory", str(target)]) == 0
+    assert json.loads(capsys.readouterr().out)["plans"] == 0  # the two good records before it were not kept

@@ -34,10 +34,12 @@ from ..eval.runfile import RunFileError, check_resumable
 from ..eval.scale import run_evaluation, run_header, select_tasks
 from ..eval.spec import RunSpec, WorldSpec
 from ..eval.workers import Executor, ExecutorError
+from ..memory import TaskRecorder, with_memory
 from ..planner import DEFAULT_PLANNER, planner_names
 from .common import UsageError, check_writable, fail, kb_from_args, number_option
 from .consistency_options import add_consistency_arguments
 from .llm_options import add_llm_arguments, make_from_options, planner_options
+from .memory_options import add_memory_arguments, open_memory
 from .plan import check_planner
 from .progress_bar import EvalProgress
 from .state_options import rules_from_args
@@ -75,6 +77,7 @@ def add_parser(sub) -> None:
     add_llm_arguments(p)
     add_world_arguments(p, "--world-seed", default_world=None)
     add_consistency_arguments(p, flag=True)
+    add_memory_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -106,9 +109,23 @@ def run(args: argparse.Namespace) -> int:
         spec = RunSpec(name, options, rules.name, getattr(args, "mc_version", "1.16.5"), world)
         if args.run_file is not None:  # a file that cannot be resumed is refused before the model loads
             check_resumable(args.run_file, run_header(spec, str(args.dataset.resolve()), args.dialect, len(tasks)))
+        store = open_memory(args)  # before the model loads: a bad memory file is found at once
+        if store is not None and any(t.label_possible is not None for t in tasks):
+            raise UsageError("--memory works with tech-tree task sets (BAR's, DEPS's), not Plancraft's")
+        if store is not None and parallel:
+            raise UsageError("--memory needs a serial run (one process answers from and records into the "
+                             "memory); drop --workers/--executor ray")
         command = " ".join(["barsym", *getattr(args, "argv", [])]) or "barsym"
         # built here in every case: a model or server that cannot be used is exit 2 before any task runs
         planner = make_from_options(name, kb, options, progress, rules, command)
+        recording = None
+        if store is not None:
+            try:
+                planner = with_memory(planner, kb, store)
+            except ValueError as exc:
+                raise UsageError(f"--memory: {exc}") from None
+            if args.record:
+                planner = recording = _Recording(planner, TaskRecorder(store, planner.memory))
     except (UsageError, DatasetError, RunFileError) as exc:
         progress.close()
         return fail(str(exc))
@@ -121,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
                                  executor=args.executor, workers=workers, ray_address=args.ray_address,
                                  run_path=args.run_file, planner=None if parallel else planner, on_start=started,
                                  on_record=progress.finished,
-                                 on_task=progress.task_started if progress.enabled else None,
+                                 on_task=_on_task(progress, recording),
                                  on_goal=progress.goal if progress.enabled else None)
     except (RunFileError, ExecutorError, DatasetError) as exc:
         progress.close()
@@ -137,7 +154,13 @@ def run(args: argparse.Namespace) -> int:
     print(format_table(evaluation))
     print()
     print(format_summary(summary))
+    if store is not None:
+        print(_memory_line(evaluation))
     executed = _print_execution(evaluation, execution, outcome.executions)
+    if recording is not None:
+        _record_executions(recording.recorder, executed)
+        runs = f" with {execution.runs} {execution.world.name} run(s) each" if executed else ""
+        print(f"\nrecorded {len(recording.recorder.plan_ids)} plan(s){runs} into {store.path}")
     details = format_details(evaluation)
     if details and not args.quiet:
         print()
@@ -181,6 +204,57 @@ def _print_execution(evaluation, execution, tasks) -> dict | None:
     return {"world": execution.world.name, "runs": execution.runs, "seed": execution.seed,
             "groups": {row.name: row.to_dict() for row in rows},
             "tasks": {key: t.to_dict() for key, t in tasks.items()}}
+
+
+class _Recording:
+    """The planner of a serial run with ``--record``: each plan is written to the memory as soon as it is made.
+
+    Right away, because the memory decomposer forgets the contexts it noted
+    when the next plan starts; the executions are credited at the end.
+    """
+
+    def __init__(self, planner, recorder: TaskRecorder):
+        self.inner, self.recorder, self.task = planner, recorder, None
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def plan(self, goal, start=None):
+        result = self.inner.plan(goal, start)
+        if self.task is not None:
+            self.recorder.planned(self.task, result)
+        return result
+
+
+def _on_task(progress: EvalProgress, recording: _Recording | None):
+    """What a serial run calls as each task starts: the progress bar, and which task a recorded plan is for."""
+    if recording is None:
+        return progress.task_started if progress.enabled else None
+
+    def started(key: str) -> None:
+        recording.task = key
+        if progress.enabled:
+            progress.task_started(key)
+    return started
+
+
+def _memory_line(evaluation) -> str:
+    stats = [o.result.stats for o in evaluation.outcomes if o.result is not None]
+    hits, misses = sum(s.get("memory_hits", 0) for s in stats), sum(s.get("memory_misses", 0) for s in stats)
+    stale, few = sum(s.get("memory_stale", 0) for s in stats), sum(s.get("memory_examples", 0) for s in stats)
+    share = f" ({100 * hits / (hits + misses):.1f} %)" if hits + misses else ""
+    return (f"memory: {hits} of {hits + misses} goal(s) answered from memory{share}, {stale} entries refused as "
+            f"stale, {few} goal(s) given remembered examples of close goals")
+
+
+def _record_executions(recorder: TaskRecorder, executed: dict | None) -> None:
+    """Credit each recorded plan with its runs (with the seed the execution report gave that task)."""
+    if executed is None:
+        return
+    for key, task in executed["tasks"].items():
+        ran = task["planner"]
+        if ran is not None:
+            recorder.executed(key, executed["world"], ran.get("seed", executed["seed"]), ran["runs"], ran["successes"])
 
 
 def _with_execution(report: dict, executed: dict | None) -> dict:

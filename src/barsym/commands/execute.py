@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from ..sim.execution import Execution, run as run_plan
 from .common import UsageError, fail, kb_from_args
+from .memory_options import add_memory_arguments, open_memory
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 from .plan_files import add_plan_file_arguments, each_plan
 from .world_options import add_world_arguments, world_from_args
@@ -32,6 +34,7 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON array with a record per plan")
     add_world_arguments(p, "--seed")
     add_state_arguments(p)
+    add_memory_arguments(p, reads=False)
     p.set_defaults(run=run)
 
 
@@ -70,21 +73,26 @@ def run(args: argparse.Namespace) -> int:
         start = start_from_args(kb, args)
         rules = rules_from_args(kb, args)
         options = world_from_args(kb, rules, args)
+        if args.memory is not None and not args.record:
+            raise UsageError("execute plans nothing, so --memory only records: add --record")
+        store = open_memory(args) if args.record else None
     except UsageError as exc:
         return fail(str(exc))
     records: list[dict] = []
     unusable: list[str] = []
-    runs = successes = 0
+    runs = successes = credited = 0
 
     def unusable_file(name: str, message: str) -> None:
         unusable.append(name)
         records.append({"file": name, "world": options.world.name, "error": message})
 
-    for _, plan in each_plan(args.files, unusable_file, show_errors=not args.json):
+    for path, plan in each_plan(args.files, unusable_file, show_errors=not args.json):
         execution = run_plan(plan, options.world, options.runs, options.seed, start=start, budget=options.budget)
         runs += execution.runs
         successes += execution.successes
         records.append(execution.to_dict())
+        if store is not None:
+            credited += _credit(store, path, plan, execution, options.world.name)
         if not args.json:
             _print_text(execution)
     if args.json:
@@ -95,4 +103,19 @@ def run(args: argparse.Namespace) -> int:
         rate = f" ({100 * successes / runs:.1f} %)" if runs else ""
         print(f"summary: {total} plan(s){extra}, {runs:,} runs in the {options.world.name} world "
               f"(seed {options.seed}): {successes:,} succeeded{rate}")
+    if store is not None:
+        print(f"recorded the runs of {credited} of {len(args.files) - len(unusable)} plan(s) into {store.path}",
+              file=sys.stderr)
+        store.close()
     return 2 if unusable else 0
+
+
+def _credit(store, path: str, plan, execution: Execution, world: str) -> int:
+    """Add the runs to the plan in memory with the same steps (recorded by ``plan --record``); 1 if there is one."""
+    plan_id = store.plan_with_steps([str(step) for step in plan.steps])
+    if plan_id is None:
+        print(f"barsym: warning: {path}: no plan in the memory has these steps (record it with barsym plan "
+              f"--record first); its runs are not recorded", file=sys.stderr)
+        return 0
+    store.attach_executions(plan_id, [(world, execution.seed, execution.runs, execution.successes)])
+    return 1

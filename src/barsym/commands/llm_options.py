@@ -206,6 +206,16 @@ class TerminalProgress:
         self.stream.flush()
         self._shown = True
 
+    def bar(self, done: int, total: int, label: str = "", width: int = 30) -> None:
+        """A bar for long loops over tasks (``memory build``): ``[#####-----] 12/53 label``; terminal only."""
+        if not self.enabled or total <= 0:
+            return
+        filled = round(width * done / total)
+        text = f"[{'#' * filled}{'-' * (width - filled)}] {done}/{total} {label}"
+        self.stream.write("\r\033[K" + escape_controls(text)[:150])
+        self.stream.flush()
+        self._shown = True
+
     def clear(self) -> None:
         if self.enabled and self._shown:
             self.stream.write("\r\033[K")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..memory import MemoryFileError, MemoryStore, default_path, record, with_memory
 from .common import UsageError, fail, kb_from_args
+from .llm_options import TerminalProgress
 
 
 def add_parser(sub) -> None:
@@ -76,19 +77,24 @@ def _build(store: MemoryStore, args) -> int:
     except (KeyError, ValueError) as exc:
         raise UsageError(f"--planner: {exc.args[0]}") from None
     world = WORLDS[args.world](kb, rules_for(kb, None))
-    done = 0
+    bar = TerminalProgress()  # a bar on a terminal; one line per task when stderr is piped
+    done = runs = successes = 0
     for number, task in enumerate(tasks, start=1):
+        bar.bar(number - 1, len(tasks), task.key)
         try:
             result = planner.plan(task.goal, task.start)
         except PlanningError as exc:
+            bar.clear()
             print(f"{task.key}: no plan ({exc.message})", file=sys.stderr)
             continue
         execution = run_plan(result.plan, world, args.runs, args.seed, start=task.start)
         record(store, task.key, result, planner.memory, [(args.world, args.seed, execution.runs, execution.successes)])
-        done += 1
-        print(f"[{number}/{len(tasks)}] {task.key}: {execution.successes}/{execution.runs} runs succeeded",
-              file=sys.stderr)
-    print(f"recorded {done} of {len(tasks)} plan(s) into {store.path}")
+        done, runs, successes = done + 1, runs + execution.runs, successes + execution.successes
+        if not bar.enabled:
+            print(f"[{number}/{len(tasks)}] {task.key}: {execution.successes}/{execution.runs} runs succeeded",
+                  file=sys.stderr)
+    bar.clear()
+    print(f"recorded {done} of {len(tasks)} plan(s) into {store.path} ({successes}/{runs} runs succeeded)")
     return 0
 
 
@@ -131,11 +137,10 @@ def _import(store: MemoryStore, args) -> int:
                 records.append(json.loads(line))
             except json.JSONDecodeError as exc:
                 raise UsageError(f"{args.file}:{number}: not JSON ({exc.msg})") from None
-    for number, rec in enumerate(records, start=1):
-        try:
-            store.import_plan(rec if isinstance(rec, dict) else {})
-        except ValueError as exc:
-            raise UsageError(f"{args.file}: record {number}: {exc}") from None
+    try:
+        store.import_plans(records)  # all or none: a bad record leaves the memory as it was
+    except ValueError as exc:
+        raise UsageError(f"{args.file}: {exc}; nothing imported") from None
     print(f"imported {len(records)} plan(s) into {store.path}")
     return 0
 

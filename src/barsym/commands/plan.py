@@ -22,8 +22,9 @@ from ..kb import UnknownItemError
 from ..model import MAX_COUNT, Goal
 from ..planner import DEFAULT_PLANNER, PlanningError, PlanResult, planner_names
 from ..validation import Validator
-from ..memory import MemoryFileError, MemoryStore, record, with_memory
+from ..memory import MemoryFileError, record, with_memory
 from .common import UsageError, check_writable, fail, kb_from_args
+from .memory_options import add_memory_arguments, open_memory
 from .consistency_options import add_consistency_arguments
 from .llm_options import TerminalProgress, add_llm_arguments, build_planner
 from .state_options import add_state_arguments, rules_from_args, start_from_args
@@ -41,11 +42,10 @@ def add_parser(sub) -> None:
     p.add_argument("--format", choices=["text", "json", "bar"], default="text",
                    help="text: numbered steps with provenance; json: plan + decomposition tree; bar: BAR JSON Lines")
     p.add_argument("-o", "--output", type=Path, metavar="FILE", help="write to FILE instead of stdout")
-    p.add_argument("--memory", type=Path, metavar="PATH", help="answer goals from this stage memory first")
-    p.add_argument("--record", action="store_true", help="also record the plan's decompositions into --memory")
     add_state_arguments(p)
     add_llm_arguments(p)
     add_consistency_arguments(p, flag=True)
+    add_memory_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -93,11 +93,22 @@ def render_text(result: PlanResult) -> str:
     if trace is not None:
         lines += trace.lines()
     lines += render_llm_stats(result.stats)
+    lines += render_memory_stats(result.stats)
     lines += render_consistency_stats(result.stats)
     return "\n".join(lines) + "\n"
 
 
 PRIMED = {"disk": "loaded from the cache", "evaluated": "evaluated", "memory": "already in memory"}
+
+
+def render_memory_stats(stats: dict) -> list[str]:
+    """One line on the stage memory, if the plan had one."""
+    if "memory_hits" not in stats:
+        return []
+    few = stats.get("memory_examples", 0)
+    shots = f", {few} goal(s) given remembered examples of close goals" if few else ""
+    return [f"memory: {stats['memory_hits']} goal(s) answered from memory, {stats['memory_misses']} passed on "
+            f"({100 * stats['memory_share']:.0f} % from memory), {stats['memory_stale']} refused as stale{shots}"]
 
 
 def render_consistency_stats(stats: dict) -> list[str]:
@@ -176,9 +187,9 @@ def run(args: argparse.Namespace) -> int:
         goal = Goal(item=kb.resolve(args.item, dialect=args.dialect), count=count)
         rules = rules_from_args(kb, args)
         start = start_from_args(kb, args)
+        store = open_memory(args)  # before the model loads: a bad memory file is found at once
         progress = TerminalProgress()
         planner = build_planner(name, kb, args, progress, rules=rules)
-        store = _memory(args, planner, kb)
         if store is not None:
             planner = with_memory(planner, kb, store)
     except (UsageError, UnknownItemError, MemoryFileError) as exc:
@@ -216,15 +227,6 @@ def run(args: argparse.Namespace) -> int:
         record(store, f"plan/{goal.item}", result, planner.memory)  # no executions: `memory build` adds those
     text = {"text": render_text, "json": render_json, "bar": lambda r: format_plan(r.plan)}[args.format](result)
     return _write(args, text, code=0)
-
-
-def _memory(args: argparse.Namespace, planner, kb):
-    """The memory ``--memory`` names (opened for writing only with ``--record``), or None."""
-    if args.record and args.memory is None:
-        raise UsageError("--record needs --memory PATH")
-    if args.memory is None:
-        return None
-    return MemoryStore(args.memory, readonly=not args.record)
 
 
 def _write(args: argparse.Namespace, text: str, code: int) -> int:

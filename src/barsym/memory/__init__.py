@@ -1,8 +1,9 @@
 """BAR module (c): stage memory of goal decompositions with the execution success of their plans."""
 
 from .decomposer import DEFAULT_MIN_RUNS, DEFAULT_THRESHOLD, MEMORY, MemoryDecomposer, MemoryPlanner, with_memory
-from .recorder import record, records
+from .recorder import TaskRecorder, record, records
 from .store import MemoryFileError, MemoryStore, default_path
 
 __all__ = ["DEFAULT_MIN_RUNS", "DEFAULT_THRESHOLD", "MEMORY", "MemoryDecomposer", "MemoryFileError",
-           "MemoryPlanner", "MemoryStore", "default_path", "record", "records", "with_memory"]
+           "MemoryPlanner", "MemoryStore", "TaskRecorder", "default_path", "record", "records",
+           "with_memory"]

@@ -39,3 +39,30 @@ def record(store: MemoryStore, task: str, result: PlanResult, memory: MemoryDeco
     """Store the plan, its decompositions and its executions (world, seed, runs, successes) in one transaction."""
     return store.record_plan(task, result.planner, (result.goal.item, result.goal.count),
                              [str(step) for step in result.plan.steps], records(result, memory), list(executions))
+
+
+class TaskRecorder:
+    """Records an evaluation's plans as they finish, and their executions once they have run.
+
+    Why two steps: a memory decomposer forgets its noted contexts when the next
+    plan starts, so each plan is written right after it is made; ``barsym
+    eval`` executes all plans only at the end, so the executions are added to
+    the plans afterwards (each write is its own transaction; a plan without
+    executions yet has no runs and is never preferred by a reader).
+    """
+
+    def __init__(self, store: MemoryStore, memory: MemoryDecomposer):
+        self.store, self.memory = store, memory
+        self.plan_ids: dict[str, int] = {}  # task key -> plan id
+
+    def planned(self, task: str, result: PlanResult) -> int:
+        self.plan_ids[task] = record(self.store, task, result, self.memory)
+        return self.plan_ids[task]
+
+    def executed(self, task: str, world: str, seed: int, runs: int, successes: int) -> bool:
+        """Credit the task's recorded plan with its runs; False if the task was not recorded."""
+        plan_id = self.plan_ids.get(task)
+        if plan_id is None:
+            return False
+        self.store.attach_executions(plan_id, [(world, seed, runs, successes)])
+        return True

@@ -66,6 +66,35 @@ MIGRATIONS: list[str] = [
 ]
 
 
+def _stored_seed(seed: int) -> int:
+    """A world seed (up to 64 bits unsigned) as SQLite's signed 64-bit INTEGER: two's complement."""
+    seed = int(seed) & (2**64 - 1)
+    return seed - 2**64 if seed >= 2**63 else seed
+
+
+def _read_seed(stored: int) -> int:
+    return stored + 2**64 if stored < 0 else stored
+
+
+def _execution_rows(plan_id: int, executions) -> list[tuple]:
+    return [(plan_id, world, _stored_seed(seed), runs, successes) for world, seed, runs, successes in executions]
+
+
+def _parsed(record, number: int) -> tuple:
+    """An exported record as ``_insert_plan`` arguments; ValueError saying which record and what is wrong."""
+    try:
+        if not isinstance(record, dict):
+            raise TypeError("not a JSON object")
+        decs = [DecompositionRecord(d["goal_item"], int(d["goal_count"]), dict(d["context"]), dict(d["step"]),
+                                    list(d["subgoals"]), d.get("yields"), str(d["provenance"]))
+                for d in record["decompositions"]]
+        exes = [(str(w), int(s), int(r), int(k)) for w, s, r, k in record.get("executions", [])]
+        goal = (str(record["goal"][0]), int(record["goal"][1]))
+        return str(record["task"]), str(record["planner"]), goal, list(record["steps"]), decs, exes
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise ValueError(f"record {number}: not an exported memory record ({type(exc).__name__}: {exc})") from None
+
+
 class MemoryFileError(Exception):
     """The memory file cannot be used; the message is one line for the user."""
 
@@ -123,12 +152,19 @@ class MemoryStore:
 
     def __init__(self, path: Path | str, readonly: bool = False, timeout: float = 60.0):
         self.path = Path(path)
+        self.readonly = readonly
+        self.stale_here: dict[str, str] = {}  # stale marks a read-only store could not write (this process only)
         if self.path.is_dir():
             raise MemoryFileError(f"memory {self.path}: is a folder; give the name of a file")
         if readonly and not self.path.exists():
             raise MemoryFileError(f"memory {self.path}: no such file")
         if not readonly and not self.path.parent.is_dir():
-            raise MemoryFileError(f"memory {self.path}: folder {self.path.parent} does not exist")
+            what = "is not a folder" if self.path.parent.exists() else "does not exist"
+            raise MemoryFileError(f"memory {self.path}: folder {self.path.parent} {what}")
+        if self.path.exists() and not os.access(self.path, os.R_OK):
+            raise MemoryFileError(f"memory {self.path}: cannot read the file (permission denied)")
+        if not readonly and self.path.exists() and not os.access(self.path, os.W_OK):
+            raise MemoryFileError(f"memory {self.path}: read-only file; recording needs to write it")
         try:
             uri = f"file:{self.path}?mode={'ro' if readonly else 'rwc'}"
             self.db = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None)
@@ -162,15 +198,29 @@ class MemoryStore:
             self.db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
             problem = self.db.execute("PRAGMA quick_check").fetchone()[0]
+        except sqlite3.OperationalError as exc:
+            if "readonly" in str(exc):  # write-protected beyond what os.access sees (immutable file, read-only disk)
+                raise MemoryFileError(f"memory {self.path}: cannot write the file or its folder ({exc}); "
+                                      "recording needs to write it") from None
+            raise MemoryFileError(f"memory {self.path}: corrupt or unwritable ({exc})") from None
         except sqlite3.DatabaseError as exc:
             raise MemoryFileError(f"memory {self.path}: corrupt or unwritable ({exc})") from None
         if problem != "ok":
             raise MemoryFileError(f"memory {self.path}: corrupt ({problem})")
 
     def _migrate(self) -> None:
+        """Bring the schema up to date under the write lock; an up-to-date file gets a write probe, rolled back.
+
+        SQLite opens a write-protected file read-only without a word, so without
+        the probe the first recorded plan would be the first to find out.
+        """
         self.db.execute("BEGIN IMMEDIATE")
         try:
             version = self.db.execute("PRAGMA user_version").fetchone()[0]  # re-read under the lock
+            if version == SCHEMA_VERSION:
+                self.db.execute(f"PRAGMA user_version={version}")  # the probe: fails on a read-only file
+                self.db.execute("ROLLBACK")
+                return
             for step in range(version, SCHEMA_VERSION):
                 for statement in MIGRATIONS[step].split(";"):
                     if statement.strip():
@@ -199,23 +249,49 @@ class MemoryStore:
         """Store one plan, its decompositions and its executions (world, seed, runs, successes) atomically."""
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            plan_id = self.db.execute(
-                "INSERT INTO plans(task, planner, goal_item, goal_count, steps) VALUES (?,?,?,?,?)",
-                (task, planner, goal[0], goal[1], json.dumps(steps))).lastrowid
-            self.db.executemany(
-                "INSERT INTO decompositions(plan_id, goal_item, goal_count, context, step, subgoals, yields,"
-                " provenance, signature) VALUES (?,?,?,?,?,?,?,?,?)",
-                [(plan_id, d.goal_item, d.goal_count, json.dumps(d.context, sort_keys=True), json.dumps(d.step),
-                  json.dumps(d.subgoals), d.yields, d.provenance, d.signature) for d in decompositions])
-            self.db.executemany("INSERT INTO executions(plan_id, world, seed, runs, successes) VALUES (?,?,?,?,?)",
-                                [(plan_id, *e) for e in executions])
+            plan_id = self._insert_plan(task, planner, goal, steps, decompositions, executions)
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
         return plan_id
 
+    def _insert_plan(self, task, planner, goal, steps, decompositions, executions) -> int:
+        """The rows of one plan, inside the caller's transaction."""
+        plan_id = self.db.execute(
+            "INSERT INTO plans(task, planner, goal_item, goal_count, steps) VALUES (?,?,?,?,?)",
+            (task, planner, goal[0], goal[1], json.dumps(steps))).lastrowid
+        self.db.executemany(
+            "INSERT INTO decompositions(plan_id, goal_item, goal_count, context, step, subgoals, yields,"
+            " provenance, signature) VALUES (?,?,?,?,?,?,?,?,?)",
+            [(plan_id, d.goal_item, d.goal_count, json.dumps(d.context, sort_keys=True), json.dumps(d.step),
+              json.dumps(d.subgoals), d.yields, d.provenance, d.signature) for d in decompositions])
+        self.db.executemany("INSERT INTO executions(plan_id, world, seed, runs, successes) VALUES (?,?,?,?,?)",
+                            _execution_rows(plan_id, executions))
+        return plan_id
+
+    def attach_executions(self, plan_id: int, executions: list[tuple[str, int, int, int]]) -> None:
+        """Add executions (world, seed, runs, successes) to a recorded plan, in one transaction."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.executemany("INSERT INTO executions(plan_id, world, seed, runs, successes) VALUES (?,?,?,?,?)",
+                                _execution_rows(plan_id, executions))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def plan_with_steps(self, steps: list[str]) -> int | None:
+        """The latest recorded plan with exactly these steps (what ``execute --record`` credits), or None."""
+        row = self.db.execute("SELECT id FROM plans WHERE steps = ? ORDER BY id DESC LIMIT 1",
+                              (json.dumps(steps),)).fetchone()
+        return row[0] if row else None
+
     def mark_stale(self, signature: str, reason: str) -> None:
+        """Never use this decomposition again; a read-only store keeps the mark for this process only."""
+        if self.readonly:
+            self.stale_here[signature] = reason
+            return
         self.db.execute("INSERT OR REPLACE INTO stale(signature, reason) VALUES (?, ?)", (signature, reason))
 
     # ---- reading -------------------------------------------------------------------------
@@ -233,19 +309,22 @@ class MemoryStore:
                           FROM executions GROUP BY plan_id) e ON e.plan_id = d.plan_id
                GROUP BY d.signature""", (item, count)).fetchall()
         out = [Candidate(r[0], item, count, json.loads(r[1]), json.loads(r[2]), json.loads(r[3]), r[4], r[5],
-                         r[6], r[7], r[8]) for r in rows]
+                         r[6], r[7], r[8]) for r in rows if r[0] not in self.stale_here]
         return sorted(out, key=lambda c: (-c.rate, -c.runs, c.signature))
 
     def counts(self) -> dict[str, int]:
-        one = lambda sql: self.db.execute(sql).fetchone()[0]
-        return {"plans": one("SELECT count(*) FROM plans"),
-                "decompositions": one("SELECT count(*) FROM decompositions"),
-                "distinct_decompositions": one("SELECT count(DISTINCT signature) FROM decompositions"),
-                "goals": one("SELECT count(*) FROM (SELECT DISTINCT goal_item, goal_count FROM decompositions)"),
-                "executions": one("SELECT count(*) FROM executions"),
-                "runs": one("SELECT coalesce(sum(runs), 0) FROM executions"),
-                "successes": one("SELECT coalesce(sum(successes), 0) FROM executions"),
-                "stale": one("SELECT count(*) FROM stale")}
+        """Table counts from one snapshot (one statement): never a plan without its decompositions."""
+        names = ("plans", "decompositions", "distinct_decompositions", "goals", "executions", "runs", "successes",
+                 "stale")
+        row = self.db.execute(
+            """SELECT (SELECT count(*) FROM plans), (SELECT count(*) FROM decompositions),
+                      (SELECT count(DISTINCT signature) FROM decompositions),
+                      (SELECT count(*) FROM (SELECT DISTINCT goal_item, goal_count FROM decompositions)),
+                      (SELECT count(*) FROM executions), (SELECT coalesce(sum(runs), 0) FROM executions),
+                      (SELECT coalesce(sum(successes), 0) FROM executions), (SELECT count(*) FROM stale)""").fetchone()
+        out = dict(zip(names, row))
+        out["stale"] += len(self.stale_here)
+        return out
 
     def goals(self) -> list[tuple[str, int]]:
         return [tuple(r) for r in self.db.execute(
@@ -260,25 +339,30 @@ class MemoryStore:
                      "subgoals": json.loads(r[4]), "yields": r[5], "provenance": r[6]}
                     for r in self.db.execute("SELECT goal_item, goal_count, context, step, subgoals, yields,"
                                              " provenance FROM decompositions WHERE plan_id=? ORDER BY id", (pid,))]
-            exes = [list(r) for r in self.db.execute(
+            exes = [[w, _read_seed(seed), r, k] for w, seed, r, k in self.db.execute(
                 "SELECT world, seed, runs, successes FROM executions WHERE plan_id=? ORDER BY id", (pid,))]
             yield {"task": task, "planner": planner, "goal": [item, count], "steps": json.loads(steps),
                    "decompositions": decs, "executions": exes}
 
     def import_plan(self, record: dict) -> int:
         """Store one exported plan; ValueError (with what is wrong) for a record of another shape."""
+        return self.import_plans([record])
+
+    def import_plans(self, records: list) -> int:
+        """Store exported plans all or none (one transaction); ValueError naming the first bad record."""
+        parsed = [_parsed(record, number) for number, record in enumerate(records, start=1)]
+        self.db.execute("BEGIN IMMEDIATE")
         try:
-            decs = [DecompositionRecord(d["goal_item"], int(d["goal_count"]), dict(d["context"]), dict(d["step"]),
-                                        list(d["subgoals"]), d.get("yields"), str(d["provenance"]))
-                    for d in record["decompositions"]]
-            exes = [(str(w), int(s), int(r), int(k)) for w, s, r, k in record.get("executions", [])]
-            goal = (str(record["goal"][0]), int(record["goal"][1]))
-            return self.record_plan(str(record["task"]), str(record["planner"]), goal, list(record["steps"]),
-                                    decs, exes)
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
-            raise ValueError(f"not an exported memory record ({type(exc).__name__}: {exc})") from None
-        except sqlite3.IntegrityError as exc:
-            raise ValueError(f"record breaks the memory's constraints ({exc})") from None
+            for number, plan in enumerate(parsed, start=1):
+                try:
+                    self._insert_plan(*plan)
+                except sqlite3.IntegrityError as exc:
+                    raise ValueError(f"record {number} breaks the memory's constraints ({exc})") from None
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return len(parsed)
 
     def prune(self, min_rate: float, min_runs: int) -> int:
         """Delete plans whose executions total at least ``min_runs`` runs at a rate below ``min_rate``."""

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from collections.abc import Callable, Sequence
 
 from ..graph import CraftGraph
 from ..kb import KnowledgeBase, Rules, batches
@@ -57,7 +58,7 @@ from .model_calls import CUT_OFF, ModelCaller
 from .progress import Phase, Progress, ProgressEvent, goal_words
 from .stats import LLMStats
 from ..planner.decomposer import Decomposition, PlanContext, Unanswered, goal_layer
-from .reply_grammar import GrammarBuilder, ReplyError, parse_reply, render_goal
+from .reply_grammar import GrammarBuilder, ReplyError, parse_reply, render_goal, render_reply
 from .prompts import PromptBook, feedback_message, unreadable_message
 from ..planner.symbolic import SymbolicDecomposer
 from ..planner.verify import check_decomposition, subgoal_roles
@@ -72,7 +73,9 @@ DEFAULT_MODE = "graph"
 #: Sampling is seeded, so a run is still reproducible.
 RETRY_TEMPERATURE = 0.8
 LLM, AFTER_FEEDBACK, FALLBACK, CONTEXT, GRAPH = "llm", "llm-after-feedback", "symbolic-fallback", "context", "graph"
-__all__ = ["DEFAULT_MODE", "LLMDecomposer", "LLMStats", "MODES", "RETRY_TEMPERATURE"]
+#: (goal, plan so far) -> worked examples (goal, its decomposition) to show the model before that goal
+Examples = Callable[[Goal, PlanContext], Sequence[tuple[Goal, Decomposition]]]
+__all__ = ["DEFAULT_MODE", "Examples", "LLMDecomposer", "LLMStats", "MODES", "RETRY_TEMPERATURE"]
 
 
 class LLMDecomposer:
@@ -82,7 +85,7 @@ class LLMDecomposer:
                  verify: bool = True, fallback=SymbolicDecomposer, graph: CraftGraph | None = None,
                  temperature: float = 0.0, retry_temperature: float = RETRY_TEMPERATURE, seed: int = 0,
                  max_calls: int = 300, max_backend_failures: int = 2, progress: Progress | None = None,
-                 facts: bool = True, log: CallLog | None = None):
+                 facts: bool = True, log: CallLog | None = None, examples: Examples | None = None):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         if max_retries < 0:
@@ -105,6 +108,7 @@ class LLMDecomposer:
         self.caller = ModelCaller(backend, self.prompts.prefix, seed=seed, max_tokens=self.grammars.token_budget(),
                                   max_failures=max_backend_failures, log=log, progress=progress)
         self.name = f"llm-{mode}"
+        self.examples = examples  # extra few-shot turns for a goal, e.g. remembered close goals (memory.examples)
         self.start_plan()
 
     @property
@@ -178,6 +182,10 @@ class LLMDecomposer:
     def _converse(self, goal: Goal, asked: Goal, grammar: str, context: PlanContext) -> Decomposition:
         self.stats.llm_goals += 1
         messages = self.prompts.first(asked, context)
+        if self.examples is not None:  # just before the question: after the fixed, KV-cached prefix
+            messages[-1:-1] = [turn for g, d in self.examples(asked, context) for turn in (
+                {"role": "user", "content": self.prompts.goal_message(g, PlanContext(self.kb, context.root))},
+                {"role": "assistant", "content": render_reply(d)})]
         feedback = False
         problems: list[str] = []
         refused: set[str] = set()
