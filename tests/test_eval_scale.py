@@ -204,7 +204,7 @@ def test_run_files_that_cannot_be_used(capsys, kb, tasks, tmp_path):
     code, _, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--run", other)
     assert code == 2 and "not a barsym run file" in err
     assert other.read_text() == '{"type": "craft", "obj_name": "stick", "obj_num": 4}\n'  # never overwritten
-    header = run_header(RunSpec("symbolic", rules="survival"), str(BAR_DIR), None, 2)
+    header = run_header(RunSpec("symbolic", rules="survival"), str(BAR_DIR.resolve()), None, 2)  # as eval writes it
     with RunFile(path, header):
         with pytest.raises(RunFileError, match="another barsym run is writing it"):
             RunFile(path, header)
