@@ -27,30 +27,11 @@ sys.path.insert(0, str(REPO / "src"))
 from barsym.bar_io import read_plan  # noqa: E402
 from barsym.consistency import ConsistencyConfig  # noqa: E402
 from barsym.reasoning import model_consistency  # noqa: E402
+from barsym.testing.faults import repair_faults  # noqa: E402
 from barsym.kb import load_kb  # noqa: E402
 from barsym.metrics import as_records, edit_distance  # noqa: E402
-from barsym.model import Plan, StepType  # noqa: E402
+from barsym.model import Plan  # noqa: E402
 from barsym.validation import Validator  # noqa: E402
-
-
-def faults(plan: Plan, validator: Validator):
-    s = list(plan.steps)
-    for i, step in enumerate(s):
-        if step.type is StepType.DIG_DOWN:
-            yield "dropped dig down", s[:i] + s[i + 1:]
-    table = next((i for i, step in enumerate(s) if step.item == "crafting_table"), None)
-    if table is not None:
-        rest = s[:table] + s[table + 1:]
-        first_use = next((j for j in range(table, len(rest))
-                          if not validator.validate(Plan(steps=tuple(rest[:j + 1])), goal=None).valid), None)
-        if first_use is not None:
-            yield "table moved after first use", rest[:first_use + 1] + [s[table]] + rest[first_use + 1:]
-    for i, step in enumerate(s):
-        if step.item == "furnace":
-            yield "dropped furnace", s[:i] + s[i + 1:]
-    for i, step in enumerate(s):
-        if step.count and step.count > 1 and not step.type.moves:
-            yield "count cut in half", s[:i] + [step.model_copy(update={"count": step.count // 2})] + s[i + 1:]
 
 
 def main() -> int:
@@ -75,7 +56,7 @@ def main() -> int:
             skipped += 1
             continue
         goal = plan.default_goal()
-        for name, steps in faults(plan, validator):
+        for name, _, steps in repair_faults(plan, validator):
             faulty = Plan(steps=tuple(steps))
             if validator.validate(faulty, goal=goal).valid:
                 continue

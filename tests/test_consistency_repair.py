@@ -16,6 +16,7 @@ from barsym.consistency import (CannotRepair, ConsistencyConfig, Provenance, Sta
 from barsym.reasoning.forward_repairer import SYSTEM as REPAIR_SYSTEM
 from barsym.reasoning.step_scorer import SCORE_GRAMMAR, SYSTEM as SCORE_SYSTEM, LLMStepScorer
 from barsym.reasoning import model_consistency
+from barsym.testing.faults import repair_faults
 from barsym.llm import BackendTimeoutError, ScriptedLLM
 from barsym.metrics import as_records, edit_distance
 from barsym.model import Goal, Plan, StepType
@@ -34,28 +35,6 @@ def executable(validator):
     return {name: plan for name, plan in PLANS.items() if validator.validate(plan).valid}
 
 
-def faults(plan: Plan, validator):
-    """(name, faulty steps) for each fault class the plan admits."""
-    s = list(plan.steps)
-    for i, step in enumerate(s):
-        if step.type is StepType.DIG_DOWN:
-            yield f"dropped dig down {i + 1}", s[:i] + s[i + 1:]
-    table = next((i for i, step in enumerate(s) if step.item == "crafting_table"), None)
-    if table is not None:
-        rest = s[:table] + s[table + 1:]
-        first_use = next((j for j in range(table, len(rest))
-                          if not validator.validate(Plan(steps=tuple(rest[:j + 1])), goal=None).valid), None)
-        if first_use is not None:
-            yield "crafting table moved after its first use", rest[:first_use + 1] + [s[table]] + rest[first_use + 1:]
-    for i, step in enumerate(s):
-        if step.item == "furnace":
-            yield "dropped furnace", s[:i] + s[i + 1:]
-    for i, step in enumerate(s):
-        if step.count and step.count > 1 and not step.type.moves:
-            yield f"count of step {i + 1} cut to {step.count // 2}", \
-                s[:i] + [step.model_copy(update={"count": step.count // 2})] + s[i + 1:]
-
-
 @pytest.mark.parametrize("name", sorted(PLANS))
 def test_injected_faults_are_repaired_within_two_edits(name, engine, executable, validator):
     plan = executable.get(name)
@@ -63,7 +42,7 @@ def test_injected_faults_are_repaired_within_two_edits(name, engine, executable,
         pytest.skip("the expert plan itself is invalid (note_block)")
     goal = plan.default_goal()
     cases = 0
-    for fault, steps in faults(plan, validator):
+    for _, fault, steps in repair_faults(plan, validator):
         faulty = Plan(steps=tuple(steps))
         if validator.validate(faulty, goal=goal).valid:
             continue  # e.g. a cut count the plan's spare units still cover
