@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -39,3 +40,39 @@ class Loopback:
     def close(self) -> None:
         self.http.shutdown()
         self.http.server_close()
+
+
+class ChatStub:
+    """A stub model server: GET answers 200, each chat POST gets ``reply(messages)`` as the assistant's text.
+
+    ``reply`` may return bytes to send a raw body instead; ``hang`` holds every
+    POST (up to 10 s, or until :meth:`close`) to let a client time out.
+    """
+
+    def __init__(self, reply: Callable[[list], str | bytes], hang: bool = False):
+        self.release = threading.Event()
+        self.posts = 0
+        stub = self
+
+        class Handler(JsonHandler):
+            def do_GET(self):  # noqa: N802
+                self._send(200, b'{"data": []}')
+
+            def do_POST(self):  # noqa: N802
+                body = self.read_json()
+                stub.posts += 1
+                if hang:
+                    stub.release.wait(10)
+                text = reply(body["messages"])
+                if isinstance(text, bytes):
+                    return self._send(200, text)
+                answer = {"choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                          "usage": {"prompt_tokens": 400, "completion_tokens": 9}}
+                self._send(200, json.dumps(answer).encode())
+
+        self.loopback = Loopback(Handler)
+        self.url = self.loopback.url
+
+    def close(self) -> None:
+        self.release.set()
+        self.loopback.close()

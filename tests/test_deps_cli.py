@@ -8,12 +8,11 @@ No model is loaded: bad options fail before any backend is made, and the
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
 
 from barsym.cli import main
-from loopback import JsonHandler, Loopback
+from loopback import ChatStub
 
 
 def run(capsys, *argv):
@@ -26,40 +25,12 @@ def one_line(err: str) -> bool:
     return err.count("\n") == 1 and "Traceback" not in err
 
 
-class Server:
-    """Answers every chat request with ``text``, or holds it for 10 s when ``hang``."""
-
-    def __init__(self, text: str, hang: bool = False):
-        self.release, self.posts = threading.Event(), 0
-        server = self
-
-        class Handler(JsonHandler):
-            def do_GET(self):  # noqa: N802
-                self._send(200, b'{"data": []}')
-
-            def do_POST(self):  # noqa: N802
-                self.read_json()
-                server.posts += 1
-                if hang:
-                    server.release.wait(10)
-                answer = {"choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-                          "usage": {"prompt_tokens": 300, "completion_tokens": 5}}
-                self._send(200, json.dumps(answer).encode())
-
-        self.loopback = Loopback(Handler)
-        self.url = self.loopback.url
-
-    def close(self):
-        self.release.set()
-        self.loopback.close()
-
-
 @pytest.fixture
 def server():
     made = []
 
     def start(text, hang=False):
-        made.append(Server(text, hang))
+        made.append(ChatStub(lambda _: text, hang))
         return made[-1]
 
     yield start

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 
 import pytest
 
@@ -20,7 +19,7 @@ from barsym.model import Goal
 from barsym.planner import PlanContext, SymbolicDecomposer, layer_goal
 from barsym.reasoning.reply_grammar import render_reply
 from barsym.reasoning.prompts import EXAMPLE_ROOT
-from loopback import JsonHandler, Loopback
+from loopback import ChatStub
 
 
 def run(capsys, *argv):
@@ -33,44 +32,12 @@ def one_line(err: str) -> bool:
     return err.count("\n") == 1 and "Traceback" not in err
 
 
-class Stub:
-    """A loopback server: GET answers 200, POST /v1/chat/completions answers ``reply(messages)``."""
-
-    def __init__(self, reply, hang: bool = False):
-        self.release = threading.Event()
-        self.posts = 0
-        stub = self
-
-        class Handler(JsonHandler):
-            def do_GET(self):  # noqa: N802
-                self._send(200, b'{"data": []}')
-
-            def do_POST(self):  # noqa: N802
-                body = self.read_json()
-                stub.posts += 1
-                if hang:
-                    stub.release.wait(10)
-                text = reply(body["messages"])
-                if isinstance(text, bytes):
-                    return self._send(200, text)
-                answer = {"choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-                          "usage": {"prompt_tokens": 400, "completion_tokens": 9}}
-                self._send(200, json.dumps(answer).encode())
-
-        self.loopback = Loopback(Handler)
-        self.url = self.loopback.url
-
-    def close(self):
-        self.release.set()
-        self.loopback.close()
-
-
 @pytest.fixture
 def stub():
     servers = []
 
     def start(reply, hang=False):
-        servers.append(Stub(reply, hang))
+        servers.append(ChatStub(reply, hang))
         return servers[-1]
 
     yield start
