@@ -10,7 +10,10 @@ times and their ratio. One run, as measured; the machine's load is not
 controlled, so run it under ``flock /tmp/barsym-bench.lock`` on a shared box.
 
     python bench/bench_workers.py [--planner bar] [--workers 2] [--dataset PATH] [--out DIR] [--limit N]
-                                  [--world stochastic]
+                                  [--world stochastic] [--executor local|ray]
+
+With ``--executor ray`` the second run goes through ``--executor ray`` (a local
+Ray started by eval with ``num_cpus`` = workers) instead of the process pool.
 """
 
 from __future__ import annotations
@@ -60,11 +63,13 @@ def main() -> int:
     p.add_argument("--out", type=Path, default=Path("bench-workers"))
     p.add_argument("--world", help="also execute every plan in this world (both runs; --runs 50)")
     p.add_argument("--serial-threads", type=int, help="--threads of the serial run (default: all cores)")
+    p.add_argument("--executor", default="local", choices=["local", "ray"],
+                   help="how the second run spreads its tasks (eval's --executor)")
     p.add_argument("--tag", default="", help="suffix of the run files' names")
     args = p.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     serial = args.out / f"{args.planner}-serial{args.tag}.jsonl"
-    parallel = args.out / f"{args.planner}-workers{args.tag}.jsonl"
+    parallel = args.out / f"{args.planner}-{'workers' if args.executor == 'local' else 'ray'}{args.tag}.jsonl"
     for path in (serial, parallel):
         path.unlink(missing_ok=True)
     common = ["eval", "--dataset", str(args.dataset), "--planner", args.planner, "--quiet"]
@@ -79,13 +84,14 @@ def main() -> int:
     print(f"serial{' --threads ' + str(args.serial_threads) if threads else ''}: {t_serial:8.1f} s   "
           f"(1-min load average {load:.2f} before, {os.getloadavg()[0]:.2f} after)")
     load = os.getloadavg()[0]
-    t_parallel = run(common + ["--workers", str(args.workers), "--run", str(parallel)])
-    print(f"--workers {args.workers}: {t_parallel:8.1f} s   ({t_parallel / t_serial:.2f}x serial; "
+    spread = ["--workers", str(args.workers)] + (["--executor", "ray"] if args.executor == "ray" else [])
+    t_parallel = run(common + spread + ["--run", str(parallel)])
+    print(f"{' '.join(spread)}: {t_parallel:8.1f} s   ({t_parallel / t_serial:.2f}x serial; "
           f"1-min load average {load:.2f} before, {os.getloadavg()[0]:.2f} after)")
     a, b = records(serial), records(parallel)
     differing = [k for k in a if k not in b or decided(a[k]) != decided(b[k])]
     missing = sorted(set(a) ^ set(b))
-    print(f"tasks: {len(a)} serial, {len(b)} with workers; identical (plans, verdicts, scores, LLM counters): "
+    print(f"tasks: {len(a)} serial, {len(b)} with {args.executor} workers; identical (plans, verdicts, scores, LLM counters): "
           f"{len(a) - len(differing)}/{len(a)}" + (f"; missing: {missing}" if missing else ""))
     for key in differing[:5]:
         x, y = decided(a[key]), decided(b.get(key, {}))
