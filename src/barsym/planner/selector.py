@@ -22,6 +22,12 @@ Here a plan's steps are the goals and the execution world is the game:
   sub-tree, times the count), which ranks by what an item needs overall
   rather than by what is left to do from here.
 
+The deps planner runs its own rounds through :func:`execute` when given a
+selector other than plan order (:func:`make_selector`). A model's plan comes
+without needs, so :func:`plan_needs` reads them off one run of the plan as
+written; its horizon model is fitted once per process on rollouts of the
+symbolic planner's plans for a few fixed goals (:func:`trained_horizon`).
+
 No language model and no numpy: the regression has a handful of features and
 is solved here by Gaussian elimination on its normal equations.
 """
@@ -35,7 +41,7 @@ from dataclasses import dataclass
 
 from ..graph import CraftGraph, item_node
 from ..model import Goal, Step, StepType
-from ..sim import Failure, State, World, WorldState, goal_failure
+from ..sim import Code, Episode, Failure, State, World, WorldFailure, WorldState, goal_failure
 from ..sim.costs import StepCosts
 
 KINDS = (StepType.MINE, StepType.CRAFT, StepType.SMELT, StepType.KILL, StepType.DIG_DOWN, StepType.CLIMB_UP)
@@ -64,6 +70,39 @@ def goals_first(steps: Sequence[Step], options: list[int]) -> list[int]:
     """
     goals = [i for i in options if not steps[i].type.moves]
     return goals or options
+
+
+def plan_needs(world: World, steps: Sequence[Step], start: State | None = None) -> tuple[tuple[int, int, str], ...]:
+    """The needs of a plan that came without any (a model's), read off one run of it as written.
+
+    Step ``j`` needs every earlier step that made an item ``j`` consumes, burns
+    or relies on (every one, not the last: the counts then add up in any order
+    the needs allow). A layer move is a barrier: it needs every step before it
+    and every step after it needs it, since the agent does not go back for
+    what it left. The first step that cannot run as written needs every step
+    before it, and each later one the one before it: the plan's order is all
+    that is known there.
+    """
+    state = start or State()
+    made: dict[str, list[int]] = {}
+    barrier: int | None = None
+    needs: set[tuple[int, int, str]] = set()
+    for j, step in enumerate(steps):
+        move = world.transition(step, state, steps[j + 1:])
+        if isinstance(move, Failure):
+            rest = {(i, j, "order") for i in range(j)} | {(k - 1, k, "order") for k in range(j + 1, len(steps))}
+            return tuple(sorted(needs | rest))
+        if step.type.moves:
+            needs |= {(i, j, "layer") for i in range(j)}
+            barrier = j
+        elif barrier is not None:
+            needs.add((barrier, j, "layer"))
+        for role, items in (("ingredient", move.consumed), ("fuel", move.fuel), ("tool", move.used)):
+            needs |= {(i, j, role) for item in items for i in made.get(item, ())}
+        for item in move.produced:
+            made.setdefault(item, []).append(j)
+        state = move.state
+    return tuple(sorted(needs))
 
 
 class Features:
@@ -227,29 +266,112 @@ class Horizon(Selector):
         return min(options, key=lambda i: (self.model.predict(steps[i], state, later(i)), i))
 
 
+#: the selectors by the names the deps planner and ``--selector`` take; ``order`` plays the plan as written
+SELECTORS = ("order", "random", "graph", "horizon")
+#: the goals whose symbolic plans a planner's horizon model is rolled out on: DEPS' kinds of task (wood,
+#: stone, iron, mobs, smelting, tools), small enough that the fit takes well under a second
+TRAINING_GOALS = ("wooden_pickaxe", "stone_pickaxe", "furnace", "white_bed", "iron_pickaxe", "bucket", "chest",
+                  "torch", "painting", "shears")
+TRAINING_EPISODES = 20
+TRAINING_SEED = 1
+_horizons: dict[tuple[int, str, str], tuple[object, HorizonModel]] = {}
+
+
+def trained_horizon(world: World) -> HorizonModel:
+    """The horizon model for ``world``, fitted once per process on rollouts of the symbolic planner's plans.
+
+    Seeded (:data:`TRAINING_SEED`) and over fixed goals, so every process
+    fits the same model and a planner's results do not depend on what ran
+    before it; kept per knowledge base, world and rule profile.
+    """
+    key = (id(world.kb), world.name, world.rules.name)
+    cached = _horizons.get(key)
+    if cached is None or cached[0] is not world.kb:
+        from .decomposer import PlanningError
+        from .registry import symbolic_planner
+
+        planner = symbolic_planner(world.kb, rules=world.rules)
+        plans = []
+        for item in TRAINING_GOALS:
+            try:
+                result = planner.plan(Goal(item=item, count=1))
+            except PlanningError:  # a rule profile that cannot make it
+                continue
+            plans.append((result.plan.steps, tuple(result.needs)))
+        features = Features(world)
+        model = HorizonModel.fit(collect(world, plans, TRAINING_EPISODES, TRAINING_SEED, features), features)
+        cached = _horizons[key] = (world.kb, model)
+    return cached[1]
+
+
+def make_selector(name: str, world: World, graph: CraftGraph, seed: int = 0) -> Selector:
+    """The selector called ``name`` (one of :data:`SELECTORS`); ``random`` draws from ``seed``."""
+    if name == "order":
+        return PlanOrder()
+    if name == "random":
+        return RandomPick(seed)
+    if name == "graph":
+        return GraphCost(graph)
+    if name == "horizon":
+        return Horizon(trained_horizon(world))
+    raise ValueError(f"--selector must be one of {', '.join(SELECTORS)}, got {name!r}")
+
+
 @dataclass(frozen=True)
 class Outcome:
+    """An episode driven by a selector: how it ended, where it failed, and the order the steps ran in."""
+
     success: bool
     ticks: int
     choices: int  # points where more than one step could run
+    seed: int = 0
+    order: tuple[int, ...] = ()  # plan positions in the order they were run (a failed one last)
+    failure: WorldFailure | None = None
+    failed_step: int | None = None  # 1-based plan position; None for the goal missing at the end
+    at_failure: WorldState | None = None
+
+    def episode(self) -> Episode:
+        """The same run as an :class:`~barsym.sim.Episode`, which :func:`~barsym.sim.execution.describe` reads."""
+        return Episode(self.seed, self.success, self.ticks, self.failure, self.failed_step, self.at_failure)
 
 
 def execute(world: World, steps: Sequence[Step], needs, selector: Selector, goal: Goal, seed: int,
             budget: int | None, start: State | None = None) -> Outcome:
-    """One episode in which ``selector`` picks the next step whenever several can run."""
+    """One episode in which ``selector`` picks the next step whenever several can run.
+
+    When nothing can run, the failure reported is that of the first unfinished
+    step in plan order that cannot run, as playing the plan as written would
+    report it (needs point from earlier to later steps, so that step's are done).
+    """
     ws: WorldState = world.reset(seed, start, budget)
     done: set[int] = set()
+    order: list[int] = []
     choices = 0
     while len(done) < len(steps):
         options = goals_first(steps, ready(world, steps, needs, done, ws.state))
         if not options:
-            return Outcome(False, ws.ticks, choices)
+            failed, failure = _stuck(world, steps, done, ws.state)
+            return Outcome(False, ws.ticks, choices, ws.seed, tuple(order), failure, failed, ws)
         choices += len(options) > 1
         i = options[0] if len(options) == 1 else selector.pick(options, steps, ws.state, done)
         later = [s for j, s in enumerate(steps) if j not in done and j != i]
         result = world.step(ws, steps[i], later)
         ws = result.state
+        order.append(i)
         if result.failure is not None:
-            return Outcome(False, ws.ticks, choices)
+            return Outcome(False, ws.ticks, choices, ws.seed, tuple(order), result.failure, i + 1, ws)
         done.add(i)
-    return Outcome(goal_failure(world.kb, goal, ws.state) is None, ws.ticks, choices)
+    missing = goal_failure(world.kb, goal, ws.state)
+    if missing is not None:
+        return Outcome(False, ws.ticks, choices, ws.seed, tuple(order), WorldFailure.cannot_run(missing), None, ws)
+    return Outcome(True, ws.ticks, choices, ws.seed, tuple(order))
+
+
+def _stuck(world: World, steps: Sequence[Step], done: set[int], state: State) -> tuple[int | None, WorldFailure]:
+    """Why an episode with nothing ready stops: the first unfinished step that cannot run, 1-based, and why."""
+    for i, step in enumerate(steps):
+        if i not in done:
+            move = world.transition(step, state, [s for j, s in enumerate(steps) if j not in done and j != i])
+            if isinstance(move, Failure):
+                return i + 1, WorldFailure.cannot_run(move)
+    return None, WorldFailure(Code.GOAL_NOT_REACHED, "the plan's needs leave no step that can run")
