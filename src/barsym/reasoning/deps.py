@@ -16,6 +16,15 @@ run stood: the plan then stays one BAR plan that the metrics, the validator
 and ``--format bar`` read like any other, and a later round cannot succeed on
 items an earlier failed run left behind.
 
+DEPS' other half, the **selector**, chooses among sub-goals that can run at
+the same time. With ``selector`` other than ``order`` (the plan as written),
+each round's plan runs through :func:`~barsym.planner.selector.execute`: the
+plan's needs are read off the plan itself (a model's plan comes without
+them), and whenever several steps can run, ``random``, ``graph`` (the
+crafting graph's cost) or ``horizon`` (the learned horizon model, the
+paper's) picks one. The episode is seeded as before and described by the
+same descriptor, so only the order differs.
+
 The model's context bounds the dialogue, as in the paper. Before every call
 the prompt is measured (the backend's tokenizer, else a safe estimate); when
 it would not leave room for the reply, the oldest rounds are left out of it,
@@ -35,6 +44,7 @@ from ..kb import KnowledgeBase
 from ..llm import LLMBackend, LLMError
 from ..model import Goal, Plan, Step
 from ..planner.decomposer import ErrorKind, PlanningError
+from ..planner.selector import SELECTORS, execute, make_selector, plan_needs
 from ..sim import DeterministicWorld, State, StochasticWorld
 from ..sim.execution import describe, play
 from ..sim.stochastic import derive_seed
@@ -71,11 +81,19 @@ class DepsRound:
     explanation: str | None = None
     unreadable: tuple[str, ...] = ()  # reply lines that were not steps
     dropped_rounds: int = 0  # earlier rounds left out of this round's prompt (context)
+    order: tuple[int, ...] | None = None  # plan positions as a selector ran them; None: as written
 
     def to_dict(self) -> dict:
-        return {"round": self.number, "plan": [step_to_record(s) for s in self.steps], "success": self.success,
-                "ticks": self.ticks, "description": self.description, "explanation": self.explanation,
-                "unreadable_lines": list(self.unreadable), "dropped_rounds": self.dropped_rounds}
+        out = {"round": self.number, "plan": [step_to_record(s) for s in self.steps], "success": self.success,
+               "ticks": self.ticks, "description": self.description, "explanation": self.explanation,
+               "unreadable_lines": list(self.unreadable), "dropped_rounds": self.dropped_rounds}
+        if self.order is not None:
+            out["order"] = [i + 1 for i in self.order]
+        return out
+
+    @property
+    def reordered(self) -> bool:
+        return self.order is not None and list(self.order) != sorted(self.order)
 
 
 @dataclass
@@ -85,6 +103,7 @@ class DepsTrace:
     rounds: list[DepsRound] = field(default_factory=list)
     stopped: StopReason = StopReason.ROUNDS_USED
     problem: str | None = None  # the backend's last error, when it stopped the loop
+    selector: str = "order"  # who picks among steps that can run at once (planner.selector.SELECTORS)
 
     @property
     def success_round(self) -> int | None:
@@ -96,19 +115,24 @@ class DepsTrace:
         return kept[-1].steps if kept else None
 
     def to_dict(self) -> dict:
-        return {"world": self.world, "max_rounds": self.max_rounds, "stopped": self.stopped.value,
-                "success_round": self.success_round, "problem": self.problem,
-                "rounds": [r.to_dict() for r in self.rounds]}
+        out = {"world": self.world, "max_rounds": self.max_rounds, "stopped": self.stopped.value,
+               "success_round": self.success_round, "problem": self.problem,
+               "rounds": [r.to_dict() for r in self.rounds]}
+        if self.selector != "order":  # the plan as written: the trace is what it was before selectors
+            out["selector"] = self.selector
+        return out
 
     def lines(self) -> list[str]:
-        out = [f"DEPS: {len(self.rounds)} plan(s) executed in the {self.world} world, at most {self.max_rounds} "
-               f"replanning round(s); stopped: {self.stopped.value.replace('_', ' ')}"
+        picked = f", ready steps picked by the {self.selector} selector" if self.selector != "order" else ""
+        out = [f"DEPS: {len(self.rounds)} plan(s) executed in the {self.world} world{picked}, at most "
+               f"{self.max_rounds} replanning round(s); stopped: {self.stopped.value.replace('_', ' ')}"
                + (f" ({self.problem})" if self.problem else "")]
         for r in self.rounds:
             cut = f", {r.dropped_rounds} earlier round(s) left out of the prompt" if r.dropped_rounds else ""
             bad = f", {len(r.unreadable)} unreadable line(s)" if r.unreadable else ""
             verdict = f"succeeded in {r.ticks:,} ticks" if r.success else "failed"
-            out.append(f"  round {r.number}: {len(r.steps)} steps{bad}{cut}; {verdict}")
+            ran = f", run as steps {', '.join(str(i + 1) for i in r.order)}" if r.reordered else ""
+            out.append(f"  round {r.number}: {len(r.steps)} steps{bad}{cut}{ran}; {verdict}")
             if r.description:
                 out.append(f"    description: {r.description}")
             if r.explanation:
@@ -124,12 +148,15 @@ class DepsPlanner:
     def __init__(self, kb: KnowledgeBase, backend: LLMBackend, *, graph, rounds: int = DEFAULT_ROUNDS,
                  world: str = "stochastic", seed: int = 0, world_seed: int = 0, temperature: float = 0.0,
                  log: CallLog | None = None, progress: Progress | None = None, command: str = "",
-                 n_ctx: int | None = None, symbolic=None, name: str = "deps"):
+                 n_ctx: int | None = None, symbolic=None, name: str = "deps", selector: str = "order"):
         if not 0 <= rounds <= MAX_ROUNDS:
             raise ValueError(f"--rounds must be from 0 to {MAX_ROUNDS} for the deps planner, got {rounds}")
         if world not in FEEDBACK_WORLDS:
             raise ValueError(f"--feedback-world must be one of {', '.join(FEEDBACK_WORLDS)}, got {world!r}")
-        self.kb, self.backend, self.rounds, self.name = kb, backend, rounds, name
+        if selector not in SELECTORS:
+            raise ValueError(f"--selector must be one of {', '.join(SELECTORS)}, got {selector!r}")
+        self.kb, self.backend, self.rounds, self.name, self.selector = kb, backend, rounds, name, selector
+        self.graph = graph
         self.world = FEEDBACK_WORLDS[world](kb)
         self.world_seed, self.temperature, self.progress, self.command = world_seed, temperature, progress, command
         self.grammar = Vocabulary(kb, graph).plan_grammar()
@@ -180,7 +207,7 @@ class DepsPlanner:
         self.planner_calls.start_run(self.command, self.name, f"{goal.count} {goal.item}")
         self.planner_calls.prime()
         start = start or State()
-        trace = DepsTrace(self.world.name, self.rounds)
+        trace = DepsTrace(self.world.name, self.rounds, selector=self.selector)
         dialogue = [{"role": "user", "content": prompts.task_message(goal, start)}]
         label = f"{goal.count} {goal.item}"
         number = 0
@@ -228,11 +255,21 @@ class DepsPlanner:
         return self._result(goal, start, trace, stats, started)
 
     def _execute(self, number: int, steps, goal: Goal, start: State, dropped: int, unreadable) -> DepsRound:
+        """One episode of the round's plan: as written, or in the order the selector picks (same seed)."""
         plan = Plan(steps=tuple(steps))
         budget = self.world.default_budget(plan.steps, start)
-        episode = play(self.world, plan, derive_seed(self.world_seed, number), goal, start, budget)
+        seed = derive_seed(self.world_seed, number)
+        order = None
+        if self.selector == "order":
+            episode = play(self.world, plan, seed, goal, start, budget)
+        else:
+            chooser = make_selector(self.selector, self.world, self.graph, seed)
+            outcome = execute(self.world, plan.steps, plan_needs(self.world, plan.steps, start), chooser, goal,
+                              seed, budget, start)
+            episode, order = outcome.episode(), outcome.order
         text = None if episode.success else describe(episode, plan, tuple(self.kb.layers))
-        return DepsRound(number, plan.steps, episode.success, episode.ticks, text, None, tuple(unreadable), dropped)
+        return DepsRound(number, plan.steps, episode.success, episode.ticks, text, None, tuple(unreadable), dropped,
+                         order)
 
     def _explain(self, dialogue, label: str, number: int) -> str | None:
         fitted = self._fit(dialogue, self.explain_budget)
@@ -270,19 +307,21 @@ class DepsSummary:
     stopped: str
     dropped_rounds: int  # most earlier rounds left out of one prompt
     world: str
+    selector: str = "order"
 
     @classmethod
     def of(cls, trace: DepsTrace) -> "DepsSummary":
         return cls(len(trace.rounds), trace.success_round, trace.stopped.value,
-                   max((r.dropped_rounds for r in trace.rounds), default=0), trace.world)
+                   max((r.dropped_rounds for r in trace.rounds), default=0), trace.world, trace.selector)
 
     def to_dict(self) -> dict:
         return {"rounds": self.rounds, "success_round": self.success_round, "stopped": self.stopped,
-                "dropped_rounds": self.dropped_rounds, "world": self.world}
+                "dropped_rounds": self.dropped_rounds, "world": self.world, "selector": self.selector}
 
 
 def deps_planner(kb: KnowledgeBase, **options) -> DepsPlanner:
-    """``deps``: options ``rounds`` (0..20, default 5), ``feedback_world``, ``world_seed`` and the LLM options."""
+    """``deps``: options ``deps_rounds`` (0..20, default 5), ``feedback_world``, ``world_seed``, ``selector``
+    (``order``, the default, ``random``, ``graph`` or ``horizon``) and the LLM options."""
     from ..planner.registry import graph_for, symbolic_planner
     from .call_log import open_log
     from .forward_plans import backend_from_options
@@ -295,4 +334,5 @@ def deps_planner(kb: KnowledgeBase, **options) -> DepsPlanner:
                        world=options.get("feedback_world") or "stochastic", seed=options.get("seed", 0),
                        world_seed=options.get("world_seed", 0), temperature=options.get("temperature", 0.0),
                        log=open_log() if log is True else (log or None), progress=options.get("progress"),
-                       command=options.get("command", ""), symbolic=symbolic_planner(kb, graph=graph))
+                       command=options.get("command", ""), symbolic=symbolic_planner(kb, graph=graph),
+                       selector=options.get("selector") or "order")
