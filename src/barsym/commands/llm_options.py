@@ -17,6 +17,7 @@ from ..eval.spec import server_backend
 from ..planner import make_planner
 from ..reasoning.bar_decomposer import DEFAULT_MODE, MODES, RETRY_TEMPERATURE
 from ..planner.registry import FORWARD_PLANNERS, LLM_PLANNERS
+from ..planner.selector import SELECTORS
 from .common import UsageError, escape_controls, number_option as _number, raw_stream
 
 #: llama.cpp's sampler seed is a 32-bit unsigned integer; a larger one overflows in the binding or the server
@@ -45,6 +46,10 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--feedback-world", metavar="NAME",
                        help="deps: the world its plans are executed in between rounds, stochastic (default) or "
                             "deterministic (--rounds N sets its replanning rounds, 0 to 20, default 5)")
+    group.add_argument("--selector", metavar="NAME",
+                       help="deps: who picks among a plan's steps that can run at once when it is executed: "
+                            "order (the plan as written, default), random, graph (the crafting graph's cost) or "
+                            "horizon (DEPS' learned horizon model)")
     group.add_argument("--api-key", metavar="KEY",
                        help="bearer token for --llm-url (default: $OPENAI_API_KEY)")
     group.add_argument("--llm-model", metavar="NAME",
@@ -56,16 +61,26 @@ MAX_DEPS_ROUNDS = 20
 
 
 def deps_options(name: str, args: argparse.Namespace) -> dict:
-    """``--rounds`` and ``--feedback-world`` for the deps planner (``--rounds`` is state consistency's otherwise)."""
+    """``--rounds``, ``--feedback-world`` and ``--selector`` for the deps planner.
+
+    ``--rounds`` is state consistency's otherwise. ``--selector`` given to
+    another model planner is named in a warning, as the options a planner
+    without a model would not use are (:func:`ignored_options`).
+    """
     world = getattr(args, "feedback_world", None)
+    selector = getattr(args, "selector", None)
+    if selector is not None and selector not in SELECTORS:  # checked here: one line, as --feedback-world's
+        raise UsageError(f"--selector must be one of {', '.join(SELECTORS)}, got {selector!r}")
     if name != "deps":
         if world is not None:
             raise UsageError("--feedback-world applies to --planner deps only")
+        if selector is not None and name in LLM_PLANNERS:
+            print(f"barsym: warning: the {name} planner executes no plan; ignored: --selector", file=sys.stderr)
         return {}
     if world is not None and world not in ("stochastic", "deterministic"):
         raise UsageError(f"--feedback-world must be stochastic or deterministic, got {world!r}")
     rounds = _number(getattr(args, "rounds", None), "--rounds", int, 0, MAX_DEPS_ROUNDS)
-    return {"deps_rounds": rounds, "feedback_world": world}
+    return {"deps_rounds": rounds, "feedback_world": world, "selector": selector}
 
 
 def llm_options(args: argparse.Namespace) -> dict:
@@ -113,7 +128,7 @@ def ignored_options(args: argparse.Namespace) -> list[str]:
     """The LLM and consistency options given on the command line (for a planner that takes none)."""
     given = [f"--{name.replace('_', '-')}" for name, default in _DEFAULTS.items()
              if hasattr(args, name) and getattr(args, name) != default]
-    for name in ("anchors", "scores", "repairer", "t", "k", "rounds"):
+    for name in ("anchors", "scores", "repairer", "t", "k", "rounds", "selector"):
         if getattr(args, name, None) is not None:
             given.append(f"--{name}")
     if getattr(args, "no_fallback", False):
