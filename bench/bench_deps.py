@@ -1,15 +1,17 @@
 """Benchmark: DEPS on its own tasks, success per group MT1-MT8 and the rounds ablation 0..R, in one run.
 
     python bench/bench_deps.py [--dataset ../shared/datasets/deps_tasks.json] [--rounds 5] [--runs 30]
-                               [--per-group N] [--threads 2] [--json FILE]
+                               [--per-group N] [--threads 2] [--selector order] [--json FILE]
 
 DEPS is run once per task with at most ``--rounds`` replanning rounds (its feedback world: stochastic,
 seeded). Its trace keeps every round's plan, so the plan it would have returned with only ``r`` rounds
 is known for every ``r`` without running it again. Each of those plans is then executed ``--runs``
 times in the stochastic world (seeded from the task's name, as ``barsym eval --world`` does) and the
 table gives the success rate per group and per ``r``. ``--per-group N`` takes the first N tasks of each
-group (the model is slow on two cores; say so when you report a subset). Wrap it in
-``flock /tmp/barsym-bench.lock``.
+group (the model is slow on two cores; say so when you report a subset). ``--selector`` (order, the
+default, random, graph, horizon) is DEPS' selector among steps that can run at once: it drives the
+loop's own feedback episodes and the table's runs alike (each run with the same seed as in plan
+order). Wrap it in ``flock /tmp/barsym-bench.lock``.
 """
 
 from __future__ import annotations
@@ -29,7 +31,19 @@ from barsym.eval import load_dataset  # noqa: E402
 from barsym.kb import load_kb  # noqa: E402
 from barsym.model import Plan  # noqa: E402
 from barsym.planner import PlanningError, make_planner  # noqa: E402
+from barsym.planner.registry import graph_for  # noqa: E402
+from barsym.planner.selector import SELECTORS, execute, make_selector, plan_needs  # noqa: E402
 from barsym.sim import StochasticWorld, run  # noqa: E402
+from barsym.sim.stochastic import derive_seed  # noqa: E402
+
+
+def successes(world, steps, goal, runs: int, seed: int, selector: str) -> int:
+    """Successful runs of a plan: as written (``run``), or picked by ``selector`` with the same seeds."""
+    if selector == "order":
+        return run(Plan(steps=tuple(steps)), world, runs=runs, seed=seed, goal=goal).successes
+    needs, budget, graph = plan_needs(world, steps), world.default_budget(steps), graph_for(world.kb)
+    return sum(execute(world, steps, needs, make_selector(selector, world, graph, derive_seed(seed, i)), goal,
+                       derive_seed(seed, i), budget).success for i in range(runs))
 
 
 def main() -> int:
@@ -39,6 +53,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--per-group", type=int)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--selector", choices=SELECTORS, default="order")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     kb = load_kb()
@@ -51,7 +66,8 @@ def main() -> int:
                 seen[t.group] += 1
                 chosen.append(t)
         tasks = chosen
-    planner = make_planner("deps", kb, deps_rounds=args.rounds, threads=args.threads, log=False)
+    planner = make_planner("deps", kb, deps_rounds=args.rounds, threads=args.threads, log=False,
+                           selector=args.selector)
     world = StochasticWorld(kb)
     groups = sorted({t.group for t in tasks})
     wins = {g: [0] * (args.rounds + 1) for g in groups}
@@ -74,9 +90,9 @@ def main() -> int:
             if not steps:
                 rates.append(0)
                 continue
-            execution = run(Plan(steps=tuple(steps)), world, runs=args.runs, seed=seed, goal=task.goal)
-            wins[task.group][r] += execution.successes
-            rates.append(execution.successes)
+            won = successes(world, steps, task.goal, args.runs, seed, args.selector)
+            wins[task.group][r] += won
+            rates.append(won)
         records[task.key] = {"successes_by_round": rates, "rounds": len(trace.rounds) if trace else 0,
                              "success_round": trace.success_round if trace else None,
                              "stopped": trace.stopped.value if trace else "no plan",
@@ -87,7 +103,8 @@ def main() -> int:
         print(f"[{number}/{len(tasks)}] {task.key}: {records[task.key]}", file=sys.stderr, flush=True)
     total = time.perf_counter() - started
     print(f"DEPS on {len(tasks)} of its tasks ({args.dataset}), <= {args.rounds} rounds, "
-          f"{args.runs} stochastic runs per plan; {total / max(1, len(tasks)):.1f} s per task")
+          f"{args.runs} stochastic runs per plan, selector {args.selector}; "
+          f"{total / max(1, len(tasks)):.1f} s per task")
     head = " | ".join(f"r={r}" for r in range(args.rounds + 1))
     print(f"| group | tasks | {head} |")
     print("| --- | ---: | " + " | ".join("---:" for _ in range(args.rounds + 1)) + " |")
@@ -102,7 +119,8 @@ def main() -> int:
     in_loop = sum(rec["success_round"] is not None for rec in records.values())
     print(f"tasks whose DEPS loop reached the goal in its own feedback episodes: {in_loop}/{len(tasks)}")
     if args.json:
-        args.json.write_text(json.dumps({"tasks": records, "wins": wins, "runs": runs}, indent=2) + "\n")
+        args.json.write_text(json.dumps({"selector": args.selector, "tasks": records, "wins": wins, "runs": runs},
+                                        indent=2) + "\n")
     return 0
 
 
