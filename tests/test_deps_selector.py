@@ -174,6 +174,7 @@ def test_eval_workers_carry_the_selector(capsys, stub, tmp_path):
                              "--rounds", "0", "--llm-url", stub.url, "--workers", workers, "--json", report,
                              "--quiet")
         assert "Traceback" not in err, err
+        assert "ready steps picked by the horizon selector" in out
         reports.append(json.loads(report.read_text()))
     for data in reports:
         stats = [t["stats"]["deps"] for t in data["tasks"].values()]

@@ -108,9 +108,11 @@ def _deps(outcomes) -> dict:
         rounds[key] = rounds.get(key, 0) + 1
     # records read back from a run file may come from a version that kept fewer fields
     stopped = [r.get("stopped", "unknown") for r in runs]
+    selectors = sorted({r.get("selector", "order") for r in runs})
     return {"plans": len(runs), "success_round": rounds, "rounds_run": sum(r.get("rounds", 0) for r in runs),
             "trimmed_tasks": sum(r.get("dropped_rounds", 0) > 0 for r in runs),
-            "stopped": {s: stopped.count(s) for s in sorted(set(stopped))}}
+            "stopped": {s: stopped.count(s) for s in sorted(set(stopped))},
+            **({"selector": ", ".join(selectors)} if selectors != ["order"] else {})}
 
 
 def _pct(value: float | None) -> str:
@@ -134,7 +136,8 @@ def format_summary(summary: dict) -> str:
         found = ", ".join(f"round {k}: {n}" for k, n in sorted(d["success_round"].items()) if k != "never")
         lines.append(f"DEPS: the goal reached in its own feedback episodes at {found or 'no round'}; never: "
                      f"{d['success_round'].get('never', 0)} of {d['plans']}; {d['rounds_run']} plans executed; "
-                     f"oldest rounds left out of the prompt in {d['trimmed_tasks']} task(s)")
+                     f"oldest rounds left out of the prompt in {d['trimmed_tasks']} task(s)"
+                     + (f"; ready steps picked by the {d['selector']} selector" if d.get("selector") else ""))
     if not t["llm_goals"] and not t["llm_calls"]:
         lines.append("LLM: not used by this planner")
         return "\n".join(lines)
