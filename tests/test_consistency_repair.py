@@ -19,7 +19,7 @@ from barsym.reasoning import model_consistency
 from barsym.testing.faults import repair_faults
 from barsym.llm import BackendTimeoutError, ScriptedLLM
 from barsym.metrics import as_records, edit_distance
-from barsym.model import Goal, Plan, StepType
+from barsym.model import Goal, Plan, Step, StepType
 from testdata import EXPERT_FILES
 
 PLANS = {p.stem: read_plan(p) for p in EXPERT_FILES}
@@ -73,6 +73,21 @@ def test_provenance_marks_exactly_the_new_steps(engine):
     record = result.rounds[0].to_dict()
     assert record["windows"] and record["repairs"][0]["done"]
     assert result.stats["repaired_steps"] == 1 and result.stats["valid_after"]
+
+
+def test_a_plan_that_skips_the_way_gets_its_raw_materials_in_one_go(engine, validator):
+    # llm-only's plan for the stone pickaxe (the 135M model without facts): it names the goal but
+    # not the sticks, pickaxe and cobblestone on the way. The repair mines every log they take at
+    # the start, as the expert does, rather than one log now and two more before the pickaxe.
+    craft = StepType.CRAFT
+    broken = Plan(steps=tuple(Step(type=craft, item=item, count=n) for item, n in (
+        ("logs", 3), ("planks", 4), ("crafting_table", 1), ("stone_pickaxe", 1))))
+    result = engine.repair(broken, goal=Goal(item="stone_pickaxe"))
+    assert validator.validate(result.plan, goal=Goal(item="stone_pickaxe")).valid
+    logs = [s for s in result.plan.steps if s.item == "logs"]
+    assert [(s.type, s.count) for s in logs] == [(StepType.MINE, 3)]
+    assert result.plan.steps[0] == logs[0]
+    assert as_records(result.plan)[0] == as_records(PLANS["stone_pickaxe"])[0]  # the expert's first step
 
 
 def test_a_goal_nothing_makes_cannot_be_repaired(engine):

@@ -167,9 +167,14 @@ class NeedPlanner:
                        tail: Sequence[Step] = (), limit: int = 12) -> int:
         """Units of ``item`` that ``steps`` (and the goal) are short of from ``state``, other shortages aside.
 
-        Other shortages are met as they show up: missing items are added to
-        the state, a missing layer by layer moves put in before the step that
-        needs it (whose pickaxe is then needed in turn).
+        Other shortages are met as they show up: a missing item that is made
+        from ``item`` counts what making it takes (a plan that names the goal
+        but not the sticks, table and pickaxe on the way still needs their
+        logs, and a repair should mine them in one go, as a person would,
+        not a few at a time before each step that runs out); any other
+        missing item is added to the state; a missing layer is met by layer
+        moves put in before the step that needs it (whose pickaxe is then
+        needed in turn).
         """
         same = set(self.kb.acceptable(item)) | {item}
         extra: dict[str, int] = {}
@@ -187,10 +192,19 @@ class NeedPlanner:
                 kind = StepType.DIG_DOWN if other.layer > here else StepType.CLIMB_UP
                 seq[found.position:found.position] = [Step(type=kind)] * abs(other.layer - here)
                 continue
-            extra[other.item] = extra.get(other.item, 0) + other.count
             if other.item in same:
                 total += other.count
+            else:
+                total += self._made_of(other, same, state.changed(add=extra), seq[found.position:], tail)
+            extra[other.item] = extra.get(other.item, 0) + other.count
         return total
+
+    def _made_of(self, need: Need, same: set[str], state: State, rest: Sequence[Step],
+                 tail: Sequence[Step]) -> int:
+        """Units of the item (``same``: it and what may stand for it) the symbolic planner gathers for ``need``."""
+        planned = self.steps_for(need, state, rest, tail)
+        return sum(s.count or 0 for s in planned or () if s.item and self.kb.is_known(s.item)
+                   and self.kb.resolve(s.item) in same)
 
     # ---- need -> steps ------------------------------------------------------------------
     def steps_for(self, need: Need, state: State, rest: Sequence[Step],
