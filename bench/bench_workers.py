@@ -102,6 +102,14 @@ def main() -> int:
         print(f"  differs: {key}: {', '.join(fields)}")
     calls = sum((r.get("stats") or {}).get("llm_calls", 0) for r in a.values())
     print(f"LLM calls: {calls} in each run")
+    # Why the ratio is what it is: per task, a worker's model has cores/N threads, the serial one all
+    # of them. N workers can at best divide the work by N, each at its own (slower) pace per task.
+    per_serial = sum(r["seconds"] for r in a.values()) / max(1, len(a))
+    per_worker = sum(r["seconds"] for r in b.values()) / max(1, len(b))
+    bound = per_worker / args.workers / per_serial if per_serial else float("nan")
+    print(f"seconds per task: {per_serial:.2f} serial, {per_worker:.2f} in a worker "
+          f"({per_serial and per_worker / per_serial:.2f}x); so at best {bound:.2f}x serial with {args.workers} "
+          f"workers, before process start-up and the last tasks' imbalance")
     return 0 if not differing and not missing else 1
 
 
