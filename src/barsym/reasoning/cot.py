@@ -17,7 +17,6 @@ the simulator's own words.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from dataclasses import dataclass, field
 
@@ -29,7 +28,7 @@ from .call_log import CallLog, Verdict
 from .forward_plans import END, MAX_STEPS, ForwardPlanResult, Vocabulary, forward_result, parse_plan_text
 from .model_calls import ModelCaller
 from .progress import Phase, Progress, ProgressEvent
-from .stats import LLMStats
+from ..planner.stats import CotSummary, LLMStats, PlanStats
 
 EXAMPLE = Goal(item="stone_bricks", count=1)
 MARK = "; inventory: "
@@ -109,18 +108,6 @@ class CotTrace:
         return out
 
 
-@dataclass(frozen=True)
-class CotSummary:
-    """``stats["cot"]``: steps read, how many of the model's inventories were right, lines not read."""
-
-    steps: int
-    inventory_agreement: int
-    unreadable_lines: int
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-
 class CotPlanner:
     plan_fallback = False
 
@@ -175,9 +162,8 @@ class CotPlanner:
         stats.unanswered = int(not steps)
         if problem is not None:
             stats.problems.append(problem)
-        out = stats.to_dict()
-        out.update(llm_mode="vocab", llm_verified=False, seconds=round(time.perf_counter() - started, 6),
-                   cot=CotSummary(len(steps), trace.agreeing, len(read.unreadable)).to_dict())
+        out = PlanStats(llm=stats, llm_mode="vocab", llm_verified=False, seconds=round(time.perf_counter() - started, 6),
+                        cot=CotSummary(len(steps), trace.agreeing, len(read.unreadable)))
         if problem is not None and not steps:
             from ..planner.decomposer import ErrorKind, PlanningError
             raise PlanningError(ErrorKind.DECOMPOSITION, f"the cot planner got no plan: the LLM backend failed "
