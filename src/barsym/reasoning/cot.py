@@ -28,6 +28,7 @@ from .call_log import CallLog, Verdict
 from .forward_plans import END, MAX_STEPS, ForwardPlanResult, Vocabulary, forward_result, parse_plan_text
 from .model_calls import ModelCaller
 from .progress import Phase, Progress, ProgressEvent
+from .prompts import few_shot_prefix
 from ..planner.stats import CotSummary, LLMStats, PlanStats
 
 EXAMPLE = Goal(item="stone_bricks", count=1)
@@ -64,11 +65,11 @@ def system_prompt() -> str:
             "redstone and diamond (layer 3). End with done.")
 
 
-def example_turns(kb: KnowledgeBase, symbolic) -> list[dict[str, str]]:
+def example_turns(kb: KnowledgeBase, symbolic) -> list[tuple[str, str]]:
+    """The one worked example, as (user, assistant): a plan with the inventory after each step."""
     plan = symbolic.plan(EXAMPLE).plan
     lines = [f"{step}{MARK}{held}" for step, held in zip(plan.steps, simulated(kb, plan.steps))]
-    return [{"role": "user", "content": f"Goal: {EXAMPLE.count} {EXAMPLE.item}"},
-            {"role": "assistant", "content": "\n".join(lines) + "\n" + END}]
+    return [(f"Goal: {EXAMPLE.count} {EXAMPLE.item}", "\n".join(lines) + "\n" + END)]
 
 
 def split_line(line: str) -> tuple[str, str]:
@@ -123,8 +124,8 @@ class CotPlanner:
             f'line ::= step "{MARK}" inv',
             f'inv ::= "nothing" | {entries}',
             'entry ::= count " " item']) + "\n"
-        prefix = ({"role": "system", "content": system_prompt()}, *example_turns(kb, symbolic))
-        self.caller = ModelCaller(backend, tuple(prefix), seed=seed, max_tokens=COT_TOKENS, log=log,
+        prefix = few_shot_prefix(system_prompt(), example_turns(kb, symbolic))
+        self.caller = ModelCaller(backend, prefix, seed=seed, max_tokens=COT_TOKENS, log=log,
                                   progress=progress)
 
     def plan(self, goal: Goal, start: State | None = None) -> ForwardPlanResult:

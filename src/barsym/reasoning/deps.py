@@ -49,6 +49,7 @@ from ..sim import DeterministicWorld, State, StochasticWorld
 from ..sim.execution import describe, play
 from ..sim.stochastic import derive_seed
 from . import deps_prompts as prompts
+from .prompts import few_shot_prefix
 from .call_log import CallLog, Verdict
 from .forward_plans import ContextBudget, ForwardPlanResult, Vocabulary, forward_result, parse_plan_text, render_plan
 from .model_calls import CUT_OFF, ModelCaller
@@ -160,8 +161,7 @@ class DepsPlanner:
         self.world = FEEDBACK_WORLDS[world](kb)
         self.world_seed, self.temperature, self.progress, self.command = world_seed, temperature, progress, command
         self.grammar = Vocabulary(kb, graph).plan_grammar()
-        prefix = ({"role": "system", "content": prompts.system_prompt(kb)}, *prompts.few_shot(kb, symbolic))
-        self.prefix = tuple(prefix)
+        self.prefix = few_shot_prefix(prompts.system_prompt(kb), prompts.few_shot(kb, symbolic))
         self.planner_calls = ModelCaller(backend, self.prefix, seed=seed, max_tokens=PLAN_TOKENS, log=log,
                                          progress=progress)
         self.explainer = ModelCaller(backend, self.prefix, seed=seed, max_tokens=EXPLAIN_TOKENS, log=None)
