@@ -183,9 +183,10 @@ def competitions(store: MemoryStore, used: Pass) -> list[dict]:
     for goal in store.goals():
         answers = {}
         for c in store.candidates(*goal):
-            if c.runs < MIN_RUNS or (c.yields is not None and c.yields < (c.step.get("count") or 0)):
+            r = c.record
+            if c.runs < MIN_RUNS or (r.yields is not None and r.yields < (r.step.get("count") or 0)):
                 continue  # too few runs, or an answer from spare units: it applies only when they are there
-            key = json.dumps([c.step, c.subgoals], sort_keys=True)
+            key = json.dumps([r.step, r.subgoals], sort_keys=True)
             best = answers.get(key)
             if best is None or c.rate > best.rate:
                 answers[key] = c
@@ -193,8 +194,9 @@ def competitions(store: MemoryStore, used: Pass) -> list[dict]:
             continue
         ranked = sorted(answers.values(), key=lambda c: -c.rate)
         out.append({"goal": f"{goal[1]} {goal[0]}", "used": chosen.get(goal),
-                    "answers": [{"step": c.step, "subgoals": c.subgoals, "successes": c.successes, "runs": c.runs,
-                                 "rate": round(c.rate, 3), "provenance": c.provenance} for c in ranked]})
+                    "answers": [{"step": c.record.step, "subgoals": c.record.subgoals, "successes": c.successes,
+                                 "runs": c.runs, "rate": round(c.rate, 3), "provenance": c.record.provenance}
+                                for c in ranked]})
     return out
 
 

@@ -61,6 +61,7 @@ def test_better_executing_decomposition_wins(kb, tmp_path):
     store.record_plan("b", "bar", ("stick", 4), [], [good], [("stochastic", 0, 10, 9)])
     best = store.candidates("stick", 4)[0]
     assert best.signature == good.signature and best.rate == 0.9
+    assert best.record == good and best.record.signature == best.signature  # the record as it was written
 
 
 def test_entry_that_no_longer_verifies_is_refused_and_marked_stale(kb, tmp_path):

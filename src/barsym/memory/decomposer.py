@@ -117,7 +117,7 @@ class MemoryDecomposer:
         for candidate in self.store.candidates(goal.item, goal.count):
             if candidate.runs < self.min_runs or candidate.rate < self.threshold:
                 break  # sorted best rate first (ties: more runs first)
-            if not compatible(candidate.context, key):
+            if not compatible(candidate.record.context, key):
                 continue
             answer = _decomposition(candidate)
             if any(sub.item in above for sub in answer.subgoals):
@@ -154,8 +154,9 @@ def _widen(answer: Decomposition, spare: int) -> Decomposition:
 
 def _decomposition(candidate: Candidate) -> Decomposition:
     rate = f"{candidate.successes}/{candidate.runs} runs succeeded over {candidate.plans} plan(s)"
-    return Decomposition(Step.model_validate(candidate.step), tuple(Goal.model_validate(g) for g in candidate.subgoals),
-                         MEMORY, yields=candidate.yields, note=f"from memory: {rate}")
+    record = candidate.record
+    return Decomposition(Step.model_validate(record.step), tuple(Goal.model_validate(g) for g in record.subgoals),
+                         MEMORY, yields=record.yields, note=f"from memory: {rate}")
 
 
 class MemoryPlanner:
