@@ -99,7 +99,7 @@ def main() -> int:
                              "dropped_rounds": max((r.dropped_rounds for r in trace.rounds), default=0)
                              if trace else 0,
                              "seconds": round(time.perf_counter() - t0, 2),
-                             "llm_calls": result.stats.get("llm_calls") if result else 0}
+                             "llm_calls": result.stats.model.llm_calls if result else 0}
         print(f"[{number}/{len(tasks)}] {task.key}: {records[task.key]}", file=sys.stderr, flush=True)
     total = time.perf_counter() - started
     print(f"DEPS on {len(tasks)} of its tasks ({args.dataset}), <= {args.rounds} rounds, "

@@ -43,6 +43,7 @@ from barsym.planner import make_planner  # noqa: E402
 from barsym.reasoning.llm_planners import STATE_DIR  # noqa: E402
 
 TARGETS = {"median_s": 2.0, "first_try": 85.0, "fallback": 5.0, "score_gap": 0.5, "rss_mib": 1024.0}
+#: the columns this benchmark totals: fields of barsym.planner.stats.LLMStats (getattr fails on a wrong name)
 SUMMED = ("goals", "llm_goals", "llm_calls", "retries", "reused_replies", "accepted_first_try",
           "accepted_after_feedback", "accepted_calls", "fallbacks", "context_answers", "graph_forced",
           "prompt_tokens", "evaluated_prompt_tokens", "completion_tokens", "evaluations", "drafted_tokens",
@@ -75,10 +76,10 @@ class DecoderCheck:
 
 def run(planner, tasks, kb, label: str):
     def show(number, total, outcome):
-        stats = outcome.result.stats if outcome.result is not None else {}
+        calls = outcome.result.stats.model.llm_calls if outcome.result is not None else 0
         verdict = outcome.result.validation.verdict.value if outcome.result is not None else "no plan"
         print(f"  [{number:>2}/{total}] {outcome.task.key:<32} {outcome.seconds:6.2f} s  "
-              f"{stats.get('llm_calls', 0):>3} calls  {verdict}", file=sys.stderr, flush=True)
+              f"{calls:>3} calls  {verdict}", file=sys.stderr, flush=True)
     print(f"{label}:", file=sys.stderr)
     return evaluate(tasks, planner, kb, name=planner.name, progress=show)
 
@@ -86,9 +87,11 @@ def run(planner, tasks, kb, label: str):
 def totals(evaluation) -> dict:
     out = dict.fromkeys(SUMMED, 0)
     for outcome in evaluation.outcomes:
-        stats = outcome.result.stats if outcome.result is not None else {}
-        for key in SUMMED:
-            out[key] += stats.get(key, 0) or 0
+        if outcome.result is None:
+            continue
+        for key in SUMMED:  # the model's counters (PlanStats.llm), seconds as the JSON rounds them
+            value = getattr(outcome.result.stats.model, key)
+            out[key] += round(value, 3) if isinstance(value, float) else value
     return out
 
 

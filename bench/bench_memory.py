@@ -49,6 +49,7 @@ from barsym.kb import cache_dir, load_kb, rules_for  # noqa: E402
 from barsym.llm import LlamaCppBackend, LLMOptions  # noqa: E402
 from barsym.memory import MemoryStore, record, with_memory  # noqa: E402
 from barsym.planner import make_planner  # noqa: E402
+from barsym.planner.stats import MemoryStats, PlanStats  # noqa: E402
 from barsym.reasoning.llm_planners import STATE_DIR  # noqa: E402
 from barsym.sim.execution import run as run_plan  # noqa: E402
 from barsym.sim.stochastic import StochasticWorld  # noqa: E402
@@ -88,8 +89,12 @@ class Row:
     runs: int = 0
 
     @property
-    def stats(self) -> dict:
-        return self.outcome.result.stats if self.outcome.result is not None else {}
+    def stats(self) -> PlanStats:
+        return self.outcome.result.stats if self.outcome.result is not None else PlanStats()
+
+    @property
+    def memory(self) -> MemoryStats:
+        return self.stats.memory or MemoryStats()
 
 
 @dataclass
@@ -122,7 +127,7 @@ def plan_pass(label, kb, planner, tasks, memory=None, record_into=(), world=None
         done.rows.append(row)
         s = row.stats
         print(f"  {label} [{number:>2}/{total}] {outcome.task.key:<30} {outcome.seconds:6.2f} s "
-              f"{s.get('llm_calls', 0):>3} calls, {s.get('memory_hits', 0):>3} from memory", file=sys.stderr, flush=True)
+              f"{s.model.llm_calls:>3} calls, {row.memory.hits:>3} from memory", file=sys.stderr, flush=True)
 
     print(f"{label}: {len(tasks)} tasks", file=sys.stderr)
     done.evaluation = evaluate(tasks, planner, kb, name=label, progress=finished)
@@ -149,18 +154,18 @@ def remembered(store: MemoryStore) -> set[tuple[str, int]]:
 def summary(p: Pass, known: set | None = None) -> dict:
     rows, n = p.rows, len(p.rows)
     seconds = [r.outcome.seconds for r in rows]
-    hits = sum(r.stats.get("memory_hits", 0) for r in rows)
-    asked = hits + sum(r.stats.get("memory_misses", 0) for r in rows)
+    hits = sum(r.memory.hits for r in rows)
+    asked = hits + sum(r.memory.misses for r in rows)
     overall = p.evaluation.overall()
-    out = {"tasks": n, "llm_calls": sum(r.stats.get("llm_calls", 0) for r in rows),
-           "llm_calls_per_task": round(sum(r.stats.get("llm_calls", 0) for r in rows) / n, 2),
+    calls = sum(r.stats.model.llm_calls for r in rows)
+    out = {"tasks": n, "llm_calls": calls, "llm_calls_per_task": round(calls / n, 2),
            "seconds_per_task": {"median": round(statistics.median(seconds), 3), "mean": round(statistics.fmean(seconds), 3),
                                 "max": round(max(seconds), 3)},
            "executable": sum(r.outcome.result is not None and r.outcome.result.validation.valid for r in rows),
            "acc": round(overall.accuracy, 2), "f1": round(overall.f1, 2),
            "goals": asked, "from_memory": hits, "memory_share": round(hits / asked, 4) if asked else 0.0,
-           "goals_with_examples": sum(r.stats.get("memory_examples", 0) for r in rows),
-           "stale": sum(r.stats.get("memory_stale", 0) for r in rows)}
+           "goals_with_examples": sum(r.memory.examples for r in rows),
+           "stale": sum(r.memory.stale for r in rows)}
     if known is not None:
         out["calls_on_remembered_goals"] = sum(c for r in rows for g, c in r.goal_calls.items() if g in known)
     return out
@@ -178,9 +183,10 @@ def competitions(store: MemoryStore, used: Pass) -> list[dict]:
     for goal in store.goals():
         answers = {}
         for c in store.candidates(*goal):
-            if c.runs < MIN_RUNS or (c.yields is not None and c.yields < (c.step.get("count") or 0)):
+            r = c.record
+            if c.runs < MIN_RUNS or (r.yields is not None and r.yields < (r.step.get("count") or 0)):
                 continue  # too few runs, or an answer from spare units: it applies only when they are there
-            key = json.dumps([c.step, c.subgoals], sort_keys=True)
+            key = json.dumps([r.step, r.subgoals], sort_keys=True)
             best = answers.get(key)
             if best is None or c.rate > best.rate:
                 answers[key] = c
@@ -188,8 +194,9 @@ def competitions(store: MemoryStore, used: Pass) -> list[dict]:
             continue
         ranked = sorted(answers.values(), key=lambda c: -c.rate)
         out.append({"goal": f"{goal[1]} {goal[0]}", "used": chosen.get(goal),
-                    "answers": [{"step": c.step, "subgoals": c.subgoals, "successes": c.successes, "runs": c.runs,
-                                 "rate": round(c.rate, 3), "provenance": c.provenance} for c in ranked]})
+                    "answers": [{"step": c.record.step, "subgoals": c.record.subgoals, "successes": c.successes,
+                                 "runs": c.runs, "rate": round(c.rate, 3), "provenance": c.record.provenance}
+                                for c in ranked]})
     return out
 
 
@@ -291,7 +298,7 @@ def main() -> int:
     # 3. a warm memory over all 53 tasks
     diamond = next((r for r in with_all.rows if r.key.endswith("/diamond_pickaxe")), None)
     report = {"planner": args.planner, "runs": args.runs, "transfer": transfer, "dynamic": dynamic,
-              "warm": {"in_process": {k: diamond.stats.get(k) for k in ("llm_calls", "memory_hits", "memory_misses")}
+              "warm": {"in_process": {k: diamond.stats.to_dict().get(k) for k in ("llm_calls", "memory_hits", "memory_misses")}
                        if diamond else None, "cli": warm_cli(args.out / "all.sqlite", args.threads, args.planner)},
               "load_average_end": round(os.getloadavg()[0], 2)}
     for store in (m_train, m_all, m_mixed):

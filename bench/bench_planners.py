@@ -39,7 +39,7 @@ DEFAULT = "symbolic,bar,bar-sc,deps,cot,llm-only"
 def row(name: str, evaluation: Evaluation) -> dict:
     total = evaluation.overall()
     outcomes = evaluation.outcomes
-    calls = [(o.result.stats.get("llm_calls", 0) if o.result else 0) for o in outcomes]
+    calls = [(o.result.stats.model.llm_calls if o.result else 0) for o in outcomes]
     return {"planner": name, "tasks": len(outcomes), "acc": round(total.accuracy, 2), "f1": round(total.f1, 2),
             "ed": round(total.edit_distance, 2),
             "executable": sum(o.result is not None and o.result.validation.valid for o in outcomes),
@@ -58,7 +58,8 @@ def round_zero(kb, evaluation: Evaluation) -> Evaluation:
             plan = Plan(steps=tuple(steps))
             validation = validator.validate(plan, goal=o.task.goal)
             copy.result = dataclasses.replace(o.result, plan=plan, validation=validation,
-                                              stats={**o.result.stats, "llm_calls": 1})
+                                              stats=dataclasses.replace(o.result.stats, llm=dataclasses.replace(
+                                                  o.result.stats.model, llm_calls=1)))
             copy.score = score_task(plan, o.task.reference)
             copy.seconds = float("nan")  # not measured apart: round 0 is part of the deps run
         out.outcomes.append(copy)

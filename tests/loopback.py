@@ -1,7 +1,8 @@
 """A JSON HTTP server on a free 127.0.0.1 port, in a thread, for tests of barsym's HTTP backend.
 
-Tests subclass :class:`JsonHandler` with the answers they need (a stub model,
-a server that is not OpenAI-compatible) and run it with :class:`Loopback`.
+Tests subclass :class:`JsonHandler` with the answers they need and run it with
+:class:`Loopback`; :class:`ChatStub` is the stub model most of them need (also
+one answering any status, for servers that are not OpenAI-compatible).
 """
 
 from __future__ import annotations
@@ -47,22 +48,37 @@ class ChatStub:
 
     ``reply`` may return bytes to send a raw body instead; ``hang`` holds every
     POST (up to 10 s, or until :meth:`close`) to let a client time out.
+
+    For servers that answer with other statuses, ``status`` replaces ``reply``:
+    the n-th POST (from 1) gets ``status(n, messages) -> (HTTP status, body)``,
+    a 501 sent the way http.server refuses a method it does not have. ``get``
+    False leaves GET unimplemented too (http.server then answers 501, as it
+    does to POST), so barsym's start-up probe sees the same as a first call.
     """
 
-    def __init__(self, reply: Callable[[list], str | bytes], hang: bool = False):
+    def __init__(self, reply: Callable[[list], str | bytes] | None = None, hang: bool = False, *,
+                 status: Callable[[int, list], tuple[int, bytes]] | None = None, get: bool = True):
+        if (reply is None) == (status is None):
+            raise ValueError("give reply or status")
         self.release = threading.Event()
         self.posts = 0
         stub = self
 
         class Handler(JsonHandler):
-            def do_GET(self):  # noqa: N802
-                self._send(200, b'{"data": []}')
+            if get:
+                def do_GET(self):  # noqa: N802
+                    self._send(200, b'{"object": "list", "data": []}')
 
             def do_POST(self):  # noqa: N802
                 body = self.read_json()
                 stub.posts += 1
                 if hang:
                     stub.release.wait(10)
+                if status is not None:
+                    code, data = status(stub.posts, body.get("messages", []))
+                    if code == 501:
+                        return self.send_error(501, "Unsupported method ('POST')")
+                    return self._send(code, data)
                 text = reply(body["messages"])
                 if isinstance(text, bytes):
                     return self._send(200, text)

@@ -23,7 +23,7 @@ from barsym.model import Goal
 from barsym.planner import PlanContext, SymbolicDecomposer
 from barsym.reasoning.reply_grammar import render_reply
 from barsym.reasoning.prompts import EXAMPLE_ROOT
-from loopback import JsonHandler, Loopback
+from loopback import ChatStub
 from testdata import EXPERT_FILES
 
 
@@ -157,43 +157,12 @@ def test_goal_count_with_goal_still_counts(capsys, tmp_path):
 
 # ----------------------------------------------------------------- 4. a URL that is not an OpenAI-compatible server
 
-class Server:
-    """A loopback http.server on a free port, in a thread; the n-th POST gets ``post(n, messages)`` -> (status, body).
-
-    ``get`` False leaves GET unimplemented too (http.server then answers 501, as
-    it does to POST), so barsym's start-up probe sees the same as a first call.
-    """
-
-    def __init__(self, post, get: bool = True):
-        self.posts = 0
-        server = self
-
-        class Handler(JsonHandler):
-            if get:
-                def do_GET(self):  # noqa: N802
-                    self._send(200, b'{"object": "list", "data": []}')
-
-            def do_POST(self):  # noqa: N802
-                request = self.read_json()
-                server.posts += 1
-                status, body = post(server.posts, request.get("messages", []))
-                if status == 501:
-                    return self.send_error(501, "Unsupported method ('POST')")
-                self._send(status, body)
-
-        self.loopback = Loopback(Handler)
-        self.url = self.loopback.url
-
-    def close(self):
-        self.loopback.close()
-
-
 @pytest.fixture
 def server():
     started = []
 
-    def start(post, get=True):
-        started.append(Server(post, get))
+    def start(post, get=True):  # the n-th POST gets post(n, messages) -> (status, body)
+        started.append(ChatStub(status=post, get=get))
         return started[-1]
 
     yield start

@@ -46,4 +46,4 @@ def test_the_real_llm_repairer_fixes_a_dropped_dig_down(backend, validator):
     engine = model_consistency(validator.kb, ConsistencyConfig(repairer="llm", fallback=False), backend=backend)
     result = engine.repair(faulty)
     assert result.valid_after and validator.validate(result.plan).valid
-    assert result.stats["symbolic_fallbacks"] == 0
+    assert result.stats.symbolic_fallbacks == 0

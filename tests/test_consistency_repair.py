@@ -72,7 +72,7 @@ def test_provenance_marks_exactly_the_new_steps(engine):
     assert result.provenance[dig] is Provenance.REPAIRED_SYMBOLIC
     record = result.rounds[0].to_dict()
     assert record["windows"] and record["repairs"][0]["done"]
-    assert result.stats["repaired_steps"] == 1 and result.stats["valid_after"]
+    assert result.stats.repaired_steps == 1 and result.stats.valid_after
 
 
 def test_a_plan_that_skips_the_way_gets_its_raw_materials_in_one_go(engine, validator):
@@ -155,7 +155,7 @@ def test_llm_scores_pick_the_anchors(kb):
     result = engine.repair(faulty)
     assert result.rounds[0].pairs[0].start == dig + 1 and result.rounds[0].llm[dig] == 2
     assert result.valid_after and result.plan.steps == plan.steps
-    assert result.stats["scoring_llm_calls"] == n
+    assert result.stats.scoring_llm_calls == n
 
 
 def test_llm_scores_that_flag_nothing_repair_nothing(kb):
@@ -191,7 +191,7 @@ def test_the_llm_repairer_chooses_among_applicable_steps(kb, validator):
     for call in llm.calls:  # every call offers steps under a grammar of exactly those options
         assert call.messages[0]["content"] == REPAIR_SYSTEM and call.grammar.startswith("root ::= ")
         assert "Options:" in call.messages[-1]["content"] and "Now: layer" in call.messages[-1]["content"]
-    assert result.stats["repair_llm_calls"] == len(llm.calls)
+    assert result.stats.repair_llm_calls == len(llm.calls)
 
 
 def test_the_llm_repairer_falls_back_to_the_symbolic_one(kb):
@@ -201,7 +201,7 @@ def test_the_llm_repairer_falls_back_to_the_symbolic_one(kb):
     engine = model_consistency(kb, ConsistencyConfig(repairer="llm"),
                               backend=ScriptedLLM([BackendTimeoutError] * 10))
     result = engine.repair(faulty)
-    assert result.valid_after and result.stats["symbolic_fallbacks"] >= 1
+    assert result.valid_after and result.stats.symbolic_fallbacks >= 1
     assert Provenance.REPAIRED_SYMBOLIC in result.provenance
     alone = model_consistency(kb, ConsistencyConfig(repairer="llm", fallback=False, rounds=1),
                              backend=ScriptedLLM([BackendTimeoutError] * 10))
@@ -237,8 +237,8 @@ def test_bar_sc_plans_with_the_scripted_model(kb, validator):
     result = planner.plan(goal)
     assert result.planner == "bar-sc" and result.validation.valid
     assert validator.validate(result.plan, goal=goal).valid
-    c = result.stats["consistency"]
-    assert c["valid_before"] is False and c["valid_after"] is True and c["repaired_steps"] >= 1
+    c = result.stats.consistency
+    assert c.valid_before is False and c.valid_after is True and c.repaired_steps >= 1
     labels = {p for i in range(len(result.plan)) for p in result.provenance(i)}
     assert "kept" in labels and labels & {"repaired-llm", "repaired-symbolic"}
 
@@ -248,5 +248,5 @@ def test_consistency_on_any_planner(kb):
     planner = make_planner("symbolic", kb, consistency=True)
     result = planner.plan(Goal(item="iron_pickaxe"))
     assert planner.name == "symbolic+sc" and result.validation.valid
-    assert result.stats["consistency"]["valid_before"] and result.stats["consistency"]["rounds"] == 0
+    assert result.stats.consistency.valid_before and result.stats.consistency.rounds == 0
     assert all("kept" in result.provenance(i) for i in range(len(result.plan)))

@@ -51,7 +51,7 @@ def test_the_description_and_explanation_are_fed_back_and_the_repaired_plan_wins
     assert NO_TABLE in contents and WHY in contents and description in " ".join(contents)
     assert result.trace.stopped is StopReason.SUCCEEDED and result.trace.success_round == 1
     assert result.validation.valid and [str(s) for s in result.plan.steps][3] == "craft 1 crafting_table"
-    assert result.stats["accepted_after_feedback"] == 1 and result.stats["deps"]["success_round"] == 1
+    assert result.stats.llm.accepted_after_feedback == 1 and result.stats.deps.success_round == 1
 
 
 def test_round_zero_plans_once_and_explains_nothing(kb):
@@ -59,7 +59,7 @@ def test_round_zero_plans_once_and_explains_nothing(kb):
     result = planner.plan(GOAL)
     assert len(backend.calls) == 1 and backend.remaining == 0
     assert result.trace.stopped is StopReason.ROUNDS_USED and result.trace.rounds[0].explanation is None
-    assert not result.validation.valid and result.stats["unanswered"] == 1
+    assert not result.validation.valid and result.stats.llm.unanswered == 1
 
 
 def test_every_round_is_used_when_every_plan_fails(kb):
@@ -99,7 +99,7 @@ def test_a_model_that_never_answers_usefully_is_a_recorded_failure(kb):
     assert [len(r.steps) for r in result.trace.rounds] == [0, 0]
     assert result.trace.rounds[0].unreadable and "goal needs 1" in result.trace.rounds[0].description
     assert result.trace.rounds[0].explanation is None  # an empty explanation is none
-    assert not result.validation.valid and result.stats["unreadable"] >= 2
+    assert not result.validation.valid and result.stats.llm.unreadable >= 2
 
 
 def test_a_backend_that_keeps_failing_ends_the_loop_with_a_planning_error(kb):

@@ -28,7 +28,7 @@ def test_deps_runs_its_rounds_with_the_real_model(backend, kb):
     planner = make_planner("deps", kb, backend=backend, deps_rounds=1, feedback_world="deterministic", log=False)
     result = planner.plan(Goal(item="wooden_pickaxe"))
     trace = result.trace
-    assert 1 <= len(trace.rounds) <= 2 and result.stats["llm_calls"] == 2 * len(trace.rounds) - 1
+    assert 1 <= len(trace.rounds) <= 2 and result.stats.llm.llm_calls == 2 * len(trace.rounds) - 1
     assert result.plan.steps == trace.rounds[-1].steps
     for r in trace.rounds[:-1]:
         assert r.success or (r.description and r.explanation is not None)

@@ -52,7 +52,7 @@ def test_order_is_the_default_and_the_loop_is_what_it_was(kb):
         plan = Plan(steps=r.steps)
         episode = play(world, plan, derive_seed(0, r.number), PICKAXE, State(), world.default_budget(r.steps))
         assert (r.success, r.ticks) == (episode.success, episode.ticks) and r.order is None
-    assert ordered.stats["deps"]["selector"] == "order"
+    assert ordered.stats.deps.selector == "order"
 
 
 @pytest.mark.parametrize("selector, first", [("graph", 1), ("horizon", 1)])
@@ -67,7 +67,7 @@ def test_independent_sub_goals_run_in_the_order_the_selector_picks(kb, selector,
     episode = play(planner.world, reordered, derive_seed(0, 0), BED, State(), planner.world.default_budget(r.steps))
     assert episode.success and episode.ticks == r.ticks
     assert result.plan.steps == r.steps  # the plan returned is the model's, as written
-    assert result.stats["deps"]["selector"] == selector and result.trace.to_dict()["selector"] == selector
+    assert result.stats.deps.selector == selector and result.trace.to_dict()["selector"] == selector
     lines = result.trace.lines()
     assert f"picked by the {selector} selector" in lines[0]
     assert f"run as steps {', '.join(str(i + 1) for i in r.order)}" in lines[1]

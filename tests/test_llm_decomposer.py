@@ -207,7 +207,7 @@ def test_bar_with_an_oracle_model_reproduces_the_symbolic_plan(kb, symbolic):
     assert result.validation.valid and result.planner == "bar"
     provenance = {p for i in range(len(result.plan)) for p in result.provenance(i)}
     assert provenance <= {"llm", "context", "graph"} and "llm" in provenance
-    stats = result.stats
+    stats = result.stats.to_dict()  # the JSON barsym plan --json prints
     assert stats["accepted_first_try"] == stats["llm_goals"] > 0 and stats["fallbacks"] == 0
     assert stats["llm_calls"] + stats["reused_replies"] == stats["llm_goals"]
     # every real call was accepted, and no distinct goal took two accepted calls (reused replies are free)
@@ -223,7 +223,7 @@ def test_bar_plan_level_fallback_when_the_answers_do_not_fit_together(kb, symbol
 
     monkeypatch.setattr(bar.inner, "plan", broken)
     result = bar.plan(Goal(item="stick"))
-    assert result.validation.valid and result.stats["plan_fallback"] == "a cycle"
+    assert result.validation.valid and result.stats.plan_fallback == "a cycle"
     assert {p for i in range(len(result.plan)) for p in result.provenance(i)} == {"symbolic-fallback"}
 
 
@@ -232,7 +232,7 @@ def test_llm_only_passes_wrong_answers_through(kb):
     result = make_planner("llm-only", kb, backend=fake, llm_mode="vocab").plan(Goal(item="stick"))
     assert [str(s) for s in result.plan.steps] == ["mine 1 logs", "craft 1 stick"]
     assert not result.validation.valid and result.validation.errors[0].code == "missing_ingredient"
-    assert result.stats["llm_verified"] is False and result.stats["fallbacks"] == 0
+    assert result.stats.llm_verified is False and result.stats.llm.fallbacks == 0
 
 
 def test_llm_only_stops_a_branch_it_cannot_read(kb):
@@ -241,7 +241,7 @@ def test_llm_only_stops_a_branch_it_cannot_read(kb):
     result = planner.plan(Goal(item="stick", count=4))
     node = result.nodes[1]
     assert node.goal.item == "planks" and node.unanswered and "unusable reply" in node.unanswered
-    assert not result.validation.valid and result.stats["unanswered"] == 1
+    assert not result.validation.valid and result.stats.llm.unanswered == 1
     assert "unanswered" in result.tree()["subgoals"][0]
 
 

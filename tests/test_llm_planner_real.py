@@ -49,7 +49,7 @@ def test_bar_plan_with_the_embedded_model(backend, kb, validator):
     result = planner.plan(Goal(item="wooden_pickaxe"))
     assert validator.validate(result.plan, goal=Goal(item="wooden_pickaxe")).valid
     assert provenance(result) <= PROVENANCE and provenance(result) & {"llm", "llm-after-feedback", "graph"}
-    stats = result.stats
+    stats = result.stats.to_dict()
     assert stats["llm_calls"] >= 1 and stats["completion_tokens"] > 0
     answered = stats["accepted_first_try"] + stats["accepted_after_feedback"] + stats["fallbacks"]
     assert answered + stats["context_answers"] + stats["graph_forced"] == stats["goals"]

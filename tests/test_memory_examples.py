@@ -70,8 +70,8 @@ def test_examples_appear_before_the_question_and_every_answer_is_still_checked(k
     assert "crafting_table" in fake.calls[1].last_user_message  # the refusal went back with the reason
     root = result.nodes[0].decomposition
     assert root.provenance == "llm-after-feedback" and str(root.step) == "craft 1 iron_axe"
-    assert result.validation.valid and result.stats["rejected"] == 1
-    assert result.stats["memory_examples"] == 1 and result.stats["memory_hits"] > 0
+    assert result.validation.valid and result.stats.llm.rejected == 1
+    assert result.stats.memory.examples == 1 and result.stats.memory.hits > 0
 
 
 def test_poorly_executing_or_stale_examples_are_not_shown(kb, tmp_path):
@@ -99,4 +99,4 @@ def test_a_warm_memory_answers_in_front_of_the_llm_planners_without_a_call(kb, s
     planner = with_memory(make_planner(name, kb, backend=fake, log=False), kb, store)
     result = planner.plan(Goal(item="iron_pickaxe"))
     assert result.validation.valid and fake.calls == []
-    assert result.stats["memory_misses"] == 0 and result.stats["memory_hits"] > 0
+    assert result.stats.memory.misses == 0 and result.stats.memory.hits > 0

@@ -31,6 +31,7 @@ from .kb import KnowledgeBase, load_kb
 from .model import Goal, Plan, Step
 from .planner import PlanningError, make_planner
 from .planner.result import PlanResult
+from .planner.stats import PlanStats
 from .sim import State
 from .validation import ValidationResult, Validator, Verdict
 
@@ -56,7 +57,7 @@ class Planned:
     verdict: Verdict
     provenance: tuple[tuple[str, ...], ...]  # per step: llm, symbolic-fallback, graph, context, ...
     planner: str
-    stats: dict = field(default_factory=dict)
+    stats: PlanStats = field(default_factory=PlanStats)  # ``stats.to_dict()`` is barsym plan --json's
     result: PlanResult | None = field(default=None, repr=False, compare=False)  # the tree and every detail
 
     @property
@@ -118,7 +119,7 @@ def plan(item: str | Goal, count: int = 1, *, planner: str = "bar", start: Mappi
     state = _start(kb, start, layer)
     result = chosen.plan(goal, state) if state is not None else chosen.plan(goal)
     provenance = tuple(tuple(result.provenance(i)) for i in range(len(result.plan)))
-    return Planned(goal, result.plan, result.validation.verdict, provenance, result.planner, dict(result.stats),
+    return Planned(goal, result.plan, result.validation.verdict, provenance, result.planner, result.stats,
                    result)
 
 

@@ -35,7 +35,7 @@ from ..eval.scale import run_evaluation, run_header, select_tasks
 from ..eval.spec import RunSpec, WorldSpec
 from ..eval.workers import Executor, ExecutorError
 from ..memory import TaskRecorder, with_memory
-from ..planner import DEFAULT_PLANNER, planner_names
+from ..planner import DEFAULT_PLANNER, PlanStats, planner_names
 from .common import UsageError, check_writable, fail, kb_from_args, number_option
 from .consistency_options import add_consistency_arguments
 from .llm_options import add_llm_arguments, make_from_options, planner_options
@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
         return _report_plancraft(args, tasks, outcome, name, rules, execution)
     evaluation = outcome.evaluation
     summary = summarize(evaluation)
-    mode = f" ({args.llm_mode} mode)" if "llm_mode" in _first_stats(evaluation) else ""
+    mode = f" ({args.llm_mode} mode)" if _first_stats(evaluation).llm_mode is not None else ""
     print(f"planner {name}{mode} on {args.dataset} ({len(tasks)} tasks)")
     print(format_table(evaluation))
     print()
@@ -177,8 +177,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"barsym: {failed} task(s) could not be planned", file=sys.stderr)
     if broken:
         print(f"barsym: {broken} plan(s) cannot be executed (validator)", file=sys.stderr)
-    down = next((o.result.stats["backend_down"] for o in evaluation.outcomes
-                 if o.result is not None and o.result.stats.get("backend_down")), None)
+    down = next((o.result.stats.backend_down for o in evaluation.outcomes
+                 if o.result is not None and o.result.stats.backend_down), None)
     if down:
         print(f"barsym: warning: the LLM backend failed ({down}); the symbolic decomposer answered in its place",
               file=sys.stderr)
@@ -239,9 +239,10 @@ def _on_task(progress: EvalProgress, recording: _Recording | None):
 
 
 def _memory_line(evaluation) -> str:
-    stats = [o.result.stats for o in evaluation.outcomes if o.result is not None]
-    hits, misses = sum(s.get("memory_hits", 0) for s in stats), sum(s.get("memory_misses", 0) for s in stats)
-    stale, few = sum(s.get("memory_stale", 0) for s in stats), sum(s.get("memory_examples", 0) for s in stats)
+    stats = [o.result.stats.memory for o in evaluation.outcomes if o.result is not None]
+    stats = [s for s in stats if s is not None]
+    hits, misses = sum(s.hits for s in stats), sum(s.misses for s in stats)
+    stale, few = sum(s.stale for s in stats), sum(s.examples for s in stats)
     share = f" ({100 * hits / (hits + misses):.1f} %)" if hits + misses else ""
     return (f"memory: {hits} of {hits + misses} goal(s) answered from memory{share}, {stale} entries refused as "
             f"stale, {few} goal(s) given remembered examples of close goals")
@@ -285,5 +286,5 @@ def _report_plancraft(args, tasks, outcome, name, rules, execution) -> int:
     return 1 if broken or failed else 0
 
 
-def _first_stats(evaluation) -> dict:
-    return next((o.result.stats for o in evaluation.outcomes if o.result is not None), {})
+def _first_stats(evaluation) -> PlanStats:
+    return next((o.result.stats for o in evaluation.outcomes if o.result is not None), PlanStats())

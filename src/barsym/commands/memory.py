@@ -106,9 +106,10 @@ def _stats(store: MemoryStore, args) -> int:
 def _show(store: MemoryStore, args) -> int:
     for item, count in store.goals():
         for c in store.candidates(item, count):
-            subgoals = ", ".join(f"{g['count']} {g['item']}" for g in c.subgoals) or "nothing"
-            print(f"{count} {item}: {c.step.get('type')} -> needs {subgoals}; {c.successes}/{c.runs} runs "
-                  f"over {c.plans} plan(s) [{c.provenance}]")
+            r = c.record
+            subgoals = ", ".join(f"{g['count']} {g['item']}" for g in r.subgoals) or "nothing"
+            print(f"{count} {item}: {r.step.get('type')} -> needs {subgoals}; {c.successes}/{c.runs} runs "
+                  f"over {c.plans} plan(s) [{r.provenance}]")
     return 0
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from ..bar_io import format_plan, shown, step_to_record
 from ..kb import UnknownItemError
 from ..model import MAX_COUNT, Goal
-from ..planner import DEFAULT_PLANNER, PlanningError, PlanResult, planner_names
+from ..planner import DEFAULT_PLANNER, PlanningError, PlanResult, PlanStats, planner_names
 from ..validation import Validator
 from ..memory import MemoryFileError, record, with_memory
 from .common import UsageError, check_writable, fail, kb_from_args
@@ -101,58 +101,58 @@ def render_text(result: PlanResult) -> str:
 PRIMED = {"disk": "loaded from the cache", "evaluated": "evaluated", "memory": "already in memory"}
 
 
-def render_memory_stats(stats: dict) -> list[str]:
+def render_memory_stats(stats: PlanStats) -> list[str]:
     """One line on the stage memory, if the plan had one."""
-    if "memory_hits" not in stats:
+    m = stats.memory
+    if m is None:
         return []
-    few = stats.get("memory_examples", 0)
-    shots = f", {few} goal(s) given remembered examples of close goals" if few else ""
-    return [f"memory: {stats['memory_hits']} goal(s) answered from memory, {stats['memory_misses']} passed on "
-            f"({100 * stats['memory_share']:.0f} % from memory), {stats['memory_stale']} refused as stale{shots}"]
+    shots = f", {m.examples} goal(s) given remembered examples of close goals" if m.examples else ""
+    return [f"memory: {m.hits} goal(s) answered from memory, {m.misses} passed on "
+            f"({100 * m.share:.0f} % from memory), {m.stale} refused as stale{shots}"]
 
 
-def render_consistency_stats(stats: dict) -> list[str]:
+def render_consistency_stats(stats: PlanStats) -> list[str]:
     """One line on what state consistency (bar-sc, --consistency) did, if it ran."""
-    c = stats.get("consistency")
-    if not c:
+    c = stats.consistency
+    if c is None:
         return []
     verdict = lambda valid: "valid" if valid else "invalid"  # noqa: E731
-    if c["valid_before"]:
+    if c.valid_before:
         return ["state consistency: the plan was valid; nothing to repair"]
-    return [f"state consistency: {verdict(c['valid_before'])} -> {verdict(c['valid_after'])} in {c['rounds']} round(s), "
-            f"{c['windows']} window(s), {c['repaired_steps']} step(s) repaired, {c['kept_steps']} kept; "
-            f"LLM calls: {c.get('scoring_llm_calls', 0)} scoring, {c.get('repair_llm_calls', 0)} repair "
-            f"({c.get('repair_forced', 0)} steps with a single option, no call), "
-            f"{c['symbolic_fallbacks']} symbolic fallback(s); {c['seconds']:.1f} s"]
+    return [f"state consistency: {verdict(c.valid_before)} -> {verdict(c.valid_after)} in {c.rounds} round(s), "
+            f"{c.windows} window(s), {c.repaired_steps} step(s) repaired, {c.kept_steps} kept; "
+            f"LLM calls: {c.scoring_llm_calls or 0} scoring, {c.repair_llm_calls or 0} repair "
+            f"({c.repair_forced or 0} steps with a single option, no call), "
+            f"{c.symbolic_fallbacks} symbolic fallback(s); {c.seconds:.1f} s"]
 
 
-def render_llm_stats(stats: dict) -> list[str]:
+def render_llm_stats(stats: PlanStats) -> list[str]:
     """The LLM counters of one plan, in two lines (nothing for planners without a model)."""
-    if "llm_calls" not in stats:
+    s = stats.llm
+    if s is None:
         return []
-    s = stats
     # fallbacks (or llm-only's unanswered goals) beyond the goals put to the model were given up without a call
-    left = max(0, s["llm_goals"] - s["accepted_first_try"] - s["accepted_after_feedback"])
-    not_asked = max(0, s["fallbacks"] + s["unanswered"] - left)
+    left = max(0, s.llm_goals - s.accepted_first_try - s.accepted_after_feedback)
+    not_asked = max(0, s.fallbacks + s.unanswered - left)
     without = f" ({not_asked} without a call)" if not_asked else ""
-    if s.get("llm_verified", True):
-        decided = (f"accepted first try {s['accepted_first_try']}, after feedback {s['accepted_after_feedback']}, "
-                   f"symbolic fallback {s['fallbacks']}{without}")
+    if stats.llm_verified is not False:
+        decided = (f"accepted first try {s.accepted_first_try}, after feedback {s.accepted_after_feedback}, "
+                   f"symbolic fallback {s.fallbacks}{without}")
     else:
-        decided = (f"used unchecked {s['accepted_first_try'] + s['accepted_after_feedback']}, "
-                   f"no usable answer {s['unanswered']}{without}, loops cut {s.get('loops_cut', 0)}")
+        decided = (f"used unchecked {s.accepted_first_try + s.accepted_after_feedback}, "
+                   f"no usable answer {s.unanswered}{without}, loops cut {s.loops_cut}")
     lines = [
-        f"LLM ({s.get('llm_mode', '?')} mode): {s['llm_calls']} calls for {s['llm_goals']} goals"
-        f" ({s['retries']} retries, {s['reused_replies']} replies reused); {decided}; "
-        f"answered without a call: {s['context_answers']} from context, {s['graph_forced']} forced by the graph",
-        f"tokens: prompt {s['prompt_tokens']} (evaluated {s['evaluated_prompt_tokens']}, cached "
-        f"{s['cached_prompt_tokens']}), completion {s['completion_tokens']} in {s.get('evaluations', 0)} model "
-        f"evaluations; LLM time {s['llm_seconds']:.1f} s of {s.get('seconds', 0):.1f} s"
-        + (f" (few-shot prefix {PRIMED.get(s.get('prefix'), s.get('prefix'))} in {s.get('prefix_seconds', 0):.2f} s)"
-           if s.get("prefix") else ""),
+        f"LLM ({stats.llm_mode or '?'} mode): {s.llm_calls} calls for {s.llm_goals} goals"
+        f" ({s.retries} retries, {s.reused_replies} replies reused); {decided}; "
+        f"answered without a call: {s.context_answers} from context, {s.graph_forced} forced by the graph",
+        f"tokens: prompt {s.prompt_tokens} (evaluated {s.evaluated_prompt_tokens}, cached "
+        f"{s.cached_prompt_tokens}), completion {s.completion_tokens} in {s.evaluations} model "
+        f"evaluations; LLM time {round(s.llm_seconds, 3):.1f} s of {stats.seconds or 0:.1f} s"
+        + (f" (few-shot prefix {PRIMED.get(s.prefix, s.prefix)} in {round(s.prefix_seconds, 3):.2f} s)"
+           if s.prefix else ""),
     ]
-    if s.get("plan_fallback"):
-        lines.append(f"plan-level fallback to the symbolic planner: {s['plan_fallback']}")
+    if stats.plan_fallback:
+        lines.append(f"plan-level fallback to the symbolic planner: {stats.plan_fallback}")
     return lines
 
 
@@ -167,7 +167,7 @@ def render_json(result: PlanResult) -> str:
         "verdict": result.validation.verdict.value,
         "errors": [e.to_dict() for e in result.validation.errors],
         "warnings": [w.to_dict() for w in result.validation.warnings],
-        "steps": steps, "tree": result.tree(), "stats": result.stats,
+        "steps": steps, "tree": result.tree(), "stats": result.stats.to_dict(),
     }
     trace = getattr(result, "trace", None)
     if trace is not None:
@@ -211,8 +211,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"barsym: {prefix}{exc.message}", file=sys.stderr)
         return 1
     progress.clear()
-    if result.stats.get("backend_down"):
-        print(f"barsym: warning: the LLM backend failed ({result.stats['backend_down']}); "
+    if result.stats.backend_down:
+        print(f"barsym: warning: the LLM backend failed ({result.stats.backend_down}); "
               f"the symbolic decomposer answered in its place", file=sys.stderr)
     check = Validator(kb, rules).validate(result.plan, goal=goal, start=start)
     if not check.valid and not result.validation.valid:  # an unchecked planner's plan: shown, and exit 1

@@ -83,8 +83,7 @@ def render_text(path: str, result: RepairResult) -> str:
                                                  or "no anchors") for r in result.rounds)
     lines = [f"{path}: {before} -> {after} ({result.config.describe()})", f"  {windows}",
              "  old new  step"] + ["  " + line for line in diff_lines(result)]
-    changed = result.stats["repaired_steps"]
-    lines.append(f"  {changed} step(s) repaired, {result.stats['kept_steps']} kept")
+    lines.append(f"  {result.stats.repaired_steps} step(s) repaired, {result.stats.kept_steps} kept")
     if not result.valid_after:
         error = result.after.errors[0]
         where = f"step {error.step}" if error.step else "the end"
@@ -107,7 +106,7 @@ def to_record(path: str, result: RepairResult) -> dict:
         "steps": [step_to_record(s) for s in result.plan.steps],
         "provenance": [p.value for p in result.provenance],
         "errors_after": [e.to_dict() for e in result.after.errors],
-        "stats": result.stats,
+        "stats": result.stats.to_dict(),
     }
 
 

@@ -30,6 +30,7 @@ from typing import Protocol
 from ..kb import KnowledgeBase, Rules, UnknownItemError, rules_for
 from ..model import Goal, Plan, Step
 from ..planner.registry import graph_for
+from ..planner.stats import RepairStats
 from ..sim import State
 from ..validation import ValidationResult, Validator
 from .anchors import DEFAULT_T, AnchorMethod, AnchorPair, ScoreSource, merge, sliding_window, step_scoring
@@ -154,7 +155,7 @@ class RepairResult:
     rounds: list[RoundRecord]
     config: ConsistencyConfig
     seconds: float = 0.0
-    stats: dict = field(default_factory=dict)
+    stats: RepairStats = field(default_factory=RepairStats)
     initial: list[StepScore] = field(default_factory=list)  # the simulator's scores of the original plan
 
     @property
@@ -278,7 +279,7 @@ class StateConsistency:
                 out[name] = use.to_dict()
         return out
 
-    def _stats(self, result: RepairResult, used_before: dict) -> dict:
+    def _stats(self, result: RepairResult, used_before: dict) -> RepairStats:
         """Counters of this repair: rounds, windows, steps by provenance, fallbacks, and the model's calls."""
         windows = [r for rnd in result.rounds for r in rnd.repairs]
         stats = {
@@ -307,7 +308,7 @@ class StateConsistency:
             replayed += delta("replayed_seconds")
         stats["llm_calls"], stats["evaluated_prompt_tokens"] = calls, tokens
         stats["replayed_seconds"] = round(replayed, 3)  # time the replayed calls took when first made
-        return stats
+        return RepairStats(**stats)
 
     def _round(self, record: RoundRecord, steps: list[Step], labels: list[Provenance], goal: Goal,
                start: State) -> tuple[list[Step], list[Provenance]]:

@@ -82,7 +82,7 @@ def run_ablation(tasks: Sequence[Task], base, kb: KnowledgeBase, rows: Sequence[
         started = time.perf_counter()
         try:
             planned = base.plan(task.goal)
-            plan, base_calls = planned.plan, planned.stats.get("llm_calls", 0)
+            plan, base_calls = planned.plan, planned.stats.model.llm_calls
         except PlanningError:
             plan, base_calls = Plan(steps=()), 0
         base_seconds = time.perf_counter() - started
@@ -100,10 +100,10 @@ def run_ablation(tasks: Sequence[Task], base, kb: KnowledgeBase, rows: Sequence[
                 _record(row, task, plan, False, base_calls, base_seconds)
                 continue
             repaired = engine.repair(plan, goal=task.goal)
-            row.repaired_steps += repaired.stats["repaired_steps"]
-            row.fallbacks += repaired.stats["symbolic_fallbacks"]
-            _record(row, task, repaired.plan, repaired.valid_after, base_calls + repaired.stats["llm_calls"],
-                    base_seconds + repaired.seconds + repaired.stats["replayed_seconds"])
+            row.repaired_steps += repaired.stats.repaired_steps
+            row.fallbacks += repaired.stats.symbolic_fallbacks
+            _record(row, task, repaired.plan, repaired.valid_after, base_calls + repaired.stats.llm_calls,
+                    base_seconds + repaired.seconds + repaired.stats.replayed_seconds)
     return Ablation(results, check, by_group)
 
 

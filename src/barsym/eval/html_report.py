@@ -23,6 +23,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from ..metrics import GroupScore, TaskScore
+from ..planner.stats import PlanStats
 from .llm_report import summarize
 from .runfile import read_run
 from .runner import ALL, ordered_groups
@@ -43,6 +44,12 @@ class Run:
     def groups(self) -> list[str]:
         return ordered_groups(r["group"] for r in self.records)
 
+    @staticmethod
+    def stats(record: dict) -> PlanStats:
+        """A record's stats, typed (a record of a task that was not planned has none: empty stats)."""
+        stats = record.get("stats")
+        return PlanStats.from_dict(stats if isinstance(stats, dict) else None)
+
     def scores(self) -> dict[str, GroupScore]:
         out: dict[str, GroupScore] = {}
         for r in self.records:
@@ -57,7 +64,7 @@ class Run:
         """llm_report's summary, from the records (the same numbers ``barsym eval`` prints)."""
         outcomes = []
         for r in self.records:
-            result = (SimpleNamespace(stats=r.get("stats") or {},
+            result = (SimpleNamespace(stats=self.stats(r),
                                       validation=SimpleNamespace(valid=r.get("verdict") != INVALID))
                       if r.get("planned") else None)
             outcomes.append(SimpleNamespace(result=result, seconds=float(r.get("seconds", 0.0))))
@@ -172,13 +179,13 @@ def _deps_section(runs: list[Run]) -> str:
     """DEPS's explain-and-replan rounds, from ``stats["deps"]`` (rounds run, the round that succeeded)."""
     rows, series = [], []
     for run in runs:
-        deps = [r["stats"]["deps"] for r in run.records if isinstance((r.get("stats") or {}).get("deps"), dict)]
+        deps = [d for d in (run.stats(r).deps for r in run.records) if d is not None]
         if not deps:
             continue
-        top = max(int(d.get("rounds") or 0) for d in deps) or 1
-        won = [d.get("success_round") for d in deps if isinstance(d.get("success_round"), int)]
+        top = max(int(d.rounds or 0) for d in deps) or 1
+        won = [d.success_round for d in deps if isinstance(d.success_round, int)]
         by_round = [100.0 * sum(1 for n in won if n <= k) / len(deps) for k in range(1, top + 1)]
-        rows.append([run.label, str(len(deps)), f"{statistics.fmean(int(d.get('rounds') or 0) for d in deps):.2f}",
+        rows.append([run.label, str(len(deps)), f"{statistics.fmean(int(d.rounds or 0) for d in deps):.2f}",
                      str(top), _pct(by_round[-1])])
         series.append((run.label, by_round))
     if not rows:
@@ -193,18 +200,17 @@ def _agreement_section(runs: list[Run]) -> str:
     """State consistency: repairs made and, where recorded, how the two step scorers agreed."""
     rows = []
     for run in runs:
-        stats = [(r.get("stats") or {}).get("consistency") for r in run.records]
-        stats = [s for s in stats if isinstance(s, dict)]
+        stats = [s for s in (run.stats(r).consistency for r in run.records) if s is not None]
         if not stats:
             continue
-        pairs = [(a, b) for s in stats for a, b in zip((s.get("step_scores") or {}).get("simulator", []),
-                                                        (s.get("step_scores") or {}).get("llm", []))
+        pairs = [(a, b) for s in stats for a, b in zip((s.step_scores or {}).get("simulator", []),
+                                                        (s.step_scores or {}).get("llm", []))
                  if b is not None]
         agree = [a == b for a, b in pairs]
-        rows.append([run.label, str(len(stats)), str(sum(not s.get("valid_before", True) for s in stats)),
-                     str(sum(not s.get("valid_before", True) and s.get("valid_after") for s in stats)),
-                     str(sum(s.get("repaired_steps", 0) for s in stats)),
-                     str(sum(s.get("scoring_llm_calls", 0) for s in stats)),
+        rows.append([run.label, str(len(stats)), str(sum(not s.valid_before for s in stats)),
+                     str(sum(not s.valid_before and s.valid_after for s in stats)),
+                     str(sum(s.repaired_steps for s in stats)),
+                     str(sum(s.scoring_llm_calls or 0 for s in stats)),
                      f"{100 * statistics.fmean(agree):.1f} % of {len(agree)} steps" if agree else "not recorded"])
     if not rows:
         return ""

@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import statistics
 
+from ..planner.stats import LLMStats, PlanStats
 from .runner import Evaluation
 
-#: counters summed over tasks (names as in LLMStats)
-SUMMED = ("goals", "llm_goals", "llm_calls", "retries", "reused_replies", "accepted_first_try",
-          "accepted_after_feedback", "accepted_calls", "fallbacks", "unanswered", "loops_cut", "context_answers",
-          "graph_forced", "rejected", "unreadable", "backend_errors", "prompt_tokens", "completion_tokens", "evaluated_prompt_tokens",
-          "cached_prompt_tokens", "evaluations", "drafted_tokens")
+#: counters summed over tasks: LLMStats' (the one list of them is that dataclass's fields)
+SUMMED = LLMStats.summed()
 
 
 def _rate(part: float, whole: float) -> float | None:
@@ -36,12 +34,12 @@ def summarize(evaluation: Evaluation) -> dict:
     most_per_goal = 0  # accepted real calls for one distinct goal of one plan (issue 4's target: at most 1)
     verified = True
     for o in outcomes:
-        stats = o.result.stats if o.result is not None else {}
-        verified = verified and stats.get("llm_verified", True)
-        for key in SUMMED:
-            totals[key] += stats.get(key, 0) or 0
-        plan_fallbacks += bool(stats.get("plan_fallback"))
-        most_per_goal = max(most_per_goal, stats.get("max_accepted_calls_per_goal", 0) or 0)
+        stats: PlanStats = o.result.stats if o.result is not None else PlanStats()
+        verified = verified and stats.llm_verified is not False
+        for key, value in stats.counters().items():
+            totals[key] += value or 0
+        plan_fallbacks += bool(stats.plan_fallback)
+        most_per_goal = max(most_per_goal, stats.model.max_accepted_calls_per_goal or 0)
     consistency = _consistency(outcomes)
     deps = _deps(outcomes)
     seconds = [o.seconds for o in outcomes]
@@ -85,32 +83,33 @@ def summarize(evaluation: Evaluation) -> dict:
 
 def _consistency(outcomes) -> dict:
     """State consistency's totals over the tasks (bar-sc, --consistency); empty when it did not run."""
-    runs = [o.result.stats["consistency"] for o in outcomes if o.result is not None and "consistency" in o.result.stats]
+    runs = [o.result.stats.consistency for o in outcomes
+            if o.result is not None and o.result.stats.consistency is not None]
     if not runs:
         return {}
     keys = ("rounds", "windows", "repaired_steps", "kept_steps", "symbolic_fallbacks", "scoring_llm_calls",
-            "repair_llm_calls", "repair_forced", "llm_calls")
-    out = {key: sum(r.get(key, 0) for r in runs) for key in keys}
+            "repair_llm_calls", "repair_forced", "llm_calls")  # which of RepairStats' counters the summary shows
+    out = {key: sum(getattr(r, key) or 0 for r in runs) for key in keys}
     out["plans"] = len(runs)
-    out["invalid_before"] = sum(not r["valid_before"] for r in runs)
-    out["repaired_to_valid"] = sum(not r["valid_before"] and r["valid_after"] for r in runs)
+    out["invalid_before"] = sum(not r.valid_before for r in runs)
+    out["repaired_to_valid"] = sum(not r.valid_before and r.valid_after for r in runs)
     return out
 
 
 def _deps(outcomes) -> dict:
     """DEPS' loop over the tasks: the round its own episode first reached the goal, rounds run, context cuts."""
-    runs = [o.result.stats["deps"] for o in outcomes if o.result is not None and "deps" in o.result.stats]
+    runs = [o.result.stats.deps for o in outcomes if o.result is not None and o.result.stats.deps is not None]
     if not runs:
         return {}
     rounds: dict[str, int] = {}
     for r in runs:
-        key = "never" if r["success_round"] is None else str(r["success_round"])
+        key = "never" if r.success_round is None else str(r.success_round)
         rounds[key] = rounds.get(key, 0) + 1
-    # records read back from a run file may come from a version that kept fewer fields
-    stopped = [r.get("stopped", "unknown") for r in runs]
-    selectors = sorted({r.get("selector", "order") for r in runs})
-    return {"plans": len(runs), "success_round": rounds, "rounds_run": sum(r.get("rounds", 0) for r in runs),
-            "trimmed_tasks": sum(r.get("dropped_rounds", 0) > 0 for r in runs),
+    # records read back from a run file may come from a version that kept fewer fields (DepsSummary.from_dict)
+    stopped = [r.stopped for r in runs]
+    selectors = sorted({r.selector for r in runs})
+    return {"plans": len(runs), "success_round": rounds, "rounds_run": sum(r.rounds for r in runs),
+            "trimmed_tasks": sum(r.dropped_rounds > 0 for r in runs),
             "stopped": {s: stopped.count(s) for s in sorted(set(stopped))},
             **({"selector": ", ".join(selectors)} if selectors != ["order"] else {})}
 

@@ -6,8 +6,9 @@ So for every task whose plan differs, the outcome records both validator
 verdicts, the differing steps, and the raw resources each plan gathers, and
 :func:`why` turns that into one sentence.
 
-Per-task records carry the planner's ``stats`` as they come, so a planner that
-counts LLM calls, tokens or seconds reports them here without changes.
+Per-task records carry the planner's ``stats`` as :meth:`PlanStats.to_dict`
+writes them, so a planner that counts LLM calls, tokens or seconds reports
+them here without changes.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ class TaskOutcome:
             return out
         assert self.result is not None
         out.update(planned=True, verdict=self.result.validation.verdict.value, steps=len(self.plan),
-                   plan=as_records(self.plan), stats=dict(self.result.stats))
+                   plan=as_records(self.plan), stats=self.result.stats.to_dict())
         if self.score is not None:
             s = self.score
             out["accuracy"] = round(100.0 * s.accuracy[0] / s.accuracy[1], 2) if s.accuracy[1] else 0.0

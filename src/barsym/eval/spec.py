@@ -25,6 +25,7 @@ from ..metrics import TaskScore, score_task
 from ..model import Goal, Plan
 from ..planner import PlanningError, make_planner
 from ..planner.result import PlanResult
+from ..planner.stats import PlanStats
 from ..sim import State
 from ..validation import Validator
 from .dataset import Task
@@ -210,9 +211,9 @@ def outcome_from_record(record: dict, task: Task, kb: KnowledgeBase, rules=None)
     if record.get("planned"):
         plan = Plan(steps=tuple(step_from_record(r, task.key) for r in record["plan"]), source=task.key)
         validation = validator.validate(plan, goal=task.goal, start=task.start)
-        stats = dict(record.get("stats") or {})
+        stats = PlanStats.from_dict(record.get("stats"))
         outcome.result = PlanResult(task.goal, plan, [], [[] for _ in plan.steps], [], (), validation,
-                                    str(stats.get("planner", "")), "", stats)
+                                    str(stats.extra.get("planner", "")), "", stats)
     else:
         outcome.error = PlanningError(record["error_kind"], record["error"])
     if task.reference is not None:

@@ -25,11 +25,11 @@ It also notes the context of every answer it passes on, so a
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 
 from ..kb import KnowledgeBase, Rules
 from ..model import MAX_COUNT, Goal, Step, StepType
 from ..planner.decomposer import Decomposer, Decomposition, PlanContext, goal_layer
+from ..planner.stats import MemoryStats
 from ..planner.verify import check_decomposition
 from .examples import DEFAULT_EXAMPLES, CloseGoalExamples
 from .store import Candidate, MemoryStore
@@ -50,21 +50,6 @@ def context_key(context: PlanContext) -> dict:
 def compatible(remembered: dict, now: dict) -> bool:
     """The remembered context is contained in today's: everything at hand then is at hand now."""
     return set(remembered.get("at_hand", ())) <= set(now["at_hand"]) and remembered.get("layer", 0) <= now["layer"]
-
-
-@dataclass
-class MemoryStats:
-    hits: int = 0  # goals answered from memory
-    misses: int = 0  # goals passed on to the wrapped decomposer
-    stale: int = 0  # remembered answers refused by the verifier (and marked stale)
-    spare: int = 0  # goals covered by spare units of the plan itself, passed on without asking the memory
-    examples: int = 0  # goals passed on with remembered answers of close goals as few-shot examples
-
-    def to_dict(self) -> dict:
-        asked = self.hits + self.misses
-        return {"memory_hits": self.hits, "memory_misses": self.misses, "memory_stale": self.stale,
-                "memory_share": round(self.hits / asked, 4) if asked else 0.0, "memory_examples": self.examples,
-                "memory_spare": self.spare}
 
 
 class MemoryDecomposer:
@@ -132,7 +117,7 @@ class MemoryDecomposer:
         for candidate in self.store.candidates(goal.item, goal.count):
             if candidate.runs < self.min_runs or candidate.rate < self.threshold:
                 break  # sorted best rate first (ties: more runs first)
-            if not compatible(candidate.context, key):
+            if not compatible(candidate.record.context, key):
                 continue
             answer = _decomposition(candidate)
             if any(sub.item in above for sub in answer.subgoals):
@@ -169,8 +154,9 @@ def _widen(answer: Decomposition, spare: int) -> Decomposition:
 
 def _decomposition(candidate: Candidate) -> Decomposition:
     rate = f"{candidate.successes}/{candidate.runs} runs succeeded over {candidate.plans} plan(s)"
-    return Decomposition(Step.model_validate(candidate.step), tuple(Goal.model_validate(g) for g in candidate.subgoals),
-                         MEMORY, yields=candidate.yields, note=f"from memory: {rate}")
+    record = candidate.record
+    return Decomposition(Step.model_validate(record.step), tuple(Goal.model_validate(g) for g in record.subgoals),
+                         MEMORY, yields=record.yields, note=f"from memory: {rate}")
 
 
 class MemoryPlanner:
@@ -185,7 +171,7 @@ class MemoryPlanner:
         result = self.planner.plan(goal, start)
         if self.memory.examples is not None:
             self.memory.stats.examples = self.memory.examples.goals_given
-        result.stats.update(self.memory.stats.to_dict())
+        result.stats = dataclasses.replace(result.stats, memory=self.memory.stats)
         return result
 
 

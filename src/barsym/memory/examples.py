@@ -136,5 +136,6 @@ class CloseGoalExamples:
 
 
 def example_decomposition(candidate: Candidate) -> Decomposition:
-    return Decomposition(Step.model_validate(candidate.step), tuple(Goal.model_validate(g) for g in candidate.subgoals),
-                         EXAMPLE, yields=candidate.yields)
+    record = candidate.record
+    return Decomposition(Step.model_validate(record.step), tuple(Goal.model_validate(g) for g in record.subgoals),
+                         EXAMPLE, yields=record.yields)

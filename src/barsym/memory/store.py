@@ -108,27 +108,6 @@ def default_path() -> Path:
 
 
 @dataclass(frozen=True)
-class Candidate:
-    """One remembered decomposition of a goal, with the executions of every plan that used it."""
-
-    signature: str
-    goal_item: str
-    goal_count: int
-    context: dict
-    step: dict
-    subgoals: list
-    yields: int | None
-    provenance: str
-    successes: int
-    runs: int
-    plans: int
-
-    @property
-    def rate(self) -> float:
-        return self.successes / self.runs if self.runs else 0.0
-
-
-@dataclass(frozen=True)
 class DecompositionRecord:
     """What a recorder writes for one goal of a plan (JSON-ready fields)."""
 
@@ -145,6 +124,24 @@ class DecompositionRecord:
         """Same goal, same context, same answer: the unit whose success rate is pooled."""
         return json.dumps([self.goal_item, self.goal_count, self.context, self.step, self.subgoals, self.yields],
                           sort_keys=True, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One remembered decomposition of a goal (the record as written), with the executions of every plan that used it.
+
+    ``signature`` is the one stored with the rows (the record's own, when it was written).
+    """
+
+    signature: str
+    record: DecompositionRecord
+    successes: int
+    runs: int
+    plans: int
+
+    @property
+    def rate(self) -> float:
+        return self.successes / self.runs if self.runs else 0.0
 
 
 class MemoryStore:
@@ -308,8 +305,9 @@ class MemoryStore:
                LEFT JOIN (SELECT plan_id, sum(successes) AS successes, sum(runs) AS runs
                           FROM executions GROUP BY plan_id) e ON e.plan_id = d.plan_id
                GROUP BY d.signature""", (item, count)).fetchall()
-        out = [Candidate(r[0], item, count, json.loads(r[1]), json.loads(r[2]), json.loads(r[3]), r[4], r[5],
-                         r[6], r[7], r[8]) for r in rows if r[0] not in self.stale_here]
+        out = [Candidate(r[0], DecompositionRecord(item, count, json.loads(r[1]), json.loads(r[2]), json.loads(r[3]),
+                                                   r[4], r[5]), r[6], r[7], r[8])
+               for r in rows if r[0] not in self.stale_here]
         return sorted(out, key=lambda c: (-c.rate, -c.runs, c.signature))
 
     def counts(self) -> dict[str, int]:

@@ -25,6 +25,7 @@ and goals the decomposer could not answer (:class:`Unanswered`) stay open.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import deque
 
@@ -36,6 +37,7 @@ from ..validation import Validator
 from .decomposer import Decomposer, Decomposition, PlanContext, PlanningError, Unanswered, goal_layer
 from .ordering import Need, NoOrder, drop_blocking_surface, insert_layer_moves, order_steps
 from .result import GoalNode, PlanResult
+from .stats import PlanStats
 from .verify import check_decomposition, subgoal_roles
 
 KEPT_ROLES = ("tool", "station")
@@ -100,8 +102,8 @@ class BackwardPlanner:
                     break
                 failure = exc
                 continue
-            result.stats.update(attempts=attempt, seconds=round(time.perf_counter() - started, 6),
-                                held_materials_used=use_held)
+            result.stats = dataclasses.replace(result.stats, attempts=attempt, held_materials_used=use_held,
+                                               seconds=round(time.perf_counter() - started, 6))
             if result.validation.valid or not share or not self._sharing_used:
                 return result
             kept = result
@@ -302,7 +304,7 @@ class BackwardPlanner:
                          | self._layer_needs(plan, sources)),
             raw_steps=tuple(nodes[n].decomposition.step for n in popped), validation=validation,
             planner=self.name, decomposer=getattr(self.decomposer, "name", "?"),
-            stats={"goals": len(nodes), "decompositions": calls, "shared_stations": share},
+            stats=PlanStats(goals=len(nodes), decompositions=calls, shared_stations=share),
         )
 
     def _layer_needs(self, plan: Plan, sources: list[list[int]]) -> set[tuple[int, int, str]]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from ..model import Goal, Plan, Step
 from ..validation import ValidationResult
 from .decomposer import Decomposition
+from .stats import PlanStats
 
 
 @dataclass
@@ -63,7 +64,7 @@ class PlanResult:
     validation: ValidationResult
     planner: str
     decomposer: str
-    stats: dict = field(default_factory=dict)
+    stats: PlanStats = field(default_factory=PlanStats)  # seconds, counters, a section per module
 
     def provenance(self, position: int) -> list[str]:
         if not self.sources[position]:

@@ -32,6 +32,7 @@ from ..model import Goal, Plan, Step, StepType
 from ..sim import State
 from ..validation import Validator
 from .result import GoalNode, PlanResult
+from .stats import PlanStats
 from .decomposer import Decomposition, PlanningError
 
 PROVENANCE = "search"
@@ -94,8 +95,8 @@ class SearchPlanner:
             raise PlanningError("invalid", f"{root.item}: the searched plan fails validation: {error.message}")
         return PlanResult(goal=root, plan=plan, nodes=nodes, sources=sources, needs=[], raw_steps=plan.steps,
                           validation=validation, planner=self.name, decomposer=PROVENANCE,
-                          stats={"goals": len(nodes), "decompositions": len(steps),
-                                 "seconds": round(time.perf_counter() - started, 6)})
+                          stats=PlanStats(goals=len(nodes), decompositions=len(steps),
+                                          seconds=round(time.perf_counter() - started, 6)))
 
     # ---- the search -----------------------------------------------------------------
     def _held(self, item: str, inventory: dict[str, int]) -> int:

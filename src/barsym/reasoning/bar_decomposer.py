@@ -56,7 +56,7 @@ from .call_log import CallLog, Verdict
 from .facts import FactBook
 from .model_calls import CUT_OFF, ModelCaller
 from .progress import Phase, Progress, ProgressEvent, goal_words
-from .stats import LLMStats
+from ..planner.stats import LLMStats
 from ..planner.decomposer import Decomposition, PlanContext, Unanswered, goal_layer
 from .reply_grammar import GrammarBuilder, ReplyError, parse_reply, render_goal, render_reply
 from .prompts import PromptBook, feedback_message, unreadable_message

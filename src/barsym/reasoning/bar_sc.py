@@ -11,7 +11,7 @@ repaired plan and its validation; each step's provenance is the inner
 planner's for a kept step (``llm``, ``graph``, ... and ``kept``) and
 ``repaired-llm`` / ``repaired-symbolic`` for a new one. The counters of the
 repair (rounds, windows, repaired steps, scoring and repair calls) go under
-``stats["consistency"]``.
+``stats.consistency`` (``stats["consistency"]`` in the JSON).
 """
 
 from __future__ import annotations
@@ -118,9 +118,8 @@ class ConsistencyPlanner:
             if j < len(old):
                 kept_at[i] = j
                 j += 1
-        stats = dict(result.stats)
-        stats["consistency"] = {**repaired.stats, **_step_scores(repaired)}
-        stats["seconds"] = round(time.perf_counter() - started, 6)
+        stats = dataclasses.replace(result.stats, seconds=round(time.perf_counter() - started, 6),
+                                    consistency=dataclasses.replace(repaired.stats, step_scores=_step_scores(repaired)))
         fields = {f.name: getattr(result, f.name) for f in dataclasses.fields(PlanResult)}
         fields.update(plan=repaired.plan, validation=repaired.after, planner=self.name, stats=stats,
                       sources=[[] for _ in repaired.plan.steps], needs=[])
@@ -164,13 +163,13 @@ def bar_sc_planner(kb: KnowledgeBase, **options) -> ConsistencyPlanner:
     return with_consistency(inner, kb, name="bar-sc", defaults=BAR_SC_DEFAULTS, **options)
 
 
-def _step_scores(repaired) -> dict:
+def _step_scores(repaired) -> dict | None:
     """The first round's step scores from both scorers, where the model scored too (for barsym report).
 
     Kept with the plan's record so that how often the two agree can be shown for a
     whole evaluation without scoring anything again.
     """
     if not repaired.rounds or repaired.rounds[0].llm is None:
-        return {}
+        return None
     first = repaired.rounds[0]
-    return {"step_scores": {"simulator": [s.score for s in first.simulator], "llm": list(first.llm)}}
+    return {"simulator": [s.score for s in first.simulator], "llm": list(first.llm)}

@@ -17,7 +17,6 @@ the simulator's own words.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from dataclasses import dataclass, field
 
@@ -29,7 +28,8 @@ from .call_log import CallLog, Verdict
 from .forward_plans import END, MAX_STEPS, ForwardPlanResult, Vocabulary, forward_result, parse_plan_text
 from .model_calls import ModelCaller
 from .progress import Phase, Progress, ProgressEvent
-from .stats import LLMStats
+from .prompts import few_shot_prefix
+from ..planner.stats import CotSummary, LLMStats, PlanStats
 
 EXAMPLE = Goal(item="stone_bricks", count=1)
 MARK = "; inventory: "
@@ -65,11 +65,11 @@ def system_prompt() -> str:
             "redstone and diamond (layer 3). End with done.")
 
 
-def example_turns(kb: KnowledgeBase, symbolic) -> list[dict[str, str]]:
+def example_turns(kb: KnowledgeBase, symbolic) -> list[tuple[str, str]]:
+    """The one worked example, as (user, assistant): a plan with the inventory after each step."""
     plan = symbolic.plan(EXAMPLE).plan
     lines = [f"{step}{MARK}{held}" for step, held in zip(plan.steps, simulated(kb, plan.steps))]
-    return [{"role": "user", "content": f"Goal: {EXAMPLE.count} {EXAMPLE.item}"},
-            {"role": "assistant", "content": "\n".join(lines) + "\n" + END}]
+    return [(f"Goal: {EXAMPLE.count} {EXAMPLE.item}", "\n".join(lines) + "\n" + END)]
 
 
 def split_line(line: str) -> tuple[str, str]:
@@ -109,18 +109,6 @@ class CotTrace:
         return out
 
 
-@dataclass(frozen=True)
-class CotSummary:
-    """``stats["cot"]``: steps read, how many of the model's inventories were right, lines not read."""
-
-    steps: int
-    inventory_agreement: int
-    unreadable_lines: int
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-
 class CotPlanner:
     plan_fallback = False
 
@@ -136,8 +124,8 @@ class CotPlanner:
             f'line ::= step "{MARK}" inv',
             f'inv ::= "nothing" | {entries}',
             'entry ::= count " " item']) + "\n"
-        prefix = ({"role": "system", "content": system_prompt()}, *example_turns(kb, symbolic))
-        self.caller = ModelCaller(backend, tuple(prefix), seed=seed, max_tokens=COT_TOKENS, log=log,
+        prefix = few_shot_prefix(system_prompt(), example_turns(kb, symbolic))
+        self.caller = ModelCaller(backend, prefix, seed=seed, max_tokens=COT_TOKENS, log=log,
                                   progress=progress)
 
     def plan(self, goal: Goal, start: State | None = None) -> ForwardPlanResult:
@@ -175,9 +163,8 @@ class CotPlanner:
         stats.unanswered = int(not steps)
         if problem is not None:
             stats.problems.append(problem)
-        out = stats.to_dict()
-        out.update(llm_mode="vocab", llm_verified=False, seconds=round(time.perf_counter() - started, 6),
-                   cot=CotSummary(len(steps), trace.agreeing, len(read.unreadable)).to_dict())
+        out = PlanStats(llm=stats, llm_mode="vocab", llm_verified=False, seconds=round(time.perf_counter() - started, 6),
+                        cot=CotSummary(len(steps), trace.agreeing, len(read.unreadable)))
         if problem is not None and not steps:
             from ..planner.decomposer import ErrorKind, PlanningError
             raise PlanningError(ErrorKind.DECOMPOSITION, f"the cot planner got no plan: the LLM backend failed "

@@ -49,11 +49,12 @@ from ..sim import DeterministicWorld, State, StochasticWorld
 from ..sim.execution import describe, play
 from ..sim.stochastic import derive_seed
 from . import deps_prompts as prompts
+from .prompts import few_shot_prefix
 from .call_log import CallLog, Verdict
 from .forward_plans import ContextBudget, ForwardPlanResult, Vocabulary, forward_result, parse_plan_text, render_plan
 from .model_calls import CUT_OFF, ModelCaller
 from .progress import Phase, Progress, ProgressEvent
-from .stats import LLMStats
+from ..planner.stats import DepsSummary, LLMStats, PlanStats
 
 DEFAULT_ROUNDS = 5
 MAX_ROUNDS = 20  # each round costs ~2 calls; the 2048-token context holds about 3 rounds of dialogue anyway
@@ -160,8 +161,7 @@ class DepsPlanner:
         self.world = FEEDBACK_WORLDS[world](kb)
         self.world_seed, self.temperature, self.progress, self.command = world_seed, temperature, progress, command
         self.grammar = Vocabulary(kb, graph).plan_grammar()
-        prefix = ({"role": "system", "content": prompts.system_prompt(kb)}, *prompts.few_shot(kb, symbolic))
-        self.prefix = tuple(prefix)
+        self.prefix = few_shot_prefix(prompts.system_prompt(kb), prompts.few_shot(kb, symbolic))
         self.planner_calls = ModelCaller(backend, self.prefix, seed=seed, max_tokens=PLAN_TOKENS, log=log,
                                          progress=progress)
         self.explainer = ModelCaller(backend, self.prefix, seed=seed, max_tokens=EXPLAIN_TOKENS, log=None)
@@ -292,31 +292,9 @@ class DepsPlanner:
         stats.accepted_after_feedback = int(won is not None and won > 0)
         stats.unanswered = int(won is None)
         steps = trace.rounds[-1].steps if trace.rounds else ()
-        out = stats.to_dict()
-        out.update(llm_mode="vocab", llm_verified=False, seconds=round(time.perf_counter() - started, 6),
-                   deps=DepsSummary.of(trace).to_dict())
+        out = PlanStats(llm=stats, llm_mode="vocab", llm_verified=False, seconds=round(time.perf_counter() - started, 6),
+                        deps=DepsSummary.of(trace))
         return forward_result(self.kb, goal, steps, start, self.name, out, trace)
-
-
-@dataclass(frozen=True)
-class DepsSummary:
-    """The loop's outcome in ``stats["deps"]``: what ``barsym eval --json`` and the benches read per task."""
-
-    rounds: int  # plans written and executed
-    success_round: int | None
-    stopped: str
-    dropped_rounds: int  # most earlier rounds left out of one prompt
-    world: str
-    selector: str = "order"
-
-    @classmethod
-    def of(cls, trace: DepsTrace) -> "DepsSummary":
-        return cls(len(trace.rounds), trace.success_round, trace.stopped.value,
-                   max((r.dropped_rounds for r in trace.rounds), default=0), trace.world, trace.selector)
-
-    def to_dict(self) -> dict:
-        return {"rounds": self.rounds, "success_round": self.success_round, "stopped": self.stopped,
-                "dropped_rounds": self.dropped_rounds, "world": self.world, "selector": self.selector}
 
 
 def deps_planner(kb: KnowledgeBase, **options) -> DepsPlanner:

@@ -57,8 +57,9 @@ def failure_message(description: str) -> str:
     return f"The plan was executed. {description}.\n{ASK_EXPLAIN}"
 
 
-def few_shot(kb: KnowledgeBase, symbolic) -> list[dict[str, str]]:
-    """The fixed turns after the system message: a plan, then a failed plan, its description, its repair."""
+def few_shot(kb: KnowledgeBase, symbolic) -> list[tuple[str, str]]:
+    """The example turns after the system message, as (user, assistant): a plan, then a failed plan, its
+    description, its repair (laid out by :func:`~.prompts.few_shot_prefix`)."""
     plan = symbolic.plan(PLAN_EXAMPLE).plan
     good = symbolic.plan(REPAIR_EXAMPLE).plan
     broken = Plan(steps=tuple(s for s in good.steps if not (s.type is StepType.CRAFT and s.item == REMOVED)))
@@ -66,14 +67,10 @@ def few_shot(kb: KnowledgeBase, symbolic) -> list[dict[str, str]]:
     episode = play(world, broken, 0, REPAIR_EXAMPLE, State(), None)
     description = describe(episode, broken, tuple(kb.layers))
     return [
-        {"role": "user", "content": task_message(PLAN_EXAMPLE)},
-        {"role": "assistant", "content": render_plan(plan.steps)},
-        {"role": "user", "content": task_message(REPAIR_EXAMPLE)},
-        {"role": "assistant", "content": render_plan(broken.steps)},
-        {"role": "user", "content": failure_message(description)},
-        {"role": "assistant", "content": EXAMPLE_EXPLANATION},
-        {"role": "user", "content": ASK_REPLAN},
-        {"role": "assistant", "content": render_plan(good.steps)},
+        (task_message(PLAN_EXAMPLE), render_plan(plan.steps)),
+        (task_message(REPAIR_EXAMPLE), render_plan(broken.steps)),
+        (failure_message(description), EXAMPLE_EXPLANATION),
+        (ASK_REPLAN, render_plan(good.steps)),
     ]
 
 

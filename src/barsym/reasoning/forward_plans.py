@@ -29,6 +29,7 @@ from ..kb import KnowledgeBase, UnknownItemError
 from ..llm.grammar import gbnf_literal, gbnf_word_choice
 from ..model import MAX_COUNT, Goal, Plan, Step, StepType
 from ..planner.result import GoalNode, PlanResult
+from ..planner.stats import PlanStats
 from ..sim import State
 from ..validation import Validator
 
@@ -149,7 +150,7 @@ class ForwardPlanResult(PlanResult):
         return ["goal"] if position == len(self.plan) - 1 else []
 
 
-def forward_result(kb: KnowledgeBase, goal: Goal, steps, start: State | None, planner: str, stats: dict,
+def forward_result(kb: KnowledgeBase, goal: Goal, steps, start: State | None, planner: str, stats: PlanStats,
                    trace: object | None, rules=None) -> ForwardPlanResult:
     """The result of a forward plan, with the validator's verdict (the plan is not changed by it)."""
     plan = Plan(steps=tuple(steps), source=f"{planner}:{goal.item}")

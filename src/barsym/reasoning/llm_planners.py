@@ -4,8 +4,8 @@ Both run BAR's loop (:class:`BackwardPlanner`) with an :class:`LLMDecomposer`;
 this module adds what belongs to a whole plan rather than to one goal:
 
 - **Counters.** The decomposer's per-plan LLM counters (calls, tokens, evaluated
-  prompt tokens, acceptances, fallbacks) are merged into ``PlanResult.stats``,
-  with the plan's wall time, so ``barsym plan`` prints them and ``barsym eval``
+  prompt tokens, acceptances, fallbacks) are ``PlanResult.stats.llm``, with
+  the plan's wall time, mode and whether it fell back beside them, so ``barsym plan`` prints them and ``barsym eval``
   sums them.
 - **A plan-level safety net for ``bar``.** Each answer is checked on its own, so
   answers that are each fine can still fail together (a cycle through a tool the
@@ -141,11 +141,10 @@ class LLMPlanner:
                 raise
             result, fell_back = self._symbolic.plan(goal, start), exc.message
             self._relabel(result, exc.message)
-        result.stats.update(self.decomposer.stats.to_dict())
-        result.stats.update(plan_fallback=fell_back, llm_mode=self.decomposer.mode, llm_verified=self.decomposer.verify,
-                            seconds=round(time.perf_counter() - started, 6))
-        if self.decomposer.down:
-            result.stats["backend_down"] = self.decomposer.down
+        result.stats = dataclasses.replace(result.stats, llm=self.decomposer.stats, plan_fallback=fell_back,
+                                           llm_mode=self.decomposer.mode, llm_verified=self.decomposer.verify,
+                                           seconds=round(time.perf_counter() - started, 6),
+                                           backend_down=self.decomposer.down or None)
         return result
 
     def _estimate(self, goal: Goal, start: State | None) -> int | None:

@@ -9,7 +9,7 @@ class does the rest, the same way for every call:
 - **greedy replies are reused** within a plan: identical prompt and grammar at
   temperature 0 give the identical reply, so only the call is saved;
 - **counters**: tokens, evaluations and seconds go into the plan's
-  :class:`~.stats.LLMStats`;
+  :class:`~barsym.planner.stats.LLMStats`;
 - **backend health**: after ``max_failures`` failures in a row the backend is
   considered down for the rest of the process (a dead server costs two
   timeouts, not one per goal);
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from ..llm import Completion, LLMBackend, LLMError
 from .call_log import CallLog, Verdict
 from .progress import Phase, Progress, ProgressEvent
-from .stats import LLMStats
+from ..planner.stats import LLMStats
 
 __all__ = ["Asked", "ModelCaller"]
 

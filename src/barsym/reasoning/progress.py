@@ -16,6 +16,7 @@ from enum import Enum
 
 from ..kb import KnowledgeBase
 from ..model import Goal
+from ..planner.stats import LLMStats
 
 __all__ = ["Phase", "Progress", "ProgressEvent", "goal_words"]
 
@@ -35,7 +36,7 @@ class ProgressEvent:
     text: str = ""  # what is happening, in words ("loading SmolLM2-135M...", "craft 1 stone pickaxe")
     number: int = 0  # goal number within the plan (GOAL, DONE)
     estimate: int | None = None  # about how many goals the plan has (from the symbolic planner)
-    stats: object | None = None  # the decomposer's LLMStats at that moment
+    stats: LLMStats | None = None  # the decomposer's counters at that moment
 
 
 Progress = Callable[[ProgressEvent], None]

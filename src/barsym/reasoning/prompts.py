@@ -18,7 +18,7 @@ never contain a task's answer verbatim.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ..kb import KnowledgeBase
 from ..model import Goal
@@ -45,6 +45,21 @@ FEW_SHOT_GOALS: tuple[Goal, ...] = (
     Goal(item="stick", count=6),
     Goal(item="wooden_pickaxe", count=1),
 )
+
+Message = dict[str, str]
+
+
+def few_shot_prefix(system: str, turns: Iterable[tuple[str, str]]) -> tuple[Message, ...]:
+    """The fixed start of every conversation: the system message, then each example as (question, answer).
+
+    The one layout BAR's decomposer, DEPS and chain-of-thought share, so the
+    prefix the KV cache and the saved prefix states key on is built one way.
+    """
+    messages = [{"role": "system", "content": system}]
+    for asked, answered in turns:
+        messages += [{"role": "user", "content": asked}, {"role": "assistant", "content": answered}]
+    return tuple(messages)
+
 
 #: Dig downs depend on the highest tier the whole plan needs; the examples are
 #: answered as part of a plan that needs every tier, so each layer is dug with
@@ -95,13 +110,12 @@ class PromptBook:
                  goals: Sequence[Goal] = FEW_SHOT_GOALS, root: Goal = EXAMPLE_ROOT, facts: Facts | None = None):
         self.kb = kb
         self.facts = facts
-        messages = [{"role": "system", "content": system_prompt(kb)}]
+        turns = []
         for goal in goals:
             context = PlanContext(kb, root)
-            answer = symbolic.decompose(goal, context)
-            messages.append({"role": "user", "content": self.goal_message(goal, context)})
-            messages.append({"role": "assistant", "content": render_reply(answer)})
-        self.prefix: tuple[dict[str, str], ...] = tuple(messages)
+            answer = symbolic.decompose(goal, context)  # before the facts: they are of the context it leaves
+            turns.append((self.goal_message(goal, context), render_reply(answer)))
+        self.prefix: tuple[Message, ...] = few_shot_prefix(system_prompt(kb), turns)
         self.examples = len(goals)
 
     def goal_message(self, goal: Goal, context: PlanContext) -> str:
