@@ -105,6 +105,7 @@ def test_eval_executes_deps_plans_in_a_world_per_group(capsys, server, tmp_path)
                                  {"task": "s", "group": "MT1", "object": "stone_stairs"}]))
     code, out, err = run(capsys, "eval", "--dataset", tasks, "--dialect", "deps", "--planner", "deps", "--llm-url",
                          s.url, "--rounds", "1", "--world", "stochastic", "--runs", "5", "--quiet")
+    assert out.startswith("planner deps (vocab mode)")  # deps writes under the vocabulary grammar, whatever --llm-mode says
     assert "execution in the stochastic world (5 runs per plan" in out and "Traceback" not in err
     assert code == 1 and "1 plan(s) cannot be executed" in err  # the stairs need more than planks
     assert "DEPS: the goal reached in its own feedback episodes at round 0: 1; never: 1 of 2" in out

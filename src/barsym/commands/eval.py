@@ -149,7 +149,8 @@ def run(args: argparse.Namespace) -> int:
         return _report_plancraft(args, tasks, outcome, name, rules, execution)
     evaluation = outcome.evaluation
     summary = summarize(evaluation)
-    mode = f" ({args.llm_mode} mode)" if _first_stats(evaluation).llm_mode is not None else ""
+    used = _first_stats(evaluation).llm_mode  # what the planner ran (deps and cot: vocab), not the option
+    mode = f" ({used} mode)" if used is not None else ""
     print(f"planner {name}{mode} on {args.dataset} ({len(tasks)} tasks)")
     print(format_table(evaluation))
     print()
