@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -92,3 +93,23 @@ class ChatStub:
     def close(self) -> None:
         self.release.set()
         self.loopback.close()
+
+
+@contextmanager
+def chat_stubs() -> Iterator[Callable[..., ChatStub]]:
+    """``start(reply, hang=False)`` makes a :class:`ChatStub`; all of them are closed on exit.
+
+    ``reply`` is the assistant's text, or a function of the messages giving it.
+    The body of the stub-server fixtures of the CLI tests.
+    """
+    made: list[ChatStub] = []
+
+    def start(reply, hang: bool = False) -> ChatStub:
+        made.append(ChatStub(reply if callable(reply) else (lambda _: reply), hang))
+        return made[-1]
+
+    try:
+        yield start
+    finally:
+        for stub in made:
+            stub.close()

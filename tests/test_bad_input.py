@@ -23,18 +23,9 @@ from barsym.model import Goal
 from barsym.planner import PlanContext, SymbolicDecomposer
 from barsym.reasoning.reply_grammar import render_reply
 from barsym.reasoning.prompts import EXAMPLE_ROOT
+from cli_run import run, one_line
 from loopback import ChatStub
 from testdata import EXPERT_FILES
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line(err: str) -> bool:
-    return err.count("\n") == 1 and "Traceback" not in err
 
 
 # ----------------------------------------------------------------- 1. JSON too deep, numbers too long
@@ -152,7 +143,6 @@ def test_goal_count_with_goal_still_counts(capsys, tmp_path):
     assert run(capsys, "validate", "--goal", "planks", "--goal-count", "4", plan)[0] == 0
     code, out, _ = run(capsys, "validate", "--goal", "planks", "--goal-count", "5", plan)
     assert code == 1 and "goal_not_reached" in out
-
 
 
 # ----------------------------------------------------------------- 4. a URL that is not an OpenAI-compatible server

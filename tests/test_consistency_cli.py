@@ -12,8 +12,8 @@ import json
 import pytest
 
 from barsym.bar_io import format_plan, parse_plan, read_plan
-from barsym.cli import main
 from barsym.model import Plan, StepType
+from cli_run import run
 from testdata import EXPERT_FILES
 
 IRON = read_plan(next(p for p in EXPERT_FILES if p.stem == "iron_pickaxe"))
@@ -32,12 +32,6 @@ def valid(tmp_path):
     path = tmp_path / "iron_pickaxe.jsonl"
     path.write_text(format_plan(IRON), encoding="utf-8")
     return path
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_repair_shows_a_diff_against_the_plan(capsys, faulty):

@@ -11,31 +11,14 @@ import json
 
 import pytest
 
-from barsym.cli import main
-from loopback import ChatStub
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line(err: str) -> bool:
-    return err.count("\n") == 1 and "Traceback" not in err
+from cli_run import run, one_line
+from loopback import chat_stubs
 
 
 @pytest.fixture
 def server():
-    made = []
-
-    def start(text, hang=False):
-        made.append(ChatStub(lambda _: text, hang))
-        return made[-1]
-
-    yield start
-    for s in made:
-        s.close()
+    with chat_stubs() as start:
+        yield start
 
 
 @pytest.mark.parametrize("argv, words", [

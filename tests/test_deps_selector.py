@@ -12,7 +12,6 @@ import json
 
 import pytest
 
-from barsym.cli import main
 from barsym.llm import LLMOptions, ScriptedLLM
 from barsym.model import Goal, Plan
 from barsym.planner import make_planner
@@ -23,6 +22,7 @@ from barsym.reasoning.forward_plans import parse_plan_text
 from barsym.sim import DeterministicWorld, State, StochasticWorld
 from barsym.sim.execution import play
 from barsym.sim.stochastic import derive_seed
+from cli_run import run
 from loopback import ChatStub
 
 BED = Goal(item="white_bed", count=1)
@@ -118,12 +118,6 @@ def test_the_registry_takes_the_selector_and_refuses_a_bad_one(kb):
     with pytest.raises(ValueError, match="--selector must be one of order, random, graph, horizon"):
         deps(kb, [], selector="best")
     assert SELECTORS == ("order", "random", "graph", "horizon")
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -7,15 +7,8 @@ import shutil
 
 import pytest
 
-from barsym.cli import main
+from cli_run import run
 from testdata import BAR_DIR
-
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_table_and_json(capsys, tmp_path):

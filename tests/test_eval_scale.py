@@ -13,21 +13,15 @@ import time
 
 import pytest
 
-from barsym.cli import main
 from barsym.eval import load_dataset
 from barsym.eval.runfile import RunFile, RunFileError, read_run
 from barsym.eval.runner import format_details, format_table
 from barsym.eval.scale import run_evaluation, run_header, select_tasks
 from barsym.eval.spec import RunSpec, WorldSpec, task_from_data, task_to_data
+from cli_run import run
 from testdata import BAR_DIR, REPO
 
 FAKE = "barsym.testing.fakes:facts_model"
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")

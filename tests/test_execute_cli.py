@@ -6,20 +6,10 @@ import json
 
 import pytest
 
-from barsym.cli import main
+from cli_run import run, one_line
 from testdata import BAR_DIR, EXPERT_FILES
 
 FILES = {p.stem: str(p) for p in EXPERT_FILES}
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line(err: str) -> bool:
-    return err.count("\n") == 1 and "Traceback" not in err
 
 
 def test_text_report(capsys):

@@ -13,36 +13,19 @@ import os
 
 import pytest
 
-from barsym.cli import main
 from barsym.kb import load_kb
 from barsym.model import Goal
 from barsym.planner import PlanContext, SymbolicDecomposer, layer_goal
 from barsym.reasoning.reply_grammar import render_reply
 from barsym.reasoning.prompts import EXAMPLE_ROOT
-from loopback import ChatStub
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line(err: str) -> bool:
-    return err.count("\n") == 1 and "Traceback" not in err
+from cli_run import run, one_line
+from loopback import chat_stubs
 
 
 @pytest.fixture
 def stub():
-    servers = []
-
-    def start(reply, hang=False):
-        servers.append(ChatStub(reply, hang))
-        return servers[-1]
-
-    yield start
-    for server in servers:
-        server.close()
+    with chat_stubs() as start:
+        yield start
 
 
 def oracle_reply(messages):

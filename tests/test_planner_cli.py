@@ -7,16 +7,9 @@ import json
 import pytest
 
 from barsym.bar_io import parse_plan
-from barsym.cli import main
 from barsym.model import Goal
+from cli_run import run
 from testdata import DATASETS
-
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_text_output_numbers_steps_with_provenance(capsys):

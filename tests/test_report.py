@@ -11,23 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from barsym.cli import main
 from barsym.eval import load_dataset
 from barsym.eval.scale import run_evaluation
 from barsym.eval.spec import RunSpec, WorldSpec
 from barsym.eval.svg import PALETTE
+from cli_run import run
 from testdata import BAR_DIR
 
 FAKE = "barsym.testing.fakes:facts_model"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium not installed "
                                     "(Debian: apt-get install -y chromium)")
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")

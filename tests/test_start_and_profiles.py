@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from barsym.cli import main
 from barsym.eval import evaluate, load_dataset
 from barsym.eval import plancraft
 from barsym.kb import Rules
@@ -14,15 +13,10 @@ from barsym.model import Goal, Plan, Step, StepType
 from barsym.planner import ErrorKind, PlanningError, make_planner
 from barsym.sim import Code, Simulator, State
 from barsym.validation import Validator
+from cli_run import run
 from testdata import DATASETS
 
 PLANCRAFT = DATASETS / "plancraft" / "train.json"
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")

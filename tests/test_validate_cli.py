@@ -9,14 +9,8 @@ import sys
 import pytest
 
 from barsym.cli import main
+from cli_run import run
 from testdata import BAR_DIR, EXPERT_FILES
-
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_all_expert_plans_get_a_verdict(capsys):
