@@ -123,6 +123,12 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+def opener_for(host: str | None) -> urllib.request.OpenerDirector:
+    """An opener for a server on ``host``: a loopback one is reached directly, never through $http_proxy."""
+    handlers = [urllib.request.ProxyHandler({})] if _is_loopback(host or "") else []
+    return urllib.request.build_opener(*handlers)
+
+
 class OpenAIHTTPBackend(LLMBackend):
     """Chat completions via ``POST {base_url}/v1/chat/completions``.
 
@@ -168,8 +174,7 @@ class OpenAIHTTPBackend(LLMBackend):
         self.grammar_style = grammar_style  # "auto": asked of the server before the first grammar is sent
         self.confirmed = False  # set by the first reply shaped like a chat completion
         self._warned_usage = False  # one warning about bad token counts per backend, not one per call
-        handlers = [urllib.request.ProxyHandler({})] if _is_loopback(parsed.hostname) else []
-        self._opener = urllib.request.build_opener(*handlers)
+        self._opener = opener_for(parsed.hostname)
 
     # ------------------------------------------------------------------ grammar
     def detect_grammar_style(self) -> str:

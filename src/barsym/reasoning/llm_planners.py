@@ -29,15 +29,14 @@ this module adds what belongs to a whole plan rather than to one goal:
 from __future__ import annotations
 
 import dataclasses
-import ipaddress
 import socket
 import time
 import urllib.error
 import urllib.parse
-import urllib.request
 
 from ..kb import KnowledgeBase, cache_dir
 from ..llm import BackendTimeoutError, BackendUnavailableError, LLMBackend, LLMOptions, default_model_path, make_backend
+from ..llm.openai_http import opener_for
 from ..model import Goal
 from .call_log import CallLog, open_log
 from .progress import Phase, Progress, ProgressEvent
@@ -85,9 +84,7 @@ def shared_backend(model: str | None = None, url: str | None = None, threads: in
 
 def probe(base_url: str, timeout: float) -> None:
     """Check that something answers HTTP at ``base_url``; any HTTP status counts as up."""
-    host = urllib.parse.urlsplit(base_url).hostname or ""
-    handlers = [urllib.request.ProxyHandler({})] if _loopback(host) else []
-    opener = urllib.request.build_opener(*handlers)
+    opener = opener_for(urllib.parse.urlsplit(base_url).hostname)
     try:
         with opener.open(base_url + "/v1/models", timeout=timeout):
             return
@@ -102,15 +99,6 @@ def probe(base_url: str, timeout: float) -> None:
         raise BackendTimeoutError(f"the LLM server at {base_url} did not answer within {timeout:g}s") from None
     except OSError as exc:
         raise BackendUnavailableError(f"cannot reach the LLM server at {base_url}: {exc}") from None
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 class LLMPlanner:
