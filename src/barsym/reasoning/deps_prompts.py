@@ -22,6 +22,7 @@ from ..model import Goal, Plan, StepType
 from ..sim import DeterministicWorld, State
 from ..sim.execution import describe, play
 from .forward_plans import render_plan
+from .prompts import layer_names
 
 PLAN_EXAMPLE = Goal(item="lantern", count=1)
 REPAIR_EXAMPLE = Goal(item="stone_bricks", count=1)
@@ -35,7 +36,7 @@ ASK_REPLAN = "Write the whole plan again, fixed, one step per line, then done."
 
 
 def system_prompt(kb: KnowledgeBase) -> str:
-    layers = ", ".join(f"layer {n} = {kb.layers[n]}" for n in range(1, len(kb.layers)))
+    layers = layer_names(kb)
     return (
         "You plan Minecraft tasks. Write the whole plan to obtain the goal, one step per line, first step first, "
         "then the word done. A step is 'mine N item', 'craft N item', 'smelt N item', 'kill N item' (a mob's "

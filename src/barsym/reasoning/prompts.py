@@ -67,8 +67,13 @@ def few_shot_prefix(system: str, turns: Iterable[tuple[str, str]]) -> tuple[Mess
 EXAMPLE_ROOT = Goal(item="diamond_pickaxe", count=1)
 
 
+def layer_names(kb: KnowledgeBase) -> str:
+    """The underground layers as every system prompt names them: ``layer 1 = stone, ...``."""
+    return ", ".join(f"layer {n} = {kb.layers[n]}" for n in range(1, len(kb.layers)))
+
+
 def system_prompt(kb: KnowledgeBase) -> str:
-    layers = ", ".join(f"layer {n} = {kb.layers[n]}" for n in range(1, len(kb.layers)))
+    layers = layer_names(kb)
     return (
         "You plan Minecraft tasks backwards, one goal at a time. Reply with ONE step that makes the goal, "
         "then a colon and the sub-goals that step needs: every ingredient with its count, the tool, "
