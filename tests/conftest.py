@@ -17,6 +17,7 @@ import urllib.error
 import urllib.request
 
 import pytest
+from pathlib import Path
 
 from barsym.llm import ModelNotFoundError, packaged_model_path
 
@@ -81,6 +82,13 @@ def llama_server(gguf_path, tmp_path_factory):
     missing = [m for m in ("llama_cpp", *SERVER_MODULES) if not importable(m)]
     if missing:
         pytest.skip(f"llama_cpp.server dependencies missing: {missing} (pip install 'llama-cpp-python[server]')")
+    from barsym.llm.runtime_check import PROFILES, _probe
+
+    # llama_cpp.server loads models with llama.cpp's extra buffer types and offers no switch for them; on a CPU
+    # where that path crashes (AMX under a hypervisor) the server dies on its first request, which is not barsym's
+    problem = _probe(Path(gguf_path), PROFILES["extra-buffers"], 2)
+    if problem:
+        pytest.skip(f"llama_cpp.server cannot run here: {problem} with extra buffer types, its only way")
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]

@@ -215,5 +215,5 @@ def test_make_backend_in_process_reports_missing_model(tmp_path, monkeypatch):
 
 def test_missing_llama_cpp_is_backend_unavailable(monkeypatch):
     monkeypatch.setitem(sys.modules, "llama_cpp", None)  # makes `import llama_cpp` fail
-    with pytest.raises(llm.BackendUnavailableError, match="pip install llama-cpp-python"):
+    with pytest.raises(llm.BackendUnavailableError, match=r"pip install 'barsym\[llm\]'"):
         llm.LlamaCppBackend()

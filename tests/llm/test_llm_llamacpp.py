@@ -177,27 +177,6 @@ def test_quiet_by_default(gguf_path, capfd):
     assert (out, err) == ("", "")
 
 
-def test_state_cache_serves_alternating_prefixes(gguf_path):
-    # Plain prefix reuse only remembers the last prompt; A, B, A re-evaluates A.
-    # A LlamaRAMCache keeps both, at ~tens of MB per saved state.
-    prompts = {
-        key: [
-            {"role": "system", "content": f"Planner {key}. " + "Gather wood, then stone. " * 25},
-            {"role": "user", "content": "Next?"},
-        ]
-        for key in "AB"
-    }
-    opts = LLMOptions(n_threads=2, n_ctx=512, max_tokens=1)
-    with LlamaCppBackend(gguf_path, options=opts, state_cache_mb=256) as backend:
-        for key in "AB":
-            backend.complete(prompts[key])
-        again = backend.complete(prompts["A"])
-        assert again.evaluated_prompt_tokens < 10 < again.prompt_tokens
-        backend.prefix_cache = False
-        baseline = backend.complete(prompts["B"])
-        assert baseline.evaluated_prompt_tokens == baseline.prompt_tokens
-
-
 # ----------------------------------------------------------------- loading failures
 
 
@@ -235,21 +214,34 @@ def test_truncated_real_gguf_is_model_load_error(gguf_path, tmp_path):
         LlamaCppBackend(path, options=LLMOptions(n_threads=2))
 
 
-# ----------------------------------------------------------------- caller-built model
+# ----------------------------------------------------------------- the object's life and the library
 
 
-def test_caller_built_llama_is_wrapped_and_left_open(gguf_path):
-    import llama_cpp
-
-    llama = llama_cpp.Llama(str(gguf_path), n_ctx=256, n_threads=2, verbose=False)
-    backend = LlamaCppBackend(llama, options=LLMOptions(max_tokens=4))
+def test_a_model_object_is_refused_and_a_closed_backend_says_so(gguf_path):
+    with pytest.raises(TypeError, match="path to a GGUF"):
+        LlamaCppBackend(object())
+    backend = LlamaCppBackend(gguf_path, options=LLMOptions(n_threads=2, n_ctx=256, max_tokens=4))
     reply = backend.complete([{"role": "user", "content": "Say hi"}])
     assert reply.evaluated_prompt_tokens == reply.prompt_tokens > 0
     with pytest.raises(LLMError, match="raise n_ctx"):
         backend.complete([{"role": "user", "content": "word " * 400}])
+    assert backend.complete([{"role": "user", "content": "Say hi"}]).text == reply.text  # still usable
     backend.close()
-    assert "eval" not in vars(llama)  # our counting hook is removed
-    assert llama.create_completion("Hi", max_tokens=2)["choices"]  # still usable
     with pytest.raises(LLMError, match="closed"):
         backend.complete([{"role": "user", "content": "again"}])
-    llama.close()
+
+
+def test_an_untested_llama_cpp_python_is_one_line(require_llama_cpp, monkeypatch):
+    import llama_cpp
+
+    from barsym.llm.base import BackendUnavailableError
+    from barsym.llm.llamacpp import SUPPORTED_VERSIONS, import_llama_cpp
+
+    assert llama_cpp.__version__ in SUPPORTED_VERSIONS  # what is installed is what is tested
+    monkeypatch.setattr(llama_cpp, "__version__", "0.3.99")
+    monkeypatch.delenv("BARSYM_UNTESTED_LLAMA_CPP", raising=False)
+    with pytest.raises(BackendUnavailableError, match=r"0\.3\.99 is installed.*tested with 0\.3\.36") as info:
+        import_llama_cpp()
+    assert "\n" not in str(info.value)
+    monkeypatch.setenv("BARSYM_UNTESTED_LLAMA_CPP", "1")
+    assert import_llama_cpp() is llama_cpp

@@ -37,5 +37,10 @@ def test_grammar_constrained_request_to_real_server(llama_server):
     assert data["step"]["item"] in ITEMS
     assert all(sub["item"] in ITEMS for sub in data["subgoals"])
     assert reply.prompt_tokens > 0 and reply.completion_tokens > 0
-    # Same request again: greedy decoding on the server is reproducible too.
-    assert backend.complete(messages, grammar=grammar).text == reply.text
+    # Same request again, twice: greedy decoding on the server is reproducible. (The first repeat
+    # evaluates only the prompt's last token, from the server's prefix cache: a token decoded alone
+    # gets logits up to ~0.3 apart from the same token in a batch, measured, which can turn a
+    # near-tie; the two repeats are evaluated alike.)
+    again = backend.complete(messages, grammar=grammar).text
+    assert json.loads(again)["step"]["item"] in ITEMS
+    assert backend.complete(messages, grammar=grammar).text == again

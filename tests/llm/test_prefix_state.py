@@ -12,17 +12,19 @@ import os
 import pytest
 
 from barsym.llm import LlamaCppBackend, LLMOptions
-from barsym.llm.prefix_state import PrefixKey, PrefixStateStore, PrefixStateWarning, model_identity
+from barsym.llm.prefix_state import PrefixKey, PrefixStateStore, PrefixStateWarning, StateCheck, model_identity
 
 TOKENS = [1, 5, 9, 200, 49151]
-KEY = PrefixKey.for_prompt("model-a|100|1|abc", "prefix text", TOKENS, "0.3.36", "n_batch=512")
+KEY = PrefixKey.for_prompt("model-a|100|1|abc", "prefix text", TOKENS, "0.3.36", "n_batch=512", "AVX2 = 1")
+CHECK = StateCheck((3, 1), (12.5, 11.0))
 
 
 def test_a_saved_state_loads_back(tmp_path):
     store = PrefixStateStore(tmp_path)
-    path = store.save(KEY, TOKENS, b"kv-bytes" * 100)
+    path = store.save(KEY, TOKENS, b"kv-bytes" * 100, CHECK)
     assert path is not None and path.parent == tmp_path
-    assert store.load(KEY, TOKENS) == b"kv-bytes" * 100
+    assert store.load(KEY, TOKENS) == (b"kv-bytes" * 100, CHECK)
+    assert path.stat().st_mode & 0o777 == 0o600
 
 
 def test_no_file_is_a_quiet_miss(tmp_path, recwarn):
@@ -30,11 +32,12 @@ def test_no_file_is_a_quiet_miss(tmp_path, recwarn):
     assert not recwarn.list
 
 
-@pytest.mark.parametrize("change", ["model", "prompt", "library", "settings"])
-def test_another_model_prompt_or_library_is_another_file(tmp_path, change):
+@pytest.mark.parametrize("change", ["model", "prompt", "library", "settings", "system"])
+def test_another_model_prompt_library_or_cpu_is_another_file(tmp_path, change):
     store = PrefixStateStore(tmp_path)
-    store.save(KEY, TOKENS, b"old")
-    fields = {"model": "model-b|100|1|abc", "prompt": "other", "library": "0.3.37", "settings": "n_batch=256"}
+    store.save(KEY, TOKENS, b"old", CHECK)
+    fields = {"model": "model-b|100|1|abc", "prompt": "other", "library": "0.3.37", "settings": "n_batch=256",
+              "system": "AVX2 = 1 | AMX_INT8 = 1"}
     other = PrefixKey(**{**KEY.__dict__, change: fields[change]})
     assert store.path_for(other) != store.path_for(KEY)
     assert store.load(other, TOKENS) is None  # a miss: the caller evaluates and saves anew
@@ -43,7 +46,7 @@ def test_another_model_prompt_or_library_is_another_file(tmp_path, change):
 @pytest.mark.parametrize("damage", ["flip", "truncate", "garbage", "tokens"])
 def test_a_damaged_file_is_ignored_with_a_warning(tmp_path, damage):
     store = PrefixStateStore(tmp_path)
-    path = store.save(KEY, TOKENS, bytes(range(256)) * 8)
+    path = store.save(KEY, TOKENS, bytes(range(256)) * 8, CHECK)
     blob = bytearray(path.read_bytes())
     if damage == "flip":
         blob[-100] ^= 0xFF
@@ -60,7 +63,7 @@ def test_a_damaged_file_is_ignored_with_a_warning(tmp_path, damage):
 def test_only_the_newest_states_are_kept(tmp_path):
     store = PrefixStateStore(tmp_path, keep=2)
     for n in range(4):
-        store.save(PrefixKey.for_prompt("m", f"prompt {n}", TOKENS, "v", "s"), TOKENS, b"x")
+        store.save(PrefixKey.for_prompt("m", f"prompt {n}", TOKENS, "v", "s"), TOKENS, b"x", CHECK)
     assert len(list(tmp_path.glob("prefix-*.kvstate"))) == 2
 
 
@@ -78,7 +81,7 @@ def test_a_replaced_model_file_has_another_identity(tmp_path):
 def test_an_unwritable_folder_is_skipped(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
-    assert PrefixStateStore(blocker / "sub").save(KEY, TOKENS, b"x") is None
+    assert PrefixStateStore(blocker / "sub").save(KEY, TOKENS, b"x", CHECK) is None
 
 
 # ----------------------------------------------------------------- with the real model
@@ -108,3 +111,56 @@ def test_a_new_process_loads_the_prefix_and_answers_the_same(gguf_path, tmp_path
         with pytest.warns(PrefixStateWarning):
             assert third.prime(PREFIX).source == "evaluated"  # and saved again, whole
         assert third.complete(QUESTION, grammar=GRAMMAR).text == reply.text
+    assert (tmp_path.stat().st_mode & 0o777, state.stat().st_mode & 0o777) == (0o700, 0o600)
+
+
+def _rewrite_payload(path, change):
+    """Change the KV bytes of a saved state and recompute its SHA-256, as a forger would."""
+    import hashlib
+    import json
+    import struct
+
+    from barsym.llm.prefix_state import MAGIC
+
+    blob = path.read_bytes()
+    at = len(MAGIC)
+    (size,) = struct.unpack_from("<Q", blob, at)
+    header = json.loads(blob[at + 8: at + 8 + size])
+    body = bytearray(blob[at + 8 + size:])
+    change(body, 4 * header["tokens"])
+    header["sha256"] = hashlib.sha256(bytes(body)).hexdigest()
+    new = json.dumps(header).encode()
+    path.write_bytes(MAGIC + struct.pack("<Q", len(new)) + new + bytes(body))
+
+
+def _noise(body, start):
+    import random
+
+    rng = random.Random(7)
+    for i in range(start + 64, len(body) // 3, 7):  # K and V cells of the early layers
+        body[i] = rng.randrange(256)
+
+
+def _nans(body, start):
+    import struct
+
+    nan = struct.pack("<e", float("nan"))  # f16 NaN, the KV cache's cell type
+    for i in range(start + 64, start + 64 + 2 * 4096, 2):
+        body[i:i + 2] = nan
+
+
+@pytest.mark.llm
+@pytest.mark.parametrize("change", [_noise, _nans], ids=["noise", "nan"])
+def test_a_forged_state_is_discarded_and_rebuilt(gguf_path, tmp_path, change):
+    opts = LLMOptions(n_threads=2, n_ctx=512)
+    with LlamaCppBackend(gguf_path, options=opts, state_dir=tmp_path) as first:
+        first.prime(PREFIX)
+        reply = first.complete(QUESTION, grammar=GRAMMAR)
+    (state,) = tmp_path.glob("prefix-*.kvstate")
+    _rewrite_payload(state, change)
+    with LlamaCppBackend(gguf_path, options=opts, state_dir=tmp_path) as second:
+        with pytest.warns(PrefixStateWarning, match="discarding the saved prompt state"):
+            assert second.prime(PREFIX).source == "evaluated"
+        assert second.complete(QUESTION, grammar=GRAMMAR).text == reply.text
+    with LlamaCppBackend(gguf_path, options=opts, state_dir=tmp_path) as third:
+        assert third.prime(PREFIX).source == "disk"  # the rebuilt file is whole again

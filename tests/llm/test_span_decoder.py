@@ -69,11 +69,14 @@ def test_same_text_as_token_by_token(smol, monkeypatch, grammars, name):
         assert fast.evaluations < slow.evaluations and fast.drafted_tokens > 0
 
 
-def test_the_prompt_is_the_one_llama_cpp_python_evaluates(smol):
-    messages = chat("1 stick")
-    smol.complete(messages, max_tokens=1)  # token-by-token path: llama-cpp-python renders and evaluates
-    rendered = smol._spans.render(messages)
-    assert smol._llama.input_ids[: len(rendered)].tolist() == rendered
+def test_the_prompt_is_the_models_chat_template(smol):
+    """SmolLM2's template is ChatML; both decoding paths evaluate exactly the rendered prompt."""
+    messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Goal: 1 stick"}]
+    rendered = smol._prompt.render(messages)
+    assert smol._model.detokenize(rendered, special=True) == ("<|im_start|>system\nBe brief.<|im_end|>\n"
+                                                "<|im_start|>user\nGoal: 1 stick<|im_end|>\n<|im_start|>assistant\n")
+    smol.complete(messages, max_tokens=1)
+    assert smol._context.tokens[: len(rendered)] == rendered
 
 
 def test_seeded_sampling_under_a_grammar_is_reproducible(smol, grammars):

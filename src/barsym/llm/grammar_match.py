@@ -236,16 +236,16 @@ class CompiledGrammar:
     def start(self) -> "GrammarState":
         stacks = set()
         for alt in range(len(self.rules[self.root])):
-            stacks |= self._expand(((self.root, alt, 0),), 0)
-        return self._state(frozenset(stacks))
+            stacks |= self.expand(((self.root, alt, 0),), 0)
+        return self.state_of(frozenset(stacks))
 
-    def _state(self, stacks: frozenset) -> "GrammarState":
+    def state_of(self, stacks: frozenset) -> "GrammarState":
         state = self._states.get(stacks)
         if state is None:
             state = self._states[stacks] = GrammarState(self, stacks)
         return state
 
-    def _expand(self, stack: Stack, depth: int) -> frozenset:
+    def expand(self, stack: Stack, depth: int) -> frozenset:
         """Stacks reachable from ``stack`` without reading a character, each topped by a character set."""
         known = self._expanded.get(stack)
         if known is not None:
@@ -257,7 +257,7 @@ class CompiledGrammar:
         rule, alt, pos = stack[-1]
         body = self.rules[rule][alt]
         if pos == len(body):
-            out = self._expand(stack[:-1], depth + 1)
+            out = self.expand(stack[:-1], depth + 1)
         elif body[pos][0] == "c":
             out = frozenset({stack})
         else:
@@ -265,7 +265,7 @@ class CompiledGrammar:
             target = body[pos][1]
             found: set = set()
             for option in range(len(self.rules[target])):
-                found |= self._expand(below + ((target, option, 0),), depth + 1)
+                found |= self.expand(below + ((target, option, 0),), depth + 1)
             out = frozenset(found)
         self._expanded[stack] = out
         return out
@@ -303,8 +303,8 @@ class GrammarState:
                 continue
             if any(low <= code <= high for low, high in grammar.top(stack)):
                 rule, alt, pos = stack[-1]
-                found |= grammar._expand(stack[:-1] + ((rule, alt, pos + 1),), 0)
-        state = grammar._state(frozenset(found)) if found else None
+                found |= grammar.expand(stack[:-1] + ((rule, alt, pos + 1),), 0)
+        state = grammar.state_of(frozenset(found)) if found else None
         self._next[ch] = state
         return state
 

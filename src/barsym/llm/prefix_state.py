@@ -7,13 +7,17 @@ evaluation the backend saves llama.cpp's state of that sequence
 (``llama_state_seq_get_data``: the KV cells, ~14 MB for 600 tokens of
 SmolLM2-135M) here, and a new process loads it in a few milliseconds.
 
-A state is only valid for the exact same tokens, model and llama.cpp build,
-so the file name is a hash of all three (:class:`PrefixKey`): change the
-prompt, swap the model file or upgrade llama-cpp-python and the next run
-builds a new file. The header repeats the key, the token ids and a SHA-256 of
-the payload, because llama.cpp's loader cannot tell flipped bits inside the KV
-data from real values; a file that fails any check is ignored with a
-:class:`PrefixStateWarning` and rewritten. Only the newest few files are kept.
+A state is only valid for the exact same tokens, model, llama.cpp build and
+CPU features (llama.cpp's kernels differ between them, and so do the numbers
+in the KV cells), so the file name is a hash of all of them (:class:`PrefixKey`):
+change the prompt, swap the model file, upgrade llama-cpp-python or move to
+another CPU and the next run builds a new file. The header repeats the key,
+the token ids and a SHA-256 of the payload (against damage), and the logits
+that followed the prefix when it was evaluated (:class:`StateCheck`): the
+header can be rewritten along with the data, so the backend evaluates the
+state's last tokens again and compares before trusting it. A file that fails
+any check is ignored with a :class:`PrefixStateWarning` and rewritten. Files
+are private to the user (0600 in a 0700 folder); only the newest few are kept.
 """
 
 from __future__ import annotations
@@ -27,9 +31,9 @@ import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-__all__ = ["PrefixKey", "PrefixStateStore", "PrefixStateWarning", "model_identity"]
+__all__ = ["PrefixKey", "PrefixStateStore", "PrefixStateWarning", "StateCheck", "model_identity"]
 
-FORMAT = 1
+FORMAT = 2
 MAGIC = b"BARSYM-PREFIX-STATE\n"
 KEEP_FILES = 4
 _HEAD_BYTES = 1 << 20
@@ -55,16 +59,26 @@ class PrefixKey:
     model: str  # model_identity()
     prompt: str  # SHA-256 of the prefix's rendered text and its token ids
     library: str  # llama-cpp-python version
-    settings: str  # context settings that change the KV layout or its numbers
+    settings: str  # context settings and load profile that change the KV layout or its numbers
+    system: str = ""  # llama.cpp's system information: the build's and the CPU's features
 
     @staticmethod
-    def for_prompt(model: str, text: str, tokens: list[int], library: str, settings: str) -> "PrefixKey":
+    def for_prompt(model: str, text: str, tokens: list[int], library: str, settings: str,
+                   system: str = "") -> "PrefixKey":
         digest = hashlib.sha256(text.encode("utf-8"))
         digest.update(struct.pack(f"<{len(tokens)}i", *tokens))
-        return PrefixKey(model, digest.hexdigest(), library, settings)
+        return PrefixKey(model, digest.hexdigest(), library, settings, system)
 
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:24]
+
+
+@dataclass(frozen=True)
+class StateCheck:
+    """The highest logits after the prefix when it was evaluated: what a loaded state must reproduce."""
+
+    ids: tuple[int, ...]
+    logits: tuple[float, ...]
 
 
 class PrefixStateStore:
@@ -77,8 +91,8 @@ class PrefixStateStore:
     def path_for(self, key: PrefixKey) -> Path:
         return self.directory / f"prefix-{key.digest()}.kvstate"
 
-    def load(self, key: PrefixKey, tokens: list[int]) -> bytes | None:
-        """The saved state for ``key`` and ``tokens``; None if there is none or it is unusable (warned)."""
+    def load(self, key: PrefixKey, tokens: list[int]) -> tuple[bytes, StateCheck] | None:
+        """The saved state for ``key`` and ``tokens`` and its check; None if there is none or it is unusable (warned)."""
         path = self.path_for(key)
         try:
             blob = path.read_bytes()
@@ -87,14 +101,14 @@ class PrefixStateStore:
         except OSError as exc:
             self._warn(path, f"cannot read it ({exc.strerror})")
             return None
-        problem, payload = self._parse(blob, key, tokens)
+        problem, found = self._parse(blob, key, tokens)
         if problem:
             self._warn(path, problem)
             return None
-        return payload
+        return found
 
     @staticmethod
-    def _parse(blob: bytes, key: PrefixKey, tokens: list[int]) -> tuple[str, bytes | None]:
+    def _parse(blob: bytes, key: PrefixKey, tokens: list[int]) -> tuple[str, tuple[bytes, StateCheck] | None]:
         if not blob.startswith(MAGIC):
             return "not a prefix state file", None
         at = len(MAGIC)
@@ -116,17 +130,26 @@ class PrefixStateStore:
             return "checksum mismatch", None
         if list(struct.unpack_from(f"<{count}i", body)) != list(tokens):
             return "saved for other prompt tokens", None
-        return "", body[4 * count:]
+        check = header.get("check")
+        try:
+            ids, logits = tuple(int(i) for i in check["ids"]), tuple(float(v) for v in check["logits"])
+        except (TypeError, KeyError, ValueError):
+            return "no logits to check it against", None
+        if not ids or len(ids) != len(logits):
+            return "no logits to check it against", None
+        return "", (body[4 * count:], StateCheck(ids, logits))
 
-    def save(self, key: PrefixKey, tokens: list[int], payload: bytes) -> Path | None:
+    def save(self, key: PrefixKey, tokens: list[int], payload: bytes, check: StateCheck) -> Path | None:
         """Write atomically (temporary file, then rename); a folder that cannot be written is skipped."""
         path = self.path_for(key)
         body = struct.pack(f"<{len(tokens)}i", *tokens) + payload
         header = json.dumps({"format": FORMAT, "key": asdict(key), "tokens": len(tokens), "payload": len(payload),
-                             "sha256": hashlib.sha256(body).hexdigest()}).encode()
+                             "sha256": hashlib.sha256(body).hexdigest(),
+                             "check": {"ids": list(check.ids), "logits": list(check.logits)}}).encode()
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
             with tempfile.NamedTemporaryFile("wb", dir=self.directory, delete=False, suffix=".tmp") as tmp:
+                os.chmod(tmp.name, 0o600)
                 tmp.write(MAGIC + struct.pack("<Q", len(header)) + header + body)
             os.replace(tmp.name, path)
         except OSError:
