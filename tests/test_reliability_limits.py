@@ -347,22 +347,9 @@ def test_the_probe_accepts_a_grpc_server():
 
 # ------------------------------------------------------------------ signals
 
-SIGTERM_RUN = textwrap.dedent("""
-    import sys
-    from pathlib import Path
-    from barsym.commands.eval import terminated_as_exit
-    from barsym.eval import load_dataset
-    from barsym.eval.scale import run_evaluation
-    from barsym.eval.spec import RunSpec
-    from barsym.kb import load_kb
-
-    kb = load_kb()
-    tasks = load_dataset(Path(sys.argv[1]), kb)
-    with terminated_as_exit():
-        print("started", flush=True)
-        run_evaluation(RunSpec("bar", backend="barsym.testing.fakes:slow_facts_model"), tasks, kb, name="bar",
-                       workers=2)
-""")
+#: a CLI run slow enough to be caught part-way: every plan executed 100000 times in the stochastic world
+SIGTERM_EVAL = ["eval", "--dataset", str(BAR_DIR), "--planner", "symbolic", "--world", "stochastic", "--runs", "100000",
+                "--quiet"]
 
 
 def _children(pid: int) -> list[int]:
@@ -386,20 +373,21 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def test_sigterm_ends_the_workers_and_the_resource_tracker_with_143(tmp_path):
-    script = tmp_path / "sigterm_run.py"
-    script.write_text(SIGTERM_RUN)
+@pytest.mark.parametrize("workers", ["2", "1"])
+def test_sigterm_ends_the_workers_and_the_resource_tracker_with_143(tmp_path, workers):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}
-    process = subprocess.Popen([sys.executable, str(script), str(BAR_DIR)], env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE)
-    assert process.stdout.readline().strip() == b"started"
+    process = subprocess.Popen([sys.executable, "-c", "from barsym.cli import main; raise SystemExit(main())",
+                                *SIGTERM_EVAL, "--workers", workers], env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    want = 3 if workers == "2" else 0  # two workers and the resource tracker; a serial run has none
     children: list[int] = []
-    for _ in range(600):  # wait (up to a minute on a busy machine) until both workers are up
+    for _ in range(1200):  # wait (up to two minutes on a busy machine) until the workers are up
         children = _children(process.pid)
-        if len(children) >= 3 or process.poll() is not None:  # two workers and the resource tracker
+        if len(children) >= want or process.poll() is not None:
             break
         time.sleep(0.1)
-    assert process.poll() is None and len(children) >= 3, children
+    time.sleep(1.0 if want else 3.0)  # into the tasks (a serial run: past loading the knowledge base)
+    assert process.poll() is None and len(children) >= want, children
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=60) == 143
     for _ in range(100):
@@ -479,3 +467,76 @@ def test_a_killed_real_ray_worker_is_retried_once_then_one_line(tmp_path, kb):
     keys = sorted(t.key for t in load_dataset(BAR_DIR, kb)[:2])
     assert json.loads(lines[0]) == keys, out.stderr[-2000:]  # the task whose worker died once was run again
     assert lines[1].startswith("error: the Ray worker running") and "died again after 1 retry" in lines[1]
+    assert len(lines) == 2  # Ray's own "A worker died ..." messages kept off stdout
+
+
+RAY_SIGTERM = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from barsym.commands.eval import terminated_as_exit
+    from barsym.eval import load_dataset
+    from barsym.eval.scale import run_evaluation
+    from barsym.eval.spec import RunSpec
+    from barsym.kb import load_kb
+
+    kb = load_kb()
+    tasks = load_dataset(Path(sys.argv[1]), kb)
+    with terminated_as_exit():
+        run_evaluation(RunSpec("bar", backend="barsym.testing.fakes:slow_facts_model"), tasks, kb, name="bar",
+                       executor="ray", workers=2, on_record=lambda record: print("record", flush=True))
+""")
+
+
+def _ray_processes() -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                line = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
+            except OSError:
+                continue
+            if any(word in line for word in (b"raylet", b"gcs_server", b"default_worker")):
+                found.add(int(entry.name))
+    return found
+
+
+def test_sigterm_with_ray_is_143_and_leaves_no_ray_process(tmp_path):
+    pytest.importorskip("ray", reason="Ray is optional: pip install 'barsym[ray]'")
+    before = _ray_processes()
+    script = tmp_path / "ray_sigterm.py"
+    script.write_text(RAY_SIGTERM)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}
+    process = subprocess.Popen([sys.executable, str(script), str(BAR_DIR)], env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL)
+    assert process.stdout.readline().strip() == b"record"  # Ray is up and tasks are finishing
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=120) == 143
+    for _ in range(300):
+        left = _ray_processes() - before
+        if not any(_alive(pid) for pid in left):
+            break
+        time.sleep(0.1)
+    assert [pid for pid in left if _alive(pid)] == []
+
+
+def test_plan_record_into_a_locked_memory_still_prints_the_plan(capsys, tmp_path, monkeypatch):
+    path = tmp_path / "m.sqlite"
+    MemoryStore(path).close()
+    monkeypatch.setattr(MemoryStore.__init__, "__defaults__", (False, 0.2))
+    other = sqlite3.connect(path, isolation_level=None)
+    from barsym.commands import plan as plan_command
+
+    original = plan_command.record
+
+    def locked(*args, **kwargs):
+        other.execute("BEGIN IMMEDIATE")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(plan_command, "record", locked)
+    try:
+        code, out, err = run(capsys, "plan", "stick", "--planner", "symbolic", "--memory", path, "--record",
+                             "--format", "bar")
+    finally:
+        other.execute("ROLLBACK")
+    assert code == 2 and one_line(err) and "locked by another writer" in err and "not recorded" in err
+    assert '"obj_name": "stick"' in out  # the plan itself is not lost

@@ -239,6 +239,7 @@ def _ray(spec: RunSpec, tasks: Sequence[dict], workers: int, address: str | None
     import signal as signals
 
     ray = _import_ray()
+    _quiet_raylet_messages()
     if not ray.is_initialized():
         if address and address != "auto":
             _probe(address)
@@ -273,6 +274,32 @@ def _ray(spec: RunSpec, tasks: Sequence[dict], workers: int, address: str | None
     finally:
         for ref in pending:
             ray.cancel(ref, force=True)
+
+
+def _quiet_raylet_messages() -> None:
+    """Keep the raylet's own messages ("A worker died or was killed ...") off barsym's stdout.
+
+    Ray's driver prints them from a background thread to ``sys.stdout``, even
+    with ``log_to_driver=False``, in the middle of barsym's tables; barsym
+    says what happened itself, in one line. Ray has no option for it, so its
+    printer is wrapped; if Ray's internals move, nothing is wrapped and the
+    messages show as before.
+    """
+    try:
+        from ray._private import worker as ray_worker
+    except Exception:
+        return
+    original = getattr(ray_worker, "print_to_stdstream", None)
+    if original is None or getattr(original, "barsym_quiet", False):
+        return
+
+    def quiet(data, *args, **kwargs):
+        if isinstance(data, dict) and data.get("pid") == "raylet":
+            return None
+        return original(data, *args, **kwargs)
+
+    quiet.barsym_quiet = True
+    ray_worker.print_to_stdstream = quiet
 
 
 def _died_errors(ray) -> tuple[type, ...]:
