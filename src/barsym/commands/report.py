@@ -32,6 +32,8 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # UsageError
         return fail(str(exc))
     for path in args.runs:
+        if path.exists() and not path.is_file():
+            return fail(f"{path}: not a regular file; give a run file written by barsym eval --run")
         if not path.is_file():
             return fail(f"{path}: no such run file")
     warnings: list[str] = []

@@ -167,19 +167,24 @@ def _cost_section(runs: list[Run]) -> str:
     return _section("Cost and trust: executable plans, LLM calls, acceptance, time", _table(head, rows), charts)
 
 
+def _world(run: Run) -> dict:
+    """The run header's world (name, runs), ``{}`` for a run without one."""
+    return (run.header.get("spec") or {}).get("world") or {}
+
+
 def _world_section(runs: list[Run]) -> str:
     executed = [run for run in runs if any("execution" in r for r in run.records)]
     if not executed:
         return ""
     parts = []
-    worlds = sorted({(run.header.get("spec") or {}).get("world", {}).get("name", "?") for run in executed})
+    worlds = sorted({_world(run).get("name", "?") for run in executed})
     for world in worlds:
-        chosen = [run for run in executed if (run.header.get("spec") or {}).get("world", {}).get("name") == world]
+        chosen = [run for run in executed if _world(run).get("name") == world]
         groups = ordered_groups(g for run in chosen for g in run.groups()) + [ALL]
         rates = []
         for run in chosen:
             per: dict[str, list[int]] = {}
-            planned_runs = int((run.header.get("spec") or {}).get("world", {}).get("runs") or 0)
+            planned_runs = int(_world(run).get("runs") or 0)
             for r in run.records:
                 e = (r.get("execution") or {}).get("planner")
                 total = e["runs"] if e else planned_runs  # no plan: every run failed
