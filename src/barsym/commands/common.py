@@ -103,6 +103,9 @@ def unusable_input(exc: BaseException) -> str | None:
     llm = sys.modules.get("barsym.llm.base")
     if llm is not None and isinstance(exc, llm.IncompatibleServerError):
         return " ".join(str(exc).split())
+    memory = sys.modules.get("barsym.memory.store")  # a memory page found damaged, or locked, mid-plan
+    if memory is not None and isinstance(exc, memory.MemoryFileError):
+        return " ".join(str(exc).split())
     return None
 
 

@@ -20,11 +20,13 @@ model or server that cannot be used is exit 2 before any task starts.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
-import sys
-from pathlib import Path
-
 import os
+import signal
+import sys
+import threading
+from pathlib import Path
 
 from ..eval import DatasetError, format_details, format_table, load_dataset
 from ..eval import plancraft
@@ -81,7 +83,51 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
+@contextlib.contextmanager
+def terminated_as_exit():
+    """SIGTERM ends the run like Ctrl-C does: cleanup runs (workers stopped and reaped), exit status 143.
+
+    Python's default for SIGTERM is to die on the spot, which leaves a pool's
+    workers and multiprocessing's resource tracker running with PPID 1. As a
+    ``SystemExit(143)`` raised in the main thread it unwinds through the
+    executors' ``finally`` blocks instead; 143 (128 + 15) is what a shell
+    reports for a process killed by SIGTERM, with any executor.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def ended(signum, frame):
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, ended)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def reassert_sigint() -> None:
+    """Install Python's SIGINT handler again at the C level, after code that may have replaced it.
+
+    A native library loading a model (llama.cpp, OpenMP, Ray's core) may set
+    its own SIGINT disposition with ``sigaction``; Python still believes its
+    handler is in place (``signal.getsignal`` reads Python's table), and
+    Ctrl-C is then lost. Setting the handler Python has on record again puts
+    it back where the kernel looks.
+    """
+    if threading.current_thread() is threading.main_thread():
+        current = signal.getsignal(signal.SIGINT)
+        if current is not None:
+            signal.signal(signal.SIGINT, current)
+
+
 def run(args: argparse.Namespace) -> int:
+    with terminated_as_exit():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     progress = EvalProgress()
     try:
         check_writable(args.json, "--json")
@@ -118,6 +164,7 @@ def run(args: argparse.Namespace) -> int:
         command = " ".join(["barsym", *getattr(args, "argv", [])]) or "barsym"
         # built here in every case: a model or server that cannot be used is exit 2 before any task runs
         planner = make_from_options(name, kb, options, progress, rules, command)
+        reassert_sigint()  # a model load may have replaced the SIGINT handler under Python
         recording = None
         if store is not None:
             try:
@@ -139,7 +186,8 @@ def run(args: argparse.Namespace) -> int:
                                  run_path=args.run_file, planner=None if parallel else planner, on_start=started,
                                  on_record=progress.finished,
                                  on_task=_on_task(progress, recording),
-                                 on_goal=progress.goal if progress.enabled else None)
+                                 on_goal=progress.goal if progress.enabled else None,
+                                 on_warning=lambda line: print(f"barsym: warning: {line}", file=sys.stderr))
     except (RunFileError, ExecutorError, DatasetError) as exc:
         progress.close()
         return fail(str(exc))
@@ -172,6 +220,10 @@ def run(args: argparse.Namespace) -> int:
                                             indent=2) + "\n", encoding="utf-8")
         except OSError as exc:
             return fail(f"cannot write {args.json}: {exc.strerror}")
+    if recording is not None and recording.recorder.failure is not None:  # after every result is written
+        r = recording.recorder
+        return fail(f"{r.failure}; {r.missed} plan(s) not recorded (the results above and any --json/--run "
+                    "file are complete)")
     failed = evaluation.counts()["failed"]
     broken = sum(o.result is not None and not o.result.validation.valid for o in evaluation.outcomes)
     if failed:

@@ -15,40 +15,97 @@ import json
 import sys
 from pathlib import Path
 
+from ..bar_io import read_input
 from ..memory import MemoryFileError, MemoryStore, default_path, record, with_memory
-from .common import UsageError, fail, kb_from_args
+from .common import UsageError, check_writable, fail, kb_from_args, number_option
 from .llm_options import TerminalProgress
+from .world_options import MAX_RUNS
+
+
+#: what each action does, for its own ``--help``
+HELP = {
+    "build": "plan every task of a dataset, execute each plan and record both",
+    "show": "list the remembered decompositions with their success counts",
+    "stats": "print the table counts as JSON",
+    "export": "write every remembered plan as JSON Lines (a file, or stdout)",
+    "import": "add the plans of an export (all or none; plans already there are not added again)",
+    "prune": "delete plans whose success rate is below --min-rate over at least --min-runs runs",
+    "clear": "delete everything in the memory (asks first on a terminal; --yes to skip the question)",
+}
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("memory", help="build, inspect and maintain the stage memory of goal decompositions",
                        description="BAR's stage memory: goal decompositions with the success rates of the plans "
-                                   "that used them.")
-    p.add_argument("action", choices=["build", "show", "stats", "export", "import", "prune", "clear"])
-    p.add_argument("--memory", type=Path, metavar="PATH", help="memory file (default $BARSYM_MEMORY or the user "
-                                                               "data directory)")
-    p.add_argument("--dataset", type=Path, metavar="PATH", help="build: the tasks to plan")
-    p.add_argument("--planner", default="symbolic", help="build: planner (default symbolic)")
-    p.add_argument("--world", default="stochastic", choices=["deterministic", "stochastic"], help="build: world")
-    p.add_argument("--runs", type=int, default=20, metavar="N", help="build: executions per plan (default 20)")
-    p.add_argument("--seed", type=int, default=0, metavar="S", help="build: the world's seed (default 0)")
-    p.add_argument("--limit", type=int, metavar="N", help="build: only the first N tasks")
-    p.add_argument("--min-rate", type=float, default=0.5, help="prune: delete plans below this success rate")
-    p.add_argument("--min-runs", type=int, default=5, help="prune: ... over at least this many runs")
-    p.add_argument("file", nargs="?", help="export: output file ('-' or none: stdout); import: JSON Lines input")
+                                   "that used them. 'barsym memory ACTION --help' describes each action.")
+    _memory_option(p, argparse.SUPPRESS)
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    for name, text in HELP.items():
+        a = actions.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
+        _memory_option(a, argparse.SUPPRESS)  # after the action too; SUPPRESS keeps a value given before it
+        ADD[name](a)
     p.set_defaults(run=run)
 
 
+def _memory_option(parser, default) -> None:
+    parser.add_argument("--memory", type=Path, metavar="PATH", default=default,
+                        help="memory file (default $BARSYM_MEMORY or the user data directory)")
+
+
+def _add_build(a) -> None:
+    a.add_argument("--dataset", type=Path, metavar="PATH", required=True, help="the tasks to plan")
+    a.add_argument("--planner", default="symbolic", help="planner (default symbolic)")
+    a.add_argument("--world", default="stochastic", choices=["deterministic", "stochastic"], help="execution world")
+    a.add_argument("--runs", default="20", metavar="N", help=f"executions per plan, 1 to {MAX_RUNS} (default 20)")
+    a.add_argument("--seed", type=int, default=0, metavar="S", help="the world's seed (default 0)")
+    a.add_argument("--limit", metavar="N", help="only the first N tasks (N at least 1)")
+
+
+def _add_show(a) -> None:
+    a.add_argument("--format", choices=["text", "json"], default="text",
+                   help="text (one line per decomposition, default) or json (a list of objects)")
+
+
+def _add_export(a) -> None:
+    a.add_argument("file", nargs="?", help="output file ('-' or none: stdout)")
+
+
+def _add_import(a) -> None:
+    a.add_argument("file", help="JSON Lines written by 'barsym memory export'")
+
+
+def _add_prune(a) -> None:
+    a.add_argument("--min-rate", default="0.5", metavar="R",
+                   help="delete plans below this success rate, from 0 to 1 (default 0.5)")
+    a.add_argument("--min-runs", default="5", metavar="N",
+                   help="... over at least this many runs, 0 or more (default 5)")
+
+
+def _add_clear(a) -> None:
+    a.add_argument("--yes", action="store_true", help="clear without asking")
+
+
+ADD = {"build": _add_build, "show": _add_show, "stats": lambda a: None, "export": _add_export,
+       "import": _add_import, "prune": _add_prune, "clear": _add_clear}
+
+
 def run(args: argparse.Namespace) -> int:
-    path = args.memory or default_path()
+    path = getattr(args, "memory", None) or default_path()
     writes = args.action in ("build", "import", "prune", "clear")
     try:
-        if args.action == "build" and args.dataset is None:
-            raise UsageError("memory build needs --dataset PATH")
-        if args.runs < 1:
-            raise UsageError(f"--runs must be at least 1, got {args.runs}")
-        if writes and not path.parent.exists():
-            path.parent.mkdir(parents=True, exist_ok=True) if args.memory is None else None
+        if args.action == "build":
+            args.runs = number_option(args.runs, "--runs", int, 1, MAX_RUNS)
+            args.limit = number_option(args.limit, "--limit", int, 1, None)
+        if args.action == "prune":
+            args.min_rate = number_option(args.min_rate, "--min-rate", float, 0.0, 1.0)
+            args.min_runs = number_option(args.min_runs, "--min-runs", int, 0, None)
+        if args.action == "export":
+            check_writable(None if args.file in (None, "-") else Path(args.file), "memory export")
+        if args.action == "clear" and not args.yes and not sys.stdin.isatty():
+            raise UsageError("memory clear deletes every remembered plan; add --yes to confirm "
+                             "(no terminal to ask on)")
+        if writes and not path.parent.exists() and getattr(args, "memory", None) is None:
+            path.parent.mkdir(parents=True, exist_ok=True)
         store = MemoryStore(path, readonly=not writes)
     except (UsageError, MemoryFileError) as exc:
         return fail(str(exc))
@@ -71,7 +128,7 @@ def _build(store: MemoryStore, args) -> int:
         tasks = load_dataset(args.dataset, kb)
     except DatasetError as exc:
         raise UsageError(f"--dataset: {exc}") from None
-    tasks = tasks[:args.limit] if args.limit else tasks
+    tasks = tasks[:args.limit] if args.limit is not None else tasks
     try:
         planner = with_memory(make_planner(args.planner, kb), kb, None)
     except (KeyError, ValueError) as exc:
@@ -104,33 +161,43 @@ def _stats(store: MemoryStore, args) -> int:
 
 
 def _show(store: MemoryStore, args) -> int:
+    rows = []
     for item, count in store.goals():
         for c in store.candidates(item, count):
-            r = c.record
-            subgoals = ", ".join(f"{g['count']} {g['item']}" for g in r.subgoals) or "nothing"
-            print(f"{count} {item}: {r.step.get('type')} -> needs {subgoals}; {c.successes}/{c.runs} runs "
-                  f"over {c.plans} plan(s) [{r.provenance}]")
+            rows.append({"goal": {"item": item, "count": count}, "signature": c.signature,
+                         "context": c.record.context, "step": c.record.step, "subgoals": c.record.subgoals,
+                         "yields": c.record.yields, "provenance": c.record.provenance, "successes": c.successes,
+                         "runs": c.runs, "plans": c.plans, "rate": round(c.rate, 6)})
+    if args.format == "json":
+        print(json.dumps(rows, indent=2))
+        return 0
+    for row in rows:
+        subgoals = ", ".join(f"{g['count']} {g['item']}" for g in row["subgoals"]) or "nothing"
+        print(f"{row['goal']['count']} {row['goal']['item']}: {row['step'].get('type')} -> needs {subgoals}; "
+              f"{row['successes']}/{row['runs']} runs over {row['plans']} plan(s) [{row['provenance']}]")
     return 0
 
 
 def _export(store: MemoryStore, args) -> int:
-    out = sys.stdout if args.file in (None, "-") else open(args.file, "w", encoding="utf-8")
-    try:
+    if args.file in (None, "-"):
         for plan in store.export_plans():
-            out.write(json.dumps(plan) + "\n")
-    finally:
-        if out is not sys.stdout:
-            out.close()
+            sys.stdout.write(json.dumps(plan) + "\n")
+        return 0
+    try:
+        with open(args.file, "w", encoding="utf-8") as out:
+            for plan in store.export_plans():
+                out.write(json.dumps(plan) + "\n")
+    except OSError as exc:
+        raise UsageError(f"memory export {args.file}: cannot write ({exc.strerror})") from None
     return 0
 
 
 def _import(store: MemoryStore, args) -> int:
-    if not args.file:
-        raise UsageError("memory import needs a JSON Lines file")
     try:
-        lines = Path(args.file).read_text(encoding="utf-8").splitlines()
+        lines = read_input(args.file).decode("utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{args.file}: cannot read ({exc})") from None
+        why = exc.strerror if isinstance(exc, OSError) else f"not UTF-8 text: bad byte at offset {exc.start}"
+        raise UsageError(f"memory import {args.file}: cannot read ({why})") from None
     records = []
     for number, line in enumerate(lines, start=1):
         if line.strip():
@@ -139,10 +206,11 @@ def _import(store: MemoryStore, args) -> int:
             except json.JSONDecodeError as exc:
                 raise UsageError(f"{args.file}:{number}: not JSON ({exc.msg})") from None
     try:
-        store.import_plans(records)  # all or none: a bad record leaves the memory as it was
+        added = store.import_plans(records)  # all or none: a bad record leaves the memory as it was
     except ValueError as exc:
         raise UsageError(f"{args.file}: {exc}; nothing imported") from None
-    print(f"imported {len(records)} plan(s) into {store.path}")
+    kept = f" ({len(records) - added} already there, not added again)" if added < len(records) else ""
+    print(f"imported {added} plan(s) into {store.path}{kept}")
     return 0
 
 
@@ -152,6 +220,12 @@ def _prune(store: MemoryStore, args) -> int:
 
 
 def _clear(store: MemoryStore, args) -> int:
+    if not args.yes:
+        plans = store.counts()["plans"]
+        answer = input(f"delete all {plans} plan(s) in {store.path}? [y/N] ").strip().lower()
+        if answer not in ("y", "yes"):
+            print("nothing cleared")
+            return 1
     store.clear()
     print(f"cleared {store.path}")
     return 0

@@ -223,10 +223,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"barsym: internal error: the {name} planner produced a plan its validator rejects "
               f"(step {error.step}: {error.message}); please report this", file=sys.stderr)
         return 1
+    unrecorded = None
     if store is not None and args.record:
-        record(store, f"plan/{goal.item}", result, planner.memory)  # no executions: `memory build` adds those
+        try:
+            record(store, f"plan/{goal.item}", result, planner.memory)  # no executions: `memory build` adds those
+        except MemoryFileError as exc:  # locked past the busy timeout, a full disk: the plan is still shown
+            unrecorded = str(exc)
     text = {"text": render_text, "json": render_json, "bar": lambda r: format_plan(r.plan)}[args.format](result)
-    return _write(args, text, code=0)
+    code = _write(args, text, code=0)
+    return fail(f"{unrecorded}; the plan was not recorded") if unrecorded else code
 
 
 def _write(args: argparse.Namespace, text: str, code: int) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Iterator
 
-from ..bar_io import PlanFormatError, decode_text, parse_plan, read_plan, shown
+from ..bar_io import PlanFormatError, decode_text, parse_plan, read_plan, read_stream, shown
 from ..kb import KnowledgeBase, UnknownItemError
 from ..model import MAX_COUNT, Goal, Plan
 from .common import UsageError
@@ -47,7 +47,11 @@ def goal_from_args(kb: KnowledgeBase, args) -> Goal | None:
 def load_plan_file(path: str) -> Plan:
     """A plan file named on the command line; '-' is standard input."""
     if path == "-":
-        return parse_plan(decode_text(sys.stdin.buffer.read(), "<stdin>"), "<stdin>")
+        try:
+            data = read_stream(sys.stdin.buffer, "<stdin>")
+        except OSError as exc:
+            raise PlanFormatError("<stdin>", exc.strerror) from None
+        return parse_plan(decode_text(data, "<stdin>"), "<stdin>")
     return read_plan(path)
 
 

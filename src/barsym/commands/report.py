@@ -9,6 +9,7 @@ tables and inline SVG charts, comparing the runs' planners. Exit status 0, or
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from ..eval.html_report import load_runs, render
@@ -31,12 +32,17 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # UsageError
         return fail(str(exc))
     for path in args.runs:
+        if path.exists() and not path.is_file():
+            return fail(f"{path}: not a regular file; give a run file written by barsym eval --run")
         if not path.is_file():
             return fail(f"{path}: no such run file")
+    warnings: list[str] = []
     try:
-        runs = load_runs(args.runs)
+        runs = load_runs(args.runs, warnings)
     except RunFileError as exc:
         return fail(str(exc))
+    for line in warnings:  # one line per damaged record; the report is written from the others
+        print(f"barsym: warning: {line}", file=sys.stderr)
     try:
         args.output.write_text(render(runs), encoding="utf-8")
     except OSError as exc:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..bar_io import PlanFormatError, loads_json, shown
+from ..bar_io import PlanFormatError, loads_json, read_input, shown
 
 from ..kb import KnowledgeBase, Rules, UnknownItemError, UnknownProfileError
 from ..model import MAX_COUNT
@@ -41,6 +41,19 @@ def rules_from_args(kb: KnowledgeBase, args: argparse.Namespace, default: str | 
         raise UsageError(str(exc)) from None
 
 
+def ascii_whole(text: str, digits: int | None = None) -> int | None:
+    """``text`` as a whole number written in ASCII digits only (at most ``digits`` of them), else None.
+
+    Why not ``isdigit()`` or ``int()`` alone: ``'²'.isdigit()`` is true and
+    ``int('²')`` raises, while ``int('٣')`` reads an Arabic-Indic digit as 3;
+    a number on barsym's command line is ``0-9`` and nothing else.
+    """
+    text = text.strip()
+    if not text or not text.isascii() or not text.isdigit() or (digits is not None and len(text) > digits):
+        return None
+    return int(text)
+
+
 def _count(name: str, value: object, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
         raise UsageError(f"{where}: the count of {shown(name)} must be a whole number from 0 to {MAX_COUNT}, "
@@ -50,7 +63,7 @@ def _count(name: str, value: object, where: str) -> int:
 
 def _read_inventory(path: Path) -> tuple[dict, object]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_input(path).decode("utf-8")
     except OSError as exc:
         raise UsageError(f"--inventory {path}: cannot read ({exc.strerror})") from None
     except UnicodeDecodeError:
@@ -89,10 +102,8 @@ def start_from_args(kb: KnowledgeBase, args: argparse.Namespace) -> State:
             add(name, _count(name, value, f"--inventory {args.inventory}"), f"--inventory {args.inventory}")
     for entry in getattr(args, "start", []):
         name, sep, number = entry.partition("=")
-        try:  # int() itself decides: isdigit() admits '²', and int() refuses 4300+ digits
-            count = int(number) if sep else -1
-        except ValueError:
-            count = -1
+        count = ascii_whole(number, 6) if sep else None
+        count = -1 if count is None else count
         if not 0 <= count <= MAX_COUNT:
             raise UsageError(f"--start {shown(entry)}: expected ITEM=N with N a whole number from 0 to {MAX_COUNT}, "
                              "e.g. --start iron_ingot=3")
@@ -100,9 +111,9 @@ def start_from_args(kb: KnowledgeBase, args: argparse.Namespace) -> State:
     if getattr(args, "layer", None) is not None:
         layer = args.layer.strip() if isinstance(args.layer, str) else args.layer
         if isinstance(layer, str):
-            if not layer.isdigit() or len(layer) > 3:
+            layer = ascii_whole(layer, 3)
+            if layer is None:
                 raise UsageError(f"--layer must be a whole number from 0 to {kb.deepest_layer}, got {shown(args.layer)}")
-            layer = int(layer)
     if layer is None:
         layer = 0
     if isinstance(layer, bool) or not isinstance(layer, int) or not 0 <= layer <= kb.deepest_layer:

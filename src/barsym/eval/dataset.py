@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..bar_io import PlanFormatError, loads_json, read_plan, shown
+from ..bar_io import PlanFormatError, loads_json, read_input, read_plan, shown
 from ..kb import KnowledgeBase, UnknownItemError
 from ..model import MAX_COUNT, Goal, Plan
 from ..sim import State
@@ -66,7 +66,7 @@ def load_dataset(path: str | Path, kb: KnowledgeBase, dialect: str | None = None
 
 def _read_json(path: Path):
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_input(path).decode("utf-8")
     except OSError as exc:
         raise DatasetError(f"{path}: cannot read ({exc.strerror})") from None
     except UnicodeDecodeError as exc:

@@ -25,7 +25,8 @@ from types import SimpleNamespace
 from ..metrics import GroupScore, TaskScore
 from ..planner.stats import PlanStats
 from .llm_report import summarize
-from .runfile import read_run
+from .record_check import header_problem, record_problem
+from .runfile import read_run_lines
 from .runner import ALL, ordered_groups
 from .svg import Series, bar_chart
 
@@ -71,14 +72,33 @@ class Run:
         return summarize(SimpleNamespace(outcomes=outcomes))
 
 
-def load_runs(paths: list[Path]) -> list[Run]:
-    """Every run file, labelled by planner (and file name where two runs share a planner)."""
+def load_runs(paths: list[Path], warnings: list[str] | None = None) -> list[Run]:
+    """Every run file, labelled by planner (and file name where two runs share a planner).
+
+    A record that does not read as one (:func:`~.record_check.record_problem`:
+    NaN seconds, a string for a count, no group, ...) is left out, and a run
+    whose header cannot be used is left out whole; each adds one line naming
+    the file and line to ``warnings``, and the report is made of the rest.
+    A task recorded twice (a resumed run) counts once: its last good record.
+    """
     runs = []
     for path in paths:
-        header, records, _ = read_run(path)
+        header, numbered, _ = read_run_lines(path)
+        problem = header_problem(header)
+        if problem is not None:
+            if warnings is not None:
+                warnings.append(f"{path}:1: unusable run header ({problem}); run left out of the report")
+            continue
         seen: dict[str, dict] = {}
-        for r in records:
-            seen.setdefault(r["key"], r)
+        for number, r in numbered:
+            problem = record_problem(r)
+            if problem is not None:
+                if warnings is not None:
+                    warnings.append(f"{path}:{number}: damaged record of {str(r.get('key'))[:60]} ({problem}); "
+                                    "left out of the report")
+                continue
+            seen.pop(r["key"], None)
+            seen[r["key"]] = r
         runs.append(Run(str(header.get("planner", "?")), path, header, list(seen.values())))
     labels = [r.label for r in runs]
     for run in runs:
@@ -94,7 +114,7 @@ def _table(head: list[str], rows: list[list[str]]) -> str:
 
 
 def _pct(value) -> str:
-    return "-" if value is None else f"{value:.1f} %"
+    return "-" if value is None or value != value or abs(value) == float("inf") else f"{value:.1f} %"
 
 
 def _section(title: str, *parts: str) -> str:
@@ -147,19 +167,24 @@ def _cost_section(runs: list[Run]) -> str:
     return _section("Cost and trust: executable plans, LLM calls, acceptance, time", _table(head, rows), charts)
 
 
+def _world(run: Run) -> dict:
+    """The run header's world (name, runs), ``{}`` for a run without one."""
+    return (run.header.get("spec") or {}).get("world") or {}
+
+
 def _world_section(runs: list[Run]) -> str:
     executed = [run for run in runs if any("execution" in r for r in run.records)]
     if not executed:
         return ""
     parts = []
-    worlds = sorted({(run.header.get("spec") or {}).get("world", {}).get("name", "?") for run in executed})
+    worlds = sorted({_world(run).get("name", "?") for run in executed})
     for world in worlds:
-        chosen = [run for run in executed if (run.header.get("spec") or {}).get("world", {}).get("name") == world]
+        chosen = [run for run in executed if _world(run).get("name") == world]
         groups = ordered_groups(g for run in chosen for g in run.groups()) + [ALL]
         rates = []
         for run in chosen:
             per: dict[str, list[int]] = {}
-            planned_runs = int((run.header.get("spec") or {}).get("world", {}).get("runs") or 0)
+            planned_runs = int(_world(run).get("runs") or 0)
             for r in run.records:
                 e = (r.get("execution") or {}).get("planner")
                 total = e["runs"] if e else planned_runs  # no plan: every run failed

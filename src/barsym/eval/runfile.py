@@ -19,7 +19,10 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import stat
 from pathlib import Path
+
+from ..bar_io import read_input
 
 RUN_VERSION = 1
 
@@ -30,15 +33,21 @@ class RunFileError(ValueError):
 
 def read_run(path: Path) -> tuple[dict, list[dict], int]:
     """(header, task records, byte length of the complete lines) of a run file; a cut-off last line is left out."""
+    header, numbered, complete = read_run_lines(path)
+    return header, [record for _, record in numbered], complete
+
+
+def read_run_lines(path: Path) -> tuple[dict, list[tuple[int, dict]], int]:
+    """As :func:`read_run`, each record with its line number (for messages naming a damaged one)."""
     try:
-        data = path.read_bytes()
+        data = read_input(path)
     except OSError as exc:
         raise RunFileError(f"{path}: cannot read ({exc.strerror})") from None
     lines = data.split(b"\n")
     complete = data.rfind(b"\n") + 1  # a last piece without newline is a write a kill cut off
     rows = lines[:-1]
     header: dict | None = None
-    records: list[dict] = []
+    records: list[tuple[int, dict]] = []
     for number, raw in enumerate(rows, start=1):
         try:
             value = json.loads(raw.decode("utf-8"))
@@ -56,7 +65,7 @@ def read_run(path: Path) -> tuple[dict, list[dict], int]:
                                    f"version {RUN_VERSION}")
             header = value
         elif isinstance(value, dict) and value.get("kind") == "task" and isinstance(value.get("key"), str):
-            records.append(value)
+            records.append((number, value))
         else:
             raise RunFileError(f"{path}: line {number} is not a task record")
     if header is None:
@@ -71,7 +80,9 @@ def check_resumable(path: Path, header: dict) -> None:
         raise RunFileError(f"--run {path} is a folder; give the name of a file")
     if not path.parent.is_dir():
         raise RunFileError(f"--run {path}: the folder {path.parent} does not exist")
-    if not path.is_file() or b"\n" not in path.read_bytes():
+    if path.exists() and not path.is_file():
+        raise RunFileError(f"--run {path}: not a regular file; give the name of a file")
+    if not path.is_file() or b"\n" not in _read(path):
         return
     old, _, _ = read_run(path)
     if _comparable(old) != _comparable(header):
@@ -85,10 +96,15 @@ class RunFile:
     def __init__(self, path: Path, header: dict):
         self.path = Path(path)
         self.done: dict[str, dict] = {}
+        self.lines: dict[str, list[tuple[int, dict]]] = {}  # key -> every (line, record) of it, in file order
+        self._count = 1  # the number of the file's last line
         try:
             self._file = open(self.path, "a+b")
         except OSError as exc:
             raise RunFileError(f"--run {self.path}: cannot open ({exc.strerror})") from None
+        if not stat.S_ISREG(os.fstat(self._file.fileno()).st_mode):  # /dev/full, a FIFO: nothing to resume
+            self._file.close()
+            raise RunFileError(f"--run {self.path}: not a regular file; give the name of a file")
         try:
             fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -101,27 +117,42 @@ class RunFile:
             raise
 
     def _open(self, header: dict) -> None:
-        if b"\n" not in self.path.read_bytes():  # new, or killed before its header was written whole
+        if b"\n" not in _read(self.path):  # new, or killed before its header was written whole
             os.truncate(self.path, 0)
             self._write(header)
             return
-        old, records, complete = read_run(self.path)
+        old, numbered, complete = read_run_lines(self.path)
         if _comparable(old) != _comparable(header):
             raise RunFileError(f"--run {self.path} holds a run of {old.get('planner')!r} with other settings "
                                f"({_difference(old, header)}); use another --run file to start a new run")
         os.truncate(self.path, complete)  # drop what a kill cut off, so the next line starts clean
-        for record in records:
+        for number, record in numbered:
             self.done.setdefault(record["key"], record)
+            self.lines.setdefault(record["key"], []).append((number, record))
+        self._count = (numbered[-1][0] if numbered else 1)
 
     def append(self, record: dict) -> None:
         self._write(record)
         self.done.setdefault(record["key"], record)
+        self._count += 1
+        self.lines.setdefault(record["key"], []).append((self._count, record))
 
     def _write(self, value: dict) -> None:
-        self._file.seek(0, os.SEEK_END)
-        self._file.write((json.dumps(value, sort_keys=True) + "\n").encode("utf-8"))
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        """One line, flushed to disk; a full disk is one line saying what was kept (the lines before it)."""
+        line = (json.dumps(value, sort_keys=True) + "\n").encode("utf-8")
+        try:
+            self._file.seek(0, os.SEEK_END)
+            end = self._file.tell()
+            self._file.write(line)
+            self._file.flush()
+            os.fsync(self._file.fileno())
+        except OSError as exc:
+            try:  # no half line left behind for the next run to read
+                self._file.truncate(end)
+            except (OSError, UnboundLocalError):
+                pass
+            raise RunFileError(f"--run {self.path}: cannot write ({exc.strerror}); the tasks finished before "
+                               "are kept in it; free some space and run again to go on") from None
 
     def close(self) -> None:
         if not self._file.closed:
@@ -132,6 +163,13 @@ class RunFile:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return read_input(path)
+    except OSError as exc:
+        raise RunFileError(f"--run {path}: cannot read ({exc.strerror})") from None
 
 
 #: options that change how fast a run goes, not what it finds: a run may resume with other values

@@ -20,6 +20,7 @@ from pathlib import Path
 from ..kb import KnowledgeBase
 from .dataset import DatasetError, Task
 from .execution_report import TaskExecution
+from .record_check import record_problem, task_hash, unknown_items
 from .runfile import RUN_VERSION, RunFile
 from .runner import Evaluation, ordered_groups
 from .spec import RunSpec, outcome_from_record, task_to_data
@@ -76,8 +77,16 @@ def run_evaluation(spec: RunSpec, tasks: Sequence[Task], kb: KnowledgeBase, *, n
                    on_start: Callable[[int, int], None] | None = None,
                    on_record: Callable[[dict], None] | None = None,
                    on_task: Callable[[str], None] | None = None,
-                   on_goal: Callable[[str, str], None] | None = None) -> EvaluationRun:
-    """Run every task not already in ``run_path`` and return the whole evaluation, in task order."""
+                   on_goal: Callable[[str, str], None] | None = None,
+                   on_warning: Callable[[str], None] | None = None) -> EvaluationRun:
+    """Run every task not already in ``run_path`` and return the whole evaluation, in task order.
+
+    A record is resumed only if it is for the task as it is now (its content
+    hash: a data set changed in place runs the changed tasks again) and reads
+    as a record (:func:`~.record_check.record_problem`); a damaged one is one
+    ``on_warning`` line naming the file and line, and its task runs again.
+    Scores and executions of resumed records are recomputed from their plans.
+    """
     keys = [t.key for t in tasks]
     if len(set(keys)) != len(keys):
         raise DatasetError("the data set names a task twice (group/name); each task needs its own name")
@@ -85,9 +94,9 @@ def run_evaluation(spec: RunSpec, tasks: Sequence[Task], kb: KnowledgeBase, *, n
     records: dict[str, dict] = {}
     try:
         if run_file is not None:
-            records = {k: r for k, r in run_file.done.items() if k in set(keys)}
+            records = _resumable(run_file, tasks, kb, on_warning)
         resumed = len(records)
-        pending = [task_to_data(t) for t in tasks if t.key not in records]
+        pending = [_with_hash(task_to_data(t)) for t in tasks if t.key not in records]
         if on_start is not None:
             on_start(len(tasks), resumed)
         for record in iter_records(spec, pending, executor=executor, workers=workers, ray_address=ray_address,
@@ -102,9 +111,38 @@ def run_evaluation(spec: RunSpec, tasks: Sequence[Task], kb: KnowledgeBase, *, n
             run_file.close()
     evaluation = Evaluation(name)
     executions = {}
+    fresh = {data["group"] + "/" + data["name"] for data in pending}
     for task in tasks:
         record = records[task.key]
-        evaluation.outcomes.append(outcome_from_record(record, task, kb, spec.rules))
+        outcome = outcome_from_record(record, task, kb, spec.rules)
+        evaluation.outcomes.append(outcome)
+        if spec.world is not None and task.key not in fresh:  # recomputed: same seeds, same worlds, same numbers
+            from .execution_report import execute_task
+            record["execution"] = execute_task(kb, spec, task, outcome.plan)
         if "execution" in record:
             executions[task.key] = TaskExecution.from_dict(record["execution"])
     return EvaluationRun(evaluation, records, executions, ran=len(pending), resumed=resumed)
+
+
+def _with_hash(data: dict) -> dict:
+    """Task data with its content hash, which its record carries (``task_hash``) for a later resume."""
+    return {**data, "hash": task_hash(data)}
+
+
+def _resumable(run_file: RunFile, tasks: Sequence[Task], kb: KnowledgeBase, on_warning) -> dict[str, dict]:
+    """Per task, the last record in the run file that is for this task as it is now and reads as a record."""
+    out: dict[str, dict] = {}
+    for task in tasks:
+        want = task_hash(task_to_data(task))
+        for number, record in reversed(run_file.lines.get(task.key, [])):
+            problem = record_problem(record) or (unknown_items(record, kb) if record.get("planned") else None)
+            if problem is not None:
+                if on_warning is not None:
+                    on_warning(f"{run_file.path}:{number}: damaged record of {task.key} ({problem}); "
+                               "the task is run again")
+                continue
+            if record.get("task_hash") != want:
+                continue  # written for another version of this task (the data set changed), or by an older barsym
+            out[task.key] = record
+            break
+    return out

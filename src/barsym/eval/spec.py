@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from ..bar_io import step_to_record
 from ..kb import KnowledgeBase, load_kb
-from ..metrics import TaskScore, score_task
+from ..metrics import score_task
 from ..model import Goal, Plan
 from ..planner import PlanningError, make_planner
 from ..planner.result import PlanResult
@@ -184,6 +184,8 @@ def run_task(spec: RunSpec, task_data: dict, planner=None) -> dict:
     seconds = time.perf_counter() - started
     outcome = _outcome(kb, spec, task, result, error, seconds)
     record = {"kind": "task", "version": RECORD_VERSION, "key": task.key, **outcome.to_dict()}
+    if "hash" in task_data:  # the content hash of the task it was made for: a resume checks it
+        record["task_hash"] = task_data["hash"]
     if outcome.score is not None:
         s = outcome.score
         record["score"] = {"accuracy": list(s.accuracy), "f1": list(s.f1), "edit_distance": s.edit_distance,
@@ -216,10 +218,9 @@ def outcome_from_record(record: dict, task: Task, kb: KnowledgeBase, rules=None)
                                     str(stats.extra.get("planner", "")), "", stats)
     else:
         outcome.error = PlanningError(record["error_kind"], record["error"])
-    if task.reference is not None:
+    if task.reference is not None:  # the score is recomputed from the plan, never taken from the record
         outcome.expert = validator.validate(task.reference, goal=task.goal)
-        score = record.get("score")
-        outcome.score = (TaskScore(tuple(score["accuracy"]), tuple(score["f1"]), score["edit_distance"],
-                                   score["longest"]) if score else
-                         score_task(outcome.plan if outcome.plan is not None else [], task.reference))
+        outcome.score = score_task(outcome.plan if outcome.plan is not None else [], task.reference)
+        record["score"] = {"accuracy": list(outcome.score.accuracy), "f1": list(outcome.score.f1),
+                           "edit_distance": outcome.score.edit_distance, "longest": outcome.score.longest}
     return outcome

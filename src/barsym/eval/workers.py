@@ -138,9 +138,23 @@ def _pool(spec: RunSpec, tasks: Sequence[dict], workers: int, on_goal=None) -> I
         stop.set()
         processes = list((getattr(pool, "_processes", None) or {}).values())
         pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes:  # a running task is not waited for
-            if process.is_alive():
-                process.terminate()
+        _stop_processes(processes)
+
+
+def _stop_processes(processes, grace: float = 3.0) -> None:
+    """End the workers (a running task is not waited for) and reap them, so none is left with PPID 1.
+
+    SIGTERM first, then SIGKILL for any still there after ``grace`` seconds
+    (one stuck inside a C call that ignores it).
+    """
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(grace)
+        if process.is_alive():
+            process.kill()
+            process.join(grace)
 
 
 def _ray_task(spec_data: dict, task: dict) -> dict:
@@ -149,11 +163,34 @@ def _ray_task(spec_data: dict, task: dict) -> dict:
     return run_task(spec, task)
 
 
-def _probe(address: str) -> None:
-    """Something answers at a Ray address (``host:port`` or ``ray://host:port``), or ExecutorError.
+#: HTTP/2's client connection preface and an empty SETTINGS frame: what any gRPC client sends first
+_H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+PROBE_SECONDS = 5.0
 
-    Without this check ``ray.init`` waits for minutes on an address nothing listens at,
-    printing its own retries.
+
+def _speaks_grpc(sock, timeout: float) -> bool:
+    """The peer answers HTTP/2's preface with a SETTINGS frame, as Ray's GCS and Ray Client (gRPC) servers do."""
+    sock.settimeout(timeout)
+    try:
+        sock.sendall(_H2_PREFACE)
+        head = b""
+        while len(head) < 9:
+            chunk = sock.recv(9 - len(head))
+            if not chunk:
+                return False
+            head += chunk
+    except OSError:
+        return False
+    return head[3] == 0x04 and head[5:9] == b"\x00\x00\x00\x00"  # type SETTINGS on stream 0
+
+
+def _probe(address: str, timeout: float = PROBE_SECONDS) -> None:
+    """A gRPC server answers at a Ray address (``host:port`` or ``ray://host:port``), or ExecutorError.
+
+    Without this check ``ray.init`` waits for minutes on an address nothing
+    listens at, or where something that is not Ray listens (a web server),
+    printing its own retries. Both Ray's GCS and Ray Client speak gRPC, so a
+    peer that does not answer HTTP/2's preface within ``timeout`` is not Ray.
     """
     import socket
 
@@ -165,36 +202,109 @@ def _probe(address: str) -> None:
     except ValueError:
         raise ExecutorError(f"--ray-address {address!r}: expected HOST:PORT or ray://HOST:PORT") from None
     try:
-        socket.create_connection((host.strip("[]") or "127.0.0.1", number), timeout=5).close()
+        sock = socket.create_connection((host.strip("[]") or "127.0.0.1", number), timeout=timeout)
     except OSError as exc:
         raise ExecutorError(f"--ray-address {address}: nothing answers there ({exc.strerror or exc}); "
                             f"is the Ray head running ('ray start --head')?") from None
+    with sock:
+        if not _speaks_grpc(sock, timeout):
+            raise ExecutorError(f"--ray-address {address}: something answers there, but not Ray (it gave no "
+                                f"gRPC answer within {timeout:g} s); give the Ray head's address (ray status shows it)")
+
+
+def _import_ray():
+    """Ray, or ExecutorError: not installed, or installed but broken (a failed import of its own)."""
+    try:
+        import ray
+    except ImportError as exc:
+        if getattr(exc, "name", None) == "ray":
+            raise ExecutorError("--executor ray needs Ray: pip install 'barsym[ray]'") from None
+        raise ExecutorError(f"--executor ray: Ray is installed but cannot be imported ({_one_line(exc)}); "
+                            "reinstall it: pip install --force-reinstall 'barsym[ray]'") from None
+    except (Exception, SystemExit) as exc:  # a broken install may raise anything, even exit
+        raise ExecutorError(f"--executor ray: Ray is installed but cannot be imported ({_one_line(exc)}); "
+                            "reinstall it: pip install --force-reinstall 'barsym[ray]'") from None
+    return ray
+
+
+def _one_line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())[:160]}"
+
+
+#: times a task whose Ray worker died (killed, out of memory) is run again before the run stops
+RAY_RETRIES = 1
 
 
 def _ray(spec: RunSpec, tasks: Sequence[dict], workers: int, address: str | None) -> Iterator[dict]:
-    try:
-        import ray
-    except ImportError:
-        raise ExecutorError("--executor ray needs Ray: pip install 'barsym[ray]'") from None
+    import signal as signals
+
+    ray = _import_ray()
+    _quiet_raylet_messages()
     if not ray.is_initialized():
         if address and address != "auto":
             _probe(address)
+        handler = signals.getsignal(signals.SIGTERM)  # ray.init may put its own in; ours ends the run as 143
         try:
             if address:
                 ray.init(address=address, log_to_driver=False, logging_level="ERROR")
             else:
                 ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False,
                          logging_level="ERROR")
-        except (ConnectionError, RuntimeError, ValueError) as exc:
+        except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
             raise ExecutorError(f"cannot connect to Ray at {address or 'a new local cluster'}: "
                                 f"{' '.join(str(exc).split())[:200]}") from None
-    remote = ray.remote(num_cpus=1, max_retries=0)(_ray_task)
+        finally:
+            if handler is not None:
+                signals.signal(signals.SIGTERM, handler)
+    # a worker that dies is retried by Ray itself (max_retries); an exception the task raised is not
+    remote = ray.remote(num_cpus=1, max_retries=RAY_RETRIES, retry_exceptions=False)(_ray_task)
     spec_data = spec.to_dict()
-    pending = [remote.remote(spec_data, task) for task in tasks]
+    pending = {remote.remote(spec_data, task): task for task in tasks}
+    died = _died_errors(ray)
     try:
         while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            yield ray.get(done[0])
+            done, _ = ray.wait(list(pending), num_returns=1)
+            task = pending.pop(done[0])
+            try:
+                yield ray.get(done[0])
+            except died as exc:
+                raise ExecutorError(f"the Ray worker running {task_key(task)} died again after {RAY_RETRIES} "
+                                    f"retry ({type(exc).__name__}: killed, or out of memory); the tasks it "
+                                    "finished are kept; run again to go on") from None
     finally:
         for ref in pending:
             ray.cancel(ref, force=True)
+
+
+def _quiet_raylet_messages() -> None:
+    """Keep the raylet's own messages ("A worker died or was killed ...") off barsym's stdout.
+
+    Ray's driver prints them from a background thread to ``sys.stdout``, even
+    with ``log_to_driver=False``, in the middle of barsym's tables; barsym
+    says what happened itself, in one line. Ray has no option for it, so its
+    printer is wrapped; if Ray's internals move, nothing is wrapped and the
+    messages show as before.
+    """
+    try:
+        from ray._private import worker as ray_worker
+    except Exception:
+        return
+    original = getattr(ray_worker, "print_to_stdstream", None)
+    if original is None or getattr(original, "barsym_quiet", False):
+        return
+
+    def quiet(data, *args, **kwargs):
+        if isinstance(data, dict) and data.get("pid") == "raylet":
+            return None
+        return original(data, *args, **kwargs)
+
+    quiet.barsym_quiet = True
+    ray_worker.print_to_stdstream = quiet
+
+
+def _died_errors(ray) -> tuple[type, ...]:
+    """Ray's exceptions for a task whose worker or node went away (not an exception the task raised)."""
+    exceptions = getattr(ray, "exceptions", None)
+    names = ("WorkerCrashedError", "NodeDiedError", "LocalRayletDiedError", "OutOfMemoryError")
+    found = tuple(getattr(exceptions, n) for n in names if isinstance(getattr(exceptions, n, None), type))
+    return found or (RuntimeError,)

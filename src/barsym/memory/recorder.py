@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..planner.result import PlanResult
 from .decomposer import MemoryDecomposer
-from .store import DecompositionRecord, MemoryStore
+from .store import DecompositionRecord, MemoryFileError, MemoryStore
 
 
 def records(result: PlanResult, memory: MemoryDecomposer) -> list[DecompositionRecord]:
@@ -49,20 +49,38 @@ class TaskRecorder:
     eval`` executes all plans only at the end, so the executions are added to
     the plans afterwards (each write is its own transaction; a plan without
     executions yet has no runs and is never preferred by a reader).
+
+    Why a write that fails does not stop the evaluation: the memory is a side
+    product, the evaluation's results are the work. A memory another writer
+    holds past the busy timeout, or a full disk, ends the recording (``failure``
+    says why, ``missed`` counts the plans not recorded) and the run goes on, so
+    its report, ``--json`` and ``--run`` files are still written.
     """
 
     def __init__(self, store: MemoryStore, memory: MemoryDecomposer):
         self.store, self.memory = store, memory
         self.plan_ids: dict[str, int] = {}  # task key -> plan id
+        self.failure: str | None = None
+        self.missed = 0
 
-    def planned(self, task: str, result: PlanResult) -> int:
-        self.plan_ids[task] = record(self.store, task, result, self.memory)
-        return self.plan_ids[task]
+    def planned(self, task: str, result: PlanResult) -> int | None:
+        if self.failure is None:
+            try:
+                self.plan_ids[task] = record(self.store, task, result, self.memory)
+                return self.plan_ids[task]
+            except MemoryFileError as exc:
+                self.failure = str(exc)
+        self.missed += 1
+        return None
 
     def executed(self, task: str, world: str, seed: int, runs: int, successes: int) -> bool:
-        """Credit the task's recorded plan with its runs; False if the task was not recorded."""
+        """Credit the task's recorded plan with its runs; False if the task was not recorded (or cannot be now)."""
         plan_id = self.plan_ids.get(task)
-        if plan_id is None:
+        if plan_id is None or self.failure is not None:
             return False
-        self.store.attach_executions(plan_id, [(world, seed, runs, successes)])
+        try:
+            self.store.attach_executions(plan_id, [(world, seed, runs, successes)])
+        except MemoryFileError as exc:
+            self.failure = str(exc)
+            return False
         return True

@@ -14,11 +14,16 @@ and never touched: the identity (``application_id``) and the schema version
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+
+from .records import (DecompositionRecord, RememberedDecomposition, ValidationError, as_export, canonical, parsed_export,
+                      first_problem)
 
 #: "BSYM": marks a SQLite file as a barsym memory
 APPLICATION_ID = 0x4253594D
@@ -80,19 +85,16 @@ def _execution_rows(plan_id: int, executions) -> list[tuple]:
     return [(plan_id, world, _stored_seed(seed), runs, successes) for world, seed, runs, successes in executions]
 
 
-def _parsed(record, number: int) -> tuple:
-    """An exported record as ``_insert_plan`` arguments; ValueError saying which record and what is wrong."""
-    try:
-        if not isinstance(record, dict):
-            raise TypeError("not a JSON object")
-        decs = [DecompositionRecord(d["goal_item"], int(d["goal_count"]), dict(d["context"]), dict(d["step"]),
-                                    list(d["subgoals"]), d.get("yields"), str(d["provenance"]))
-                for d in record["decompositions"]]
-        exes = [(str(w), int(s), int(r), int(k)) for w, s, r, k in record.get("executions", [])]
-        goal = (str(record["goal"][0]), int(record["goal"][1]))
-        return str(record["task"]), str(record["planner"]), goal, list(record["steps"]), decs, exes
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        raise ValueError(f"record {number}: not an exported memory record ({type(exc).__name__}: {exc})") from None
+def _why_unwritable(path: Path, exc: sqlite3.Error, timeout: float) -> str:
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return (f"memory {path}: locked by another writer (waited {timeout:g} s); try again when it has "
+                "finished, or record into another --memory file")
+    if "full" in text:
+        return f"memory {path}: the disk is full ({text}); free some space and run again"
+    if "readonly" in text:
+        return f"memory {path}: cannot write the file or its folder ({text})"
+    return f"memory {path}: cannot write ({' '.join(text.split())[:200]})"
 
 
 class MemoryFileError(Exception):
@@ -105,25 +107,6 @@ def default_path() -> Path:
         return Path(os.environ["BARSYM_MEMORY"])
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "barsym" / "memory.sqlite"
-
-
-@dataclass(frozen=True)
-class DecompositionRecord:
-    """What a recorder writes for one goal of a plan (JSON-ready fields)."""
-
-    goal_item: str
-    goal_count: int
-    context: dict
-    step: dict
-    subgoals: list
-    yields: int | None
-    provenance: str
-
-    @property
-    def signature(self) -> str:
-        """Same goal, same context, same answer: the unit whose success rate is pooled."""
-        return json.dumps([self.goal_item, self.goal_count, self.context, self.step, self.subgoals, self.yields],
-                          sort_keys=True, separators=(",", ":"))
 
 
 @dataclass(frozen=True)
@@ -147,9 +130,10 @@ class Candidate:
 class MemoryStore:
     """An open memory file. ``readonly`` opens without creating or migrating anything."""
 
-    def __init__(self, path: Path | str, readonly: bool = False, timeout: float = 60.0):
+    def __init__(self, path: Path | str, readonly: bool = False, timeout: float = 10.0):
         self.path = Path(path)
         self.readonly = readonly
+        self.timeout = timeout
         self.stale_here: dict[str, str] = {}  # stale marks a read-only store could not write (this process only)
         if self.path.is_dir():
             raise MemoryFileError(f"memory {self.path}: is a folder; give the name of a file")
@@ -189,6 +173,12 @@ class MemoryStore:
         if readonly:
             if version < SCHEMA_VERSION:
                 raise MemoryFileError(f"memory {self.path}: schema {version} needs migrating; open it for writing")
+            try:  # a read-only reader checks too: a damaged page would otherwise surface mid-plan
+                problem = self.db.execute("PRAGMA quick_check(1)").fetchone()[0]
+            except sqlite3.DatabaseError as exc:
+                raise MemoryFileError(f"memory {self.path}: corrupt ({' '.join(str(exc).split())})") from None
+            if problem != "ok":
+                raise MemoryFileError(f"memory {self.path}: corrupt ({' '.join(str(problem).split())[:200]})")
             return
         try:
             self.db.execute("PRAGMA journal_mode=WAL")
@@ -199,11 +189,13 @@ class MemoryStore:
             if "readonly" in str(exc):  # write-protected beyond what os.access sees (immutable file, read-only disk)
                 raise MemoryFileError(f"memory {self.path}: cannot write the file or its folder ({exc}); "
                                       "recording needs to write it") from None
-            raise MemoryFileError(f"memory {self.path}: corrupt or unwritable ({exc})") from None
+            if any(word in str(exc) for word in ("locked", "busy", "full")):
+                raise MemoryFileError(_why_unwritable(self.path, exc, self.timeout)) from None
+            raise MemoryFileError(f"memory {self.path}: corrupt or unwritable ({' '.join(str(exc).split())})") from None
         except sqlite3.DatabaseError as exc:
-            raise MemoryFileError(f"memory {self.path}: corrupt or unwritable ({exc})") from None
-        if problem != "ok":
-            raise MemoryFileError(f"memory {self.path}: corrupt ({problem})")
+            raise MemoryFileError(f"memory {self.path}: corrupt or unwritable ({' '.join(str(exc).split())})") from None
+        if problem != "ok":  # quick_check lists every damaged page, one per row: the first is enough
+            raise MemoryFileError(f"memory {self.path}: corrupt ({' '.join(str(problem).split())[:200]})")
 
     def _migrate(self) -> None:
         """Bring the schema up to date under the write lock; an up-to-date file gets a write probe, rolled back.
@@ -227,8 +219,39 @@ class MemoryStore:
                 self.db.execute(f"PRAGMA application_id={APPLICATION_ID}")
             self.db.execute("COMMIT")
         except BaseException:
-            self.db.execute("ROLLBACK")
+            self._rollback()
             raise
+
+    def _rollback(self) -> None:
+        """Roll back if a transaction is still open: SQLite ends one itself on a full disk or I/O error."""
+        if self.db.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+
+    @contextlib.contextmanager
+    def _transaction(self):
+        """One write transaction; a lock held too long, a full disk or a damaged file is one MemoryFileError line."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+                self.db.execute("COMMIT")
+            except BaseException:
+                self._rollback()
+                raise
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.Error as exc:
+            raise MemoryFileError(_why_unwritable(self.path, exc, self.timeout)) from None
+
+    @contextlib.contextmanager
+    def _reading(self):
+        """A read; a page found damaged only now is one MemoryFileError line, not a traceback mid-plan."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise MemoryFileError(f"memory {self.path}: cannot read ({' '.join(str(exc).split())[:200]}); "
+                                  "the file may be corrupt") from None
 
     def close(self) -> None:
         self.db.close()
@@ -244,13 +267,8 @@ class MemoryStore:
                     decompositions: list[DecompositionRecord],
                     executions: list[tuple[str, int, int, int]] = ()) -> int:
         """Store one plan, its decompositions and its executions (world, seed, runs, successes) atomically."""
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction():
             plan_id = self._insert_plan(task, planner, goal, steps, decompositions, executions)
-            self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
         return plan_id
 
     def _insert_plan(self, task, planner, goal, steps, decompositions, executions) -> int:
@@ -269,19 +287,15 @@ class MemoryStore:
 
     def attach_executions(self, plan_id: int, executions: list[tuple[str, int, int, int]]) -> None:
         """Add executions (world, seed, runs, successes) to a recorded plan, in one transaction."""
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction():
             self.db.executemany("INSERT INTO executions(plan_id, world, seed, runs, successes) VALUES (?,?,?,?,?)",
                                 _execution_rows(plan_id, executions))
-            self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
 
     def plan_with_steps(self, steps: list[str]) -> int | None:
         """The latest recorded plan with exactly these steps (what ``execute --record`` credits), or None."""
-        row = self.db.execute("SELECT id FROM plans WHERE steps = ? ORDER BY id DESC LIMIT 1",
-                              (json.dumps(steps),)).fetchone()
+        with self._reading():
+            row = self.db.execute("SELECT id FROM plans WHERE steps = ? ORDER BY id DESC LIMIT 1",
+                                  (json.dumps(steps),)).fetchone()
         return row[0] if row else None
 
     def mark_stale(self, signature: str, reason: str) -> None:
@@ -289,12 +303,36 @@ class MemoryStore:
         if self.readonly:
             self.stale_here[signature] = reason
             return
-        self.db.execute("INSERT OR REPLACE INTO stale(signature, reason) VALUES (?, ?)", (signature, reason))
+        try:
+            self.db.execute("INSERT OR REPLACE INTO stale(signature, reason) VALUES (?, ?)", (signature, reason))
+        except sqlite3.Error:  # locked or full: the mark holds for this process, the answer is refused all the same
+            self.stale_here[signature] = reason
 
     # ---- reading -------------------------------------------------------------------------
     def candidates(self, item: str, count: int) -> list[Candidate]:
         """Every non-stale decomposition of this goal, pooled by signature, best success rate first."""
-        rows = self.db.execute(
+        with self._reading():
+            rows = self._candidate_rows(item, count)
+        out = [Candidate(r[0], self._record(item, count, r), r[6], r[7], r[8]) for r in rows
+               if r[0] not in self.stale_here]
+        return sorted(out, key=lambda c: (-c.rate, -c.runs, c.signature))
+
+    def _record(self, item: str, count: int, row) -> DecompositionRecord:
+        """A stored row as a record, checked with the import's model; a damaged row is one line naming it."""
+        try:
+            fields = RememberedDecomposition.model_validate(
+                {"goal_item": item, "goal_count": count, "context": json.loads(row[1]), "step": json.loads(row[2]),
+                 "subgoals": json.loads(row[3]), "yields": row[4], "provenance": row[5]})
+        except (ValidationError, ValueError, TypeError) as exc:
+            why = first_problem(exc) if isinstance(exc, ValidationError) else str(exc)
+            raise MemoryFileError(f"memory {self.path}: the remembered decomposition of {count} {item} "
+                                  f"(signature {row[0][:60]}) is damaged ({why}); export, fix and re-import, "
+                                  "or clear the memory") from None
+        return DecompositionRecord(item, count, json.loads(row[1]), json.loads(row[2]), json.loads(row[3]),
+                                   fields.yields, fields.provenance)
+
+    def _candidate_rows(self, item: str, count: int) -> list:
+        return self.db.execute(
             """SELECT d.signature, min(d.context), min(d.step), min(d.subgoals), min(d.yields), min(d.provenance),
                       coalesce(sum(e.successes), 0), coalesce(sum(e.runs), 0), count(DISTINCT d.plan_id)
                FROM (SELECT plan_id, signature, min(context) AS context, min(step) AS step,
@@ -305,32 +343,37 @@ class MemoryStore:
                LEFT JOIN (SELECT plan_id, sum(successes) AS successes, sum(runs) AS runs
                           FROM executions GROUP BY plan_id) e ON e.plan_id = d.plan_id
                GROUP BY d.signature""", (item, count)).fetchall()
-        out = [Candidate(r[0], DecompositionRecord(item, count, json.loads(r[1]), json.loads(r[2]), json.loads(r[3]),
-                                                   r[4], r[5]), r[6], r[7], r[8])
-               for r in rows if r[0] not in self.stale_here]
-        return sorted(out, key=lambda c: (-c.rate, -c.runs, c.signature))
 
     def counts(self) -> dict[str, int]:
         """Table counts from one snapshot (one statement): never a plan without its decompositions."""
         names = ("plans", "decompositions", "distinct_decompositions", "goals", "executions", "runs", "successes",
                  "stale")
-        row = self.db.execute(
+        with self._reading():
+            row = self._count_row()
+        out = dict(zip(names, row))
+        out["stale"] += len(self.stale_here)
+        return out
+
+    def _count_row(self):
+        return self.db.execute(
             """SELECT (SELECT count(*) FROM plans), (SELECT count(*) FROM decompositions),
                       (SELECT count(DISTINCT signature) FROM decompositions),
                       (SELECT count(*) FROM (SELECT DISTINCT goal_item, goal_count FROM decompositions)),
                       (SELECT count(*) FROM executions), (SELECT coalesce(sum(runs), 0) FROM executions),
                       (SELECT coalesce(sum(successes), 0) FROM executions), (SELECT count(*) FROM stale)""").fetchone()
-        out = dict(zip(names, row))
-        out["stale"] += len(self.stale_here)
-        return out
 
     def goals(self) -> list[tuple[str, int]]:
-        return [tuple(r) for r in self.db.execute(
-            "SELECT DISTINCT goal_item, goal_count FROM decompositions ORDER BY goal_item, goal_count")]
+        with self._reading():
+            return [tuple(r) for r in self.db.execute(
+                "SELECT DISTINCT goal_item, goal_count FROM decompositions ORDER BY goal_item, goal_count")]
 
     # ---- export / import / maintenance ---------------------------------------------------
     def export_plans(self):
         """One JSON-ready dict per plan: the plan with its decompositions and executions."""
+        with self._reading():
+            yield from self._export_plans()
+
+    def _export_plans(self):
         for pid, task, planner, item, count, steps in self.db.execute(
                 "SELECT id, task, planner, goal_item, goal_count, steps FROM plans ORDER BY id").fetchall():
             decs = [{"goal_item": r[0], "goal_count": r[1], "context": json.loads(r[2]), "step": json.loads(r[3]),
@@ -347,37 +390,39 @@ class MemoryStore:
         return self.import_plans([record])
 
     def import_plans(self, records: list) -> int:
-        """Store exported plans all or none (one transaction); ValueError naming the first bad record."""
-        parsed = [_parsed(record, number) for number, record in enumerate(records, start=1)]
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+        """Store exported plans all or none (one transaction); ValueError naming the first bad record.
+
+        Idempotent: a plan already in the memory (equal in every field, executions
+        included) is not added again, so importing one export twice counts its
+        runs once. Plans that occur twice in the export occur twice after it: the
+        comparison counts copies. Returns how many plans were added.
+        """
+        parsed = [parsed_export(record, number) for number, record in enumerate(records, start=1)]
+        added = 0
+        with self._transaction():
+            present = Counter(canonical(plan) for plan in self._export_plans())
             for number, plan in enumerate(parsed, start=1):
+                text = canonical(as_export(*plan))
+                if present[text] > 0:
+                    present[text] -= 1
+                    continue
                 try:
                     self._insert_plan(*plan)
                 except sqlite3.IntegrityError as exc:
                     raise ValueError(f"record {number} breaks the memory's constraints ({exc})") from None
-            self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        return len(parsed)
+                added += 1
+        return added
 
     def prune(self, min_rate: float, min_runs: int) -> int:
         """Delete plans whose executions total at least ``min_runs`` runs at a rate below ``min_rate``."""
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction():
             cur = self.db.execute(
                 """DELETE FROM plans WHERE id IN (
                      SELECT plan_id FROM executions GROUP BY plan_id
                      HAVING sum(runs) >= ? AND sum(successes) < ? * sum(runs))""", (min_runs, min_rate))
-            self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
         return cur.rowcount
 
     def clear(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
-        for table in ("executions", "decompositions", "plans", "stale"):
-            self.db.execute(f"DELETE FROM {table}")
-        self.db.execute("COMMIT")
+        with self._transaction():
+            for table in ("executions", "decompositions", "plans", "stale"):
+                self.db.execute(f"DELETE FROM {table}")

@@ -1,0 +1,293 @@
+"""Damaged files barsym reads, and what it says: one line naming the file (and record), never a traceback.
+
+Tables in the style of tests/test_bad_input.py, one section per kind of file
+of issue 20 ("Reliability"): memory exports, run-file records, the records a
+report reads, and input files that are too large or not files at all.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+
+import pytest
+
+from barsym.bar_io import MAX_INPUT_BYTES, InputFileError, read_input
+from barsym.eval.html_report import load_runs
+from cli_run import one_line, run
+from testdata import BAR_DIR, EXPERT_FILES
+
+pytestmark = pytest.mark.skipif(not BAR_DIR.exists(), reason="BAR dataset not available")
+
+
+# ------------------------------------------------------------------ memory import: the store's own models decide
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """One exported memory line (two BAR tasks planned, executed, recorded, exported)."""
+    folder = tmp_path_factory.mktemp("memory")
+    memory, out = folder / "m.sqlite", folder / "m.jsonl"
+    from barsym.cli import main
+    assert main(["memory", "build", "--memory", str(memory), "--dataset", str(BAR_DIR), "--limit", "2",
+                 "--runs", "3"]) == 0
+    assert main(["memory", "export", str(out), "--memory", str(memory)]) == 0
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def _first_decomposition(record: dict) -> dict:
+    return record["decompositions"][0]
+
+
+@pytest.mark.parametrize("damage, words", [
+    (lambda r: _first_decomposition(r).update(subgoals=[1, 2]), "decompositions.0.subgoals.0"),
+    (lambda r: _first_decomposition(r).update(yields="lots"), "decompositions.0.yields"),
+    (lambda r: _first_decomposition(r)["step"].update(type="teleport"), "decompositions.0.step.type"),
+    (lambda r: _first_decomposition(r).update(context={"at_hand": 5}), "decompositions.0.context.at_hand"),
+    (lambda r: _first_decomposition(r).update(goal_count=0), "decompositions.0.goal_count"),
+    (lambda r: r.update(executions=[["stochastic", 0, 3, 4]]), "successes <= runs"),
+    (lambda r: r.update(goal=["stick", "four"]), "goal.1"),
+    (lambda r: r.pop("steps"), "steps"),
+    (lambda r: r.update(extra=1), "extra"),
+])
+def test_import_refuses_what_the_store_cannot_read(capsys, tmp_path, exported, damage, words):
+    bad = copy.deepcopy(exported)
+    damage(bad[-1])
+    path = tmp_path / "bad.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in bad))
+    memory = tmp_path / "target.sqlite"
+    code, out, err = run(capsys, "memory", "import", path, "--memory", memory)
+    assert code == 2 and one_line(err), err
+    assert f"record {len(bad)}" in err and words in err and "nothing imported" in err
+    code, out, err = run(capsys, "memory", "stats", "--memory", memory)
+    assert code == 0 and json.loads(out)["plans"] == 0  # all or none
+
+
+def test_importing_one_export_twice_counts_it_once(capsys, tmp_path, exported):
+    path = tmp_path / "m.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in exported + exported[:1]))  # one plan twice in the file
+    memory = tmp_path / "m.sqlite"
+    assert run(capsys, "memory", "import", path, "--memory", memory)[0] == 0
+    first = json.loads(run(capsys, "memory", "stats", "--memory", memory)[1])
+    code, out, _ = run(capsys, "memory", "import", path, "--memory", memory)
+    assert code == 0 and "imported 0 plan(s)" in out and "already there" in out
+    assert json.loads(run(capsys, "memory", "stats", "--memory", memory)[1]) == first
+    assert first["plans"] == len(exported) + 1  # copies inside one export are kept as copies
+
+
+# ------------------------------------------------------------------ run-file records: one line, the task runs again
+
+def _timeless(value):
+    """A result without its times: what must not depend on when a task ran."""
+    if isinstance(value, dict):
+        return {k: _timeless(v) for k, v in value.items() if "seconds" not in k}
+    if isinstance(value, list):
+        return [_timeless(v) for v in value]
+    return value
+
+
+def _eval(capsys, run_file, *extra):
+    return run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "2", "--quiet",
+               "--run", run_file, *extra)
+
+
+RECORD_DAMAGE = [
+    ("missing error_kind", lambda r: (r.update(planned=False, error="x"), r.pop("error_kind", None)), "error_kind"),
+    ("plan is a string", lambda r: r.update(plan="x"), "'plan' must be a non-empty list"),
+    ("unknown item", lambda r: r["plan"][0].update(obj_name="unobtainium"), "unobtainium"),
+    ("stats 7", lambda r: r.update(stats=7), "'stats' must be an object"),
+    ("two-element score", lambda r: r["score"].update(f1=[1, 2]), "score.f1 must be 4 whole numbers"),
+    ("NaN seconds", lambda r: r.update(seconds=float("nan")), "'seconds' must be a finite number"),
+    ("planned is a string", lambda r: r.update(planned="yes"), "'planned' must be true or false"),
+    ("bogus execution", lambda r: r.update(execution={"bogus": 1}), "'execution' must be an object"),
+    ("no group", lambda r: r.pop("group"), "'key' and 'group' must be strings"),
+]
+
+
+@pytest.mark.parametrize("name, damage, words", RECORD_DAMAGE, ids=[c[0] for c in RECORD_DAMAGE])
+def test_damaged_records_are_one_line_and_run_again(capsys, tmp_path, name, damage, words):
+    run_file = tmp_path / "run.jsonl"
+    fresh = tmp_path / "fresh.json"
+    assert _eval(capsys, run_file, "--json", fresh)[0] == 0
+    lines = run_file.read_text().splitlines()
+    record = json.loads(lines[1])
+    damage(record)
+    lines[1] = json.dumps(record)
+    run_file.write_text("\n".join(lines) + "\n")
+    again = tmp_path / "again.json"
+    code, out, err = _eval(capsys, run_file, "--json", again)
+    assert code == 0 and one_line(err), err
+    assert f"{run_file}:2: damaged record of {record.get('key', json.loads(lines[2])['key'])}" in err or \
+        f"{run_file}:2: damaged record" in err
+    assert words in err and "run again" in err
+    assert _timeless(json.loads(again.read_text())["tasks"]) == _timeless(json.loads(fresh.read_text())["tasks"])
+    code, _, err = _eval(capsys, run_file)  # the re-run's record is the one read from now on
+    assert code == 0 and err == ""
+
+
+def test_stored_scores_are_recomputed_not_trusted(capsys, tmp_path):
+    run_file, fresh, again = tmp_path / "run.jsonl", tmp_path / "fresh.json", tmp_path / "again.json"
+    assert _eval(capsys, run_file, "--json", fresh)[0] == 0
+    lines = run_file.read_text().splitlines()
+    record = json.loads(lines[1])
+    record["score"] = {"accuracy": [0, 9], "f1": [0, 9, 0, 9], "edit_distance": 9, "longest": 9}  # well formed, wrong
+    lines[1] = json.dumps(record)
+    run_file.write_text("\n".join(lines) + "\n")
+    code, _, err = _eval(capsys, run_file, "--json", again)
+    assert code == 0 and err == ""
+    assert _timeless(json.loads(again.read_text())["groups"]) == _timeless(json.loads(fresh.read_text())["groups"])
+
+
+def test_a_dataset_changed_in_place_is_not_resumed_with_stale_records(capsys, tmp_path):
+    data = tmp_path / "bar"
+    shutil.copytree(BAR_DIR, data)
+    run_file = tmp_path / "run.jsonl"
+    base = ["eval", "--dataset", data, "--planner", "symbolic", "--quiet", "--groups", "stone", "--run", run_file]
+    assert run(capsys, *base)[0] == 0
+    index = json.loads((data / "tasks.json").read_text())
+    first = next(iter(index["stone"]))
+    plan = data / "stone" / f"{first}.jsonl"
+    plan.write_text("".join(plan.read_text().splitlines(keepends=True)[:1]))  # the expert plan changed in place
+    resumed_json, fresh_json = tmp_path / "resumed.json", tmp_path / "fresh.json"
+    assert run(capsys, *base, "--json", resumed_json)[0] in (0, 1)
+    assert run(capsys, *base[:-2], "--json", fresh_json)[0] in (0, 1)
+    resumed, fresh = json.loads(resumed_json.read_text()), json.loads(fresh_json.read_text())
+    assert resumed["groups"] == fresh["groups"] and _timeless(resumed["tasks"]) == _timeless(fresh["tasks"])
+
+
+# ------------------------------------------------------------------ report: 15 malformed fields, the rest is written
+
+REPORT_DAMAGE = [
+    ("NaN seconds", lambda r: r.update(seconds=float("nan"))),
+    ("Infinity seconds", lambda r: r.update(seconds=float("inf"))),
+    ("1e308 seconds", lambda r: r.update(seconds=1e308)),
+    ("string seconds", lambda r: r.update(seconds="fast")),
+    ("NaN in a score", lambda r: r["score"].update(accuracy=[float("nan"), 3])),
+    ("Infinity in a score", lambda r: r["score"].update(f1=[1, float("inf"), 1, 1])),
+    ("string edit distance", lambda r: r["score"].update(edit_distance="3")),
+    ("2-element f1", lambda r: r["score"].update(f1=[1, 2])),
+    ("NaN successes", lambda r: r.update(execution={"planner": {"runs": 3, "successes": float("nan")},
+                                                    "expert": None})),
+    ("string runs", lambda r: r.update(execution={"planner": {"runs": "3", "successes": 1}, "expert": None})),
+    ("NaN in stats", lambda r: r["stats"].update(llm_calls=float("nan"))),
+    ("string in stats", lambda r: r["stats"].update(goals="many")),
+    ("stats 7", lambda r: r.update(stats=7)),
+    ("deps rounds 10**9", lambda r: r["stats"].update(deps={"rounds": 10**9, "success_round": 1, "stopped": "x",
+                                                            "dropped_rounds": 0, "world": "w"})),
+    ("missing group", lambda r: r.pop("group")),
+]
+
+
+@pytest.fixture(scope="module")
+def run_lines(tmp_path_factory):
+    path = tmp_path_factory.mktemp("report") / "run.jsonl"
+    from barsym.cli import main
+    assert main(["eval", "--dataset", str(BAR_DIR), "--planner", "symbolic", "--limit", "3", "--quiet",
+                 "--run", str(path)]) == 0
+    return path.read_text().splitlines()
+
+
+@pytest.mark.parametrize("name, damage", REPORT_DAMAGE, ids=[c[0] for c in REPORT_DAMAGE])
+def test_report_leaves_out_a_damaged_record_in_one_line(capsys, tmp_path, run_lines, name, damage):
+    lines = list(run_lines)
+    record = json.loads(lines[2])
+    damage(record)
+    lines[2] = json.dumps(record)
+    path, html = tmp_path / "run.jsonl", tmp_path / "report.html"
+    path.write_text("\n".join(lines) + "\n")
+    code, out, err = run(capsys, "report", path, "-o", html)
+    assert code == 0 and one_line(err), err
+    assert f"{path}:3: damaged record" in err and "left out of the report" in err
+    assert "(3 run(s)" not in out and "2 task records" in out
+    text = html.read_text()
+    assert "inf %" not in text and "nan" not in text.lower().replace("nanum", "")
+
+
+def test_report_leaves_out_a_run_with_a_bad_header(capsys, tmp_path, run_lines):
+    bad, good, html = tmp_path / "bad.jsonl", tmp_path / "good.jsonl", tmp_path / "report.html"
+    header = json.loads(run_lines[0])
+    header["spec"] = {**header["spec"], "world": {"name": "stochastic", "runs": "many"}}
+    bad.write_text("\n".join([json.dumps(header), *run_lines[1:]]) + "\n")
+    good.write_text("\n".join(run_lines) + "\n")
+    code, out, err = run(capsys, "report", bad, good, "-o", html)
+    assert code == 0 and one_line(err) and f"{bad}:1: unusable run header" in err
+    assert "1 run(s), 3 task records" in out and html.exists()
+
+
+def test_report_of_executed_records_under_a_header_without_a_world(capsys, tmp_path, run_lines):
+    path, html = tmp_path / "run.jsonl", tmp_path / "report.html"
+    record = json.loads(run_lines[1])
+    record["execution"] = {"planner": {"runs": 3, "successes": 2}, "expert": None}
+    path.write_text("\n".join([run_lines[0], json.dumps(record), *run_lines[2:]]) + "\n")  # header: world null
+    code, out, err = run(capsys, "report", path, "-o", html)
+    assert code == 0 and err == "" and "Execution" in html.read_text()
+
+
+def test_load_runs_keeps_the_last_good_record_of_a_task(tmp_path, run_lines):
+    path = tmp_path / "run.jsonl"
+    broken = json.loads(run_lines[1])
+    broken["seconds"] = "x"
+    path.write_text("\n".join([run_lines[0], json.dumps(broken), *run_lines[1:]]) + "\n")
+    warnings = []
+    [loaded] = load_runs([path], warnings)
+    assert len(loaded.records) == 3 and len(warnings) == 1 and f"{path}:2:" in warnings[0]
+
+
+# ------------------------------------------------------------------ inputs: capped, and only regular files
+
+def _fifo(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    return fifo
+
+
+def _huge(tmp_path):
+    huge = tmp_path / "huge.json"
+    with open(huge, "wb") as f:
+        f.truncate(MAX_INPUT_BYTES + 1)  # sparse: no disk or memory used
+    return huge
+
+
+INPUTS = [
+    ("validate", lambda p: ["validate", p]),
+    ("inventory", lambda p: ["plan", "stick", "--planner", "symbolic", "--inventory", p]),
+    ("dataset", lambda p: ["eval", "--dataset", p, "--planner", "symbolic"]),
+    ("memory import", lambda p: ["memory", "import", p, "--memory", p.parent / "m.sqlite"]),
+    ("run file", lambda p: ["report", p, "-o", p.parent / "r.html"]),
+]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "huge", "/dev/zero"])
+@pytest.mark.parametrize("reader, argv", INPUTS, ids=[c[0] for c in INPUTS])
+def test_inputs_that_are_not_small_regular_files_are_one_line(capsys, tmp_path, reader, argv, kind):
+    path = {"fifo": _fifo, "huge": _huge}.get(kind, lambda _: None)(tmp_path)
+    if path is None:
+        from pathlib import Path
+        path = Path("/dev/zero")
+        argv_list = argv(tmp_path / "x")  # where the command's other files go
+        argv_list = [path if a == tmp_path / "x" else a for a in argv_list]
+    else:
+        argv_list = argv(path)
+    code, out, err = run(capsys, *argv_list)
+    assert code == 2 and one_line(err), err
+    assert any(words in err for words in ("FIFO", "character device", "larger than the 64 MiB",
+                                          "not a regular file")), err
+
+
+def test_read_input_is_the_one_reader():
+    with pytest.raises(InputFileError, match="character device"):
+        read_input("/dev/zero")
+    assert read_input(EXPERT_FILES[0]) == EXPERT_FILES[0].read_bytes()
+
+
+@pytest.mark.parametrize("layer", ["²", "٣", "１", "3x", "-1", "9999"])
+@pytest.mark.parametrize("command", [
+    ["validate", EXPERT_FILES[0]], ["execute", EXPERT_FILES[0]], ["score", EXPERT_FILES[0], EXPERT_FILES[0]],
+    ["repair", EXPERT_FILES[0]], ["plan", "stick", "--planner", "symbolic"],
+], ids=["validate", "execute", "score", "repair", "plan"])
+def test_a_layer_that_is_not_ascii_digits_is_one_line(capsys, command, layer):
+    code, out, err = run(capsys, *command, "--layer", layer)
+    assert code == 2 and one_line(err), err
+    assert "--layer" in err or "start layer" in err
+    assert "--memory" not in err
