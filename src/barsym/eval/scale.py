@@ -76,8 +76,13 @@ def run_evaluation(spec: RunSpec, tasks: Sequence[Task], kb: KnowledgeBase, *, n
                    on_start: Callable[[int, int], None] | None = None,
                    on_record: Callable[[dict], None] | None = None,
                    on_task: Callable[[str], None] | None = None,
-                   on_goal: Callable[[str, str], None] | None = None) -> EvaluationRun:
-    """Run every task not already in ``run_path`` and return the whole evaluation, in task order."""
+                   on_goal: Callable[[str, str], None] | None = None,
+                   api_key: str | None = None) -> EvaluationRun:
+    """Run every task not already in ``run_path`` and return the whole evaluation, in task order.
+
+    ``api_key`` (for ``--llm-url``) is handed to the workers as an argument, never put in the spec
+    (written into run files) or the environment (inherited by every process Ray starts).
+    """
     keys = [t.key for t in tasks]
     if len(set(keys)) != len(keys):
         raise DatasetError("the data set names a task twice (group/name); each task needs its own name")
@@ -91,7 +96,7 @@ def run_evaluation(spec: RunSpec, tasks: Sequence[Task], kb: KnowledgeBase, *, n
         if on_start is not None:
             on_start(len(tasks), resumed)
         for record in iter_records(spec, pending, executor=executor, workers=workers, ray_address=ray_address,
-                                   planner=planner, on_task=on_task, on_goal=on_goal):
+                                   planner=planner, on_task=on_task, on_goal=on_goal, api_key=api_key):
             if run_file is not None:
                 run_file.append(record)
             records[record["key"]] = record
