@@ -133,6 +133,32 @@ def test_a_redirect_is_not_followed_and_the_key_stays_home(recorder, code):
     assert elsewhere.requests == []  # nothing reached the other host, key or no key
 
 
+def test_a_redirecting_server_is_one_line_and_exit_2_on_the_command_line(recorder, capsys):
+    elsewhere = recorder("127.0.0.2")
+
+    class Redirecting(JsonHandler):
+        def do_GET(self):  # noqa: N802
+            self.do_POST()
+
+        def do_POST(self):  # noqa: N802
+            self.send_response(302)
+            self.send_header("Location", elsewhere.url + "/v1/chat/completions")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Redirecting)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    try:
+        code, out, err = run(capsys, "plan", "stick", "--planner", "bar", "--api-key", KEY,
+                             "--llm-url", f"http://127.0.0.1:{server.server_address[1]}")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert code == 2 and one_line(err), err
+    assert "HTTP 302 redirecting to http://127.0.0.2" in err and KEY not in err
+    assert elsewhere.requests == []
+
+
 # ----------------------------------------------------------------- 2d. loopback in every spelling
 
 

@@ -456,9 +456,11 @@ class OpenAIHTTPBackend(LLMBackend):
             body = ""
         if 300 <= exc.code < 400:
             location = " ".join(str(exc.headers.get("Location") or "(no Location)").split())[:200]
-            return LLMError(
-                f"server {self.base_url} answered HTTP {exc.code} redirecting to {redact(url_without_password(location))}; "
-                "barsym does not follow redirects (the API key would go along): give the final URL as --llm-url")
+            # a setting to fix, not a failure to fall back from: every later call would be redirected too
+            return IncompatibleServerError(
+                f"server {self.base_url} answered HTTP {exc.code} redirecting to "
+                f"{redact(url_without_password(location))}; barsym does not follow redirects (the API key would "
+                "go along): give the final URL as --llm-url")
         if exc.code in _NOT_THE_API and not self.confirmed:
             reason = f" {exc.reason}" if exc.reason else ""
             gist = "" if body.startswith("<") else f": {body[:120]}"  # an HTML error page adds nothing
