@@ -25,6 +25,7 @@ from barsym.planner import make_planner
 from barsym.reasoning import call_log as call_log_module
 from barsym.reasoning.call_log import CallLog, LogError, open_log
 from cli_run import one_line, run
+from loopback import ChatStub
 
 SECRET = "sk-live-0123456789abcdef"
 PASSWORD = "hunter2-pass"
@@ -208,23 +209,23 @@ def test_a_damaged_log_is_warned_about_once_per_process(kb, tmp_path, monkeypatc
     assert len(caught) == 1
 
 
-def test_barsym_plan_with_a_bad_log_plans_and_warns_once(tmp_path):
-    """The CLI end to end in a fresh process (symbolic planning opens no log; bar with a server would)."""
+def test_barsym_plan_with_a_bad_log_plans_and_warns_once(tmp_path, monkeypatch, capsys):
+    """The issue's case end to end: ``BARSYM_LOG_DB=<bad log> barsym plan stick`` with a model server."""
     path = tmp_path / "logs.db"
     _write_one_call(path)
     _damage(path, DAMAGED[0][1])
-    script = ("import warnings, sys\n"
-              "from barsym.cli import main\n"
-              "from barsym.reasoning.call_log import open_log\n"
-              "warnings.simplefilter('default')\n"
-              "open_log(); open_log()\n"
-              "sys.exit(main(['plan', 'stick', '--planner', 'symbolic']))\n")
-    env = {**os.environ, "BARSYM_LOG_DB": str(path), "PYTHONPATH": os.pathsep.join(sys.path)}
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert "craft 4 stick" in done.stdout or "stick" in done.stdout
-    assert done.stderr.count("not logging LLM calls") == 1 and str(path) in done.stderr
-    assert "invalid literal" not in done.stderr
+    monkeypatch.setenv("BARSYM_LOG_DB", str(path))
+    call_log_module._warned.clear()
+    stub = ChatStub(lambda messages: STICK)
+    try:
+        code, out, err = run(capsys, "plan", "stick", "--count", "4", "--planner", "bar", "--llm-url", stub.url)
+    finally:
+        stub.close()
+    assert code == 0, err
+    assert "craft 4 stick" in out
+    lines = [line for line in err.splitlines() if "not logging LLM calls" in line]
+    assert len(lines) == 1 and str(path) in lines[0] and "schema version 'one' is not a number" in lines[0]
+    assert "invalid literal" not in err
 
 
 # ----------------------------------------------------------------- a read-only mount

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from ..memory import MemoryFileError, MemoryStore, default_path, record, with_memory
+from ..private_files import private_dir
 from .common import UsageError, fail, kb_from_args
 from .llm_options import TerminalProgress
 
@@ -48,10 +49,12 @@ def run(args: argparse.Namespace) -> int:
         if args.runs < 1:
             raise UsageError(f"--runs must be at least 1, got {args.runs}")
         if writes and not path.parent.exists():
-            path.parent.mkdir(parents=True, exist_ok=True) if args.memory is None else None
+            private_dir(path.parent) if args.memory is None else None  # barsym's own data folder: 0700
         store = MemoryStore(path, readonly=not writes)
     except (UsageError, MemoryFileError) as exc:
         return fail(str(exc))
+    except OSError as exc:  # the default folder cannot be made (a read-only home)
+        return fail(f"memory {path}: cannot create the folder {path.parent} ({exc.strerror or exc})")
     with store:
         try:
             return ACTIONS[args.action](store, args)
