@@ -290,6 +290,17 @@ def test_a_server_that_drips_is_cut_off_at_the_deadline(drip):
         server.close()
 
 
+def test_a_dripping_server_is_one_line_on_the_command_line(capsys):
+    server = RawServer(_drip_headers)
+    try:
+        code, out, err = run(capsys, "plan", "stick", "--planner", "bar", "--llm-url", server.url,
+                             "--llm-timeout", "1")
+    finally:
+        server.close()
+    assert code == 2 and one_line(err), err
+    assert "did not answer within 1s" in err
+
+
 def _huge_length(connection, stop):
     connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2000000000\r\n\r\n")
     connection.sendall(b"{" * 65536)

@@ -45,6 +45,7 @@ fault of the server, not a reason to throw away the model's answer.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import ipaddress
 import json
@@ -55,6 +56,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import warnings
+from collections.abc import Iterator
 from typing import Any, Literal
 
 from .base import (
@@ -221,6 +223,25 @@ def _watched(connection: type, handler) -> type:
     return Watched
 
 
+@contextlib.contextmanager
+def within(opener: urllib.request.OpenerDirector, seconds: float) -> Iterator[_Watch]:
+    """Every connection ``opener`` makes inside the block is shut down ``seconds`` after it starts.
+
+    Yields the :class:`_Watch`; ``watch.expired`` then tells a cut-off reply
+    (an empty read, a reset) from a real one. For openers of :func:`opener_for`.
+    """
+    watch = _Watch(seconds)
+    handlers = [h for h in opener.handlers if isinstance(h, (_WatchedHTTP, _WatchedHTTPS))]
+    for handler in handlers:
+        handler.watch = watch
+    try:
+        yield watch
+    finally:
+        watch.cancel()
+        for handler in handlers:
+            handler.watch = None
+
+
 def opener_for(host: str | None) -> urllib.request.OpenerDirector:
     """An opener for a server on ``host``: never follows a redirect; a loopback host is never reached via $http_proxy."""
     handlers = [urllib.request.ProxyHandler({})] if _is_loopback(host or "") else []
@@ -337,7 +358,8 @@ class OpenAIHTTPBackend(LLMBackend):
         """
         owner = ""
         try:
-            with self._opener.open(self.base_url + "/v1/models", timeout=min(self.timeout, 10.0)) as reply:
+            with within(self._opener, min(self.timeout, 10.0)), \
+                    self._opener.open(self.base_url + "/v1/models", timeout=min(self.timeout, 10.0)) as reply:
                 data = json.loads(_read_capped(reply, MAX_ERROR_BYTES).decode("utf-8", "replace"))
             models = data.get("data") if isinstance(data, dict) else None
             if isinstance(models, list) and models and isinstance(models[0], dict):
@@ -409,10 +431,10 @@ class OpenAIHTTPBackend(LLMBackend):
         elif self._basic:
             headers["Authorization"] = self._basic
         request = urllib.request.Request(self.endpoint, data=data, headers=headers, method="POST")
-        watch = _Watch(self.timeout)
-        handlers = [h for h in self._opener.handlers if isinstance(h, (_WatchedHTTP, _WatchedHTTPS))]
-        for handler in handlers:
-            handler.watch = watch
+        with within(self._opener, self.timeout) as watch:
+            return self._send(request, watch)
+
+    def _send(self, request: urllib.request.Request, watch: _Watch) -> bytes:
         try:
             with self._opener.open(request, timeout=self.timeout) as response:
                 body = _read_capped(response, MAX_REPLY_BYTES)
@@ -443,10 +465,6 @@ class OpenAIHTTPBackend(LLMBackend):
                 f"connection to {self.endpoint} failed mid-request: {type(exc).__name__}: {redact(str(exc))}. "
                 "The server may have crashed or closed the connection; check its log."
             ) from None
-        finally:
-            watch.cancel()
-            for handler in handlers:
-                handler.watch = None
 
     def _http_error(self, exc: urllib.error.HTTPError) -> LLMError:
         """The one-line error for an HTTP status that is not a reply."""
