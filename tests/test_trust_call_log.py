@@ -13,7 +13,6 @@ import os
 import sqlite3
 import stat
 import subprocess
-import sys
 import warnings
 from pathlib import Path
 

@@ -115,7 +115,8 @@ def _forward(events, on_goal, stop: threading.Event) -> None:
         on_goal(key, text)
 
 
-def _pool(spec: RunSpec, tasks: Sequence[dict], workers: int, on_goal=None, api_key: str | None = None) -> Iterator[dict]:
+def _pool(spec: RunSpec, tasks: Sequence[dict], workers: int, on_goal=None,
+          api_key: str | None = None) -> Iterator[dict]:
     context = multiprocessing.get_context("spawn")
     spec_data = spec.to_dict()
     events = context.Queue(1000) if on_goal is not None else None

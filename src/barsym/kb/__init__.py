@@ -80,8 +80,9 @@ def _load_uncached(version: str, data_dir: Path, use_cache: bool) -> KnowledgeBa
     else:
         where = folder
     if problem is not None:
-        _warn(f"not using the knowledge-base cache {where}: it {problem}; building in memory "
-              f"(make it yours and not writable by others, or set BARSYM_CACHE_DIR to a private folder)")
+        fix = (f"chmod go-w {where}" if "written by other users" in problem
+               else "set BARSYM_CACHE_DIR to a folder of yours")
+        _warn(f"not using the knowledge-base cache {where}: it {problem}; building in memory ({fix})")
         return build_knowledge_base(version, data_dir)
     try:
         return kb_cache.read(path, stamp)

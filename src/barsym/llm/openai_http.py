@@ -243,7 +243,7 @@ def within(opener: urllib.request.OpenerDirector, seconds: float) -> Iterator[_W
 
 
 def opener_for(host: str | None) -> urllib.request.OpenerDirector:
-    """An opener for a server on ``host``: never follows a redirect; a loopback host is never reached via $http_proxy."""
+    """An opener for a server on ``host``: never follows a redirect; a loopback host never goes via $http_proxy."""
     handlers = [urllib.request.ProxyHandler({})] if _is_loopback(host or "") else []
     return urllib.request.build_opener(*handlers, _NoRedirect, _WatchedHTTP(), _WatchedHTTPS())
 

@@ -210,7 +210,8 @@ class CallLog:
             "INSERT INTO calls (run_id, at, goal, attempt, prefix_sha, messages, grammar_sha, reply, verdict,"
             " problems, seconds, temperature, prompt_tokens, evaluated_tokens, completion_tokens, evaluations)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (self.run, time.time(), redact(goal), attempt, prefix_sha, json.dumps(messages[prefix:]), self._text(grammar),
+            (self.run, time.time(), redact(goal), attempt, prefix_sha, json.dumps(messages[prefix:]),
+             self._text(grammar),
              reply, Verdict(verdict).value, json.dumps(problems), seconds, temperature, prompt_tokens,
              evaluated_tokens, completion_tokens, evaluations))
         self.db.commit()
