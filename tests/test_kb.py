@@ -170,7 +170,7 @@ def test_disk_cache_round_trip_and_invalidation(tmp_path, monkeypatch):
     from barsym import kb as kb_module
 
     first = kb_module._load_uncached("1.16.5", data, True)
-    assert len(list((tmp_path / "cache").glob("kb-*.pickle"))) == 1
+    assert len(list((tmp_path / "cache").glob("kb-*.json"))) == 1
     second = kb_module._load_uncached("1.16.5", data, True)
     assert second.crafts == first.crafts and second.sources == first.sources
     aliases = json.loads((data / "aliases.json").read_text())
@@ -178,7 +178,7 @@ def test_disk_cache_round_trip_and_invalidation(tmp_path, monkeypatch):
     (data / "aliases.json").write_text(json.dumps(aliases))
     third = kb_module._load_uncached("1.16.5", data, True)
     assert third.resolve("thingy") == "stick"
-    assert len(list((tmp_path / "cache").glob("kb-*.pickle"))) == 2
+    assert len(list((tmp_path / "cache").glob("kb-*.json"))) == 2
 
 
 def test_corrupt_cache_is_rebuilt(tmp_path, monkeypatch):
@@ -186,9 +186,10 @@ def test_corrupt_cache_is_rebuilt(tmp_path, monkeypatch):
     from barsym import kb as kb_module
 
     kb_module._load_uncached("1.16.5", default_data_dir(), True)
-    for path in tmp_path.glob("kb-*.pickle"):
+    for path in tmp_path.glob("kb-*.json"):
         path.write_bytes(b"garbage")
-    assert kb_module._load_uncached("1.16.5", default_data_dir(), True).resolve("stick") == "stick"
+    with pytest.warns(RuntimeWarning, match="not using the knowledge-base cache"):
+        assert kb_module._load_uncached("1.16.5", default_data_dir(), True).resolve("stick") == "stick"
 
 
 def test_runtime_code_never_reads_shared_folder():

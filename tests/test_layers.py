@@ -30,6 +30,7 @@ LAYERS = [
     ("validation", "metrics"),
     ("sim", "graph", "graph_export", "bar_io"),
     ("llm", "kb", "model"),
+    ("private_files", "redact"),  # barsym's own 0600 files and secrets kept out of logs: used by all
 ]
 RANK = {name: rank for rank, layer in enumerate(LAYERS) for name in layer}
 

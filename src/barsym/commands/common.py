@@ -109,12 +109,14 @@ def unusable_input(exc: BaseException) -> str | None:
     return None
 
 
-#: C0 controls but tab and newline, DEL, C1 controls, and lone surrogates (undecodable bytes of a file name)
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+#: C0 controls but tab and newline, DEL, C1 controls, lone surrogates (undecodable bytes of a file name), and
+#: the bidirectional controls (U+061C, U+200E/F, U+202A-202E, U+2066-2069), which reorder what a line shows:
+#: a reply ``craft 1 \u202ekcits`` would read as another item on the screen than the one in the plan
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def escape_controls(text: str) -> str:
-    """``text`` with every control character shown as ``\\x1b`` (``\\udcff`` for a lone surrogate).
+    """``text`` with every control character shown as ``\\x1b`` (``\\udcff``: a lone surrogate; ``\\u202e``: bidi).
 
     Item names, file names and plan fields come from the user and are echoed
     in messages; an ESC inside one (``oak\\x1b[31mplanks``, ``"\\u001b[2J"``

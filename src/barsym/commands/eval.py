@@ -145,8 +145,9 @@ def _run(args: argparse.Namespace) -> int:
         rules = rules_from_args(kb, args, default=implied)
         execution = world_from_args(kb, rules, args)
         options = planner_options(name, kb, args, rules)
-        if "api_key" in options:  # never written into a run file; workers inherit it
-            os.environ["OPENAI_API_KEY"] = options.pop("api_key")
+        # never written into a run file, nor into os.environ (Ray's processes would inherit it):
+        # handed to the planner here and to each worker as an argument
+        api_key = options.pop("api_key", None)
         parallel = workers > 1 or args.executor == Executor.RAY.value
         if parallel and options and args.threads is None and not options.get("llm_url"):
             options["threads"] = max(1, (os.cpu_count() or 1) // workers)  # cores shared, not oversubscribed
@@ -163,7 +164,8 @@ def _run(args: argparse.Namespace) -> int:
                              "memory); drop --workers/--executor ray")
         command = " ".join(["barsym", *getattr(args, "argv", [])]) or "barsym"
         # built here in every case: a model or server that cannot be used is exit 2 before any task runs
-        planner = make_from_options(name, kb, options, progress, rules, command)
+        planner = make_from_options(name, kb, {**options, **({"api_key": api_key} if api_key else {})}, progress,
+                                    rules, command)
         reassert_sigint()  # a model load may have replaced the SIGINT handler under Python
         recording = None
         if store is not None:
@@ -187,7 +189,8 @@ def _run(args: argparse.Namespace) -> int:
                                  on_record=progress.finished,
                                  on_task=_on_task(progress, recording),
                                  on_goal=progress.goal if progress.enabled else None,
-                                 on_warning=lambda line: print(f"barsym: warning: {line}", file=sys.stderr))
+                                 on_warning=lambda line: print(f"barsym: warning: {line}", file=sys.stderr),
+                                 api_key=api_key)
     except (RunFileError, ExecutorError, DatasetError) as exc:
         progress.close()
         return fail(str(exc))

@@ -4,7 +4,9 @@ Shows what the model was asked, under which grammar, what it replied, the
 verifier's verdict and what the call cost -- newest last, like ``llm logs``.
 The log is ``$BARSYM_LOG_DB`` or ``logs.db`` in barsym's cache folder
 (:mod:`barsym.reasoning.call_log`). Exit status: 0 (also when nothing has been
-logged yet), 2 for bad options or a file that is not a barsym call log.
+logged yet), 2 for bad options, a file that is not a barsym call log, or
+damaged call records (the readable ones are still shown; the others are
+named in one line).
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ def parse_limit(text: str) -> int | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..reasoning.call_log import CallLog, LogError, default_log_path
+    from ..reasoning.call_log import CallLog, LogError, damaged_summary, default_log_path
 
     try:
         limit = parse_limit(args.limit)
@@ -64,18 +66,20 @@ def run(args: argparse.Namespace) -> int:
     except (LogError, OSError) as exc:
         return fail(" ".join(str(exc).split()))
     try:
-        records = log.recent(limit)
+        records, damaged = log.readable(limit)
     except LogError as exc:
         return fail(" ".join(str(exc).split()))
     finally:
         log.close()
     if args.json:
         sys.stdout.write(json.dumps([asdict(r) for r in records], indent=2) + "\n")
-        return 0
-    if not records:
-        print(f"barsym: no LLM calls logged yet ({path})", file=sys.stderr)
-    for record in records:
-        sys.stdout.write(render(record, args.full))
+    else:
+        if not records and not damaged:
+            print(f"barsym: no LLM calls logged yet ({path})", file=sys.stderr)
+        for record in records:
+            sys.stdout.write(render(record, args.full))
+    if damaged:  # the readable calls are shown; the damaged ones are named in one line
+        return fail(" ".join(f"{path}: {damaged_summary(damaged)}".split()))
     return 0
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..bar_io import read_input
 from ..memory import MemoryFileError, MemoryStore, default_path, record, with_memory
+from ..private_files import private_dir
 from .common import UsageError, check_writable, fail, kb_from_args, number_option
 from .llm_options import TerminalProgress
 from .world_options import MAX_RUNS
@@ -105,10 +106,12 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("memory clear deletes every remembered plan; add --yes to confirm "
                              "(no terminal to ask on)")
         if writes and not path.parent.exists() and getattr(args, "memory", None) is None:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(path.parent)  # barsym's own data folder: 0700
         store = MemoryStore(path, readonly=not writes)
     except (UsageError, MemoryFileError) as exc:
         return fail(str(exc))
+    except OSError as exc:  # the default folder cannot be made (a read-only home)
+        return fail(f"memory {path}: cannot create the folder {path.parent} ({exc.strerror or exc})")
     with store:
         try:
             return ACTIONS[args.action](store, args)

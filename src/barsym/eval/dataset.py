@@ -91,6 +91,19 @@ def _goal(kb: KnowledgeBase, name: object, count: object, where: str, dialect: s
         raise DatasetError(str(exc.args[0])) from None
 
 
+def _plain_name(name: object, what: str, where: str) -> str:
+    """A group or task name of BAR's layout, which names a file: a name, never a path.
+
+    ``../../../secret2`` would otherwise read ``secret2.jsonl`` three folders up
+    (and print it in the error about its content).
+    """
+    if (not isinstance(name, str) or not name.strip() or name in (".", "..") or "/" in name or "\\" in name
+            or "\0" in name or name != name.strip()):
+        raise DatasetError(f"{where}: the {what} name {shown(name)} is not a plain name (no '/', '\\', '..' or "
+                           f"surrounding spaces): {what} names are file names inside the dataset folder")
+    return name
+
+
 def _load_bar(folder: Path, kb: KnowledgeBase, dialect: str | None) -> list[Task]:
     index = folder / "tasks.json"
     if not index.is_file():
@@ -100,9 +113,11 @@ def _load_bar(folder: Path, kb: KnowledgeBase, dialect: str | None) -> list[Task
         raise DatasetError(f"{index}: expected an object mapping group names to tasks")
     tasks = []
     for group, entries in groups.items():
+        _plain_name(group, "group", str(index))
         if not isinstance(entries, dict):
             raise DatasetError(f"{index}: group {group!r} must map task names to goals")
         for name, spec in entries.items():
+            _plain_name(name, "task", f"{index}: group {group}")
             where = f"{index}: {group}/{name}"
             if not isinstance(spec, dict):
                 raise DatasetError(f"{where}: expected an object with obj_name and obj_num")

@@ -78,7 +78,7 @@ def run_evaluation(spec: RunSpec, tasks: Sequence[Task], kb: KnowledgeBase, *, n
                    on_record: Callable[[dict], None] | None = None,
                    on_task: Callable[[str], None] | None = None,
                    on_goal: Callable[[str, str], None] | None = None,
-                   on_warning: Callable[[str], None] | None = None) -> EvaluationRun:
+                   on_warning: Callable[[str], None] | None = None, api_key: str | None = None) -> EvaluationRun:
     """Run every task not already in ``run_path`` and return the whole evaluation, in task order.
 
     A record is resumed only if it is for the task as it is now (its content
@@ -86,6 +86,8 @@ def run_evaluation(spec: RunSpec, tasks: Sequence[Task], kb: KnowledgeBase, *, n
     as a record (:func:`~.record_check.record_problem`); a damaged one is one
     ``on_warning`` line naming the file and line, and its task runs again.
     Scores and executions of resumed records are recomputed from their plans.
+    ``api_key`` (for ``--llm-url``) is handed to the workers as an argument, never put in the spec
+    (written into run files) or the environment (inherited by every process Ray starts).
     """
     keys = [t.key for t in tasks]
     if len(set(keys)) != len(keys):
@@ -100,7 +102,7 @@ def run_evaluation(spec: RunSpec, tasks: Sequence[Task], kb: KnowledgeBase, *, n
         if on_start is not None:
             on_start(len(tasks), resumed)
         for record in iter_records(spec, pending, executor=executor, workers=workers, ray_address=ray_address,
-                                   planner=planner, on_task=on_task, on_goal=on_goal):
+                                   planner=planner, on_task=on_task, on_goal=on_goal, api_key=api_key):
             if run_file is not None:
                 run_file.append(record)
             records[record["key"]] = record

@@ -120,8 +120,10 @@ def server_backend(options: dict):
     """The server backend for ``--llm-url`` with a model name or API key (``$OPENAI_API_KEY``); else None.
 
     Without either, the LLM planners build their usual shared backend. The key is
-    never part of a spec (specs are written into run files); workers read it from
-    the environment they inherit.
+    never part of a spec (specs are written into run files) nor put into the
+    environment: ``barsym eval`` hands it to each worker as an argument, and it
+    arrives here as ``options["api_key"]``; ``$OPENAI_API_KEY`` is read only if
+    the user set it.
     """
     import os
 
@@ -138,9 +140,11 @@ def server_backend(options: dict):
     return backend
 
 
-def build_planner(spec: RunSpec, progress=None, command: str = ""):
+def build_planner(spec: RunSpec, progress=None, command: str = "", api_key: str | None = None):
     """A new planner as the spec says (``progress`` only where it is drawn: in the parent process)."""
     options = dict(spec.options)
+    if api_key:
+        options["api_key"] = api_key
     if spec.backend:
         module, _, name = spec.backend.partition(":")
         options["backend"] = getattr(importlib.import_module(module), name)()
@@ -154,11 +158,11 @@ def build_planner(spec: RunSpec, progress=None, command: str = ""):
                         command=command or f"barsym eval --planner {spec.planner}", **options)
 
 
-def planner_for(spec: RunSpec, progress=None):
+def planner_for(spec: RunSpec, progress=None, api_key: str | None = None):
     """The spec's planner, built once per worker process and kept for its next tasks."""
     planner = _Process.planners.get(spec.key)
     if planner is None:
-        planner = _Process.planners[spec.key] = build_planner(spec, progress)
+        planner = _Process.planners[spec.key] = build_planner(spec, progress, api_key=api_key)
     return planner
 
 
@@ -167,13 +171,13 @@ def forget_planners() -> None:
     _Process.planners.clear()
 
 
-def run_task(spec: RunSpec, task_data: dict, planner=None) -> dict:
+def run_task(spec: RunSpec, task_data: dict, planner=None, api_key: str | None = None) -> dict:
     """Plan, score and (with a world) execute one task; the record of it.
 
     ``planner``: the caller's own (the serial run's, which draws progress); else this process's.
     """
     kb = _kb(spec.mc_version)
-    planner = planner if planner is not None else planner_for(spec)
+    planner = planner if planner is not None else planner_for(spec, api_key=api_key)
     task = task_from_data(task_data)
     started = time.perf_counter()
     result, error = None, None

@@ -53,22 +53,25 @@ def task_key(task: dict) -> str:
 def iter_records(spec: RunSpec, tasks: Sequence[dict], *, executor: Executor | str = Executor.LOCAL,
                  workers: int = 1, ray_address: str | None = None, planner=None,
                  on_task: Callable[[str], None] | None = None,
-                 on_goal: Callable[[str, str], None] | None = None) -> Iterator[dict]:
+                 on_goal: Callable[[str, str], None] | None = None, api_key: str | None = None) -> Iterator[dict]:
     """One record per task, as each finishes. ``planner``: the in-process planner of a serial run.
+
+    ``api_key``: the server's key, passed to each worker and Ray task as an argument (not in the
+    spec, not in ``os.environ``, which Ray's raylet, GCS server and workers would inherit).
 
     ``on_task(key)``: a serial run is starting a task (its planner reports goals itself);
     ``on_goal(key, text)``: what a pool worker's planner is doing (``goal 3 of about 12: ...``).
     """
     executor = Executor(executor)
     if executor is Executor.RAY:
-        yield from _ray(spec, tasks, workers, ray_address)
+        yield from _ray(spec, tasks, workers, ray_address, api_key)
     elif workers <= 1:
         for data in tasks:
             if on_task is not None:
                 on_task(task_key(data))
-            yield run_task(spec, data, planner)
+            yield run_task(spec, data, planner, api_key=api_key)
     else:
-        yield from _pool(spec, tasks, workers, on_goal)
+        yield from _pool(spec, tasks, workers, on_goal, api_key)
 
 
 class _Worker:
@@ -76,6 +79,7 @@ class _Worker:
 
     events = None  # a multiprocessing queue to the parent, or None
     key = ""
+    api_key: str | None = None  # the server's key, from the parent as an initializer argument
 
     def __call__(self, event) -> None:
         if _Worker.events is not None:
@@ -87,15 +91,16 @@ class _Worker:
     enabled = True  # the LLM planners count goals for the progress line only when it is drawn
 
 
-def _worker_start(spec_data: dict, events=None) -> None:
+def _worker_start(spec_data: dict, events=None, api_key: str | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _Worker.events = events
+    _Worker.api_key = api_key
 
 
 def _in_worker(spec_data: dict, task: dict) -> dict:
     spec = RunSpec.from_dict(spec_data)
     _Worker.key = task_key(task)
-    planner = planner_for(spec, progress=_Worker() if _Worker.events is not None else None)
+    planner = planner_for(spec, progress=_Worker() if _Worker.events is not None else None, api_key=_Worker.api_key)
     return run_task(spec, task, planner)
 
 
@@ -110,7 +115,8 @@ def _forward(events, on_goal, stop: threading.Event) -> None:
         on_goal(key, text)
 
 
-def _pool(spec: RunSpec, tasks: Sequence[dict], workers: int, on_goal=None) -> Iterator[dict]:
+def _pool(spec: RunSpec, tasks: Sequence[dict], workers: int, on_goal=None,
+          api_key: str | None = None) -> Iterator[dict]:
     context = multiprocessing.get_context("spawn")
     spec_data = spec.to_dict()
     events = context.Queue(1000) if on_goal is not None else None
@@ -118,7 +124,7 @@ def _pool(spec: RunSpec, tasks: Sequence[dict], workers: int, on_goal=None) -> I
     if events is not None:
         threading.Thread(target=_forward, args=(events, on_goal, stop), daemon=True).start()
     pool = ProcessPoolExecutor(max_workers=min(workers, max(1, len(tasks))), mp_context=context,
-                               initializer=_worker_start, initargs=(spec_data, events))
+                               initializer=_worker_start, initargs=(spec_data, events, api_key))
     try:
         # at most two tasks queued per worker: a resumed run loses little, and finishing order stays close
         queue = list(tasks)
@@ -157,10 +163,10 @@ def _stop_processes(processes, grace: float = 3.0) -> None:
             process.join(grace)
 
 
-def _ray_task(spec_data: dict, task: dict) -> dict:
+def _ray_task(spec_data: dict, task: dict, api_key: str | None = None) -> dict:
     spec = RunSpec.from_dict(spec_data)
-    planner_for(spec)  # kept in the Ray worker process between tasks
-    return run_task(spec, task)
+    planner_for(spec, api_key=api_key)  # kept in the Ray worker process between tasks
+    return run_task(spec, task, api_key=api_key)
 
 
 #: HTTP/2's client connection preface and an empty SETTINGS frame: what any gRPC client sends first
@@ -235,7 +241,8 @@ def _one_line(exc: BaseException) -> str:
 RAY_RETRIES = 1
 
 
-def _ray(spec: RunSpec, tasks: Sequence[dict], workers: int, address: str | None) -> Iterator[dict]:
+def _ray(spec: RunSpec, tasks: Sequence[dict], workers: int, address: str | None,
+         api_key: str | None = None) -> Iterator[dict]:
     import signal as signals
 
     ray = _import_ray()
@@ -259,7 +266,7 @@ def _ray(spec: RunSpec, tasks: Sequence[dict], workers: int, address: str | None
     # a worker that dies is retried by Ray itself (max_retries); an exception the task raised is not
     remote = ray.remote(num_cpus=1, max_retries=RAY_RETRIES, retry_exceptions=False)(_ray_task)
     spec_data = spec.to_dict()
-    pending = {remote.remote(spec_data, task): task for task in tasks}
+    pending = {remote.remote(spec_data, task, api_key): task for task in tasks}
     died = _died_errors(ray)
     try:
         while pending:

@@ -1,21 +1,22 @@
 """Knowledge base: load (and cache) what barsym knows about the game.
 
 ``load_kb()`` is the one entry point. Building from minecraft-data's JSON takes
-a few hundred milliseconds; the result is pickled under the user's cache
-folder, keyed by the game version, barsym's version and source, the installed
-minecraft-data version and a hash of every data file, so any change rebuilds
-and a warm start costs a few milliseconds.
+a few hundred milliseconds; the result is kept as JSON under the user's cache
+folder (:mod:`.cache`: never pickle, which would run code from the file),
+keyed and checked by the game version, barsym's version and source, the
+installed minecraft-data version and a hash of every data file, so any change
+rebuilds and a warm start costs tens of milliseconds.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import pickle
-import tempfile
+import warnings
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
+
+from ..private_files import private_dir, untrusted
+from . import cache as kb_cache
 
 from .errors import DataFileError, VersionNotSupportedError
 from .knowledge import CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, SmeltRecipe, Source, Tool, UnknownItemError
@@ -49,21 +50,6 @@ def cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "barsym"
 
 
-def _fingerprint(version: str, data_dir: Path) -> str:
-    digest = hashlib.sha256(version.encode())
-    for dist in ("barsym", "minecraft-data"):
-        try:
-            digest.update(metadata.version(dist).encode())
-        except metadata.PackageNotFoundError:
-            digest.update(b"-")
-    for source in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(source.read_bytes())
-    for data_file in sorted(data_dir.glob("*.json")):
-        digest.update(data_file.name.encode())
-        digest.update(data_file.read_bytes())
-    return digest.hexdigest()[:20]
-
-
 def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
     """Build from scratch; imported lazily so a warm start skips pydantic and minecraft-data."""
     from .build import build_knowledge_base as build
@@ -71,23 +57,46 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
     return build(version, data_dir)
 
 
+def _warn(message: str) -> None:
+    warnings.warn(message, RuntimeWarning, stacklevel=4)
+
+
 def _load_uncached(version: str, data_dir: Path, use_cache: bool) -> KnowledgeBase:
+    """From the cache file when it can be trusted and is today's; else built, and cached when the folder is ours.
+
+    A cache folder or file someone else could have written is not read (one
+    warning, then built in memory): :mod:`.cache` explains why a checksum
+    alone is not enough.
+    """
     if not use_cache:
         return build_knowledge_base(version, data_dir)
-    path = cache_dir() / f"kb-{version}-{_fingerprint(version, data_dir)}.pickle"
+    stamp = kb_cache.fingerprint(version, data_dir)
+    folder = cache_dir()
+    path = folder / f"kb-{version}-{stamp[:20]}.json"
+    problem = untrusted(folder)
+    if problem is None:
+        problem = untrusted(path)
+        where = path
+    else:
+        where = folder
+    if problem is not None:
+        fix = (f"chmod go-w {where}" if "written by other users" in problem
+               else "set BARSYM_CACHE_DIR to a folder of yours")
+        _warn(f"not using the knowledge-base cache {where}: it {problem}; building in memory ({fix})")
+        return build_knowledge_base(version, data_dir)
     try:
-        with path.open("rb") as handle:
-            kb = pickle.load(handle)
-        if isinstance(kb, KnowledgeBase):
-            return kb
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError):
-        pass  # missing or stale cache: rebuild below
+        return kb_cache.read(path, stamp)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        _warn(f"cannot read the knowledge-base cache {path} ({exc.strerror or exc}); rebuilding it")
+    except kb_cache.CacheMismatch as exc:
+        _warn(f"not using the knowledge-base cache {path}: {exc}; rebuilding it")
     kb = build_knowledge_base(version, data_dir)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("wb", dir=path.parent, delete=False) as tmp:
-            pickle.dump(kb, tmp, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp.name, path)
+        private_dir(folder)
+        if untrusted(folder) is None:
+            kb_cache.write(path, kb, stamp)
     except OSError:
         pass  # a read-only home must not stop planning; we just stay cold
     return kb

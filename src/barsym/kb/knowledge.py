@@ -1,8 +1,9 @@
 """The knowledge base: what exists, how it is made, and where it is found.
 
 Everything is keyed by item *name* (ids change between game versions). The
-objects are plain frozen dataclasses so the whole knowledge base pickles fast
-for the warm-start cache and can be shared read-only by every component.
+objects are plain frozen dataclasses so the whole knowledge base is stored as
+JSON for the warm-start cache (:mod:`.cache`) and can be shared read-only by
+every component.
 
 Generic names. Plans say ``logs`` and ``planks`` for "any wood type". A generic
 name is an item of its own in the inventory; an ingredient accepts it wherever

@@ -5,8 +5,8 @@ speeds, durability; and from smelting.json: cooking times) but the numbers a
 world model needs on top of them: how long it takes to find a resource where
 the agent is, how often a controller fails a step, how long an episode may
 last. Each one has its source or reasoning in the data file; here they are
-plain frozen dataclasses so that the knowledge base pickles them with the rest
-and a warm start needs no pydantic.
+plain frozen dataclasses so that the knowledge-base cache stores them with the
+rest and a warm start needs no pydantic.
 """
 
 from __future__ import annotations

@@ -45,15 +45,18 @@ fault of the server, not a reason to throw away the model's answer.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import ipaddress
 import json
 import socket
+import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import warnings
+from collections.abc import Iterator
 from typing import Any, Literal
 
 from .base import (
@@ -66,11 +69,16 @@ from .base import (
     LLMError,
     LLMOptions,
 )
+from ..redact import redact, url_without_password
 from .grammar import lint_gbnf
 
 __all__ = ["OpenAIHTTPBackend"]
 
 _EXCERPT = 300
+#: the largest reply read: a chat completion of a few hundred tokens is a few kilobytes
+MAX_REPLY_BYTES = 8 * 1024 * 1024
+#: of an error reply, only this much is read (it is quoted in one line anyway)
+MAX_ERROR_BYTES = 64 * 1024
 #: HTTP statuses that mean "no such API here" rather than "the API failed this time"
 _NOT_THE_API = (404, 405, 501)
 
@@ -115,28 +123,178 @@ def _count(fields: dict, key: str, bad: list[str]) -> int | None:
 
 
 def _is_loopback(host: str) -> bool:
-    if host == "localhost":
+    """True for every spelling of this machine: ``localhost``, 127.0.0.0/8 as ``inet_aton`` reads it, ::1, ...
+
+    ``127.1``, ``0x7f.1``, ``2130706433`` and ``0177.0.0.1`` all reach 127.0.0.1
+    (the C resolver reads IPv4 numbers as ``inet_aton`` does), and so do
+    ``::1``, ``[::ffff:127.0.0.1]`` and ``0.0.0.0``: none of them may be sent
+    through ``$http_proxy`` (with the key), and none is "a remote host".
+    """
+    name = host.strip().strip("[]").rstrip(".").lower()
+    if name == "localhost" or name.endswith(".localhost"):
         return True
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        address = ipaddress.ip_address(name.split("%", 1)[0])
     except ValueError:
-        return False
+        if not name or any(c not in "0123456789abcdefx." for c in name):
+            return False
+        try:
+            address = ipaddress.ip_address(socket.inet_aton(name))
+        except OSError:
+            return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_loopback or address.is_unspecified
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Redirects are not followed: the ``Authorization`` header would go to whatever host the server names.
+
+    urllib then raises the 3xx as an ``HTTPError``, which :meth:`OpenAIHTTPBackend._post` names in one line.
+    """
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+class _Watch:
+    """The deadline of one call: at ``at`` (monotonic) every socket the call opened is shut down.
+
+    urllib's ``timeout`` bounds each socket operation, so a server that sends a
+    byte a second never times out; shutting the socket down ends whatever read
+    is waiting, headers or body.
+    """
+
+    def __init__(self, seconds: float):
+        self.at = time.monotonic() + seconds
+        self.expired = False
+        self.sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self.expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def add(self, sock) -> None:
+        with self._lock:
+            self.sockets.append(sock)
+            if self.expired:
+                self._shut(sock)
+
+    def expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self.sockets:
+                self._shut(sock)
+
+    @staticmethod
+    def _shut(sock) -> None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+class _WatchedHTTP(urllib.request.HTTPHandler):
+    """Hands each connection's socket to the current call's :class:`_Watch` (``watch`` None: no deadline)."""
+
+    watch: _Watch | None = None
+
+    def http_open(self, req):
+        return self.do_open(_watched(http.client.HTTPConnection, self), req)
+
+
+class _WatchedHTTPS(urllib.request.HTTPSHandler):
+    watch: _Watch | None = None
+
+    def https_open(self, req):
+        return self.do_open(_watched(http.client.HTTPSConnection, self), req,
+                            context=self._context)
+
+
+def _watched(connection: type, handler) -> type:
+    class Watched(connection):
+        def connect(self):
+            super().connect()
+            if handler.watch is not None:
+                handler.watch.add(self.sock)
+    return Watched
+
+
+@contextlib.contextmanager
+def within(opener: urllib.request.OpenerDirector, seconds: float) -> Iterator[_Watch]:
+    """Every connection ``opener`` makes inside the block is shut down ``seconds`` after it starts.
+
+    Yields the :class:`_Watch`; ``watch.expired`` then tells a cut-off reply
+    (an empty read, a reset) from a real one. For openers of :func:`opener_for`.
+    """
+    watch = _Watch(seconds)
+    handlers = [h for h in opener.handlers if isinstance(h, (_WatchedHTTP, _WatchedHTTPS))]
+    for handler in handlers:
+        handler.watch = watch
+    try:
+        yield watch
+    finally:
+        watch.cancel()
+        for handler in handlers:
+            handler.watch = None
 
 
 def opener_for(host: str | None) -> urllib.request.OpenerDirector:
-    """An opener for a server on ``host``: a loopback one is reached directly, never through $http_proxy."""
+    """An opener for a server on ``host``: never follows a redirect; a loopback host never goes via $http_proxy."""
     handlers = [urllib.request.ProxyHandler({})] if _is_loopback(host or "") else []
-    return urllib.request.build_opener(*handlers)
+    return urllib.request.build_opener(*handlers, _NoRedirect, _WatchedHTTP(), _WatchedHTTPS())
+
+
+def _read_capped(response, limit: int) -> bytes:
+    """The body, or LLMError when it is (or says it will be) over ``limit`` bytes: never buffered whole."""
+    declared = response.headers.get("Content-Length") if getattr(response, "headers", None) else None
+    if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+        raise _TooLarge(int(declared))
+    chunks, size = [], 0
+    while True:
+        chunk = response.read(min(65536, limit + 1 - size))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            raise _TooLarge(None)
+
+
+class _TooLarge(Exception):
+    def __init__(self, declared: int | None):
+        super().__init__(declared)
+        self.declared = declared
+
+
+_warned_plain_http: set[str] = set()
+
+
+def _warn_plain_http(url: str, host: str) -> None:
+    """Once per server: a key sent over plain http to another machine can be read on the way."""
+    if url in _warned_plain_http:
+        return
+    _warned_plain_http.add(url)
+    warnings.warn(f"the API key goes to {host} over plain http, unencrypted: anyone on the way can read it; "
+                  f"use https:// for a server on another machine", RuntimeWarning, stacklevel=4)
 
 
 class OpenAIHTTPBackend(LLMBackend):
     """Chat completions via ``POST {base_url}/v1/chat/completions``.
 
     ``base_url`` may be given with or without the trailing ``/v1``.
-    ``timeout`` (seconds) bounds connecting and each socket read, so a stuck
-    server surfaces as :class:`BackendTimeoutError` instead of a hang.
-    Requests to loopback hosts bypass any ``http_proxy`` setting, since a
-    proxy cannot reach this machine's 127.0.0.1 anyway.
+    ``timeout`` (seconds) bounds the whole call, connecting and every read
+    (a server that drips a byte a second is cut off at the deadline), so a
+    stuck server surfaces as :class:`BackendTimeoutError` instead of a hang;
+    a reply over :data:`MAX_REPLY_BYTES` is refused, not buffered.
+    Requests to loopback hosts (every spelling: :func:`_is_loopback`) bypass
+    any ``http_proxy`` setting, since a proxy cannot reach this machine's
+    127.0.0.1 anyway. Redirects are never followed (the key would go along),
+    ``user:password@`` in the URL is sent as Basic auth and never echoed, and
+    a key sent over plain http to another machine is warned about once.
     """
 
     def __init__(
@@ -154,14 +312,25 @@ class OpenAIHTTPBackend(LLMBackend):
         super().__init__(options)
         if grammar_style not in GRAMMAR_STYLES:
             raise ValueError(f"grammar_style must be one of {', '.join(GRAMMAR_STYLES)}, got {grammar_style!r}")
-        parsed = urllib.parse.urlsplit(base_url.strip())
-        if parsed.scheme not in ("http", "https") or not parsed.hostname:
-            raise ValueError(f"base_url must look like http://host:port, got {base_url!r}")
+        try:
+            parsed = urllib.parse.urlsplit(base_url.strip())
+            parsed.port  # noqa: B018 -- a port that is not a number raises here, not at the first call
+        except ValueError:
+            parsed = None
+        if parsed is None or parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise ValueError(f"base_url must look like http://host:port, got {redact(base_url)!r}")
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout!r}")
         if schema_style not in ("llama", "openai"):
             raise ValueError(f"schema_style must be 'llama' or 'openai', got {schema_style!r}")
-        root = base_url.strip().rstrip("/")
+        # user:password@ is taken out of the URL (never echoed in a message) and sent as Basic auth instead
+        self._basic = None
+        if parsed.username is not None or parsed.password is not None:
+            import base64
+
+            pair = f"{urllib.parse.unquote(parsed.username or '')}:{urllib.parse.unquote(parsed.password or '')}"
+            self._basic = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+        root = url_without_password(base_url.strip()).rstrip("/")
         if root.endswith("/v1"):
             root = root[: -len("/v1")]
         self.base_url = root
@@ -175,6 +344,8 @@ class OpenAIHTTPBackend(LLMBackend):
         self.confirmed = False  # set by the first reply shaped like a chat completion
         self._warned_usage = False  # one warning about bad token counts per backend, not one per call
         self._opener = opener_for(parsed.hostname)
+        if api_key and parsed.scheme == "http" and not _is_loopback(parsed.hostname):
+            _warn_plain_http(self.base_url, parsed.hostname)
 
     # ------------------------------------------------------------------ grammar
     def detect_grammar_style(self) -> str:
@@ -187,12 +358,13 @@ class OpenAIHTTPBackend(LLMBackend):
         """
         owner = ""
         try:
-            with self._opener.open(self.base_url + "/v1/models", timeout=min(self.timeout, 10.0)) as reply:
-                data = json.loads(reply.read().decode("utf-8", "replace"))
+            with within(self._opener, min(self.timeout, 10.0)), \
+                    self._opener.open(self.base_url + "/v1/models", timeout=min(self.timeout, 10.0)) as reply:
+                data = json.loads(_read_capped(reply, MAX_ERROR_BYTES).decode("utf-8", "replace"))
             models = data.get("data") if isinstance(data, dict) else None
             if isinstance(models, list) and models and isinstance(models[0], dict):
                 owner = str(models[0].get("owned_by") or "").lower()
-        except (OSError, ValueError, http.client.HTTPException):
+        except (OSError, ValueError, RecursionError, http.client.HTTPException, _TooLarge):
             return "llama"  # no model list: the llama.cpp servers' form, as before
         host_only = urllib.parse.urlsplit(self.base_url).hostname or ""
         if not owner and not host_only.endswith("openai.com"):
@@ -251,47 +423,77 @@ class OpenAIHTTPBackend(LLMBackend):
         return payload
 
     def _post(self, payload: dict[str, Any]) -> bytes:
+        """The reply body; within ``timeout`` seconds overall, at most :data:`MAX_REPLY_BYTES`, never redirected."""
         data = json.dumps(payload).encode("utf-8")
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
+        elif self._basic:
+            headers["Authorization"] = self._basic
         request = urllib.request.Request(self.endpoint, data=data, headers=headers, method="POST")
+        with within(self._opener, self.timeout) as watch:
+            return self._send(request, watch)
+
+    def _send(self, request: urllib.request.Request, watch: _Watch) -> bytes:
         try:
             with self._opener.open(request, timeout=self.timeout) as response:
-                return response.read()
+                body = _read_capped(response, MAX_REPLY_BYTES)
+            if watch.expired:  # the shut-down socket read as the end of the body: it is not the whole reply
+                raise self._timeout_error()
+            return body
+        except _TooLarge as exc:
+            size = f"a reply of {exc.declared} bytes" if exc.declared is not None else "a longer reply"
+            raise LLMError(f"server {self.base_url} sent {size}; barsym reads at most "
+                           f"{MAX_REPLY_BYTES // (1024 * 1024)} MB of a chat completion") from None
         except urllib.error.HTTPError as exc:
-            body = _excerpt(exc.read() or b"")
-            if exc.code in _NOT_THE_API and not self.confirmed:
-                reason = f" {exc.reason}" if exc.reason else ""
-                gist = "" if body.startswith("<") else f": {body[:120]}"  # an HTML error page adds nothing
-                raise self._incompatible(f"answered {exc.code}{reason}{gist}") from None
-            if exc.code in (401, 403):
-                raise LLMError(
-                    f"server {self.base_url} refused the credentials (HTTP {exc.code}): {body}. "
-                    "Check the api_key."
-                ) from None
-            if exc.code in (502, 503, 504):
-                raise BackendUnavailableError(
-                    f"server {self.base_url} is not ready (HTTP {exc.code}): {body}. "
-                    "Wait for the model to load or check the server log."
-                ) from None
-            raise LLMError(
-                f"server {self.base_url} answered HTTP {exc.code} to {self.endpoint}: {body}"
-            ) from None
+            if watch.expired:
+                raise self._timeout_error() from None
+            raise self._http_error(exc) from None
         except urllib.error.URLError as exc:
-            if isinstance(exc.reason, (socket.timeout, TimeoutError)):
+            if watch.expired or isinstance(exc.reason, (socket.timeout, TimeoutError)):
                 raise self._timeout_error() from None
             raise BackendUnavailableError(
-                f"cannot reach {self.endpoint}: {exc.reason}. Is the server running? Start one "
+                f"cannot reach {self.endpoint}: {redact(str(exc.reason))}. Is the server running? Start one "
                 "with `python -m llama_cpp.server --model MODEL.gguf --host 127.0.0.1 --port PORT`."
             ) from None
         except TimeoutError:
             raise self._timeout_error() from None
-        except (ConnectionError, http.client.HTTPException, OSError) as exc:
+        except (ConnectionError, http.client.HTTPException, OSError, ValueError) as exc:
+            if watch.expired:
+                raise self._timeout_error() from None
             raise BackendUnavailableError(
-                f"connection to {self.endpoint} failed mid-request: {type(exc).__name__}: {exc}. "
+                f"connection to {self.endpoint} failed mid-request: {type(exc).__name__}: {redact(str(exc))}. "
                 "The server may have crashed or closed the connection; check its log."
             ) from None
+
+    def _http_error(self, exc: urllib.error.HTTPError) -> LLMError:
+        """The one-line error for an HTTP status that is not a reply."""
+        try:
+            body = _excerpt(exc.read(MAX_ERROR_BYTES) or b"")
+        except (OSError, http.client.HTTPException, ValueError):
+            body = ""
+        if 300 <= exc.code < 400:
+            location = " ".join(str(exc.headers.get("Location") or "(no Location)").split())[:200]
+            # a setting to fix, not a failure to fall back from: every later call would be redirected too
+            return IncompatibleServerError(
+                f"server {self.base_url} answered HTTP {exc.code} redirecting to "
+                f"{redact(url_without_password(location))}; barsym does not follow redirects (the API key would "
+                "go along): give the final URL as --llm-url")
+        if exc.code in _NOT_THE_API and not self.confirmed:
+            reason = f" {exc.reason}" if exc.reason else ""
+            gist = "" if body.startswith("<") else f": {body[:120]}"  # an HTML error page adds nothing
+            return self._incompatible(f"answered {exc.code}{reason}{gist}")
+        if exc.code in (401, 403):
+            return LLMError(
+                f"server {self.base_url} refused the credentials (HTTP {exc.code}): {redact(body)}. "
+                "Check the api_key."
+            )
+        if exc.code in (502, 503, 504):
+            return BackendUnavailableError(
+                f"server {self.base_url} is not ready (HTTP {exc.code}): {body}. "
+                "Wait for the model to load or check the server log."
+            )
+        return LLMError(f"server {self.base_url} answered HTTP {exc.code} to {self.endpoint}: {body}")
 
     def _incompatible(self, what: str) -> IncompatibleServerError:
         path = urllib.parse.urlsplit(self.endpoint).path
@@ -314,7 +516,7 @@ class OpenAIHTTPBackend(LLMBackend):
 
     def _timeout_error(self) -> BackendTimeoutError:
         return BackendTimeoutError(
-            f"no reply from {self.endpoint} within {self.timeout:g}s. The server may be "
+            f"no whole reply from {self.endpoint} within {self.timeout:g}s. The server may be "
             "overloaded or generating too many tokens; raise timeout or lower max_tokens."
         )
 

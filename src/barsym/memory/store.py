@@ -24,6 +24,7 @@ from pathlib import Path
 
 from .records import (DecompositionRecord, RememberedDecomposition, ValidationError, as_export, canonical, parsed_export,
                       first_problem)
+from ..private_files import create_private
 
 #: "BSYM": marks a SQLite file as a barsym memory
 APPLICATION_ID = 0x4253594D
@@ -146,6 +147,11 @@ class MemoryStore:
             raise MemoryFileError(f"memory {self.path}: cannot read the file (permission denied)")
         if not readonly and self.path.exists() and not os.access(self.path, os.W_OK):
             raise MemoryFileError(f"memory {self.path}: read-only file; recording needs to write it")
+        if not readonly and not self.path.exists():
+            try:  # 0600 before SQLite writes into it (its -wal and -shm files then get the same mode)
+                create_private(self.path)
+            except OSError as exc:
+                raise MemoryFileError(f"memory {self.path}: cannot create the file ({exc.strerror or exc})") from None
         try:
             uri = f"file:{self.path}?mode={'ro' if readonly else 'rwc'}"
             self.db = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None)

@@ -13,7 +13,17 @@ are stored once in ``texts``, keyed by SHA-256, so a 53-task evaluation adds
 about a megabyte, not a hundred. The file is ``$BARSYM_LOG_DB``, else
 ``logs.db`` in the cache folder; ``BARSYM_LOG_DB=off`` turns logging off. A
 log that cannot be written (read-only disk, locked) is switched off with one
-warning: logging never stops a plan.
+warning: logging never stops a plan, and neither does a damaged log (bad
+schema version, bad rows): that too is one warning naming the file.
+
+What it keeps is private: the file is created 0600 (its folder 0700 when
+barsym makes it, :mod:`barsym.private_files`), secrets are taken out of every
+text before it is written (:func:`barsym.redact.redact`: ``--api-key`` values,
+bearer tokens, passwords in URLs), and a log path that is a symbolic link, or
+a file of another user or one others can write, is not written to: a link to
+another SQLite file would otherwise get barsym's tables written into it.
+Reading (``barsym logs``) opens the file read-only, so a log on a read-only
+mount can still be shown; a damaged row is skipped and named, the rest shown.
 """
 
 from __future__ import annotations
@@ -29,8 +39,10 @@ from enum import Enum
 from pathlib import Path
 
 from ..kb import cache_dir
+from ..private_files import create_private, private_dir, untrusted
+from ..redact import redact
 
-__all__ = ["CallLog", "CallRecord", "LogError", "Verdict", "default_log_path", "open_log"]
+__all__ = ["CallLog", "CallRecord", "LogError", "Verdict", "damaged_summary", "default_log_path", "open_log"]
 
 SCHEMA_VERSION = 1
 ENV_VAR = "BARSYM_LOG_DB"
@@ -100,24 +112,61 @@ def _sha(text: str) -> str:
 
 
 class CallLog:
-    """An open log; :meth:`start_run` once per plan, :meth:`record` once per call."""
+    """An open log; :meth:`start_run` once per plan, :meth:`record` once per call.
+
+    ``create`` False opens an existing file read-only (``barsym logs``); True
+    creates it (0600) and its tables if need be, for writing.
+    """
 
     def __init__(self, path: Path, *, create: bool = True):
         self.path = Path(path)
         if not create and not self.path.is_file():
             raise FileNotFoundError(str(self.path))
+        if create:
+            self._prepare()
         try:
-            if create:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(str(self.path), timeout=5.0)
+            self.db = self._connect(create)
             version = self._version(create)
+        except sqlite3.OperationalError as exc:
+            self._close_quietly()
+            raise LogError(f"cannot open the call log {self.path} ({exc})") from None
         except sqlite3.DatabaseError as exc:
+            self._close_quietly()
             raise LogError(f"{self.path} is not a barsym call log ({exc})") from None
         if version > SCHEMA_VERSION:
             self.db.close()
             raise LogError(f"{self.path} has schema version {version}; this barsym reads up to "
                            f"{SCHEMA_VERSION} (upgrade barsym, or point {ENV_VAR} elsewhere)")
         self.run: int | None = None
+
+    def _prepare(self) -> None:
+        """The folder (0700 if made here) and an empty 0600 file, never through a link or into another's file."""
+        problem = untrusted(self.path)
+        if problem is not None:
+            raise LogError(f"the call log {self.path} {problem}; barsym writes its log only into a file of "
+                           f"its own (point {ENV_VAR} at another path, or set it to off)")
+        private_dir(self.path.parent)
+        if not create_private(self.path):  # a log of an older barsym may be world-readable: it holds prompts
+            for part in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
+                if part.exists() and not part.is_symlink() and part.stat().st_mode & 0o077:
+                    part.chmod(0o600)
+
+    def _connect(self, create: bool) -> sqlite3.Connection:
+        if create:
+            return sqlite3.connect(str(self.path), timeout=5.0)
+        uri = self.path.resolve().as_uri()
+        db = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=5.0)
+        try:
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return db
+        except sqlite3.OperationalError:  # a WAL file on a read-only mount: no -shm can be made, read it as it is
+            db.close()
+            return sqlite3.connect(f"{uri}?immutable=1", uri=True, timeout=5.0)
+
+    def _close_quietly(self) -> None:
+        db = getattr(self, "db", None)
+        if db is not None:
+            db.close()
 
     def _version(self, create: bool) -> int:
         db = self.db
@@ -130,7 +179,10 @@ class CallLog:
         row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         if row is None:
             raise sqlite3.DatabaseError("no schema version")
-        return int(row[0])
+        try:
+            return int(str(row[0]).strip())
+        except ValueError:
+            raise sqlite3.DatabaseError(f"its schema version {str(row[0])[:40]!r} is not a number") from None
 
     def _text(self, body: str) -> str:
         sha = _sha(body)
@@ -139,7 +191,7 @@ class CallLog:
 
     def start_run(self, command: str, planner: str, goal: str, model: str | None) -> int:
         cur = self.db.execute("INSERT INTO runs (started, command, planner, goal, model) VALUES (?, ?, ?, ?, ?)",
-                              (time.time(), command, planner, goal, model))
+                              (time.time(), redact(command), planner, redact(goal), redact(model or "") or None))
         self.db.commit()
         self.run = cur.lastrowid
         return self.run
@@ -148,20 +200,35 @@ class CallLog:
                reply: str | None, verdict: Verdict, problems: list[str], seconds: float, temperature: float,
                prompt_tokens: int | None = None, evaluated_tokens: int | None = None,
                completion_tokens: int | None = None, evaluations: int | None = None) -> None:
-        """One call; ``prefix`` leading messages are the fixed prefix, stored once."""
+        """One call; ``prefix`` leading messages are the fixed prefix, stored once. Secrets are redacted first."""
+        messages = [{**m, "content": redact(m.get("content") or "")} for m in messages]
+        reply = redact(reply) if reply is not None else None
+        problems = [redact(p) for p in problems]
         head = json.dumps(messages[:prefix]) if prefix else None
         prefix_sha = self._text(head) if head else None
         self.db.execute(
             "INSERT INTO calls (run_id, at, goal, attempt, prefix_sha, messages, grammar_sha, reply, verdict,"
             " problems, seconds, temperature, prompt_tokens, evaluated_tokens, completion_tokens, evaluations)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (self.run, time.time(), goal, attempt, prefix_sha, json.dumps(messages[prefix:]), self._text(grammar),
+            (self.run, time.time(), redact(goal), attempt, prefix_sha, json.dumps(messages[prefix:]),
+             self._text(grammar),
              reply, Verdict(verdict).value, json.dumps(problems), seconds, temperature, prompt_tokens,
              evaluated_tokens, completion_tokens, evaluations))
         self.db.commit()
 
     def recent(self, limit: int | None = 10) -> list[CallRecord]:
-        """The last ``limit`` calls (None: all), oldest first."""
+        """The last ``limit`` calls (None: all), oldest first; LogError naming damaged rows (see :meth:`readable`)."""
+        records, damaged = self.readable(limit)
+        if damaged:
+            raise LogError(f"{self.path}: {damaged_summary(damaged)}")
+        return records
+
+    def readable(self, limit: int | None = 10) -> tuple[list[CallRecord], list[tuple[int, str]]]:
+        """The last ``limit`` calls that can be read, oldest first, and the (id, why) of those that cannot.
+
+        SQLite keeps any value in any column, and a file can be edited: every
+        field is checked before it becomes a :class:`CallRecord`.
+        """
         query = ("SELECT c.id, c.at, c.run_id, COALESCE(r.command, ''), c.goal, c.attempt, p.body, c.messages,"
                  " g.body, c.reply, c.verdict, c.problems, c.seconds, c.temperature, c.prompt_tokens,"
                  " c.evaluated_tokens, c.completion_tokens, c.evaluations FROM calls c"
@@ -172,26 +239,86 @@ class CallLog:
                                    (limit,) if limit is not None else ()).fetchall()
         except sqlite3.DatabaseError as exc:
             raise LogError(f"cannot read {self.path}: {exc}") from None
-        out = []
-        for (id_, at, run, command, goal, attempt, head, tail, grammar, reply, verdict, problems, seconds,
-             temperature, prompt, evaluated, completion, evaluations) in reversed(rows):
-            messages = (json.loads(head) if head else []) + json.loads(tail)
-            out.append(CallRecord(id_, at, run, command, goal, attempt, messages, grammar or "", reply, verdict,
-                                  json.loads(problems), seconds, temperature, prompt, evaluated, completion,
-                                  evaluations))
-        return out
+        out, damaged = [], []
+        for row in reversed(rows):
+            try:
+                out.append(_record(row))
+            except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+                damaged.append((row[0], str(exc)))
+        return out, damaged
 
     def close(self) -> None:
         self.db.close()
 
 
+def damaged_summary(damaged: list[tuple[int, str]]) -> str:
+    first_id, why = damaged[0]
+    ids = ", ".join(f"#{i}" for i, _ in damaged[:5]) + (", ..." if len(damaged) > 5 else "")
+    return f"{len(damaged)} damaged call record(s) skipped ({ids}; #{first_id}: {why})"
+
+
+def _number(value, name: str, whole: bool = False, optional: bool = False):
+    if value is None and optional:
+        return None
+    kinds = (int,) if whole else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kinds) or value != value:
+        raise TypeError(f"{name} is {value!r:.40}, not a {'whole ' if whole else ''}number")
+    return value
+
+
+def _text_field(value, name: str, optional: bool = False):
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"{name} is {value!r:.40}, not text")
+    return value
+
+
+def _messages(text) -> list[dict[str, str]]:
+    messages = json.loads(_text_field(text, "messages"))
+    if not isinstance(messages, list):
+        raise TypeError("messages is not a list")
+    for message in messages:
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+            raise TypeError("a message has no role")
+        if not isinstance(message.get("content"), str):
+            raise TypeError(f"a {message['role'][:20]} message has no text content")
+    return messages
+
+
+def _record(row: tuple) -> CallRecord:
+    """One row of :meth:`CallLog.readable`'s query as a record, every field checked (TypeError/ValueError if not)."""
+    (id_, at, run, command, goal, attempt, head, tail, grammar, reply, verdict, problems, seconds,
+     temperature, prompt, evaluated, completion, evaluations) = row
+    problem_list = json.loads(_text_field(problems, "problems"))
+    if not isinstance(problem_list, list) or not all(isinstance(p, str) for p in problem_list):
+        raise TypeError("problems is not a list of texts")
+    return CallRecord(
+        _number(id_, "id", True), _number(at, "at"), _number(run, "run", True, True),
+        _text_field(command, "command"), _text_field(goal, "goal"), _number(attempt, "attempt", True),
+        (_messages(head) if head else []) + _messages(tail), _text_field(grammar, "grammar", True) or "",
+        _text_field(reply, "reply", True), _text_field(verdict, "verdict"), problem_list,
+        _number(seconds, "seconds"), _number(temperature, "temperature"),
+        _number(prompt, "prompt_tokens", True, True), _number(evaluated, "evaluated_tokens", True, True),
+        _number(completion, "completion_tokens", True, True), _number(evaluations, "evaluations", True, True))
+
+
+_warned: set[str] = set()
+
+
 def open_log(path: Path | None = None) -> CallLog | None:
-    """The log to write to (default path), or None when logging is off or the file cannot be used (warned)."""
+    """The log to write to (default path), or None when logging is off or the file cannot be used.
+
+    An unusable file is warned about once per process (naming it), and the plan goes on without logging.
+    """
     path = path if path is not None else default_log_path()
     if path is None:
         return None
     try:
         return CallLog(path)
-    except (OSError, sqlite3.Error, LogError) as exc:
-        warnings.warn(f"not logging LLM calls to {path}: {exc}", stacklevel=2)
+    except (OSError, sqlite3.Error, LogError, ValueError) as exc:
+        if str(path) not in _warned:
+            _warned.add(str(path))
+            text = str(exc) if str(path) in str(exc) else f"{path}: {exc}"
+            warnings.warn(f"not logging LLM calls: {text}", stacklevel=2)
         return None

@@ -29,6 +29,7 @@ this module adds what belongs to a whole plan rather than to one goal:
 from __future__ import annotations
 
 import dataclasses
+import http.client
 import socket
 import time
 import urllib.error
@@ -36,7 +37,7 @@ import urllib.parse
 
 from ..kb import KnowledgeBase, cache_dir
 from ..llm import BackendTimeoutError, BackendUnavailableError, LLMBackend, LLMOptions, default_model_path, make_backend
-from ..llm.openai_http import opener_for
+from ..llm.openai_http import opener_for, within
 from ..model import Goal
 from .call_log import CallLog, open_log
 from .progress import Phase, Progress, ProgressEvent
@@ -83,22 +84,25 @@ def shared_backend(model: str | None = None, url: str | None = None, threads: in
 
 
 def probe(base_url: str, timeout: float) -> None:
-    """Check that something answers HTTP at ``base_url``; any HTTP status counts as up."""
+    """Check that something answers HTTP at ``base_url`` within ``timeout`` s overall; any HTTP status counts as up."""
     opener = opener_for(urllib.parse.urlsplit(base_url).hostname)
     try:
-        with opener.open(base_url + "/v1/models", timeout=timeout):
+        with within(opener, timeout) as watch, opener.open(base_url + "/v1/models", timeout=timeout):
             return
     except urllib.error.HTTPError:
         return  # it answered; not every server lists models
     except urllib.error.URLError as exc:
-        if isinstance(exc.reason, (socket.timeout, TimeoutError)):
+        if watch.expired or isinstance(exc.reason, (socket.timeout, TimeoutError)):
             raise BackendTimeoutError(f"the LLM server at {base_url} did not answer within {timeout:g}s") from None
         raise BackendUnavailableError(
             f"cannot reach the LLM server at {base_url}: {exc.reason}; is it running?") from None
     except (TimeoutError, socket.timeout):
         raise BackendTimeoutError(f"the LLM server at {base_url} did not answer within {timeout:g}s") from None
-    except OSError as exc:
-        raise BackendUnavailableError(f"cannot reach the LLM server at {base_url}: {exc}") from None
+    except (OSError, http.client.HTTPException) as exc:  # a reply that is not HTTP, or cut off at the deadline
+        if watch.expired:
+            raise BackendTimeoutError(f"the LLM server at {base_url} did not answer within {timeout:g}s") from None
+        raise BackendUnavailableError(f"cannot reach the LLM server at {base_url}: "
+                                      f"{type(exc).__name__}: {exc}") from None
 
 
 class LLMPlanner:

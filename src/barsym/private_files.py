@@ -1,0 +1,119 @@
+"""barsym's own files: created 0600 in 0700 folders, and trusted only when nobody else can write them.
+
+Why one module: the knowledge-base cache, the call log (it holds prompts and
+command lines), the memory database and the saved prompt states are all
+files barsym makes for the user alone, in folders another user may share
+(``/tmp``, a team folder through ``$BARSYM_CACHE_DIR``). A file someone else
+can write is a file someone else can plant: a cache whose recipes were
+changed, a symbolic link that makes barsym write its tables into another
+database. So every writer goes through the same three calls:
+
+* :func:`private_dir` makes a folder (and any missing parents) mode 0700;
+* :func:`untrusted` says why a folder or file must not be used (a symbolic
+  link, owned by another user, writable by group or others), or None;
+* :func:`create_private` makes an empty file 0600 without following a link
+  (for SQLite, which then writes into it and gives its ``-wal``/``-shm``
+  files the same mode), and :func:`write_private` replaces a file's content
+  atomically with a 0600 file.
+
+The lowest layer of barsym (tests/test_layers.py): everything may import it,
+it imports nothing of barsym's.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+__all__ = ["PRIVATE_DIR_MODE", "PRIVATE_FILE_MODE", "create_private", "private_dir", "untrusted", "write_private"]
+
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+
+
+def private_dir(path: Path | str) -> Path:
+    """``path`` as a folder, every part barsym has to create made mode 0700 (existing ones are left alone).
+
+    Raises OSError as ``os.mkdir`` does (a read-only home, a file in the way).
+    """
+    path = Path(path)
+    missing = []
+    probe = path
+    while not probe.exists() and not probe.is_symlink() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, PRIVATE_DIR_MODE)
+        except FileExistsError:  # made by another process meanwhile: checked by untrusted() like any other
+            continue
+        os.chmod(folder, PRIVATE_DIR_MODE)  # a umask such as 0o277 must not make it unusable either
+    if not path.is_dir():
+        raise NotADirectoryError(f"{path} is not a folder")
+    return path
+
+
+def untrusted(path: Path | str) -> str | None:
+    """Why barsym must not read or write ``path`` (a folder or a file), or None if it may (or it does not exist).
+
+    Refused: a symbolic link (it can point at any file of the user's), anything
+    owned by another user, anything group- or other-writable (the sticky bit of
+    ``/tmp`` does not stop another user from planting a new file in it).
+    """
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot be checked ({exc.strerror or exc})"
+    if stat.S_ISLNK(info.st_mode):
+        return "is a symbolic link"
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        return f"is owned by another user (uid {info.st_uid})"
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"can be written by other users (mode {stat.S_IMODE(info.st_mode):04o})"
+    return None
+
+
+def create_private(path: Path | str) -> bool:
+    """Create ``path`` as an empty 0600 file unless it exists; never through a symbolic link.
+
+    Returns True when it was created here. A link in its place raises OSError
+    (``O_NOFOLLOW``), as does a folder that cannot be written.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        descriptor = os.open(path, flags, PRIVATE_FILE_MODE)
+    except FileExistsError:
+        if os.path.islink(path):
+            raise OSError(f"{path} is a symbolic link") from None
+        return False
+    try:
+        os.fchmod(descriptor, PRIVATE_FILE_MODE)
+    finally:
+        os.close(descriptor)
+    return True
+
+
+def write_private(path: Path | str, data: bytes) -> None:
+    """Replace ``path`` with a 0600 file holding ``data``, atomically (a reader sees the old or the new file).
+
+    The temporary file is made by :func:`tempfile.mkstemp` (0600, never an
+    existing name); ``os.replace`` swaps it in, replacing a link by a file
+    rather than writing through it.
+    """
+    path = Path(path)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            os.fchmod(handle.fileno(), PRIVATE_FILE_MODE)
+            handle.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
