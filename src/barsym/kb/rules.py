@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable
 
+from . import actions as _actions
+from .actions import DIG_DOWN_TIER, Action
 from .knowledge import Block, CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, Source, Tool
 
 CRAFTING_TABLE = "crafting_table"
@@ -96,6 +98,62 @@ class Rules:
     @property
     def name(self) -> str:
         return self.profile.name
+
+    # ---- the action schema (barsym.kb.actions): what every consumer reads ------------------------
+    table_station, furnace_station, dig_tier = CRAFTING_TABLE, FURNACE, DIG_DOWN_TIER
+    runs = staticmethod(batches)
+
+    def action(self, kind: str, item: str | None, count: int | None = None, recipe: int = 0) -> Action:
+        """What ``kind`` (craft, smelt, mine, kill, dig_down) of ``count`` ``item`` needs and makes (None: one batch).
+
+        For a dig down, ``item`` is None and ``count`` is the layer it reaches.
+        Raises KeyError for an action the knowledge base or the profile does not have.
+        """
+        if kind == _actions.CRAFT:
+            return _actions.craft(self, item, count, recipe)
+        if kind == _actions.SMELT:
+            return _actions.smelt(self, item, count, recipe)
+        if kind == _actions.DIG_DOWN:
+            return self.dig(count or 1)
+        source = self.source(item or "")
+        if source is None or source.kind != kind:
+            raise KeyError(f"{item} cannot be obtained by {kind!r} under the {self.name} rules")
+        return _actions.gather(self, source, count)
+
+    def ways(self, item: str, count: int | None = None) -> list[Action]:
+        """Every action that makes ``item`` (its crafts, smelts, then its source), for ``count`` units."""
+        return list(_actions.ways(self, item, count))
+
+    def dig(self, layer: int) -> Action:
+        return _actions.dig(self, layer)
+
+    def every_action(self):
+        return _actions.every_action(self)
+
+    def choose_tool(self, kind: str, min_tier: int, held: Callable[[str], int] | None = None,
+                    cost: Callable[[str], float] | None = None) -> str:
+        """The one tool-choice policy: the lowest-tier held tool that serves, else :meth:`lowest_tool`."""
+        return (held and self.best_held_tool(kind, min_tier, held)) or self.lowest_tool(kind, min_tier, cost)
+
+    def tier(self, tool: str) -> int:
+        """A tool's tier (a tierless tool such as shears, or anything else: the dig-down tier)."""
+        info = self.kb.tools.get(tool)
+        return info.tier if info is not None else DIG_DOWN_TIER
+
+    @cached_property
+    def layer_tiers(self) -> dict[int, int]:
+        """Per layer, the pickaxe tier the resources first found there need (a layer with none: the one above)."""
+        kind, tiers = self.kb.dig_down_kind, {0: DIG_DOWN_TIER}
+        for layer in range(1, len(self.kb.layers)):
+            found = [s.min_tier for s in self.kb.sources.values() if s.tool_kind == kind and min(s.layers) == layer]
+            tiers[layer] = min(found) if found else tiers[layer - 1]
+        return tiers
+
+    def next_layer(self, layer: int, move: str) -> int:
+        """The layer after a ``dig_down`` or ``climb_up`` from ``layer`` (bounded by the surface and the deepest)."""
+        if move == _actions.DIG_DOWN:
+            return min(layer + 1, self.kb.deepest_layer)
+        return max(layer - 1, 0) if move == "climb_up" else layer
 
     # ---- tools ---------------------------------------------------------------------
     @cached_property
@@ -307,6 +365,16 @@ class Rules:
     @property
     def fuel_needed(self) -> bool:
         return self.profile.fuel_needed
+
+    @cached_property
+    def fuel_items(self) -> tuple[str, ...]:
+        """Every item that burns, by name (what a smelt's fuel slot accepts)."""
+        return tuple(sorted(n for n, v in self.kb.fuels.items() if v > 0 and n in self.kb.items))
+
+    @cached_property
+    def preferred_fuels(self) -> tuple[str, ...]:
+        """The concrete items of the furnace's order (``fuels.json`` preference): what plans name as fuel."""
+        return tuple(f for f in self.kb.fuel_preference if f in self.kb.items and self.fuel_value(f) > 0)
 
     def fuel_value(self, item: str) -> float:
         """Items one unit of ``item`` smelts (0: not a fuel)."""
