@@ -49,7 +49,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from ..graph import CraftGraph
-from ..kb import KnowledgeBase, Rules, batches
+from ..kb import KnowledgeBase, Rules, batches, rules_for
 from ..llm import GrammarError, IncompatibleServerError, LLMBackend, LLMError
 from ..model import MAX_COUNT, Goal, Step, StepType
 from .call_log import CallLog, Verdict
@@ -85,7 +85,8 @@ class LLMDecomposer:
                  verify: bool = True, fallback=SymbolicDecomposer, graph: CraftGraph | None = None,
                  temperature: float = 0.0, retry_temperature: float = RETRY_TEMPERATURE, seed: int = 0,
                  max_calls: int = 300, max_backend_failures: int = 2, progress: Progress | None = None,
-                 facts: bool = True, log: CallLog | None = None, examples: Examples | None = None):
+                 facts: bool = True, log: CallLog | None = None, examples: Examples | None = None,
+                 rules: Rules | str | None = None):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         if max_retries < 0:
@@ -94,13 +95,13 @@ class LLMDecomposer:
         self.max_retries, self.temperature, self.seed = max_retries, temperature, seed
         self.retry_temperature = retry_temperature
         self.max_calls, self.progress = max_calls, progress
-        self.graph = graph or CraftGraph(kb)
-        self.rules = Rules(kb)  # BAR's planners play by the survival rules
+        self.rules = rules_for(kb, rules if rules is not None else getattr(graph, "rules", None))
+        self.graph = graph or CraftGraph(kb, self.rules)
         symbolic = SymbolicDecomposer(kb, graph=self.graph, prefer=kb.prefer, rules=self.rules)
         self.conventions = symbolic  # BAR's conventions where the game allows a choice (see _conventions)
         self.fallback = symbolic if fallback is SymbolicDecomposer else fallback
         if isinstance(self.fallback, type):
-            self.fallback = self.fallback(kb, graph=self.graph)
+            self.fallback = self.fallback(kb, graph=self.graph, rules=self.rules)
         self.grammars = GrammarBuilder(kb, self.graph, conventions=symbolic)
         self.facts = FactBook(self.rules, self.graph, choose=symbolic.choose, tool_for=symbolic.tool_for,
                               fuel=symbolic.fuel) if facts else None
