@@ -221,18 +221,15 @@ class Validator:
         found = []
         gathers = []  # (plan position, layers its resource is found on)
         for index, (step, move) in enumerate(zip(plan.steps, transitions), start=1):
-            source = self.kb.sources.get(move.item or "") if step.type in (StepType.MINE, StepType.KILL) else None
-            if source is not None:
-                gathers.append((index, source.layers))
+            layers = self.rules.step_layers(step) if move.item else None
+            if layers:
+                gathers.append((index, layers))
 
         def fine(dropped: set[int]) -> bool:
             layer, at = start_layer, {}
             for index, step in enumerate(plan.steps, start=1):
                 if index not in dropped:
-                    if step.type is StepType.DIG_DOWN:
-                        layer = min(layer + 1, self.kb.deepest_layer)
-                    elif step.type is StepType.CLIMB_UP:
-                        layer = max(layer - 1, 0)
+                    layer = self.rules.next_layer(layer, step.type.value)
                 at[index] = layer
             return all(at[index] in layers for index, layers in gathers)
 

@@ -149,6 +149,13 @@ class Rules:
             tiers[layer] = min(found) if found else tiers[layer - 1]
         return tiers
 
+    def step_layers(self, step) -> frozenset[int] | None:
+        """The layers a mine or kill ``step`` can happen on (its resource's); None for any other step."""
+        if step.type.value not in ("mine", "kill") or not step.item or not self.kb.is_known(step.item):
+            return None
+        source = self.kb.sources.get(self.kb.resolve(step.item))
+        return source.layers if source is not None else None
+
     def next_layer(self, layer: int, move: str) -> int:
         """The layer after a ``dig_down`` or ``climb_up`` from ``layer`` (bounded by the surface and the deepest)."""
         if move == _actions.DIG_DOWN:
@@ -281,6 +288,11 @@ class Rules:
             elif fewest is None or fit.missing_units < fewest.missing_units:  # the first of equals stays
                 fewest = fit
         return paid or fewest
+
+    def fitting_action(self, item: str, count: int, held: Mapping[str, int]) -> Action | None:
+        """The craft :meth:`fitting_recipe` picks, as an action of the schema (None: no recipe)."""
+        fit = self.fitting_recipe(item, count, held)
+        return None if fit is None else _actions.craft(self, item, count, self.kb.crafts[item].index(fit.recipe))
 
     def smelt_recipe(self, item: str, count: int, held: Mapping[str, int]):
         """(recipe, taken, shortfall) for smelting: the first recipe whose input is at hand, else the first."""
