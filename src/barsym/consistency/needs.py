@@ -221,9 +221,7 @@ class NeedPlanner:
 
     def fuels(self) -> list[str]:
         """Fuels a need may be met with: BAR's (planks) first, then the concrete items of the furnace's order."""
-        named = [n for n in self.kb.fuel_preference if not n.startswith("#") and self.kb.is_known(n)
-                 and self.rules.fuel_value(self.kb.resolve(n)) > 0]
-        return list(dict.fromkeys([self.conventions.fuel] + [self.kb.resolve(n) for n in named]))
+        return list(dict.fromkeys([self.conventions.fuel, *self.rules.preferred_fuels]))
 
     def _item_steps(self, need: Need, state: State, rest: Sequence[Step],
                     tail: Sequence[Step]) -> tuple[Step, ...] | None:
@@ -244,9 +242,9 @@ class NeedPlanner:
             return ()
         if layer < state.layer:
             return (Step(type=StepType.CLIMB_UP),) * (state.layer - layer) if self.rules.can_climb else None
-        kind = self.kb.dig_down_kind
-        held = [name for name in reversed(self.rules.tools_for(kind, 1)) if state.count(name) > 0]
-        if held:  # BAR digs with the pickaxe just made, the best one held
-            return (Step(type=StepType.DIG_DOWN, tool=held[0]),) * (layer - state.layer)
-        pickaxe = self.conventions.tool_for(kind, 1)
+        need = self.rules.dig(state.layer + 1).tool
+        assert need is not None
+        pickaxe = self.conventions.tool_for(need.kind, need.tier, best=True, held=state.count)
+        if state.count(pickaxe) > 0:  # BAR digs with the pickaxe just made, the best one held
+            return (Step(type=StepType.DIG_DOWN, tool=pickaxe),) * (layer - state.layer)
         return self.steps_for(Need(pickaxe, 1), state, ())

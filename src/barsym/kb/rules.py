@@ -52,6 +52,8 @@ HARVEST_DIVISOR, NO_HARVEST_DIVISOR = 30.0, 100.0
 #: a sword loses 2 uses per block broken, every other tool 1 (Minecraft 1.16 item durability rules)
 SWORD = "sword"
 FURNACE = "furnace"
+#: how many (item, count) answers of Rules.ways are kept before the cache starts over
+WAYS_CACHE = 4096
 #: fuel arithmetic tolerance: burn values such as 1.5 add up in floating point
 EPSILON = 1e-9
 
@@ -94,6 +96,7 @@ class Rules:
         self.kb = kb
         self.profile: RuleProfile = kb.profiles[name]
         self._fuel_rank = {key: i for i, key in enumerate(kb.fuel_preference)}
+        self._ways: dict[tuple[str, int | None], tuple[Action, ...]] = {}
 
     @property
     def name(self) -> str:
@@ -120,9 +123,15 @@ class Rules:
             raise KeyError(f"{item} cannot be obtained by {kind!r} under the {self.name} rules")
         return _actions.gather(self, source, count)
 
-    def ways(self, item: str, count: int | None = None) -> list[Action]:
-        """Every action that makes ``item`` (its crafts, smelts, then its source), for ``count`` units."""
-        return list(_actions.ways(self, item, count))
+    def ways(self, item: str, count: int | None = None) -> tuple[Action, ...]:
+        """Every action that makes ``item`` (its crafts, smelts, then its source), for ``count`` units (cached)."""
+        key = (item, count)
+        found = self._ways.get(key)
+        if found is None:
+            if len(self._ways) >= WAYS_CACHE:
+                self._ways.clear()
+            found = self._ways[key] = tuple(_actions.ways(self, item, count))
+        return found
 
     def dig(self, layer: int) -> Action:
         return _actions.dig(self, layer)
@@ -131,9 +140,18 @@ class Rules:
         return _actions.every_action(self)
 
     def choose_tool(self, kind: str, min_tier: int, held: Callable[[str], int] | None = None,
-                    cost: Callable[[str], float] | None = None) -> str:
-        """The one tool-choice policy: the lowest-tier held tool that serves, else :meth:`lowest_tool`."""
-        return (held and self.best_held_tool(kind, min_tier, held)) or self.lowest_tool(kind, min_tier, cost)
+                    cost: Callable[[str], float] | None = None, best: bool = False) -> str:
+        """The one tool-choice policy: a held tool that serves, else :meth:`lowest_tool` (BAR's choice).
+
+        Of the held tools, the lowest tier (what a planner names for a step, as
+        the simulator picks), or with ``best`` the highest (a repair digging on
+        with the pickaxe just made).
+        """
+        if held is not None:
+            serving = [name for name in self.tools_for(kind, min_tier) if held(name) > 0]
+            if serving:
+                return serving[-1] if best else serving[0]
+        return self.lowest_tool(kind, min_tier, cost)
 
     def tier(self, tool: str) -> int:
         """A tool's tier (a tierless tool such as shears, or anything else: the dig-down tier)."""
@@ -305,6 +323,11 @@ class Rules:
                 return recipe, taken, 0
         taken = {}
         return recipes[0], taken, self.take(recipes[0].input, count, held, taken)
+
+    def fitting_smelt(self, item: str, count: int, held: Mapping[str, int]) -> Action | None:
+        """The smelt :meth:`smelt_recipe` picks, as an action of the schema (None: ``item`` is not smelted)."""
+        chosen = self.smelt_recipe(item, count, held)
+        return None if chosen is None else _actions.smelt(self, item, count, self.kb.smelts[item].index(chosen[0]))
 
     def smelt_ticks(self, item: str, count: int, held: Mapping[str, int]) -> int:
         """Ticks the furnace takes for ``count`` ``item`` (one after another; the recipe :meth:`smelt_recipe` picks)."""

@@ -31,6 +31,7 @@ deterministic and written down here:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from pydantic import ValidationError
 
@@ -119,11 +120,14 @@ class SymbolicDecomposer:
             out.append((self.choose(accepts), need))
         return out
 
-    def tool_for(self, kind: str, min_tier: int, context: PlanContext | None = None) -> str:
-        """The rule book's tool choice: one held at the start that serves, else the lowest tier, then cheapest."""
+    def tool_for(self, kind: str, min_tier: int, context: PlanContext | None = None, *,
+                 held: Callable[[str], int] | None = None, best: bool = False) -> str:
+        """The rule book's tool choice (:meth:`Rules.choose_tool`): one held that serves (at the start of the
+        plan, or ``held``), else the lowest tier, then the cheapest by the graph's costs."""
         costs = self.graph.costs
-        held = context.start.count if context is not None and context.start.inventory else None
-        return self.rules.choose_tool(kind, min_tier, held, lambda name: costs.get(item_node(name), math.inf))
+        if held is None and context is not None and context.start.inventory:
+            held = context.start.count
+        return self.rules.choose_tool(kind, min_tier, held, lambda name: costs.get(item_node(name), math.inf), best)
 
     # ---- decompositions (what each needs: the rule book's action schema) -------------------
     def _craft(self, item: str, count: int, index: int, context: PlanContext) -> Decomposition:
