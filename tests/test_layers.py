@@ -30,6 +30,7 @@ LAYERS = [
     ("validation", "metrics"),
     ("sim", "graph", "graph_export", "bar_io"),
     ("llm", "kb", "model"),
+    ("steps",),               # the step notation: render, read, its grammar fragment (imports nothing)
 ]
 RANK = {name: rank for rank, layer in enumerate(LAYERS) for name in layer}
 

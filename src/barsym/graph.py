@@ -7,8 +7,10 @@ ingredient / tool / station / layer, with a ``count``) and from the action to
 what it makes. Requirements that several items satisfy (any planks, any
 pickaxe of tier stone or better) go through a ``one_of:`` node.
 
-Reachability is a fixpoint from the surface (``layer:0``): an action is enabled
-when all it needs is reachable; an item when any action making it is enabled.
+Reachability is a fixpoint from the surface (``layer:0``; under a profile
+without gathering, also from every raw item, which only a start inventory can
+hold): an action is enabled when all it needs is reachable; an item when any
+action making it is enabled.
 """
 
 from __future__ import annotations
@@ -149,10 +151,19 @@ class CraftGraph:
         return self.rules.compare_tools(a, b)
 
     @cached_property
+    def seeds(self) -> tuple[str, ...]:
+        """Where reachability starts: the surface; under a profile without gathering (Plancraft's), also every
+        item nothing makes, since only the start inventory can hold those."""
+        if self.rules.can_gather:
+            return (START,)
+        raw = sorted(n for n, d in self.g.nodes(data=True) if d.get("kind") == "item" and not self.producers(d["name"]))
+        return (START, *raw)
+
+    @cached_property
     def reachable_nodes(self) -> frozenset[str]:
         g = self.g
-        reached = {START}
-        frontier = [START]
+        reached = set(self.seeds)
+        frontier = list(self.seeds)
         waiting = {n: g.in_degree(n) for n in g if g.nodes[n].get("kind") == "action"}
         while frontier:
             node = frontier.pop()
@@ -181,7 +192,10 @@ class CraftGraph:
         g = self.g
         inf = float("inf")
         cost = {n: inf for n in g}
-        cost[START] = 0.0
+        for seed in self.seeds:
+            cost[seed] = 0.0
+            if seed != START:  # an item held at the start: the choices it is a member of cost nothing either
+                self._lower_choices(seed, 0.0, cost)
         actions = [n for n in g if g.nodes[n].get("kind") == "action"]
         makes = {a: max((d.get("count", 1) for _, _, d in g.out_edges(a, data=True)), default=1) for a in actions}
         changed = True
@@ -280,7 +294,7 @@ class CraftGraph:
             if generic in names:
                 return [item_node(generic)]
         if node == "one_of:fuel":
-            for preferred in self.kb.fuel_preference:
+            for preferred in self.rules.preferred_fuels:
                 if preferred in names:
                     return [item_node(preferred)]
         return [min(members, key=lambda m: (self.costs[m], m))]

@@ -157,7 +157,7 @@ class Validator:
             for name in wanted:
                 if made == name or (kb.is_known(name) and made in kb.acceptable(kb.resolve(name))):
                     return index
-                tool, named = kb.tools.get(made), kb.tools.get(name)
+                tool, named = self.rules.tool(made), self.rules.tool(name)
                 if failure.code in (Code.MISSING_TOOL, Code.TOOL_TIER_TOO_LOW) and tool is not None and (
                         (named is not None and named.kind == tool.kind) or name.endswith("_" + tool.kind)):
                     return index

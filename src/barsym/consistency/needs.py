@@ -79,7 +79,7 @@ class NeedPlanner:
         if code is Code.MISSING_TOOL:
             return Need(failure.item, 1, reason=why) if failure.item and self.kb.is_known(failure.item) else None
         if code is Code.TOOL_TIER_TOO_LOW:
-            held = self.kb.tools.get(failure.item or "")
+            held = self.rules.tool(failure.item or "")
             if held is None or failure.needed is None:
                 return None
             return Need(self.conventions.tool_for(held.kind, int(failure.needed)), 1, reason=why)

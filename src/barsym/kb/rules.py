@@ -76,6 +76,7 @@ class RecipeFit:
     taken: dict[str, int]  # units each item gives
     short: tuple[tuple[Ingredient, int, int], ...]  # (slot, need, have) for slots not paid in full
     station_missing: bool = False
+    station: str | None = None  # the station the craft uses (a crafting table for a recipe larger than 2x2)
 
     @property
     def paid(self) -> bool:
@@ -167,11 +168,15 @@ class Rules:
             tiers[layer] = min(found) if found else tiers[layer - 1]
         return tiers
 
+    def origin(self, item: str) -> Source | None:
+        """Where a raw resource is found in the world, whatever the profile lets the agent do (None: nowhere)."""
+        return self.kb.sources.get(item)
+
     def step_layers(self, step) -> frozenset[int] | None:
         """The layers a mine or kill ``step`` can happen on (its resource's); None for any other step."""
         if step.type.value not in ("mine", "kill") or not step.item or not self.kb.is_known(step.item):
             return None
-        source = self.kb.sources.get(self.kb.resolve(step.item))
+        source = self.origin(self.kb.resolve(step.item))
         return source.layers if source is not None else None
 
     def next_layer(self, layer: int, move: str) -> int:
@@ -288,8 +293,9 @@ class Rules:
             missing = self.take(ingredient, need, held, taken)
             if missing:
                 short.append((ingredient, need, need - missing))
-        station = runs > 0 and self.needs_table(recipe) and held.get(CRAFTING_TABLE, 0) == 0
-        return RecipeFit(recipe, runs, taken, tuple(short), station)
+        table = CRAFTING_TABLE if self.needs_table(recipe) else None
+        missing = runs > 0 and table is not None and held.get(CRAFTING_TABLE, 0) == 0
+        return RecipeFit(recipe, runs, taken, tuple(short), missing, table)
 
     def fitting_recipe(self, item: str, count: int, held: Mapping[str, int]) -> RecipeFit | None:
         """Which recipe crafting ``count`` ``item`` uses with ``held`` at hand (the rule in the module doc)."""
@@ -367,15 +373,15 @@ class Rules:
         damage = speed / block.hardness / divisor
         return 0 if damage >= 1 else math.ceil(1 / damage - EPSILON)
 
-    def breaks_block(self, source: Source) -> bool:
-        """Whether gathering one unit of ``source`` breaks its block.
+    def breaks_block(self, gather: Action) -> bool:
+        """Whether one unit of a ``gather`` action (mine, kill) breaks its block.
 
         Not when the unit is filled into an item (a bucket at water or lava, a
         bottle at a bee nest) or taken from a mob (milk): that is one use of
         the item on the block or mob.
         """
-        block = self.kb.blocks.get(source.origin)
-        return not source.uses and block is not None and block.hardness >= 0
+        block = self.kb.blocks.get(gather.origin or "")
+        return not gather.needs and block is not None and block.hardness >= 0
 
     def wear(self, tool: str | None, block_name: str | None) -> int:
         """Uses that breaking one ``block_name`` costs ``tool``: 0 (hand, instant break), 2 (a sword), else 1.
@@ -405,6 +411,11 @@ class Rules:
     def fuel_items(self) -> tuple[str, ...]:
         """Every item that burns, by name (what a smelt's fuel slot accepts)."""
         return tuple(sorted(n for n, v in self.kb.fuels.items() if v > 0 and n in self.kb.items))
+
+    @cached_property
+    def tool_items(self) -> tuple[str, ...]:
+        """Every tiered tool the knowledge base knows, by name (what a step may name as its tool)."""
+        return tuple(self.kb.tools)
 
     @cached_property
     def preferred_fuels(self) -> tuple[str, ...]:

@@ -208,7 +208,7 @@ class BackwardPlanner:
         if not start.inventory:
             return None
         if node.role in KEPT_ROLES:
-            tool = self.kb.tools.get(item)
+            tool = self.rules.tool(item)
             serving = (self.rules.best_held_tool(tool.kind, tool.tier, start.count) if tool is not None
                        else (item if start.count(item) else None))
             return f"{serving} is in the start inventory (used, not consumed)" if serving else None

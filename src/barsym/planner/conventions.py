@@ -108,7 +108,7 @@ def conventions(symbolic: SymbolicDecomposer, asked: Goal, d: Decomposition, roo
         name = kb.resolve(goal.item)
         if role == "fuel" and name != symbolic.fuel:
             return [f"budget fuel as {symbolic.fuel} (BAR's convention), not {goal.item}"]
-        if role == "ingredient":
+        if role == "ingredient" and rules.generic_names:
             family = next((g for g in kb.acceptable(name) if g in kb.families and g != name), None)
             if family is not None:
                 return [f"write the family name {family}, not {goal.item}: any kind of it will do"]

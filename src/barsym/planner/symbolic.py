@@ -94,7 +94,7 @@ class SymbolicDecomposer:
         """The item that fills an ingredient slot accepting ``accepts``."""
         found = self._choice.get(accepts)
         if found is None:
-            generic = [name for name in accepts if name in self.kb.generic]
+            generic = [name for name in accepts if name in self.kb.generic] if self.rules.generic_names else []
             preferred = [name for name in self.prefer if name in accepts]
             if generic:
                 found = generic[0]

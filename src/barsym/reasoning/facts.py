@@ -115,7 +115,7 @@ class FactBook:
         conventional one first."""
         reach = self.graph.reachable_nodes
         usable = [name for name in accepts if item_node(name) in reach]
-        generic = [name for name in usable if name in self.kb.generic]
+        generic = [name for name in usable if name in self.kb.generic] if self.rules.generic_names else []
         if generic:
             return (generic[0],)
         first = self.choose(accepts)

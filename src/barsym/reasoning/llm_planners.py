@@ -127,7 +127,10 @@ class LLMPlanner:
             result = self.inner.plan(goal, start)
             fell_back = None
         except PlanningError as exc:
-            if exc.kind in GOAL_ERRORS or self._symbolic is None:
+            # under rules without gathering the per-goal fallback cannot see the start inventory, so its
+            # "unreachable" is no verdict on the goal: the plan-level inventory search gives it
+            verdict = exc.kind in GOAL_ERRORS and self.decomposer.rules.can_gather
+            if verdict or self._symbolic is None:
                 raise
             result, fell_back = self._symbolic.plan(goal, start), exc.message
             self._relabel(result, exc.message)

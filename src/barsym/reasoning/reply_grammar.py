@@ -38,20 +38,17 @@ because llama.cpp rejects ``_``):
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from ..graph import CraftGraph, item_node
 from ..kb import Action, KnowledgeBase, Rules, UnknownItemError
 from ..llm.grammar import gbnf_literal, gbnf_word_choice
+from .. import steps as notation
 from ..model import MAX_COUNT, Goal, Step, StepType
+from ..steps import DIG, ITEM_VERBS
 from ..planner.decomposer import Decomposition, goal_layer, layer_goal
 from ..planner.symbolic import SymbolicDecomposer
 
-ITEM_VERBS = ("craft", "smelt", "mine", "kill")
-DIG = "dig down"
-_HEAD = re.compile(r"^(?:(?P<verb>[a-z_]+) (?P<count>\d+) (?P<item>\S+)|dig down)(?: with (?P<tool>\S+))?$")
-_SUB = re.compile(r"^(?:(?P<count>\d+) (?P<item>\S+)|layer (?P<layer>\d+))$")
 
 
 class ReplyError(ValueError):
@@ -66,19 +63,12 @@ class Reply:
 
 def render_goal(goal: Goal) -> str:
     """``3 planks`` or ``layer 2``: how a goal is written in prompts."""
-    layer = goal_layer(goal)
-    return f"layer {layer}" if layer is not None else f"{goal.count} {goal.item}"
+    return notation.render_subgoal(goal.item, goal.count, goal_layer(goal))
 
 
 def render_reply(decomposition: Decomposition) -> str:
     """A decomposition in the reply format (used to write the few-shot answers)."""
-    step = decomposition.step
-    if step.type is StepType.DIG_DOWN:
-        head = DIG + (f" with {step.tool}" if step.tool else "")
-    else:
-        head = f"{step.type.value} {step.count} {step.item}" + (f" with {step.tool}" if step.tool else "")
-    subs = [render_goal(g) for g in decomposition.subgoals]
-    return head + (": " + ", ".join(subs) if subs else "")
+    return notation.render_line(str(decomposition.step), [render_goal(g) for g in decomposition.subgoals])
 
 
 def parse_reply(text: str, kb: KnowledgeBase) -> Reply:
@@ -93,34 +83,34 @@ def parse_reply(text: str, kb: KnowledgeBase) -> Reply:
         raise ReplyError("the reply is empty")
     line = lines[0].rstrip(".").strip()
     head, sep, tail = line.partition(":")
-    match = _HEAD.match(head.strip())
+    match = notation.read_step(head.strip())
     if match is None:
         raise ReplyError(f"cannot read {head.strip()[:60]!r} as a step like 'craft 4 stick' or 'dig down with ...'")
-    tool = match["tool"]
+    tool = match.tool
     if tool is not None:
         _known(kb, tool, "tool")
-    if match["verb"] is None:
+    if match.verb is None:
         step = Step(type=StepType.DIG_DOWN, tool=tool)
     else:
-        if match["verb"] not in ITEM_VERBS:
-            raise ReplyError(f"unknown step type {match['verb']!r}; use one of {', '.join(ITEM_VERBS)} or dig down")
-        step = Step(type=StepType(match["verb"]), item=_known(kb, match["item"], "item"),
-                    count=_count(match["count"]), tool=tool)
+        if match.verb not in ITEM_VERBS:
+            raise ReplyError(f"unknown step type {match.verb!r}; use one of {', '.join(ITEM_VERBS)} or dig down")
+        step = Step(type=StepType(match.verb), item=_known(kb, match.item, "item"),
+                    count=_count(match.count), tool=tool)
     subgoals = []
     parts = [p.strip() for p in tail.split(",")] if sep else []
     if parts in (["nothing"], ["none"], [""]):
         parts = []
     for part in parts:
-        sub = _SUB.match(part)
+        sub = notation.read_subgoal(part)
         if sub is None:
             raise ReplyError(f"cannot read subgoal {part[:40]!r}; write '2 stick' or 'layer 1'")
-        if sub["layer"] is not None:
-            number = int(sub["layer"])
+        if sub.layer is not None:
+            number = sub.layer
             if not 1 <= number <= kb.deepest_layer:
                 raise ReplyError(f"layer {number} does not exist (layers 1 to {kb.deepest_layer})")
             subgoals.append(layer_goal(number))
         else:
-            subgoals.append(Goal(item=_known(kb, sub["item"], "item"), count=_count(sub["count"])))
+            subgoals.append(Goal(item=_known(kb, sub.item, "item"), count=_count(sub.count)))
     return Reply(step, tuple(subgoals))
 
 
@@ -133,9 +123,8 @@ def _known(kb: KnowledgeBase, name: str, what: str) -> str:
     return name
 
 
-def _count(text: str) -> int:
-    number = int(text)
-    if not 1 <= number <= MAX_COUNT:
+def _count(number: int) -> int:
+    if not notation.counts_ok(number):
         raise ReplyError(f"count {number} is out of range 1 to {MAX_COUNT}")
     return number
 
@@ -163,7 +152,7 @@ class GrammarBuilder:
         actions = list(self.rules.every_action())  # what the profile allows, in the rule book's schema
         kinds = self.rules.tiered_kinds
         loose = {a.tool.kind for a in actions if a.tool and a.tool.kind not in kinds}
-        self.tools = sorted(t for t in set(kb.tools) | loose if item_node(t) in reach)
+        self.tools = sorted(t for t in set(self.rules.tool_items) | loose if item_node(t) in reach)
         self.verbs = [v for v in ITEM_VERBS if any(a.kind == v for a in actions)]
         self.can_dig = any(a.kind == "dig_down" for a in actions)
         # graph mode offers the knowledge base's preferred fuels, not all 190 burnable items
@@ -205,14 +194,12 @@ class GrammarBuilder:
     def vocab(self) -> str:
         if self._vocab is None:
             layers = " | ".join(gbnf_literal(str(n)) for n in range(1, self.kb.deepest_layer + 1))
+            head, verb, tool, count = notation.step_rules("head", self.verbs, dig=self.can_dig)
             self._vocab = _lines(
-                "root ::= head tail?",
-                'head ::= verb " " count " " item tool?' + (f" | {gbnf_literal(DIG)} tool?" if self.can_dig else ""),
-                f"verb ::= {' | '.join(gbnf_literal(v) for v in self.verbs)}",
-                'tool ::= " with " toolname',
+                "root ::= head tail?", head, verb, tool,
                 f'tail ::= ": " {_bounded("sub", self.max_subgoals)}',
                 'sub ::= count " " item' + (' | "layer " layer' if self.can_dig else ""),
-                "count ::= [1-9] [0-9]? [0-9]?",
+                count,
                 f"layer ::= {layers}",
                 f"item ::= {gbnf_word_choice(self.items)}",
                 f"toolname ::= {gbnf_word_choice(self.tools)}",
@@ -306,7 +293,8 @@ class GrammarBuilder:
                 for tool in self._conventional([dig_tool] if dig_tool else [], usable)]
 
     def _members(self, accepts: tuple[str, ...], goal: str) -> list[str]:
-        usable = [name for name in accepts if self._usable(name, goal, self._avoid)]
+        usable = [name for name in accepts if self._usable(name, goal, self._avoid)
+                  and (self.rules.generic_names or name not in self.kb.generic)]
         return self._conventional([name for name in usable if name in self.kb.generic], usable)
 
     @staticmethod
@@ -323,7 +311,7 @@ class Choice:
     options: tuple
 
 
-ANY_COUNT = "[1-9] [0-9]? [0-9]?"  # GBNF for counts 1-999, used where listing the values is too long
+ANY_COUNT = notation.COUNT_GBNF  # counts 1-999, used where listing the values is too long
 LISTED_COUNTS = 64
 
 

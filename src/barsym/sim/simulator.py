@@ -114,7 +114,7 @@ class Simulator:
         made = fit.batches * recipe.count
         return Transition(
             state.changed(add={item: made}, remove=fit.taken), item=item, produced={item: made},
-            consumed=fit.taken, used=frozenset({CRAFTING_TABLE}) if self.rules.needs_table(recipe) else frozenset(),
+            consumed=fit.taken, used=frozenset({fit.station}) if fit.station else frozenset(),
         )
 
     def _smelt(self, item: str, count: int, state: State, reserve: Mapping[str, int]) -> Transition | Failure:
@@ -214,7 +214,7 @@ class Simulator:
         good = self.rules.best_held_tool(kind, min_tier, state.count)
         if good is not None:
             return good
-        held = [kb.tools[name] for name in rules.tools_for(kind, 0) if state.count(name) > 0]
+        held = [tool for name in rules.tools_for(kind, 0) if state.count(name) > 0 and (tool := rules.tool(name))]
         if held:
             top = max(held, key=lambda t: t.tier)
             return Failure(
@@ -252,7 +252,7 @@ class Simulator:
     def _not_made_by(self, item: str, verb: str) -> Failure:
         ways = self.kb.producers(item)
         if ways:
-            source = self.kb.sources.get(item)
+            source = self.rules.origin(item)
             detail = f" ({source.kind} {source.origin})" if source and source.kind in ways else ""
             hint = f"it is obtained by {' or '.join(ways)}{detail}"
         else:
