@@ -19,6 +19,8 @@ from enum import Enum
 from .kb import KnowledgeBase, Rules, rules_for
 from .model import Goal, Plan, Step, StepType
 from .sim import Code, Failure, Rollout, Simulator, State, Transition, future_demand, goal_failure, rollout
+from .sim.wear import CODE as WEAR_CODE
+from .sim.wear import wear_outs
 
 
 class Verdict(str, Enum):
@@ -134,10 +136,18 @@ class Validator:
                                              missing.needed, missing.had, suggestions=missing.suggestions))
                 result.verdict = Verdict.INVALID
                 return result
+        worn = [Finding(w.step, WEAR_CODE, w.message(), w.tool, w.uses, w.life, count=w.copies_short)
+                for w in wear_outs(self.rules, played)]
+        if worn and self.rules.profile.durability:  # --rules durable: a tool worn out is a failed plan
+            result.errors = worn
+            result.failed_step = worn[0].step
+            result.verdict = Verdict.INVALID
+            return result
         transitions = [o.transition for o in played.outcomes]
         result.warnings = self._waste(plan, transitions, goal, played.start.layer)
         if result.warnings:
             result.verdict = Verdict.WASTEFUL
+        result.warnings += worn  # the deterministic world ignores wear (as BAR's plans do): a warning, no verdict
         return result
 
     def _cause(self, failure: Failure, failed: list[tuple[int, Step]]) -> int | None:

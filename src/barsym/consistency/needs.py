@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from ..kb import KnowledgeBase, Rules, UnknownItemError
 from ..model import Goal, Step, StepType
-from ..planner import PlanningError, SymbolicDecomposer, make_planner
-from ..planner.registry import graph_for
+from ..planner import PlanningError, SymbolicDecomposer
+from ..planner.registry import graph_for, symbolic_planner
 from ..sim import Code, Failure, Simulator, State, future_demand, rollout
 from ..validation import Validator
 from .scores import FailureKind, failure_kind
@@ -58,7 +58,7 @@ class NeedPlanner:
         self.kb, self.rules = kb, rules
         self.sim = sim or Simulator(kb, rules)
         self.validator = Validator(kb, rules)
-        self.planner = make_planner("symbolic", kb, rules=rules)
+        self.planner = symbolic_planner(kb, rules=rules)  # not make_planner: under durable rules that repairs
         self.conventions = SymbolicDecomposer(kb, graph=graph_for(kb, rules), prefer=kb.prefer, rules=rules)
         self._plans: dict[tuple, tuple[Step, ...] | None] = {}
 

@@ -374,7 +374,7 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
         dialects=dialects,
         prefer=tuple(families_file.prefer),
         profiles={name: RuleProfile(name, p.gather, p.table_at_hand, p.furnace_needed, p.fuel_needed,
-                                  p.generic_names, p.climb, p.about)
+                                  p.generic_names, p.climb, p.about, p.durability)
                   for name, p in rules_file.profiles.items()},
         default_profile=rules_file.default,
         loot=loot,

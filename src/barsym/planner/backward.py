@@ -33,6 +33,7 @@ from ..graph import CraftGraph
 from ..kb import EPSILON, KnowledgeBase, Rules, UnknownItemError, rules_for
 from ..model import Goal, Plan, Step, StepType
 from ..sim import State
+from ..sim.wear import CODE as WEAR_CODE
 from ..validation import Validator
 from .decomposer import Decomposer, Decomposition, PlanContext, PlanningError, Unanswered, goal_layer
 from .ordering import Need, NoOrder, drop_blocking_surface, insert_layer_moves, order_steps
@@ -291,7 +292,8 @@ class BackwardPlanner:
             nodes[nid].step_index = position[i]
         self._check_climb(root, plan)
         validation = self.validator.validate(plan, goal=root, start=self._start)
-        if not validation.valid and not self.keep_invalid:
+        worn = self.rules.profile.durability and all(e.code == WEAR_CODE for e in validation.errors)
+        if not validation.valid and not self.keep_invalid and not worn:  # a worn tool: the repairer tops it up
             error = validation.errors[0]
             where = f"step {error.step}" if error.step else "the end"
             raise PlanningError("invalid", f"{root.item}: the plan fails validation at {where}: {error.message}")
