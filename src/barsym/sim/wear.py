@@ -78,6 +78,8 @@ def wear_outs(rules: Rules, played: Rollout) -> list[WearOut]:
         if tool is None or not life:
             continue
         kind = outcome.step.type
+        if kind is StepType.DIG_DOWN and move.state.layer == outcome.before.layer:
+            continue  # already on the deepest layer: nothing is dug
         spent = step_uses(rules, costs, kind, move.item, outcome.step.count or 1, outcome.before.layer, tool)
         uses[tool] = uses.get(tool, 0) + spent
         held = outcome.before.count(tool)
