@@ -30,7 +30,7 @@ model and the grammar helpers can both use it.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from dataclasses import dataclass
 
 #: Upper bound for a step's (and a goal's) count.
 MAX_COUNT = 23040
@@ -47,7 +47,8 @@ _SUBGOAL = re.compile(r"^(?:(?P<count>\d+) (?P<item>\S+)|layer (?P<layer>\d+))$"
 _NUMBERING = re.compile(r"^\d+[.)]\s*")  # "1. " or "2) " before a step, as models number lines
 
 
-class StepText(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class StepText:
     """A step as read: ``verb`` None for a dig down; names as written (not yet checked against a knowledge base)."""
 
     verb: str | None
@@ -56,7 +57,8 @@ class StepText(NamedTuple):
     tool: str | None
 
 
-class SubgoalText(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class SubgoalText:
     count: int | None
     item: str | None
     layer: int | None  # ``layer N``: count and item are None

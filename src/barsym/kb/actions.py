@@ -154,11 +154,11 @@ def every_action(rules: "Rules") -> Iterator[Action]:
     kb = rules.kb
     for layer in range(1, len(kb.layers) if rules.can_gather else 1):
         yield dig(rules, layer)
-    for item, recipes in kb.crafts.items():
-        for index in range(len(recipes)):
+    for item, crafts in kb.crafts.items():
+        for index in range(len(crafts)):
             yield craft(rules, item, None, index)
-    for item, recipes in kb.smelts.items():
-        for index in range(len(recipes)):
+    for item, smelts in kb.smelts.items():
+        for index in range(len(smelts)):
             yield smelt(rules, item, None, index)
     if rules.can_gather:
         for source in kb.sources.values():

@@ -27,6 +27,7 @@ import json
 import math
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import minecraft_data
 
@@ -38,7 +39,7 @@ from .world_params import LayerModel, MobModel, ResourceModel, WorldModel
 MINECRAFT_DATA_DIR = Path(minecraft_data.__file__).parent / "data" / "data"
 
 
-def _read_minecraft_data(version: str) -> dict[str, list]:
+def _read_minecraft_data(version: str) -> dict[str, Any]:
     paths = json.loads((MINECRAFT_DATA_DIR / "dataPaths.json").read_text())["pc"]
     if version not in paths:
         known = ", ".join(v for v in paths if v.startswith("1.1"))
@@ -409,7 +410,7 @@ def _mining_facts(md: dict, names: dict[int, str], wanted: set[str]):
 
 
 def _resource_model(entry: WorldResource) -> ResourceModel:
-    return ResourceModel(entry.density, entry.cluster, tuple(entry.drops), entry.chance)
+    return ResourceModel(entry.density, entry.cluster, entry.drops, entry.chance)
 
 
 def _world_model(spec: WorldFile, path: Path, blocks: dict[str, Block], resources, mobs) -> WorldModel:
@@ -456,6 +457,6 @@ def _world_model(spec: WorldFile, path: Path, blocks: dict[str, Block], resource
         resources={item: _resource_model(entry) for item, entry in spec.resources.items()},
         default_surface=_resource_model(spec.default_surface),
         default_underground=_resource_model(spec.default_underground),
-        mobs={name: MobModel(m.health, m.encounter_ticks, m.escape, {k: tuple(v) for k, v in m.drops.items()})
+        mobs={name: MobModel(m.health, m.encounter_ticks, m.escape, dict(m.drops))
               for name, m in spec.mobs.items()},
     )

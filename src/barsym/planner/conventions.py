@@ -30,7 +30,7 @@ __all__ = ["conventions", "fitting_craft", "waste"]
 
 
 def _units(rules: Rules, subgoals: tuple[Goal, ...]) -> Counter:
-    kb, units = rules.kb, Counter()
+    kb, units = rules.kb, Counter[str]()
     for g in subgoals:
         if goal_layer(g) is None and kb.is_known(g.item):
             units[kb.resolve(g.item)] += g.count

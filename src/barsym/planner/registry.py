@@ -64,7 +64,7 @@ def graph_for(kb: KnowledgeBase, rules: Rules | str | None = None) -> CraftGraph
     return cached[1]
 
 
-def symbolic_planner(kb: KnowledgeBase, **options) -> BackwardPlanner:
+def symbolic_planner(kb: KnowledgeBase, **options) -> Planner:
     """BAR's loop with the crafting graph answering every goal (options: graph, validator, prefer)."""
     rules = rules_for(kb, options.get("rules"))
     if not rules.can_gather:  # choices depend on the inventory alone: search it

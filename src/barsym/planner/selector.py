@@ -49,7 +49,7 @@ KINDS = (StepType.MINE, StepType.CRAFT, StepType.SMELT, StepType.KILL, StepType.
 
 def ready(world: World, steps: Sequence[Step], needs, done: set[int], state: State) -> list[int]:
     """Plan positions that can run now: not done, every need done, and applicable in ``state``."""
-    waiting = {}
+    waiting: dict[int, set[int]] = {}
     for before, after, _role in needs:
         waiting.setdefault(after, set()).add(before)
     out = []

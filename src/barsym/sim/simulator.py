@@ -58,11 +58,12 @@ class Simulator:
         return result.state
 
     def transition(self, step: Step, state: State, reserve: Mapping[str, int] = _EMPTY) -> Transition | Failure:
-        tool = None
+        tool: str | None = None
         if step.tool is not None:
-            tool = self._resolve(step.tool)
-            if isinstance(tool, Failure):
-                return tool
+            named = self._resolve(step.tool)
+            if isinstance(named, Failure):
+                return named
+            tool = named
         if (step.type.moves or step.type in (StepType.MINE, StepType.KILL)) and not self.rules.can_gather:
             what = str(step) if step.type.moves else f"{step.type.value} {step.item}"
             return Failure(Code.NOT_ALLOWED, f"{what}: under the {self.rules.name} rules nothing can be mined, "
