@@ -165,3 +165,17 @@ def test_bar_under_crafting_rules_falls_back_to_the_inventory_search_when_the_mo
     planner = make_planner("bar", kb, rules="crafting", backend=fake, log=False)
     result = planner.plan(Goal(item="stick", count=4), State.start({"oak_log": 1}))
     assert result.validation.valid and [str(s) for s in result.plan.steps][-1] == "craft 4 stick"
+
+
+def test_bar_under_crafting_rules_needs_no_crafting_table_for_a_3x3_recipe(kb):
+    """The planner's own check of each answer plays by the profile too (no table: the 3x3 grid is at hand)."""
+    from barsym.llm import ScriptedLLM
+    from barsym.planner import make_planner
+    from barsym.sim import State
+
+    fake = ScriptedLLM(["craft 1 chest: 8 oak_planks"])
+    planner = make_planner("bar", kb, rules="crafting", backend=fake, log=False)
+    result = planner.plan(Goal(item="chest", count=1), State.start({"oak_planks": 8}))
+    assert [str(s) for s in result.plan.steps] == ["craft 1 chest"] and result.validation.valid
+    assert result.stats.plan_fallback is None
+    assert [n.decomposition.provenance for n in result.nodes if n.decomposition] == ["llm"]

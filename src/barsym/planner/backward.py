@@ -142,11 +142,11 @@ class BackwardPlanner:
                 continue
             calls += 1
             if self.verify:
-                problems = check_decomposition(self.kb, node.goal, decomposition)
+                problems = check_decomposition(self.kb, node.goal, decomposition, self.rules)
                 if problems:
                     raise PlanningError("decomposition", f"{node.goal}: {decomposition.provenance} answer rejected: {'; '.join(problems)}")
             node.decomposition = decomposition
-            roles = subgoal_roles(self.kb, decomposition.step, decomposition.subgoals)
+            roles = subgoal_roles(self.kb, decomposition.step, decomposition.subgoals, self.rules)
             layer = goal_layer(node.goal)
             item = None if layer is not None else self._canonical(decomposition.step.item or node.goal.item, decomposition)
             context.record(item, decomposition, roles, node.role in KEPT_ROLES, layer)
