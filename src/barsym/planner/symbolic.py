@@ -83,7 +83,10 @@ class SymbolicDecomposer:
         if found is None:
             action = self.graph.best_producer(item)
             if action is None:
-                raise PlanningError("unreachable", self.graph.reachability(item).reason)
+                why = self.graph.reachability(item)
+                reason = why.reason if not why.reachable else \
+                    f"nothing makes {item} under the {self.rules.name} rules: only the start inventory can hold it"
+                raise PlanningError("unreachable", reason)
             kind, _, rest = action.partition(":")
             name, _, index = rest.partition("#")
             found = (kind, name, int(index) if index else 0)
