@@ -31,6 +31,7 @@ LAYERS = [
     ("sim", "graph", "graph_export", "bar_io"),
     ("llm", "kb", "model"),
     ("private_files", "redact"),  # barsym's own 0600 files and secrets kept out of logs: used by all
+    ("steps",),               # the step notation: render, read, its grammar fragment (imports nothing)
 ]
 RANK = {name: rank for rank, layer in enumerate(LAYERS) for name in layer}
 

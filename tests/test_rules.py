@@ -53,7 +53,7 @@ def test_fuel_units_and_order(rules):
 
 
 def test_unknown_profile_names_the_known_ones(kb):
-    with pytest.raises(UnknownProfileError, match="crafting, survival"):
+    with pytest.raises(UnknownProfileError, match="crafting, durable, survival"):
         Rules(kb, "hardcore")
 
 

@@ -69,8 +69,8 @@ def test_plan_cli_start_inventory_file_and_layer(capsys, tmp_path):
     (["--start", "stone_pikaxe=1"], "did you mean stone_pickaxe"),
     (["--layer", "9"], "the start layer must be one of 0 surface"),
     (["--layer", "two"], "--layer must be a whole number"),
-    (["--rules", "hardcore"], "unknown rules 'hardcore'; choose one of: crafting, survival"),
-    (["--planner", "bar", "--rules", "crafting"], "use --planner symbolic"),
+    (["--rules", "hardcore"], "unknown rules 'hardcore'; choose one of: crafting, durable, survival"),
+    (["--planner", "deps", "--rules", "crafting"], "use --planner bar, llm-only, bar-sc or symbolic"),
 ])
 def test_bad_state_options_are_one_line_exit_2(capsys, argv, message):
     code, out, err = run(capsys, "plan", "stick", *argv)

@@ -7,8 +7,10 @@ ingredient / tool / station / layer, with a ``count``) and from the action to
 what it makes. Requirements that several items satisfy (any planks, any
 pickaxe of tier stone or better) go through a ``one_of:`` node.
 
-Reachability is a fixpoint from the surface (``layer:0``): an action is enabled
-when all it needs is reachable; an item when any action making it is enabled.
+Reachability is a fixpoint from the surface (``layer:0``; under a profile
+without gathering, also from every raw item, which only a start inventory can
+hold): an action is enabled when all it needs is reachable; an item when any
+action making it is enabled.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from functools import cached_property
 
 import networkx as nx
 
-from .kb import CRAFTING_TABLE, FURNACE, Ingredient, KnowledgeBase, Rules, rules_for
+from .kb import Action, KnowledgeBase, Rules, Slot, rules_for
 
 START = "layer:0"
 
@@ -83,58 +85,54 @@ class CraftGraph:
     def _need(self, source: str, action: str, role: str, count: int = 1) -> None:
         self.g.add_edge(source, action, role=role, count=count)
 
-    def _ingredient(self, ingredient: Ingredient, action: str) -> None:
-        self._need(self._choice(ingredient.label, ingredient.accepts), action, "ingredient", ingredient.count)
+    def _slot(self, slot: Slot, action: str) -> None:
+        self._need(self._choice(slot.label, slot.accepts), action, "ingredient", slot.count)
 
     def _build(self) -> None:
+        """One action node per action of the rule book's schema (one batch each), with an edge per need."""
         kb, g = self.kb, self.g
         for name in kb.items:
             self._add_item(name)
         for layer in range(len(kb.layers)):
             g.add_node(f"layer:{layer}", kind="layer", name=kb.layers[layer])
-        for layer in range(1, len(kb.layers) if self.rules.can_gather else 1):
-            action = f"dig_down:{layer}"
-            g.add_node(action, kind="action", action="dig_down", name=f"dig down to layer {layer}")
-            self._need(f"layer:{layer - 1}", action, "layer")
-            self._need(self._tool_node(kb.dig_down_kind, 1), action, "tool")
-            g.add_edge(action, f"layer:{layer}", role="makes", count=1)
-        for item, recipes in kb.crafts.items():
-            for i, recipe in enumerate(recipes):
-                action = f"craft:{item}#{i}"
-                g.add_node(action, kind="action", action="craft", name=item, recipe=i)
-                for ingredient in recipe.ingredients:
-                    self._ingredient(ingredient, action)
-                if self.rules.needs_table(recipe):
-                    self._need(self._add_item(CRAFTING_TABLE), action, "station")
-                g.add_edge(action, item_node(item), role="makes", count=recipe.count)
-        for item, recipes in kb.smelts.items():
-            for i, recipe in enumerate(recipes):
-                action = f"smelt:{item}#{i}"
-                g.add_node(action, kind="action", action="smelt", name=item, recipe=i)
-                self._ingredient(recipe.input, action)
-                if self.rules.furnace_needed:
-                    self._need(self._add_item(FURNACE), action, "station")
-                if self.rules.fuel_needed:
-                    fuels = tuple(sorted(n for n, v in kb.fuels.items() if v > 0 and n in kb.items))
-                    self._need(self._choice("fuel", fuels), action, "fuel")
-                g.add_edge(action, item_node(item), role="makes", count=1)
-        for item, source in (kb.sources.items() if self.rules.can_gather else ()):
-            action = f"{source.kind}:{item}"
-            g.add_node(action, kind="action", action=source.kind, name=item, origin=source.origin)
-            layers = tuple(f"layer:{n}" for n in sorted(source.layers))
-            if len(layers) == 1:
-                self._need(layers[0], action, "layer")
+        for act in self.rules.every_action():
+            node = act.node
+            if act.kind == "dig_down":
+                g.add_node(node, kind="action", action="dig_down", name=f"dig down to layer {act.reaches}")
+                self._need(f"layer:{act.layer}", node, "layer")
+                self._tool(act, node)
+                g.add_edge(node, f"layer:{act.reaches}", role="makes", count=act.makes)
+                continue
+            if act.kind in ("craft", "smelt"):
+                g.add_node(node, kind="action", action=act.kind, name=act.item, recipe=act.recipe)
+                for slot in act.needs:
+                    self._slot(slot, node)
+                if act.station:
+                    self._need(self._add_item(act.station), node, "station")
+                if act.fuel:
+                    self._need(self._choice("fuel", self.rules.fuel_items), node, "fuel")
             else:
-                node = f"one_of:layers{min(source.layers)}-{max(source.layers)}"
-                for layer in layers:
-                    g.add_edge(layer, node, role="member")
-                g.nodes[node].update(kind="one_of", name=node[7:])
-                self._need(node, action, "layer")
-            if source.tool_kind is not None:
-                self._need(self._tool_node(source.tool_kind, source.min_tier), action, "tool")
-            for used, n in source.uses:
-                self._need(self._add_item(used), action, "ingredient", n)
-            g.add_edge(action, item_node(item), role="makes", count=1)
+                g.add_node(node, kind="action", action=act.kind, name=act.item, origin=act.origin)
+                self._layers(act.layers, node)
+                self._tool(act, node)
+                for slot in act.needs:
+                    self._need(self._add_item(slot.accepts[0]), node, "ingredient", slot.count)
+            g.add_edge(node, item_node(act.item), role="makes", count=act.makes)
+
+    def _tool(self, act: Action, node: str) -> None:
+        if act.tool is not None:
+            self._need(self._tool_node(act.tool.kind, act.tool.tier), node, "tool")
+
+    def _layers(self, layers: frozenset[int], node: str) -> None:
+        names = tuple(f"layer:{n}" for n in sorted(layers))
+        if len(names) == 1:
+            self._need(names[0], node, "layer")
+            return
+        choice = f"one_of:layers{min(layers)}-{max(layers)}"
+        for layer in names:
+            self.g.add_edge(layer, choice, role="member")
+        self.g.nodes[choice].update(kind="one_of", name=choice[7:])
+        self._need(choice, node, "layer")
 
     # ---- queries -----------------------------------------------------------------
     def producers(self, item: str) -> list[str]:
@@ -153,10 +151,19 @@ class CraftGraph:
         return self.rules.compare_tools(a, b)
 
     @cached_property
+    def seeds(self) -> tuple[str, ...]:
+        """Where reachability starts: the surface; under a profile without gathering (Plancraft's), also every
+        item nothing makes, since only the start inventory can hold those."""
+        if self.rules.can_gather:
+            return (START,)
+        raw = sorted(n for n, d in self.g.nodes(data=True) if d.get("kind") == "item" and not self.producers(d["name"]))
+        return (START, *raw)
+
+    @cached_property
     def reachable_nodes(self) -> frozenset[str]:
         g = self.g
-        reached = {START}
-        frontier = [START]
+        reached = set(self.seeds)
+        frontier = list(self.seeds)
         waiting = {n: g.in_degree(n) for n in g if g.nodes[n].get("kind") == "action"}
         while frontier:
             node = frontier.pop()
@@ -185,7 +192,10 @@ class CraftGraph:
         g = self.g
         inf = float("inf")
         cost = {n: inf for n in g}
-        cost[START] = 0.0
+        for seed in self.seeds:
+            cost[seed] = 0.0
+            if seed != START:  # an item held at the start: the choices it is a member of cost nothing either
+                self._lower_choices(seed, 0.0, cost)
         actions = [n for n in g if g.nodes[n].get("kind") == "action"]
         makes = {a: max((d.get("count", 1) for _, _, d in g.out_edges(a, data=True)), default=1) for a in actions}
         changed = True
@@ -284,7 +294,7 @@ class CraftGraph:
             if generic in names:
                 return [item_node(generic)]
         if node == "one_of:fuel":
-            for preferred in self.kb.fuel_preference:
+            for preferred in self.rules.preferred_fuels:
                 if preferred in names:
                     return [item_node(preferred)]
         return [min(members, key=lambda m: (self.costs[m], m))]

@@ -12,9 +12,10 @@ from enum import Enum
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-#: Upper bound for a step's count: a full player inventory (36 slots x 64)
-#: times ten. Anything larger is a typo, not a plan.
-MAX_COUNT = 23040
+from . import steps as notation
+from .steps import MAX_COUNT  # the step notation's bound (barsym.steps)
+
+__all__ = ["MAX_COUNT", "Goal", "Plan", "Step", "StepType"]
 
 
 class StepType(str, Enum):
@@ -61,12 +62,8 @@ class Step(BaseModel):
         return self
 
     def __str__(self) -> str:
-        if self.type is StepType.DIG_DOWN:
-            return f"dig down" + (f" with {self.tool}" if self.tool else "")
-        if self.type is StepType.CLIMB_UP:
-            return "climb up"
-        text = f"{self.type.value} {self.count} {self.item}"
-        return text + (f" with {self.tool}" if self.tool else "")
+        """BAR's step notation (:func:`barsym.steps.render`)."""
+        return notation.render(self.type.value, self.item, self.count, self.tool)
 
     def same_action(self, other: "Step") -> bool:
         """Same kind of step on the same item with the same tool (count aside)."""

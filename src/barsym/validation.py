@@ -19,6 +19,8 @@ from enum import Enum
 from .kb import KnowledgeBase, Rules, rules_for
 from .model import Goal, Plan, Step, StepType
 from .sim import Code, Failure, Rollout, Simulator, State, Transition, future_demand, goal_failure, rollout
+from .sim.wear import CODE as WEAR_CODE
+from .sim.wear import wear_outs
 
 
 class Verdict(str, Enum):
@@ -134,10 +136,18 @@ class Validator:
                                              missing.needed, missing.had, suggestions=missing.suggestions))
                 result.verdict = Verdict.INVALID
                 return result
+        worn = [Finding(w.step, WEAR_CODE, w.message(), w.tool, w.uses, w.life, count=w.copies_short)
+                for w in wear_outs(self.rules, played)]
+        if worn and self.rules.profile.durability:  # --rules durable: a tool worn out is a failed plan
+            result.errors = worn
+            result.failed_step = worn[0].step
+            result.verdict = Verdict.INVALID
+            return result
         transitions = [o.transition for o in played.outcomes]
         result.warnings = self._waste(plan, transitions, goal, played.start.layer)
         if result.warnings:
             result.verdict = Verdict.WASTEFUL
+        result.warnings += worn  # the deterministic world ignores wear (as BAR's plans do): a warning, no verdict
         return result
 
     def _cause(self, failure: Failure, failed: list[tuple[int, Step]]) -> int | None:
@@ -157,7 +167,7 @@ class Validator:
             for name in wanted:
                 if made == name or (kb.is_known(name) and made in kb.acceptable(kb.resolve(name))):
                     return index
-                tool, named = kb.tools.get(made), kb.tools.get(name)
+                tool, named = self.rules.tool(made), self.rules.tool(name)
                 if failure.code in (Code.MISSING_TOOL, Code.TOOL_TIER_TOO_LOW) and tool is not None and (
                         (named is not None and named.kind == tool.kind) or name.endswith("_" + tool.kind)):
                     return index
@@ -221,18 +231,15 @@ class Validator:
         found = []
         gathers = []  # (plan position, layers its resource is found on)
         for index, (step, move) in enumerate(zip(plan.steps, transitions), start=1):
-            source = self.kb.sources.get(move.item or "") if step.type in (StepType.MINE, StepType.KILL) else None
-            if source is not None:
-                gathers.append((index, source.layers))
+            layers = self.rules.step_layers(step) if move.item else None
+            if layers:
+                gathers.append((index, layers))
 
         def fine(dropped: set[int]) -> bool:
             layer, at = start_layer, {}
             for index, step in enumerate(plan.steps, start=1):
                 if index not in dropped:
-                    if step.type is StepType.DIG_DOWN:
-                        layer = min(layer + 1, self.kb.deepest_layer)
-                    elif step.type is StepType.CLIMB_UP:
-                        layer = max(layer - 1, 0)
+                    layer = self.rules.next_layer(layer, step.type.value)
                 at[index] = layer
             return all(at[index] in layers for index, layers in gathers)
 

@@ -156,9 +156,9 @@ def planner_options(name: str, kb: KnowledgeBase, args: argparse.Namespace, rule
             print(f"barsym: warning: the {name} planner asks no model; ignored: {', '.join(ignored)}",
                   file=sys.stderr)
         return {}
-    if name in LLM_PLANNERS and rules is not None and rules.name != kb.default_profile:
-        raise UsageError(f"the {name} planner plays by the {kb.default_profile} rules; for --rules {rules.name} "
-                         f"use --planner symbolic")
+    if name in FORWARD_PLANNERS and rules is not None and rules.name != kb.default_profile:
+        raise UsageError(f"the {name} planner's grammar and checks play by the {kb.default_profile} rules; for "
+                         f"--rules {rules.name} use --planner bar, llm-only, bar-sc or symbolic")
     return {**llm_options(args), **{k: v for k, v in extra.items() if v is not None}}
 
 

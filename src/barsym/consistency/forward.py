@@ -28,90 +28,16 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from enum import Enum
-from typing import Protocol
 
 from ..kb import UnknownItemError
 from ..model import MAX_COUNT, Goal, Step, StepType
 from ..sim import Failure, State, future_demand, rollout
-from .anchors import AnchorPair
 from .needs import Need, NeedPlanner
 
-KEPT = "kept"
+from .walk_types import KEPT, Candidate, Chooser, Origin, Taken, WalkState, Window, WindowRepair
 
-
-class Origin(str, Enum):
-    SKIP = "leave-out"
-    WIDEN = "widen"
-    KEEP = "keep"
-    RETRO = "widen-earlier"
-    MOVE = "move"
-    PLAN = "plan"
-
-
-@dataclass(frozen=True)
-class Window:
-    """One window to regenerate, in the current plan's numbering."""
-
-    pair: AnchorPair
-    before: State  # the simulated state before the start anchor
-    original: tuple[Step, ...]  # steps start .. end-1
-    target: tuple[Step, ...]  # kept steps from the end anchor up to the next window
-    goal: Goal | None  # the goal, when the window's target reaches the end of the plan
-    task: Goal  # the plan's goal
-    plan: tuple[Step, ...] = ()  # the whole current plan, for prompts
-    after: tuple[Step, ...] = ()  # the plan's steps after the target (later windows and their kept runs)
-
-
-@dataclass(frozen=True)
-class Candidate:
-    step: Step
-    origin: Origin
-    index: int | None = None  # position in the remaining original steps (keep, move)
-    why: str = ""
-    cost: float = 0.0  # steps still needed for the blocked step's need after taking this one (plan: its plan's length)
-    redo: tuple[Step, ...] = ()  # widen-earlier: the window's steps so far, with the widened ones
-    need: str | None = None  # plan: the item the step is for
-
-    @property
-    def text(self) -> str:
-        """How the option is written for the model (unique per option)."""
-        if self.origin is Origin.RETRO:
-            return f"make more earlier: {self.step}"
-        return f"leave out: {self.step}" if self.origin is Origin.SKIP else str(self.step)
-
-
-@dataclass
-class WalkState:
-    """Where the walk stands: what the chooser may read."""
-
-    state: State
-    taken: list[Step] = field(default_factory=list)
-    remaining: list[Step] = field(default_factory=list)
-    pending: list[Step] = field(default_factory=list)  # the rest of the plan being followed for a need
-    pending_for: str | None = None  # ... and the need's item
-
-
-class Chooser(Protocol):
-    label: str  # provenance of the steps it adds: repaired-symbolic, repaired-llm
-
-    def choose(self, window: Window, walk: WalkState, candidates: Sequence[Candidate]) -> int | None:
-        """Index of the candidate to take; None gives up on the window."""
-        ...
-
-
-@dataclass
-class WindowRepair:
-    window: Window
-    steps: tuple[Step, ...]
-    provenance: tuple[str, ...]
-    kept_from: tuple[int | None, ...]  # per new step, the index of the original step it keeps (None: new)
-    done: bool  # the target runs from the end of the new steps
-    repairer: str
-    dropped: tuple[Step, ...] = ()
-    note: str = ""
-    climbed_for: tuple[str, ...] = ()  # items the walk climbed back up for (BAR's agent never does)
+__all__ = ["KEPT", "Candidate", "Chooser", "Origin", "SymbolicChooser", "Taken", "WalkState", "Window",
+           "WindowRepair", "walk"]
 
 
 class SymbolicChooser:
@@ -138,42 +64,32 @@ class SymbolicChooser:
 def walk(window: Window, needs: NeedPlanner, chooser: Chooser, budget: int | None = None) -> WindowRepair:
     """Regenerate ``window`` with ``chooser`` (see the module docstring)."""
     budget = budget if budget is not None else 2 * len(window.original) + 40
-    at = WalkState(window.before, [], list(window.original))
-    ids = list(range(len(window.original)))  # original index of each remaining step
-    labels: list[str] = []
-    kept_from: list[int | None] = []
+    at = WalkState(window.before, tuple(window.original), list(range(len(window.original))))
     dropped: list[Step] = []
-    target, goal, tail = window.target, window.goal, window.after
-    seen = {(window.before, len(at.remaining))}
+    seen = {(window.before, len(at.left))}
     climbed_for: list[str] = []
     note, done = "", False
     for _ in range(budget + len(window.original)):
-        rest = at.remaining + list(target)
-        block = needs.blocker(rest, at.state, goal, tail)
-        if block is None and not at.remaining:
+        rest = at.remaining + list(window.target)
+        block = needs.blocker(rest, at.state, window.goal, window.after)
+        if block is None and not at.left:
             done = True
             break
-        if block is not None and block.need is None and block.position < len(at.remaining):
-            dropped.append(at.remaining.pop(block.position))  # no state runs it: the step itself is wrong
-            ids.pop(block.position)
+        if block is not None and block.need is None and block.position < len(at.left):
+            dropped.append(at.use(block.position)[0])  # no state runs it: the step itself is wrong
             continue
         raw = _candidates(needs, at, rest, block, window)
-        candidates = _fresh(needs, at, raw, seen, rest + list(tail))
+        candidates = _fresh(needs, at, raw, seen, rest + list(window.after))
         if raw and not candidates:
             note = "every step that applies leads back to a state already passed: the walk goes in circles"
             break
         if not candidates:
-            if at.remaining and block is not None and block.position == 0:
-                dropped.append(at.remaining.pop(0))  # blocked, and what it needs cannot be planned
-                ids.pop(0)
+            if at.left and block is not None and block.position == 0:
+                dropped.append(at.use(0)[0])  # blocked, and what it needs cannot be planned
                 continue
-            if block is not None and block.need is None and not at.remaining:
-                done = True  # the target itself has a step no state runs: left to the next round
-                note = f"kept step {window.pair.end + block.position} cannot run in any state: {block.failure.message}"
-                break
-            note = f"nothing can be done for: {block.failure.message}" if block else "no step applies"
+            done, note = _stuck(block, window, at)
             break
-        if len(at.taken) >= budget:
+        if len(at.done) >= budget:
             note = f"gave up after {budget} steps"
             break
         pick = chooser.choose(window, at, candidates)
@@ -181,40 +97,52 @@ def walk(window: Window, needs: NeedPlanner, chooser: Chooser, budget: int | Non
             note = "the repairer gave up"
             break
         chosen = candidates[pick]
-        if chosen.step.type is StepType.CLIMB_UP and chosen.origin is Origin.PLAN and chosen.need:
-            climbed_for.append(chosen.need)  # and what the climb is for: the first thing gathered up there
-            above = next((p for p in at.pending[1:] if not p.type.moves), None)
-            if above is not None and above.item:
-                climbed_for.append(above.item)
-        if chosen.origin is Origin.PLAN:  # a plan is followed only while nothing else changes the state
-            at.pending = at.pending[1:] if at.pending and at.pending[0] == chosen.step else []
-        else:
-            at.pending, at.pending_for = [], None
+        climbed_for += _climbed_for(chosen, at)
         if chosen.origin is Origin.SKIP:
-            dropped.append(at.remaining.pop(chosen.index))
-            ids.pop(chosen.index)
-            seen.add((at.state, len(at.remaining)))
-            continue
-        if chosen.origin is Origin.RETRO:  # an earlier step of the window, widened (and what it starved)
-            for j, (old, new) in enumerate(zip(at.taken, chosen.redo)):
-                if old != new:
-                    labels[j], kept_from[j] = chooser.label, None
-            at.taken = list(chosen.redo)
-            at.state = needs.play(at.taken, window.before, rest + list(tail))
+            dropped.append(at.use(chosen.index or 0)[0])
         else:
-            source = None
-            if chosen.index is not None:  # keep, widen, move: an original step is used up
-                at.remaining.pop(chosen.index)
-                source = ids.pop(chosen.index)
-            after = at.remaining + list(target)
-            at.state = _play(needs, chosen.step, at.state, after + list(tail))
-            at.taken.append(chosen.step)
-            labels.append(KEPT if chosen.origin is Origin.KEEP else chooser.label)  # a widened step is a new count
-            kept_from.append(source if chosen.origin is Origin.KEEP else None)
-        seen.add((at.state, len(at.remaining)))
-    steps, labels, kept_from = _fuse(needs, at.taken, labels, kept_from, window)
+            _take(needs, at, chosen, chooser.label, window, rest)
+        seen.add((at.state, len(at.left)))
+    steps, labels, kept_from = _fuse(needs, at.taken, [t.label for t in at.done], [t.kept_from for t in at.done],
+                                     window)
     return WindowRepair(window, tuple(steps), tuple(labels), tuple(kept_from), done, chooser.label, tuple(dropped),
                         note, tuple(dict.fromkeys(climbed_for)))
+
+
+def _stuck(block, window: Window, at: WalkState) -> tuple[bool, str]:
+    """(done, note) when no candidate is left: done when only a target step no state runs is in the way."""
+    if block is not None and block.need is None and not at.left:
+        return True, f"kept step {window.pair.end + block.position} cannot run in any state: {block.failure.message}"
+    return False, f"nothing can be done for: {block.failure.message}" if block else "no step applies"
+
+
+def _climbed_for(chosen: Candidate, at: WalkState) -> list[str]:
+    """What a planned climb up is for: its need and the first thing gathered up there; and the plan followed
+    for a need goes on only while nothing else changes the state."""
+    found = []
+    if chosen.step.type is StepType.CLIMB_UP and chosen.origin is Origin.PLAN and chosen.need:
+        found.append(chosen.need)
+        above = next((p for p in at.pending[1:] if not p.type.moves), None)
+        if above is not None and above.item:
+            found.append(above.item)
+    if chosen.origin is Origin.PLAN:
+        at.pending = at.pending[1:] if at.pending and at.pending[0] == chosen.step else []
+    else:
+        at.pending, at.pending_for = [], None
+    return found
+
+
+def _take(needs: NeedPlanner, at: WalkState, chosen: Candidate, label: str, window: Window, rest: list[Step]) -> None:
+    """Play ``chosen``: a widened earlier step (retro), or a kept, widened, moved or planned step."""
+    if chosen.origin is Origin.RETRO:  # an earlier step of the window, widened (and what it starved)
+        at.done = [old if old.step == new else Taken(new, label) for old, new in zip(at.done, chosen.redo)]
+        at.state = needs.play(at.taken, window.before, rest + list(window.after))
+        return
+    source = at.use(chosen.index)[1] if chosen.index is not None else None  # keep, widen, move: used up
+    after = at.remaining + list(window.target)
+    at.state = _play(needs, chosen.step, at.state, after + list(window.after))
+    kept = chosen.origin is Origin.KEEP  # a widened step is a new count
+    at.done.append(Taken(chosen.step, KEPT if kept else label, source if kept else None))
 
 
 def _fresh(needs: NeedPlanner, at: WalkState, candidates: list[Candidate], seen: set, later: list[Step]):

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from ..kb import KnowledgeBase, Rules, UnknownItemError
 from ..model import Goal, Step, StepType
-from ..planner import PlanningError, SymbolicDecomposer, make_planner
-from ..planner.registry import graph_for
+from ..planner import PlanningError, SymbolicDecomposer
+from ..planner.registry import graph_for, symbolic_planner
 from ..sim import Code, Failure, Simulator, State, future_demand, rollout
 from ..validation import Validator
 from .scores import FailureKind, failure_kind
@@ -58,7 +58,7 @@ class NeedPlanner:
         self.kb, self.rules = kb, rules
         self.sim = sim or Simulator(kb, rules)
         self.validator = Validator(kb, rules)
-        self.planner = make_planner("symbolic", kb, rules=rules)
+        self.planner = symbolic_planner(kb, rules=rules)  # not make_planner: under durable rules that repairs
         self.conventions = SymbolicDecomposer(kb, graph=graph_for(kb, rules), prefer=kb.prefer, rules=rules)
         self._plans: dict[tuple, tuple[Step, ...] | None] = {}
 
@@ -79,7 +79,7 @@ class NeedPlanner:
         if code is Code.MISSING_TOOL:
             return Need(failure.item, 1, reason=why) if failure.item and self.kb.is_known(failure.item) else None
         if code is Code.TOOL_TIER_TOO_LOW:
-            held = self.kb.tools.get(failure.item or "")
+            held = self.rules.tool(failure.item or "")
             if held is None or failure.needed is None:
                 return None
             return Need(self.conventions.tool_for(held.kind, int(failure.needed)), 1, reason=why)
@@ -221,9 +221,7 @@ class NeedPlanner:
 
     def fuels(self) -> list[str]:
         """Fuels a need may be met with: BAR's (planks) first, then the concrete items of the furnace's order."""
-        named = [n for n in self.kb.fuel_preference if not n.startswith("#") and self.kb.is_known(n)
-                 and self.rules.fuel_value(self.kb.resolve(n)) > 0]
-        return list(dict.fromkeys([self.conventions.fuel] + [self.kb.resolve(n) for n in named]))
+        return list(dict.fromkeys([self.conventions.fuel, *self.rules.preferred_fuels]))
 
     def _item_steps(self, need: Need, state: State, rest: Sequence[Step],
                     tail: Sequence[Step]) -> tuple[Step, ...] | None:
@@ -244,9 +242,9 @@ class NeedPlanner:
             return ()
         if layer < state.layer:
             return (Step(type=StepType.CLIMB_UP),) * (state.layer - layer) if self.rules.can_climb else None
-        kind = self.kb.dig_down_kind
-        held = [name for name in reversed(self.rules.tools_for(kind, 1)) if state.count(name) > 0]
-        if held:  # BAR digs with the pickaxe just made, the best one held
-            return (Step(type=StepType.DIG_DOWN, tool=held[0]),) * (layer - state.layer)
-        pickaxe = self.conventions.tool_for(kind, 1)
+        need = self.rules.dig(state.layer + 1).tool
+        assert need is not None
+        pickaxe = self.conventions.tool_for(need.kind, need.tier, best=True, held=state.count)
+        if state.count(pickaxe) > 0:  # BAR digs with the pickaxe just made, the best one held
+            return (Step(type=StepType.DIG_DOWN, tool=pickaxe),) * (layer - state.layer)
         return self.steps_for(Need(pickaxe, 1), state, ())

@@ -35,6 +35,7 @@ from ..sim import State
 from ..validation import ValidationResult, Validator
 from .anchors import DEFAULT_T, AnchorMethod, AnchorPair, ScoreSource, merge, sliding_window, step_scoring
 from .forward import KEPT, SymbolicChooser, Window, WindowRepair, walk
+from .durability import top_up_tools
 from .needs import NeedPlanner
 from .scores import DEFAULT_K, StepScore, combine, simulator_scores
 
@@ -251,6 +252,9 @@ class StateConsistency:
             validation = self.validator.validate(Plan(steps=tuple(steps), source=plan.source), goal=goal, start=start)
             if not changed:
                 break
+        if self.rules.profile.durability and not validation.valid:  # --rules durable: copies of worn tools
+            steps, labels, validation = top_up_tools(self.needs, self.validator, steps, labels,
+                                                     Provenance.REPAIRED_SYMBOLIC, goal, start, plan.source)
         result_plan = Plan(steps=tuple(steps), source=plan.source)
         result = RepairResult(plan, goal, result_plan, labels, before, validation, rounds, self.config,
                               seconds=time.perf_counter() - started,

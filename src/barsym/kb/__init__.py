@@ -17,10 +17,11 @@ from pathlib import Path
 
 from ..private_files import private_dir, untrusted
 from . import cache as kb_cache
+from .actions import DIG_DOWN_TIER, Action, Slot, ToolNeed
 
 from .errors import DataFileError, VersionNotSupportedError
 from .knowledge import CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, SmeltRecipe, Source, Tool, UnknownItemError
-from .rules import CRAFTING_TABLE, FURNACE, RecipeFit, Rules, UnknownProfileError, batches, rules_for
+from .rules import CRAFTING_TABLE, EPSILON, FURNACE, RecipeFit, Rules, UnknownProfileError, batches, rules_for
 
 DEFAULT_VERSION = "1.16.5"
 #: Game versions barsym has authored data for (data/recipes: tags and smelting from ArticData 1.16.5,
@@ -29,6 +30,7 @@ DEFAULT_VERSION = "1.16.5"
 SUPPORTED_VERSIONS = ("1.16.5",)
 
 __all__ = [
+    "DIG_DOWN_TIER", "EPSILON", "Action", "Slot", "ToolNeed",
     "CRAFTING_TABLE", "FURNACE", "RecipeFit", "RuleProfile", "Rules", "UnknownProfileError", "batches", "rules_for",
     "DEFAULT_VERSION", "SUPPORTED_VERSIONS", "CraftRecipe", "DataFileError", "Ingredient", "KnowledgeBase",
     "SmeltRecipe", "Source", "Tool", "UnknownItemError", "VersionNotSupportedError", "default_data_dir", "load_kb",

@@ -118,6 +118,7 @@ class RuleProfile:
     generic_names: bool = True  # plans may name the generic families (logs, planks)
     climb: bool = True  # the agent may climb back up a layer
     about: str = ""
+    durability: bool = False  # a tool used beyond its uses is an error, and repairs and plans add copies
 
 
 @dataclass(frozen=True)

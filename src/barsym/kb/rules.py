@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable
 
+from . import actions as _actions
+from .actions import DIG_DOWN_TIER, Action
 from .knowledge import Block, CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, Source, Tool
 
 CRAFTING_TABLE = "crafting_table"
@@ -50,6 +52,8 @@ HARVEST_DIVISOR, NO_HARVEST_DIVISOR = 30.0, 100.0
 #: a sword loses 2 uses per block broken, every other tool 1 (Minecraft 1.16 item durability rules)
 SWORD = "sword"
 FURNACE = "furnace"
+#: how many (item, count) answers of Rules.ways are kept before the cache starts over
+WAYS_CACHE = 4096
 #: fuel arithmetic tolerance: burn values such as 1.5 add up in floating point
 EPSILON = 1e-9
 
@@ -72,6 +76,7 @@ class RecipeFit:
     taken: dict[str, int]  # units each item gives
     short: tuple[tuple[Ingredient, int, int], ...]  # (slot, need, have) for slots not paid in full
     station_missing: bool = False
+    station: str | None = None  # the station the craft uses (a crafting table for a recipe larger than 2x2)
 
     @property
     def paid(self) -> bool:
@@ -92,10 +97,93 @@ class Rules:
         self.kb = kb
         self.profile: RuleProfile = kb.profiles[name]
         self._fuel_rank = {key: i for i, key in enumerate(kb.fuel_preference)}
+        self._ways: dict[tuple[str, int | None], tuple[Action, ...]] = {}
 
     @property
     def name(self) -> str:
         return self.profile.name
+
+    # ---- the action schema (barsym.kb.actions): what every consumer reads ------------------------
+    table_station, furnace_station, dig_tier = CRAFTING_TABLE, FURNACE, DIG_DOWN_TIER
+    runs = staticmethod(batches)
+
+    def action(self, kind: str, item: str | None, count: int | None = None, recipe: int = 0) -> Action:
+        """What ``kind`` (craft, smelt, mine, kill, dig_down) of ``count`` ``item`` needs and makes (None: one batch).
+
+        For a dig down, ``item`` is None and ``count`` is the layer it reaches.
+        Raises KeyError for an action the knowledge base or the profile does not have.
+        """
+        if kind == _actions.CRAFT:
+            return _actions.craft(self, item, count, recipe)
+        if kind == _actions.SMELT:
+            return _actions.smelt(self, item, count, recipe)
+        if kind == _actions.DIG_DOWN:
+            return self.dig(count or 1)
+        source = self.source(item or "")
+        if source is None or source.kind != kind:
+            raise KeyError(f"{item} cannot be obtained by {kind!r} under the {self.name} rules")
+        return _actions.gather(self, source, count)
+
+    def ways(self, item: str, count: int | None = None) -> tuple[Action, ...]:
+        """Every action that makes ``item`` (its crafts, smelts, then its source), for ``count`` units (cached)."""
+        key = (item, count)
+        found = self._ways.get(key)
+        if found is None:
+            if len(self._ways) >= WAYS_CACHE:
+                self._ways.clear()
+            found = self._ways[key] = tuple(_actions.ways(self, item, count))
+        return found
+
+    def dig(self, layer: int) -> Action:
+        return _actions.dig(self, layer)
+
+    def every_action(self):
+        return _actions.every_action(self)
+
+    def choose_tool(self, kind: str, min_tier: int, held: Callable[[str], int] | None = None,
+                    cost: Callable[[str], float] | None = None, best: bool = False) -> str:
+        """The one tool-choice policy: a held tool that serves, else :meth:`lowest_tool` (BAR's choice).
+
+        Of the held tools, the lowest tier (what a planner names for a step, as
+        the simulator picks), or with ``best`` the highest (a repair digging on
+        with the pickaxe just made).
+        """
+        if held is not None:
+            serving = [name for name in self.tools_for(kind, min_tier) if held(name) > 0]
+            if serving:
+                return serving[-1] if best else serving[0]
+        return self.lowest_tool(kind, min_tier, cost)
+
+    def tier(self, tool: str) -> int:
+        """A tool's tier (a tierless tool such as shears, or anything else: the dig-down tier)."""
+        info = self.kb.tools.get(tool)
+        return info.tier if info is not None else DIG_DOWN_TIER
+
+    @cached_property
+    def layer_tiers(self) -> dict[int, int]:
+        """Per layer, the pickaxe tier the resources first found there need (a layer with none: the one above)."""
+        kind, tiers = self.kb.dig_down_kind, {0: DIG_DOWN_TIER}
+        for layer in range(1, len(self.kb.layers)):
+            found = [s.min_tier for s in self.kb.sources.values() if s.tool_kind == kind and min(s.layers) == layer]
+            tiers[layer] = min(found) if found else tiers[layer - 1]
+        return tiers
+
+    def origin(self, item: str) -> Source | None:
+        """Where a raw resource is found in the world, whatever the profile lets the agent do (None: nowhere)."""
+        return self.kb.sources.get(item)
+
+    def step_layers(self, step) -> frozenset[int] | None:
+        """The layers a mine or kill ``step`` can happen on (its resource's); None for any other step."""
+        if step.type.value not in ("mine", "kill") or not step.item or not self.kb.is_known(step.item):
+            return None
+        source = self.origin(self.kb.resolve(step.item))
+        return source.layers if source is not None else None
+
+    def next_layer(self, layer: int, move: str) -> int:
+        """The layer after a ``dig_down`` or ``climb_up`` from ``layer`` (bounded by the surface and the deepest)."""
+        if move == _actions.DIG_DOWN:
+            return min(layer + 1, self.kb.deepest_layer)
+        return max(layer - 1, 0) if move == "climb_up" else layer
 
     # ---- tools ---------------------------------------------------------------------
     @cached_property
@@ -205,8 +293,9 @@ class Rules:
             missing = self.take(ingredient, need, held, taken)
             if missing:
                 short.append((ingredient, need, need - missing))
-        station = runs > 0 and self.needs_table(recipe) and held.get(CRAFTING_TABLE, 0) == 0
-        return RecipeFit(recipe, runs, taken, tuple(short), station)
+        table = CRAFTING_TABLE if self.needs_table(recipe) else None
+        missing = runs > 0 and table is not None and held.get(CRAFTING_TABLE, 0) == 0
+        return RecipeFit(recipe, runs, taken, tuple(short), missing, table)
 
     def fitting_recipe(self, item: str, count: int, held: Mapping[str, int]) -> RecipeFit | None:
         """Which recipe crafting ``count`` ``item`` uses with ``held`` at hand (the rule in the module doc)."""
@@ -224,6 +313,11 @@ class Rules:
                 fewest = fit
         return paid or fewest
 
+    def fitting_action(self, item: str, count: int, held: Mapping[str, int]) -> Action | None:
+        """The craft :meth:`fitting_recipe` picks, as an action of the schema (None: no recipe)."""
+        fit = self.fitting_recipe(item, count, held)
+        return None if fit is None else _actions.craft(self, item, count, self.kb.crafts[item].index(fit.recipe))
+
     def smelt_recipe(self, item: str, count: int, held: Mapping[str, int]):
         """(recipe, taken, shortfall) for smelting: the first recipe whose input is at hand, else the first."""
         recipes = self.kb.smelts.get(item, ())
@@ -235,6 +329,11 @@ class Rules:
                 return recipe, taken, 0
         taken = {}
         return recipes[0], taken, self.take(recipes[0].input, count, held, taken)
+
+    def fitting_smelt(self, item: str, count: int, held: Mapping[str, int]) -> Action | None:
+        """The smelt :meth:`smelt_recipe` picks, as an action of the schema (None: ``item`` is not smelted)."""
+        chosen = self.smelt_recipe(item, count, held)
+        return None if chosen is None else _actions.smelt(self, item, count, self.kb.smelts[item].index(chosen[0]))
 
     def smelt_ticks(self, item: str, count: int, held: Mapping[str, int]) -> int:
         """Ticks the furnace takes for ``count`` ``item`` (one after another; the recipe :meth:`smelt_recipe` picks)."""
@@ -274,15 +373,15 @@ class Rules:
         damage = speed / block.hardness / divisor
         return 0 if damage >= 1 else math.ceil(1 / damage - EPSILON)
 
-    def breaks_block(self, source: Source) -> bool:
-        """Whether gathering one unit of ``source`` breaks its block.
+    def breaks_block(self, gather: Action) -> bool:
+        """Whether one unit of a ``gather`` action (mine, kill) breaks its block.
 
         Not when the unit is filled into an item (a bucket at water or lava, a
         bottle at a bee nest) or taken from a mob (milk): that is one use of
         the item on the block or mob.
         """
-        block = self.kb.blocks.get(source.origin)
-        return not source.uses and block is not None and block.hardness >= 0
+        block = self.kb.blocks.get(gather.origin or "")
+        return not gather.needs and block is not None and block.hardness >= 0
 
     def wear(self, tool: str | None, block_name: str | None) -> int:
         """Uses that breaking one ``block_name`` costs ``tool``: 0 (hand, instant break), 2 (a sword), else 1.
@@ -307,6 +406,21 @@ class Rules:
     @property
     def fuel_needed(self) -> bool:
         return self.profile.fuel_needed
+
+    @cached_property
+    def fuel_items(self) -> tuple[str, ...]:
+        """Every item that burns, by name (what a smelt's fuel slot accepts)."""
+        return tuple(sorted(n for n, v in self.kb.fuels.items() if v > 0 and n in self.kb.items))
+
+    @cached_property
+    def tool_items(self) -> tuple[str, ...]:
+        """Every tiered tool the knowledge base knows, by name (what a step may name as its tool)."""
+        return tuple(self.kb.tools)
+
+    @cached_property
+    def preferred_fuels(self) -> tuple[str, ...]:
+        """The concrete items of the furnace's order (``fuels.json`` preference): what plans name as fuel."""
+        return tuple(f for f in self.kb.fuel_preference if f in self.kb.items and self.fuel_value(f) > 0)
 
     def fuel_value(self, item: str) -> float:
         """Items one unit of ``item`` smelts (0: not a fuel)."""

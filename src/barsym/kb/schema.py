@@ -145,6 +145,7 @@ class RuleProfileEntry(_Strict):
     fuel_needed: bool
     generic_names: bool
     climb: bool
+    durability: bool = False
 
 
 class RulesFile(_Strict):

@@ -37,8 +37,10 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..steps import COUNT_GBNF, GRAMMAR_MAX_COUNT
+
 DEFAULT_STEP_TYPES: tuple[str, ...] = ("craft", "mine", "smelt", "kill", "dig_down")
-MAX_COUNT = 999
+MAX_COUNT = GRAMMAR_MAX_COUNT  # the step notation's (barsym.steps): what COUNT_GBNF admits
 
 __all__ = [
     "DEFAULT_STEP_TYPES",
@@ -181,7 +183,7 @@ def decomposition_grammar(
         ' ws "\\"count\\":" ws count "," ws "\\"tool\\":" ws tool ws "}"',
         'subgoal ::= "{" ws "\\"item\\":" ws item "," ws "\\"count\\":" ws count ws "}"',
         f'subgoals ::= "[" ws {list_body + " ws " if list_body else ""}"]"',
-        "count ::= [1-9] [0-9]? [0-9]?",
+        f"count ::= {COUNT_GBNF}",
         f"step-type ::= {type_expr}",
         f"tool ::= {tool_expr}",
         f"item ::= {item_expr}",

@@ -30,9 +30,10 @@ import time
 from collections import deque
 
 from ..graph import CraftGraph
-from ..kb import KnowledgeBase, Rules, UnknownItemError, rules_for
+from ..kb import EPSILON, KnowledgeBase, Rules, UnknownItemError, rules_for
 from ..model import Goal, Plan, Step, StepType
 from ..sim import State
+from ..sim.wear import CODE as WEAR_CODE
 from ..validation import Validator
 from .decomposer import Decomposer, Decomposition, PlanContext, PlanningError, Unanswered, goal_layer
 from .ordering import Need, NoOrder, drop_blocking_surface, insert_layer_moves, order_steps
@@ -141,11 +142,11 @@ class BackwardPlanner:
                 continue
             calls += 1
             if self.verify:
-                problems = check_decomposition(self.kb, node.goal, decomposition)
+                problems = check_decomposition(self.kb, node.goal, decomposition, self.rules)
                 if problems:
                     raise PlanningError("decomposition", f"{node.goal}: {decomposition.provenance} answer rejected: {'; '.join(problems)}")
             node.decomposition = decomposition
-            roles = subgoal_roles(self.kb, decomposition.step, decomposition.subgoals)
+            roles = subgoal_roles(self.kb, decomposition.step, decomposition.subgoals, self.rules)
             layer = goal_layer(node.goal)
             item = None if layer is not None else self._canonical(decomposition.step.item or node.goal.item, decomposition)
             context.record(item, decomposition, roles, node.role in KEPT_ROLES, layer)
@@ -208,7 +209,7 @@ class BackwardPlanner:
         if not start.inventory:
             return None
         if node.role in KEPT_ROLES:
-            tool = self.kb.tools.get(item)
+            tool = self.rules.tool(item)
             serving = (self.rules.best_held_tool(tool.kind, tool.tier, start.count) if tool is not None
                        else (item if start.count(item) else None))
             return f"{serving} is in the start inventory (used, not consumed)" if serving else None
@@ -243,7 +244,7 @@ class BackwardPlanner:
             return None
         for name, n in fuel.items():
             context.from_start[name] += n
-        if got + 1e-9 >= burn:
+        if got + EPSILON >= burn:
             return "fuel from the start inventory: " + ", ".join(f"{n} {name}" for name, n in fuel.items())
         node.goal = Goal(item=node.goal.item, count=rules.fuel_units(item, burn - got))
         return None
@@ -284,14 +285,15 @@ class BackwardPlanner:
         ordered = [steps[i] for i in order]
         moved = list(range(len(ordered)))
         if self.rules.can_climb:
-            ordered, moved = insert_layer_moves(ordered, self._gather_layers, self._start.layer, self.kb.deepest_layer)
+            ordered, moved = insert_layer_moves(ordered, self._gather_layers, self._start.layer, self.rules.next_layer)
         position = {old: moved[new] for new, old in enumerate(order)}
         plan = Plan(steps=tuple(ordered), source=f"barsym plan {root.item} ({self.name})")
         for nid, i in at.items():
             nodes[nid].step_index = position[i]
         self._check_climb(root, plan)
         validation = self.validator.validate(plan, goal=root, start=self._start)
-        if not validation.valid and not self.keep_invalid:
+        worn = self.rules.profile.durability and all(e.code == WEAR_CODE for e in validation.errors)
+        if not validation.valid and not self.keep_invalid and not worn:  # a worn tool: the repairer tops it up
             error = validation.errors[0]
             where = f"step {error.step}" if error.step else "the end"
             raise PlanningError("invalid", f"{root.item}: the plan fails validation at {where}: {error.message}")
@@ -325,10 +327,7 @@ class BackwardPlanner:
         return out
 
     def _gather_layers(self, step: Step) -> frozenset[int] | None:
-        if step.type not in (StepType.MINE, StepType.KILL) or not step.item:
-            return None
-        source = self.kb.sources.get(self.kb.resolve(step.item))
-        return source.layers if source is not None else None
+        return self.rules.step_layers(step)
 
     def _check_climb(self, root: Goal, plan: Plan) -> None:
         """A start below the surface cannot gather what only grows above it: say so, not 'invalid'."""
@@ -336,10 +335,10 @@ class BackwardPlanner:
         if self.rules.can_climb:
             return  # the climbs were put in
         for step in plan.steps:
-            source = self.kb.sources.get(step.item or "") if step.type in (StepType.MINE, StepType.KILL) else None
-            if source is not None and max(source.layers) < layer:
+            found = self.rules.step_layers(step)
+            if found and max(found) < layer:
                 raise PlanningError("no_return", f"{root.item} needs {step.item}, found on layer "
-                                    f"{max(source.layers)} and above, but the start is on layer "
+                                    f"{max(found)} and above, but the start is on layer "
                                     f"{self.kb.layer_name(layer)} and the agent never climbs back up")
 
     @staticmethod
@@ -378,9 +377,9 @@ class BackwardPlanner:
                 for before in befores:
                     needs.append(Need(before, after, child.role, child.index, child.goal.item))
         for i, step in enumerate(steps):  # surface-only resources before going deeper
-            source = self.kb.sources.get(step.item or "") if step.type in (StepType.MINE, StepType.KILL) else None
-            if source is not None and max(source.layers) + 1 in digs:
-                needs.append(Need(i, digs[max(source.layers) + 1], "surface", 0, step.item))
+            found = self.rules.step_layers(step)
+            if found and max(found) + 1 in digs:
+                needs.append(Need(i, digs[max(found) + 1], "surface", 0, step.item))
         if share:
             needs += self._shared(needs)
         return needs

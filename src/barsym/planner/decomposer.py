@@ -22,7 +22,7 @@ would loop: the LLM decomposer refuses such answers).
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -140,7 +140,7 @@ class PlanContext:
     requested: Counter = field(default_factory=Counter)  # units planned steps were asked for
     kept: Counter = field(default_factory=Counter)  # units planned as tools/stations (not consumed)
     smelted: Counter = field(default_factory=Counter)  # smelted item -> units smelted
-    burn: Counter = field(default_factory=Counter)  # smelted item -> fuel burn time budgeted
+    burn: dict[str, float] = field(default_factory=lambda: defaultdict(float))  # smelted item -> burn budgeted
     layers: set[int] = field(default_factory=set)  # layers reached by planned dig downs
     pending: Counter = field(default_factory=Counter)  # goals waiting in the queue, by item
     path: tuple[Goal, ...] = ()  # goals above the one being decomposed, root first (set by the planner)

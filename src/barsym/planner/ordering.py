@@ -31,7 +31,7 @@ first), as a player feeding one furnace would.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
@@ -151,10 +151,12 @@ def drop_blocking_surface(steps: Sequence[Step], needs: Iterable[Need]) -> list[
     return [d for d in needs if not (d.role == "surface" and d.before in blocked)]
 
 
-def insert_layer_moves(steps: Sequence[Step], layers_of, start_layer: int, deepest: int) -> tuple[list[Step], list[int]]:
+def insert_layer_moves(steps: Sequence[Step], layers_of, start_layer: int,
+                       next_layer: Callable[[int, str], int]) -> tuple[list[Step], list[int]]:
     """Put ``climb up`` (and, after a climb, ``dig down`` again) where a gathering step's layer needs it.
 
-    ``layers_of(step)`` gives the layers a gathering step can happen on (None
+    ``next_layer(layer, step type)`` is the rule book's layer arithmetic
+    (:meth:`barsym.kb.Rules.next_layer`). ``layers_of(step)`` gives the layers a gathering step can happen on (None
     for other steps). Returns the new steps and, for each old position, its new
     one. A dig down inserted after a climb uses the pickaxe of the last dig.
     """
@@ -162,11 +164,10 @@ def insert_layer_moves(steps: Sequence[Step], layers_of, start_layer: int, deepe
     where: list[int] = []
     layer, pickaxe = start_layer, None
     for step in steps:
-        if step.type is StepType.DIG_DOWN:
-            pickaxe = step.tool or pickaxe
-            layer = min(layer + 1, deepest)
-        elif step.type is StepType.CLIMB_UP:
-            layer = max(layer - 1, 0)
+        if step.type.moves:  # the rule book's layer arithmetic (Rules.next_layer)
+            if step.type is StepType.DIG_DOWN:
+                pickaxe = step.tool or pickaxe
+            layer = next_layer(layer, step.type.value)
         else:
             found = layers_of(step)
             if found and layer not in found:

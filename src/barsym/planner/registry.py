@@ -64,7 +64,7 @@ def graph_for(kb: KnowledgeBase, rules: Rules | str | None = None) -> CraftGraph
     return cached[1]
 
 
-def symbolic_planner(kb: KnowledgeBase, **options) -> BackwardPlanner:
+def symbolic_planner(kb: KnowledgeBase, **options) -> Planner:
     """BAR's loop with the crafting graph answering every goal (options: graph, validator, prefer)."""
     rules = rules_for(kb, options.get("rules"))
     if not rules.can_gather:  # choices depend on the inventory alone: search it
@@ -104,7 +104,8 @@ def make_planner(name: str, kb: KnowledgeBase, **options) -> Planner:
     if isinstance(factory, str):
         factory = _load(factory)
     planner = factory(kb, **options)
-    if options.get("consistency") and name != "bar-sc":
+    durable = rules_for(kb, options.get("rules")).profile.durability  # the repairer adds worn tools' copies
+    if (options.get("consistency") or durable) and name != "bar-sc":
         with_consistency = _load("barsym.reasoning.bar_sc:with_consistency")
         planner = with_consistency(planner, kb, name=f"{name}+sc", **options)
     return planner

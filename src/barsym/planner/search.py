@@ -27,13 +27,15 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ..kb import KnowledgeBase, Rules, batches, rules_for
+from ..kb import Action, KnowledgeBase, Rules, Slot, rules_for
 from ..model import Goal, Plan, Step, StepType
 from ..sim import State
 from ..validation import Validator
 from .result import GoalNode, PlanResult
 from .stats import PlanStats
 from .decomposer import Decomposition, PlanningError
+
+MAKES = ("craft", "smelt")  # the actions an inventory search takes
 
 PROVENANCE = "search"
 
@@ -115,7 +117,9 @@ class SearchPlanner:
         Planning works without it (cones are built on first use); a benchmark
         calls it so that per-task times measure search, not index building.
         """
-        for item in list(self.kb.crafts) + list(self.kb.smelts):
+        made = dict.fromkeys(a.item for a in self.rules.every_action() if a.kind in MAKES)
+        for item in made:
+            assert item is not None
             self._cone(item)
             for name in self.kb.acceptable(item):
                 self._can_make(name)
@@ -133,9 +137,7 @@ class SearchPlanner:
                 if name in seen or not self._can_make(name):
                     continue
                 seen.add(name)
-                ways = [tuple(frozenset(i.accepts) for i in r.ingredients) for r in self.kb.crafts.get(name, ())]
-                ways += [(frozenset(r.input.accepts),) for r in self.kb.smelts.get(name, ())]
-                for slots in ways:
+                for slots in (tuple(frozenset(slot.accepts) for slot in a.needs) for a in self._makers_of(name)):
                     recipes.append((name, slots))
                     for slot in slots:
                         stack.extend(slot)
@@ -159,8 +161,12 @@ class SearchPlanner:
         known = self._makers.get(item)
         if known is None:
             generic_ok = self.rules.generic_names or item not in self.kb.generic
-            known = self._makers[item] = generic_ok and bool(self.kb.crafts.get(item) or self.kb.smelts.get(item))
+            known = self._makers[item] = generic_ok and bool(self._makers_of(item))
         return known
+
+    def _makers_of(self, item: str, count: int | None = None) -> list[Action]:
+        """The crafts and smelts of the rule book's schema that make ``item`` (nothing is gathered here)."""
+        return [a for a in self.rules.ways(item, count) if a.kind in MAKES]
 
     def _obtain(self, item: str, count: int, inventory: dict[str, int], made: list[_Made],
                 path: frozenset[str], depth: int) -> bool:
@@ -200,38 +206,41 @@ class SearchPlanner:
         if self._budget < 0:
             return
         path = path | {item}
-        for recipe in self.kb.crafts.get(item, ()):
-            runs = batches(short, recipe.count)
-            yield from self._pay(item, recipe, short, runs, 0, inv, [], path, depth)
-        for recipe in self.kb.smelts.get(item, ()):
-            for held, record in self._slot_ways(recipe.input.accepts, short, inv, path, depth):
+        for action in self._makers_of(item, short):
+            if action.kind == "craft":
+                yield from self._pay(item, action, short, 0, inv, [], path, depth)
+                continue
+            for held, record in self._slot_ways(action.needs[0].accepts, action.needs[0].count, inv, path, depth):
                 chosen = self.rules.smelt_recipe(item, short, held)
-                if chosen is None or chosen[2]:
+                smelt = self.rules.fitting_smelt(item, short, held)
+                if chosen is None or chosen[2] or smelt is None:
                     continue
                 after = dict(held)
                 for name, n in chosen[1].items():
                     after[name] -= n
                 after[item] = after.get(item, 0) + short
-                sub = ((self._slot_name(chosen[0].input), short),)
+                sub = ((self._slot_name(smelt.needs[0]), short),)
                 yield after, [_Made(StepType.SMELT, item, short, sub, record, short)]
 
-    def _pay(self, item: str, recipe, short: int, runs: int, slot: int, inv: dict[str, int], record: list,
+    def _pay(self, item: str, craft: Action, short: int, slot: int, inv: dict[str, int], record: list,
              path: frozenset[str], depth: int) -> Iterator:
         """Fill the recipe's slots from ``slot`` on (backtracking over each slot's ways), then craft."""
-        if slot == len(recipe.ingredients):
+        if slot == len(craft.needs):
             fit = self.rules.fitting_recipe(item, short, inv)  # the simulator's choice, applied as it will be
             if fit is None or not fit.paid or fit.station_missing:
                 return
+            made = self.rules.fitting_action(item, short, inv)
+            assert made is not None
             after = dict(inv)
             for name, n in fit.taken.items():
                 after[name] -= n
-            after[item] = after.get(item, 0) + fit.batches * fit.recipe.count
-            sub = tuple((self._slot_name(i), fit.batches * i.count) for i in fit.recipe.ingredients)
-            yield after, [_Made(StepType.CRAFT, item, short, sub, record, fit.batches)]
+            after[item] = after.get(item, 0) + made.makes
+            sub = tuple((self._slot_name(need), need.count) for need in made.needs)
+            yield after, [_Made(StepType.CRAFT, item, short, sub, record, made.runs)]
             return
-        ingredient = recipe.ingredients[slot]
-        for held, more in self._slot_ways(ingredient.accepts, runs * ingredient.count, inv, path, depth):
-            yield from self._pay(item, recipe, short, runs, slot + 1, held, record + more, path, depth)
+        need = craft.needs[slot]
+        for held, more in self._slot_ways(need.accepts, need.count, inv, path, depth):
+            yield from self._pay(item, craft, short, slot + 1, held, record + more, path, depth)
 
     def _slot_ways(self, accepts: tuple[str, ...], need: int, inv: dict[str, int], path: frozenset[str],
                    depth: int, first: int = 0, order: tuple[str, ...] | None = None) -> Iterator:
@@ -259,9 +268,9 @@ class SearchPlanner:
                 for rest_inv, rest in self._slot_ways(accepts, need, more_inv, path, depth, max(index, 1), order):
                     yield rest_inv, more + rest
 
-    def _slot_name(self, ingredient) -> str:
-        label = ingredient.label.lstrip("#")
-        return label if label in self.kb.items else ingredient.accepts[0]
+    def _slot_name(self, slot: Slot) -> str:
+        label = slot.label.lstrip("#")
+        return label if label in self.kb.items else slot.accepts[0]
 
     def _flatten(self, made: list[_Made], parent: int, nodes: list[GoalNode], steps: list[Step],
                  sources: list[list[int]]) -> None:
@@ -308,20 +317,13 @@ class SearchPlanner:
             return Counter({item: short})
         path = path | {item}
         best: Counter | None = None
-        for recipe in self.kb.crafts.get(item, ()):
-            runs = batches(short, recipe.count)
+        for action in self._makers_of(item, short):
             total: Counter = Counter()
             trial = dict(held)
-            for ingredient in recipe.ingredients:
-                part = self._shortfall(ingredient.accepts[0] if len(ingredient.accepts) == 1 else
-                                       self._best_member(ingredient.accepts, trial), runs * ingredient.count,
-                                       trial, path)
+            for slot in action.needs:
+                part = self._shortfall(slot.accepts[0] if len(slot.accepts) == 1 else
+                                       self._best_member(slot.accepts, trial), slot.count, trial, path)
                 total.update(part or {})
-            if best is None or sum(total.values()) < sum(best.values()):
-                best = total
-        for recipe in self.kb.smelts.get(item, ()):
-            trial = dict(held)
-            total = self._shortfall(self._best_member(recipe.input.accepts, trial), short, trial, path) or Counter()
             if best is None or sum(total.values()) < sum(best.values()):
                 best = total
         return best if best is not None else Counter({item: short})

@@ -49,7 +49,7 @@ KINDS = (StepType.MINE, StepType.CRAFT, StepType.SMELT, StepType.KILL, StepType.
 
 def ready(world: World, steps: Sequence[Step], needs, done: set[int], state: State) -> list[int]:
     """Plan positions that can run now: not done, every need done, and applicable in ``state``."""
-    waiting = {}
+    waiting: dict[int, set[int]] = {}
     for before, after, _role in needs:
         waiting.setdefault(after, set()).add(before)
     out = []
@@ -119,11 +119,11 @@ class Features:
         move = self.world.transition(step, state, later)
         if step.type in (StepType.MINE,) and not isinstance(move, Failure):
             found, mean = self.costs.resource(move.item, state.layer)
-            source = self.world.kb.sources[move.item]
+            gather = self.world.rules.action("mine", move.item, step.count or 1)
             tool = self.world.rules.worn_tool(move.used)
             blocks = math.ceil(count / found.mean_yield)
             search = math.ceil(blocks / found.cluster) * mean / 1000.0
-            per_block = blocks * self.costs.gather_unit(source, tool)[0] / 1000.0
+            per_block = blocks * self.costs.gather_unit(gather, tool)[0] / 1000.0
         elif step.type is StepType.CRAFT and not isinstance(move, Failure):
             fit = self.world.rules.fitting_recipe(move.item, step.count, state.counts)
             batches = float(fit.batches if fit is not None else 1)

@@ -31,11 +31,12 @@ deterministic and written down here:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from pydantic import ValidationError
 
 from ..graph import CraftGraph, item_node
-from ..kb import CRAFTING_TABLE, FURNACE, KnowledgeBase, Rules, batches, rules_for
+from ..kb import KnowledgeBase, Rules, rules_for
 from ..model import Goal, Step, StepType
 from .decomposer import Decomposition, PlanContext, PlanningError, goal_layer, layer_goal
 
@@ -58,7 +59,6 @@ class SymbolicDecomposer:
         self._producer: dict[str, tuple[str, str, int]] = {}
         self._choice: dict[tuple[str, ...], str] = {}
         self._tier_memo: dict[str, int] = {}
-        self._layer_tier = self._tiers_by_layer()
 
     # ---- the one public question -------------------------------------------------
     def decompose(self, goal: Goal, context: PlanContext) -> Decomposition:
@@ -69,9 +69,9 @@ class SymbolicDecomposer:
             item = self.kb.resolve(goal.item)
             kind, _, index = self.producer(item)
             if kind == "craft":
-                return self._craft(item, goal.count, self.kb.crafts[item][index], context)
+                return self._craft(item, goal.count, index, context)
             if kind == "smelt":
-                return self._smelt(item, goal.count, self.kb.smelts[item][index], context)
+                return self._smelt(item, goal.count, index, context)
             return self._gather(item, goal.count, context)
         except ValidationError as exc:
             raise PlanningError("too_large", f"{goal}: a step would exceed the count bound ({exc.errors()[0]['msg']})") from None
@@ -83,7 +83,10 @@ class SymbolicDecomposer:
         if found is None:
             action = self.graph.best_producer(item)
             if action is None:
-                raise PlanningError("unreachable", self.graph.reachability(item).reason)
+                why = self.graph.reachability(item)
+                reason = why.reason if not why.reachable else \
+                    f"nothing makes {item} under the {self.rules.name} rules: only the start inventory can hold it"
+                raise PlanningError("unreachable", reason)
             kind, _, rest = action.partition(":")
             name, _, index = rest.partition("#")
             found = (kind, name, int(index) if index else 0)
@@ -94,7 +97,7 @@ class SymbolicDecomposer:
         """The item that fills an ingredient slot accepting ``accepts``."""
         found = self._choice.get(accepts)
         if found is None:
-            generic = [name for name in accepts if name in self.kb.generic]
+            generic = [name for name in accepts if name in self.kb.generic] if self.rules.generic_names else []
             preferred = [name for name in self.prefer if name in accepts]
             if generic:
                 found = generic[0]
@@ -120,37 +123,43 @@ class SymbolicDecomposer:
             out.append((self.choose(accepts), need))
         return out
 
-    def tool_for(self, kind: str, min_tier: int) -> str:
-        """The lowest-tier (then cheapest) tool of ``kind`` that reaches ``min_tier`` (the rule book's choice)."""
+    def tool_for(self, kind: str, min_tier: int, context: PlanContext | None = None, *,
+                 held: Callable[[str], int] | None = None, best: bool = False) -> str:
+        """The rule book's tool choice (:meth:`Rules.choose_tool`): one held that serves (at the start of the
+        plan, or ``held``), else the lowest tier, then the cheapest by the graph's costs."""
         costs = self.graph.costs
-        return self.rules.lowest_tool(kind, min_tier, lambda name: costs.get(item_node(name), math.inf))
+        if held is None and context is not None and context.start.inventory:
+            held = context.start.count
+        return self.rules.choose_tool(kind, min_tier, held, lambda name: costs.get(item_node(name), math.inf), best)
 
-    # ---- decompositions -----------------------------------------------------------------
-    def _craft(self, item: str, count: int, recipe, context: PlanContext) -> Decomposition:
+    # ---- decompositions (what each needs: the rule book's action schema) -------------------
+    def _craft(self, item: str, count: int, index: int, context: PlanContext) -> Decomposition:
         step = Step(type=StepType.CRAFT, item=item, count=count)
         spare = context.surplus(item)
         if count <= spare:
             return Decomposition(step, (), PROVENANCE, yields=0, note=f"{count} spare from an earlier batch")
-        runs = batches(count - spare, recipe.count)
+        action = self.rules.action("craft", item, count - spare, index)
         needs: dict[str, int] = {}
-        for ingredient in recipe.ingredients:
-            for name, n in self._slot(ingredient.accepts, runs * ingredient.count, context):
+        for slot in action.needs:
+            for name, n in self._slot(slot.accepts, slot.count, context):
                 needs[name] = needs.get(name, 0) + n
         subgoals = [Goal(item=name, count=n) for name, n in needs.items()]
-        if self.rules.needs_table(recipe):
-            subgoals.append(Goal(item=CRAFTING_TABLE, count=1))
-        note = f"{runs} craft(s) of {recipe.count}" + (f", {spare} spare used" if spare else "")
-        return Decomposition(step, tuple(subgoals), PROVENANCE, yields=runs * recipe.count, note=note)
+        if action.station:
+            subgoals.append(Goal(item=action.station, count=1))
+        per_batch = action.makes // action.runs
+        note = f"{action.runs} craft(s) of {per_batch}" + (f", {spare} spare used" if spare else "")
+        return Decomposition(step, tuple(subgoals), PROVENANCE, yields=action.makes, note=note)
 
-    def _smelt(self, item: str, count: int, recipe, context: PlanContext) -> Decomposition:
+    def _smelt(self, item: str, count: int, index: int, context: PlanContext) -> Decomposition:
         step = Step(type=StepType.SMELT, item=item, count=count)
-        credit = context.fuel_left(item) if self.rules.fuel_needed else 0.0
-        fuel = self.rules.fuel_units(self.fuel, count - credit) if self.rules.fuel_needed and count > credit else 0
-        subgoals = [Goal(item=name, count=n) for name, n in self._slot(recipe.input.accepts, count, context)]
+        action = self.rules.action("smelt", item, count, index)
+        credit = context.fuel_left(item) if action.fuel else 0.0
+        fuel = self.rules.fuel_units(self.fuel, action.fuel - credit) if action.fuel > credit else 0
+        subgoals = [Goal(item=name, count=n) for slot in action.needs for name, n in self._slot(slot.accepts, slot.count, context)]
         if fuel:
             subgoals.append(Goal(item=self.fuel, count=fuel))
-        if self.rules.furnace_needed:
-            subgoals.append(Goal(item=FURNACE, count=1))
+        if action.station:
+            subgoals.append(Goal(item=action.station, count=1))
         note = f"fuel: {fuel} {self.fuel}" + (f" plus {credit:g} burn left from earlier budget" if credit else "")
         return Decomposition(step, tuple(subgoals), PROVENANCE, fuel_credit=min(credit, count), note=note)
 
@@ -158,29 +167,27 @@ class SymbolicDecomposer:
         source = self.rules.source(item)
         if source is None:
             raise PlanningError("unreachable", f"{item} cannot be mined or killed under the {self.rules.name} rules")
-        tool = None
-        if source.tool_kind:  # a tool the agent already holds, else the lowest tier that can
-            tool = (context.held_tool(self.rules, source.tool_kind, source.min_tier)
-                    or self.tool_for(source.tool_kind, source.min_tier))
-        step = Step(type=StepType(source.kind), item=item, count=count, tool=tool)
-        subgoals = [Goal(item=name, count=n) for name, n in self.rules.gather_uses(source, count).items()]
+        action = self.rules.action(source.kind, item, count)
+        tool = self.tool_for(action.tool.kind, action.tool.tier, context) if action.tool else None
+        step = Step(type=StepType(action.kind), item=item, count=count, tool=tool)
+        subgoals = [Goal(item=slot.accepts[0], count=slot.count) for slot in action.needs]
         subgoals += [Goal(item=tool, count=1)] if tool else []
-        low = min(source.layers)
-        if low > 0:
-            subgoals.append(layer_goal(low))
-        return Decomposition(step, tuple(subgoals), PROVENANCE, note=f"{source.kind} {source.origin}")
+        if action.layer > 0:
+            subgoals.append(layer_goal(action.layer))
+        return Decomposition(step, tuple(subgoals), PROVENANCE, note=f"{action.kind} {action.origin}")
 
     def dig_tool(self, layer: int, root: str) -> str:
         """The pickaxe that digs down to ``layer`` in a plan for ``root`` (see Depth above)."""
-        tier = max(1, min(self._layer_tier[layer], self.plan_tier(root)))
-        return self.tool_for(self.kb.dig_down_kind, tier)
+        tool = self.rules.dig(layer).tool
+        assert tool is not None
+        tier = max(tool.tier, min(self.rules.layer_tiers[layer], self.plan_tier(root)))
+        return self.tool_for(tool.kind, tier)
 
     def _dig(self, layer: int, context: PlanContext) -> Decomposition:
         if not 1 <= layer <= self.kb.deepest_layer:
             raise PlanningError("decomposition", f"layer {layer} does not exist")
         pickaxe = self.dig_tool(layer, context.root.item)
-        tier = self.kb.tools[pickaxe].tier if pickaxe in self.kb.tools else 1
-        pickaxe = context.held_tool(self.rules, self.kb.dig_down_kind, tier) or pickaxe
+        pickaxe = self.tool_for(self.kb.dig_down_kind, self.rules.tier(pickaxe), context)  # one held, if any
         subgoals = [Goal(item=pickaxe, count=1)]
         if layer > 1:
             subgoals.append(layer_goal(layer - 1))
@@ -188,21 +195,12 @@ class SymbolicDecomposer:
                              note=f"to layer {self.kb.layer_name(layer)}")
 
     # ---- depth conventions -----------------------------------------------------------------
-    def _tiers_by_layer(self) -> dict[int, int]:
-        """Pickaxe tier the resources first found on each layer need (data-derived)."""
-        tiers = {0: 1}
-        for layer in range(1, len(self.kb.layers)):
-            found = [s.min_tier for s in self.kb.sources.values()
-                     if s.tool_kind == self.kb.dig_down_kind and min(s.layers) == layer]
-            tiers[layer] = min(found) if found else tiers[layer - 1]
-        return tiers
-
     def plan_tier(self, item: str) -> int:
-        """Highest pickaxe tier that obtaining ``item`` needs (1 if it only needs to dig)."""
+        """Highest pickaxe tier that obtaining ``item`` needs (the dig-down tier if it only needs to dig)."""
         try:
-            return max(1, self._needs_tier(self.kb.resolve(item), set()))
+            return max(self.rules.dig_tier, self._needs_tier(self.kb.resolve(item), set()))
         except PlanningError:
-            return 1
+            return self.rules.dig_tier
 
     def _needs_tier(self, item: str, seen: set[str]) -> int:
         if item in self._tier_memo:
@@ -211,22 +209,15 @@ class SymbolicDecomposer:
             return 0
         seen.add(item)
         kind, _, index = self.producer(item)
-        if kind == "craft":
-            recipe = self.kb.crafts[item][index]
-            parts = [self.choose(i.accepts) for i in recipe.ingredients]
-        elif kind == "smelt":
-            parts = [self.choose(self.kb.smelts[item][index].input.accepts), FURNACE]
-        else:
-            source = self.kb.sources[item]
-            parts = [self.tool_for(source.tool_kind, source.min_tier)] if source.tool_kind else []
-            parts += [name for name, _ in source.uses]
+        action = self.rules.action(kind, item, None, index)
+        parts = [self.choose(slot.accepts) for slot in action.needs] + ([action.station] if action.station else [])
         tier = 0
-        if kind in ("mine", "kill"):
-            source = self.kb.sources[item]
-            if source.tool_kind == self.kb.dig_down_kind:
-                tier = source.min_tier
-            if min(source.layers) > 0:
-                tier = max(tier, 1)
+        if action.tool is not None:
+            parts.insert(0, self.tool_for(action.tool.kind, action.tool.tier))
+            if action.tool.kind == self.kb.dig_down_kind:
+                tier = action.tool.tier
+        if action.layer > 0:
+            tier = max(tier, self.rules.dig_tier)
         for part in parts:
             if part in self.kb.items:
                 tier = max(tier, self._needs_tier(part, seen))

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from ..kb import CRAFTING_TABLE, FURNACE, KnowledgeBase, RecipeFit, Rules, UnknownItemError, rules_for
+from ..kb import EPSILON, Action, KnowledgeBase, RecipeFit, Rules, UnknownItemError, rules_for
 from ..model import Goal, Step, StepType
 from .decomposer import Decomposition, goal_layer
 
@@ -46,15 +46,28 @@ def _recipe(rules: Rules, item: str, count: int, units: Counter) -> RecipeFit | 
     return rules.fitting_recipe(item, count, units)
 
 
+def _ways(rules: Rules, item: str, kind: str, count: int | None = None) -> list[Action]:
+    """The rule book's actions of ``kind`` that make ``item``."""
+    return [a for a in rules.ways(item, count) if a.kind == kind]
+
+
+def _gathering(rules: Rules, kind: str, item: str, count: int | None = None) -> Action | None:
+    try:
+        return rules.action(kind, item, count)
+    except KeyError:
+        return None
+
+
 def subgoal_roles(kb: KnowledgeBase, step: Step, subgoals: Sequence[Goal], rules: Rules | None = None) -> list[str]:
-    """Role of each subgoal: ingredient, fuel, tool, station, layer, extra or unknown."""
+    """Role of each subgoal: ingredient, fuel, tool, station, layer, extra or unknown (read from the action schema)."""
     rules = rules_for(kb, rules)
     item = _resolve(kb, step.item)
     units = _units(kb, subgoals)
-    fit = _recipe(rules, item, 1, units) if step.type is StepType.CRAFT and item else None  # which recipe, not how many runs
-    recipe = fit.recipe if fit else None
-    smelt = kb.smelts.get(item or "", ())
-    source = kb.sources.get(item or "")
+    craft = rules.fitting_action(item, 1, units) if step.type is StepType.CRAFT and item else None  # which recipe
+    smelts = _ways(rules, item, "smelt") if step.type is StepType.SMELT and item else []
+    gather = _gathering(rules, step.type.value, item) if step.type in (StepType.MINE, StepType.KILL) and item \
+        else None
+    dig = rules.dig(1).tool
     roles = []
     for goal in subgoals:
         if goal_layer(goal) is not None:
@@ -64,25 +77,25 @@ def subgoal_roles(kb: KnowledgeBase, step: Step, subgoals: Sequence[Goal], rules
         if need is None:
             roles.append("unknown")
         elif step.type is StepType.DIG_DOWN:
-            roles.append("tool" if rules.is_tool(need, kb.dig_down_kind, 1) else "extra")
+            roles.append("tool" if dig and rules.is_tool(need, dig.kind, dig.tier) else "extra")
         elif step.type is StepType.CRAFT:
-            if recipe is not None and any(need in i.accepts for i in recipe.ingredients):
+            if craft is not None and craft.accepts(need):
                 roles.append("ingredient")
             else:
-                roles.append("station" if need == CRAFTING_TABLE else "extra")
+                roles.append("station" if need == rules.table_station else "extra")
         elif step.type is StepType.SMELT:
-            if any(need in r.input.accepts for r in smelt):
+            if any(a.accepts(need) for a in smelts):
                 roles.append("ingredient")
-            elif need == FURNACE:
+            elif need == rules.furnace_station:
                 roles.append("station")
             else:
                 roles.append("fuel" if rules.fuel_needed and rules.fuel_value(need) > 0 else "extra")
         else:
-            kind = source.tool_kind if source else None
-            if source is not None and any(need == used for used, _ in source.uses):
+            tool = gather.tool if gather else None
+            if gather is not None and gather.accepts(need):
                 roles.append("ingredient")
             else:
-                roles.append("tool" if kind and rules.is_tool(need, kind, source.min_tier) else "extra")
+                roles.append("tool" if tool and rules.is_tool(need, tool.kind, tool.tier) else "extra")
     return roles
 
 
@@ -130,8 +143,7 @@ def _extras(decomposition: Decomposition, roles: list[str], what: str) -> list[s
 
 def _check_craft(rules: Rules, item: str, d: Decomposition) -> list[str]:
     kb = rules.kb
-    recipes = kb.crafts.get(item)
-    if not recipes:
+    if not _ways(rules, item, "craft"):
         return [f"{item} has no crafting recipe (it is obtained by {' or '.join(rules.producers(item)) or 'nothing'})"]
     units = _units(kb, d.subgoals)
     problems = []
@@ -149,10 +161,11 @@ def _check_craft(rules: Rules, item: str, d: Decomposition) -> list[str]:
 
 def _check_smelt(rules: Rules, item: str, d: Decomposition) -> list[str]:
     kb = rules.kb
-    recipes = kb.smelts.get(item)
-    if not recipes:
-        return [f"{item} cannot be smelted (it is obtained by {' or '.join(rules.producers(item)) or 'nothing'})"]
     count = d.step.count or 0
+    ways = _ways(rules, item, "smelt", count)
+    if not ways:
+        return [f"{item} cannot be smelted (it is obtained by {' or '.join(rules.producers(item)) or 'nothing'})"]
+    action = ways[0]  # station and fuel are the same for every smelting recipe
     units = _units(kb, d.subgoals)
     roles = subgoal_roles(kb, d.step, d.subgoals, rules)
     problems = []
@@ -160,43 +173,44 @@ def _check_smelt(rules: Rules, item: str, d: Decomposition) -> list[str]:
     if short:
         problems.append(f"missing ingredient: smelting {count} {item} needs {count} {recipe.input.label}, "
                         f"the subgoals give {count - short}")
-    if rules.furnace_needed and units[FURNACE] == 0:
-        problems.append(f"missing station: smelting {item} needs a furnace subgoal")
+    if action.station and units[action.station] == 0:
+        problems.append(f"missing station: smelting {item} needs a {action.station} subgoal")
     burn = d.fuel_credit + sum(g.count * rules.fuel_value(g.item) for g, r in zip(d.subgoals, roles) if r == "fuel")
-    if rules.fuel_needed and burn + 1e-9 < count:
-        problems.append(f"missing fuel: smelting {count} {item} needs fuel for {count} items, "
+    if action.fuel and burn + EPSILON < action.fuel:
+        problems.append(f"missing fuel: smelting {count} {item} needs fuel for {action.fuel:g} items, "
                         f"the subgoals burn for {burn:g}")
     return problems + _extras(d, roles, f"smelt {item}")
 
 
 def _check_gather(rules: Rules, item: str, d: Decomposition) -> list[str]:
     kb = rules.kb
-    source = kb.sources.get(item)
     verb = d.step.type.value
-    if source is None or source.kind != verb:
-        ways = " or ".join(kb.producers(item)) or "nothing"
+    action = _gathering(rules, verb, item, d.step.count or 0)
+    if action is None:
+        ways = " or ".join(rules.producers(item)) or "nothing"
         return [f"{item} cannot be obtained by '{verb}' (it is obtained by {ways})"]
     roles = subgoal_roles(kb, d.step, d.subgoals, rules)
     problems = []
-    if source.tool_kind is not None:
-        tier = kb.tier_name(source.min_tier)
+    if action.tool is not None:
+        kind, tier = action.tool.kind, kb.tier_name(action.tool.tier)
         if "tool" not in roles:
-            problems.append(f"missing tool: {verb} {item} needs a {tier} {source.tool_kind} or better as a subgoal")
+            problems.append(f"missing tool: {verb} {item} needs a {tier} {kind} or better as a subgoal")
         named = _resolve(kb, d.step.tool)
-        if d.step.tool and (named is None or not rules.is_tool(named, source.tool_kind, source.min_tier)):
-            problems.append(f"wrong tool: {verb} {item} needs a {tier} {source.tool_kind} or better, "
+        if d.step.tool and (named is None or not rules.is_tool(named, kind, action.tool.tier)):
+            problems.append(f"wrong tool: {verb} {item} needs a {tier} {kind} or better, "
                             f"the step names {d.step.tool}")
     units = _units(kb, d.subgoals)
-    for name, need in rules.gather_uses(source, d.step.count or 0).items():
-        if units[name] < need:
-            problems.append(f"missing ingredient: {verb} {d.step.count} {item} uses {need} {name}, "
+    for slot in action.needs:
+        name = slot.accepts[0]
+        if units[name] < slot.count:
+            problems.append(f"missing ingredient: {verb} {d.step.count} {item} uses {slot.count} {name}, "
                             f"the subgoals give {units[name]}")
-    low = min(source.layers)
-    if low > 0:
+    if action.layer > 0:
         asked = [goal_layer(g) for g in d.subgoals if goal_layer(g) is not None]
-        if not any(layer in source.layers for layer in asked):
-            where = ", ".join(str(n) for n in sorted(source.layers))
-            problems.append(f"missing layer: {item} is found on layer {where}; a layer:{low} subgoal (dig down) is missing")
+        if not any(layer in action.layers for layer in asked):
+            where = ", ".join(str(n) for n in sorted(action.layers))
+            problems.append(f"missing layer: {item} is found on layer {where}; a layer:{action.layer} subgoal "
+                            f"(dig down) is missing")
     return problems + _extras(d, roles, f"{verb} {item}")
 
 
@@ -209,8 +223,10 @@ def _check_dig(rules: Rules, layer: int, d: Decomposition) -> list[str]:
         return [f"a layer goal is reached by a dig down step, not {step.type.value}"]
     problems = []
     tool = _resolve(kb, step.tool)
-    if tool is None or not rules.is_tool(tool, kb.dig_down_kind, 1):
-        problems.append(f"dig down needs a {kb.dig_down_kind} as its tool, got {step.tool!r}")
+    need = rules.dig(layer).tool
+    assert need is not None
+    if tool is None or not rules.is_tool(tool, need.kind, need.tier):
+        problems.append(f"dig down needs a {need.kind} as its tool, got {step.tool!r}")
     units = _units(kb, d.subgoals)
     if tool is not None and units[tool] == 0:
         problems.append(f"missing tool: the subgoals do not obtain the {tool} the dig down uses")

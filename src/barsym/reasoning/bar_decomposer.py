@@ -6,7 +6,8 @@ With ``verify=True`` (the ``bar`` planner) every answer is checked before the
 planner sees it: :func:`check_decomposition` plus two loop checks the local
 check cannot make (a sub-goal that a goal further up is waiting for, or one the
 graph makes from the goal itself: a stone pickaxe to mine cobblestone), then
-BAR's conventions where the game allows a choice (:meth:`_conventions`). A
+BAR's conventions where the game allows a choice and no waste (the verifier's
+:mod:`barsym.planner.conventions`). A
 rejected answer goes back to the model with the problems in words, and the
 retry samples at ``retry_temperature`` (seeded) rather than greedily, since a
 greedy model answers the same again; after ``max_retries`` rejections the
@@ -49,7 +50,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from ..graph import CraftGraph
-from ..kb import KnowledgeBase, Rules, batches
+from ..kb import KnowledgeBase, Rules, rules_for
 from ..llm import GrammarError, IncompatibleServerError, LLMBackend, LLMError
 from ..model import MAX_COUNT, Goal, Step, StepType
 from .call_log import CallLog, Verdict
@@ -61,7 +62,8 @@ from ..planner.decomposer import Decomposition, PlanContext, Unanswered, goal_la
 from .reply_grammar import GrammarBuilder, ReplyError, parse_reply, render_goal, render_reply
 from .prompts import PromptBook, feedback_message, unreadable_message
 from ..planner.symbolic import SymbolicDecomposer
-from ..planner.verify import check_decomposition, subgoal_roles
+from ..planner.conventions import conventions, fitting_craft, waste
+from ..planner.verify import check_decomposition
 
 MODES = ("vocab", "graph")
 #: graph mode by default: over BAR's 53 tasks with the embedded 135M model, vocab-mode answers
@@ -85,7 +87,8 @@ class LLMDecomposer:
                  verify: bool = True, fallback=SymbolicDecomposer, graph: CraftGraph | None = None,
                  temperature: float = 0.0, retry_temperature: float = RETRY_TEMPERATURE, seed: int = 0,
                  max_calls: int = 300, max_backend_failures: int = 2, progress: Progress | None = None,
-                 facts: bool = True, log: CallLog | None = None, examples: Examples | None = None):
+                 facts: bool = True, log: CallLog | None = None, examples: Examples | None = None,
+                 rules: Rules | str | None = None):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         if max_retries < 0:
@@ -94,13 +97,13 @@ class LLMDecomposer:
         self.max_retries, self.temperature, self.seed = max_retries, temperature, seed
         self.retry_temperature = retry_temperature
         self.max_calls, self.progress = max_calls, progress
-        self.graph = graph or CraftGraph(kb)
-        self.rules = Rules(kb)  # BAR's planners play by the survival rules
+        self.rules = rules_for(kb, rules if rules is not None else getattr(graph, "rules", None))
+        self.graph = graph or CraftGraph(kb, self.rules)
         symbolic = SymbolicDecomposer(kb, graph=self.graph, prefer=kb.prefer, rules=self.rules)
-        self.conventions = symbolic  # BAR's conventions where the game allows a choice (see _conventions)
+        self.conventions = symbolic  # BAR's conventions where the game allows a choice (see planner.conventions)
         self.fallback = symbolic if fallback is SymbolicDecomposer else fallback
         if isinstance(self.fallback, type):
-            self.fallback = self.fallback(kb, graph=self.graph)
+            self.fallback = self.fallback(kb, graph=self.graph, rules=self.rules)
         self.grammars = GrammarBuilder(kb, self.graph, conventions=symbolic)
         self.facts = FactBook(self.rules, self.graph, choose=symbolic.choose, tool_for=symbolic.tool_for,
                               fuel=symbolic.fuel) if facts else None
@@ -280,21 +283,12 @@ class LLMDecomposer:
             raise ReplyError(f"a dig down does not make {goal.item}")
         yields, credit = None, 0.0
         if step.type is StepType.CRAFT:
-            recipe = self._fitting_recipe(self.kb.resolve(step.item), reply.subgoals)
-            if recipe is not None:
-                yields = batches(step.count, recipe.count) * recipe.count
+            craft = fitting_craft(self.rules, self.kb.resolve(step.item), step.count or 0, reply.subgoals)
+            if craft is not None:
+                yields = craft.makes
         elif step.type is StepType.SMELT:
             credit = min(context.fuel_left(self.kb.resolve(step.item)), float(step.count))
         return Decomposition(step, reply.subgoals, LLM, yields=yields, fuel_credit=credit)
-
-    def _fitting_recipe(self, item: str, subgoals: tuple[Goal, ...]):
-        """The recipe of ``item`` the subgoals are for: the rule book's one rule, as the verifier reads them."""
-        units = Counter()
-        for g in subgoals:
-            if goal_layer(g) is None and self.kb.is_known(g.item):
-                units[self.kb.resolve(g.item)] += g.count
-        fit = self.rules.fitting_recipe(item, 1, units)
-        return fit.recipe if fit else None
 
     def _widen(self, goal: Goal, asked: Goal, decomposition: Decomposition) -> Decomposition:
         """Answer for ``asked`` -> answer for ``goal``: spare units the context supplied join the step."""
@@ -309,77 +303,8 @@ class LLMDecomposer:
 
     def _check(self, asked: Goal, decomposition: Decomposition, context: PlanContext) -> list[str]:
         problems = check_decomposition(self.kb, asked, decomposition, self.rules)
-        problems += self._loops(asked, decomposition, context) + self._waste(decomposition)
-        return problems or self._conventions(asked, decomposition, context)
-
-    def _conventions(self, asked: Goal, d: Decomposition, context: PlanContext) -> list[str]:
-        """Choices the game allows but BAR's plans settle one way (DOMAIN.md), as the symbolic decomposer does.
-
-        Checked only once an answer is otherwise right, so the model hears about
-        real mistakes first. Graph-mode grammars offer only these choices already.
-        """
-        step, kb, rules = d.step, self.kb, self.conventions
-        book = self.rules
-        layer = goal_layer(asked)
-        if layer is not None and step.tool:
-            wanted = rules.dig_tool(layer, context.root.item)
-            if kb.resolve(step.tool) != wanted:
-                return [f"dig down to layer {layer} with the {wanted}: BAR digs once per pickaxe tier, "
-                        f"right after making that pickaxe"]
-        source = kb.sources.get(kb.resolve(step.item)) if step.item and layer is None else None
-        tool = kb.resolve(step.tool) if step.tool and kb.is_known(step.tool) else None
-        gathers = source is not None and step.type.value == source.kind  # a mine or kill step for a raw resource
-        if gathers and source.tool_kind and tool is not None and book.is_tool(tool, source.tool_kind):
-            lowest = rules.tool_for(source.tool_kind, source.min_tier)
-            if tool != lowest:
-                return [f"mine {step.item} with the {lowest}, the lowest tier that can: a better tool is not needed"]
-        roles = subgoal_roles(kb, step, d.subgoals, book)
-        for goal, role in zip(d.subgoals, roles):
-            if role not in ("fuel", "ingredient") or not kb.is_known(goal.item):
-                continue
-            name = kb.resolve(goal.item)
-            if role == "fuel" and name != rules.fuel:
-                return [f"budget fuel as {rules.fuel} (BAR's convention), not {goal.item}"]
-            if role == "ingredient":
-                family = next((g for g in kb.acceptable(name) if g in kb.families and g != name), None)
-                if family is not None:
-                    return [f"write the family name {family}, not {goal.item}: any kind of it will do"]
-        return []
-
-    def _waste(self, d: Decomposition) -> list[str]:
-        """Units asked beyond what the step uses: the plan would still run, but wastefully.
-
-        check_decomposition only asks "is there enough?"; the symbolic answers
-        are exact, so an LLM answer that over-asks is refused too: a second
-        crafting table, 100 diamonds for one pickaxe, a table for a 2x2 recipe.
-        """
-        step, kb, rules = d.step, self.kb, self.rules
-        roles = subgoal_roles(kb, step, d.subgoals, rules)
-        units = Counter()
-        for goal, role in zip(d.subgoals, roles):
-            if role in ("tool", "station") and goal.count > 1:
-                return [f"one {goal.item} is enough: it is used, not consumed"]
-            if role in ("ingredient", "fuel"):
-                units[kb.resolve(goal.item)] += goal.count
-        item = kb.resolve(step.item) if step.item else None
-        if step.type is StepType.CRAFT and item in kb.crafts:
-            recipe = self._fitting_recipe(item, d.subgoals)
-            if "station" in roles and not rules.needs_table(recipe):
-                return [f"{item} fits the 2x2 inventory grid: no crafting_table needed"]
-            runs = batches(d.made, recipe.count)
-            need = sum(runs * i.count for i in recipe.ingredients)
-            if sum(units.values()) > need:
-                return [f"too many ingredients: {runs} craft(s) of {item} use {need} unit(s) in all, "
-                        f"the subgoals ask for {sum(units.values())}"]
-        if step.type is StepType.SMELT:
-            fuels = [(g, rules.fuel_value(g.item)) for g, r in zip(d.subgoals, roles) if r == "fuel"]
-            inputs = sum(g.count for g, r in zip(d.subgoals, roles) if r == "ingredient")
-            if inputs > (step.count or 0):
-                return [f"too many ingredients: smelting {step.count} {item} takes {step.count}, not {inputs}"]
-            burn = d.fuel_credit + sum(g.count * v for g, v in fuels)
-            if fuels and burn - min(v for _, v in fuels) >= (step.count or 0) - 1e-9:
-                return [f"too much fuel: the fuel burns for {burn:g} items, {step.count} are smelted"]
-        return []
+        problems += self._loops(asked, decomposition, context) + waste(self.rules, decomposition)
+        return problems or conventions(self.conventions, asked, decomposition, context.root.item)
 
     def _loops(self, asked: Goal, decomposition: Decomposition, context: PlanContext) -> list[str]:
         target = asked.item

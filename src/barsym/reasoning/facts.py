@@ -10,8 +10,8 @@ the lowest tier that can do the job, the layer. The model still writes the
 answer and chooses between ways and members (coal or charcoal); the verifier
 still checks everything.
 
-Every number comes from :class:`~barsym.kb.Rules` -- ``batches``,
-``needs_table``, ``fuel_units``, ``source``, ``tools_for`` -- and BAR's
+Every number comes from the rule book's action schema (:meth:`~barsym.kb.Rules.ways`:
+batches, station, fuel, tool, layer) and ``fuel_units`` -- and BAR's
 conventions (family names, planks as fuel, the lowest tool) from the callables
 the caller passes, which are the symbolic decomposer's, so the facts cannot
 disagree with the verifier or with the grammar built from the same rules.
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ..graph import CraftGraph, item_node
-from ..kb import CRAFTING_TABLE, FURNACE, Rules, batches
+from ..kb import Action, Rules
 
 __all__ = ["FactBook", "GoalFacts", "Need", "Role", "Way"]
 
@@ -97,17 +97,15 @@ class FactBook:
         """The ways to obtain ``count`` ``item`` (the graph's cheapest first), with their needs."""
         reach = self.graph.reachable_nodes
         ways: list[tuple[str, Way]] = []
-        for index, recipe in enumerate(self.kb.crafts.get(item, ())):
-            action = f"craft:{item}#{index}"
-            if action in reach:
-                ways.append((action, self._craft(item, count, recipe)))
-        for index, recipe in enumerate(self.kb.smelts.get(item, ())):
-            action = f"smelt:{item}#{index}"
-            if action in reach:
-                ways.append((action, self._smelt(item, count, recipe, fuel_credit)))
-        source = self.rules.source(item)
-        if source is not None and f"{source.kind}:{item}" in reach:
-            ways.append((f"{source.kind}:{item}", self._gather(item, count, source)))
+        for action in self.rules.ways(item, count):
+            if action.node not in reach:
+                continue
+            if action.kind == "craft":
+                ways.append((action.node, self._craft(action)))
+            elif action.kind == "smelt":
+                ways.append((action.node, self._smelt(action, fuel_credit)))
+            else:
+                ways.append((action.node, self._gather(action)))
         best = self.graph.best_producer(item)
         ways.sort(key=lambda pair: pair[0] != best)  # stable: the rest keep the knowledge base's order
         return GoalFacts(tuple(way for _, way in ways[:MAX_WAYS]))
@@ -117,7 +115,7 @@ class FactBook:
         conventional one first."""
         reach = self.graph.reachable_nodes
         usable = [name for name in accepts if item_node(name) in reach]
-        generic = [name for name in usable if name in self.kb.generic]
+        generic = [name for name in usable if name in self.kb.generic] if self.rules.generic_names else []
         if generic:
             return (generic[0],)
         first = self.choose(accepts)
@@ -126,45 +124,44 @@ class FactBook:
 
     # The detail says what the totals come from, where they are not plain copies of the recipe:
     # every token of it is evaluated on every call, so what the needs already say is not repeated.
-    def _craft(self, item: str, count: int, recipe) -> Way:
-        runs = batches(count, recipe.count)
-        needs = [Need(runs * i.count, self.members(i.accepts), Role.INGREDIENT) for i in recipe.ingredients]
-        if self.rules.needs_table(recipe):
-            needs.append(Need(1, (CRAFTING_TABLE,), Role.STATION))
-        detail = f"{runs} craft{'s' if runs != 1 else ''} of {recipe.count}"
+    def _craft(self, action: Action) -> Way:
+        runs = action.runs
+        needs = [Need(slot.count, self.members(slot.accepts), Role.INGREDIENT) for slot in action.needs]
+        if action.station:
+            needs.append(Need(1, (action.station,), Role.STATION))
+        detail = f"{runs} craft{'s' if runs != 1 else ''} of {action.makes // runs}"
         if runs > 1:
-            detail += ", each " + " and ".join(f"{i.count} {' or '.join(self.members(i.accepts))}"
-                                               for i in recipe.ingredients)
-        return Way("craft", item, count, tuple(needs), detail=detail)
+            detail += ", each " + " and ".join(f"{slot.count // runs} {' or '.join(self.members(slot.accepts))}"
+                                               for slot in action.needs)
+        return Way("craft", action.item, action.count, tuple(needs), detail=detail)
 
-    def _smelt(self, item: str, count: int, recipe, credit: float) -> Way:
+    def _smelt(self, action: Action, credit: float) -> Way:
         rules = self.rules
-        needs = [Need(count, self.members(recipe.input.accepts), Role.INGREDIENT)]
+        needs = [Need(slot.count, self.members(slot.accepts), Role.INGREDIENT) for slot in action.needs]
         detail = ""
-        if rules.fuel_needed:
-            missing = max(0.0, count - credit)
+        if action.fuel:
+            missing = max(0.0, action.fuel - credit)
             units = rules.fuel_units(self.fuel, missing)
             if units:
                 needs.append(Need(units, (self.fuel,), Role.FUEL))
             detail = f"1 {self.fuel} burns {rules.fuel_value(self.fuel):g} items"
             if credit:
                 detail += f", fuel for {missing:g} still missing"
-        if rules.furnace_needed:
-            needs.append(Need(1, (FURNACE,), Role.STATION))
-        return Way("smelt", item, count, tuple(needs), detail=detail)
+        if action.station:
+            needs.append(Need(1, (action.station,), Role.STATION))
+        return Way("smelt", action.item, action.count, tuple(needs), detail=detail)
 
-    def _gather(self, item: str, count: int, source) -> Way:
+    def _gather(self, action: Action) -> Way:
         needs: list[Need] = []
         tool, detail = None, ""
-        if source.tool_kind:
-            tool = self.tool_for(source.tool_kind, source.min_tier)
+        if action.tool is not None:
+            tool = self.tool_for(action.tool.kind, action.tool.tier)
             needs.append(Need(1, (tool,), Role.TOOL))
-            if len(self.rules.tools_for(source.tool_kind, source.min_tier)) > 1:
+            if len(action.tool.options) > 1:
                 detail = "the lowest tier that can"
-        low = min(source.layers)
-        if low > 0:
-            needs.append(Need(low, (), Role.LAYER))
-        return Way(source.kind, item, count, tuple(needs), tool=tool, detail=detail)
+        if action.layer > 0:
+            needs.append(Need(action.layer, (), Role.LAYER))
+        return Way(action.kind, action.item, action.count, tuple(needs), tool=tool, detail=detail)
 
     # ---- layer goals ------------------------------------------------------------------
     def for_layer(self, layer: int, tool: str | None) -> GoalFacts:
@@ -172,7 +169,8 @@ class FactBook:
         if not 1 <= layer <= self.kb.deepest_layer or tool is None:
             return GoalFacts(())
         needs = [Need(1, (tool,), Role.TOOL)]
-        if layer > 1:
-            needs.append(Need(layer - 1, (), Role.LAYER))
+        start = self.rules.dig(layer).layer
+        if start > 0:
+            needs.append(Need(start, (), Role.LAYER))
         detail = f"to the {self.kb.layers[layer]} layer"
         return GoalFacts((Way("dig down", None, None, tuple(needs), tool=tool, detail=detail),))

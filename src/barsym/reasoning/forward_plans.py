@@ -21,24 +21,21 @@ here:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from ..graph import CraftGraph, item_node
 from ..kb import KnowledgeBase, UnknownItemError
 from ..llm.grammar import gbnf_literal, gbnf_word_choice
-from ..model import MAX_COUNT, Goal, Plan, Step, StepType
+from .. import steps as notation
+from ..model import Goal, Plan, Step, StepType
 from ..planner.result import GoalNode, PlanResult
 from ..planner.stats import PlanStats
 from ..sim import State
 from ..validation import Validator
 
-VERBS = ("mine", "craft", "smelt", "kill")
-DIG = "dig down"
+VERBS = ("mine", "craft", "smelt", "kill")  # the grammar's order (ITEM_VERBS' differs: the grammar text is pinned)
 END = "done"
 MAX_STEPS = 30  # BAR's longest expert plan has 18 steps
-_LINE = re.compile(r"^(?:\d+[.)]\s*)?(?:(?P<verb>[a-z]+) (?P<count>\d+) (?P<item>[a-z0-9_]+)|dig down)"
-                   r"(?: with (?P<tool>[a-z0-9_]+))?$")
 
 
 def render_step(step: Step) -> str:
@@ -63,23 +60,23 @@ class ReadPlan:
 def parse_step(line: str, kb: KnowledgeBase) -> Step:
     """One line as a step; ValueError saying what is wrong."""
     text = line.strip().rstrip(".").strip().lower()
-    match = _LINE.match(text)
+    match = notation.read_step(text, numbered=True)
     if match is None:
         raise ValueError(f"not a step: {text[:60]!r}")
-    tool = match["tool"]
-    for name in filter(None, (match["item"], tool)):
+    tool = match.tool
+    for name in filter(None, (match.item, tool)):
         try:
             kb.resolve(name)
         except UnknownItemError:
             raise ValueError(f"unknown item {name!r}") from None
-    if match["verb"] is None:
+    if match.verb is None:
         return Step(type=StepType.DIG_DOWN, tool=tool)
-    if match["verb"] not in VERBS:
-        raise ValueError(f"unknown action {match['verb']!r}")
-    count = int(match["count"])
-    if not 1 <= count <= MAX_COUNT:
+    if match.verb not in VERBS:
+        raise ValueError(f"unknown action {match.verb!r}")
+    count = match.count or 0
+    if not notation.counts_ok(count):
         raise ValueError(f"count {count} out of range")
-    return Step(type=StepType(match["verb"]), item=match["item"], count=count, tool=tool)
+    return Step(type=StepType(match.verb), item=match.item, count=count, tool=tool)
 
 
 def parse_plan_text(text: str, kb: KnowledgeBase, split=None) -> ReadPlan:
@@ -115,15 +112,12 @@ class Vocabulary:
         reach = graph.reachable_nodes
         names = {i for i in kb.items if item_node(i) in reach} | set(kb.generic)
         self.items = sorted(names)
-        self.tools = sorted(t for t in kb.tools if item_node(t) in reach)
+        self.tools = sorted(t for t in graph.rules.tool_items if item_node(t) in reach)
 
     def step_rules(self) -> list[str]:
         """GBNF rules ``step``, ``count``, ``item``, ``toolname`` (rule names use ``-``, never ``_``)."""
         return [
-            f'step ::= verb " " count " " item tool? | {gbnf_literal(DIG)} tool?',
-            f"verb ::= {' | '.join(gbnf_literal(v) for v in VERBS)}",
-            'tool ::= " with " toolname',
-            "count ::= [1-9] [0-9]? [0-9]?",
+            *notation.step_rules("step", VERBS),
             f"item ::= {gbnf_word_choice(self.items)}",
             f"toolname ::= {gbnf_word_choice(self.tools)}",
         ]

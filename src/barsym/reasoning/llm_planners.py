@@ -110,13 +110,15 @@ class LLMPlanner:
 
     def __init__(self, kb: KnowledgeBase, decomposer: LLMDecomposer, *, name: str, plan_fallback: bool,
                  validator=None, max_goals: int = 2000, command: str = ""):
+        rules = decomposer.rules  # the profile the decomposer plays by: the loop and the fallbacks play by it too
         self.kb, self.decomposer, self.name = kb, decomposer, name
         self.command = command  # how the call log names the runs: "barsym plan diamond_pickaxe"
         self.graph = decomposer.graph
         self.plan_fallback = plan_fallback
         self.inner = BackwardPlanner(kb, decomposer, graph=self.graph, validator=validator, verify=decomposer.verify,
-                                     max_goals=max_goals, name=name, keep_invalid=not decomposer.verify)
-        self._symbolic = symbolic_planner(kb, graph=self.graph, validator=validator) if plan_fallback else None
+                                     max_goals=max_goals, name=name, keep_invalid=not decomposer.verify, rules=rules)
+        self._symbolic = symbolic_planner(kb, graph=self.graph, validator=validator, rules=rules) if plan_fallback \
+            else None
         self._estimator = None  # the symbolic planner that counts goals for the progress line
 
     def plan(self, goal: Goal, start: State | None = None) -> PlanResult:
@@ -129,7 +131,10 @@ class LLMPlanner:
             result = self.inner.plan(goal, start)
             fell_back = None
         except PlanningError as exc:
-            if exc.kind in GOAL_ERRORS or self._symbolic is None:
+            # under rules without gathering the per-goal fallback cannot see the start inventory, so its
+            # "unreachable" is no verdict on the goal: the plan-level inventory search gives it
+            verdict = exc.kind in GOAL_ERRORS and self.decomposer.rules.can_gather
+            if verdict or self._symbolic is None:
                 raise
             result, fell_back = self._symbolic.plan(goal, start), exc.message
             self._relabel(result, exc.message)
@@ -146,7 +151,8 @@ class LLMPlanner:
             return None
         try:
             if self._estimator is None:  # not _symbolic: for llm-only that would be a plan-level fallback
-                self._estimator = self._symbolic or symbolic_planner(self.kb, graph=self.graph)
+                self._estimator = self._symbolic or symbolic_planner(self.kb, graph=self.graph,
+                                                                     rules=self.decomposer.rules)
             return len(self._estimator.plan(goal, start).nodes)
         except PlanningError:
             return None
@@ -164,14 +170,14 @@ def _planner(kb: KnowledgeBase, *, name: str, verify: bool, backend: LLMBackend 
              seed: int = 0, threads: int | None = None, temperature: float = 0.0,
              retry_temperature: float = RETRY_TEMPERATURE, timeout: float = 30.0, progress: Progress | None = None,
              graph=None, validator=None, facts: bool = True, log: CallLog | None | bool = True, command: str = "",
-             **_ignored) -> LLMPlanner:
+             rules=None, **_ignored) -> LLMPlanner:
     """``log``: True for the default call log (``open_log``), False for none, or an open CallLog."""
     backend = backend or shared_backend(model, llm_url, threads, timeout, progress)
     call_log = open_log() if log is True else (log or None)
     decomposer = LLMDecomposer(kb, backend, mode=llm_mode, max_retries=max_retries, verify=verify,
-                               fallback=SymbolicDecomposer if verify else None, graph=graph or graph_for(kb),
+                               fallback=SymbolicDecomposer if verify else None, graph=graph or graph_for(kb, rules),
                                temperature=temperature, retry_temperature=retry_temperature, seed=seed,
-                               progress=progress, facts=facts, log=call_log)
+                               progress=progress, facts=facts, log=call_log, rules=rules)
     return LLMPlanner(kb, decomposer, name=name, plan_fallback=verify, validator=validator, command=command)
 
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from ..kb import KnowledgeBase
 from ..model import Goal
-from ..planner.decomposer import PlanContext, layer_goal
+from ..planner.decomposer import PlanContext, PlanningError, layer_goal
 from .reply_grammar import render_goal, render_reply
 from ..planner.symbolic import SymbolicDecomposer
 
@@ -83,6 +83,15 @@ def system_prompt(kb: KnowledgeBase) -> str:
     )
 
 
+def crafting_system_prompt() -> str:
+    """The system prompt under a rule profile without gathering (Plancraft's): no tools, layers, furnace or fuel."""
+    return (
+        "You plan Minecraft crafting tasks backwards, one goal at a time. Every raw item is in the inventory. "
+        "Reply with ONE step that crafts or smelts the goal, then a colon and every ingredient it needs with its "
+        "count. A craft makes whole batches. Reply on one line, nothing else."
+    )
+
+
 def goal_message(goal: Goal, facts: str = "") -> str:
     """The question for one goal; ``facts`` (what the knowledge base knows about it) on a second line."""
     return f"Goal: {render_goal(goal)}" + (f"\n{facts}" if facts else "")
@@ -115,13 +124,30 @@ class PromptBook:
                  goals: Sequence[Goal] = FEW_SHOT_GOALS, root: Goal = EXAMPLE_ROOT, facts: Facts | None = None):
         self.kb = kb
         self.facts = facts
+        rules = symbolic.rules
+        survival = rules.can_gather and rules.generic_names
         turns = []
         for goal in goals:
+            if not survival and not self._fits(goal, rules):
+                continue  # an example the profile forbids (a dig, a mined item, a family name) would mislead
             context = PlanContext(kb, root)
-            answer = symbolic.decompose(goal, context)  # before the facts: they are of the context it leaves
+            try:
+                answer = symbolic.decompose(goal, context)  # before the facts: they are of the context it leaves
+            except PlanningError:
+                if survival:
+                    raise
+                continue
             turns.append((self.goal_message(goal, context), render_reply(answer)))
-        self.prefix: tuple[Message, ...] = few_shot_prefix(system_prompt(kb), turns)
-        self.examples = len(goals)
+        system = system_prompt(kb) if survival else crafting_system_prompt()
+        self.prefix: tuple[Message, ...] = few_shot_prefix(system, turns)
+        self.examples = len(turns)
+
+    @staticmethod
+    def _fits(goal: Goal, rules) -> bool:
+        """Whether the profile lets a plan make ``goal`` by crafting or smelting, as written."""
+        if goal.item.startswith("layer:") or (goal.item in rules.kb.generic and not rules.generic_names):
+            return False
+        return any(kind in ("craft", "smelt") for kind in rules.producers(rules.kb.resolve(goal.item)))
 
     def goal_message(self, goal: Goal, context: PlanContext) -> str:
         return goal_message(goal, self.facts(goal, context) if self.facts else "")

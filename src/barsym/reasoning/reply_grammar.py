@@ -38,20 +38,17 @@ because llama.cpp rejects ``_``):
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from ..graph import CraftGraph, item_node
-from ..kb import CRAFTING_TABLE, FURNACE, KnowledgeBase, Rules, UnknownItemError, batches
+from ..kb import Action, KnowledgeBase, Rules, UnknownItemError
 from ..llm.grammar import gbnf_literal, gbnf_word_choice
+from .. import steps as notation
 from ..model import MAX_COUNT, Goal, Step, StepType
+from ..steps import DIG, ITEM_VERBS
 from ..planner.decomposer import Decomposition, goal_layer, layer_goal
 from ..planner.symbolic import SymbolicDecomposer
 
-ITEM_VERBS = ("craft", "smelt", "mine", "kill")
-DIG = "dig down"
-_HEAD = re.compile(r"^(?:(?P<verb>[a-z_]+) (?P<count>\d+) (?P<item>\S+)|dig down)(?: with (?P<tool>\S+))?$")
-_SUB = re.compile(r"^(?:(?P<count>\d+) (?P<item>\S+)|layer (?P<layer>\d+))$")
 
 
 class ReplyError(ValueError):
@@ -66,19 +63,12 @@ class Reply:
 
 def render_goal(goal: Goal) -> str:
     """``3 planks`` or ``layer 2``: how a goal is written in prompts."""
-    layer = goal_layer(goal)
-    return f"layer {layer}" if layer is not None else f"{goal.count} {goal.item}"
+    return notation.render_subgoal(goal.item, goal.count, goal_layer(goal))
 
 
 def render_reply(decomposition: Decomposition) -> str:
     """A decomposition in the reply format (used to write the few-shot answers)."""
-    step = decomposition.step
-    if step.type is StepType.DIG_DOWN:
-        head = DIG + (f" with {step.tool}" if step.tool else "")
-    else:
-        head = f"{step.type.value} {step.count} {step.item}" + (f" with {step.tool}" if step.tool else "")
-    subs = [render_goal(g) for g in decomposition.subgoals]
-    return head + (": " + ", ".join(subs) if subs else "")
+    return notation.render_line(str(decomposition.step), [render_goal(g) for g in decomposition.subgoals])
 
 
 def parse_reply(text: str, kb: KnowledgeBase) -> Reply:
@@ -93,34 +83,34 @@ def parse_reply(text: str, kb: KnowledgeBase) -> Reply:
         raise ReplyError("the reply is empty")
     line = lines[0].rstrip(".").strip()
     head, sep, tail = line.partition(":")
-    match = _HEAD.match(head.strip())
+    match = notation.read_step(head.strip())
     if match is None:
         raise ReplyError(f"cannot read {head.strip()[:60]!r} as a step like 'craft 4 stick' or 'dig down with ...'")
-    tool = match["tool"]
+    tool = match.tool
     if tool is not None:
         _known(kb, tool, "tool")
-    if match["verb"] is None:
+    if match.verb is None:
         step = Step(type=StepType.DIG_DOWN, tool=tool)
     else:
-        if match["verb"] not in ITEM_VERBS:
-            raise ReplyError(f"unknown step type {match['verb']!r}; use one of {', '.join(ITEM_VERBS)} or dig down")
-        step = Step(type=StepType(match["verb"]), item=_known(kb, match["item"], "item"),
-                    count=_count(match["count"]), tool=tool)
+        if match.verb not in ITEM_VERBS:
+            raise ReplyError(f"unknown step type {match.verb!r}; use one of {', '.join(ITEM_VERBS)} or dig down")
+        step = Step(type=StepType(match.verb), item=_known(kb, match.item, "item"),
+                    count=_count(match.count), tool=tool)
     subgoals = []
     parts = [p.strip() for p in tail.split(",")] if sep else []
     if parts in (["nothing"], ["none"], [""]):
         parts = []
     for part in parts:
-        sub = _SUB.match(part)
+        sub = notation.read_subgoal(part)
         if sub is None:
             raise ReplyError(f"cannot read subgoal {part[:40]!r}; write '2 stick' or 'layer 1'")
-        if sub["layer"] is not None:
-            number = int(sub["layer"])
+        if sub.layer is not None:
+            number = sub.layer
             if not 1 <= number <= kb.deepest_layer:
                 raise ReplyError(f"layer {number} does not exist (layers 1 to {kb.deepest_layer})")
             subgoals.append(layer_goal(number))
         else:
-            subgoals.append(Goal(item=_known(kb, sub["item"], "item"), count=_count(sub["count"])))
+            subgoals.append(Goal(item=_known(kb, sub.item, "item"), count=_count(sub.count)))
     return Reply(step, tuple(subgoals))
 
 
@@ -133,9 +123,8 @@ def _known(kb: KnowledgeBase, name: str, what: str) -> str:
     return name
 
 
-def _count(text: str) -> int:
-    number = int(text)
-    if not 1 <= number <= MAX_COUNT:
+def _count(number: int) -> int:
+    if not notation.counts_ok(number):
         raise ReplyError(f"count {number} is out of range 1 to {MAX_COUNT}")
     return number
 
@@ -160,23 +149,17 @@ class GrammarBuilder:
         reach = graph.reachable_nodes
         self.items = sorted(i for i in kb.items if item_node(i) in reach)
         self.rules = conventions.rules if conventions is not None else Rules(kb)
+        actions = list(self.rules.every_action())  # what the profile allows, in the rule book's schema
         kinds = self.rules.tiered_kinds
-        loose = {s.tool_kind for s in kb.sources.values() if s.tool_kind and s.tool_kind not in kinds}
-        self.tools = sorted(t for t in set(kb.tools) | loose if item_node(t) in reach)
-        self.verbs = [v for v in ITEM_VERBS if v in self._verbs_in_kb()]
+        loose = {a.tool.kind for a in actions if a.tool and a.tool.kind not in kinds}
+        self.tools = sorted(t for t in set(self.rules.tool_items) | loose if item_node(t) in reach)
+        self.verbs = [v for v in ITEM_VERBS if any(a.kind == v for a in actions)]
+        self.can_dig = any(a.kind == "dig_down" for a in actions)
         # graph mode offers the knowledge base's preferred fuels, not all 190 burnable items
-        self.fuels = [f for f in kb.fuel_preference if f in kb.items and self.rules.fuel_value(f) > 0]
+        self.fuels = list(self.rules.preferred_fuels)
         self._requires: dict[str, frozenset[str]] = {}
         self._vocab: str | None = None
         self._avoid: frozenset[str] = frozenset()  # the goals above the one a grammar is being built for
-
-    def _verbs_in_kb(self) -> set[str]:
-        verbs = {s.kind for s in self.kb.sources.values()}
-        if self.kb.crafts:
-            verbs.add("craft")
-        if self.kb.smelts:
-            verbs.add("smelt")
-        return verbs
 
     # ---- what an item needs, to keep loops out ---------------------------------------
     def requires(self, name: str) -> frozenset[str]:
@@ -185,7 +168,8 @@ class GrammarBuilder:
         if found is None:
             layer = goal_layer(Goal(item=name)) if name.startswith("layer:") else None
             if layer is not None:
-                pickaxe = self._cheapest_tool(self.kb.dig_down_kind, 1)
+                need = self.rules.dig(layer).tool
+                pickaxe = self._cheapest_tool(need.kind, need.tier)
                 found = frozenset({f"layer:{n}" for n in range(layer)} | {pickaxe} | self.requires(pickaxe))
             else:
                 sub = self.graph.dependency_subgraph(name)
@@ -210,14 +194,12 @@ class GrammarBuilder:
     def vocab(self) -> str:
         if self._vocab is None:
             layers = " | ".join(gbnf_literal(str(n)) for n in range(1, self.kb.deepest_layer + 1))
+            head, verb, tool, count = notation.step_rules("head", self.verbs, dig=self.can_dig)
             self._vocab = _lines(
-                "root ::= head tail?",
-                f'head ::= verb " " count " " item tool? | {gbnf_literal(DIG)} tool?',
-                f"verb ::= {' | '.join(gbnf_literal(v) for v in self.verbs)}",
-                'tool ::= " with " toolname',
+                "root ::= head tail?", head, verb, tool,
                 f'tail ::= ": " {_bounded("sub", self.max_subgoals)}',
-                f'sub ::= count " " item | "layer " layer',
-                "count ::= [1-9] [0-9]? [0-9]?",
+                'sub ::= count " " item' + (' | "layer " layer' if self.can_dig else ""),
+                count,
                 f"layer ::= {layers}",
                 f"item ::= {gbnf_word_choice(self.items)}",
                 f"toolname ::= {gbnf_word_choice(self.tools)}",
@@ -251,57 +233,68 @@ class GrammarBuilder:
 
     # An option is a tuple of parts: literal text, a Choice, or ANY_COUNT.
     def _item_options(self, goal: Goal, credit: float) -> list[tuple]:
-        kb, item, count = self.kb, goal.item, goal.count
+        """One option per way the rule book's action schema knows (under this profile) that the graph reaches."""
+        item, count = goal.item, goal.count
         reach = self.graph.reachable_nodes
         out = []
-        for index, recipe in enumerate(kb.crafts.get(item, ())):
-            members = [self._members(i.accepts, item) for i in recipe.ingredients]
-            if f"craft:{item}#{index}" not in reach or not all(members):
+        for action in self.rules.ways(item, count):
+            if action.node not in reach:
                 continue
-            runs = batches(count, recipe.count)
-            option: list = [f"craft {count} {item}: "]
-            for n, (ingredient, names) in enumerate(zip(recipe.ingredients, members)):
-                option += ([", "] if n else []) + [_upto(runs * ingredient.count), " ", Choice(tuple(names))]
-            out.append(tuple(option + ([f", 1 {CRAFTING_TABLE}"] if self.rules.needs_table(recipe) else [])))
-        for index, recipe in enumerate(kb.smelts.get(item, ())):
-            names = self._members(recipe.input.accepts, item)
-            fuels = self._conventional([self.conventions.fuel],
-                                       [f for f in self.fuels if self._usable(f, item, self._avoid)])
-            missing = max(0.0, count - credit)
-            if f"smelt:{item}#{index}" not in reach or not names or (missing > 0 and not fuels):
-                continue
-            option = [f"smelt {count} {item}: ", _upto(count), " ", Choice(tuple(names))]
-            if missing > 0:  # fuel: any preferred fuel, at most the units that cover what is missing
-                option += [", ", Choice(tuple((_upto(self.rules.fuel_units(f, missing)), f" {f}") for f in fuels))]
-            out.append(tuple(option + [f", 1 {FURNACE}"]))
-        source = kb.sources.get(item)
-        if source is not None and f"{source.kind}:{item}" in reach:
-            low = min(source.layers)
-            head = f"{source.kind} {count} {item}"
-            used = [f"{n} {name}" for name, n in self.rules.gather_uses(source, count).items()]
-            layer = [f"layer {low}"] if low > 0 else []
-            if source.tool_kind is None:
-                needs = used + layer
-                out.append((head + (": " + ", ".join(needs) if needs else ""),))
+            station = [f", 1 {action.station}"] if action.station else []
+            if action.kind == "craft":
+                members = [self._members(slot.accepts, item) for slot in action.needs]
+                if not all(members):
+                    continue
+                option: list = [f"craft {count} {item}: "]
+                for n, (slot, names) in enumerate(zip(action.needs, members)):
+                    option += ([", "] if n else []) + [_upto(slot.count), " ", Choice(tuple(names))]
+                out.append(tuple(option + station))
+            elif action.kind == "smelt":
+                out += self._smelt_option(action, credit, station)
             else:
-                tools = self.rules.tools_for(source.tool_kind, source.min_tier)
-                usable = sorted(t for t in tools if self._usable(t, item, self._avoid))
-                lowest = self.conventions.tool_for(source.tool_kind, source.min_tier)
-                for tool in self._conventional([lowest], usable):
-                    out.append((f"{head} with {tool}: " + ", ".join(used + [f"1 {tool}"] + layer),))
+                out += self._gather_options(action)
         return out
 
-    def _dig_options(self, layer: int, dig_tool: str | None) -> list[tuple]:
-        if not 1 <= layer <= self.kb.deepest_layer:
+    def _smelt_option(self, action: Action, credit: float, station: list[str]) -> list[tuple]:
+        item, count = action.item or "", action.count
+        names = self._members(action.needs[0].accepts, item)
+        missing = max(0.0, action.fuel - credit)
+        fuels = self._conventional([self.conventions.fuel],
+                                   [f for f in self.fuels if self._usable(f, item, self._avoid)]) if missing else []
+        if not names or (missing > 0 and not fuels):
             return []
+        option = [f"smelt {count} {item}: ", _upto(action.needs[0].count), " ", Choice(tuple(names))]
+        if missing > 0:  # fuel: any preferred fuel, at most the units that cover what is missing
+            option += [", ", Choice(tuple((_upto(self.rules.fuel_units(f, missing)), f" {f}") for f in fuels))]
+        return [tuple(option + station)]
+
+    def _gather_options(self, action: Action) -> list[tuple]:
+        item = action.item or ""
+        head = f"{action.kind} {action.count} {item}"
+        used = [f"{slot.count} {slot.accepts[0]}" for slot in action.needs]
+        layer = [f"layer {action.layer}"] if action.layer > 0 else []
+        if action.tool is None:
+            needs = used + layer
+            return [(head + (": " + ", ".join(needs) if needs else ""),)]
+        usable = sorted(t for t in action.tool.options if self._usable(t, item, self._avoid))
+        lowest = self.conventions.tool_for(action.tool.kind, action.tool.tier)
+        return [(f"{head} with {tool}: " + ", ".join(used + [f"1 {tool}"] + layer),)
+                for tool in self._conventional([lowest], usable)]
+
+    def _dig_options(self, layer: int, dig_tool: str | None) -> list[tuple]:
+        if not self.can_dig or not 1 <= layer <= self.kb.deepest_layer:
+            return []
+        action = self.rules.dig(layer)
+        assert action.tool is not None
         target = f"layer:{layer}"
-        pickaxes = sorted(self.rules.tools_for(self.kb.dig_down_kind, 1))
-        usable = [tool for tool in pickaxes if self._usable(tool, target, self._avoid)]
-        return [(f"{DIG} with {tool}: 1 {tool}" + (f", layer {layer - 1}" if layer > 1 else ""),)
+        usable = [tool for tool in sorted(action.tool.options) if self._usable(tool, target, self._avoid)]
+        above = f", layer {action.layer}" if action.layer > 0 else ""
+        return [(f"{DIG} with {tool}: 1 {tool}{above}",)
                 for tool in self._conventional([dig_tool] if dig_tool else [], usable)]
 
     def _members(self, accepts: tuple[str, ...], goal: str) -> list[str]:
-        usable = [name for name in accepts if self._usable(name, goal, self._avoid)]
+        usable = [name for name in accepts if self._usable(name, goal, self._avoid)
+                  and (self.rules.generic_names or name not in self.kb.generic)]
         return self._conventional([name for name in usable if name in self.kb.generic], usable)
 
     @staticmethod
@@ -318,7 +311,7 @@ class Choice:
     options: tuple
 
 
-ANY_COUNT = "[1-9] [0-9]? [0-9]?"  # GBNF for counts 1-999, used where listing the values is too long
+ANY_COUNT = notation.COUNT_GBNF  # counts 1-999, used where listing the values is too long
 LISTED_COUNTS = 64
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from ..kb import Rules, Source
+from ..kb import Action, Rules
 from ..kb.world_params import ResourceModel, WorldModel
 from ..model import Step, StepType
 from .simulator import Transition
@@ -43,10 +43,10 @@ class StepCosts:
     def per_block(self, block: str, tool: str | None) -> int:
         return self.block(block, tool)[0]
 
-    def gather_unit(self, source: Source, tool: str | None) -> tuple[int, int]:
-        """(ticks, uses) of one unit gathered: a block broken, or one use on a block or mob (a bucket filled)."""
-        if self.rules.breaks_block(source):
-            return self.block(source.origin, tool)
+    def gather_unit(self, gather: Action, tool: str | None) -> tuple[int, int]:
+        """(ticks, uses) of one unit of a mine or kill action: a block broken, or one use on a block or mob."""
+        if self.rules.breaks_block(gather):
+            return self.block(gather.origin or "", tool)
         return self.model.use_ticks, self.rules.wear(tool, None)
 
     def dig_runs(self, layer: int) -> tuple[tuple[str, int], ...]:
@@ -111,9 +111,9 @@ class StepCosts:
                 return 0
             return (sum(self.per_block(b, tool) * n for b, n in self.dig_runs(before.layer))
                     + self.dig_levels(before.layer) * self.model.dig_ticks_per_level)
-        source = self.kb.sources[move.item]
+        gather = self.rules.action(kind.value, move.item, step.count)
         if kind is StepType.KILL:
-            mob = self.model.mobs[source.origin]
+            mob = self.model.mobs[gather.origin or ""]
             low, high = mob.drops.get(move.item, (1, 1))
             kills = math.ceil(step.count / ((low + high) / 2))
             hunts = kills / (1 - mob.escape)
@@ -121,4 +121,4 @@ class StepCosts:
                          + kills * mob.health * self.model.hit_ticks)
         found, search = self.resource(move.item, before.layer)
         blocks = math.ceil(step.count / found.mean_yield)
-        return round(math.ceil(blocks / found.cluster) * search + blocks * self.gather_unit(source, tool)[0])
+        return round(math.ceil(blocks / found.cluster) * search + blocks * self.gather_unit(gather, tool)[0])

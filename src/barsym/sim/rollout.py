@@ -90,10 +90,10 @@ def future_demand(rules: Rules, steps: Sequence[Step], state: State) -> Mapping[
         except UnknownItemError:
             continue
         if step.type is StepType.CRAFT:
-            fit = rules.fitting_recipe(item, step.count, state.counts)
-            if fit is None:
+            craft = rules.fitting_action(item, step.count, state.counts)
+            if craft is None:
                 continue
-            needs = [(i.accepts, fit.batches * i.count) for i in fit.recipe.ingredients]
+            needs = [(slot.accepts, slot.count) for slot in craft.needs]
         else:
             chosen = rules.smelt_recipe(item, step.count, state.counts)
             if chosen is None:

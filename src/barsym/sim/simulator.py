@@ -58,11 +58,12 @@ class Simulator:
         return result.state
 
     def transition(self, step: Step, state: State, reserve: Mapping[str, int] = _EMPTY) -> Transition | Failure:
-        tool = None
+        tool: str | None = None
         if step.tool is not None:
-            tool = self._resolve(step.tool)
-            if isinstance(tool, Failure):
-                return tool
+            named = self._resolve(step.tool)
+            if isinstance(named, Failure):
+                return named
+            tool = named
         if (step.type.moves or step.type in (StepType.MINE, StepType.KILL)) and not self.rules.can_gather:
             what = str(step) if step.type.moves else f"{step.type.value} {step.item}"
             return Failure(Code.NOT_ALLOWED, f"{what}: under the {self.rules.name} rules nothing can be mined, "
@@ -114,7 +115,7 @@ class Simulator:
         made = fit.batches * recipe.count
         return Transition(
             state.changed(add={item: made}, remove=fit.taken), item=item, produced={item: made},
-            consumed=fit.taken, used=frozenset({CRAFTING_TABLE}) if self.rules.needs_table(recipe) else frozenset(),
+            consumed=fit.taken, used=frozenset({fit.station}) if fit.station else frozenset(),
         )
 
     def _smelt(self, item: str, count: int, state: State, reserve: Mapping[str, int]) -> Transition | Failure:
@@ -160,29 +161,30 @@ class Simulator:
         )
 
     def _gather(self, kind: StepType, item: str, count: int, tool: str | None, state: State) -> Transition | Failure:
-        source = self.kb.sources.get(item)
         verb = kind.value
-        if source is None or source.kind != verb:
+        try:
+            action = self.rules.action(verb, item, count)  # what the rule book's schema says it needs
+        except KeyError:
             return self._not_made_by(item, verb)
-        if state.layer not in source.layers:
-            where = ", ".join(self.kb.layer_name(layer) for layer in sorted(source.layers))
-            hint = "dig down first" if state.layer < min(source.layers) else "the agent cannot climb back up"
+        if state.layer not in action.layers:
+            where = ", ".join(self.kb.layer_name(layer) for layer in sorted(action.layers))
+            hint = "dig down first" if state.layer < action.layer else "the agent cannot climb back up"
             return Failure(
                 Code.WRONG_LAYER,
                 f"{item} is found on layer {where}; the agent is on layer {self.kb.layer_name(state.layer)} ({hint})",
-                item=item, needed=min(source.layers), had=state.layer,
+                item=item, needed=action.layer, had=state.layer,
             )
         used: set[str] = set()
         if tool is not None and state.count(tool) == 0:
             return Failure(Code.MISSING_TOOL, f"the step names {tool} as its tool, but none is at hand", item=tool, needed=1, had=0)
-        if source.tool_kind is not None:
-            chosen = self._pick_tool(source.tool_kind, source.min_tier, tool, state, f"{verb} {item}")
+        if action.tool is not None:
+            chosen = self._pick_tool(action.tool.kind, action.tool.tier, tool, state, f"{verb} {item}")
             if isinstance(chosen, Failure):
                 return chosen
             used.add(chosen)
         elif tool is not None:
             used.add(tool)
-        uses = self.rules.gather_uses(source, count)
+        uses = {slot.accepts[0]: slot.count for slot in action.needs}
         for name, need in uses.items():
             if state.count(name) < need:
                 return Failure(Code.MISSING_INGREDIENT,
@@ -213,7 +215,7 @@ class Simulator:
         good = self.rules.best_held_tool(kind, min_tier, state.count)
         if good is not None:
             return good
-        held = [kb.tools[name] for name in rules.tools_for(kind, 0) if state.count(name) > 0]
+        held = [tool for name in rules.tools_for(kind, 0) if state.count(name) > 0 and (tool := rules.tool(name))]
         if held:
             top = max(held, key=lambda t: t.tier)
             return Failure(
@@ -227,28 +229,31 @@ class Simulator:
         )
 
     def _dig_down(self, state: State, tool: str | None) -> Transition | Failure:
-        kind = self.kb.dig_down_kind
+        need = self.rules.dig(state.layer + 1).tool
+        assert need is not None
         if tool is not None and state.count(tool) == 0:
             return Failure(Code.MISSING_TOOL, f"dig down names {tool} as its tool, but none is at hand", item=tool, needed=1, had=0)
-        chosen = self._pick_tool(kind, 1, tool, state, "dig down")
+        chosen = self._pick_tool(need.kind, need.tier, tool, state, "dig down")
         if isinstance(chosen, Failure):
             return chosen
-        if state.layer >= self.kb.deepest_layer:
+        below = self.rules.next_layer(state.layer, "dig_down")
+        if below == state.layer:
             return Transition(state, used=frozenset({chosen}), notes=("already on the deepest layer: dig down changes nothing",))
-        return Transition(State(state.inventory, state.layer + 1), used=frozenset({chosen}))
+        return Transition(State(state.inventory, below), used=frozenset({chosen}))
 
     def _climb_up(self, state: State) -> Transition | Failure:
         """One layer up (a staircase needs no tool); BAR's agent never does this, a player does."""
         if not self.rules.can_climb:
             return Failure(Code.NOT_ALLOWED, f"under the {self.rules.name} rules the agent never climbs back up")
-        if state.layer == 0:
+        above = self.rules.next_layer(state.layer, "climb_up")
+        if above == state.layer:
             return Transition(state, notes=("already on the surface: climb up changes nothing",))
-        return Transition(State(state.inventory, state.layer - 1))
+        return Transition(State(state.inventory, above))
 
     def _not_made_by(self, item: str, verb: str) -> Failure:
         ways = self.kb.producers(item)
         if ways:
-            source = self.kb.sources.get(item)
+            source = self.rules.origin(item)
             detail = f" ({source.kind} {source.origin})" if source and source.kind in ways else ""
             hint = f"it is obtained by {' or '.join(ways)}{detail}"
         else:

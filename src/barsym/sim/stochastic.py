@@ -156,7 +156,7 @@ class StochasticWorld(World):
     # ---- steps with chance -------------------------------------------------------------------
     def _mine(self, ws: WorldState, step: Step, move: Transition, draws: Draws) -> _Outcome:
         item, need, limit = move.item, step.count, ws.time_left
-        source = self.kb.sources[item]
+        gather = self.rules.action("mine", item, need)
         found, search = self.costs.resource(item, ws.state.layer)
         low, high = found.drops
         rules, costs, counts = self.rules, self.costs, ws.state.counts
@@ -167,7 +167,7 @@ class StochasticWorld(World):
             return counts.get(name, 0) - broken.get(name, 0)
 
         tool = rules.worn_tool(move.used)
-        per_block, cost = costs.gather_unit(source, tool)
+        per_block, cost = costs.gather_unit(gather, tool)
         life = rules.durability(tool) if tool else None
         got = left = 0
         ticks = 0.0
@@ -189,15 +189,16 @@ class StochasticWorld(World):
             broken[tool] = broken.get(tool, 0) + 1
             if got >= need:
                 break
-            spare = self._spare(source.tool_kind, source.min_tier, tool, held)
-            if spare is None and source.tool_kind is not None:
-                failure = self._broke(tool, source.tool_kind, f"with {got} of {need} {item} mined")
-                spent = dict(rules.gather_uses(source, got))  # the buckets or bottles filled so far
+            need_tool = gather.tool
+            spare = self._spare(need_tool.kind if need_tool else None, need_tool.tier if need_tool else 0, tool, held)
+            if spare is None and need_tool is not None:
+                failure = self._broke(tool, need_tool.kind, f"with {got} of {need} {item} mined")
+                spent = {s.accepts[0]: s.count for s in rules.action("mine", item, got).needs}  # buckets filled so far
                 for name, n in broken.items():
                     spent[name] = spent.get(name, 0) + n
                 return _Outcome(ticks, ws.state.changed(add={item: got}, remove=spent), _wear_tuple(wear), failure)
             tool = spare
-            per_block, cost = costs.gather_unit(source, tool)
+            per_block, cost = costs.gather_unit(gather, tool)
             life = rules.durability(tool) if tool else None
         return _Outcome(ticks, move.state.changed(remove=broken) if broken else move.state, _wear_tuple(wear),
                         progress=f"{min(got, need)} of {need} {item} mined")
@@ -242,7 +243,7 @@ class StochasticWorld(World):
 
     def _hunt(self, ws: WorldState, step: Step, move: Transition, draws: Draws) -> _Outcome:
         item, need, limit = move.item, step.count, ws.time_left
-        origin = self.kb.sources[item].origin
+        origin = self.rules.action("kill", item, need).origin or ""
         mob, model = self.model.mobs[origin], self.model
         low, high = mob.drops.get(item, (1, 1))
         fight = mob.health * model.hit_ticks

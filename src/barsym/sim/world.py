@@ -183,15 +183,12 @@ class DeterministicWorld(World):
 
 def deepest_layer(kb: KnowledgeBase, steps: Sequence[Step], start: State | None = None) -> int:
     """The deepest layer a plan works on: where its dig downs lead, or where its resources are found."""
+    rules = rules_for(kb)
     layer = deepest = (start or State()).layer
     for step in steps:
-        if step.type is StepType.DIG_DOWN:
-            layer = min(layer + 1, kb.deepest_layer)
-        elif step.type is StepType.CLIMB_UP:
-            layer = max(layer - 1, 0)
-        elif step.type in (StepType.MINE, StepType.KILL) and step.item and kb.is_known(step.item):
-            source = kb.sources.get(kb.resolve(step.item))
-            if source is not None:
-                deepest = max(deepest, min(source.layers))
+        layer = rules.next_layer(layer, step.type.value)
+        found = rules.step_layers(step)
+        if found:
+            deepest = max(deepest, min(found))
         deepest = max(deepest, layer)
     return deepest
