@@ -29,7 +29,7 @@ LAYERS = [
     ("planner",),             # BAR's loop, the symbolic decomposer, the verifier
     ("validation", "metrics"),
     ("sim", "graph", "graph_export", "bar_io"),
-    ("llm", "kb", "model"),
+    ("llm", "kb", "model", "datasets"),
 ]
 RANK = {name: rank for rank, layer in enumerate(LAYERS) for name in layer}
 
