@@ -9,6 +9,7 @@ reported as ``file:line: what was wrong`` so hand-written plans are easy to fix.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -118,13 +119,87 @@ def step_to_record(step: Step) -> dict:
     return {"type": step.type.value, "obj_name": step.item, "obj_num": step.count, "tool": step.tool}
 
 
+#: one step in barsym's notation, as ``str(Step)`` writes it: ``mine 4 logs``, ``mine 3 iron_ore with
+#: stone_pickaxe``, ``dig down with wooden_pickaxe``, ``climb up``; a ``1.`` or ``1)`` in front is allowed
+#: (``barsym plan``'s listing, a model's numbered reply). The forward planners read replies with it too.
+STEP_LINE = re.compile(r"^(?:\d+[.)]\s*)?(?:(?P<verb>[a-z]+) (?P<count>\d+) (?P<item>[a-z0-9_]+)"
+                       r"|(?P<move>dig down|climb up))(?: with (?P<tool>[a-z0-9_]+))?$")
+NOTATION_VERBS = ("mine", "craft", "smelt", "kill")
+#: what ``barsym plan`` prints after a step: its provenance in brackets, then what it is for
+_ANNOTATION = re.compile(r"\s+\[[^\]]*\](?:\s+for\s.*)?$")
+_PLAN_HEADER = "Plan for "  # the first line of ``barsym plan``'s text output
+_NUMBERED = re.compile(r"^\s*\d+[.)]\s")
+
+
+def step_from_text(line: str) -> Step:
+    """One step in barsym's notation; ValueError saying what is wrong. Item names are not checked here
+    (the validator reports unknown items, as for BAR's records)."""
+    text = line.strip().rstrip(".").strip().lower()
+    match = STEP_LINE.match(text)
+    if match is None:
+        raise ValueError(f"not a step: {text[:60]!r}")
+    tool = match["tool"]
+    if match["move"] == CLIMB_UP_NAME:
+        return Step(type=StepType.CLIMB_UP, tool=tool)
+    if match["move"] == DIG_DOWN_NAME:
+        return Step(type=StepType.DIG_DOWN, tool=tool)
+    if match["verb"] not in NOTATION_VERBS:
+        raise ValueError(f"unknown action {match['verb']!r}")
+    count = int(match["count"])
+    if not 1 <= count <= MAX_COUNT:
+        raise ValueError(f"count {count} out of range")
+    return Step(type=StepType(match["verb"]), item=match["item"], count=count, tool=tool)
+
+
+def _reads_as_step(line: str) -> bool:
+    try:
+        step_from_text(_ANNOTATION.sub("", line))
+    except ValueError:
+        return False
+    return True
+
+
+def parse_notation(text: str, source: str = "<string>") -> Plan:
+    """A plan in barsym's notation, one step a line (``#`` comments and blank lines skipped).
+
+    ``barsym plan``'s whole text output reads as well: after its ``Plan for ...``
+    header only the numbered lines are steps (the rest is its commentary), and the
+    ``[provenance] for ...`` after each step is dropped.
+    """
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1)
+             if line.strip() and not line.lstrip().startswith("#")]
+    if lines and lines[0][1].lstrip().startswith(_PLAN_HEADER):
+        lines = [(n, line) for n, line in lines[1:] if _NUMBERED.match(line)]
+    steps = []
+    for number, line in lines:
+        try:
+            steps.append(step_from_text(_ANNOTATION.sub("", line)))
+        except ValueError as exc:
+            raise PlanFormatError(f"{source}:{number}", f"{exc} (expected a step such as `mine 4 logs`, "
+                                  "`craft 1 stick`, `dig down with wooden_pickaxe`)") from None
+    if not steps:
+        raise PlanFormatError(source, "empty plan: no steps found")
+    return Plan(steps=tuple(steps), source=source)
+
+
 def parse_plan(text: str, source: str = "<string>") -> Plan:
+    """A plan in BAR's JSON Lines, or in barsym's notation (what ``barsym plan`` prints) when it reads as that."""
+    first = next((line.lstrip() for line in text.splitlines() if line.strip()), "")
+    if first.startswith("#") or (first and not first.startswith("{") and (first.startswith(_PLAN_HEADER)
+                                                                          or _reads_as_step(first))):
+        return parse_notation(text, source)
     steps = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         where = f"{source}:{number}"
-        steps.append(step_from_record(loads_json(line, where), where))
+        try:
+            steps.append(step_from_record(loads_json(line, where), where))
+        except PlanFormatError as exc:
+            if steps or line.lstrip().startswith("{"):
+                raise
+            raise PlanFormatError(where, f"{exc.message} (a plan is BAR JSON Lines, one object a line, or "
+                                  "barsym's steps such as `mine 4 logs`, one a line)") from None
     if not steps:
         raise PlanFormatError(source, "empty plan: no steps found (expected one JSON object per line)")
     return Plan(steps=tuple(steps), source=source)
