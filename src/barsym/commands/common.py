@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import importlib.util
+import json
 import math
 import os
 import re
@@ -140,6 +141,19 @@ def require_llm_extra(what: str, model: str | None) -> None:
 def fail(message: str) -> int:
     print(f"barsym: error: {message}", file=sys.stderr)
     return 2
+
+
+def outcome(status: str, reason: str | None, exit_code: int, **fields) -> dict:
+    """Every result a command prints as JSON carries these three: what happened, why, and the exit status."""
+    return {"status": status, "reason": reason, "exit_code": exit_code, **fields}
+
+
+def refuse(args, message: str) -> int:
+    """:func:`fail`; under ``--format json`` the refusal is also a JSON result on stdout, so a script
+    reading stdout sees every outcome, not an empty stream."""
+    if getattr(args, "format", None) == "json":
+        sys.stdout.write(json.dumps(outcome("refused", message, 2), indent=2) + "\n")
+    return fail(message)
 
 
 def unusable_input(exc: BaseException) -> str | None:
