@@ -11,7 +11,7 @@ from testdata import BAR_DIR, EXPERT_FILES
 
 def pytest_collection_modifyitems(config, items):
     if not EXPERT_FILES:
-        raise pytest.UsageError(f"BAR expert plans not found under {BAR_DIR}; set BARSYM_DATASETS")
+        raise pytest.UsageError(f"BAR's expert plans are missing from the package ({BAR_DIR}); reinstall barsym")
 
 
 @pytest.fixture(scope="session")

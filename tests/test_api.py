@@ -73,20 +73,23 @@ def test_execute_and_repair():
 
 def test_random_agent_smoke():
     env = barsym.env.CraftingEnv("iron_pickaxe", world="stochastic", max_steps=60)
-    rng = random.Random(5)
+    env.action_space.seed(5)
     for episode in range(3):
-        observation = env.reset(seed=episode)
-        assert observation.steps == 0 and observation.inventory == {} and observation.goal.item == "iron_pickaxe"
-        rewards = []
-        while not env.done:
-            observation, reward, done, info = env.step(env.sample(rng))
+        observation, info = env.reset(seed=episode)
+        seen = info["observation"]
+        assert seen.steps == 0 and seen.inventory == {} and seen.goal.item == "iron_pickaxe"
+        assert observation["inventory"].sum() == 0 and observation in env.observation_space
+        rewards, terminated, truncated = [], False, False
+        while not (terminated or truncated):
+            observation, reward, terminated, truncated, info = env.step(env.action_space.sample())
             rewards.append(reward)
-            assert reward in (0.0, 1.0) and set(info) >= {"failure", "truncated", "success", "ticks"}
-            assert all(n > 0 for n in observation.inventory.values())
-        assert done and (info["truncated"] or info["success"] or info["failure"] is not None)
-        assert len(rewards) <= 60 and sum(rewards) <= 1.0
+            assert reward in (0.0, 1.0) and set(info) >= {"failure", "success", "ticks", "observation"}
+            assert observation in env.observation_space
+            assert all(n > 0 for n in env.observation.inventory.values())
+        assert env.done and (truncated or info["success"])
+        assert len(rewards) <= 60 and sum(rewards) <= 1.0 and terminated == info["success"]
     with pytest.raises(RuntimeError, match="reset"):
-        env.step(env.actions[0])
+        env.step(0)
 
 
 def test_scripted_agent_following_a_valid_plan_reaches_the_goal():
@@ -94,10 +97,10 @@ def test_scripted_agent_following_a_valid_plan_reaches_the_goal():
     env = barsym.env.CraftingEnv("iron_pickaxe", world="deterministic")
     env.reset(seed=0)
     for index, step in enumerate(plan.steps):
-        observation, reward, done, info = env.step(step, later=plan.steps[index + 1:])
-        assert info["failure"] is None
-        assert done == (index == len(plan.steps) - 1)
-    assert reward == 1.0 and observation.held == 1 and info["success"]
+        observation, reward, terminated, truncated, info = env.step(step, later=plan.steps[index + 1:])
+        assert info["failure"] is None and not truncated
+        assert terminated == (index == len(plan.steps) - 1)
+    assert reward == 1.0 and env.observation.held == 1 == observation["held"][0] and info["success"]
 
 
 def test_the_env_meets_the_episodes_execute_plays():
@@ -107,11 +110,11 @@ def test_the_env_meets_the_episodes_execute_plays():
     for seed in range(12):
         env.reset(seed=seed)
         for index, step in enumerate(plan.steps):
-            observation, reward, done, info = env.step(step, later=plan.steps[index + 1:])
-            if info["failure"] is not None or done:
+            observation, reward, terminated, truncated, info = env.step(step, later=plan.steps[index + 1:])
+            if info["failure"] is not None or terminated or truncated:
                 break
         episode = play(env.world, plan, seed, env.goal, env.start_state, env.budget)
-        assert episode.success == (reward == 1.0) and episode.ticks == observation.ticks
+        assert episode.success == (reward == 1.0) and episode.ticks == env.observation.ticks == observation["ticks"][0]
         outcomes.add(episode.success)
     assert True in outcomes  # the stochastic world lets the plan succeed (and the check is not vacuous)
 
@@ -119,8 +122,8 @@ def test_the_env_meets_the_episodes_execute_plays():
 def test_env_accepts_records_and_refuses_bad_worlds():
     env = barsym.env.CraftingEnv("stick", world="deterministic")
     env.reset(seed=1)
-    _, reward, done, info = env.step({"type": "craft", "obj_name": "stick", "obj_num": 4})
-    assert reward == 0.0 and not done and info["failure"] is not None  # no planks yet
+    _, reward, terminated, truncated, info = env.step({"type": "craft", "obj_name": "stick", "obj_num": 4})
+    assert reward == 0.0 and not (terminated or truncated) and info["failure"] is not None  # no planks yet
     with pytest.raises(ValueError, match="world must be one of"):
         barsym.env.CraftingEnv("stick", world="end")
 

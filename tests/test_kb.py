@@ -108,9 +108,9 @@ def test_deps_dialect_renames_real_items_only_when_asked(kb):
 def test_every_deps_task_object_resolves(kb):
     import json
 
-    from testdata import DATASETS
+    from testdata import DEPS_FILE
 
-    tasks = json.loads((DATASETS / "deps_tasks.json").read_text())
+    tasks = json.loads(DEPS_FILE.read_text())
     assert len(tasks) == 70
     for task in tasks:
         assert kb.resolve(task["object"], dialect="deps")
@@ -207,6 +207,9 @@ def test_generated_files_match_the_generator(tmp_path):
 
     from testdata import DATASETS
 
+    raw = DATASETS / "articdata-1.16.5"
+    if not raw.is_dir():  # ArticData's raw files are the converter's input; barsym ships its output only
+        pytest.skip(f"ArticData's raw files (not shipped with barsym) not found at {raw}; set BARSYM_DATASETS")
     repo = default_data_dir().parents[1]
     script = repo / "tools" / "gen_articdata.py"
     subprocess.run([sys.executable, str(script), str(DATASETS / "articdata-1.16.5"), str(tmp_path)], check=True,

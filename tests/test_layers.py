@@ -29,7 +29,7 @@ LAYERS = [
     ("planner",),             # BAR's loop, the symbolic decomposer, the verifier
     ("validation", "metrics"),
     ("sim", "graph", "graph_export", "bar_io"),
-    ("llm", "kb", "model"),
+    ("llm", "kb", "model", "datasets"),
     ("private_files", "redact"),  # barsym's own 0600 files and secrets kept out of logs: used by all
     ("steps",),               # the step notation: render, read, its grammar fragment (imports nothing)
 ]

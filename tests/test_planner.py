@@ -12,9 +12,7 @@ from barsym.model import Goal, Step, StepType
 from barsym.planner import (DEFAULT_PLANNER, BackwardPlanner, Decomposition, PlanningError, SymbolicDecomposer, fuse,
                             make_planner, planner_names, register)
 from barsym.validation import Verdict
-from testdata import BAR_DIR, DATASETS
-
-DEPS_FILE = DATASETS / "deps_tasks.json"
+from testdata import BAR_DIR, DEPS_FILE
 
 #: tasks whose expert plan differs from barsym's although both are valid without waste,
 #: with the reason (the validator prefers neither): see the report of issue 3.

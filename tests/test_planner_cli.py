@@ -9,7 +9,7 @@ import pytest
 from barsym.bar_io import parse_plan
 from barsym.model import Goal
 from cli_run import run
-from testdata import DATASETS
+from testdata import DEPS_FILE
 
 
 def test_text_output_numbers_steps_with_provenance(capsys):
@@ -75,7 +75,7 @@ def test_climbing_back_up_is_planned_where_a_goal_needs_it(capsys):
 
 def test_every_deps_task_through_the_cli(capsys, kb, validator):
     """All 70 DEPS tasks (old names via the deps dialect, mob drops via kill steps) plan valid."""
-    tasks = json.loads((DATASETS / "deps_tasks.json").read_text())
+    tasks = json.loads(DEPS_FILE.read_text())
     for task in tasks:
         code, out, err = run(capsys, "plan", task["object"], "--dialect", "deps", "--format", "bar",
                              "--planner", "symbolic")

@@ -45,7 +45,8 @@ def _slots(slot_sets) -> Slots:
 def plancraft():
     """result -> recipe keys, for crafting and for smelting, from Plancraft's file."""
     if not PLANCRAFT_RECIPES.is_file():
-        pytest.skip(f"Plancraft's recipe file not found at {PLANCRAFT_RECIPES} (set BARSYM_DATASETS)")
+        pytest.skip(f"Plancraft's recipe file (not shipped with barsym: only its train tasks are) not found at "
+                    f"{PLANCRAFT_RECIPES}; set BARSYM_DATASETS")
     crafted: dict[str, set] = defaultdict(set)
     smelted: dict[str, set] = defaultdict(set)
     for recipe in json.loads(PLANCRAFT_RECIPES.read_text()):

@@ -14,9 +14,7 @@ from barsym.planner import ErrorKind, PlanningError, make_planner
 from barsym.sim import Code, Simulator, State
 from barsym.validation import Validator
 from cli_run import run
-from testdata import DATASETS
-
-PLANCRAFT = DATASETS / "plancraft" / "train.json"
+from testdata import PLANCRAFT_TRAIN as PLANCRAFT
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +122,6 @@ def test_validate_under_crafting_rules(capsys, tmp_path):
     assert code == 1 and "needs a furnace" in out
 
 
-@pytest.mark.skipif(not PLANCRAFT.is_file(), reason=f"Plancraft's tasks not found at {PLANCRAFT}")
 def test_plancraft_tasks_verdicts_execution_and_length(kb):
     tasks = load_dataset(PLANCRAFT, kb)
     assert len(tasks) == 1145 and all(t.rules == "crafting" and t.start is not None for t in tasks)
@@ -139,7 +136,6 @@ def test_plancraft_tasks_verdicts_execution_and_length(kb):
             assert row.executes and "label error" in row.who_is_right()
 
 
-@pytest.mark.skipif(not PLANCRAFT.is_file(), reason=f"Plancraft's tasks not found at {PLANCRAFT}")
 def test_eval_cli_on_plancraft_json_layout(capsys, tmp_path):
     records = json.loads(PLANCRAFT.read_text())[:40]
     subset = tmp_path / "tasks.json"

@@ -7,7 +7,7 @@ The public API is reached from here, and loaded only when first used, so that
 - ``barsym.validate(steps, goal=None, ...)`` -> :class:`barsym.validation.ValidationResult`
 - ``barsym.execute(steps, world="stochastic", runs=100, ...)`` -> :class:`barsym.sim.execution.Execution`
 - ``barsym.repair(steps, goal=None, ...)`` -> :class:`barsym.consistency.RepairResult`
-- ``barsym.env``: a gym-style environment over barsym's worlds (``barsym.env.CraftingEnv``)
+- ``barsym.env``: a Gymnasium environment over barsym's worlds (``CraftingEnv``, ``barsym/Crafting-v0``; needs ``barsym[env]``)
 - ``barsym.testing``: hypothesis strategies for plans, inventories and goals
 - the plan model: ``Step``, ``StepType``, ``Plan``, ``Goal``; ``PlanningError``; ``Verdict``
 """

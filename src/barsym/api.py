@@ -59,6 +59,8 @@ class Planned:
     planner: str
     stats: PlanStats = field(default_factory=PlanStats)  # ``stats.to_dict()`` is barsym plan --json's
     result: PlanResult | None = field(default=None, repr=False, compare=False)  # the tree and every detail
+    start: State | None = None  # the start state it was planned from (None: empty, on the surface)
+    rules: str | None = None  # the rule profile it was planned under (None: the knowledge base's default)
 
     @property
     def steps(self) -> tuple[Step, ...]:
@@ -76,6 +78,27 @@ class Planned:
 
     def __str__(self) -> str:
         return "\n".join(f"{i}. {s}" for i, s in enumerate(self.plan.steps, start=1))
+
+    def to_dict(self) -> dict:
+        """Plain JSON data: goal, steps (BAR's records), verdict, provenance, planner, stats, start, rules.
+
+        The decomposition tree (``result``) is not written; :meth:`from_dict` gives a Planned without it.
+        """
+        return {"goal": {"item": self.goal.item, "count": self.goal.count}, "steps": self.records(),
+                "verdict": self.verdict.value, "provenance": [list(p) for p in self.provenance],
+                "planner": self.planner, "stats": self.stats.to_dict(),
+                "start": None if self.start is None else self.start.to_dict(), "rules": self.rules,
+                "source": self.plan.source}
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> "Planned":
+        """The Planned :meth:`to_dict` wrote."""
+        steps = tuple(step_from_record(dict(r), f"step {i}") for i, r in enumerate(data["steps"], start=1))
+        start = data.get("start")
+        return cls(Goal(**data["goal"]), Plan(steps=steps, source=data.get("source")), Verdict(data["verdict"]),
+                   tuple(tuple(p) for p in data.get("provenance", ())), data["planner"],
+                   PlanStats.from_dict(data.get("stats")), None,
+                   None if start is None else State.from_dict(start), data.get("rules"))
 
 
 def _start(kb: KnowledgeBase, start: Mapping[str, int] | State | None, layer: int) -> State | None:
@@ -96,6 +119,8 @@ def as_plan(steps: PlanLike) -> Plan:
     """Any accepted plan form as a :class:`Plan` (``PlanFormatError`` says what is wrong with it)."""
     if isinstance(steps, Plan):
         return steps
+    if isinstance(steps, Planned):
+        return steps.plan
     if isinstance(steps, os.PathLike):
         return read_plan(steps)
     if isinstance(steps, str):
@@ -120,14 +145,23 @@ def plan(item: str | Goal, count: int = 1, *, planner: str = "bar", start: Mappi
     result = chosen.plan(goal, state) if state is not None else chosen.plan(goal)
     provenance = tuple(tuple(result.provenance(i)) for i in range(len(result.plan)))
     return Planned(goal, result.plan, result.validation.verdict, provenance, result.planner, result.stats,
-                   result)
+                   result, state, rules)
 
 
-def validate(steps: PlanLike, goal: str | Goal | None = None, count: int = 1, *,
+def validate(steps: PlanLike | Planned, goal: str | Goal | None = None, count: int = 1, *,
              start: Mapping[str, int] | State | None = None, layer: int = 0, rules: str | None = None,
              mc_version: str = "1.16.5") -> ValidationResult:
-    """Play a plan forward: verdict (valid, valid with waste, invalid) and every failing step."""
+    """Play a plan forward: verdict (valid, valid with waste, invalid) and every failing step.
+
+    A :class:`Planned` brings its own goal, start state and rule profile (each used unless given here).
+    """
     kb = knowledge_base(mc_version)
+    if isinstance(steps, Planned):
+        goal = steps.goal if goal is None else goal
+        rules = steps.rules if rules is None else rules
+        if start is None and not layer:
+            start = steps.start
+        steps = steps.plan
     return Validator(kb, rules).validate(as_plan(steps), goal=_goal(kb, goal, count), start=_start(kb, start, layer))
 
 

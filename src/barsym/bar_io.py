@@ -11,12 +11,14 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import stat
 import sys
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from . import steps as notation
 from .model import MAX_COUNT, Plan, Step, StepType
 
 _BAR_TYPES = {"mine", "craft", "smelt", "kill", "special"}
@@ -121,13 +123,82 @@ def step_to_record(step: Step) -> dict:
     return {"type": step.type.value, "obj_name": step.item, "obj_num": step.count, "tool": step.tool}
 
 
+NOTATION_VERBS = ("mine", "craft", "smelt", "kill")
+#: what ``barsym plan`` prints after a step: its provenance in brackets, then what it is for
+_ANNOTATION = re.compile(r"\s+\[[^\]]*\](?:\s+for\s.*)?$")
+_PLAN_HEADER = "Plan for "  # the first line of ``barsym plan``'s text output
+_NUMBERED = re.compile(r"^\s*\d+[.)]\s")
+
+
+def step_from_text(line: str) -> Step:
+    """One step in barsym's notation; ValueError saying what is wrong. Item names are not checked here
+    (the validator reports unknown items, as for BAR's records)."""
+    text = line.strip().rstrip(".").strip().lower()
+    match = notation.read_step(text, numbered=True)  # the one reader of the notation (barsym.steps)
+    if match is None:
+        raise ValueError(f"not a step: {text[:60]!r}")
+    tool = match.tool
+    if match.verb == "climb_up":
+        return Step(type=StepType.CLIMB_UP, tool=tool)
+    if match.verb is None:
+        return Step(type=StepType.DIG_DOWN, tool=tool)
+    if match.verb not in NOTATION_VERBS:
+        raise ValueError(f"unknown action {match.verb!r}")
+    count = match.count or 0
+    if not notation.counts_ok(count):
+        raise ValueError(f"count {count} out of range")
+    return Step(type=StepType(match.verb), item=match.item, count=count, tool=tool)
+
+
+def _reads_as_step(line: str) -> bool:
+    try:
+        step_from_text(_ANNOTATION.sub("", line))
+    except ValueError:
+        return False
+    return True
+
+
+def parse_notation(text: str, source: str = "<string>") -> Plan:
+    """A plan in barsym's notation, one step a line (``#`` comments and blank lines skipped).
+
+    ``barsym plan``'s whole text output reads as well: after its ``Plan for ...``
+    header only the numbered lines are steps (the rest is its commentary), and the
+    ``[provenance] for ...`` after each step is dropped.
+    """
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1)
+             if line.strip() and not line.lstrip().startswith("#")]
+    if lines and lines[0][1].lstrip().startswith(_PLAN_HEADER):
+        lines = [(n, line) for n, line in lines[1:] if _NUMBERED.match(line)]
+    steps = []
+    for number, line in lines:
+        try:
+            steps.append(step_from_text(_ANNOTATION.sub("", line)))
+        except ValueError as exc:
+            raise PlanFormatError(f"{source}:{number}", f"{exc} (expected a step such as `mine 4 logs`, "
+                                  "`craft 1 stick`, `dig down with wooden_pickaxe`)") from None
+    if not steps:
+        raise PlanFormatError(source, "empty plan: no steps found")
+    return Plan(steps=tuple(steps), source=source)
+
+
 def parse_plan(text: str, source: str = "<string>") -> Plan:
+    """A plan in BAR's JSON Lines, or in barsym's notation (what ``barsym plan`` prints) when it reads as that."""
+    first = next((line.lstrip() for line in text.splitlines() if line.strip()), "")
+    if first.startswith("#") or (first and not first.startswith("{") and (first.startswith(_PLAN_HEADER)
+                                                                          or _reads_as_step(first))):
+        return parse_notation(text, source)
     steps = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         where = f"{source}:{number}"
-        steps.append(step_from_record(loads_json(line, where), where))
+        try:
+            steps.append(step_from_record(loads_json(line, where), where))
+        except PlanFormatError as exc:
+            if steps or line.lstrip().startswith("{"):
+                raise
+            raise PlanFormatError(where, f"{exc.message} (a plan is BAR JSON Lines, one object a line, or "
+                                  "barsym's steps such as `mine 4 logs`, one a line)") from None
     if not steps:
         raise PlanFormatError(source, "empty plan: no steps found (expected one JSON object per line)")
     return Plan(steps=tuple(steps), source=source)

@@ -42,14 +42,15 @@ DIG, CLIMB = "dig down", "climb up"
 #: the step types' values (barsym.model.StepType) that name no item
 MOVES = {"dig_down": DIG, "climb_up": CLIMB}
 
-_STEP = re.compile(r"^(?:(?P<verb>[a-z_]+) (?P<count>\d+) (?P<item>\S+)|dig down)(?: with (?P<tool>\S+))?$")
+_STEP = re.compile(r"^(?:(?P<verb>[a-z_]+) (?P<count>\d+) (?P<item>\S+)|(?P<move>dig down|climb up))"
+                   r"(?: with (?P<tool>\S+))?$")
 _SUBGOAL = re.compile(r"^(?:(?P<count>\d+) (?P<item>\S+)|layer (?P<layer>\d+))$")
 _NUMBERING = re.compile(r"^\d+[.)]\s*")  # "1. " or "2) " before a step, as models number lines
 
 
 @dataclass(frozen=True, slots=True)
 class StepText:
-    """A step as read: ``verb`` None for a dig down; names as written (not yet checked against a knowledge base)."""
+    """A step as read: ``verb`` None for a dig down, ``climb_up`` for a climb; names as written (not yet checked against a knowledge base)."""
 
     verb: str | None
     count: int | None
@@ -90,7 +91,8 @@ def read_step(text: str, numbered: bool = False) -> StepText | None:
     if match is None:
         return None
     count = int(match["count"]) if match["count"] is not None else None
-    return StepText(match["verb"], count, match["item"], match["tool"])
+    verb = "climb_up" if match["move"] == CLIMB else match["verb"]
+    return StepText(verb, count, match["item"], match["tool"])
 
 
 def read_subgoal(text: str) -> SubgoalText | None:

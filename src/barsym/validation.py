@@ -53,6 +53,14 @@ class Finding:
             out["suggestions"] = list(self.suggestions)
         return out
 
+    @classmethod
+    def from_dict(cls, data: Mapping) -> "Finding":
+        """The finding :meth:`to_dict` wrote."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        values["suggestions"] = tuple(values.get("suggestions", ()))
+        return cls(**values)
+
 
 @dataclass
 class ValidationResult:
@@ -100,7 +108,22 @@ class ValidationResult:
         if before is not None:
             out["state_before_failure"] = before.to_dict()
         out["final_state"] = self.final_state.to_dict()
+        out["failed_step"] = self.failed_step
+        out["trace"] = [s.to_dict() for s in self.trace]  # the start, then the state after each step
         return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> "ValidationResult":
+        """The result :meth:`to_dict` wrote (``barsym validate --json`` prints one per plan).
+
+        Everything :meth:`to_dict` writes comes back; the rollout (the simulator's
+        own record of every transition) is not written, and is None here.
+        """
+        goal = data.get("goal")
+        return cls(data.get("file"), None if goal is None else Goal(**goal), Verdict(data["verdict"]),
+                   errors=[Finding.from_dict(e) for e in data.get("errors", ())],
+                   warnings=[Finding.from_dict(w) for w in data.get("warnings", ())],
+                   trace=[State.from_dict(s) for s in data.get("trace", ())], failed_step=data.get("failed_step"))
 
 
 def _finding(step: int | None, failure: Failure) -> Finding:

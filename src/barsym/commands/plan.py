@@ -23,7 +23,7 @@ from ..model import MAX_COUNT, Goal
 from ..planner import DEFAULT_PLANNER, PlanningError, PlanResult, PlanStats, planner_names
 from ..validation import Validator
 from ..memory import MemoryFileError, record, with_memory
-from .common import UsageError, check_writable, fail, kb_from_args
+from .common import UsageError, check_writable, fail, kb_from_args, outcome, refuse
 from .memory_options import add_memory_arguments, open_memory
 from .consistency_options import add_consistency_arguments
 from .llm_options import TerminalProgress, add_llm_arguments, build_planner
@@ -156,12 +156,17 @@ def render_llm_stats(stats: PlanStats) -> list[str]:
     return lines
 
 
-def render_json(result: PlanResult) -> str:
+def render_json(result: PlanResult, code: int = 0) -> str:
     steps = []
     for i, step in enumerate(result.plan.steps):
         steps.append({"n": i + 1, **step_to_record(step), "text": str(step), "provenance": result.provenance(i),
                       "for": result.serves(i)})
+    reason = None
+    if not result.validation.valid:
+        error = result.validation.errors[0]
+        reason = f"fails at {f'step {error.step}' if error.step else 'the end'}: {error.message}"
     data = {
+        **outcome("planned" if result.validation.valid else "invalid", reason, code),
         "goal": {"item": result.goal.item, "count": result.goal.count},
         "planner": result.planner, "decomposer": result.decomposer,
         "verdict": result.validation.verdict.value,
@@ -195,20 +200,24 @@ def run(args: argparse.Namespace) -> int:
     except (UsageError, UnknownItemError, MemoryFileError) as exc:
         if progress is not None:
             progress.clear()
-        return fail(str(exc))
+        return refuse(args, str(exc))
     except ValueError as exc:  # a planner without a decomposer
         if progress is not None:
             progress.clear()
-        return fail(f"--memory: {exc}")
+        return refuse(args, f"--memory: {exc}")
     try:
         result = planner.plan(goal, start)
     except PlanningError as exc:
         progress.clear()
         if exc.kind == "too_large":
-            return fail(exc.message)
+            return refuse(args, exc.message)
         unchecked = getattr(planner, "plan_fallback", True) is False
-        prefix = "internal error: " if exc.kind in ("invalid", "decomposition", "no_order") and not unchecked else ""
-        print(f"barsym: {prefix}{exc.message}", file=sys.stderr)
+        internal = exc.kind in ("invalid", "decomposition", "no_order") and not unchecked
+        if args.format == "json":  # no plan is a result too: on stdout, with why and the exit status
+            _write(args, json.dumps(outcome("internal_error" if internal else "no_plan", exc.message, 1,
+                                            kind=exc.kind, goal={"item": goal.item, "count": goal.count},
+                                            planner=name), indent=2) + "\n", 1)
+        print(f"barsym: {'internal error: ' if internal else ''}{exc.message}", file=sys.stderr)
         return 1
     progress.clear()
     if result.stats.backend_down:
@@ -216,12 +225,15 @@ def run(args: argparse.Namespace) -> int:
               f"the symbolic decomposer answered in its place", file=sys.stderr)
     check = Validator(kb, rules).validate(result.plan, goal=goal, start=start)
     if not check.valid and not result.validation.valid:  # an unchecked planner's plan: shown, and exit 1
-        return _write(args, {"text": render_text, "json": render_json, "bar": lambda r: format_plan(r.plan)}
-                      [args.format](result), code=1)
+        return _write(args, {"text": render_text, "json": lambda r: render_json(r, 1),
+                             "bar": lambda r: format_plan(r.plan)}[args.format](result), code=1)
     if not check.valid:
         error = check.errors[0]
-        print(f"barsym: internal error: the {name} planner produced a plan its validator rejects "
-              f"(step {error.step}: {error.message}); please report this", file=sys.stderr)
+        message = (f"the {name} planner produced a plan its validator rejects "
+                   f"(step {error.step}: {error.message}); please report this")
+        if args.format == "json":
+            _write(args, json.dumps(outcome("internal_error", message, 1, planner=name), indent=2) + "\n", 1)
+        print(f"barsym: internal error: {message}", file=sys.stderr)
         return 1
     unrecorded = None
     if store is not None and args.record:

@@ -17,7 +17,8 @@ from .common import UsageError
 
 
 def add_plan_file_arguments(p, goal: bool = True) -> None:
-    p.add_argument("files", nargs="+", metavar="FILE", help="plan files in BAR JSON Lines; '-' reads stdin")
+    p.add_argument("files", nargs="+", metavar="FILE", help="plan files in BAR JSON Lines or barsym's notation (`mine 4 logs` lines, "
+                                                        "or what `barsym plan` prints); '-' reads stdin")
     if goal:
         p.add_argument("--goal", metavar="ITEM", help="item the plan must end with (default: the last step's item)")
         p.add_argument("--goal-count", type=int, metavar="N", help="how many of the --goal item (default 1)")

@@ -24,7 +24,7 @@ import sys
 from ..bar_io import format_plan, step_to_record
 from ..consistency import CannotRepair, ConsistencyConfig, RepairResult, StateConsistency
 from ..model import Plan
-from .common import UsageError, fail, kb_from_args
+from .common import UsageError, kb_from_args, outcome, refuse
 from .consistency_options import (add_consistency_arguments, add_model_arguments, backend_from,
                                   consistency_options, model_options)
 from .state_options import add_state_arguments, rules_from_args, start_from_args
@@ -94,7 +94,16 @@ def render_text(path: str, result: RepairResult) -> str:
 def to_record(path: str, result: RepairResult) -> dict:
     first = result.rounds[0] if result.rounds else None
     sim, llm = result.initial, first.llm if first is not None else None
+    if result.valid_before:
+        status, reason, code = "valid", None, 0
+    elif result.valid_after:
+        status, reason, code = "repaired", None, 0
+    else:
+        error = result.after.errors[0]
+        status, code = "unrepaired", 1
+        reason = f"still fails at {f'step {error.step}' if error.step else 'the end'}: {error.message}"
     return {
+        **outcome(status, reason, code),
         "file": path, "goal": {"item": result.goal.item, "count": result.goal.count},
         "valid_before": result.valid_before, "valid_after": result.valid_after,
         "verdict_before": result.before.verdict.value, "verdict_after": result.after.verdict.value,
@@ -120,17 +129,23 @@ def run(args: argparse.Namespace) -> int:
         rules = rules_from_args(kb, args)
         engine = build(kb, args, rules)
     except UsageError as exc:
-        return fail(str(exc))
+        return refuse(args, str(exc))
     records, unusable, unrepaired = [], [], 0
-    for shown_path, plan in each_plan(args.files, lambda name, _: unusable.append(name)):
+
+    def unusable_file(name: str, message: str) -> None:
+        unusable.append(name)
+        if args.format == "json":
+            records.append({**outcome("unusable", message, 2), "file": name})
+
+    for shown_path, plan in each_plan(args.files, unusable_file):
         try:
             result = engine.repair(plan, goal=goal, start=start)
         except CannotRepair as exc:
             unrepaired += 1
             message = f"cannot repair {shown_path}: {exc}"
             if args.format == "json":
-                records.append({"file": shown_path, "valid_before": False, "valid_after": False,
-                                "cannot_repair": str(exc)})
+                records.append({**outcome("cannot_repair", str(exc), 1), "file": shown_path,
+                                "valid_before": False, "valid_after": False, "cannot_repair": str(exc)})
             print(f"barsym: {message}", file=sys.stderr)
             continue
         unrepaired += not result.valid_after

@@ -17,7 +17,7 @@ from .state_options import add_state_arguments, rules_from_args, start_from_args
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("validate", help="check BAR JSON Lines plans step by step",
+    p = sub.add_parser("validate", help="check plans (BAR JSON Lines or `mine 4 logs` lines) step by step",
                        description="Play each plan forward and report valid / valid with waste / invalid.")
     add_plan_file_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON array with a record per plan")

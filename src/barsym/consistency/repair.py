@@ -37,7 +37,7 @@ from .anchors import DEFAULT_T, AnchorMethod, AnchorPair, ScoreSource, merge, sl
 from .forward import KEPT, SymbolicChooser, Window, WindowRepair, walk
 from .durability import top_up_tools
 from .needs import NeedPlanner
-from .scores import DEFAULT_K, StepScore, combine, simulator_scores
+from .scores import DEFAULT_K, FailureKind, StepFault, StepScore, combine, simulator_scores
 
 DEFAULT_ROUNDS = 3
 
@@ -158,6 +158,46 @@ class RepairResult:
     seconds: float = 0.0
     stats: RepairStats = field(default_factory=RepairStats)
     initial: list[StepScore] = field(default_factory=list)  # the simulator's scores of the original plan
+    #: the rounds as :meth:`RoundRecord.to_dict` wrote them, for a result read back by :meth:`from_dict`
+    round_summaries: list[dict] | None = field(default=None, repr=False)
+
+    def to_dict(self) -> dict:
+        """Plain JSON data: both plans, goal, provenance, both verdicts in full, rounds, configuration, stats.
+
+        The rounds are written as summaries (anchors, windows, each window's new steps); a result read
+        back with :meth:`from_dict` has them in ``round_summaries`` and an empty ``rounds``.
+        """
+        c = self.config
+        return {
+            "goal": {"item": self.goal.item, "count": self.goal.count},
+            "original": [s.model_dump(mode="json") for s in self.original.steps],
+            "steps": [s.model_dump(mode="json") for s in self.plan.steps],
+            "provenance": [p.value for p in self.provenance],
+            "before": self.before.to_dict(), "after": self.after.to_dict(),
+            "rounds": [r.to_dict() for r in self.rounds] if self.round_summaries is None else self.round_summaries,
+            "config": {"anchors": c.anchors.value, "scores": c.scores.value, "t": c.t, "k": c.k,
+                       "repairer": c.repairer.value, "fallback": c.fallback, "rounds": c.rounds, "seed": c.seed},
+            "seconds": self.seconds, "stats": self.stats.to_dict(),
+            "initial": [{"step": s.step, "score": s.score, "blamed": s.blamed,
+                         "fault": None if s.fault is None else {"step": s.fault.step, "kind": s.fault.kind.value,
+                                                                "code": s.fault.code, "message": s.fault.message}}
+                        for s in self.initial],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "RepairResult":
+        """The result :meth:`to_dict` wrote (rounds as summaries: see there)."""
+        def plan(records: list, source: str | None) -> Plan:
+            return Plan(steps=tuple(Step.model_validate(r) for r in records), source=source)
+
+        before, after = ValidationResult.from_dict(data["before"]), ValidationResult.from_dict(data["after"])
+        initial = [StepScore(s["step"], s["score"], None if s["fault"] is None else StepFault(
+            s["fault"]["step"], FailureKind(s["fault"]["kind"]), s["fault"]["code"], s["fault"]["message"]),
+            s.get("blamed", False)) for s in data.get("initial", ())]
+        return cls(plan(data["original"], before.source), Goal(**data["goal"]), plan(data["steps"], after.source),
+                   [Provenance(p) for p in data["provenance"]], before, after, [],
+                   ConsistencyConfig(**data["config"]), data.get("seconds", 0.0),
+                   RepairStats.from_dict(data.get("stats", {})), initial, list(data.get("rounds", ())))
 
     @property
     def valid_before(self) -> bool:

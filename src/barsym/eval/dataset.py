@@ -1,7 +1,9 @@
 """Task sets to evaluate on: BAR's tech tree (with expert plans) or a task list.
 
-Two layouts are read, both from a path the user passes (barsym never looks for
-datasets on its own):
+The layouts below are read from a path the user passes, or from a task set
+barsym ships, by name (``bar``, ``deps``, ``plancraft-train``:
+:mod:`barsym.datasets`; a bundled set's name dialect comes with it). barsym
+never looks for datasets anywhere else:
 
 - a **folder** in BAR's layout: ``tasks.json`` mapping group -> task -> goal
   (``obj_name``, ``obj_num``) and one expert plan per task in
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..bar_io import PlanFormatError, loads_json, read_input, read_plan, shown
+from ..datasets import bundled, names
 from ..kb import KnowledgeBase, UnknownItemError
 from ..model import MAX_COUNT, Goal, Plan
 from ..sim import State
@@ -55,10 +58,27 @@ class Task:
         return f"{self.group}/{self.name}"
 
 
+def resolve_dataset(name_or_path: str | Path) -> tuple[Path, str | None]:
+    """The files a dataset argument means, and the name dialect they imply.
+
+    A string that is a bundled task set's name means that set (write ``./bar``
+    for a folder called ``bar``); so does a ``Path`` spelled like one when no
+    such file exists (a command whose option is typed ``Path``); anything else
+    is a path.
+    """
+    found = bundled(str(name_or_path))
+    if isinstance(name_or_path, Path) and name_or_path.exists():
+        found = None
+    if found is not None:
+        return found.path, found.dialect
+    return Path(name_or_path), None
+
+
 def load_dataset(path: str | Path, kb: KnowledgeBase, dialect: str | None = None) -> list[Task]:
-    path = Path(path)
+    path, implied = resolve_dataset(path)
+    dialect = implied if dialect is None else dialect
     if not path.exists():
-        raise DatasetError(f"dataset {path} not found")
+        raise DatasetError(f"dataset {path} not found (a path, or a bundled task set: {', '.join(names())})")
     if path.is_dir():
         return _load_bar(path, kb, dialect)
     return _load_list(path, kb, dialect)

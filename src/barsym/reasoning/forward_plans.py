@@ -23,11 +23,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .. import steps as notation
+from ..bar_io import step_from_text
 from ..graph import CraftGraph, item_node
 from ..kb import KnowledgeBase, UnknownItemError
 from ..llm.grammar import gbnf_literal, gbnf_word_choice
-from .. import steps as notation
-from ..model import Goal, Plan, Step, StepType
+from ..model import Goal, Plan, Step
 from ..planner.result import GoalNode, PlanResult
 from ..planner.stats import PlanStats
 from ..sim import State
@@ -58,25 +59,15 @@ class ReadPlan:
 
 
 def parse_step(line: str, kb: KnowledgeBase) -> Step:
-    """One line as a step; ValueError saying what is wrong."""
-    text = line.strip().rstrip(".").strip().lower()
-    match = notation.read_step(text, numbered=True)
-    if match is None:
-        raise ValueError(f"not a step: {text[:60]!r}")
-    tool = match.tool
-    for name in filter(None, (match.item, tool)):
+    """One line as a step (:func:`barsym.bar_io.step_from_text`, the one notation reader), its names
+    known to the knowledge base; ValueError saying what is wrong."""
+    step = step_from_text(line)
+    for name in filter(None, (step.item, step.tool)):
         try:
             kb.resolve(name)
         except UnknownItemError:
             raise ValueError(f"unknown item {name!r}") from None
-    if match.verb is None:
-        return Step(type=StepType.DIG_DOWN, tool=tool)
-    if match.verb not in VERBS:
-        raise ValueError(f"unknown action {match.verb!r}")
-    count = match.count or 0
-    if not notation.counts_ok(count):
-        raise ValueError(f"count {count} out of range")
-    return Step(type=StepType(match.verb), item=match.item, count=count, tool=tool)
+    return step
 
 
 def parse_plan_text(text: str, kb: KnowledgeBase, split=None) -> ReadPlan:

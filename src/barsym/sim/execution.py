@@ -15,11 +15,12 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..model import Goal, Plan
+from ..model import Goal, Plan, Step
+from .failure import Code, Failure
 from .rollout import goal_failure
 from .state import State
 from .stochastic import derive_seed
-from .world import World, WorldFailure, WorldState
+from .world import World, WorldCode, WorldFailure, WorldState
 
 #: z for a 95 % interval
 Z95 = 1.959963984540054
@@ -144,9 +145,11 @@ class Execution:
         episode = self.typical_failure()
         return None if episode is None else describe(episode, self.plan, self.layer_names)
 
-    def to_dict(self) -> dict:
+    def to_dict(self, episodes: bool = False) -> dict:
+        """What the runs add up to (``barsym execute --json``'s record); with ``episodes``, also the plan's
+        steps and every episode, which is what :meth:`from_dict` needs to rebuild the Execution."""
         low, high = self.interval
-        return {
+        out = {
             "file": self.plan.source, "world": self.world, "runs": self.runs, "seed": self.seed,
             "budget": self.budget,
             "goal": None if self.goal is None else {"item": self.goal.item, "count": self.goal.count},
@@ -155,6 +158,57 @@ class Execution:
             "failures": [f.to_dict() for f in self.failures()],
             "ticks": None if self.ticks() is None else self.ticks().to_dict(), "description": self.description(),
         }
+        if episodes:
+            out["layer_names"] = list(self.layer_names)
+            out["steps"] = [s.model_dump(mode="json") for s in self.plan.steps]
+            out["episodes"] = [_episode_dict(e) for e in self.episodes]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Execution":
+        """The Execution ``to_dict(episodes=True)`` wrote (the summary alone cannot be replayed)."""
+        if "episodes" not in data or "steps" not in data:
+            raise ValueError("an Execution is rebuilt from to_dict(episodes=True): this record has no episodes")
+        plan = Plan(steps=tuple(Step.model_validate(r) for r in data["steps"]), source=data.get("file"))
+        goal = data.get("goal")
+        return cls(plan, data["world"], data["seed"], data.get("budget"), None if goal is None else Goal(**goal),
+                   [_episode_from(e) for e in data["episodes"]], tuple(data.get("layer_names", ())))
+
+
+def _episode_dict(episode: Episode) -> dict:
+    out: dict = {"seed": episode.seed, "success": episode.success, "ticks": episode.ticks}
+    if episode.failure is not None:
+        f = episode.failure
+        out["failure"] = {"code": f.code.value, "message": f.message, "item": f.item,
+                          "cause": None if f.cause is None else f.cause.to_dict()}
+        out["failed_step"] = episode.failed_step
+    if episode.at_failure is not None:
+        w = episode.at_failure
+        out["at_failure"] = {"state": w.state.to_dict(), "ticks": w.ticks, "budget": w.budget,
+                             "wear": [list(pair) for pair in w.wear], "seed": w.seed, "steps": w.steps}
+    return out
+
+
+def _code(value: str) -> Code | WorldCode:
+    try:
+        return WorldCode(value)
+    except ValueError:
+        return Code(value)
+
+
+def _episode_from(data: dict) -> Episode:
+    failure = None
+    if data.get("failure") is not None:
+        f, cause = data["failure"], data["failure"].get("cause")
+        if cause is not None:
+            cause = Failure(**{**cause, "code": Code(cause["code"]), "suggestions": tuple(cause.get("suggestions", ()))})
+        failure = WorldFailure(_code(f["code"]), f["message"], f.get("item"), cause)
+    where = data.get("at_failure")
+    if where is not None:
+        where = WorldState(State.from_dict(where["state"]), where["ticks"], where.get("budget"),
+                           tuple(tuple(pair) for pair in where.get("wear", ())), where.get("seed", 0),
+                           where.get("steps", 0))
+    return Episode(data["seed"], data["success"], data["ticks"], failure, data.get("failed_step"), where)
 
 
 def describe(episode: Episode, plan: Plan, layer_names: tuple[str, ...] = ()) -> str:

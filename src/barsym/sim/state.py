@@ -62,3 +62,8 @@ class State:
 
     def to_dict(self) -> dict:
         return {"layer": self.layer, "inventory": dict(self.inventory)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> "State":
+        """The state :meth:`to_dict` wrote."""
+        return cls.start(dict(data.get("inventory") or {}), int(data.get("layer", 0)))
