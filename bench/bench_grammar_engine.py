@@ -10,7 +10,10 @@ plus the shortest path through it is used as the reply).
 Measured 2026-12-01 (2 cores, llguidance 1.9.1): masks 30-65x faster, replies ~15x, compile ~10x
 slower, same accepted text and forced text on 7 goals -- but the admitted-token counts at the reply
 start differ (grammar_match 4, llguidance 1), so llguidance is not a drop-in yet: the difference must
-be explained (token healing / canonical tokens?) before span_decoder may use it.
+be explained. Looked at for torch: grammar_match (like llama.cpp's sampler) admits "c", "cr", "cra",
+"craft"; llguidance only "craft" -- inside forced text it admits just the canonical tokenization. So
+its masks are not llama.cpp's, and greedy text could change where the model prefers a shorter piece;
+switching needs a check that keeps today's text (or accepting the change), hence not switched.
 
 Run: PYTHONPATH=src python bench/bench_grammar_engine.py [--goals N]
 """
