@@ -8,7 +8,6 @@ package or the server's dependencies are missing.
 
 from __future__ import annotations
 
-import importlib.util
 import socket
 import subprocess
 import sys
@@ -19,20 +18,12 @@ import urllib.request
 import pytest
 from pathlib import Path
 
+from barsym.commands.common import importable
+
 from barsym.llm import ModelNotFoundError, packaged_model_path
 
 SERVER_STARTUP_TIMEOUT_S = 60
 SERVER_MODULES = ("uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
-
-
-def importable(module: str) -> bool:
-    """True if ``module`` can be imported, without importing it."""
-    if module in sys.modules:
-        return sys.modules[module] is not None
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
 
 
 @pytest.fixture(scope="session", autouse=True)

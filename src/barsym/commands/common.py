@@ -94,7 +94,7 @@ def number_option(text: str | None, option: str, kind: type, low: float, high: f
 LLM_EXTRA = "pip install 'barsym[llm]'"
 
 
-def _importable(module: str) -> bool:
+def importable(module: str) -> bool:
     """True if ``module`` could be imported, without importing it (a ``None`` in sys.modules blocks it)."""
     if module in sys.modules:
         return sys.modules[module] is not None
@@ -116,7 +116,7 @@ def missing_llm_extra(model: str | None) -> str | None:
     model = model or os.environ.get("BARSYM_MODEL") or None
     if model is not None and not Path(model).is_file():
         return None
-    if not _importable("llama_cpp"):
+    if not importable("llama_cpp"):
         return "llama-cpp-python is not installed"
     if model is None:
         try:

@@ -285,21 +285,9 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
     def _complete_tokens(self, messages, grammar: str | None, max_tokens: int, temperature: float, seed: int,
                          stop: list[str] | None) -> Completion:
         """Token-by-token decoding with llama.cpp's sampler chain (the lock is held)."""
-        context, start = self._context, time.perf_counter()
-        try:
-            prompt = self._prompt.render(messages)
-            if not self.prefix_cache:
-                context.truncate(0)
-            result = generate_tokens(context, prompt, grammar, max_tokens, temperature, seed,
-                                     self._prompt.stops + list(stop or ()))
-        except ValueError as exc:
-            raise LLMError(
-                f"llama.cpp refused the request: {exc}. If the prompt is too long, "
-                f"shorten it or raise n_ctx (now {context.n_ctx})."
-            ) from None
-        except RuntimeError as exc:
-            context.truncate(0)  # the cache is in an unknown state after a failed decode
-            raise LLMError(f"llama.cpp failed during generation: {exc}") from None
+        start = time.perf_counter()
+        result = self._run_decoder(messages, lambda prompt: generate_tokens(
+            self._context, prompt, grammar, max_tokens, temperature, seed, self._prompt.stops + list(stop or ())))
         return Completion(
             text=result.text,
             prompt_tokens=result.prompt_tokens,

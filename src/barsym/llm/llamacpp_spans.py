@@ -38,23 +38,9 @@ class SpanDecoding:
     def _complete_spans(self, messages, grammar, max_tokens: int, temperature: float, seed: int,
                         stop: list[str] | None) -> Completion:
         """One grammar-constrained completion by forced-span decoding (the lock is held)."""
-        spans, context = self._spans, self._context
         start = time.perf_counter()
-        try:
-            prompt = self._prompt.render(messages)
-            if not self.prefix_cache:
-                context.truncate(0)
-            result = spans.generate(prompt, grammar, max_tokens, temperature, seed)
-        except ValueError as exc:  # a prompt beyond n_ctx; UnsupportedGrammar: no admissible token
-            if isinstance(exc, UnsupportedGrammar):
-                raise LLMError(f"the grammar admits no token: {exc}") from None
-            raise LLMError(
-                f"llama.cpp refused the request: {exc}. If the prompt is too long, "
-                f"shorten it or raise n_ctx (now {context.n_ctx})."
-            ) from None
-        except RuntimeError as exc:
-            context.truncate(0)  # the cache is in an unknown state after a failed decode
-            raise LLMError(f"llama.cpp failed during generation: {exc}") from None
+        result = self._run_decoder(messages, lambda prompt: self._spans.generate(
+            prompt, grammar, max_tokens, temperature, seed))
         text, finish = result.text, result.finish_reason
         for marker in stop or ():
             if marker and marker in text:
@@ -71,6 +57,26 @@ class SpanDecoding:
             evaluations=result.evaluations,
             drafted_tokens=result.drafted,
         )
+
+    def _run_decoder(self, messages, decode):
+        """Render ``messages``, empty the cache when prefix caching is off, and return ``decode(prompt)``;
+        llama.cpp's refusals and failures become :class:`LLMError` (both decoding paths, the lock held)."""
+        context = self._context
+        try:
+            prompt = self._prompt.render(messages)
+            if not self.prefix_cache:
+                context.truncate(0)
+            return decode(prompt)
+        except UnsupportedGrammar as exc:  # no admissible token (forced-span decoding only)
+            raise LLMError(f"the grammar admits no token: {exc}") from None
+        except ValueError as exc:  # a prompt beyond n_ctx
+            raise LLMError(
+                f"llama.cpp refused the request: {exc}. If the prompt is too long, "
+                f"shorten it or raise n_ctx (now {context.n_ctx})."
+            ) from None
+        except RuntimeError as exc:
+            context.truncate(0)  # the cache is in an unknown state after a failed decode
+            raise LLMError(f"llama.cpp failed during generation: {exc}") from None
 
     def prime(self, messages: list[dict[str, str]]) -> Priming | None:
         """Evaluate (or load) the fixed prefix ``messages`` once and pin it in the KV cache.
