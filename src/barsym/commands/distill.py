@@ -36,6 +36,8 @@ def add_parser(sub) -> None:
     p.add_argument("--steps", default="200", help="optimizer steps (default 200)")
     p.add_argument("--accumulate", default="4", help="examples per optimizer step (default 4)")
     p.add_argument("--lora-rank", default="16", help="LoRA rank (default 16)")
+    p.add_argument("--lora-layers", help="put adapters on the last N transformer blocks only (default: all); "
+                                         "fewer is cheaper: the backward pass stops at the lowest")
     p.add_argument("--learning-rate", default="5e-4", help="AdamW learning rate (default 5e-4)")
     p.add_argument("--seq-len", default="512", help="longest example tail after the shared prompt prefix, in "
                                                      "tokens (default 512)")
@@ -134,12 +136,18 @@ def _train(args, rows: list[dict], seed: int) -> int:
 
     config = TrainConfig(steps=number_option(args.steps, "--steps", int, 1, 1_000_000),
                          lora_rank=number_option(args.lora_rank, "--lora-rank", int, 1, 1024),
+                         lora_layers=number_option(args.lora_layers, "--lora-layers", int, 1, 1024),
                          learning_rate=number_option(args.learning_rate, "--learning-rate", float, 1e-7, 1.0),
                          seq_len=number_option(args.seq_len, "--seq-len", int, 16, 8192),
                          accumulate=number_option(args.accumulate, "--accumulate", int, 1, 1024),
                          minutes=number_option(args.minutes, "--minutes", float, 0.0),
                          threads=number_option(args.threads, "--threads", int, 1, 256), seed=seed)
-    base = str(default_model_path(args.base))
+    from ..llm.base import ModelNotFoundError
+
+    try:
+        base = str(default_model_path(args.base))
+    except ModelNotFoundError as exc:
+        raise UsageError(f"--base: {exc}") from None
     summary = distill(rows, base, args.out, config, out_type=args.out_type, log=_say)
     _say(f"wrote {args.out} ({summary['gguf_bytes'] / 1e6:.1f} MB); load it with --model {args.out}")
     print(json.dumps(summary, indent=2))

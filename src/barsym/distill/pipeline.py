@@ -37,6 +37,9 @@ def distill(rows: list[dict], base: str, out: str, config: TrainConfig, *, out_t
     log(f"training done in {summary['train_seconds']:.0f} s; writing {out}")
     written = time.perf_counter()
     weights = gguf_weights(merged.state_dict(), merged.config)
+    import numpy as np
+
+    np.savez(out + ".weights.npz", **weights)  # the trained projections, should writing the GGUF fail
     write_gguf(base, weights, out, out_type)
     reread = GGUFReader(out)
     if len(reread.tensors) != len(GGUFReader(base).tensors):

@@ -17,6 +17,10 @@ cache is recomputed every ``refresh`` steps; between refreshes the gradient
 does not flow through the prefix (a documented approximation, measured in
 docs/distill.md by what the result does). The logits are computed only at the
 reply's positions (the 49k-word output layer is a quarter of the model).
+With ``lora_layers=N`` only the last N blocks get adapters: the backward pass
+then stops at the lowest of them, and the prefix caches of the blocks below
+never go stale (measured on this machine, 2 shared cores: a 128-token tail
+costs ~16 s forward and backward with adapters on all 30 blocks).
 
 torch, transformers and peft are imported here only, when training starts.
 """
@@ -39,10 +43,11 @@ class TrainConfig:
     steps: int = 200
     lora_rank: int = 16
     lora_alpha: float = 32.0
+    lora_layers: int | None = None  # adapters on the last N blocks only (None: all); see the module docstring
     learning_rate: float = 5e-4
     seq_len: int = 512  # the tail (everything after the shared prefix) is cut to this many tokens
     accumulate: int = 4  # examples per optimizer step
-    refresh: int = 10  # optimizer steps between recomputations of the prefix caches
+    refresh: int = 25  # optimizer steps between recomputations of the prefix caches
     minutes: float | None = None  # stop (and still write the model) after this long
     threads: int | None = None
     seed: int = 0
@@ -129,8 +134,11 @@ def train(examples, gguf_path: str, config: TrainConfig, log: Callable[[str], No
     prefixes, rows = encode(examples, tokenizer, renderer, config.seq_len)
     log(f"loaded the model in {time.perf_counter() - started:.0f} s; {len(rows)} examples, shared prefixes "
         + ", ".join(f"{k} {len(p)}" for k, p in prefixes.items()) + " tokens")
+    blocks = model.config.num_hidden_layers
+    top = list(range(blocks - min(config.lora_layers, blocks), blocks)) if config.lora_layers else None
     model = get_peft_model(model, LoraConfig(r=config.lora_rank, lora_alpha=config.lora_alpha, lora_dropout=0.0,
-                                             target_modules=list(LORA_TARGETS), task_type="CAUSAL_LM"))
+                                             target_modules=list(LORA_TARGETS), layers_to_transform=top,
+                                             task_type="CAUSAL_LM"))
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=0.0)
     warmup = max(1, config.steps // 20)
@@ -172,7 +180,8 @@ def train(examples, gguf_path: str, config: TrainConfig, log: Callable[[str], No
     summary = {"steps": step, "examples": len(rows), "tail_tokens": tokens, "first_loss": losses[0] if losses else None,
                "last_loss": sum(losses[-5:]) / max(1, len(losses[-5:])),
                "train_seconds": round(time.perf_counter() - training_started, 1),
-               "lora_rank": config.lora_rank, "seq_len": config.seq_len, "accumulate": config.accumulate}
+               "lora_rank": config.lora_rank, "lora_layers": config.lora_layers or model.config.num_hidden_layers,
+               "learning_rate": config.learning_rate, "seq_len": config.seq_len, "accumulate": config.accumulate}
     return merged, summary
 
 
