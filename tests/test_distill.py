@@ -163,3 +163,73 @@ def test_a_missing_data_file_is_one_line(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(command, "missing_train_extra", lambda: None)
     assert main(["distill", "--out", str(tmp_path / "m.gguf"), "--data", str(tmp_path / "none.jsonl")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+class _CharTokenizer:
+    """One token per character; ``<|im_end|>`` is token 0 (enough for :func:`barsym.distill.train.encode`)."""
+
+    def convert_tokens_to_ids(self, token):
+        return 0
+
+    def encode(self, text, add_special_tokens=False):
+        return [ord(c) for c in text]
+
+
+class _Renderer:
+    def prompt(self, messages):
+        return "".join(f"<{m['role']}>{m['content']}" for m in messages) + "<assistant>"
+
+
+def test_the_trainer_shares_each_kinds_prompt_prefix_and_scores_only_the_reply():
+    from barsym.distill.train import encode
+
+    prefix = [{"role": "system", "content": "plan"}, {"role": "user", "content": "Goal: 1 a"},
+              {"role": "assistant", "content": "craft 1 a"}]
+    rows = [{"kind": "cot", "messages": prefix + [{"role": "user", "content": f"Goal: 1 {item}"}], "reply": reply}
+            for item, reply in (("bed", "craft 1 bed"), ("boat", "craft 1 boat"))]
+    rows.append({"kind": "score", "messages": [{"role": "user", "content": "Rate step 1"}], "reply": "10"})
+    prefixes, encoded = encode(rows, _CharTokenizer(), _Renderer(), seq_len=1000)
+    shared = "".join(chr(t) for t in prefixes["cot"])
+    assert shared == _Renderer().prompt(prefix)[:-len("<assistant>")] + "<user>Goal: 1 b"
+    first = encoded[0]
+    assert "".join(chr(t) for t in first.tail[first.scored_from:-1]) == "craft 1 bed" and first.tail[-1] == 0
+    assert _Renderer().prompt(rows[0]["messages"]).startswith(shared)
+    # a kind with one example keeps at least one prompt token in its tail
+    assert len(prefixes["score"]) == len(_Renderer().prompt(rows[2]["messages"])) - 1
+    _, cut = encode(rows, _CharTokenizer(), _Renderer(), seq_len=12)
+    assert all(len(e.tail) <= 12 and e.scored_from < len(e.tail) for e in cut)
+
+
+def test_the_gguf_rows_of_a_query_projection_are_regrouped_per_head():
+    import numpy as np
+
+    from barsym.distill.gguf_out import to_gguf_rows
+
+    w = np.arange(8 * 2, dtype=np.float32).reshape(8, 2)  # 2 heads of 4 rows: halves [0,1],[2,3] interleaved
+    rows = to_gguf_rows(w, heads=2)[:, 0].tolist()
+    assert rows == [0, 4, 2, 6, 8, 12, 10, 14]
+
+
+@pytest.mark.skipif(not all(__import__("importlib").util.find_spec(m) for m in ("torch", "transformers", "peft")),
+                    reason="the [train] extra is not installed")
+def test_a_few_lora_steps_on_a_toy_llama_lower_the_loss():
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from barsym.distill.train import Encoded, _loss
+
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                         num_attention_heads=4, num_key_value_heads=2))
+    model = get_peft_model(model, LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj", "down_proj"]))
+    row = Encoded("cot", [5, 6, 7, 8, 9, 10, 11], scored_from=3)
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-2)
+    losses = []
+    for _ in range(8):
+        optimizer.zero_grad()
+        loss = _loss(model, row, None)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    assert losses[-1] < losses[0]
