@@ -53,9 +53,11 @@ def seen_goals(path: str, kinds: set[str], n: int) -> list[Goal]:
     return found
 
 
-def run(kb, what: str, model: str | None, threads: int, targets: list[Goal], label: str) -> dict:
+def run(kb, what: str, model: str | None, threads: int, targets: list[Goal], label: str, rounds: int = 5) -> dict:
     validator = Validator(kb)
     options = dict(model=model, threads=threads, log=False)
+    if what == "deps":
+        options["deps_rounds"] = rounds
     if what == "bar-nofacts":
         planner = make_planner("bar", kb, facts=False, **options)
     else:
@@ -82,7 +84,7 @@ def run(kb, what: str, model: str | None, threads: int, targets: list[Goal], lab
             mark = "executable" if ok else "not executable"
         good += bool(ok)
         print(f"  {label} {what} {i}/{len(targets)} {goal.item}: {mark}", flush=True)
-    out = {"what": what, "goals": label, "tasks": len(targets), "seconds": round(time.perf_counter() - started, 1)}
+    out = {"what": what, "goals": label, "tasks": len(targets), "model": model, "seconds": round(time.perf_counter() - started, 1)}
     if what == "bar-nofacts":
         out.update(first_try=first, llm_goals=asked)
     else:
@@ -99,16 +101,19 @@ def main(argv=None) -> int:
     parser.add_argument("--data", help="the training examples (barsym distill --data-only)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--json", help="write the results here")
+    parser.add_argument("--rounds", type=int, default=5, help="deps: replanning rounds (default 5, DEPS' own)")
     args = parser.parse_args(argv)
     kb = load_kb()
     results = []
     for what in args.what.split(","):
         dataset = "deps" if what == "deps" else "bar"
-        results.append(run(kb, what, args.model, args.threads, goals(kb, dataset, args.limit), f"held-out {dataset}"))
+        results.append(run(kb, what, args.model, args.threads, goals(kb, dataset, args.limit), f"held-out {dataset}",
+                           args.rounds))
         print(json.dumps(results[-1]), flush=True)
         if args.seen and args.data:
             kinds = {"deps"} if what == "deps" else ({"bar-nofacts", "bar"} if what == "bar-nofacts" else {"cot"})
-            results.append(run(kb, what, args.model, args.threads, seen_goals(args.data, kinds, args.seen), "seen"))
+            results.append(run(kb, what, args.model, args.threads, seen_goals(args.data, kinds, args.seen), "seen",
+                               args.rounds))
             print(json.dumps(results[-1]), flush=True)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
