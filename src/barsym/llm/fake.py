@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .base import Completion, LLMBackend, LLMOptions
+from .base import Completion, LLMBackend, LLMOptions, validate_messages
 
 __all__ = ["RecordedCall", "ScriptExhaustedError", "ScriptedLLM"]
 
@@ -25,6 +25,7 @@ Reply = (
     | BaseException
     | type[BaseException]
     | Callable[["RecordedCall"], str | Completion]
+    | dict  # {continuation: logprob}, for continuation_logprobs
 )
 
 
@@ -81,6 +82,26 @@ class ScriptedLLM(LLMBackend):
     def remaining(self) -> int:
         """Replies not yet consumed (assert ``== 0`` to check a script was fully used)."""
         return len(self._queue)
+
+    def continuation_logprobs(self, messages: list[dict[str, str]], continuations: list[str]) -> list[float]:
+        """Answer a probability call from the queue: the next reply must be a dict {continuation: logprob} (or a
+        callable returning one, or an exception); continuations it does not name get -30 (about 1e-13)."""
+        validate_messages(messages)
+        call = RecordedCall(messages=copy.deepcopy(messages), max_tokens=0, temperature=0.0, seed=0,
+                            json_schema=None, grammar=None, stop=list(continuations))
+        self.calls.append(call)
+        if not self._queue:
+            raise ScriptExhaustedError(f"ScriptedLLM has no reply left for probability call #{len(self.calls)}")
+        reply = self._queue.popleft()
+        if isinstance(reply, BaseException):
+            raise reply
+        if isinstance(reply, type) and issubclass(reply, BaseException):
+            raise reply(f"scripted {reply.__name__} for call #{len(self.calls)}")
+        if callable(reply):
+            reply = reply(call)
+        if not isinstance(reply, dict):
+            raise TypeError(f"a probability call needs a scripted dict {{text: logprob}}, got {reply!r}")
+        return [float(reply.get(text, -30.0)) for text in continuations]
 
     def complete(
         self,
