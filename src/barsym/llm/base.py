@@ -197,6 +197,8 @@ class LLMBackend(ABC):
     """
 
     options: LLMOptions
+    #: whether :meth:`continuation_logprobs` answers (the in-process model; a scripted fake when asked to)
+    gives_probabilities: bool = False
 
     def __init__(self, options: LLMOptions | None = None) -> None:
         self.options = options or LLMOptions()

@@ -69,8 +69,11 @@ class ScriptedLLM(LLMBackend):
     real backend, so malformed requests fail in unit tests too.
     """
 
-    def __init__(self, replies: Iterable[Reply] = (), options: LLMOptions | None = None) -> None:
+    def __init__(self, replies: Iterable[Reply] = (), options: LLMOptions | None = None, *,
+                 probabilities: bool = False) -> None:
+        """``probabilities``: say it gives token probabilities (scripted dicts), as the in-process model does."""
         super().__init__(options)
+        self.gives_probabilities = probabilities
         self._queue: deque[Reply] = deque(replies)
         self.calls: list[RecordedCall] = []
 

@@ -146,6 +146,8 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
     thread-safe.
     """
 
+    gives_probabilities = True
+
     def __init__(
         self,
         model: str | os.PathLike | None = None,

@@ -36,15 +36,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from enum import Enum
 
+from ..consistency.anchors import DEFAULT_SCORE_METHOD as DEFAULT_METHOD
+from ..consistency.anchors import ScoreMethod
 from ..kb import Rules
 from ..llm import LLMBackend
 from ..model import Goal, Plan, Step, StepType
 from ..validation import Validator
 from .short_calls import LLMUse, ShortCalls
 
-__all__ = ["DEFAULT_METHOD", "LLMStepScorer", "ScoreMethod", "needs_text", "parse_score", "task_text"]
+__all__ = ["DEFAULT_METHOD", "LLMStepScorer", "ScoreMethod", "gives_probabilities", "needs_text", "parse_score",
+           "task_text"]
 
 SCORE_GRAMMAR = 'root ::= "10" | [1-9]\n'
 SYSTEM = ("You check Minecraft plans step by step. Rate one step of the plan with a number from 1 to 10: "
@@ -54,21 +56,6 @@ YES_SYSTEM = ("You check Minecraft plans step by step. Say whether one step can 
               "before it. Reply yes or no.")
 DIGITS = [str(d) for d in range(1, 11)]
 YES, NO = ("yes", "Yes"), ("no", "No")
-
-
-class ScoreMethod(str, Enum):
-    DIGIT = "digit"
-    EXPECTED = "expected"
-    YES = "yes"
-    YES_FACTS = "yes-facts"
-
-    @property
-    def needs_probabilities(self) -> bool:
-        return self is not ScoreMethod.DIGIT
-
-
-#: the method ``--scores llm`` / ``both`` use unless told otherwise (the best measured, docs/step-scores.md)
-DEFAULT_METHOD = ScoreMethod.YES_FACTS
 
 
 def numbered(steps: Sequence[Step]) -> str:
@@ -95,7 +82,7 @@ def needs_text(rules: Rules, step: Step) -> str:
         action = rules.action(kind, step.item, step.count)
     except (KeyError, IndexError, ValueError):
         return ""
-    parts = [f"{slot.count} {' or '.join(slot.accepts[:3])}" for slot in action.needs]
+    parts = [f"{slot.count} {_slot_name(rules, slot.accepts)}" for slot in action.needs]
     if action.station:
         parts.append(f"a {action.station} nearby")
     if action.fuel:
@@ -107,6 +94,14 @@ def needs_text(rules: Rules, step: Step) -> str:
     return ", ".join(parts) or "nothing"
 
 
+def _slot_name(rules: Rules, accepts: tuple[str, ...]) -> str:
+    """A slot as BAR writes it: the family name (logs, planks), else the preferred member, else the members."""
+    kb = rules.kb
+    generic = [name for name in accepts if name in kb.generic] if rules.generic_names else []
+    preferred = [name for name in kb.prefer if name in accepts]
+    return (generic or preferred or [" or ".join(accepts[:3])])[0]
+
+
 class LLMStepScorer:
     """Rates every step of a plan with the model (see the module docstring).
 
@@ -115,10 +110,18 @@ class LLMStepScorer:
     """
 
     def __init__(self, backend: LLMBackend, *, seed: int = 0, temperature: float = 0.0,
-                 max_failures: int = 2, log=True, method: ScoreMethod | str = ScoreMethod.DIGIT,
+                 max_failures: int = 2, log=True, method: ScoreMethod | str | None = ScoreMethod.DIGIT,
                  rules: Rules | None = None):
+        """``method`` None: :data:`DEFAULT_METHOD` where the backend gives token probabilities (the in-process
+        model), else ``digit`` (an HTTP server)."""
         self.backend, self.seed, self.temperature = backend, seed, temperature
+        if method is None:
+            method = ScoreMethod.DIGIT if not gives_probabilities(backend) else (
+                DEFAULT_METHOD if rules is not None or not DEFAULT_METHOD is ScoreMethod.YES_FACTS else ScoreMethod.YES)
         self.method = ScoreMethod(method)
+        if self.method.needs_probabilities and not gives_probabilities(backend):
+            raise ValueError(f"the {self.method.value} step scores need token probabilities, which "
+                             f"{type(backend).__name__} does not give; use the digit method")
         if self.method is ScoreMethod.YES_FACTS and rules is None:
             raise ValueError("the yes-facts step scores need the rule book (rules=...)")
         self.rules = rules
@@ -173,7 +176,8 @@ class LLMStepScorer:
     def step(self, goal: Goal, steps: tuple[Step, ...], number: int) -> float | None:
         """Step ``number``'s raw score (one model call, not cached)."""
         messages = self.messages(goal, steps, number)
-        about = f"score step {number} of {goal.count} {goal.item} ({self.method.value})"
+        about = f"score step {number} of {goal.count} {goal.item}" + (
+            "" if self.method is ScoreMethod.DIGIT else f" ({self.method.value})")
         if self.method is ScoreMethod.DIGIT:
             text = self.calls.ask(messages, SCORE_GRAMMAR, 3, about, lambda t: parse_score(t) is not None)
             return None if text is None else float(parse_score(text) or 0)
@@ -182,6 +186,11 @@ class LLMStepScorer:
             return None if found is None else expected_digit(found)
         found = self.calls.weigh(messages, [*YES, *NO], about)
         return None if found is None else 1.0 + 9.0 * yes_share(found[:len(YES)], found[len(YES):])
+
+
+def gives_probabilities(backend: LLMBackend) -> bool:
+    """Whether ``backend`` answers :meth:`~barsym.llm.LLMBackend.continuation_logprobs`."""
+    return bool(getattr(backend, "gives_probabilities", False))
 
 
 def expected_digit(logprobs: Sequence[float]) -> float:
