@@ -106,20 +106,3 @@ def llama_server(gguf_path, tmp_path_factory):
             proc.kill()
             proc.wait(timeout=10)
 
-
-@pytest.fixture(scope="session")
-def kb():
-    """The knowledge base of minecraft-data 1.16.5, BAR's (one per test session; files may still redefine it)."""
-    from barsym.kb import load_kb
-
-    return load_kb("1.16.5")
-
-
-@pytest.fixture(scope="session")
-def bar_tasks(kb):
-    """BAR's 53 tasks with their expert plans, from the packaged copy."""
-    from barsym.eval import load_dataset
-    from barsym.eval.dataset import resolve_dataset
-
-    path, dialect = resolve_dataset("bar")
-    return load_dataset(path, kb, dialect)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pytest
 
-from barsym.kb import load_kb
 from barsym.llm import BackendTimeoutError, LLMOptions, ScriptedLLM
 from barsym.llm.grammar import lint_gbnf
 from barsym.llm.grammar_match import compile_grammar
@@ -25,10 +24,6 @@ NO_TABLE = "mine 3 logs\ncraft 9 planks\ncraft 2 stick\ncraft 1 wooden_pickaxe\n
 GOOD = "mine 3 logs\ncraft 9 planks\ncraft 2 stick\ncraft 1 crafting_table\ncraft 1 wooden_pickaxe\ndone"
 WHY = "Crafting a wooden_pickaxe needs a crafting_table."
 
-
-@pytest.fixture(scope="module")
-def kb():
-    return load_kb()
 
 
 def deps(kb, replies, rounds=5, n_ctx=4096):
