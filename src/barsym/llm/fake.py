@@ -86,22 +86,31 @@ class ScriptedLLM(LLMBackend):
         """Replies not yet consumed (assert ``== 0`` to check a script was fully used)."""
         return len(self._queue)
 
+    def _next(self, call: RecordedCall):
+        """Record ``call`` and take the next scripted reply: raised if it is an exception, called if callable."""
+        self.calls.append(call)
+        if not self._queue:
+            preview = call.last_user_message[:120]
+            raise ScriptExhaustedError(
+                f"ScriptedLLM has no reply left for call #{len(self.calls)} "
+                f"(last user message: {preview!r}); the test scripted "
+                f"{len(self.calls) - 1} replies. Add more replies or check why the code "
+                "under test made an extra call."
+            )
+        reply = self._queue.popleft()
+        if isinstance(reply, BaseException):
+            raise reply
+        if isinstance(reply, type) and issubclass(reply, BaseException):
+            raise reply(f"scripted {reply.__name__} for call #{len(self.calls)}")
+        return reply(call) if callable(reply) else reply
+
     def continuation_logprobs(self, messages: list[dict[str, str]], continuations: list[str]) -> list[float]:
         """Answer a probability call from the queue: the next reply must be a dict {continuation: logprob} (or a
         callable returning one, or an exception); continuations it does not name get -30 (about 1e-13)."""
         validate_messages(messages)
         call = RecordedCall(messages=copy.deepcopy(messages), max_tokens=0, temperature=0.0, seed=0,
                             json_schema=None, grammar=None, stop=list(continuations))
-        self.calls.append(call)
-        if not self._queue:
-            raise ScriptExhaustedError(f"ScriptedLLM has no reply left for probability call #{len(self.calls)}")
-        reply = self._queue.popleft()
-        if isinstance(reply, BaseException):
-            raise reply
-        if isinstance(reply, type) and issubclass(reply, BaseException):
-            raise reply(f"scripted {reply.__name__} for call #{len(self.calls)}")
-        if callable(reply):
-            reply = reply(call)
+        reply = self._next(call)
         if not isinstance(reply, dict):
             raise TypeError(f"a probability call needs a scripted dict {{text: logprob}}, got {reply!r}")
         return [float(reply.get(text, -30.0)) for text in continuations]
@@ -130,22 +139,7 @@ class ScriptedLLM(LLMBackend):
             grammar=grammar,
             stop=list(stop) if stop else None,
         )
-        self.calls.append(call)
-        if not self._queue:
-            preview = call.last_user_message[:120]
-            raise ScriptExhaustedError(
-                f"ScriptedLLM has no reply left for call #{len(self.calls)} "
-                f"(last user message: {preview!r}); the test scripted "
-                f"{len(self.calls) - 1} replies. Add more replies or check why the code "
-                "under test made an extra call."
-            )
-        reply = self._queue.popleft()
-        if isinstance(reply, BaseException):
-            raise reply
-        if isinstance(reply, type) and issubclass(reply, BaseException):
-            raise reply(f"scripted {reply.__name__} for call #{len(self.calls)}")
-        if callable(reply):
-            reply = reply(call)
+        reply = self._next(call)
         if isinstance(reply, Completion):
             return reply
         if not isinstance(reply, str):

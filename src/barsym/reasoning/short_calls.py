@@ -92,13 +92,7 @@ class ShortCalls:
             reply = self.backend.complete(messages, grammar=grammar, max_tokens=max_tokens,
                                           temperature=self.temperature, seed=self.seed)
         except LLMError as exc:
-            self.use.errors += 1
-            self.use.problems.append(str(exc))
-            self._failures += 1
-            if self._failures >= self.max_failures:
-                self.down = f"{self._failures} failures in a row, last: {exc}"
-            self._write(about, messages, grammar, None, Verdict.BACKEND_ERROR, [str(exc)],
-                        time.perf_counter() - started)
+            self._failed(exc, about, messages, grammar, started)
             return None
         self._failures = 0
         self.use.record(reply, started)
@@ -119,13 +113,7 @@ class ShortCalls:
         try:
             found = self.backend.continuation_logprobs(messages, continuations)
         except LLMError as exc:
-            self.use.errors += 1
-            self.use.problems.append(str(exc))
-            self._failures += 1
-            if self._failures >= self.max_failures:
-                self.down = f"{self._failures} failures in a row, last: {exc}"
-            self._write(about, messages, _asked(continuations), None, Verdict.BACKEND_ERROR, [str(exc)],
-                        time.perf_counter() - started)
+            self._failed(exc, about, messages, _asked(continuations), started)
             return None
         self._failures = 0
         self.use.calls += 1
@@ -134,6 +122,15 @@ class ShortCalls:
         self._write(about, messages, _asked(continuations), _Weighed(shown), Verdict.ACCEPTED, [],
                     time.perf_counter() - started)
         return list(found)
+
+    def _failed(self, exc: LLMError, about: str, messages, grammar: str, started: float) -> None:
+        """Count a backend failure (``max_failures`` in a row: the backend is down) and log it."""
+        self.use.errors += 1
+        self.use.problems.append(str(exc))
+        self._failures += 1
+        if self._failures >= self.max_failures:
+            self.down = f"{self._failures} failures in a row, last: {exc}"
+        self._write(about, messages, grammar, None, Verdict.BACKEND_ERROR, [str(exc)], time.perf_counter() - started)
 
     def _write(self, about: str, messages, grammar: str, reply, verdict: Verdict, problems: list[str],
                seconds: float) -> None:
