@@ -157,7 +157,8 @@ def test_deps_rounds_and_step_score_agreement_where_the_records_have_them(tmp_pa
              [record("stone/a", {"consistency": {"valid_before": False, "valid_after": True, "repaired_steps": 2,
                                                  "step_scores": {"simulator": [10, 4, 10, 10],
                                                                  "llm": [10, 9, 10, 3]}}})])
-    html = render([deps, sc])
+    html = render([deps])  # apart: together they would be compared on the one task they share
     assert "DEPS rounds" in html and "Success within N rounds (DEPS), %" in html
-    assert "<td>deps</td><td>3</td><td>2.33</td><td>3</td><td>66.7 %</td>" in html
+    assert "<td>deps</td><td>3</td><td>2.33</td><td>3</td><td>66.7 % [20.8-93.9] of 3</td>" in html
+    html = render([sc])
     assert "50.0 % of 4 steps" in html and "<td>bar-sc</td><td>1</td><td>1</td><td>1</td><td>2</td>" in html
