@@ -54,6 +54,7 @@ def fake_clock(monkeypatch):
     clock = Clock()
     monkeypatch.setattr(progress_bar, "CLOCK", clock)
     monkeypatch.setattr(progress_bar, "TICK_SECONDS", None)  # the test redraws by hand, as the timer would
+    monkeypatch.setenv("COLUMNS", "160")  # the line is cut to the terminal's width: one width for every machine
     return clock
 
 

@@ -87,16 +87,17 @@ class ProgressLine:
         now = self.clock()
         elapsed = now - self.started
         rate = ""
-        if self.finished and elapsed > 0:
-            per = elapsed / self.finished if self.n < self.total else (self.last - self.started) / self.finished
-            rate = f", {per:.1f} s/{self.unit}" if per >= 1 else f", {1 / per:.1f} {self.unit}s/s" if per else ""
+        if self.finished and self.last > self.started:
+            per = (self.last - self.started) / self.finished  # of the finished ones: steady while one runs
+            rate = f", {per:.1f} s/{self.unit}" if per >= 1 else f", {1 / per:.1f} {self.unit}s/s"
         share = self.n / self.total if self.total else 1.0
         head = f"{self.label} {100 * share:3.0f}%|" if self.label else f"{100 * share:3.0f}%|"
-        tail = (f"| {self.n:,}/{self.total:,} {self.unit}s [{clock_text(elapsed)}<{clock_text(self.remaining(now))}"
-                f"{rate}]" + (f" {self.postfix}" if self.postfix else ""))
-        width = max(10, min(40, shutil.get_terminal_size((100, 24)).columns - len(head) - len(tail) - 1))
+        tail = f"| {self.n:,}/{self.total:,} {self.unit}s [{clock_text(elapsed)}<{clock_text(self.remaining(now))}{rate}]"
+        columns = shutil.get_terminal_size((100, 24)).columns
+        width = max(10, min(40, columns - len(head) - len(tail) - POSTFIX - 2))  # the same width whatever follows
         filled = int(round(width * min(1.0, share)))
-        return head + "#" * filled + " " * (width - filled) + tail
+        line = head + "#" * filled + " " * (width - filled) + tail + (f" {self.postfix}" if self.postfix else "")
+        return line[:max(20, columns - 1)]  # never wrapped: a wrapped line cannot be redrawn in place
 
     def draw(self, force: bool = True) -> None:
         with self._lock:
