@@ -95,6 +95,8 @@ def test_drill_down_shows_plans_diff_verdicts_and_execution_failures(capsys, run
     # the closed row: task, depth, one badge per run
     assert re.search(r'<div class="key">stone/stone_shovel</div><div>6</div><div><span class="badge ok">valid · '
                      r'Acc 88 · runs \d/5</span></div><div><span class="badge bad">invalid', shovel)
+    # the model's acceptance rates, each with its interval, for the run that asked one
+    assert re.search(r"<td>llm-only</td><td>(\d+)</td><td>[\d.]+ % \[[\d.]+-[\d.]+\] of \1</td>", html)
     # an exact plan says so
     assert "the plan is the expert plan, step for step" in drill(html, "stone/cobblestone")
 

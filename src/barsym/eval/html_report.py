@@ -155,8 +155,19 @@ def _cost_section(runs: list[Run]) -> str:
                            Series("mean", [s["seconds_per_task"]["mean"] for _, s in summaries])]))
     head = ["planner", "tasks", "executable", "LLM calls / task", "first try", "after feedback", "fallback",
             "plan-level fallbacks", "s / task median", "mean", "max"]
+    answers = []  # the acceptance rates again, with their intervals, for the runs that asked a model
+    for run, s in summaries:
+        t = s["totals"]
+        asked = t["llm_goals"]
+        if asked:
+            left = max(0, asked - t["accepted_first_try"] - t["accepted_after_feedback"])
+            answers.append([run.label, str(asked), rate_text(t["accepted_first_try"], asked),
+                            rate_text(t["accepted_after_feedback"], asked), rate_text(min(t["fallbacks"], left), asked)])
+    detail = (_table(["planner", "goals put to the LLM", "accepted first try", "after feedback", "symbolic fallback"],
+                     answers) if answers else "")
     return _section("Cost and trust: executable plans, LLM calls, acceptance, time", _table(head, rows),
-                    note("Executable: the validator's verdict (valid, or valid with waste). " + INTERVAL_NOTE), charts)
+                    note("Executable: the validator's verdict (valid, or valid with waste). " + INTERVAL_NOTE), detail,
+                    charts)
 
 
 def _world(run: Run) -> dict:
