@@ -14,6 +14,7 @@ execution failures where the run executed its plans.
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Callable
 from html import escape
 
@@ -52,6 +53,12 @@ def task_keys(runs) -> list[str]:
     return sorted(seen, key=lambda k: order[seen[k]])  # stable: the runs' order inside a group
 
 
+def _number(value) -> float | None:
+    """A finite number from a record, or None (a record is a file anyone may have edited)."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return float(value) if ok else None
+
+
 def _badge(record: dict | None) -> str:
     if record is None:
         return '<span class="badge none">not in this run</span>'
@@ -59,8 +66,8 @@ def _badge(record: dict | None) -> str:
         return f'<span class="badge bad">no plan ({escape(str(record.get("error_kind", "?")))})</span>'
     verdict = str(record.get("verdict", "?"))
     parts = [verdict]
-    if "accuracy" in record:
-        parts.append(f"Acc {float(record['accuracy']):.0f}")
+    if _number(record.get("accuracy")) is not None:
+        parts.append(f"Acc {_number(record['accuracy']):.0f}")
     ran = (record.get("execution") or {}).get("planner")
     if ran:
         parts.append(f"runs {ran['successes']}/{ran['runs']}")
@@ -130,9 +137,10 @@ def drill_down(record: dict, label: str, expert: list[dict] | None) -> str:
     verdict = f"verdict: {escape(str(record.get('verdict')))}"
     if record.get("expert_verdict"):
         verdict += f"; expert plan: {escape(str(record['expert_verdict']))}"
-    if "accuracy" in record:
-        verdict += (f"; Acc {float(record['accuracy']):.1f}, F1 {float(record.get('f1', 0)):.1f}, "
-                    f"edit distance {record.get('edit_distance')}")
+    acc, f1, distance = (_number(record.get(k)) for k in ("accuracy", "f1", "edit_distance"))
+    if acc is not None:
+        verdict += f"; Acc {acc:.1f}" + (f", F1 {f1:.1f}" if f1 is not None else "")
+        verdict += f", edit distance {distance:.0f}" if distance is not None else ""
     parts.append(f"<p>{verdict}</p>")
     if record.get("why"):
         parts.append(f"<p>why they differ: {escape(str(record['why']))}</p>")
