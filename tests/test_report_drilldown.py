@@ -108,10 +108,12 @@ def test_success_against_depth_with_intervals(capsys, runs, tmp_path):
     assert "Success against tech-tree depth" in html and "95 % Wilson score interval" in html
     section = html[html.index("Success against tech-tree depth"):html.index("</section>",
                                                                             html.index("Success against"))]
-    rows = re.findall(r"<tr><td>(\d+)</td><td>([^<]*)</td>", section)
-    assert [int(d) for d, _ in rows] == sorted(int(d) for d, _ in rows) and len(rows) >= 5
-    tasks = sum(int(re.search(r"of (\d+)$", cell).group(1)) for _, cell in rows)
-    assert tasks == 53  # every task in one depth row
+    rows = re.findall(r"<tr><td>(\d+)</td><td>symbolic</td><td>(\d+)</td><td>([^<]*)</td><td>([^<]*)</td>", section)
+    assert [int(d) for d, *_ in rows] == sorted(int(d) for d, *_ in rows) and len(rows) >= 5
+    assert sum(int(n) for _, n, _, _ in rows) == 53  # every task in one depth row
+    for _, n, executable, executed in rows:
+        assert re.fullmatch(rf"[\d.]+ % \[[\d.]+-[\d.]+\] of {n}", executable)
+        assert re.fullmatch(rf"[\d.]+ % \[[\d.]+-[\d.]+\] of {int(n) * 5}", executed)  # 5 runs per plan
     assert "Executable plans per tech-tree depth, %" in html and "Execution success per tech-tree depth, %" in html
 
 

@@ -84,15 +84,13 @@ def depth_section(runs, kb) -> str:
     if not levels:
         return ""
     executed = any(t[d][3] for _, t in per_run for d in t)
-    head = ["depth", *[f"{run.label}: executable plans" for run, _ in per_run]]
-    if executed:
-        head += [f"{run.label}: execution success" for run, _ in per_run]
+    head = ["depth", "planner", "tasks", "executable plans"] + (["execution success (runs)"] if executed else [])
     rows = []
-    for d in levels:
-        row = [str(d)] + [rate_text(t[d][1], t[d][0]) if d in t else "-" for _, t in per_run]
-        if executed:
-            row += [rate_text(t[d][2], t[d][3]) if d in t else "-" for _, t in per_run]
-        rows.append(row)
+    for d in levels:  # long form: one row per depth and run, so that any number of runs fits the page
+        for run, t in per_run:
+            if d in t:
+                rows.append([str(d), run.label, str(t[d][0]), rate_text(t[d][1], t[d][0])]
+                            + ([rate_text(t[d][2], t[d][3])] if executed else []))
     categories = [str(d) for d in levels]
     charts = bar_chart("Executable plans per tech-tree depth, %", categories,
                        [Series(run.label, [100.0 * t[d][1] / t[d][0] if d in t else None for d in levels])
