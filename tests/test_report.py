@@ -6,6 +6,7 @@ import re
 import shutil
 import struct
 import subprocess
+import tempfile
 import zlib
 from pathlib import Path
 
@@ -45,10 +46,14 @@ def console_lines(stderr: str) -> list[str]:
 
 
 def chromium(page: Path, screenshot: Path, height: int = 1200) -> list[str]:
-    done = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                           "--no-first-run", "--disable-extensions", "--enable-logging=stderr", "--v=0",
-                           f"--window-size=1200,{height}", f"--screenshot={screenshot}", page.as_uri()],
-                          capture_output=True, text=True, timeout=120)
+    """Debian's headless Chromium on ``page`` with a fresh profile and nothing fetched in the background."""
+    with tempfile.TemporaryDirectory() as profile:
+        done = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                               "--no-first-run", "--disable-extensions", f"--user-data-dir={profile}",
+                               "--enable-logging=stderr", "--v=0", f"--window-size=1200,{height}",
+                               f"--screenshot={screenshot}", page.as_uri()],
+                              capture_output=True, text=True, timeout=120)
     assert screenshot.is_file(), done.stderr[-2000:]
     return console_lines(done.stderr)
 
