@@ -79,7 +79,7 @@ def diff_table(plan: list[dict], expert: list[dict] | None, label: str) -> str:
     ours = [show_step(r) for r in plan]
     if expert is None:
         rows = [("equal", i + 1, step, "", "") for i, step in enumerate(ours)]
-        head = ["#", f"plan ({label})", "", "expert plan (not in the run file)"]
+        head = ["#", f"plan ({label})", "", "expert plan (none recorded for this task)"]
     else:
         theirs = [show_step(r) for r in expert]
         rows = []
