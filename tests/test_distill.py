@@ -93,7 +93,7 @@ def _start(row) -> State | None:
         f"Goal: {row['count']} {row['goal']}"))
     if "You start with:" not in task:
         return None
-    text = task.split("You start with: ")[1].rstrip(".")
+    text = task.split("You start with: ")[1].split("\n")[0].rstrip(".")
     layer_part, _, items = text.partition("; inventory: ")
     inventory = {}
     for entry in items.split(", "):
