@@ -79,7 +79,7 @@ def test_a_backend_without_probabilities_gets_the_digit_method_by_default(kb):
     with pytest.raises(ValueError, match="need token probabilities"):
         LLMStepScorer(ScriptedLLM([]), method="expected", log=False)
     with_rules = LLMStepScorer(ScriptedLLM([], probabilities=True), method=None, log=False, rules=Rules(kb))
-    assert with_rules.method is ScoreMethod.YES_FACTS
+    assert with_rules.method is ScoreMethod.EXPECTED  # the best measured (docs/step-scores.md)
 
 
 

@@ -36,7 +36,7 @@ def add_parser(sub) -> None:
     p.add_argument("--scores", choices=SOURCES, default="both",
                    help="which scores: simulator (no model), llm, or both (default)")
     p.add_argument("--score-method", choices=SCORE_METHODS, default=None,
-                   help="how the model's score is read: digit, expected, yes or yes-facts (default yes-facts for "
+                   help="how the model's score is read: digit, expected, yes or yes-facts (default expected for "
                         "an in-process model, digit for --llm-url; docs/step-scores.md)")
     p.add_argument("--t", metavar="T", default="5", help="anchor threshold, 1 to 10 (default 5)")
     p.add_argument("--k", metavar="K", default="3", help="lookahead and anchor distance (default 3)")

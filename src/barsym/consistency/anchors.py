@@ -62,7 +62,7 @@ class ScoreMethod(str, Enum):
 
 #: what ``--scores llm`` / ``both`` read unless told otherwise: the best on the labelled step set
 #: (bench/bench_step_scores.py, docs/step-scores.md)
-DEFAULT_SCORE_METHOD = ScoreMethod.YES_FACTS
+DEFAULT_SCORE_METHOD = ScoreMethod.EXPECTED
 
 
 @dataclass(frozen=True, order=True)

@@ -116,8 +116,7 @@ class LLMStepScorer:
         model), else ``digit`` (an HTTP server)."""
         self.backend, self.seed, self.temperature = backend, seed, temperature
         if method is None:
-            method = ScoreMethod.DIGIT if not gives_probabilities(backend) else (
-                DEFAULT_METHOD if rules is not None or not DEFAULT_METHOD is ScoreMethod.YES_FACTS else ScoreMethod.YES)
+            method = DEFAULT_METHOD if gives_probabilities(backend) else ScoreMethod.DIGIT
         self.method = ScoreMethod(method)
         if self.method.needs_probabilities and not gives_probabilities(backend):
             raise ValueError(f"the {self.method.value} step scores need token probabilities, which "
