@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:
-        from .commands.common import UsageError, fail, refuse, unusable_input
+        from .commands.common import UsageError, refuse, unusable_input
 
         if isinstance(exc, UsageError):  # bad input found by a command: one line (and a JSON result with --format json)
             _clear_line(streams[1])
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         if message is None:
             raise
         _clear_line(streams[1])
-        return fail(message)
+        return refuse(args, message)
     finally:
         sys.stdout, sys.stderr = streams
 

@@ -43,12 +43,12 @@ from ..planner import DEFAULT_PLANNER, PlanStats, planner_names
 from .common import (UsageError, add_format, add_output, check_writable, fail, kb_from_args, number_option, to_stdout,
                      write_output)
 from .llm_options import add_llm_arguments, make_from_options, planner_options
-from .memory_options import add_memory_arguments, open_memory
-from .options import Deprecated
+from ..memory.options import MemoryOptions
+from ..sim.options import ExecutionOptions
+from .options import Deprecated, add_model, read_model
 from .plan import check_dialect, check_planner
 from .progress_bar import EvalProgress
 from .state_options import rules_from_args
-from .world_options import add_world_arguments, world_from_args
 
 MAX_WORKERS = 256
 
@@ -84,9 +84,9 @@ def add_parser(sub) -> None:
     where.add_argument("--run", dest="run_file", type=Path, metavar="FILE.jsonl",
                        help="keep each finished task in FILE (one JSON line, flushed); run again to skip them")
     add_llm_arguments(p)
-    add_world_arguments(p, default_world=None)
-    add_memory_arguments(p, record="also record into the memory: each plan's decompositions (and with --world, "
-                         "its executions)")
+    add_model(p, ExecutionOptions, "execution world", defaults={"world": "no execution"})
+    add_model(p, MemoryOptions, "stage memory (BAR module c)", helps={"record": "also record into the memory: each "
+              "plan's decompositions (and with --world, its executions)"})
     p.set_defaults(run=run)
 
 
@@ -152,7 +152,7 @@ def _run(args: argparse.Namespace) -> int:
         tasks = select_tasks(tasks, _names(args.tasks, "--tasks"), _names(args.groups, "--groups"), limit)
         implied = next((t.rules for t in tasks if t.rules), None)  # Plancraft's tasks imply the crafting rules
         rules = rules_from_args(kb, args, default=implied)
-        execution = world_from_args(kb, rules, args)
+        execution = read_model(args, ExecutionOptions, world=None)
         options = planner_options(name, kb, args, rules)
         # never written into a run file, nor into os.environ (Ray's processes would inherit it):
         # handed to the planner here and to each worker as an argument
@@ -160,12 +160,12 @@ def _run(args: argparse.Namespace) -> int:
         parallel = workers > 1 or args.executor == Executor.RAY.value
         if parallel and options and "threads" not in args and not options.get("llm_url"):
             options["threads"] = max(1, (os.cpu_count() or 1) // workers)  # cores shared, not oversubscribed
-        world = (WorldSpec(execution.world.name, execution.runs, execution.seed, execution.budget)
-                 if execution is not None else None)
+        world = (WorldSpec(execution.world, execution.episodes, execution.world_seed, execution.budget)
+                 if execution.world is not None else None)
         spec = RunSpec(name, options, rules.name, getattr(args, "mc_version", "1.16.5"), world)
         if args.run_file is not None:  # a file that cannot be resumed is refused before the model loads
             check_resumable(args.run_file, run_header(spec, str(dataset_path.resolve()), args.dialect, len(tasks)))
-        store = open_memory(args)  # before the model loads: a bad memory file is found at once
+        store = read_model(args, MemoryOptions).open()  # before the model loads: a bad memory file is found at once
         if store is not None and any(t.label_possible is not None for t in tasks):
             raise UsageError("--memory works with tech-tree task sets (BAR's, DEPS's), not Plancraft's")
         if store is not None and parallel:
@@ -238,7 +238,7 @@ def _report(args, tasks, outcome, name, execution, store, recording) -> int:
     executed = _print_execution(evaluation, execution, outcome.executions)
     if recording is not None:
         _record_executions(recording.recorder, executed)
-        runs = f" with {execution.runs} {execution.world.name} run(s) each" if executed else ""
+        runs = f" with {execution.episodes} {execution.world} run(s) each" if executed else ""
         print(f"\nrecorded {len(recording.recorder.plan_ids)} plan(s){runs} into {store.path}")
     details = format_details(evaluation)
     if details and not args.quiet:
@@ -274,12 +274,12 @@ def _names(text: str | None, option: str) -> list[str]:
 
 def _print_execution(evaluation, execution, tasks) -> dict | None:
     """With ``--world``: every plan (and expert plan) executed, and a table of success rates per group."""
-    if execution is None:
+    if execution.world is None:
         return None
-    rows = group_executions(evaluation, tasks, execution.runs)
+    rows = group_executions(evaluation, tasks, execution.episodes)
     print()
-    print(format_execution(rows, execution.world.name, execution.runs, execution.seed))
-    return {"world": execution.world.name, "runs": execution.runs, "seed": execution.seed,
+    print(format_execution(rows, execution.world, execution.episodes, execution.world_seed))
+    return {"world": execution.world, "runs": execution.episodes, "seed": execution.world_seed,
             "groups": {row.name: row.to_dict() for row in rows},
             "tasks": {key: t.to_dict() for key, t in tasks.items()}}
 

@@ -16,10 +16,11 @@ import sys
 
 from ..sim.execution import Execution, run as run_plan
 from .common import UsageError, add_format, kb_from_args
-from .memory_options import add_memory_arguments, open_memory
+from ..memory.options import MemoryOptions
+from ..sim.options import ExecutionOptions
+from .options import add_model, read_model
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 from .plan_files import add_plan_file_arguments, each_plan
-from .world_options import add_world_arguments, world_from_args
 
 #: failure lines shown per plan in text output (--format json has them all)
 SHOWN_FAILURES = 5
@@ -33,10 +34,11 @@ def add_parser(sub) -> None:
     add_plan_file_arguments(p, goal=False)
     add_format(p, "text|json", "text: a summary per plan (default); json: one array with a record per plan",
                json_alias=True)
-    add_world_arguments(p, old_seed=True)
+    add_model(p, ExecutionOptions, "execution world", deprecated={"--seed": "world_seed"})
     add_state_arguments(p)
-    add_memory_arguments(p, memory="the stage memory to record into (default $BARSYM_MEMORY if set)",
-                         record="record each plan's executions, for the plan in memory with the same steps")
+    add_model(p, MemoryOptions, "stage memory (BAR module c)", helps={
+        "memory": "the stage memory to record into (default $BARSYM_MEMORY if set)",
+        "record": "record each plan's executions, for the plan in memory with the same steps"})
     p.set_defaults(run=run)
 
 
@@ -73,25 +75,26 @@ def run(args: argparse.Namespace) -> int:
     kb = kb_from_args(args)
     start = start_from_args(kb, args)
     rules = rules_from_args(kb, args)
-    options = world_from_args(kb, rules, args)
+    options = read_model(args, ExecutionOptions)
+    world = options.make_world(kb, rules)
     if getattr(args, "memory", None) is not None and not args.record:
         raise UsageError("execute plans nothing, so --memory only records: add --record")
-    store = open_memory(args) if args.record else None
+    store = read_model(args, MemoryOptions).open() if args.record else None
     records: list[dict] = []
     unusable: list[str] = []
     runs = successes = credited = 0
 
     def unusable_file(name: str, message: str) -> None:
         unusable.append(name)
-        records.append({"file": name, "world": options.world.name, "error": message})
+        records.append({"file": name, "world": options.world, "error": message})
 
     for path, plan in each_plan(args.files, unusable_file, show_errors=args.format != "json"):
-        execution = run_plan(plan, options.world, options.runs, options.seed, start=start, budget=options.budget)
+        execution = run_plan(plan, world, options.episodes, options.world_seed, start=start, budget=options.budget)
         runs += execution.runs
         successes += execution.successes
         records.append(execution.to_dict())
         if store is not None:
-            credited += _credit(store, path, plan, execution, options.world.name)
+            credited += _credit(store, path, plan, execution, options.world)
         if args.format != "json":
             _print_text(execution)
     if args.format == "json":
@@ -100,8 +103,8 @@ def run(args: argparse.Namespace) -> int:
         total = len(args.files)
         extra = f", {len(unusable)} unusable" if unusable else ""
         rate = f" ({100 * successes / runs:.1f} %)" if runs else ""
-        print(f"summary: {total} plan(s){extra}, {runs:,} runs in the {options.world.name} world "
-              f"(seed {options.seed}): {successes:,} succeeded{rate}")
+        print(f"summary: {total} plan(s){extra}, {runs:,} runs in the {options.world} world "
+              f"(seed {options.world_seed}): {successes:,} succeeded{rate}")
     if store is not None:
         print(f"recorded the runs of {credited} of {len(args.files) - len(unusable)} plan(s) into {store.path}",
               file=sys.stderr)

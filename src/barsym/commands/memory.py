@@ -18,7 +18,7 @@ from pathlib import Path
 from ..bar_io import read_input
 from ..memory import MemoryFileError, MemoryStore, default_path, record, with_memory
 from ..private_files import private_dir
-from ..sim.options import WORLDS, ExecutionOptions
+from ..sim.options import ExecutionOptions
 from .common import UsageError, add_format, add_output, check_writable, fail, kb_from_args, number_option, to_stdout
 from .llm_options import TerminalProgress
 from .options import add_model, read_model
@@ -138,7 +138,7 @@ def _build(store: MemoryStore, args) -> int:
     except (KeyError, ValueError) as exc:
         raise UsageError(f"--planner: {exc.args[0]}") from None
     options = args.execution
-    world = WORLDS[options.world](kb, rules_for(kb, None))
+    world = options.make_world(kb, rules_for(kb, None))
     bar = TerminalProgress()  # a bar on a terminal; one line per task when stderr is piped
     done = runs = successes = 0
     for number, task in enumerate(tasks, start=1):

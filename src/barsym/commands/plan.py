@@ -24,7 +24,8 @@ from ..validation import Validator
 from ..memory import MemoryFileError, record, with_memory
 from .common import (UsageError, add_format, add_output, check_writable, fail, kb_from_args, number_option, outcome,
                      write_output)
-from .memory_options import add_memory_arguments, open_memory
+from ..memory.options import MemoryOptions
+from .options import add_model, read_model
 from .llm_options import TerminalProgress, add_llm_arguments, build_planner
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
@@ -43,7 +44,7 @@ def add_parser(sub) -> None:
     add_output(p)
     add_state_arguments(p)
     add_llm_arguments(p)
-    add_memory_arguments(p)
+    add_model(p, MemoryOptions, "stage memory (BAR module c)")
     p.set_defaults(run=run)
 
 
@@ -185,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     rules = rules_from_args(kb, args)
     start = start_from_args(kb, args)
-    store = open_memory(args)  # before the model loads: a bad memory file is found at once
+    store = read_model(args, MemoryOptions).open()  # before the model loads: a bad memory file is found at once
     progress = TerminalProgress()
     try:
         planner = build_planner(name, kb, args, progress, rules=rules)

@@ -32,6 +32,13 @@ class MemoryOptions(BaseModel):
             raise ValueError(f"--record needs --memory PATH (or ${ENV_VAR})")
         return self
 
+    def open(self):
+        """The :class:`~barsym.memory.store.MemoryStore` these options name, read-only unless ``record``; None
+        for no memory. A file that cannot be used is a one-line :class:`~barsym.memory.store.MemoryFileError`."""
+        from .store import MemoryStore
+
+        return None if self.path is None else MemoryStore(self.path, readonly=not self.record)
+
     @property
     def path(self) -> Path | None:
         """The memory file these options (or the environment) name, or None for no memory."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .stochastic import StochasticWorld
 from .world import SEED_MASK, DeterministicWorld
@@ -33,6 +33,17 @@ class ExecutionOptions(BaseModel):
     budget: int | None = Field(None, ge=1, le=MAX_BUDGET, description="episode budget in ticks (20 per second) "
                                "for every plan (default: the world's budget for the deepest layer the plan works "
                                "on; the deterministic world has none)", json_schema_extra={"metavar": "TICKS"})
+
+    @model_validator(mode="after")
+    def _a_world_to_run_in(self) -> "ExecutionOptions":
+        for name in ("runs", "budget"):
+            if self.world is None and name in self.model_fields_set:
+                raise ValueError(f"--{name} needs --world deterministic or --world stochastic")
+        return self
+
+    def make_world(self, kb, rules=None):
+        """The world these options name (None: no execution)."""
+        return None if self.world is None else WORLDS[self.world](kb, rules)
 
     @property
     def episodes(self) -> int:
