@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from ..bar_io import read_input
-from ..memory import MemoryFileError, MemoryStore, default_path, record, with_memory
+from ..memory import MemoryStore, default_path, record, with_memory
 from ..private_files import private_dir
 from ..sim.options import ExecutionOptions
 from .common import UsageError, add_format, add_output, check_writable, fail, kb_from_args, number_option, to_stdout
@@ -93,32 +93,26 @@ ADD = {"build": _add_build, "show": _add_show, "stats": lambda a: None, "export"
 def run(args: argparse.Namespace) -> int:
     path = getattr(args, "memory", None) or default_path()
     writes = args.action in ("build", "import", "prune", "clear")
+    if args.action == "build":
+        args.execution = read_model(args, ExecutionOptions, runs=20)
+        args.limit = number_option(args.limit, "--limit", int, 1, None)
+    if args.action == "prune":
+        args.min_rate = number_option(args.min_rate, "--min-rate", float, 0.0, 1.0)
+        args.min_runs = number_option(args.min_runs, "--min-runs", int, 0, None)
+    if args.action == "export":
+        if args.file is not None:  # the positional FILE of before -o: still read
+            args.output = args.output or Path(args.file)
+        check_writable(args.output, "memory export")
+    if args.action == "clear" and not args.yes and not sys.stdin.isatty():
+        raise UsageError("memory clear deletes every remembered plan; add --yes to confirm (no terminal to ask on)")
     try:
-        if args.action == "build":
-            args.execution = read_model(args, ExecutionOptions, runs=20)
-            args.limit = number_option(args.limit, "--limit", int, 1, None)
-        if args.action == "prune":
-            args.min_rate = number_option(args.min_rate, "--min-rate", float, 0.0, 1.0)
-            args.min_runs = number_option(args.min_runs, "--min-runs", int, 0, None)
-        if args.action == "export":
-            if args.file is not None:  # the positional FILE of before -o: still read
-                args.output = args.output or Path(args.file)
-            check_writable(args.output, "memory export")
-        if args.action == "clear" and not args.yes and not sys.stdin.isatty():
-            raise UsageError("memory clear deletes every remembered plan; add --yes to confirm "
-                             "(no terminal to ask on)")
         if writes and not path.parent.exists() and getattr(args, "memory", None) is None:
             private_dir(path.parent)  # barsym's own data folder: 0700
-        store = MemoryStore(path, readonly=not writes)
-    except (UsageError, MemoryFileError) as exc:
-        return fail(str(exc))
+        store = MemoryStore(path, readonly=not writes)  # a damaged or locked file: one line (barsym.cli)
     except OSError as exc:  # the default folder cannot be made (a read-only home)
         return fail(f"memory {path}: cannot create the folder {path.parent} ({exc.strerror or exc})")
     with store:
-        try:
-            return ACTIONS[args.action](store, args)
-        except (UsageError, MemoryFileError) as exc:
-            return fail(str(exc))
+        return ACTIONS[args.action](store, args)
 
 
 def _build(store: MemoryStore, args) -> int:
