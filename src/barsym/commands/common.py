@@ -15,7 +15,8 @@ from typing import TextIO
 
 from pydantic import Field, ValidationError, create_model
 
-from ..kb import DataFileError, KnowledgeBase, VersionNotSupportedError, load_kb
+from ..kb import (DataFileError, KnowledgeBase, UnknownItemError, UnknownProfileError, VersionNotSupportedError,
+                  load_kb)
 
 
 class UsageError(Exception):
@@ -186,6 +187,8 @@ def unusable_input(exc: BaseException) -> str | None:
     Only the LLM planners import :mod:`barsym.llm`; if they did not run, the
     error cannot be one of theirs, and the symbolic commands stay light.
     """
+    if isinstance(exc, (UnknownItemError, UnknownProfileError)):  # an item or rule profile the game does not have
+        return str(exc)
     llm = sys.modules.get("barsym.llm.base")
     if llm is not None and isinstance(exc, llm.IncompatibleServerError):
         return " ".join(str(exc).split())

@@ -12,8 +12,7 @@ import sys
 
 from ..graph import CraftGraph
 from ..graph_export import to_dot, to_mermaid
-from ..kb import UnknownItemError
-from .common import UsageError, add_format, add_output, check_writable, kb_from_args, write_output
+from .common import add_format, add_output, check_writable, kb_from_args, write_output
 
 
 def add_parser(sub) -> None:
@@ -29,10 +28,7 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     check_writable(args.output, "-o")
     kb = kb_from_args(args)
-    try:
-        item = kb.resolve(args.item)
-    except UnknownItemError as exc:
-        raise UsageError(str(exc)) from None
+    item = kb.resolve(args.item)
     graph = CraftGraph(kb)
     reach = graph.reachability(item)
     sub = graph.dependency_subgraph(item, full=args.full)

@@ -13,6 +13,7 @@ library's models (:class:`~barsym.reasoning.options.PlannerLLMOptions`,
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from typing import TextIO
 
@@ -117,32 +118,33 @@ def make_from_options(name: str, kb: KnowledgeBase, options: dict, progress=None
     """``make_planner`` with checked options; model and server problems become UsageError."""
     if not options and backend is None:
         return make_planner(name, kb, rules=rules)
-    from ..llm import LLMError  # the LLM package is only imported for the LLM planners
-
-    try:
-        in_process = backend is None and not options.get("llm_url")
+    with model_errors(f"the {name} planner", None if backend else options.get("model"),
+                      bool(backend or options.get("llm_url"))):
         if backend is None:
             backend = server_backend(options)
         return make_planner(name, kb, progress=progress, rules=rules, command=command or "barsym",
                             **({"backend": backend} if backend is not None else {}), **options)
-    except LLMError as exc:
-        if in_process:  # a light install (no [llm] extra): one line naming the extra, not a package's hint
-            require_llm_extra(f"the {name} planner", options.get("model"))
-        raise UsageError(" ".join(str(exc).split())) from None
-    except ValueError as exc:  # a URL that is not one, conflicting settings
-        raise UsageError(str(exc)) from None
 
 
 def backend_from(options: ModelSettings):
     """The shared model backend for ``score`` and ``repair``; a model or server that cannot be used is a UsageError."""
-    from ..llm import LLMError
     from ..reasoning.llm_planners import shared_backend
 
-    try:
+    with model_errors("LLM scoring or repair", options.model, options.llm_url is not None):
         return shared_backend(options.model, options.llm_url, options.threads, options.timeout)
+
+
+@contextlib.contextmanager
+def model_errors(what: str, model: str | None, remote: bool):
+    """A model or server that cannot be used as one UsageError line; in-process on a light install (no [llm]
+    extra), the line names the extra rather than a package's hint. A bad URL (ValueError) is one line too."""
+    from ..llm import LLMError  # the LLM package is only imported for the LLM planners
+
+    try:
+        yield
     except LLMError as exc:
-        if not options.llm_url:  # a light install (no [llm] extra): one line naming the extra
-            require_llm_extra("LLM scoring or repair", options.model)
+        if not remote:
+            require_llm_extra(what, model)
         raise UsageError(" ".join(str(exc).split())) from None
     except ValueError as exc:
         raise UsageError(str(exc)) from None

@@ -17,7 +17,6 @@ import json
 import sys
 
 from ..bar_io import format_plan, step_to_record
-from ..kb import UnknownItemError
 from ..model import MAX_COUNT, Goal
 from ..planner import DEFAULT_PLANNER, PlanningError, PlanResult, PlanStats, planner_names
 from ..validation import Validator
@@ -180,10 +179,7 @@ def run(args: argparse.Namespace) -> int:
     count = number_option(args.count, "--count", int, 1, MAX_COUNT)
     name = check_planner(args.planner)
     kb = kb_from_args(args)
-    try:
-        goal = Goal(item=kb.resolve(args.item, dialect=check_dialect(kb, args.dialect)), count=count)
-    except UnknownItemError as exc:
-        raise UsageError(str(exc)) from None
+    goal = Goal(item=kb.resolve(args.item, dialect=check_dialect(kb, args.dialect)), count=count)
     rules = rules_from_args(kb, args)
     start = start_from_args(kb, args)
     store = read_model(args, MemoryOptions).open()  # before the model loads: a bad memory file is found at once
