@@ -20,6 +20,7 @@ from typing import TextIO
 from ..consistency import ConsistencyConfig
 from ..kb import KnowledgeBase
 from ..eval.spec import server_backend
+from ..eval.workers import event_text
 from ..llm.settings import ModelSettings
 from ..planner import make_planner
 from ..planner.registry import FORWARD_PLANNERS, LLM_PLANNERS
@@ -179,14 +180,10 @@ class TerminalProgress:
         if not self.enabled:
             return
         where = f"{self.label}: " if self.label else ""
-        if event.phase in ("loading", "priming"):
-            text = f"{where}{event.text} ..."
-        else:
-            of = f" of about {event.estimate}" if event.estimate else ""
-            s = event.stats
-            counts = (f" ({s.llm_calls} LLM calls, {s.accepted_first_try + s.accepted_after_feedback} accepted, "
-                      f"{s.fallbacks} fallbacks)" if s is not None else "")
-            text = f"{where}goal {event.number}{of}: {event.text}{counts}"
+        s = None if event.phase in ("loading", "priming") else event.stats
+        counts = (f" ({s.llm_calls} LLM calls, {s.accepted_first_try + s.accepted_after_feedback} accepted, "
+                  f"{s.fallbacks} fallbacks)" if s is not None else "")
+        text = f"{where}{event_text(event)}{counts}"
         self.stream.write("\r\033[K" + escape_controls(text)[:150])  # task names come from the dataset
         self.stream.flush()
         self._shown = True
