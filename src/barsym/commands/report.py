@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..eval.html_report import load_runs, render
 from ..eval.runfile import RunFileError
-from .common import add_output, check_writable, fail, write_output
+from .common import add_output, check_writable, fail, to_stdout, write_output
 
 
 def add_parser(sub) -> None:
@@ -40,5 +40,6 @@ def run(args: argparse.Namespace) -> int:
     for line in warnings:  # one line per damaged record; the report is written from the others
         print(f"barsym: warning: {line}", file=sys.stderr)
     write_output(args.output, render(runs))
-    print(f"wrote {args.output} ({len(runs)} run(s), {sum(len(r.records) for r in runs)} task records)")
+    print(f"wrote {args.output} ({len(runs)} run(s), {sum(len(r.records) for r in runs)} task records)",
+          file=sys.stderr if to_stdout(args.output) else sys.stdout)  # -o -: stdout is the page alone
     return 0
