@@ -39,12 +39,12 @@ from ..eval.scale import run_evaluation, run_header, select_tasks
 from ..eval.spec import RunSpec, WorldSpec
 from ..eval.workers import Executor, ExecutorError
 from ..memory import TaskRecorder, with_memory
+from ..memory.options import MemoryOptions
 from ..planner import DEFAULT_PLANNER, PlanStats, planner_names
+from ..sim.options import ExecutionOptions
 from .common import (UsageError, add_format, add_output, check_writable, fail, kb_from_args, number_option, to_stdout,
                      write_output)
 from .llm_options import add_llm_arguments, make_from_options, planner_options
-from ..memory.options import MemoryOptions
-from ..sim.options import ExecutionOptions
 from .options import Deprecated, add_model, read_model
 from .plan import check_dialect, check_planner
 from .progress_bar import EvalProgress
