@@ -53,7 +53,7 @@ def add_consistency_arguments(parser: argparse.ArgumentParser, planners: bool = 
               deprecated=None if planners else {"--rounds": "rounds"})
 
 
-def add_model_arguments(parser: argparse.ArgumentParser, title: str) -> None:
+def add_model_arguments(parser: argparse.ArgumentParser, title: str = "LLM") -> None:
     """The model options of ``score`` and ``repair`` (the planners' retry options do not apply)."""
     add_model(parser, ModelSettings, title, skip=("api_key", "llm_model"),
               deprecated={"--seed": "seed"})
