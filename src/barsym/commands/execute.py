@@ -21,6 +21,7 @@ from ..sim.options import ExecutionOptions
 from .options import add_model, read_model
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 from .plan_files import add_plan_file_arguments, each_plan
+from .progress_bar import runs_progress
 
 #: failure lines shown per plan in text output (--format json has them all)
 SHOWN_FAILURES = 5
@@ -88,15 +89,23 @@ def run(args: argparse.Namespace) -> int:
         unusable.append(name)
         records.append({"file": name, "world": options.world, "error": message})
 
-    for path, plan in each_plan(args.files, unusable_file, show_errors=args.format != "json"):
-        execution = run_plan(plan, world, options.episodes, options.world_seed, start=start, budget=options.budget)
-        runs += execution.runs
-        successes += execution.successes
-        records.append(execution.to_dict())
-        if store is not None:
-            credited += _credit(store, path, plan, execution, options.world)
-        if args.format != "json":
-            _print_text(execution)
+    line = runs_progress(len(args.files) * options.episodes)  # on a terminal: runs played, at once and every second
+    try:
+        for path, plan in each_plan(args.files, unusable_file, show_errors=args.format != "json"):
+            execution = run_plan(plan, world, options.episodes, options.world_seed, start=start,
+                                 budget=options.budget, on_episode=line.update if line else None)
+            runs += execution.runs
+            successes += execution.successes
+            records.append(execution.to_dict())
+            if store is not None:
+                credited += _credit(store, path, plan, execution, options.world)
+            if args.format != "json":
+                if line:
+                    line.clear()
+                _print_text(execution)
+    finally:
+        if line:
+            line.close()
     if args.format == "json":
         print(json.dumps(records, indent=2))
     else:

@@ -79,9 +79,10 @@ def deps_options(name: str, args: argparse.Namespace) -> dict:
     return {}
 
 
-def _server(options: dict) -> dict:
-    """The model settings as planner options: the server's key and model name only when set."""
-    return {k: v for k, v in options.items() if v is not None or k not in ("api_key", "llm_model")}
+def _as_options(llm: PlannerLLMOptions) -> dict:
+    """The model settings as planner options: the server's key and model name, and ``facts``, only when set."""
+    return {k: v for k, v in llm.model_dump().items()
+            if (v is not None or k not in ("api_key", "llm_model")) and (k != "facts" or k in llm.model_fields_set)}
 
 
 def planner_options(name: str, kb: KnowledgeBase, args: argparse.Namespace, rules=None) -> dict:
@@ -111,7 +112,7 @@ def planner_options(name: str, kb: KnowledgeBase, args: argparse.Namespace, rule
     if name in FORWARD_PLANNERS and rules is not None and rules.name != kb.default_profile:
         raise UsageError(f"the {name} planner's grammar and checks play by the {kb.default_profile} rules; for "
                          f"--rules {rules.name} use --planner bar, llm-only, bar-sc or symbolic")
-    return {**_server(llm.model_dump()), **extra}
+    return {**_as_options(llm), **extra}
 
 
 def make_from_options(name: str, kb: KnowledgeBase, options: dict, progress=None, rules=None, command: str = "",

@@ -39,7 +39,10 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(exc))
     for line in warnings:  # one line per damaged record; the report is written from the others
         print(f"barsym: warning: {line}", file=sys.stderr)
+    existed = not to_stdout(args.output) and args.output.is_file()
     write_output(args.output, render(runs))
+    if existed:  # a report made earlier is gone: one line, so that nobody wonders where it went
+        print(f"barsym: overwrote {args.output} (it held an earlier report or another file)", file=sys.stderr)
     print(f"wrote {args.output} ({len(runs)} run(s), {sum(len(r.records) for r in runs)} task records)",
           file=sys.stderr if to_stdout(args.output) else sys.stdout)  # -o -: stdout is the page alone
     return 0

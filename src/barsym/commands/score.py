@@ -20,7 +20,7 @@ from ..consistency import AnchorPair, combine, merge, simulator_scores, step_sco
 from ..consistency.crosscheck import CrossCheck
 from ..validation import Validator
 from ..consistency import ConsistencyConfig
-from .common import add_format, kb_from_args
+from .common import UsageError, add_format, kb_from_args
 from .llm_options import add_model_arguments, backend_from, model_settings
 from .options import add_model, read_model
 from .state_options import add_state_arguments, rules_from_args, start_from_args
@@ -31,7 +31,7 @@ def add_parser(sub) -> None:
                        description="BAR's step scores (1: the next steps are likely wrong; 10: they are right) "
                                    "from the simulator's rollout and from the model, and the anchors they pick.")
     add_plan_file_arguments(p)
-    add_model(p, ConsistencyConfig, skip=set(ConsistencyConfig.model_fields) - {"scores", "t", "k"},
+    add_model(p, ConsistencyConfig, skip=set(ConsistencyConfig.model_fields) - {"scores", "score_method", "t", "k"},
               defaults={"scores": "both"})
     add_format(p, "text|json", "text: a table per plan (default); json: one object, plans and the cross-check",
                json_alias=True)
@@ -55,7 +55,11 @@ def run(args: argparse.Namespace) -> int:
     if source != "simulator":
         from ..reasoning.step_scorer import LLMStepScorer
         llm = model_settings(args)
-        scorer = LLMStepScorer(backend_from(llm), seed=llm.seed, temperature=llm.temperature)
+        try:
+            scorer = LLMStepScorer(backend_from(llm), seed=llm.seed, temperature=llm.temperature,
+                                   method=config.score_method, rules=rules)
+        except ValueError as exc:  # a probability method on a server that gives none
+            raise UsageError(f"--score-method: {exc}") from None
     validator = Validator(kb, rules)
     check = CrossCheck(t=t)
     records, unusable = [], []

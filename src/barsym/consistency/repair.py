@@ -35,7 +35,8 @@ from ..planner.registry import graph_for
 from ..planner.stats import RepairStats
 from ..sim import State
 from ..validation import ValidationResult, Validator
-from .anchors import DEFAULT_T, AnchorMethod, AnchorPair, ScoreSource, merge, sliding_window, step_scoring
+from .anchors import (DEFAULT_SCORE_METHOD, DEFAULT_T, AnchorMethod, AnchorPair, ScoreMethod, ScoreSource, merge,
+                      sliding_window, step_scoring)
 from .forward import KEPT, SymbolicChooser, Window, WindowRepair, walk
 from .durability import top_up_tools
 from .needs import NeedPlanner
@@ -80,6 +81,12 @@ class ConsistencyConfig(BaseModel):
     rounds: int = Field(DEFAULT_ROUNDS, ge=1, le=MAX_ROUNDS, description="repair rounds at most (score, anchor, "
                         "repair, splice)", json_schema_extra={"flag": "--repair-rounds", "metavar": "N"})
     seed: int = Field(0, ge=0, description="the sliding window's seed")
+    score_method: ScoreMethod | None = Field(None, description="how the model's scores are read: digit (one "
+                                             "generated 1-10), expected (the expected digit), yes (P(yes) to 'can "
+                                             "this step be done now?'), yes-facts (the same with the state and the "
+                                             f"step's needs); default {DEFAULT_SCORE_METHOD.value} for an "
+                                             "in-process model, digit for --llm-url",
+                                             json_schema_extra={"metavar": "METHOD"})
 
     @property
     def uses_llm(self) -> bool:
@@ -88,6 +95,8 @@ class ConsistencyConfig(BaseModel):
 
     def describe(self) -> str:
         scores = f", {self.scores.value} scores, t={self.t}" if self.anchors is AnchorMethod.STEP_SCORING else ""
+        if self.anchors is AnchorMethod.STEP_SCORING and self.scores is not ScoreSource.SIMULATOR:
+            scores += f" (model read as {(self.score_method or DEFAULT_SCORE_METHOD).value})"
         repairer = self.repairer.value + (" + symbolic fallback" if self.repairer is RepairerKind.LLM
                                           and self.fallback else "")
         return f"{self.anchors.value}{scores}, k={self.k}, repairer {repairer}, at most {self.rounds} round(s)"

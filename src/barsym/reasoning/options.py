@@ -19,7 +19,7 @@ MAX_RETRIES = 20
 
 
 class PlannerLLMOptions(ModelSettings):
-    """The model's settings plus how a backward LLM planner (bar, llm-only, bar-sc) asks it."""
+    """The model's settings plus how an LLM planner asks it (retries: bar, llm-only, bar-sc; facts: all of them)."""
 
     llm_mode: Literal["graph", "vocab"] = Field(DEFAULT_MODE, description="graph: only steps that can make "
                                                 "the goal; vocab: any step over the game's vocabulary",
@@ -30,6 +30,9 @@ class PlannerLLMOptions(ModelSettings):
                                      description="sampling temperature after a refused answer, so a retry can "
                                      "differ from it (seeded, so still reproducible)",
                                      json_schema_extra={"metavar": "T"})
+    facts: bool = Field(True, description="leave the knowledge base's facts out of the prompts (the papers' prompts; "
+                        "by default bar is told how its goal is made, deps and cot how every item of the task is)",
+                        json_schema_extra={"flag": "--no-facts"})
 
 
 class DepsOptions(BaseModel):
