@@ -64,4 +64,8 @@ def test_only_the_options_given_reach_the_planner(capsys, monkeypatch):
     with pytest.raises(ZeroDivisionError):
         run(capsys, "plan", "stick", "--planner", "bar", "--t", "4", "--no-fallback")
     assert seen["t"] == 4 and seen["fallback"] is False
-    assert not {"anchors", "scores", "k", "repairer", "rounds", "deps_rounds", "selector"} & set(seen)
+    assert not {"anchors", "scores", "k", "repairer", "rounds", "deps_rounds", "selector", "facts"} & set(seen)
+    seen.clear()
+    with pytest.raises(ZeroDivisionError):
+        run(capsys, "plan", "stick", "--planner", "bar-sc", "--no-facts", "--score-method", "digit")
+    assert seen["facts"] is False and seen["score_method"] == "digit"
