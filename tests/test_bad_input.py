@@ -108,8 +108,8 @@ def test_float_options_must_be_finite(capsys, tmp_path, option, value, command):
 @pytest.mark.parametrize("argv, words", [
     (["--temperature=-1"], "--temperature must be from 0 to 5, got '-1'"),
     (["--llm-timeout", "0"], "--llm-timeout must be from 0.1 to 3600"),
-    (["--seed", str(2**32)], "--seed must be from 0 to 4294967295"),
-    (["--seed", "9" * 5000], "--seed must be a whole number from 0 to 4294967295"),
+    (["--llm-seed", str(2**32)], "--llm-seed must be from 0 to 4294967295"),
+    (["--llm-seed", "9" * 5000], "--llm-seed must be a whole number from 0 to 4294967295"),
 ])
 def test_out_of_range_llm_options(capsys, argv, words):
     code, out, err = run(capsys, "plan", "stick", *argv)
@@ -325,7 +325,7 @@ def test_load_kb_refuses_them_too():
     ("{tmp}/bad\0name.json", "not a usable file name"),
 ])
 @pytest.mark.parametrize("command", [
-    ["eval", "--planner", "symbolic", "--dataset", "{tasks}", "--json"],
+    ["eval", "--planner", "symbolic", "--dataset", "{tasks}", "-o"],
     ["plan", "stick", "--planner", "symbolic", "-o"],
     ["graph", "stick", "-o"],
 ])
@@ -337,7 +337,7 @@ def test_unwritable_outputs_are_refused_before_the_work(capsys, tmp_path, monkey
     monkeypatch.setattr(module, work, lambda *a, **k: pytest.fail("the work started before the output check"))
     argv = [a.format(tasks=tasks) for a in command] + [target.format(tmp=tmp_path)]
     code, out, err = run(capsys, *argv)
-    option = "--json" if command[0] == "eval" else "-o"
+    option = "-o"
     assert code == 2 and out == "" and one_line(err) and f"barsym: error: {option} " in err and words in err, err
 
 

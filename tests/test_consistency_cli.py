@@ -92,11 +92,11 @@ def test_score_prints_both_sources_and_anchors(capsys, faulty):
     (("--t", "11"), "--t must be from 1 to 10"),
     (("--t", "five"), "--t must be a whole number"),
     (("--k", "0"), "--k must be from 1"),
-    (("--rounds", "0"), "--rounds must be from 1"),
+    (("--repair-rounds", "0"), "--repair-rounds must be from 1"),
 ])
 def test_bad_options_are_one_line_and_exit_2(capsys, faulty, argv, message):
     for command in ("repair", "score"):
-        if command == "score" and argv[0] == "--rounds":
+        if command == "score" and argv[0] == "--repair-rounds":
             continue
         extra = ("--scores", "simulator") if command == "score" else ()
         code, out, err = run(capsys, command, str(faulty), *argv, *extra)

@@ -115,14 +115,14 @@ RECORD_DAMAGE = [
 def test_damaged_records_are_one_line_and_run_again(capsys, tmp_path, name, damage, words):
     run_file = tmp_path / "run.jsonl"
     fresh = tmp_path / "fresh.json"
-    assert _eval(capsys, run_file, "--json", fresh)[0] == 0
+    assert _eval(capsys, run_file, "-o", fresh)[0] == 0
     lines = run_file.read_text().splitlines()
     record = json.loads(lines[1])
     damage(record)
     lines[1] = json.dumps(record)
     run_file.write_text("\n".join(lines) + "\n")
     again = tmp_path / "again.json"
-    code, out, err = _eval(capsys, run_file, "--json", again)
+    code, out, err = _eval(capsys, run_file, "-o", again)
     assert code == 0 and one_line(err), err
     assert f"{run_file}:2: damaged record of {record.get('key', json.loads(lines[2])['key'])}" in err or \
         f"{run_file}:2: damaged record" in err
@@ -134,13 +134,13 @@ def test_damaged_records_are_one_line_and_run_again(capsys, tmp_path, name, dama
 
 def test_stored_scores_are_recomputed_not_trusted(capsys, tmp_path):
     run_file, fresh, again = tmp_path / "run.jsonl", tmp_path / "fresh.json", tmp_path / "again.json"
-    assert _eval(capsys, run_file, "--json", fresh)[0] == 0
+    assert _eval(capsys, run_file, "-o", fresh)[0] == 0
     lines = run_file.read_text().splitlines()
     record = json.loads(lines[1])
     record["score"] = {"accuracy": [0, 9], "f1": [0, 9, 0, 9], "edit_distance": 9, "longest": 9}  # well formed, wrong
     lines[1] = json.dumps(record)
     run_file.write_text("\n".join(lines) + "\n")
-    code, _, err = _eval(capsys, run_file, "--json", again)
+    code, _, err = _eval(capsys, run_file, "-o", again)
     assert code == 0 and err == ""
     assert _timeless(json.loads(again.read_text())["groups"]) == _timeless(json.loads(fresh.read_text())["groups"])
 
@@ -156,8 +156,8 @@ def test_a_dataset_changed_in_place_is_not_resumed_with_stale_records(capsys, tm
     plan = data / "stone" / f"{first}.jsonl"
     plan.write_text("".join(plan.read_text().splitlines(keepends=True)[:1]))  # the expert plan changed in place
     resumed_json, fresh_json = tmp_path / "resumed.json", tmp_path / "fresh.json"
-    assert run(capsys, *base, "--json", resumed_json)[0] in (0, 1)
-    assert run(capsys, *base[:-2], "--json", fresh_json)[0] in (0, 1)
+    assert run(capsys, *base, "-o", resumed_json)[0] in (0, 1)
+    assert run(capsys, *base[:-2], "-o", fresh_json)[0] in (0, 1)
     resumed, fresh = json.loads(resumed_json.read_text()), json.loads(fresh_json.read_text())
     assert resumed["groups"] == fresh["groups"] and _timeless(resumed["tasks"]) == _timeless(fresh["tasks"])
 

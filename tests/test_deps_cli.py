@@ -22,10 +22,10 @@ def server():
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["--planner", "deps", "--rounds", "-1"], "--rounds must be from 0 to 20"),
-    (["--planner", "deps", "--rounds", "1000000"], "--rounds must be from 0 to 20"),
-    (["--planner", "deps", "--rounds", "five"], "--rounds must be a whole number from 0 to 20"),
-    (["--planner", "deps", "--feedback-world", "nether"], "--feedback-world must be stochastic or deterministic"),
+    (["--planner", "deps", "--deps-rounds", "-1"], "--deps-rounds must be from 0 to 20"),
+    (["--planner", "deps", "--deps-rounds", "1000000"], "--deps-rounds must be from 0 to 20"),
+    (["--planner", "deps", "--deps-rounds", "five"], "--deps-rounds must be a whole number from 0 to 20"),
+    (["--planner", "deps", "--feedback-world", "nether"], "--feedback-world must be one of deterministic, stochastic"),
     (["--planner", "bar", "--feedback-world", "deterministic"], "--feedback-world applies to --planner deps only"),
     (["--planner", "cot", "--llm-mode", "vocab"], "the cot planner's grammar is always the game's vocabulary"),
     (["--planner", "deps", "--llm-url", "http://127.0.0.1:9"], "cannot reach the LLM server"),

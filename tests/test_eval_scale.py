@@ -106,7 +106,7 @@ def test_cli_workers_print_what_serial_prints(capsys, tmp_path):
     outputs = []
     for workers in ("1", "2"):
         code, out, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--groups", "gold",
-                             "--workers", workers, "--json", tmp_path / f"{workers}.json")
+                             "--workers", workers, "-o", tmp_path / f"{workers}.json")
         assert code == 0 and err == ""  # piped: no progress bar, nothing but the result
         outputs.append([line for line in out.splitlines() if not line.startswith("wall time")])
     assert outputs[0] == outputs[1]
@@ -235,9 +235,9 @@ def test_progress_bar_on_a_terminal(tmp_path):
 
 def test_options_a_planner_ignores_are_reported(capsys):
     code, out, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "1",
-                         "--model", "m.gguf", "--seed", "3", "--quiet")
+                         "--model", "m.gguf", "--llm-seed", "3", "--quiet")
     assert code == 0 and "planner symbolic" in out
-    assert err == "barsym: warning: the symbolic planner asks no model; ignored: --model, --seed\n"
+    assert err == "barsym: warning: the symbolic planner asks no model; ignored: --model, --llm-seed\n"
 
 
 def test_ray_executor_gives_the_serial_results(kb, tasks):

@@ -71,8 +71,8 @@ def test_unusable_files_are_exit_2_after_the_others(capsys, tmp_path):
     (["--budget", "-1"], "--budget must be from 1 to 1000000"),
     (["--world", "minecraft"], "--world must be one of deterministic, stochastic, got 'minecraft'"),
     (["--world", ""], "--world must be one of deterministic, stochastic, got ''"),
-    (["--seed", "-1"], "--seed must be from 0 to 18446744073709551615"),
-    (["--seed", "x"], "--seed must be a whole number from 0"),
+    (["--world-seed", "-1"], "--world-seed must be from 0 to 18446744073709551615"),
+    (["--world-seed", "x"], "--world-seed must be a whole number from 0"),
     (["--start", "logs=lots"], "--start 'logs=lots': expected ITEM=N"),
 ])
 def test_bad_options_are_one_line_exit_2(capsys, argv, words):

@@ -86,7 +86,7 @@ def test_a_locked_memory_does_not_lose_the_evaluation(capsys, tmp_path, monkeypa
     monkeypatch.setattr(recorder.TaskRecorder, "planned", locked_first)
     out_json = tmp_path / "out.json"
     code, out, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "3", "--quiet",
-                         "--memory", path, "--record", "--json", out_json)
+                         "--memory", path, "--record", "-o", out_json)
     other.execute("ROLLBACK")
     assert code == 2 and one_line(err), err
     assert "locked by another writer (waited 0.2 s)" in err and "3 plan(s) not recorded" in err

@@ -38,6 +38,7 @@ def build_parser():
     for name in COMMANDS:
         module = importlib.import_module(f"barsym.commands.{name}")
         module.add_parser(sub)
+    parser.set_defaults(parser=parser)  # for what is made from the parsers (barsym completion)
     return parser
 
 
@@ -53,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     user-supplied names echoed in any message cannot drive the terminal.
     """
     streams = sys.stdout, sys.stderr
+    args = None
     try:
         import warnings
 
@@ -72,13 +74,16 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:
-        from .commands.common import fail, unusable_input
+        from .commands.common import UsageError, refuse, unusable_input
 
+        if isinstance(exc, UsageError):  # bad input found by a command: one line (and a JSON result with --format json)
+            _clear_line(streams[1])
+            return refuse(args, str(exc))
         message = unusable_input(exc)
         if message is None:
             raise
         _clear_line(streams[1])
-        return fail(message)
+        return refuse(args, message)
     finally:
         sys.stdout, sys.stderr = streams
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import gc
 import importlib.util
 import json
-import math
 import os
 import re
 import sys
@@ -13,8 +13,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import TextIO
 
-from ..bar_io import shown
-from ..kb import DataFileError, KnowledgeBase, VersionNotSupportedError, load_kb
+from pydantic import Field, ValidationError, create_model
+
+from ..kb import (DataFileError, KnowledgeBase, UnknownItemError, UnknownProfileError, VersionNotSupportedError,
+                  load_kb)
 
 
 class UsageError(Exception):
@@ -48,7 +50,7 @@ def check_writable(path: Path | None, option: str) -> None:
     running as root) without touching an existing file; a file this creates is
     removed again, so a failed run leaves nothing behind.
     """
-    if path is None:
+    if to_stdout(path):
         return
     existed = path.exists()
     try:
@@ -67,27 +69,47 @@ def check_writable(path: Path | None, option: str) -> None:
         path.unlink(missing_ok=True)
 
 
-def number_option(text: str | None, option: str, kind: type, low: float, high: float | None = None):
-    """``text`` as an ``int`` or ``float`` from ``low`` to ``high``; UsageError otherwise.
+def add_format(parser, formats: str, help: str, json_alias: bool = False) -> None:
+    """``--format A|B|...`` (the first is the default); ``json_alias``: the old ``--json`` switch still works."""
+    from .options import Deprecated
 
-    ``float()`` reads "nan", "inf" and "1e999" (infinite) without complaint, and
-    NaN compares false with every bound, so it would pass a range check and
-    fail later inside the sampler or the socket layer; finite is checked first.
-    """
+    names = formats.split("|")
+    parser.add_argument("--format", choices=names, default=names[0], help=help)
+    if json_alias:
+        parser.add_argument("--json", dest="format", action=Deprecated, const="json", new="--format json",
+                            default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+
+
+def add_output(parser, what: str = "write to FILE instead of stdout", default=None) -> None:
+    parser.add_argument("-o", "--output", type=Path, metavar="FILE", default=default, help=f"{what} ('-': stdout)")
+
+
+def to_stdout(path: Path | None) -> bool:
+    return path is None or str(path) == "-"
+
+
+def write_output(path: Path | None, text: str, stdout: TextIO | None = None) -> None:
+    """``text`` into ``-o FILE``, or onto stdout (``-`` or no ``-o``); a file that cannot be written is a UsageError."""
+    if to_stdout(path):
+        (stdout or sys.stdout).write(text)
+        return
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def number_option(text: str | None, option: str, kind: type, low: float, high: float | None = None):
+    """``text`` as an ``int`` or ``float`` from ``low`` to ``high``, for the few numbers no option model holds."""
     if text is None:
         return None
-    show = (lambda v: f"{v:g}") if kind is float else (lambda v: str(int(v)))
-    bound = f"from {show(low)} to {show(high)}" if high is not None else f"at least {show(low)}"
+    model = create_model("Number", value=(kind, Field(ge=low, le=high, allow_inf_nan=False)) if kind is float
+                         else (kind, Field(ge=low, le=high)))
     try:
-        value = kind(text)
-    except ValueError:
-        whole = "whole " if kind is int else ""
-        raise UsageError(f"{option} must be a {whole}number {bound}, got {shown(text)}") from None
-    if kind is float and not math.isfinite(value):
-        raise UsageError(f"{option} must be a finite number {bound}, got {shown(text)}")
-    if value < low or (high is not None and value > high):
-        raise UsageError(f"{option} must be {bound}, got {shown(text)}")
-    return value
+        return model(value=text).value
+    except ValidationError as exc:
+        from .options import message
+        raise UsageError(message(model, exc, {"value": text}).replace("--value", option, 1)) from None
 
 
 #: how to add what the in-process model needs (llama-cpp-python and the packaged GGUF) to a light install
@@ -165,6 +187,8 @@ def unusable_input(exc: BaseException) -> str | None:
     Only the LLM planners import :mod:`barsym.llm`; if they did not run, the
     error cannot be one of theirs, and the symbolic commands stay light.
     """
+    if isinstance(exc, (UnknownItemError, UnknownProfileError)):  # an item or rule profile the game does not have
+        return str(exc)
     llm = sys.modules.get("barsym.llm.base")
     if llm is not None and isinstance(exc, llm.IncompatibleServerError):
         return " ".join(str(exc).split())

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from .common import UsageError, check_writable, fail, importable, kb_from_args, number_option
+from .options import Deprecated
 
 TRAIN_HINT = "pip install 'barsym[train]'"
 
@@ -25,7 +26,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser("distill", help="fine-tune the embedded model on the symbolic oracle's answers",
                        description="Generate training data from the symbolic planner and the simulator in the LLM "
                                    "planners' own prompts (BAR's and DEPS' task goals held out), fine-tune the "
-                                   "embedded model with LoRA on the CPU, and write a GGUF for --model.")
+                                   "embedded model with LoRA on the CPU, and write a GGUF for barsym plan --model.")
     p.add_argument("--out", metavar="MODEL.gguf", help="the GGUF to write (required unless --data-only)")
     p.add_argument("--data-only", metavar="FILE.jsonl", help="only write the training examples to FILE and stop "
                                                              "(needs no [train] extra)")
@@ -46,7 +47,9 @@ def add_parser(sub) -> None:
     p.add_argument("--out-type", choices=["q8_0", "f16", "f32"], default="q8_0",
                    help="precision of the trained tensors in the GGUF (default q8_0)")
     p.add_argument("--base", metavar="MODEL.gguf", help="the GGUF to start from (default: the embedded model)")
-    p.add_argument("--seed", default="0", help="seed of the data and the training (default 0)")
+    p.add_argument("--train-seed", dest="seed", default="0", metavar="N",
+                   help="seed of the data and the training (default 0)")
+    p.add_argument("--seed", dest="seed", action=Deprecated, new="--train-seed", help=argparse.SUPPRESS)
     p.set_defaults(run=run)
 
 
@@ -69,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     examples = number_option(args.examples, "--examples", int, 1, 1_000_000)
-    seed = number_option(args.seed, "--seed", int, 0)
+    seed = number_option(args.seed, "--train-seed", int, 0)
     if args.data_only is None and args.out is None:
         raise UsageError("give --out MODEL.gguf (the model to write), or --data-only FILE.jsonl for the data alone")
     if args.data_only is not None and args.data is not None:

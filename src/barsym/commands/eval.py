@@ -1,4 +1,4 @@
-"""``barsym eval --dataset PATH [--planner NAME] [--json FILE]``: BAR's table.
+"""``barsym eval --dataset PATH [--planner NAME] [--format text|json] [-o FILE]``: BAR's table.
 
 Plans every task of a dataset the user names (BAR's tech-tree folder, or a task
 list such as DEPS's), prints Acc / F1 / ED per group and overall as in the
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import json
 import os
 import signal
@@ -38,15 +39,16 @@ from ..eval.scale import run_evaluation, run_header, select_tasks
 from ..eval.spec import RunSpec, WorldSpec
 from ..eval.workers import Executor, ExecutorError
 from ..memory import TaskRecorder, with_memory
+from ..memory.options import MemoryOptions
 from ..planner import DEFAULT_PLANNER, PlanStats, planner_names
-from .common import UsageError, check_writable, fail, kb_from_args, number_option
-from .consistency_options import add_consistency_arguments
+from ..sim.options import ExecutionOptions
+from .common import (UsageError, add_format, add_output, check_writable, fail, kb_from_args, number_option, to_stdout,
+                     write_output)
 from .llm_options import add_llm_arguments, make_from_options, planner_options
-from .memory_options import add_memory_arguments, open_memory
-from .plan import check_planner
+from .options import Deprecated, add_model, read_model
+from .plan import check_dialect, check_planner
 from .progress_bar import EvalProgress
 from .state_options import rules_from_args
-from .world_options import add_world_arguments, world_from_args
 
 MAX_WORKERS = 256
 
@@ -61,7 +63,10 @@ def add_parser(sub) -> None:
     p.add_argument("--planner", default=DEFAULT_PLANNER, metavar="NAME",
                    help=f"{', '.join(planner_names())} (default {DEFAULT_PLANNER})")
     p.add_argument("--dialect", metavar="NAME", help="name dialect of the task set, e.g. deps for DEPS's old names")
-    p.add_argument("--json", type=Path, metavar="FILE", help="also write groups, overall and per-task results as JSON")
+    add_format(p, "text|json", "text: the tables and the per-task differences (default); json: groups, overall "
+               "and per-task results as JSON")
+    add_output(p, "also write the JSON results to FILE")
+    p.add_argument("--json", dest="output", type=Path, action=Deprecated, new="-o/--output", help=argparse.SUPPRESS)
     p.add_argument("--quiet", action="store_true", help="print the tables only, not the per-task differences")
     p.add_argument("--rules", metavar="NAME",
                    help="rule profile: survival (default) or crafting (implied by Plancraft's task file)")
@@ -79,9 +84,9 @@ def add_parser(sub) -> None:
     where.add_argument("--run", dest="run_file", type=Path, metavar="FILE.jsonl",
                        help="keep each finished task in FILE (one JSON line, flushed); run again to skip them")
     add_llm_arguments(p)
-    add_world_arguments(p, "--world-seed", default_world=None)
-    add_consistency_arguments(p, flag=True)
-    add_memory_arguments(p)
+    add_model(p, ExecutionOptions, "execution world", defaults={"world": "no execution"})
+    add_model(p, MemoryOptions, "stage memory (BAR module c)", helps={"record": "also record into the memory: each "
+              "plan's decompositions (and with --world, its executions)"})
     p.set_defaults(run=run)
 
 
@@ -147,11 +152,10 @@ def resume_hint(run_file: Path | None) -> str:
 def _run(args: argparse.Namespace) -> int:
     progress = EvalProgress()
     try:
-        check_writable(args.json, "--json")
+        check_writable(args.output, "-o")
         name = check_planner(args.planner)
         kb = kb_from_args(args)
-        if args.dialect is not None and args.dialect not in kb.dialects:
-            raise UsageError(f"unknown dialect {args.dialect!r}; known: {', '.join(sorted(kb.dialects)) or 'none'}")
+        check_dialect(kb, args.dialect)
         workers = number_option(args.workers, "--workers", int, 1, MAX_WORKERS)
         limit = number_option(args.limit, "--limit", int, 1, None)
         if args.ray_address is not None and args.executor != Executor.RAY.value:
@@ -163,20 +167,20 @@ def _run(args: argparse.Namespace) -> int:
         tasks = select_tasks(tasks, _names(args.tasks, "--tasks"), _names(args.groups, "--groups"), limit)
         implied = next((t.rules for t in tasks if t.rules), None)  # Plancraft's tasks imply the crafting rules
         rules = rules_from_args(kb, args, default=implied)
-        execution = world_from_args(kb, rules, args)
+        execution = read_model(args, ExecutionOptions, world=None)
         options = planner_options(name, kb, args, rules)
         # never written into a run file, nor into os.environ (Ray's processes would inherit it):
         # handed to the planner here and to each worker as an argument
         api_key = options.pop("api_key", None)
         parallel = workers > 1 or args.executor == Executor.RAY.value
-        if parallel and options and args.threads is None and not options.get("llm_url"):
+        if parallel and options and "threads" not in args and not options.get("llm_url"):
             options["threads"] = max(1, (os.cpu_count() or 1) // workers)  # cores shared, not oversubscribed
-        world = (WorldSpec(execution.world.name, execution.runs, execution.seed, execution.budget)
-                 if execution is not None else None)
+        world = (WorldSpec(execution.world, execution.episodes, execution.world_seed, execution.budget)
+                 if execution.world is not None else None)
         spec = RunSpec(name, options, rules.name, getattr(args, "mc_version", "1.16.5"), world)
         if args.run_file is not None:  # a file that cannot be resumed is refused before the model loads
             check_resumable(args.run_file, run_header(spec, str(dataset_path.resolve()), args.dialect, len(tasks)))
-        store = open_memory(args)  # before the model loads: a bad memory file is found at once
+        store = read_model(args, MemoryOptions).open()  # before the model loads: a bad memory file is found at once
         if store is not None and any(t.label_possible is not None for t in tasks):
             raise UsageError("--memory works with tech-tree task sets (BAR's, DEPS's), not Plancraft's")
         if store is not None and parallel:
@@ -219,8 +223,26 @@ def _run(args: argparse.Namespace) -> int:
         return fail(str(exc))
     finally:
         progress.close()
-    if any(t.label_possible is not None for t in tasks):
-        return _report_plancraft(args, tasks, outcome, name, rules, execution)
+    args.stdout = sys.stdout  # where JSON results go when they go to stdout: not the text report's redirection
+    with _text_report(args):
+        if any(t.label_possible is not None for t in tasks):
+            return _report_plancraft(args, tasks, outcome, name, rules, execution)
+        return _report(args, tasks, outcome, name, execution, store, recording)
+
+
+def _text_report(args):
+    """Where the text report goes: stdout, unless the JSON results go there (``--format json``, ``-o -``)."""
+    json_out = args.format == "json" or (args.output is not None and to_stdout(args.output))
+    return contextlib.redirect_stdout(io.StringIO()) if json_out else contextlib.nullcontext()
+
+
+def _write_json(args, data: dict) -> None:
+    """The JSON results to ``-o FILE``, or to stdout under ``--format json``/``-o -``."""
+    if args.output is not None or args.format == "json":
+        write_output(args.output, json.dumps(data, indent=2) + "\n", args.stdout)
+
+
+def _report(args, tasks, outcome, name, execution, store, recording) -> int:
     evaluation = outcome.evaluation
     summary = summarize(evaluation)
     used = _first_stats(evaluation).llm_mode  # what the planner ran (deps and cot: vocab), not the option
@@ -234,21 +256,16 @@ def _run(args: argparse.Namespace) -> int:
     executed = _print_execution(evaluation, execution, outcome.executions)
     if recording is not None:
         _record_executions(recording.recorder, executed)
-        runs = f" with {execution.runs} {execution.world.name} run(s) each" if executed else ""
+        runs = f" with {execution.episodes} {execution.world} run(s) each" if executed else ""
         print(f"\nrecorded {len(recording.recorder.plan_ids)} plan(s){runs} into {store.path}")
     details = format_details(evaluation)
     if details and not args.quiet:
         print()
         print(details)
-    if args.json:
-        try:
-            args.json.write_text(json.dumps(_with_execution({**evaluation.to_dict(), "summary": summary}, executed),
-                                            indent=2) + "\n", encoding="utf-8")
-        except OSError as exc:
-            return fail(f"cannot write {args.json}: {exc.strerror}")
+    _write_json(args, _with_execution({**evaluation.to_dict(), "summary": summary}, executed))
     if recording is not None and recording.recorder.failure is not None:  # after every result is written
         r = recording.recorder
-        return fail(f"{r.failure}; {r.missed} plan(s) not recorded (the results above and any --json/--run "
+        return fail(f"{r.failure}; {r.missed} plan(s) not recorded (the results above and any -o/--run "
                     "file are complete)")
     failed = evaluation.counts()["failed"]
     broken = sum(o.result is not None and not o.result.validation.valid for o in evaluation.outcomes)
@@ -275,12 +292,12 @@ def _names(text: str | None, option: str) -> list[str]:
 
 def _print_execution(evaluation, execution, tasks) -> dict | None:
     """With ``--world``: every plan (and expert plan) executed, and a table of success rates per group."""
-    if execution is None:
+    if execution.world is None:
         return None
-    rows = group_executions(evaluation, tasks, execution.runs)
+    rows = group_executions(evaluation, tasks, execution.episodes)
     print()
-    print(format_execution(rows, execution.world.name, execution.runs, execution.seed))
-    return {"world": execution.world.name, "runs": execution.runs, "seed": execution.seed,
+    print(format_execution(rows, execution.world, execution.episodes, execution.world_seed))
+    return {"world": execution.world, "runs": execution.episodes, "seed": execution.world_seed,
             "groups": {row.name: row.to_dict() for row in rows},
             "tasks": {key: t.to_dict() for key, t in tasks.items()}}
 
@@ -350,12 +367,7 @@ def _report_plancraft(args, tasks, outcome, name, rules, execution) -> int:
     print(f"planner {name} on {args.dataset} ({len(tasks)} Plancraft tasks, {rules.name} rules)")
     print(plancraft.format_report(table))
     executed = _print_execution(evaluation, execution, outcome.executions)
-    if args.json:
-        try:
-            args.json.write_text(json.dumps(_with_execution(plancraft.to_dict(table, name), executed), indent=2)
-                                 + "\n", encoding="utf-8")
-        except OSError as exc:
-            return fail(f"cannot write {args.json}: {exc.strerror}")
+    _write_json(args, _with_execution(plancraft.to_dict(table, name), executed))
     broken = [r for r in table if r.possible and not r.executes]
     failed = [r for r in table if r.outcome.error is not None and not r.outcome.error.kind.about_goal]
     if broken:

@@ -1,4 +1,4 @@
-"""``barsym execute FILE... [--world NAME] [--runs N] [--seed S] [--budget TICKS] [--json]``: run plans.
+"""``barsym execute FILE... [--world NAME] [--runs N] [--world-seed S] [--budget TICKS] [--format json]``: run plans.
 
 Each plan is executed ``--runs`` times in the chosen world (stochastic by
 default) and summarised: success rate with a 95 % Wilson interval, failures
@@ -15,14 +15,15 @@ import json
 import sys
 
 from ..sim.execution import Execution, run as run_plan
-from .common import UsageError, fail, kb_from_args
-from .memory_options import add_memory_arguments, open_memory
+from .common import UsageError, add_format, kb_from_args
+from ..memory.options import MemoryOptions
+from ..sim.options import ExecutionOptions
+from .options import add_model, read_model
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 from .plan_files import add_plan_file_arguments, each_plan
 from .progress_bar import runs_progress
-from .world_options import add_world_arguments, world_from_args
 
-#: failure lines shown per plan in text output (--json has them all)
+#: failure lines shown per plan in text output (--format json has them all)
 SHOWN_FAILURES = 5
 
 
@@ -32,10 +33,13 @@ def add_parser(sub) -> None:
                                    "success rates (95 % Wilson interval), failures by step and code, ticks of "
                                    "successful runs and a typical failure in words.")
     add_plan_file_arguments(p, goal=False)
-    p.add_argument("--json", action="store_true", help="print one JSON array with a record per plan")
-    add_world_arguments(p, "--seed")
+    add_format(p, "text|json", "text: a summary per plan (default); json: one array with a record per plan",
+               json_alias=True)
+    add_model(p, ExecutionOptions, "execution world", deprecated={"--seed": "world_seed"})
     add_state_arguments(p)
-    add_memory_arguments(p, reads=False)
+    add_model(p, MemoryOptions, "stage memory (BAR module c)", helps={
+        "memory": "the stage memory to record into (default $BARSYM_MEMORY if set)",
+        "record": "record each plan's executions, for the plan in memory with the same steps"})
     p.set_defaults(run=run)
 
 
@@ -62,56 +66,54 @@ def _print_text(execution: Execution) -> None:
     if len(failures) > SHOWN_FAILURES:
         rest = sum(c.count for c in failures[SHOWN_FAILURES:])
         ways = len(failures) - SHOWN_FAILURES
-        print(f"  {rest:>5} failed in {ways} other way{'s' if ways > 1 else ''} (--json lists them)")
+        print(f"  {rest:>5} failed in {ways} other way{'s' if ways > 1 else ''} (--format json lists them)")
     description = execution.description()
     if description is not None:
         print(f"  a typical failed run: {description}")
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        kb = kb_from_args(args)
-        start = start_from_args(kb, args)
-        rules = rules_from_args(kb, args)
-        options = world_from_args(kb, rules, args)
-        if args.memory is not None and not args.record:
-            raise UsageError("execute plans nothing, so --memory only records: add --record")
-        store = open_memory(args) if args.record else None
-    except UsageError as exc:
-        return fail(str(exc))
+    kb = kb_from_args(args)
+    start = start_from_args(kb, args)
+    rules = rules_from_args(kb, args)
+    options = read_model(args, ExecutionOptions)
+    world = options.make_world(kb, rules)
+    if getattr(args, "memory", None) is not None and not args.record:
+        raise UsageError("execute plans nothing, so --memory only records: add --record")
+    store = read_model(args, MemoryOptions).open() if args.record else None
     records: list[dict] = []
     unusable: list[str] = []
     runs = successes = credited = 0
 
     def unusable_file(name: str, message: str) -> None:
         unusable.append(name)
-        records.append({"file": name, "world": options.world.name, "error": message})
+        records.append({"file": name, "world": options.world, "error": message})
 
-    line = runs_progress(len(args.files) * options.runs)  # on a terminal: runs played, at once and every second
+    line = runs_progress(len(args.files) * options.episodes)  # on a terminal: runs played, at once and every second
     try:
-        for path, plan in each_plan(args.files, unusable_file, show_errors=not args.json):
-            execution = run_plan(plan, options.world, options.runs, options.seed, start=start,
+        for path, plan in each_plan(args.files, unusable_file, show_errors=args.format != "json"):
+            execution = run_plan(plan, world, options.episodes, options.world_seed, start=start,
                                  budget=options.budget, on_episode=line.update if line else None)
             runs += execution.runs
             successes += execution.successes
             records.append(execution.to_dict())
             if store is not None:
-                credited += _credit(store, path, plan, execution, options.world.name)
-            if not args.json:
+                credited += _credit(store, path, plan, execution, options.world)
+            if args.format != "json":
                 if line:
                     line.clear()
                 _print_text(execution)
     finally:
         if line:
             line.close()
-    if args.json:
+    if args.format == "json":
         print(json.dumps(records, indent=2))
     else:
         total = len(args.files)
         extra = f", {len(unusable)} unusable" if unusable else ""
         rate = f" ({100 * successes / runs:.1f} %)" if runs else ""
-        print(f"summary: {total} plan(s){extra}, {runs:,} runs in the {options.world.name} world "
-              f"(seed {options.seed}): {successes:,} succeeded{rate}")
+        print(f"summary: {total} plan(s){extra}, {runs:,} runs in the {options.world} world "
+              f"(seed {options.world_seed}): {successes:,} succeeded{rate}")
     if store is not None:
         print(f"recorded the runs of {credited} of {len(args.files) - len(unusable)} plan(s) into {store.path}",
               file=sys.stderr)

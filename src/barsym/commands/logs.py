@@ -1,4 +1,4 @@
-"""``barsym logs [--limit N] [--full] [--json]``: the last LLM calls, from the SQLite call log.
+"""``barsym logs [--limit N] [--full] [--format text|json]``: the last LLM calls, from the SQLite call log.
 
 Shows what the model was asked, under which grammar, what it replied, the
 verifier's verdict and what the call cost -- newest last, like ``llm logs``.
@@ -17,8 +17,7 @@ import sys
 import time
 from dataclasses import asdict
 
-from ..bar_io import shown
-from .common import UsageError, fail
+from .common import add_format, fail, number_option
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 1_000_000
@@ -31,27 +30,15 @@ def add_parser(sub) -> None:
     p.add_argument("-n", "--limit", default=str(DEFAULT_LIMIT), metavar="N",
                    help=f"how many calls, newest last (default {DEFAULT_LIMIT}; 0 for all)")
     p.add_argument("--full", action="store_true", help="the whole prompt and grammar, not only the goal's message")
-    p.add_argument("--json", action="store_true", help="one JSON array of the calls")
+    add_format(p, "text|json", "text: each call's messages, reply, verdict and cost (default); json: one array "
+               "of the calls", json_alias=True)
     p.set_defaults(run=run)
-
-
-def parse_limit(text: str) -> int | None:
-    try:
-        number = int(text)
-    except ValueError:
-        raise UsageError(f"--limit must be a whole number from 0 to {MAX_LIMIT}, got {shown(text)}") from None
-    if not 0 <= number <= MAX_LIMIT:
-        raise UsageError(f"--limit must be from 0 to {MAX_LIMIT}, got {shown(number)}")
-    return number or None
 
 
 def run(args: argparse.Namespace) -> int:
     from ..reasoning.call_log import CallLog, LogError, damaged_summary, default_log_path
 
-    try:
-        limit = parse_limit(args.limit)
-    except UsageError as exc:
-        return fail(str(exc))
+    limit = number_option(args.limit, "--limit", int, 0, MAX_LIMIT) or None
     path = default_log_path()
     if path is None:
         print("barsym: LLM call logging is off (BARSYM_LOG_DB=off)", file=sys.stderr)
@@ -71,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         return fail(" ".join(str(exc).split()))
     finally:
         log.close()
-    if args.json:
+    if args.format == "json":
         sys.stdout.write(json.dumps([asdict(r) for r in records], indent=2) + "\n")
     else:
         if not records and not damaged:

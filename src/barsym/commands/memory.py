@@ -16,11 +16,12 @@ import sys
 from pathlib import Path
 
 from ..bar_io import read_input
-from ..memory import MemoryFileError, MemoryStore, default_path, record, with_memory
+from ..memory import MemoryStore, default_path, record, with_memory
 from ..private_files import private_dir
-from .common import UsageError, check_writable, fail, kb_from_args, number_option
+from ..sim.options import ExecutionOptions
+from .common import UsageError, add_format, add_output, check_writable, fail, kb_from_args, number_option, to_stdout
 from .llm_options import TerminalProgress
-from .world_options import MAX_RUNS
+from .options import add_model, read_model
 
 
 #: what each action does, for its own ``--help``
@@ -56,19 +57,18 @@ def _memory_option(parser, default) -> None:
 def _add_build(a) -> None:
     a.add_argument("--dataset", type=Path, metavar="PATH", required=True, help="the tasks to plan")
     a.add_argument("--planner", default="symbolic", help="planner (default symbolic)")
-    a.add_argument("--world", default="stochastic", choices=["deterministic", "stochastic"], help="execution world")
-    a.add_argument("--runs", default="20", metavar="N", help=f"executions per plan, 1 to {MAX_RUNS} (default 20)")
-    a.add_argument("--seed", type=int, default=0, metavar="S", help="the world's seed (default 0)")
+    add_model(a, ExecutionOptions, skip=("budget",), defaults={"runs": 20}, helps={"runs": "executions per plan"},
+              deprecated={"--seed": "world_seed"})
     a.add_argument("--limit", metavar="N", help="only the first N tasks (N at least 1)")
 
 
 def _add_show(a) -> None:
-    a.add_argument("--format", choices=["text", "json"], default="text",
-                   help="text (one line per decomposition, default) or json (a list of objects)")
+    add_format(a, "text|json", "text (one line per decomposition, default) or json (a list of objects)")
 
 
 def _add_export(a) -> None:
-    a.add_argument("file", nargs="?", help="output file ('-' or none: stdout)")
+    add_output(a)
+    a.add_argument("file", nargs="?", help=argparse.SUPPRESS)  # the old spelling of -o FILE
 
 
 def _add_import(a) -> None:
@@ -93,30 +93,26 @@ ADD = {"build": _add_build, "show": _add_show, "stats": lambda a: None, "export"
 def run(args: argparse.Namespace) -> int:
     path = getattr(args, "memory", None) or default_path()
     writes = args.action in ("build", "import", "prune", "clear")
+    if args.action == "build":
+        args.execution = read_model(args, ExecutionOptions, runs=20)
+        args.limit = number_option(args.limit, "--limit", int, 1, None)
+    if args.action == "prune":
+        args.min_rate = number_option(args.min_rate, "--min-rate", float, 0.0, 1.0)
+        args.min_runs = number_option(args.min_runs, "--min-runs", int, 0, None)
+    if args.action == "export":
+        if args.file is not None:  # the positional FILE of before -o: still read
+            args.output = args.output or Path(args.file)
+        check_writable(args.output, "memory export")
+    if args.action == "clear" and not args.yes and not sys.stdin.isatty():
+        raise UsageError("memory clear deletes every remembered plan; add --yes to confirm (no terminal to ask on)")
     try:
-        if args.action == "build":
-            args.runs = number_option(args.runs, "--runs", int, 1, MAX_RUNS)
-            args.limit = number_option(args.limit, "--limit", int, 1, None)
-        if args.action == "prune":
-            args.min_rate = number_option(args.min_rate, "--min-rate", float, 0.0, 1.0)
-            args.min_runs = number_option(args.min_runs, "--min-runs", int, 0, None)
-        if args.action == "export":
-            check_writable(None if args.file in (None, "-") else Path(args.file), "memory export")
-        if args.action == "clear" and not args.yes and not sys.stdin.isatty():
-            raise UsageError("memory clear deletes every remembered plan; add --yes to confirm "
-                             "(no terminal to ask on)")
         if writes and not path.parent.exists() and getattr(args, "memory", None) is None:
             private_dir(path.parent)  # barsym's own data folder: 0700
-        store = MemoryStore(path, readonly=not writes)
-    except (UsageError, MemoryFileError) as exc:
-        return fail(str(exc))
+        store = MemoryStore(path, readonly=not writes)  # a damaged or locked file: one line (barsym.cli)
     except OSError as exc:  # the default folder cannot be made (a read-only home)
         return fail(f"memory {path}: cannot create the folder {path.parent} ({exc.strerror or exc})")
     with store:
-        try:
-            return ACTIONS[args.action](store, args)
-        except (UsageError, MemoryFileError) as exc:
-            return fail(str(exc))
+        return ACTIONS[args.action](store, args)
 
 
 def _build(store: MemoryStore, args) -> int:
@@ -125,7 +121,6 @@ def _build(store: MemoryStore, args) -> int:
     from ..planner.decomposer import PlanningError
     from ..planner.registry import make_planner
     from ..sim.execution import run as run_plan
-    from .world_options import WORLDS
     kb = kb_from_args(args)
     try:
         tasks = load_dataset(args.dataset, kb)
@@ -136,7 +131,8 @@ def _build(store: MemoryStore, args) -> int:
         planner = with_memory(make_planner(args.planner, kb), kb, None)
     except (KeyError, ValueError) as exc:
         raise UsageError(f"--planner: {exc.args[0]}") from None
-    world = WORLDS[args.world](kb, rules_for(kb, None))
+    options = args.execution
+    world = options.make_world(kb, rules_for(kb, None))
     bar = TerminalProgress()  # a bar on a terminal; one line per task when stderr is piped
     done = runs = successes = 0
     for number, task in enumerate(tasks, start=1):
@@ -147,8 +143,9 @@ def _build(store: MemoryStore, args) -> int:
             bar.clear()
             print(f"{task.key}: no plan ({exc.message})", file=sys.stderr)
             continue
-        execution = run_plan(result.plan, world, args.runs, args.seed, start=task.start)
-        record(store, task.key, result, planner.memory, [(args.world, args.seed, execution.runs, execution.successes)])
+        execution = run_plan(result.plan, world, options.episodes, options.world_seed, start=task.start)
+        record(store, task.key, result, planner.memory,
+               [(options.world, options.world_seed, execution.runs, execution.successes)])
         done, runs, successes = done + 1, runs + execution.runs, successes + execution.successes
         if not bar.enabled:
             print(f"[{number}/{len(tasks)}] {task.key}: {execution.successes}/{execution.runs} runs succeeded",
@@ -182,16 +179,16 @@ def _show(store: MemoryStore, args) -> int:
 
 
 def _export(store: MemoryStore, args) -> int:
-    if args.file in (None, "-"):
+    if to_stdout(args.output):
         for plan in store.export_plans():
             sys.stdout.write(json.dumps(plan) + "\n")
         return 0
     try:
-        with open(args.file, "w", encoding="utf-8") as out:
+        with open(args.output, "w", encoding="utf-8") as out:
             for plan in store.export_plans():
                 out.write(json.dumps(plan) + "\n")
     except OSError as exc:
-        raise UsageError(f"memory export {args.file}: cannot write ({exc.strerror})") from None
+        raise UsageError(f"memory export {args.output}: cannot write ({exc.strerror})") from None
     return 0
 
 

@@ -15,17 +15,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
-from ..bar_io import format_plan, shown, step_to_record
-from ..kb import UnknownItemError
+from ..bar_io import format_plan, step_to_record
 from ..model import MAX_COUNT, Goal
 from ..planner import DEFAULT_PLANNER, PlanningError, PlanResult, PlanStats, planner_names
 from ..validation import Validator
 from ..memory import MemoryFileError, record, with_memory
-from .common import UsageError, check_writable, fail, kb_from_args, outcome, refuse
-from .memory_options import add_memory_arguments, open_memory
-from .consistency_options import add_consistency_arguments
+from .common import (UsageError, add_format, add_output, check_writable, fail, kb_from_args, number_option, outcome,
+                     write_output)
+from ..memory.options import MemoryOptions
+from .options import add_model, read_model
 from .llm_options import TerminalProgress, add_llm_arguments, build_planner
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
@@ -39,30 +38,25 @@ def add_parser(sub) -> None:
     p.add_argument("--planner", default=DEFAULT_PLANNER, metavar="NAME",
                    help=f"which planner decomposes goals: {', '.join(planner_names())} (default {DEFAULT_PLANNER})")
     p.add_argument("--dialect", metavar="NAME", help="read ITEM in a task set's old names, e.g. deps")
-    p.add_argument("--format", choices=["text", "json", "bar"], default="text",
-                   help="text: numbered steps with provenance; json: plan + decomposition tree; bar: BAR JSON Lines")
-    p.add_argument("-o", "--output", type=Path, metavar="FILE", help="write to FILE instead of stdout")
+    add_format(p, "text|json|bar", "text: numbered steps with provenance; json: plan + decomposition tree; "
+               "bar: BAR JSON Lines")
+    add_output(p)
     add_state_arguments(p)
     add_llm_arguments(p)
-    add_consistency_arguments(p, flag=True)
-    add_memory_arguments(p)
+    add_model(p, MemoryOptions, "stage memory (BAR module c)")
     p.set_defaults(run=run)
-
-
-def parse_count(text: str) -> int:
-    try:  # int() itself: isdigit() admits '²', which int() refuses, and int() refuses 4300+ digits
-        number = int(text)
-    except ValueError:
-        raise UsageError(f"--count must be a whole number from 1 to {MAX_COUNT}, got {shown(text)}") from None
-    if not 1 <= number <= MAX_COUNT:
-        raise UsageError(f"--count must be from 1 to {MAX_COUNT}, got {shown(number)}")
-    return number
 
 
 def check_planner(name: str) -> str:
     if name not in planner_names():
         raise UsageError(f"unknown planner {name!r}; choose one of: {', '.join(planner_names())}")
     return name
+
+
+def check_dialect(kb, dialect: str | None) -> str | None:
+    if dialect is not None and dialect not in kb.dialects:
+        raise UsageError(f"unknown dialect {dialect!r}; known: {', '.join(sorted(kb.dialects)) or 'none'}")
+    return dialect
 
 
 def render_text(result: PlanResult) -> str:
@@ -181,42 +175,34 @@ def render_json(result: PlanResult, code: int = 0) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    progress = None
+    check_writable(args.output, "-o")
+    count = number_option(args.count, "--count", int, 1, MAX_COUNT)
+    name = check_planner(args.planner)
+    kb = kb_from_args(args)
+    goal = Goal(item=kb.resolve(args.item, dialect=check_dialect(kb, args.dialect)), count=count)
+    rules = rules_from_args(kb, args)
+    start = start_from_args(kb, args)
+    store = read_model(args, MemoryOptions).open()  # before the model loads: a bad memory file is found at once
+    progress = TerminalProgress()
     try:
-        check_writable(args.output, "-o")
-        count = parse_count(args.count)
-        name = check_planner(args.planner)
-        kb = kb_from_args(args)
-        if args.dialect is not None and args.dialect not in kb.dialects:
-            raise UsageError(f"unknown dialect {args.dialect!r}; known: {', '.join(sorted(kb.dialects)) or 'none'}")
-        goal = Goal(item=kb.resolve(args.item, dialect=args.dialect), count=count)
-        rules = rules_from_args(kb, args)
-        start = start_from_args(kb, args)
-        store = open_memory(args)  # before the model loads: a bad memory file is found at once
-        progress = TerminalProgress()
         planner = build_planner(name, kb, args, progress, rules=rules)
         if store is not None:
             planner = with_memory(planner, kb, store)
-    except (UsageError, UnknownItemError, MemoryFileError) as exc:
-        if progress is not None:
-            progress.clear()
-        return refuse(args, str(exc))
     except ValueError as exc:  # a planner without a decomposer
-        if progress is not None:
-            progress.clear()
-        return refuse(args, f"--memory: {exc}")
+        raise UsageError(f"--memory: {exc}") from None
+    render = {"text": render_text, "json": render_json, "bar": lambda r, code=0: format_plan(r.plan)}[args.format]
     try:
         result = planner.plan(goal, start)
     except PlanningError as exc:
         progress.clear()
         if exc.kind == "too_large":
-            return refuse(args, exc.message)
+            raise UsageError(exc.message) from None
         unchecked = getattr(planner, "plan_fallback", True) is False
         internal = exc.kind in ("invalid", "decomposition", "no_order") and not unchecked
         if args.format == "json":  # no plan is a result too: on stdout, with why and the exit status
-            _write(args, json.dumps(outcome("internal_error" if internal else "no_plan", exc.message, 1,
-                                            kind=exc.kind, goal={"item": goal.item, "count": goal.count},
-                                            planner=name), indent=2) + "\n", 1)
+            write_output(args.output, json.dumps(outcome("internal_error" if internal else "no_plan", exc.message,
+                         1, kind=exc.kind, goal={"item": goal.item, "count": goal.count}, planner=name), indent=2)
+                         + "\n")
         print(f"barsym: {'internal error: ' if internal else ''}{exc.message}", file=sys.stderr)
         return 1
     progress.clear()
@@ -225,14 +211,14 @@ def run(args: argparse.Namespace) -> int:
               f"the symbolic decomposer answered in its place", file=sys.stderr)
     check = Validator(kb, rules).validate(result.plan, goal=goal, start=start)
     if not check.valid and not result.validation.valid:  # an unchecked planner's plan: shown, and exit 1
-        return _write(args, {"text": render_text, "json": lambda r: render_json(r, 1),
-                             "bar": lambda r: format_plan(r.plan)}[args.format](result), code=1)
+        write_output(args.output, render(result, 1) if args.format == "json" else render(result))
+        return 1
     if not check.valid:
         error = check.errors[0]
         message = (f"the {name} planner produced a plan its validator rejects "
                    f"(step {error.step}: {error.message}); please report this")
         if args.format == "json":
-            _write(args, json.dumps(outcome("internal_error", message, 1, planner=name), indent=2) + "\n", 1)
+            write_output(args.output, json.dumps(outcome("internal_error", message, 1, planner=name), indent=2) + "\n")
         print(f"barsym: internal error: {message}", file=sys.stderr)
         return 1
     unrecorded = None
@@ -241,17 +227,5 @@ def run(args: argparse.Namespace) -> int:
             record(store, f"plan/{goal.item}", result, planner.memory)  # no executions: `memory build` adds those
         except MemoryFileError as exc:  # locked past the busy timeout, a full disk: the plan is still shown
             unrecorded = str(exc)
-    text = {"text": render_text, "json": render_json, "bar": lambda r: format_plan(r.plan)}[args.format](result)
-    code = _write(args, text, code=0)
-    return fail(f"{unrecorded}; the plan was not recorded") if unrecorded else code
-
-
-def _write(args: argparse.Namespace, text: str, code: int) -> int:
-    if args.output:
-        try:
-            args.output.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            return fail(f"cannot write {args.output}: {exc.strerror}")
-    else:
-        sys.stdout.write(text)
-    return code
+    write_output(args.output, render(result))
+    return fail(f"{unrecorded}; the plan was not recorded") if unrecorded else 0

@@ -10,10 +10,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Iterator
 
-from ..bar_io import PlanFormatError, decode_text, parse_plan, read_plan, read_stream, shown
+from ..bar_io import PlanFormatError, decode_text, parse_plan, read_plan, read_stream
 from ..kb import KnowledgeBase, UnknownItemError
 from ..model import MAX_COUNT, Goal, Plan
-from .common import UsageError
+from .common import UsageError, number_option
 
 
 def add_plan_file_arguments(p, goal: bool = True) -> None:
@@ -21,7 +21,7 @@ def add_plan_file_arguments(p, goal: bool = True) -> None:
                                                         "or what `barsym plan` prints); '-' reads stdin")
     if goal:
         p.add_argument("--goal", metavar="ITEM", help="item the plan must end with (default: the last step's item)")
-        p.add_argument("--goal-count", type=int, metavar="N", help="how many of the --goal item (default 1)")
+        p.add_argument("--goal-count", metavar="N", help="how many of the --goal item (default 1)")
 
 
 def goal_from_args(kb: KnowledgeBase, args) -> Goal | None:
@@ -30,9 +30,7 @@ def goal_from_args(kb: KnowledgeBase, args) -> Goal | None:
     --goal-count alone is refused rather than applied to those defaults: with
     several files it would quietly mean a different item for each.
     """
-    count = 1 if args.goal_count is None else args.goal_count
-    if not 1 <= count <= MAX_COUNT:
-        raise UsageError(f"--goal-count must be from 1 to {MAX_COUNT}, got {shown(count)}")
+    count = number_option(args.goal_count, "--goal-count", int, 1, MAX_COUNT) or 1
     if args.goal is None:
         if args.goal_count is not None:
             raise UsageError(f"--goal-count {count} needs --goal ITEM too, e.g. --goal diamond --goal-count {count} "

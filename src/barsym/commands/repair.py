@@ -4,7 +4,7 @@ What a person annotating plans wants after ``validate`` said what is wrong: a
 proposed fix, shown as a diff against their plan. Each plan is repaired by
 BAR's state consistency (module b): steps scored below ``--t`` start anchor
 pairs, the windows between anchors are regenerated forward from the state
-before them, and the result is played again, for up to ``--rounds`` rounds.
+before them, and the result is played again, for up to ``--repair-rounds`` rounds.
 Steps outside the windows are the user's, unchanged. Defaults need no model:
 simulator scores and the symbolic repairer.
 
@@ -24,41 +24,33 @@ import sys
 from ..bar_io import format_plan, step_to_record
 from ..consistency import CannotRepair, ConsistencyConfig, RepairResult, StateConsistency
 from ..model import Plan
-from .common import UsageError, kb_from_args, outcome, refuse
-from .consistency_options import (add_consistency_arguments, add_model_arguments, backend_from,
-                                  consistency_options, model_options)
+from .common import UsageError, add_format, kb_from_args, outcome
+from .llm_options import add_consistency_arguments, add_model_arguments, backend_from, model_settings
+from .options import read_model
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 from .plan_files import add_plan_file_arguments, each_plan, goal_from_args
-
-REPAIR_DEFAULTS = {"anchors": "step-scoring", "scores": "simulator", "repairer": "symbolic"}
-
 
 def add_parser(sub) -> None:
     p = sub.add_parser("repair", help="repair plans forward between anchors (BAR's state consistency)",
                        description="Score every step, pick anchor pairs, regenerate the windows between them "
                                    "forward from the simulated state, and show the fix as a diff.")
     add_plan_file_arguments(p)
-    p.add_argument("--format", choices=["text", "json", "bar"], default="text",
-                   help="text: a diff against the plan; json: one array, a record per file; bar: the repaired "
-                        "plan as BAR JSON Lines (one file)")
+    add_format(p, "text|json|bar", "text: a diff against the plan; json: one array, a record per file; bar: the "
+               "repaired plan as BAR JSON Lines (one file)")
     add_state_arguments(p)
-    add_consistency_arguments(p, defaults=REPAIR_DEFAULTS)
-    add_model_arguments(p)
+    add_consistency_arguments(p)
+    add_model_arguments(p, "LLM (for --scores llm|both and --repairer llm)")
     p.set_defaults(run=run)
 
 
 def build(kb, args, rules) -> StateConsistency:
     """The module as the options configure it (a model is loaded only if they need one)."""
-    options = {k: v for k, v in consistency_options(args).items() if v is not None and k != "consistency"}
-    llm = model_options(args)
-    try:
-        config = ConsistencyConfig(**{**REPAIR_DEFAULTS, **options, "seed": llm["seed"]})
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    llm = model_settings(args)
+    config = read_model(args, ConsistencyConfig, skip=("seed",), seed=llm.seed)
     backend = backend_from(llm) if config.uses_llm else None
     from ..reasoning import model_consistency
 
-    return model_consistency(kb, config, rules=rules, backend=backend, temperature=llm["temperature"] or 0.0)
+    return model_consistency(kb, config, rules=rules, backend=backend, temperature=llm.temperature)
 
 
 def diff_lines(result: RepairResult) -> list[str]:
@@ -120,16 +112,13 @@ def to_record(path: str, result: RepairResult) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        if args.format == "bar" and len(args.files) > 1:
-            raise UsageError("--format bar prints one plan; give one file, or use --format json")
-        kb = kb_from_args(args)
-        goal = goal_from_args(kb, args)
-        start = start_from_args(kb, args)
-        rules = rules_from_args(kb, args)
-        engine = build(kb, args, rules)
-    except UsageError as exc:
-        return refuse(args, str(exc))
+    if args.format == "bar" and len(args.files) > 1:
+        raise UsageError("--format bar prints one plan; give one file, or use --format json")
+    kb = kb_from_args(args)
+    goal = goal_from_args(kb, args)
+    start = start_from_args(kb, args)
+    rules = rules_from_args(kb, args)
+    engine = build(kb, args, rules)
     records, unusable, unrepaired = [], [], 0
 
     def unusable_file(name: str, message: str) -> None:

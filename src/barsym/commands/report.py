@@ -14,23 +14,19 @@ from pathlib import Path
 
 from ..eval.html_report import load_runs, render
 from ..eval.runfile import RunFileError
-from .common import check_writable, fail
+from .common import add_output, check_writable, fail, to_stdout, write_output
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("report", help="an HTML report (tables, charts) of eval runs",
                        description="Compare the runs 'barsym eval --run FILE' wrote in one self-contained HTML file.")
     p.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="run files written by barsym eval --run")
-    p.add_argument("-o", "--output", type=Path, default=Path("report.html"), metavar="FILE",
-                   help="the HTML file to write (default report.html)")
+    add_output(p, "the HTML file to write (default report.html)", default=Path("report.html"))
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        check_writable(args.output, "-o")
-    except Exception as exc:  # UsageError
-        return fail(str(exc))
+    check_writable(args.output, "-o")
     for path in args.runs:
         if path.exists() and not path.is_file():
             return fail(f"{path}: not a regular file; give a run file written by barsym eval --run")
@@ -43,12 +39,10 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(exc))
     for line in warnings:  # one line per damaged record; the report is written from the others
         print(f"barsym: warning: {line}", file=sys.stderr)
-    existed = args.output.is_file()
-    try:
-        args.output.write_text(render(runs), encoding="utf-8")
-    except OSError as exc:
-        return fail(f"cannot write {args.output}: {exc.strerror}")
+    existed = not to_stdout(args.output) and args.output.is_file()
+    write_output(args.output, render(runs))
     if existed:  # a report made earlier is gone: one line, so that nobody wonders where it went
         print(f"barsym: overwrote {args.output} (it held an earlier report or another file)", file=sys.stderr)
-    print(f"wrote {args.output} ({len(runs)} run(s), {sum(len(r.records) for r in runs)} task records)")
+    print(f"wrote {args.output} ({len(runs)} run(s), {sum(len(r.records) for r in runs)} task records)",
+          file=sys.stderr if to_stdout(args.output) else sys.stdout)  # -o -: stdout is the page alone
     return 0

@@ -1,4 +1,4 @@
-"""``barsym score FILE... [--goal ITEM] [START] [--scores simulator|llm|both] [--t 5] [--k 3] [--json]``.
+"""``barsym score FILE... [--goal ITEM] [START] [--scores simulator|llm|both] [--t 5] [--k 3] [--format json]``.
 
 Per step of each plan, BAR's 1-10 score from the simulator (with the reason:
 which step fails, how soon, of what kind) and from the model, their minimum
@@ -19,30 +19,24 @@ import sys
 from ..consistency import AnchorPair, combine, merge, simulator_scores, step_scoring
 from ..consistency.crosscheck import CrossCheck
 from ..validation import Validator
-from .common import UsageError, fail, kb_from_args
-from .consistency_options import SCORE_METHODS, add_model_arguments, backend_from, model_options
-from .llm_options import _number
+from ..consistency import ConsistencyConfig
+from .common import UsageError, add_format, kb_from_args
+from .llm_options import add_model_arguments, backend_from, model_settings
+from .options import add_model, read_model
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 from .plan_files import add_plan_file_arguments, each_plan, goal_from_args
-
-SOURCES = ("simulator", "llm", "both")
-
 
 def add_parser(sub) -> None:
     p = sub.add_parser("score", help="score every step 1-10 (simulator and LLM) and show the anchors",
                        description="BAR's step scores (1: the next steps are likely wrong; 10: they are right) "
                                    "from the simulator's rollout and from the model, and the anchors they pick.")
     add_plan_file_arguments(p)
-    p.add_argument("--scores", choices=SOURCES, default="both",
-                   help="which scores: simulator (no model), llm, or both (default)")
-    p.add_argument("--score-method", choices=SCORE_METHODS, default=None,
-                   help="how the model's score is read: digit, expected, yes or yes-facts (default expected for "
-                        "an in-process model, digit for --llm-url; docs/step-scores.md)")
-    p.add_argument("--t", metavar="T", default="5", help="anchor threshold, 1 to 10 (default 5)")
-    p.add_argument("--k", metavar="K", default="3", help="lookahead and anchor distance (default 3)")
-    p.add_argument("--json", action="store_true", help="print one JSON object: plans and the cross-check")
+    add_model(p, ConsistencyConfig, skip=set(ConsistencyConfig.model_fields) - {"scores", "score_method", "t", "k"},
+              defaults={"scores": "both"})
+    add_format(p, "text|json", "text: a table per plan (default); json: one object, plans and the cross-check",
+               json_alias=True)
     add_state_arguments(p)
-    add_model_arguments(p)
+    add_model_arguments(p, "LLM (for --scores llm|both)")
     p.set_defaults(run=run)
 
 
@@ -51,24 +45,21 @@ def _pairs(scores: list[int | None], t: int, k: int) -> list[list[int]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        t = _number(args.t, "--t", int, 1, 10)
-        k = _number(args.k, "--k", int, 1, 50)
-        kb = kb_from_args(args)
-        goal = goal_from_args(kb, args)
-        start = start_from_args(kb, args)
-        rules = rules_from_args(kb, args)
-        scorer = None
-        if args.scores != "simulator":
-            from ..reasoning.step_scorer import LLMStepScorer
-            llm = model_options(args)
-            try:
-                scorer = LLMStepScorer(backend_from(llm), seed=llm["seed"], temperature=llm["temperature"] or 0.0,
-                                       method=args.score_method, rules=rules)
-            except ValueError as exc:  # a probability method on a server that gives none
-                raise UsageError(f"--score-method: {exc}") from None
-    except UsageError as exc:
-        return fail(str(exc))
+    config = read_model(args, ConsistencyConfig, scores="both")
+    t, k, source = config.t, config.k, config.scores.value
+    kb = kb_from_args(args)
+    goal = goal_from_args(kb, args)
+    start = start_from_args(kb, args)
+    rules = rules_from_args(kb, args)
+    scorer = None
+    if source != "simulator":
+        from ..reasoning.step_scorer import LLMStepScorer
+        llm = model_settings(args)
+        try:
+            scorer = LLMStepScorer(backend_from(llm), seed=llm.seed, temperature=llm.temperature,
+                                   method=config.score_method, rules=rules)
+        except ValueError as exc:  # a probability method on a server that gives none
+            raise UsageError(f"--score-method: {exc}") from None
     validator = Validator(kb, rules)
     check = CrossCheck(t=t)
     records, unusable = [], []
@@ -79,12 +70,12 @@ def run(args: argparse.Namespace) -> int:
         llm_scores = scorer.score(plan.steps, plan_goal) if scorer is not None else None
         if llm_scores is not None:
             check.add([s.score for s in sim], llm_scores)
-        record = _record(path, plan, plan_goal, validation, sim, llm_scores, args.scores, t, k)
+        record = _record(path, plan, plan_goal, validation, sim, llm_scores, source, t, k)
         records.append(record)
-        if not args.json:
+        if args.format != "json":
             sys.stdout.write(_text(record))
     summary = check.to_dict() if scorer is not None else None
-    if args.json:
+    if args.format == "json":
         print(json.dumps({"plans": records, "crosscheck": summary}, indent=2))
     elif summary is not None and len(records) > 1:
         print(_summary(summary))

@@ -1,4 +1,4 @@
-"""``barsym validate FILE... [--goal ITEM] [--json]``: check hand-written plans.
+"""``barsym validate FILE... [--goal ITEM] [--format text|json]``: check hand-written plans.
 
 Exit status: 0 every plan valid (waste allowed), 1 some plan invalid, 2 some
 input unusable (unreadable, not JSON Lines, bad field values, bad options).
@@ -11,7 +11,7 @@ import json
 
 from ..model import Plan
 from ..validation import ValidationResult, Validator, Verdict
-from .common import UsageError, fail, kb_from_args
+from .common import add_format, kb_from_args
 from .plan_files import add_plan_file_arguments, each_plan, goal_from_args
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
@@ -20,7 +20,8 @@ def add_parser(sub) -> None:
     p = sub.add_parser("validate", help="check plans (BAR JSON Lines or `mine 4 logs` lines) step by step",
                        description="Play each plan forward and report valid / valid with waste / invalid.")
     add_plan_file_arguments(p)
-    p.add_argument("--json", action="store_true", help="print one JSON array with a record per plan")
+    add_format(p, "text|json", "text: a verdict per plan and its errors (default); json: one array with a record "
+               "per plan", json_alias=True)
     p.add_argument("--quiet", action="store_true", help="text output: only plans that are not plainly valid")
     add_state_arguments(p)
     p.set_defaults(run=run)
@@ -65,13 +66,10 @@ def _print_text(result: ValidationResult, plan: Plan, quiet: bool, layers: tuple
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        kb = kb_from_args(args)
-        goal = goal_from_args(kb, args)
-        start = start_from_args(kb, args)
-        rules = rules_from_args(kb, args)
-    except UsageError as exc:
-        return fail(str(exc))
+    kb = kb_from_args(args)
+    goal = goal_from_args(kb, args)
+    start = start_from_args(kb, args)
+    rules = rules_from_args(kb, args)
     validator = Validator(kb, rules)
     records: list[dict] = []
     counts = {Verdict.VALID: 0, Verdict.WASTEFUL: 0, Verdict.INVALID: 0}
@@ -82,13 +80,13 @@ def run(args: argparse.Namespace) -> int:
         records.append({"file": name, "valid": False, "verdict": "unusable input",
                         "errors": [{"step": None, "code": "bad_input", "message": message}], "warnings": []})
 
-    for _, plan in each_plan(args.files, unusable_file, show_errors=not args.json):
+    for _, plan in each_plan(args.files, unusable_file, show_errors=args.format != "json"):
         result = validator.validate(plan, goal=goal, start=start)
         counts[result.verdict] += 1
         records.append(result.to_dict())
-        if not args.json:
+        if args.format != "json":
             _print_text(result, plan, args.quiet, kb.layers)
-    if args.json:
+    if args.format == "json":
         print(json.dumps(records, indent=2))
     else:
         total = len(args.files)

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Protocol
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from ..kb import KnowledgeBase, Rules, UnknownItemError, rules_for
 from ..model import Goal, Plan, Step
 from ..planner.registry import graph_for
@@ -41,6 +43,9 @@ from .needs import NeedPlanner
 from .scores import DEFAULT_K, FailureKind, StepFault, StepScore, combine, simulator_scores
 
 DEFAULT_ROUNDS = 3
+MAX_ROUNDS = 20
+#: the longest window from an anchor (and the scores' lookahead) anyone asks for; past it a window is the plan
+MAX_K = 50
 
 
 class Provenance(str, Enum):
@@ -54,30 +59,34 @@ class RepairerKind(str, Enum):
     SYMBOLIC = "symbolic"
 
 
-@dataclass(frozen=True)
-class ConsistencyConfig:
-    anchors: AnchorMethod = AnchorMethod.STEP_SCORING
-    scores: ScoreSource = ScoreSource.SIMULATOR
-    t: int = DEFAULT_T
-    k: int = DEFAULT_K
-    repairer: RepairerKind = RepairerKind.SYMBOLIC
-    fallback: bool = True  # the LLM repairer's symbolic fallback
-    rounds: int = DEFAULT_ROUNDS
-    seed: int = 0
-    # how the model's scores are read; None: DEFAULT_SCORE_METHOD where the backend gives probabilities, else digit
-    score_method: ScoreMethod | None = None
+class ConsistencyConfig(BaseModel):
+    """How state consistency runs: the library's configuration, and what ``--anchors`` ... ``--repair-rounds``
+    are generated from (one range for both)."""
 
-    def __post_init__(self) -> None:
-        for name, kind in (("anchors", AnchorMethod), ("scores", ScoreSource), ("repairer", RepairerKind)):
-            object.__setattr__(self, name, kind(getattr(self, name)))
-        if self.score_method is not None:
-            object.__setattr__(self, "score_method", ScoreMethod(self.score_method))
-        if not 1 <= self.t <= 10:
-            raise ValueError(f"t must be from 1 to 10, got {self.t}")
-        if self.k < 1:
-            raise ValueError(f"k must be at least 1, got {self.k}")
-        if self.rounds < 1:
-            raise ValueError(f"rounds must be at least 1, got {self.rounds}")
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    anchors: AnchorMethod = Field(AnchorMethod.STEP_SCORING, description="step-scoring: every step scored below "
+                                  "T starts a pair; sliding-window: pairs of K steps at seeded random offsets",
+                                  json_schema_extra={"metavar": "METHOD"})
+    scores: ScoreSource = Field(ScoreSource.SIMULATOR, description="who scores the steps: the simulator, the "
+                                "LLM, or both (the lower score)", json_schema_extra={"metavar": "SOURCE"})
+    t: int = Field(DEFAULT_T, ge=1, le=10, description="score threshold of an anchor")
+    k: int = Field(DEFAULT_K, ge=1, le=MAX_K, description="steps from a start anchor to its end anchor, and "
+                   "the scores' lookahead")
+    repairer: RepairerKind = Field(RepairerKind.SYMBOLIC, description="llm: the model proposes each next step "
+                                   "among those that apply; symbolic: the symbolic planner plans what is missing",
+                                   json_schema_extra={"metavar": "KIND"})
+    fallback: bool = Field(True, description="the llm repairer without the symbolic fallback for windows it "
+                           "does not finish", json_schema_extra={"flag": "--no-fallback"})
+    rounds: int = Field(DEFAULT_ROUNDS, ge=1, le=MAX_ROUNDS, description="repair rounds at most (score, anchor, "
+                        "repair, splice)", json_schema_extra={"flag": "--repair-rounds", "metavar": "N"})
+    seed: int = Field(0, ge=0, description="the sliding window's seed")
+    score_method: ScoreMethod | None = Field(None, description="how the model's scores are read: digit (one "
+                                             "generated 1-10), expected (the expected digit), yes (P(yes) to 'can "
+                                             "this step be done now?'), yes-facts (the same with the state and the "
+                                             f"step's needs); default {DEFAULT_SCORE_METHOD.value} for an "
+                                             "in-process model, digit for --llm-url",
+                                             json_schema_extra={"metavar": "METHOD"})
 
     @property
     def uses_llm(self) -> bool:

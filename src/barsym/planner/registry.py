@@ -6,8 +6,9 @@ from a dotted path so that the LLM planners (``bar``, the default, and
 ``llm-only``) cost nothing until they are used and pull no model code into
 ``barsym plan --planner symbolic`` (``bar-sc``, BAR with state consistency, lives in
 :mod:`barsym.consistency` and is imported the same way; the baselines ``deps`` and
-``cot``, which write whole plans forward, live in :mod:`barsym.reasoning`). Options a factory does not know are ignored,
-so callers can pass the LLM options to any planner. To add one, call :func:`register` or add a
+``cot``, which write whole plans forward, live in :mod:`barsym.reasoning`). The options a built-in
+planner takes are the fields of its option models (:data:`OPTION_MODELS`); a key none of them has
+is refused in one line rather than dropped unseen. To add one, call :func:`register` or add a
 line to ``_BUILTIN``.
 """
 
@@ -49,6 +50,30 @@ DEFAULT_PLANNER = "bar"
 LLM_PLANNERS = ("bar", "llm-only", "bar-sc", "deps", "cot")
 #: planners whose model writes the whole plan forward, unchecked (DEPS, chain-of-thought)
 FORWARD_PLANNERS = ("deps", "cot")
+
+
+#: what any planner may be handed besides the options a user sets: objects and context
+CONTEXT_KEYS = frozenset({"backend", "progress", "graph", "validator", "log", "command", "rules", "facts", "prefer",
+                          "consistency", "max_goals"})
+#: the option models (``module:Model``, loaded only when options are given) of every built-in planner: the model's
+#: settings and state consistency's (``consistency=True`` follows any planner with it), and each planner's own
+OPTION_MODELS = ("barsym.reasoning.options:PlannerLLMOptions", "barsym.consistency.repair:ConsistencyConfig")
+OWN_OPTION_MODELS = {"deps": ("barsym.reasoning.options:DepsOptions",)}
+OWN_KEYS = {"deps": {"world_seed"}}  # the seed of its feedback runs (a caller's, not a command-line option)
+
+
+def check_options(name: str, options: dict) -> None:
+    """TypeError, in one line, for an option key the built-in planner ``name`` would not read."""
+    if _registry.get(name) is not _BUILTIN.get(name):  # a planner registered by the user reads what it likes
+        return
+    keys = set(options) - CONTEXT_KEYS - OWN_KEYS.get(name, set())
+    if not keys:
+        return
+    known = {k for path in OPTION_MODELS + OWN_OPTION_MODELS.get(name, ()) for k in _load(path).model_fields}
+    unknown = sorted(keys - known)
+    if unknown:
+        raise TypeError(f"the {name} planner takes no option {', '.join(map(repr, unknown))}; its options are "
+                        f"{', '.join(sorted(known | CONTEXT_KEYS | OWN_KEYS.get(name, set())))}")
 
 
 _graphs: dict[tuple[int, str], tuple[KnowledgeBase, CraftGraph]] = {}
@@ -101,6 +126,7 @@ def make_planner(name: str, kb: KnowledgeBase, **options) -> Planner:
         factory = _registry[name]
     except KeyError:
         raise KeyError(f"unknown planner {name!r}; known planners: {', '.join(planner_names())}") from None
+    check_options(name, options)
     if isinstance(factory, str):
         factory = _load(factory)
     planner = factory(kb, **options)

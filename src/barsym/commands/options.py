@@ -1,0 +1,135 @@
+"""Command-line options made from the library's option models, so that every range is stated once.
+
+Each option set (the model's, the LLM planners', DEPS', state consistency's, the execution world's)
+is a pydantic model on the library side, next to the code that takes it. :func:`add_model` turns a
+model's fields into arguments: the flag (the field's name, or ``flag`` in ``json_schema_extra``),
+the help (the Field's description and default), the choices of a ``Literal``, and a switch for a
+``bool``. Every argument but a switch defaults to ``SUPPRESS``, so the parsed namespace holds what the user
+typed and nothing else; :func:`read_model` builds the model from that (``model_fields_set`` is
+then what was given) and turns pydantic's complaint into one line naming the flag.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import typing
+from enum import Enum
+
+from pydantic import BaseModel, ValidationError
+
+from ..bar_io import shown
+from .common import UsageError
+
+
+def flag(model: type[BaseModel], name: str) -> str:
+    extra = model.model_fields[name].json_schema_extra or {}
+    return extra.get("flag") or "--" + name.replace("_", "-")
+
+
+def choices(annotation) -> list[str] | None:
+    """The values a ``Literal``/``Enum`` field (optional or not) takes, as typed on the command line."""
+    for arg in (annotation, *typing.get_args(annotation)):
+        if typing.get_origin(arg) is typing.Literal:
+            return [str(a) for a in typing.get_args(arg)]
+        if isinstance(arg, type) and issubclass(arg, Enum):
+            return [str(m.value) for m in arg]
+    return None
+
+
+def bounds(model: type[BaseModel], name: str) -> tuple[object, object]:
+    low = high = None
+    for m in model.model_fields[name].metadata:
+        low = getattr(m, "ge", low)
+        high = getattr(m, "le", high)
+    return low, high
+
+
+def _show(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def span(model: type[BaseModel], name: str) -> str:
+    low, high = bounds(model, name)
+    if low is not None and high is not None:
+        return f"from {_show(low)} to {_show(high)}"
+    return f"at least {_show(low)}" if low is not None else ""
+
+
+def add_model(parser, model: type[BaseModel], title: str | None = None, *, skip=(), defaults: dict | None = None,
+              helps: dict | None = None, deprecated: dict[str, str] | None = None) -> None:
+    """One argument per field of ``model`` (but ``skip``); ``defaults`` and ``helps`` are shown in the help
+    in place of the model's own; ``deprecated`` maps old flags to the field they still set."""
+    group = parser.add_argument_group(title) if title else parser
+    for name, field in model.model_fields.items():
+        if name in skip:
+            continue
+        extra = field.json_schema_extra or {}
+        default = (defaults or {}).get(name, field.default)
+        text = (helps or {}).get(name) or field.description or ""
+        if field.annotation is bool:
+            group.add_argument(flag(model, name), dest=name, default=field.default, help=text,
+                               action="store_false" if field.default else "store_true")
+            continue
+        known = choices(field.annotation)
+        if known:
+            text += f"; one of {', '.join(known)}"
+        elif span(model, name):
+            text += f"; {span(model, name)}"
+        if default is not None and "default" not in text:
+            text += f" (default {default.value if isinstance(default, Enum) else _show(default)})"
+        group.add_argument(flag(model, name), *extra.get("short", ()), dest=name, default=argparse.SUPPRESS,
+                           metavar=extra.get("metavar", name.upper()), help=text)
+    for old, name in (deprecated or {}).items():
+        group.add_argument(old, dest=name, default=argparse.SUPPRESS, help=argparse.SUPPRESS,
+                           action=Deprecated, new=flag(model, name))
+
+
+class Deprecated(argparse.Action):
+    """An old spelling that still works for a release: it sets what the new one does, with a note on stderr."""
+
+    def __init__(self, option_strings, dest, new: str, const=None, **kwargs):
+        super().__init__(option_strings, dest, nargs=0 if const is not None else None, const=const, **kwargs)
+        self.new = new
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"barsym: {option_string} is deprecated, use {self.new}", file=sys.stderr)
+        setattr(namespace, self.dest, self.const if self.const is not None else values)
+
+
+def given(args: argparse.Namespace, model: type[BaseModel], skip=()) -> dict:
+    """The fields of ``model`` the command line set (their text, as typed; a switch only when flipped)."""
+    fields = model.model_fields
+    return {n: getattr(args, n) for n in fields if n not in skip and hasattr(args, n)
+            and not (fields[n].annotation is bool and getattr(args, n) == fields[n].default)}
+
+
+def read_model(args: argparse.Namespace, model: type[BaseModel], skip=(), **values):
+    """``model`` from what the command line gave (over ``values``); a bad value is one UsageError line."""
+    typed = given(args, model, skip)
+    try:
+        return model(**{**values, **typed})
+    except ValidationError as exc:
+        raise UsageError(message(model, exc, typed)) from None
+
+
+def message(model: type[BaseModel], exc: ValidationError, typed: dict) -> str:
+    """pydantic's first error as the line a user reads: the flag, what it takes, what was given."""
+    error = exc.errors()[0]
+    if not error["loc"]:  # a check across fields (a model validator): its own words
+        return str(error["msg"]).removeprefix("Value error, ")
+    name = str(error["loc"][0])
+    option, value = flag(model, name), typed.get(name, error.get("input"))
+    kind, where = error["type"], span(model, name)
+    known = choices(model.model_fields[name].annotation)
+    if known:
+        return f"{option} must be one of {', '.join(known)}, got {shown(value)}"
+    if kind.startswith("int_"):
+        return f"{option} must be a whole number {where}, got {shown(value)}".replace("  ", " ")
+    if kind == "finite_number":
+        return f"{option} must be a finite number {where}, got {shown(value)}"
+    if kind.startswith("float_"):
+        return f"{option} must be a number {where}, got {shown(value)}"
+    if kind.startswith(("greater_than", "less_than")):
+        return f"{option} must be {where}, got {shown(value)}"
+    return f"{option}: {str(error['msg']).removeprefix('Value error, ')}"

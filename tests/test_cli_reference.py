@@ -1,0 +1,26 @@
+"""docs/cli.md is what the parsers generate: the reference cannot go stale."""
+
+from __future__ import annotations
+
+import difflib
+
+from barsym.cli import build_parser
+from barsym.commands.reference import DOC, render
+
+
+def test_the_cli_reference_matches_the_parsers():
+    expected = render(build_parser())
+    actual = DOC.read_text(encoding="utf-8") if DOC.is_file() else ""
+    diff = "".join(difflib.unified_diff(actual.splitlines(True), expected.splitlines(True), "docs/cli.md",
+                                        "the parsers", n=1))
+    assert actual == expected, ("docs/cli.md is stale; regenerate it with "
+                                f"`PYTHONPATH=src python tools/gen_cli_reference.py`:\n{diff[:3000]}")
+
+
+def test_every_command_and_option_is_in_it():
+    text = render(build_parser())
+    for command in ("barsym plan", "barsym eval", "barsym memory show", "barsym completion"):
+        assert f"## `{command}`" in text
+    for option in ("--llm-seed N", "--world-seed S", "--repair-rounds N", "--deps-rounds N", "-o, --output FILE"):
+        assert f"`{option}`" in text
+    assert "--json" not in text.replace("--format json", "")  # deprecated spellings live in cli-flags.md
