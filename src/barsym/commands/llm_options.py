@@ -18,6 +18,7 @@ from ..planner import make_planner
 from ..reasoning.bar_decomposer import DEFAULT_MODE, MODES, RETRY_TEMPERATURE
 from ..planner.registry import FORWARD_PLANNERS, LLM_PLANNERS
 from ..planner.selector import SELECTORS
+from ..llm.stand_in import STAND_INS
 from .common import UsageError, escape_controls, number_option as _number, raw_stream, require_llm_extra
 
 #: llama.cpp's sampler seed is a 32-bit unsigned integer; a larger one overflows in the binding or the server
@@ -28,6 +29,9 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("LLM planners (bar, llm-only, bar-sc, deps, cot)")
     group.add_argument("--model", metavar="PATH",
                        help="GGUF model to run in-process (default: $BARSYM_MODEL, else the packaged SmolLM2-135M)")
+    group.add_argument("--llm-stand-in", choices=list(STAND_INS), metavar="NAME",
+                       help="no model: a chooser answers under the same grammar, to show what the model adds: "
+                            f"{', '.join(STAND_INS)} (barsym.llm.stand_in); tables name the planner bar[NAME]")
     group.add_argument("--llm-url", metavar="URL",
                        help="OpenAI-compatible server instead of an in-process model, e.g. http://127.0.0.1:8080")
     group.add_argument("--llm-mode", choices=list(MODES), default=DEFAULT_MODE,
@@ -87,7 +91,11 @@ def llm_options(args: argparse.Namespace) -> dict:
     """The planner options the command line gives, checked (UsageError on bad values)."""
     if args.model is not None and args.llm_url is not None:
         raise UsageError("give either --model (in-process) or --llm-url (server), not both")
+    stand_in = getattr(args, "llm_stand_in", None)
+    if stand_in is not None and (args.model is not None or args.llm_url is not None):
+        raise UsageError("--llm-stand-in replaces the model; drop --model/--llm-url")
     return {
+        **({"llm_stand_in": stand_in} if stand_in else {}),
         "model": args.model,
         "llm_url": args.llm_url,
         "llm_mode": args.llm_mode,
@@ -121,7 +129,7 @@ def _server_options(args: argparse.Namespace) -> dict:
 #: what the LLM options are when the user leaves them alone (to tell which ones were given)
 _DEFAULTS = {"model": None, "llm_url": None, "llm_mode": DEFAULT_MODE, "max_retries": "2", "seed": "0",
              "temperature": "0", "retry_temperature": str(RETRY_TEMPERATURE), "threads": None,
-             "llm_timeout": "30", "api_key": None, "llm_model": None}
+             "llm_timeout": "30", "api_key": None, "llm_model": None, "llm_stand_in": None}
 
 
 def ignored_options(args: argparse.Namespace) -> list[str]:
