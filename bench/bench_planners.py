@@ -109,8 +109,8 @@ def main() -> int:
         label = planner_label(name, options)
         evaluation = evaluate(tasks, planner, kb, name=label)
         if name == "deps":
-            rows.append(row(label.replace("deps", "deps (round 0)", 1), round_zero(kb, evaluation)))
-            rows.append(row(label.replace("deps", f"deps (<= {args.rounds} rounds)", 1), evaluation))
+            rows.append(row(f"{label} (round 0)", round_zero(kb, evaluation)))
+            rows.append(row(f"{label} (<= {args.rounds} rounds)", evaluation))
         else:
             rows.append(row(label, evaluation))
         print(f"done: {rows[-1]}", file=sys.stderr, flush=True)

@@ -226,12 +226,14 @@ class StandInLLM(LLMBackend):
         super().__init__(options)
         self.name = name
         self._grammars: dict[str, CompiledGrammar] = {}
+        self._options: dict[GrammarState, list] = {}  # states are interned per grammar: enumerate each once
 
     def _compiled(self, grammar: str) -> CompiledGrammar:
         compiled = self._grammars.get(grammar)
         if compiled is None:
             if len(self._grammars) > 256:
                 self._grammars.clear()
+                self._options.clear()
             try:
                 compiled = self._grammars[grammar] = compile_grammar(grammar)
             except UnsupportedGrammar as exc:
@@ -260,8 +262,13 @@ class StandInLLM(LLMBackend):
                           completion_tokens=choices, finish_reason=finish, elapsed_s=time.perf_counter() - started,
                           model=f"stand-in:{self.name}", evaluations=0)
 
-    @staticmethod
-    def _walk(state: GrammarState, chooser: Chooser, rng: random.Random, limit: int) -> tuple[str, str, int]:
+    def _continuations(self, state: GrammarState) -> list:
+        options = self._options.get(state)
+        if options is None:
+            options = self._options[state] = continuations(state)
+        return options
+
+    def _walk(self, state: GrammarState, chooser: Chooser, rng: random.Random, limit: int) -> tuple[str, str, int]:
         """(reply, finish reason, choices made): forced text taken as is, a chooser at every branch point."""
         text, choices = "", 0
         while len(text) < limit:
@@ -270,7 +277,7 @@ class StandInLLM(LLMBackend):
                 text += forced
                 state = state.advance(forced)
                 continue
-            options = continuations(state)
+            options = self._continuations(state)
             if not options:
                 return text, "stop", choices
             if len(options) == 1:
