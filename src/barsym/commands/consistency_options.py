@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 
 from ..consistency import AnchorMethod, RepairerKind, ScoreSource
+from ..llm.stand_in import STAND_INS
 from .common import UsageError, require_llm_extra
 from .llm_options import MAX_SEED, _number
 
@@ -70,6 +71,8 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--model", metavar="PATH",
                        help="GGUF model to run in-process (default: $BARSYM_MODEL, else the packaged SmolLM2-135M)")
     group.add_argument("--llm-url", metavar="URL", help="OpenAI-compatible server instead of an in-process model")
+    group.add_argument("--llm-stand-in", metavar="NAME",
+                       help=f"no model: a chooser answers under the same grammar ({', '.join(STAND_INS)})")
     group.add_argument("--threads", metavar="N", help="CPU threads for the in-process model (default: all cores)")
     group.add_argument("--seed", default="0", metavar="N", help="sampling seed, also the sliding window's (default 0)")
     group.add_argument("--temperature", default="0", metavar="T", help="sampling temperature; 0 is greedy (default)")
@@ -79,7 +82,13 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
 def model_options(args: argparse.Namespace) -> dict:
     if args.model is not None and args.llm_url is not None:
         raise UsageError("give either --model (in-process) or --llm-url (server), not both")
+    stand_in = getattr(args, "llm_stand_in", None)
+    if stand_in is not None and stand_in not in STAND_INS:
+        raise UsageError(f"--llm-stand-in must be one of {', '.join(STAND_INS)}, got {stand_in!r}")
+    if stand_in is not None and (args.model is not None or args.llm_url is not None):
+        raise UsageError("--llm-stand-in replaces the model; drop --model/--llm-url")
     return {
+        **({"llm_stand_in": stand_in} if stand_in else {}),
         "model": args.model, "llm_url": args.llm_url,
         "threads": _number(args.threads, "--threads", int, 1, 512),
         "seed": _number(args.seed, "--seed", int, 0, MAX_SEED),
@@ -93,6 +102,9 @@ def backend_from(options: dict):
     from ..llm import LLMError
     from ..reasoning.llm_planners import shared_backend
 
+    if options.get("llm_stand_in"):
+        from ..llm.stand_in import make_stand_in
+        return make_stand_in(options["llm_stand_in"])
     try:
         return shared_backend(options.get("model"), options.get("llm_url"), options.get("threads"),
                               options.get("timeout", 30.0))

@@ -39,6 +39,7 @@ from ..eval.spec import RunSpec, WorldSpec
 from ..eval.workers import Executor, ExecutorError
 from ..memory import TaskRecorder, with_memory
 from ..planner import DEFAULT_PLANNER, PlanStats, planner_names
+from ..planner.registry import planner_label
 from .common import UsageError, check_writable, fail, kb_from_args, number_option
 from .consistency_options import add_consistency_arguments
 from .llm_options import add_llm_arguments, make_from_options, planner_options
@@ -188,7 +189,7 @@ def _run(args: argparse.Namespace) -> int:
         progress.start(total, done)
 
     try:
-        outcome = run_evaluation(spec, tasks, kb, name=name, dataset=str(dataset_path.resolve()), dialect=args.dialect,
+        outcome = run_evaluation(spec, tasks, kb, name=planner_label(name, options), dataset=str(dataset_path.resolve()), dialect=args.dialect,
                                  executor=args.executor, workers=workers, ray_address=args.ray_address,
                                  run_path=args.run_file, planner=None if parallel else planner, on_start=started,
                                  on_record=progress.finished,
@@ -207,7 +208,7 @@ def _run(args: argparse.Namespace) -> int:
     summary = summarize(evaluation)
     used = _first_stats(evaluation).llm_mode  # what the planner ran (deps and cot: vocab), not the option
     mode = f" ({used} mode)" if used is not None else ""
-    print(f"planner {name}{mode} on {args.dataset} ({len(tasks)} tasks)")
+    print(f"planner {planner_label(name, options)}{mode} on {args.dataset} ({len(tasks)} tasks)")
     print(format_table(evaluation))
     print()
     print(format_summary(summary))

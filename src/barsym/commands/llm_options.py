@@ -29,7 +29,7 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("LLM planners (bar, llm-only, bar-sc, deps, cot)")
     group.add_argument("--model", metavar="PATH",
                        help="GGUF model to run in-process (default: $BARSYM_MODEL, else the packaged SmolLM2-135M)")
-    group.add_argument("--llm-stand-in", choices=list(STAND_INS), metavar="NAME",
+    group.add_argument("--llm-stand-in", metavar="NAME",
                        help="no model: a chooser answers under the same grammar, to show what the model adds: "
                             f"{', '.join(STAND_INS)} (barsym.llm.stand_in); tables name the planner bar[NAME]")
     group.add_argument("--llm-url", metavar="URL",
@@ -92,6 +92,8 @@ def llm_options(args: argparse.Namespace) -> dict:
     if args.model is not None and args.llm_url is not None:
         raise UsageError("give either --model (in-process) or --llm-url (server), not both")
     stand_in = getattr(args, "llm_stand_in", None)
+    if stand_in is not None and stand_in not in STAND_INS:
+        raise UsageError(f"--llm-stand-in must be one of {', '.join(STAND_INS)}, got {stand_in!r}")
     if stand_in is not None and (args.model is not None or args.llm_url is not None):
         raise UsageError("--llm-stand-in replaces the model; drop --model/--llm-url")
     return {
