@@ -59,8 +59,8 @@ _FILLER = re.compile(r"^(?:first(?:ly)?|now|lastly|at last|to start|you|we|i|sho
                      r"must|can|go|please|of|the|some|more|also|\s)+\b")
 #: words that name no item (left out before names are matched: "the" is close to "tnt")
 STOP_WORDS = frozenset("the of into to from for with some more all them it its your my our their this that those "
-                       "these out up down get make made craft crafted mine mined use using by a an".split())
-_DIG = re.compile(r"\bdig(?:s|ging)?\s+down\b|\bdescend\b|\bgo\s+down\b")
+                       "these out up down get make made craft crafted mine mined use using by a an ok so".split())
+_DIG = re.compile(r"\bdig(?:s|ging)?\s+down\b|\bdescend\b|\bgo\s+down\b|^down\b")
 
 SYSTEM = ("You turn one sentence of a Minecraft plan into one step: mine, craft, smelt or kill, the count and "
           "the item, and 'with' the tool if one is named; or 'dig down with' a pickaxe. Reply with the step only.")
@@ -141,6 +141,7 @@ class ProseParser:
         self.items, self.tools, self.verbs = builder.items, builder.tools, builder.verbs
         self._parts = {name: name.split("_") for name in self.items}
         self._tool_parts = {name: name.split("_") for name in self.tools}
+        self._ratios: dict[tuple[str, str], float] = {}
         self.prefix = [{"role": "system", "content": SYSTEM}]
         for sentence, step in EXAMPLES:  # with the facts line the parser gives them, as every question has
             self.prefix += [{"role": "user", "content": self.question(self.clause(sentence))},
@@ -175,17 +176,27 @@ class ProseParser:
         words = [w for w in words if w not in STOP_WORDS]
         if not words:
             return ()
-        stems = [w.rstrip("'s") if len(w) > 3 else w for w in words]
-        stems += [w[:-2] for w in words if w.endswith("es") and len(w) > 4]
+        stems = list(dict.fromkeys(words + [w.rstrip("'s") for w in words if len(w) > 3]
+                                   + [w[:-2] for w in words if w.endswith("es") and len(w) > 4]))
         scored = []
         for name, parts in (names or self._parts).items():
-            ratios = [max(difflib.SequenceMatcher(None, part, w).ratio() for w in stems) for part in parts]
+            ratios = [max(self._ratio(part, w) for w in stems) for part in parts]
             matched = [r for r in ratios if r >= CLOSE]
             if matched:  # equally close: the cheaper to obtain first ("iron": iron_ingot before iron_chestplate)
                 cost = self.graph.costs.get(item_node(name), float("inf"))
                 scored.append((len(matched) < len(parts), -round(sum(matched), 6), len(parts), cost, name))
         scored.sort()
         return tuple(entry[-1] for entry in scored[:MAX_CANDIDATES])
+
+    def _ratio(self, part: str, word: str) -> float:
+        key = (part, word)
+        found = self._ratios.get(key)
+        if found is None:
+            found = difflib.SequenceMatcher(None, part, word).ratio()
+            if len(part) == len(word) > 3 and sorted(part) == sorted(word):
+                found = max(found, 0.9)  # letters swapped: "pikcaxe"
+            self._ratios[key] = found
+        return found
 
     def verbs_for(self, name: str) -> list[str]:
         """The verbs the knowledge base makes ``name`` with (a "mine logs" is never offered as "craft logs")."""
@@ -222,10 +233,11 @@ class ProseParser:
 
     def facts(self, clause: Clause) -> str:
         """The prompt's facts line: the steps the clause may mean, the closest first (what copy-facts copies)."""
+        tool = f" with {clause.tools[0]}" if clause.tools else ""
         if clause.dig and not clause.candidates:
-            return ""
+            return f"Known: {notation.DIG}{tool}." if tool else ""
         count = clause.count if clause.count is not None else 1
-        shown = [f"{verb} {count} {name}" for verb, name in self.options(clause)[:MAX_CANDIDATES]]
+        shown = [f"{verb} {count} {name}{tool}" for verb, name in self.options(clause)[:MAX_CANDIDATES]]
         return "Known: " + "; or ".join(shown) + "." if clause.candidates and shown else ""
 
     # ---- the whole text ----------------------------------------------------------------

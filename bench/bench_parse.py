@@ -1,0 +1,93 @@
+"""Benchmark: ``barsym parse`` on the paraphrase set, the model against the stand-ins.
+
+    python bench/bench_parse.py [--set tests/data/paraphrases.json] [--parsers model,copy-facts,largest,random,first]
+                                [--limit N] [--threads 1] [--json FILE]
+
+Each plan of the set (BAR's expert plans in prose, ``bench/make_paraphrases.py``)
+is parsed clause by clause (:mod:`barsym.reasoning.prose`) and compared with its
+expert steps. Columns: exact plans (every step equal, in order), steps right
+(position by position, over the longer of the two), steps right where the
+text gave the count (the steps whose count it left out set aside: no parser can
+read those; they are filled from the plan's needs and often differ from the
+expert's count), valid plans (barsym's validator, for the task's goal), calls
+and seconds per plan. The stand-ins (:mod:`barsym.llm.stand_in`) answer under the same
+grammars and prompts with no model: ``copy-facts`` copies the prompt's first
+"Known:" option, the closest knowledge-base name with its best verb.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+from barsym.kb import load_kb  # noqa: E402
+from barsym.llm.stand_in import STAND_INS, make_stand_in  # noqa: E402
+from barsym.model import Goal  # noqa: E402
+from barsym.planner.registry import graph_for  # noqa: E402
+from barsym.reasoning.prose import ProseParser  # noqa: E402
+from barsym.validation import Validator, Verdict  # noqa: E402
+
+
+def measure(label: str, parser: ProseParser, plans: list[dict], validator: Validator) -> dict:
+    exact = right = total = right_given = total_given = valid = calls = 0
+    started = time.perf_counter()
+    for entry in plans:
+        parsed = parser.parse(entry["text"])
+        got, want = [str(s) for s in parsed.steps], entry["expected"]
+        exact += got == want
+        total += max(len(got), len(want))
+        right += sum(a == b for a, b in zip(got, want))
+        open_counts = set(entry["open_counts"])
+        total_given += max(len(got), len(want)) - len(open_counts)
+        right_given += sum(a == b for i, (a, b) in enumerate(zip(got, want)) if i not in open_counts)
+        goal = Goal(item=entry["goal"]["item"], count=entry["goal"]["count"])
+        valid += bool(parsed.steps) and validator.validate(parsed.plan(), goal=goal).verdict is not Verdict.INVALID
+        calls += parsed.calls
+    seconds = time.perf_counter() - started
+    n = len(plans)
+    return {"parser": label, "plans": n, "exact": exact, "steps_right": round(100 * right / max(total, 1), 1),
+            "steps_right_given": round(100 * right_given / max(total_given, 1), 1), "valid": valid,
+            "calls_per_plan": round(calls / max(n, 1), 1), "seconds_per_plan": round(seconds / max(n, 1), 2)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", type=Path, default=REPO / "tests" / "data" / "paraphrases.json")
+    parser.add_argument("--parsers", default="model," + ",".join(STAND_INS))
+    parser.add_argument("--limit", type=int, help="only the first N plans")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    kb = load_kb()
+    graph, validator = graph_for(kb), Validator(kb)
+    plans = json.loads(args.set.read_text(encoding="utf-8"))["plans"][: args.limit]
+    rows = []
+    for label in [p for p in args.parsers.split(",") if p]:
+        if label == "model":
+            from barsym.reasoning.llm_planners import shared_backend
+            backend = shared_backend(threads=args.threads)  # loaded before the timing starts
+        else:
+            backend = make_stand_in(label)
+        rows.append(measure(label, ProseParser(kb, graph, backend), plans, validator))
+        print(f"done: {rows[-1]}", file=sys.stderr, flush=True)
+    steps = sum(len(p["expected"]) for p in plans)
+    print(f"{len(plans)} prose plans ({steps} expert steps, {sum(len(p['open_counts']) for p in plans)} counts left "
+          f"out) from {args.set.name}")
+    print("| parser | exact plans | steps right | steps right (counts given) | valid plans | calls / plan | s / plan |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        print(f"| {r['parser']} | {r['exact']}/{r['plans']} | {r['steps_right']:.1f} % | {r['steps_right_given']:.1f} % "
+              f"| {r['valid']}/{r['plans']} | {r['calls_per_plan']:.1f} | {r['seconds_per_plan']:.2f} |")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
