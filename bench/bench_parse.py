@@ -34,7 +34,7 @@ from barsym.reasoning.prose import ProseParser  # noqa: E402
 from barsym.validation import Validator, Verdict  # noqa: E402
 
 
-def measure(label: str, parser: ProseParser, plans: list[dict], validator: Validator) -> dict:
+def measure(label: str, parser: ProseParser, plans: list[dict], validator: Validator, log=None) -> dict:
     exact = right = total = right_given = total_given = valid = calls = 0
     started = time.perf_counter()
     for entry in plans:
@@ -49,6 +49,9 @@ def measure(label: str, parser: ProseParser, plans: list[dict], validator: Valid
         goal = Goal(item=entry["goal"]["item"], count=entry["goal"]["count"])
         valid += bool(parsed.steps) and validator.validate(parsed.plan(), goal=goal).verdict is not Verdict.INVALID
         calls += parsed.calls
+        if log is not None:  # one line per plan as it is done: a long model run can be read before it ends
+            log.write(json.dumps({"parser": label, "task": entry["task"], "got": got, "exact": got == want}) + "\n")
+            log.flush()
     seconds = time.perf_counter() - started
     n = len(plans)
     return {"parser": label, "plans": n, "exact": exact, "steps_right": round(100 * right / max(total, 1), 1),
@@ -63,6 +66,7 @@ def main() -> int:
     parser.add_argument("--limit", type=int, help="only the first N plans")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--records", type=Path, help="append one JSON line per parsed plan here")
     args = parser.parse_args()
     kb = load_kb()
     graph, validator = graph_for(kb), Validator(kb)
@@ -74,7 +78,8 @@ def main() -> int:
             backend = shared_backend(threads=args.threads)  # loaded before the timing starts
         else:
             backend = make_stand_in(label)
-        rows.append(measure(label, ProseParser(kb, graph, backend), plans, validator))
+        log = args.records.open("a", encoding="utf-8") if args.records else None
+        rows.append(measure(label, ProseParser(kb, graph, backend), plans, validator, log))
         print(f"done: {rows[-1]}", file=sys.stderr, flush=True)
     steps = sum(len(p["expected"]) for p in plans)
     print(f"{len(plans)} prose plans ({steps} expert steps, {sum(len(p['open_counts']) for p in plans)} counts left "

@@ -7,7 +7,8 @@ one BAR task's expert plan; each step is told in words drawn from phrase lists
 written for this set: varied verbs ("chop", "gather", "put together", "cook"),
 counts as digits, as words ("twenty one", "a", "a dozen") or left out (about one
 step in six, never the goal's), item names with spaces, plurals or a typo
-(about one name in eight), the tool said or not, and the steps joined by
+(about one name in eight), some items by another name ("workbench", "cobble", "iron";
+about one in seven of those that have one, :data:`SYNONYMS`), the tool said or not, and the steps joined by
 commas, "then", "next", "after that", new lines. Seeded, so the file is the
 same on every run; the file, not this script, is what the tests and the bench read.
 
@@ -62,7 +63,20 @@ def typo(word: str, rng: random.Random) -> str:
     return word[:i] + word[i + 1:]  # one dropped
 
 
+#: what people call some items instead of their names (written for this set); the parser must map these
+SYNONYMS = {
+    "logs": ["wood", "tree trunks", "logs of wood"], "planks": ["wooden planks", "boards", "wood planks"],
+    "stick": ["rods", "wooden sticks"], "crafting_table": ["workbench", "crafting bench", "table"],
+    "cobblestone": ["cobble", "stone blocks", "rocks"], "furnace": ["oven", "stone furnace"],
+    "iron_ore": ["raw iron", "iron"], "iron_ingot": ["iron", "iron bars"], "gold_ingot": ["gold", "gold bars"],
+    "diamond": ["gems", "diamonds"], "redstone": ["redstone dust", "red dust"], "wooden_pickaxe": ["wood pick"],
+    "stone_pickaxe": ["stone pick"], "iron_pickaxe": ["iron pick"], "coal": ["coal lumps"],
+}
+
+
 def name(item: str, count: int | None, rng: random.Random) -> str:
+    if item in SYNONYMS and rng.random() < 0.15:
+        return rng.choice(SYNONYMS[item])
     words = item.split("_")
     if count not in (None, 1) and not words[-1].endswith("s") and rng.random() < 0.6:
         words[-1] += "es" if words[-1].endswith(("sh", "ch")) else "s"
