@@ -79,6 +79,10 @@ def parse_and_validate(args: argparse.Namespace, path: str) -> int:
             raise UsageError(f"--format must be text or json, got {args.format!r}")
         kb = kb_from_args(args)
         goal = goal_from_args(kb, args)
+        start = None
+        if hasattr(args, "inventory"):  # validate --text: its --start/--inventory/--layer apply
+            from .state_options import start_from_args
+            start = start_from_args(kb, args)
         text = read_text(path)
         options = model_options(args)
         backend = backend_from(options)
@@ -97,7 +101,7 @@ def parse_and_validate(args: argparse.Namespace, path: str) -> int:
         return fail(f"{where}: no step found (no clause names an item barsym knows); write e.g. "
                     "'mine 3 logs, then craft planks'")
     plan = parsed.plan(where)
-    result = Validator(kb).validate(plan, goal=goal)
+    result = Validator(kb).validate(plan, goal=goal, start=start)
     made_by = f"stand-in {options['llm_stand_in']}" if options.get("llm_stand_in") else "model"
     if args.format == "json":
         print(json.dumps({"file": where, "parsed_by": made_by, "calls": parsed.calls,

@@ -12,6 +12,7 @@ import json
 from ..model import Plan
 from ..validation import ValidationResult, Validator, Verdict
 from .common import UsageError, fail, kb_from_args
+from .consistency_options import add_model_arguments
 from .plan_files import add_plan_file_arguments, each_plan, goal_from_args
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
@@ -23,6 +24,9 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON array with a record per plan")
     p.add_argument("--quiet", action="store_true", help="text output: only plans that are not plainly valid")
     add_state_arguments(p)
+    p.add_argument("--text", metavar="FILE", help="a plan written in prose: parse it into steps first (barsym parse)")
+    add_model_arguments(p)
+    next(a for a in p._actions if a.dest == "files").nargs = "*"  # --text FILE stands in for the plan files
     p.set_defaults(run=run)
 
 
@@ -65,6 +69,13 @@ def _print_text(result: ValidationResult, plan: Plan, quiet: bool, layers: tuple
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.text is not None or not args.files:  # barsym validate --text FILE: barsym parse FILE
+        if args.text is None or args.files:
+            return fail("give plan files, or --text FILE for a plan in prose, not both" if args.files
+                        else "give the plan files to validate (or --text FILE for a plan in prose)")
+        from .parse import parse_and_validate
+        args.format = "json" if args.json else "text"
+        return parse_and_validate(args, args.text)
     try:
         kb = kb_from_args(args)
         goal = goal_from_args(kb, args)

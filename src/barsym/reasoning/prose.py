@@ -48,6 +48,8 @@ MAX_CANDIDATES = 6
 MAX_CLAUSES = 200
 #: how close a word must be to a name's part to count (difflib's ratio; plurals and one typo pass)
 CLOSE = 0.78
+#: as close, for a name only some of whose parts are in the clause ("the iron": iron_ingot)
+CLOSE_PART = 0.9
 
 UNITS = {"a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
          "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
@@ -182,6 +184,8 @@ class ProseParser:
         for name, parts in (names or self._parts).items():
             ratios = [max(self._ratio(part, w) for w in stems) for part in parts]
             matched = [r for r in ratios if r >= CLOSE]
+            if len(matched) < len(parts):  # only some parts: those must be nearly exact ("world" is not "sword")
+                matched = [r for r in ratios if r >= CLOSE_PART]
             if matched:  # equally close: the cheaper to obtain first ("iron": iron_ingot before iron_chestplate)
                 cost = self.graph.costs.get(item_node(name), float("inf"))
                 scored.append((len(matched) < len(parts), -round(sum(matched), 6), len(parts), cost, name))
