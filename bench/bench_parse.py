@@ -34,29 +34,67 @@ from barsym.reasoning.prose import ProseParser  # noqa: E402
 from barsym.validation import Validator, Verdict  # noqa: E402
 
 
-def measure(label: str, parser: ProseParser, plans: list[dict], validator: Validator, log=None) -> dict:
-    exact = right = total = right_given = total_given = valid = calls = 0
-    started = time.perf_counter()
-    for entry in plans:
-        parsed = parser.parse(entry["text"])
-        got, want = [str(s) for s in parsed.steps], entry["expected"]
-        exact += got == want
-        total += max(len(got), len(want))
-        right += sum(a == b for a, b in zip(got, want))
+class Tally:
+    """The columns, summed over plans."""
+
+    def __init__(self, label: str):
+        self.label = label
+        self.plans = self.exact = self.right = self.total = self.right_given = self.total_given = 0
+        self.valid = self.calls = 0
+        self.seconds = 0.0
+
+    def add(self, entry: dict, got: list[str], valid: bool, calls: int) -> None:
+        want = entry["expected"]
+        self.plans += 1
+        self.exact += got == want
+        self.total += max(len(got), len(want))
+        self.right += sum(a == b for a, b in zip(got, want))
         open_counts = set(entry["open_counts"])
-        total_given += max(len(got), len(want)) - len(open_counts)
-        right_given += sum(a == b for i, (a, b) in enumerate(zip(got, want)) if i not in open_counts)
-        goal = Goal(item=entry["goal"]["item"], count=entry["goal"]["count"])
-        valid += bool(parsed.steps) and validator.validate(parsed.plan(), goal=goal).verdict is not Verdict.INVALID
-        calls += parsed.calls
+        self.total_given += max(len(got), len(want)) - len(open_counts)
+        self.right_given += sum(a == b for i, (a, b) in enumerate(zip(got, want)) if i not in open_counts)
+        self.valid += valid
+        self.calls += calls
+
+    def row(self) -> dict:
+        n = max(self.plans, 1)
+        return {"parser": self.label, "plans": self.plans, "exact": self.exact,
+                "steps_right": round(100 * self.right / max(self.total, 1), 1),
+                "steps_right_given": round(100 * self.right_given / max(self.total_given, 1), 1),
+                "valid": self.valid, "calls_per_plan": round(self.calls / n, 1),
+                "seconds_per_plan": round(self.seconds / n, 2)}
+
+
+def is_valid(validator: Validator, entry: dict, plan) -> bool:
+    goal = Goal(item=entry["goal"]["item"], count=entry["goal"]["count"])
+    return bool(plan.steps) and validator.validate(plan, goal=goal).verdict is not Verdict.INVALID
+
+
+def measure(label: str, parser: ProseParser, plans: list[dict], validator: Validator, log=None) -> dict:
+    tally = Tally(label)
+    for entry in plans:
+        started = time.perf_counter()
+        parsed = parser.parse(entry["text"])
+        tally.seconds += time.perf_counter() - started
+        got = [str(s) for s in parsed.steps]
+        valid = is_valid(validator, entry, parsed.plan())
+        tally.add(entry, got, valid, parsed.calls)
         if log is not None:  # one line per plan as it is done: a long model run can be read before it ends
-            log.write(json.dumps({"parser": label, "task": entry["task"], "got": got, "exact": got == want}) + "\n")
+            log.write(json.dumps({"parser": label, "task": entry["task"], "got": got, "exact": got == entry["expected"],
+                                  "valid": valid, "calls": parsed.calls, "seconds": tally.seconds}) + "\n")
             log.flush()
-    seconds = time.perf_counter() - started
-    n = len(plans)
-    return {"parser": label, "plans": n, "exact": exact, "steps_right": round(100 * right / max(total, 1), 1),
-            "steps_right_given": round(100 * right_given / max(total_given, 1), 1), "valid": valid,
-            "calls_per_plan": round(calls / max(n, 1), 1), "seconds_per_plan": round(seconds / max(n, 1), 2)}
+    return tally.row()
+
+
+def from_records(path: Path, plans: list[dict]) -> list[dict]:
+    """The rows of a ``--records`` file (a run cut short counts the plans it finished)."""
+    by_task = {p["task"]: p for p in plans}
+    tallies: dict[str, Tally] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        tally = tallies.setdefault(record["parser"], Tally(record["parser"]))
+        tally.add(by_task[record["task"]], record["got"], record["valid"], record["calls"])
+        tally.seconds = record["seconds"]
+    return [t.row() for t in tallies.values()]
 
 
 def main() -> int:
@@ -67,12 +105,17 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--records", type=Path, help="append one JSON line per parsed plan here")
+    parser.add_argument("--tasks-of", type=Path, help="only the plans a --records file holds (to compare a cut run)")
+    parser.add_argument("--score-records", type=Path, help="print the table of a --records file; parse nothing")
     args = parser.parse_args()
     kb = load_kb()
     graph, validator = graph_for(kb), Validator(kb)
     plans = json.loads(args.set.read_text(encoding="utf-8"))["plans"][: args.limit]
-    rows = []
-    for label in [p for p in args.parsers.split(",") if p]:
+    if args.tasks_of or args.score_records:
+        done = {json.loads(line)["task"] for line in (args.tasks_of or args.score_records).read_text().splitlines()}
+        plans = [p for p in plans if p["task"] in done]
+    rows = from_records(args.score_records, plans) if args.score_records else []
+    for label in [] if args.score_records else [p for p in args.parsers.split(",") if p]:
         if label == "model":
             from barsym.reasoning.llm_planners import shared_backend
             backend = shared_backend(threads=args.threads)  # loaded before the timing starts
