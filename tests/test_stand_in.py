@@ -67,6 +67,11 @@ def test_facts_lines_become_candidate_replies():
     assert facts_candidates(line) == ["mine 3 logs", "smelt 1 torch: 1 coal, 1 furnace"]
 
 
+def test_the_commands_offer_the_stand_ins_there_are():
+    from barsym.planner.registry import STAND_INS as OFFERED
+    assert OFFERED == STAND_INS
+
+
 def test_a_call_without_a_grammar_is_an_llm_error():
     with pytest.raises(LLMError, match="needs a grammar"):
         make_stand_in("first").complete([{"role": "user", "content": "hi"}])

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 
 from ..consistency import AnchorMethod, RepairerKind, ScoreSource
-from ..llm.stand_in import STAND_INS
+from ..planner.registry import STAND_INS
 from .common import UsageError, require_llm_extra
 from .llm_options import MAX_SEED, _number
 

@@ -18,7 +18,7 @@ from ..planner import make_planner
 from ..reasoning.bar_decomposer import DEFAULT_MODE, MODES, RETRY_TEMPERATURE
 from ..planner.registry import FORWARD_PLANNERS, LLM_PLANNERS
 from ..planner.selector import SELECTORS
-from ..llm.stand_in import STAND_INS
+from ..planner.registry import STAND_INS
 from .common import UsageError, escape_controls, number_option as _number, raw_stream, require_llm_extra
 
 #: llama.cpp's sampler seed is a 32-bit unsigned integer; a larger one overflows in the binding or the server

@@ -12,7 +12,6 @@ import json
 from ..model import Plan
 from ..validation import ValidationResult, Validator, Verdict
 from .common import UsageError, fail, kb_from_args
-from .consistency_options import add_model_arguments
 from .plan_files import add_plan_file_arguments, each_plan, goal_from_args
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
@@ -24,6 +23,8 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON array with a record per plan")
     p.add_argument("--quiet", action="store_true", help="text output: only plans that are not plainly valid")
     add_state_arguments(p)
+    from .consistency_options import add_model_arguments  # only for --text: the model options of barsym parse
+
     p.add_argument("--text", metavar="FILE", help="a plan written in prose: parse it into steps first (barsym parse)")
     add_model_arguments(p)
     next(a for a in p._actions if a.dest == "files").nargs = "*"  # --text FILE stands in for the plan files
