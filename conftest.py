@@ -22,3 +22,13 @@ def kb():
 @pytest.fixture(scope="session")
 def validator(kb):
     return Validator(kb)
+
+
+@pytest.fixture(scope="session")
+def bar_tasks(kb):
+    """BAR's 53 tasks with their expert plans, from the packaged copy."""
+    from barsym.eval import load_dataset
+    from barsym.eval.dataset import resolve_dataset
+
+    path, dialect = resolve_dataset("bar")
+    return load_dataset(path, kb, dialect)

@@ -105,3 +105,4 @@ def llama_server(gguf_path, tmp_path_factory):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+

@@ -88,8 +88,11 @@ def _timeless(value):
 
 
 def _eval(capsys, run_file, *extra):
-    return run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "2", "--quiet",
-               "--run", run_file, *extra)
+    code, out, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "2", "--quiet",
+                         "--run", run_file, *extra)
+    # a resumed run's line saying what it kept is tested in test_progress; these tests read what follows it
+    return code, out, "".join(line for line in err.splitlines(keepends=True)
+                              if not line.startswith(f"barsym: resuming {run_file}: "))
 
 
 RECORD_DAMAGE = [
@@ -102,6 +105,9 @@ RECORD_DAMAGE = [
     ("planned is a string", lambda r: r.update(planned="yes"), "'planned' must be true or false"),
     ("bogus execution", lambda r: r.update(execution={"bogus": 1}), "'execution' must be an object"),
     ("no group", lambda r: r.pop("group"), "'key' and 'group' must be strings"),
+    ("expert plan a string", lambda r: r.update(expert_plan="x"), "'expert_plan' must be a list of steps"),
+    ("failures not a list", lambda r: r.update(execution={"planner": {"runs": 1, "successes": 0, "failures": 3}}),
+     "execution.planner.failures must be a list"),
 ]
 
 

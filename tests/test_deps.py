@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pytest
 
-from barsym.kb import load_kb
 from barsym.llm import BackendTimeoutError, LLMOptions, ScriptedLLM
 from barsym.llm.grammar import lint_gbnf
 from barsym.llm.grammar_match import compile_grammar
@@ -16,6 +15,7 @@ from barsym.model import Goal
 from barsym.planner import PlanningError, make_planner
 from barsym.planner.registry import graph_for, symbolic_planner
 from barsym.reasoning.cot import CotPlanner, split_line
+from barsym.reasoning import deps_prompts as prompts
 from barsym.reasoning.deps import DepsPlanner, StopReason
 from barsym.reasoning.forward_plans import Vocabulary, parse_plan_text, render_plan
 
@@ -24,10 +24,6 @@ NO_TABLE = "mine 3 logs\ncraft 9 planks\ncraft 2 stick\ncraft 1 wooden_pickaxe\n
 GOOD = "mine 3 logs\ncraft 9 planks\ncraft 2 stick\ncraft 1 crafting_table\ncraft 1 wooden_pickaxe\ndone"
 WHY = "Crafting a wooden_pickaxe needs a crafting_table."
 
-
-@pytest.fixture(scope="module")
-def kb():
-    return load_kb()
 
 
 def deps(kb, replies, rounds=5, n_ctx=4096):
@@ -73,8 +69,9 @@ def test_every_round_is_used_when_every_plan_fails(kb):
 
 def test_a_long_dialogue_leaves_out_the_oldest_rounds_and_every_prompt_fits(kb):
     planner, _ = deps(kb, [])
-    full = planner.plan_budget.tokens(list(planner.prefix))
-    # room for the prefix and about two rounds of dialogue, not six
+    task = {"role": "user", "content": prompts.task_message(GOAL, None, planner.facts)}
+    full = planner.plan_budget.tokens([*planner.prefix, task])
+    # room for the prefix, the task and about two rounds of dialogue, not six
     planner, backend = deps(kb, [NO_TABLE, WHY] * 5 + [NO_TABLE], rounds=5, n_ctx=full + 360 + 48 + 220)
     result = planner.plan(GOAL)
     assert len(result.trace.rounds) == 6 and result.trace.stopped is StopReason.ROUNDS_USED

@@ -15,10 +15,6 @@ from barsym.model import Goal
 from barsym.planner.registry import make_planner
 
 
-@pytest.fixture(scope="module")
-def kb():
-    return load_kb("1.16.5")
-
 
 def _planned(kb, store, goal="iron_pickaxe", runs=10, successes=10):
     planner = with_memory(make_planner("symbolic", kb), kb, store)

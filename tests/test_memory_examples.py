@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from barsym.kb import load_kb
 from barsym.llm import ScriptedLLM
 from barsym.memory import MemoryStore, record, with_memory
 from barsym.memory.examples import closeness
@@ -25,10 +24,6 @@ def _symbolic_answer(kb):
         return render_reply(symbolic.decompose(goal, PlanContext(kb, Goal(item="diamond_pickaxe"))))
     return answer
 
-
-@pytest.fixture(scope="module")
-def kb():
-    return load_kb("1.16.5")
 
 
 @pytest.fixture

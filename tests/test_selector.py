@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from barsym.kb import load_kb
 from barsym.model import Goal, Step, StepType
 from barsym.planner import make_planner
 from barsym.planner.registry import graph_for
@@ -12,10 +11,6 @@ from barsym.planner.selector import (Features, GraphCost, Horizon, HorizonModel,
                                      execute, goals_first, ready, solve)
 from barsym.sim import DeterministicWorld, State, StochasticWorld, run
 
-
-@pytest.fixture(scope="module")
-def kb():
-    return load_kb()
 
 
 @pytest.fixture(scope="module")

@@ -127,3 +127,12 @@ def test_eval_run_file_and_report_record_the_stand_in(capsys, tmp_path):
     assert header["spec"]["options"]["llm_stand_in"] == "copy-facts"
     code, out, err = run(capsys, "report", run_file, "-o", report)
     assert code == 0 and "bar[copy-facts]" in report.read_text()
+
+
+def test_copy_facts_writes_a_forward_plan_from_the_ordered_facts():
+    prompt = ("Goal: 1 crafting_table\nKnown, in the order a plan can use it:\n- mine 1 logs needs nothing\n"
+              "- craft 4 planks (1 craft of 4, each 1 logs) needs 1 logs\n"
+              "- craft 1 crafting_table (1 craft of 1) needs 4 planks")
+    grammar = ('root ::= (step "\\n")+ "done"\nstep ::= verb " " count " " item\nverb ::= "mine" | "craft"\n'
+               'count ::= [1-9] [0-9]?\nitem ::= "logs" | "planks" | "crafting_table" | "stick"')
+    assert ask("copy-facts", grammar, prompt) == "mine 1 logs\ncraft 4 planks\ncraft 1 crafting_table\ndone"

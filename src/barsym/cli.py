@@ -64,9 +64,10 @@ def main(argv: list[str] | None = None) -> int:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
             return int(args.run(args))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         _clear_line(streams[1])
-        print("barsym: interrupted", file=sys.stderr)
+        hint = getattr(exc, "hint", None)  # a command may say how to go on (eval: resume with --run FILE)
+        print("barsym: interrupted" + (f"; {hint}" if hint else ""), file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0

@@ -2,7 +2,7 @@
 
 Du et al. (2025) score a predicted plan against an expert plan step by step;
 barsym computes the same numbers so its results sit in the same table as the
-paper's. Definitions (see the design notes, DOMAIN.md):
+paper's. Definitions (docs/evaluation.md, "The metrics"):
 
 - A step *matches* when type, name, count (``obj_num``) and tool agree, a
   predicted ``oak_`` prefix being ignored when the expert name has none, and an

@@ -13,12 +13,14 @@ from __future__ import annotations
 import argparse
 
 from ..consistency import AnchorMethod, RepairerKind, ScoreSource
+from ..consistency.anchors import DEFAULT_SCORE_METHOD, ScoreMethod
 from ..planner.registry import STAND_INS
 from .common import UsageError, require_llm_extra
 from .llm_options import MAX_SEED, _number
 
 ANCHORS = [m.value for m in AnchorMethod]
 SCORES = [s.value for s in ScoreSource]
+SCORE_METHODS = [m.value for m in ScoreMethod]
 REPAIRERS = [r.value for r in RepairerKind]
 
 
@@ -36,6 +38,11 @@ def add_consistency_arguments(parser: argparse.ArgumentParser, *, flag: bool = F
     group.add_argument("--scores", choices=SCORES, default=d.get("scores"),
                        help="who scores the steps: the simulator, the LLM, or both (the lower score) "
                             f"(default {d.get('scores', 'simulator; bar-sc: both')})")
+    group.add_argument("--score-method", choices=SCORE_METHODS, default=None,
+                       help="how the model's scores are read: digit (one generated 1-10), expected (the expected "
+                            "digit), yes (P(yes) to 'can this step be done now?'), yes-facts (the same with the "
+                            f"state and the step's needs; default {DEFAULT_SCORE_METHOD.value} for an in-process "
+                            "model, digit for --llm-url)")
     group.add_argument("--t", metavar="T", default=d.get("t"), help="score threshold of an anchor, 1 to 10 (default 5)")
     group.add_argument("--k", metavar="K", default=d.get("k"),
                        help="steps from a start anchor to its end anchor, and the scores' lookahead (default 3)")
@@ -59,6 +66,7 @@ def consistency_options(args: argparse.Namespace) -> dict:
         "k": _number(args.k, "--k", int, 1, 50),
         "rounds": _number(args.rounds, "--rounds", int, 1, 20),
         "fallback": False if args.no_fallback else None,
+        "score_method": getattr(args, "score_method", None),
     }
     if getattr(args, "consistency", False):
         out["consistency"] = True

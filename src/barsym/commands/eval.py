@@ -33,7 +33,7 @@ from ..eval import DatasetError, format_details, format_table, load_dataset, res
 from ..eval import plancraft
 from ..eval.execution_report import format_execution, group_executions
 from ..eval.llm_report import format_summary, summarize
-from ..eval.runfile import RunFileError, check_resumable
+from ..eval.runfile import RunFileError, check_resumable, read_run
 from ..eval.scale import run_evaluation, run_header, select_tasks
 from ..eval.spec import RunSpec, WorldSpec
 from ..eval.workers import Executor, ExecutorError
@@ -127,7 +127,22 @@ def reassert_sigint() -> None:
 
 def run(args: argparse.Namespace) -> int:
     with terminated_as_exit():
-        return _run(args)
+        try:
+            return _run(args)
+        except KeyboardInterrupt as exc:  # barsym's Ctrl-C line says how to go on (cli.main prints it)
+            exc.hint = resume_hint(args.run_file)
+            raise
+
+
+def resume_hint(run_file: Path | None) -> str:
+    """After Ctrl-C: how to resume (the run file and what it kept), or how to make a run resumable."""
+    if run_file is None:
+        return "no task was kept: run with --run FILE.jsonl to keep each finished task and resume after a stop"
+    try:
+        kept = len({r["key"] for r in read_run(run_file)[1]})
+    except (RunFileError, OSError):
+        kept = 0
+    return f"resume with --run {run_file} ({kept} finished task(s) kept in it; the same command again runs the rest)"
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -186,6 +201,9 @@ def _run(args: argparse.Namespace) -> int:
         return fail(str(exc))
 
     def started(total: int, done: int) -> None:
+        if done:
+            print(f"barsym: resuming {args.run_file}: {done} of {total} task(s) kept, {total - done} to run",
+                  file=sys.stderr)
         progress.start(total, done)
 
     try:

@@ -19,6 +19,7 @@ from .common import UsageError, fail, kb_from_args
 from .memory_options import add_memory_arguments, open_memory
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 from .plan_files import add_plan_file_arguments, each_plan
+from .progress_bar import runs_progress
 from .world_options import add_world_arguments, world_from_args
 
 #: failure lines shown per plan in text output (--json has them all)
@@ -86,15 +87,23 @@ def run(args: argparse.Namespace) -> int:
         unusable.append(name)
         records.append({"file": name, "world": options.world.name, "error": message})
 
-    for path, plan in each_plan(args.files, unusable_file, show_errors=not args.json):
-        execution = run_plan(plan, options.world, options.runs, options.seed, start=start, budget=options.budget)
-        runs += execution.runs
-        successes += execution.successes
-        records.append(execution.to_dict())
-        if store is not None:
-            credited += _credit(store, path, plan, execution, options.world.name)
-        if not args.json:
-            _print_text(execution)
+    line = runs_progress(len(args.files) * options.runs)  # on a terminal: runs played, at once and every second
+    try:
+        for path, plan in each_plan(args.files, unusable_file, show_errors=not args.json):
+            execution = run_plan(plan, options.world, options.runs, options.seed, start=start,
+                                 budget=options.budget, on_episode=line.update if line else None)
+            runs += execution.runs
+            successes += execution.successes
+            records.append(execution.to_dict())
+            if store is not None:
+                credited += _credit(store, path, plan, execution, options.world.name)
+            if not args.json:
+                if line:
+                    line.clear()
+                _print_text(execution)
+    finally:
+        if line:
+            line.close()
     if args.json:
         print(json.dumps(records, indent=2))
     else:

@@ -45,6 +45,9 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
                        help="sampling temperature after a refused answer, so a retry can differ from it "
                             f"(seeded, so still reproducible; default {RETRY_TEMPERATURE:g})")
     group.add_argument("--threads", metavar="N", help="CPU threads for the in-process model (default: all cores)")
+    group.add_argument("--no-facts", action="store_true",
+                       help="leave the knowledge base's facts out of the prompts (the papers' prompts; by default "
+                            "bar is told how its goal is made, deps and cot how every item of the task is)")
     group.add_argument("--llm-timeout", default="30", metavar="S",
                        help="seconds to wait for a server reply (default 30)")
     group.add_argument("--feedback-world", metavar="NAME",
@@ -107,6 +110,7 @@ def llm_options(args: argparse.Namespace) -> dict:
         "retry_temperature": _number(args.retry_temperature, "--retry-temperature", float, 0, 5),
         "threads": _number(args.threads, "--threads", int, 1, 512),
         "timeout": _number(args.llm_timeout, "--llm-timeout", float, 0.1, 3600),
+        **({"facts": False} if getattr(args, "no_facts", False) else {}),
         **_server_options(args),
     }
 
@@ -141,8 +145,9 @@ def ignored_options(args: argparse.Namespace) -> list[str]:
     for name in ("anchors", "scores", "repairer", "t", "k", "rounds", "selector"):
         if getattr(args, name, None) is not None:
             given.append(f"--{name}")
-    if getattr(args, "no_fallback", False):
-        given.append("--no-fallback")
+    for flag in ("no_fallback", "no_facts"):
+        if getattr(args, flag, False):
+            given.append(f"--{flag.replace('_', '-')}")
     return given
 
 

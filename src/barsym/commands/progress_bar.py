@@ -1,39 +1,157 @@
-"""``barsym eval``'s progress bar: tasks done, rate and ETA, and the goal being decomposed.
+"""Progress lines that move: ``barsym eval``'s task bar and ``barsym execute``'s run counter.
 
-A 53-task run with a model takes minutes; one status line that only names
-the current goal does not say how far the run is or when it will end. On a
-terminal this draws a tqdm bar over the tasks (a resumed run starts where
-its file left off, so the ETA counts only the tasks still to run) and,
-after it, what the planner is doing now: loading the model, or ``goal 4 of
-about 18: 1 stone pickaxe`` for an in-process run, the last task finished
-for a pool. When stderr is not a terminal nothing at all is drawn, so piped
-or redirected output is the result alone.
+A 53-task run with a model takes minutes and one goal can take 20 s; a bar
+redrawn only when a task finishes sits at ``[00:00<?`` through the first one
+and shows a frozen ETA between the others. So :class:`ProgressLine` keeps its
+own clock, redraws itself once a second from a small daemon thread (and at
+most ten times a second on events), and its ETA counts down while a task
+runs: with ``m`` the mean time of the tasks finished in this session and
+``c`` the time the current one has taken, the remaining time is
+``(left - 1) * m + (m - c)`` until the current task overruns the mean, and
+after that ``(left - 1) * elapsed / (finished + 1)`` -- the mean as if it
+ended now -- so the estimate is continuous and grows with a slow task instead
+of standing still. A resumed run counts only the tasks it runs itself.
 
-It is also a planner :data:`~barsym.reasoning.progress.Progress` callback,
-so the same object receives the planner's events.
+:class:`EvalProgress` is the eval bar: the task count, then what the planner
+is doing now (``goal 4 of about 18: 1 stone pickaxe``, or the last task
+finished for a pool). It is also a planner
+:data:`~barsym.reasoning.progress.Progress` callback. When stderr is not a
+terminal nothing at all is drawn, so piped output is the result alone.
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
+import threading
 import time
 from typing import TextIO
 
 from ..eval.workers import event_text
 from .common import escape_controls, raw_stream
 
-
 POSTFIX = 64  # characters of "what is happening now" after the bar
+#: the clock and the redraw period (tests set a fake clock, and None: no thread)
+CLOCK = time.monotonic
+TICK_SECONDS: float | None = 1.0
+EVENT_REDRAW = 0.1  # at most ten redraws a second on events, however fast they come
+
+
+def clock_text(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    seconds = max(0, int(seconds))
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"
+
+
+class ProgressLine:
+    """One status line on a terminal: ``label 40%|####      | 4/10 unit [00:12<00:18, 3.0 s/unit] postfix``."""
+
+    def __init__(self, stream: TextIO, total: int, done: int = 0, unit: str = "task", label: str = "",
+                 clock=None, tick: float | None = -1.0):
+        self.stream, self.total, self.n, self.unit, self.label = stream, total, done, unit, label
+        self.clock = clock or CLOCK
+        self.started = self.clock()
+        self.finished = 0  # this session's (a resumed run's earlier tasks do not count for the rate)
+        self.last = self.started
+        self.postfix = ""
+        self._drawn = -1e9
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._thread = None
+        period = TICK_SECONDS if tick == -1.0 else tick
+        if period:
+            self._thread = threading.Thread(target=self._tick_loop, args=(period,), name="barsym-progress",
+                                            daemon=True)
+            self._thread.start()
+        self.draw()
+
+    def _tick_loop(self, period: float) -> None:
+        while not self._stop.wait(period):
+            self.draw()
+
+    def remaining(self, now: float) -> float | None:
+        left = self.total - self.n
+        if left <= 0:
+            return 0.0
+        if not self.finished:
+            return None
+        mean = (self.last - self.started) / self.finished
+        running = now - self.last
+        if running <= mean:
+            return (left - 1) * mean + (mean - running)
+        return (left - 1) * (now - self.started) / (self.finished + 1)
+
+    def render(self) -> str:
+        now = self.clock()
+        elapsed = now - self.started
+        rate = ""
+        if self.finished and self.last > self.started:
+            per = (self.last - self.started) / self.finished  # of the finished ones: steady while one runs
+            rate = f", {per:.1f} s/{self.unit}" if per >= 1 else f", {1 / per:.1f} {self.unit}s/s"
+        share = self.n / self.total if self.total else 1.0
+        head = f"{self.label} {100 * share:3.0f}%|" if self.label else f"{100 * share:3.0f}%|"
+        tail = f"| {self.n:,}/{self.total:,} {self.unit}s [{clock_text(elapsed)}<{clock_text(self.remaining(now))}{rate}]"
+        columns = shutil.get_terminal_size((100, 24)).columns
+        width = max(10, min(40, columns - len(head) - len(tail) - POSTFIX - 2))  # the same width whatever follows
+        filled = int(round(width * min(1.0, share)))
+        line = head + "#" * filled + " " * (width - filled) + tail + (f" {self.postfix}" if self.postfix else "")
+        return line[:max(20, columns - 1)]  # never wrapped: a wrapped line cannot be redrawn in place
+
+    def draw(self, force: bool = True) -> None:
+        with self._lock:
+            now = self.clock()
+            if not force and now - self._drawn < EVENT_REDRAW:
+                return
+            self._drawn = now
+            self.stream.write("\r\033[K" + self.render())
+            self.stream.flush()
+
+    def update(self, count: int = 1, postfix: str | None = None, force: bool = False) -> None:
+        """``count`` more done; redrawn at once when ``force`` (a task) or the last, else at most 10 times a second."""
+        with self._lock:
+            self.n += count
+            self.finished += count
+            self.last = self.clock()
+            if postfix is not None:
+                self.postfix = postfix
+        self.draw(force=force or self.n >= self.total)
+
+    def set_postfix(self, text: str) -> None:
+        self.postfix = text
+        self.draw(force=False)
+
+    def clear(self) -> None:
+        """Wipe the line (before printing a result under it); the next draw brings it back."""
+        with self._lock:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join()
+        with self._lock:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+def runs_progress(total: int, label: str = "execute", stream: TextIO | None = None) -> ProgressLine | None:
+    """``barsym execute``'s counter of runs played, on a terminal only (None elsewhere: nothing drawn)."""
+    stream = raw_stream(stream or sys.stderr)
+    if not getattr(stream, "isatty", lambda: False)():
+        return None
+    return ProgressLine(stream, total, unit="run", label=label)
 
 
 class EvalProgress:
     def __init__(self, stream: TextIO | None = None):
         self.stream = raw_stream(stream or sys.stderr)
         self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
-        self._bar = None
+        self._bar: ProgressLine | None = None
         self._status = ""  # shown before the bar exists (loading the model)
         self._task = ""
-        self._drawn = 0.0
 
     # -- the planner's events (in-process runs) --------------------------------------------------
     def __call__(self, event) -> None:
@@ -54,18 +172,12 @@ class EvalProgress:
     def start(self, total: int, done: int) -> None:
         if not self.enabled:
             return
-        from tqdm import tqdm
-
         self._clear_status()
-        self._bar = tqdm(total=total, initial=done, file=self.stream, unit="task", dynamic_ncols=True,
-                         smoothing=0.05, leave=False, bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} tasks "
-                         "[{elapsed}<{remaining}, {rate_fmt}] {postfix}")
-        self._bar.set_description("eval", refresh=False)
+        self._bar = ProgressLine(self.stream, total, done, unit="task", label="eval")
 
     def finished(self, record: dict) -> None:
         if self._bar is not None:
-            self._bar.update(1)
-            self._bar.set_postfix_str(escape_controls(f"done {record.get('key', '')}")[:POSTFIX].ljust(POSTFIX))
+            self._bar.update(1, escape_controls(f"done {record.get('key', '')}")[:POSTFIX], force=True)
 
     def close(self) -> None:
         if self._bar is not None:
@@ -78,11 +190,7 @@ class EvalProgress:
     def _show(self, text: str) -> None:
         text = escape_controls(text)[:POSTFIX]
         if self._bar is not None:
-            now = time.monotonic()
-            fresh = now - self._drawn >= 0.1  # at most ten redraws a second, however fast goals go
-            self._bar.set_postfix_str(text.ljust(POSTFIX), refresh=fresh)  # padded: the bar keeps its width
-            if fresh:
-                self._drawn = now
+            self._bar.set_postfix(text)
         elif self.enabled:
             self.stream.write("\r\033[K" + text)
             self.stream.flush()

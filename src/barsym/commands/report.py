@@ -43,9 +43,12 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(exc))
     for line in warnings:  # one line per damaged record; the report is written from the others
         print(f"barsym: warning: {line}", file=sys.stderr)
+    existed = args.output.is_file()
     try:
         args.output.write_text(render(runs), encoding="utf-8")
     except OSError as exc:
         return fail(f"cannot write {args.output}: {exc.strerror}")
+    if existed:  # a report made earlier is gone: one line, so that nobody wonders where it went
+        print(f"barsym: overwrote {args.output} (it held an earlier report or another file)", file=sys.stderr)
     print(f"wrote {args.output} ({len(runs)} run(s), {sum(len(r.records) for r in runs)} task records)")
     return 0

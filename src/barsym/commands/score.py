@@ -20,7 +20,7 @@ from ..consistency import AnchorPair, combine, merge, simulator_scores, step_sco
 from ..consistency.crosscheck import CrossCheck
 from ..validation import Validator
 from .common import UsageError, fail, kb_from_args
-from .consistency_options import add_model_arguments, backend_from, model_options
+from .consistency_options import SCORE_METHODS, add_model_arguments, backend_from, model_options
 from .llm_options import _number
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 from .plan_files import add_plan_file_arguments, each_plan, goal_from_args
@@ -35,6 +35,9 @@ def add_parser(sub) -> None:
     add_plan_file_arguments(p)
     p.add_argument("--scores", choices=SOURCES, default="both",
                    help="which scores: simulator (no model), llm, or both (default)")
+    p.add_argument("--score-method", choices=SCORE_METHODS, default=None,
+                   help="how the model's score is read: digit, expected, yes or yes-facts (default yes-facts for "
+                        "an in-process model, digit for --llm-url; docs/step-scores.md)")
     p.add_argument("--t", metavar="T", default="5", help="anchor threshold, 1 to 10 (default 5)")
     p.add_argument("--k", metavar="K", default="3", help="lookahead and anchor distance (default 3)")
     p.add_argument("--json", action="store_true", help="print one JSON object: plans and the cross-check")
@@ -59,7 +62,11 @@ def run(args: argparse.Namespace) -> int:
         if args.scores != "simulator":
             from ..reasoning.step_scorer import LLMStepScorer
             llm = model_options(args)
-            scorer = LLMStepScorer(backend_from(llm), seed=llm["seed"], temperature=llm["temperature"] or 0.0)
+            try:
+                scorer = LLMStepScorer(backend_from(llm), seed=llm["seed"], temperature=llm["temperature"] or 0.0,
+                                       method=args.score_method, rules=rules)
+            except ValueError as exc:  # a probability method on a server that gives none
+                raise UsageError(f"--score-method: {exc}") from None
     except UsageError as exc:
         return fail(str(exc))
     validator = Validator(kb, rules)

@@ -46,6 +46,25 @@ class ScoreSource(str, Enum):
     BOTH = "both"
 
 
+class ScoreMethod(str, Enum):
+    """How the model's score is read (:mod:`barsym.reasoning.step_scorer`): one generated digit, the
+    expected digit, or P(yes) to "can this step be done now?", with or without the state's facts."""
+
+    DIGIT = "digit"
+    EXPECTED = "expected"
+    YES = "yes"
+    YES_FACTS = "yes-facts"
+
+    @property
+    def needs_probabilities(self) -> bool:
+        return self is not ScoreMethod.DIGIT
+
+
+#: what ``--scores llm`` / ``both`` read unless told otherwise: the best on the labelled step set
+#: (bench/bench_step_scores.py, docs/step-scores.md)
+DEFAULT_SCORE_METHOD = ScoreMethod.YES_FACTS
+
+
 @dataclass(frozen=True, order=True)
 class AnchorPair:
     start: int  # first regenerated step (1-based)

@@ -56,6 +56,20 @@ def spearman(xs: Sequence[float], ys: Sequence[float]) -> float | None:
     return sxy / (sxx * syy) ** 0.5
 
 
+def auc(scores: Sequence[float], good: Sequence[bool]) -> float | None:
+    """The area under the ROC curve of ``scores`` for telling ``good`` steps from bad (Mann-Whitney U over
+    ranks, ties counting half): 1.0 = every good step scored above every bad one, 0.5 = chance. None when
+    one class is empty."""
+    if len(scores) != len(good):
+        raise ValueError("auc needs as many labels as scores")
+    positives = sum(1 for g in good if g)
+    negatives = len(good) - positives
+    if not positives or not negatives:
+        return None
+    rank_sum = sum(r for r, g in zip(ranks(scores), good) if g)
+    return (rank_sum - positives * (positives + 1) / 2) / (positives * negatives)
+
+
 @dataclass
 class CrossCheck:
     """Agreement over the steps added so far (one plan or many)."""

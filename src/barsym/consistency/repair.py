@@ -33,7 +33,8 @@ from ..planner.registry import graph_for
 from ..planner.stats import RepairStats
 from ..sim import State
 from ..validation import ValidationResult, Validator
-from .anchors import DEFAULT_T, AnchorMethod, AnchorPair, ScoreSource, merge, sliding_window, step_scoring
+from .anchors import (DEFAULT_SCORE_METHOD, DEFAULT_T, AnchorMethod, AnchorPair, ScoreMethod, ScoreSource, merge,
+                      sliding_window, step_scoring)
 from .forward import KEPT, SymbolicChooser, Window, WindowRepair, walk
 from .durability import top_up_tools
 from .needs import NeedPlanner
@@ -63,10 +64,14 @@ class ConsistencyConfig:
     fallback: bool = True  # the LLM repairer's symbolic fallback
     rounds: int = DEFAULT_ROUNDS
     seed: int = 0
+    # how the model's scores are read; None: DEFAULT_SCORE_METHOD where the backend gives probabilities, else digit
+    score_method: ScoreMethod | None = None
 
     def __post_init__(self) -> None:
         for name, kind in (("anchors", AnchorMethod), ("scores", ScoreSource), ("repairer", RepairerKind)):
             object.__setattr__(self, name, kind(getattr(self, name)))
+        if self.score_method is not None:
+            object.__setattr__(self, "score_method", ScoreMethod(self.score_method))
         if not 1 <= self.t <= 10:
             raise ValueError(f"t must be from 1 to 10, got {self.t}")
         if self.k < 1:
@@ -81,6 +86,8 @@ class ConsistencyConfig:
 
     def describe(self) -> str:
         scores = f", {self.scores.value} scores, t={self.t}" if self.anchors is AnchorMethod.STEP_SCORING else ""
+        if self.anchors is AnchorMethod.STEP_SCORING and self.scores is not ScoreSource.SIMULATOR:
+            scores += f" (model read as {(self.score_method or DEFAULT_SCORE_METHOD).value})"
         repairer = self.repairer.value + (" + symbolic fallback" if self.repairer is RepairerKind.LLM
                                           and self.fallback else "")
         return f"{self.anchors.value}{scores}, k={self.k}, repairer {repairer}, at most {self.rounds} round(s)"

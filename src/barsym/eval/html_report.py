@@ -26,6 +26,10 @@ from ..metrics import GroupScore, TaskScore
 from ..planner.registry import planner_label
 from ..planner.stats import PlanStats
 from .llm_report import summarize
+from .report_compare import comparison_note, depth_of, depth_section, experts_from_datasets, shared_tasks
+from .report_parts import INTERVAL_NOTE, note, rate_text
+from .report_parts import pct as _pct, section as _section, table as _table
+from .report_tasks import STYLE as TASK_STYLE, task_section
 from .record_check import header_problem, record_problem
 from .runfile import read_run_lines
 from .runner import ALL, ordered_groups
@@ -111,20 +115,6 @@ def load_runs(paths: list[Path], warnings: list[str] | None = None) -> list[Run]
     return runs
 
 
-def _table(head: list[str], rows: list[list[str]]) -> str:
-    cells = "".join(f"<th>{escape(h)}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def _pct(value) -> str:
-    return "-" if value is None or value != value or abs(value) == float("inf") else f"{value:.1f} %"
-
-
-def _section(title: str, *parts: str) -> str:
-    return f"<section><h2>{escape(title)}</h2>{''.join(parts)}</section>"
-
-
 def _scores_section(runs: list[Run]) -> str:
     groups = ordered_groups(g for run in runs for g in run.groups())
     scored = [(run, run.scores()) for run in runs]
@@ -149,7 +139,8 @@ def _cost_section(runs: list[Run]) -> str:
     rows = []
     for run, s in summaries:
         sec = s["seconds_per_task"]
-        rows.append([run.label, str(s["tasks"]), _pct(s["executable_rate"]), f"{s['per_task']['llm_calls']:.1f}",
+        rows.append([run.label, str(s["tasks"]), rate_text(s["executable"], s["tasks"]),
+                     f"{s['per_task']['llm_calls']:.1f}",
                      _pct(s["first_try_rate"]), _pct(s["after_feedback_rate"]), _pct(s["fallback_rate"]),
                      str(s["plan_fallbacks"]), f"{sec['median']:.2f}", f"{sec['mean']:.2f}", f"{sec['max']:.2f}"])
     labels = [run.label for run, _ in summaries]
@@ -168,7 +159,19 @@ def _cost_section(runs: list[Run]) -> str:
                            Series("mean", [s["seconds_per_task"]["mean"] for _, s in summaries])]))
     head = ["planner", "tasks", "executable", "LLM calls / task", "first try", "after feedback", "fallback",
             "plan-level fallbacks", "s / task median", "mean", "max"]
-    return _section("Cost and trust: executable plans, LLM calls, acceptance, time", _table(head, rows), charts)
+    answers = []  # the acceptance rates again, with their intervals, for the runs that asked a model
+    for run, s in summaries:
+        t = s["totals"]
+        asked = t["llm_goals"]
+        if asked:
+            left = max(0, asked - t["accepted_first_try"] - t["accepted_after_feedback"])
+            answers.append([run.label, str(asked), rate_text(t["accepted_first_try"], asked),
+                            rate_text(t["accepted_after_feedback"], asked), rate_text(min(t["fallbacks"], left), asked)])
+    detail = (_table(["planner", "goals put to the LLM", "accepted first try", "after feedback", "symbolic fallback"],
+                     answers) if answers else "")
+    return _section("Cost and trust: executable plans, LLM calls, acceptance, time", _table(head, rows),
+                    note("Executable: the validator's verdict (valid, or valid with waste). " + INTERVAL_NOTE), detail,
+                    charts)
 
 
 def _world(run: Run) -> dict:
@@ -185,7 +188,7 @@ def _world_section(runs: list[Run]) -> str:
     for world in worlds:
         chosen = [run for run in executed if _world(run).get("name") == world]
         groups = ordered_groups(g for run in chosen for g in run.groups()) + [ALL]
-        rates = []
+        rates, tallies = [], []
         for run in chosen:
             per: dict[str, list[int]] = {}
             planned_runs = int(_world(run).get("runs") or 0)
@@ -196,12 +199,15 @@ def _world_section(runs: list[Run]) -> str:
                     acc = per.setdefault(name, [0, 0])
                     acc[0] += e["successes"] if e else 0
                     acc[1] += total
+            tallies.append(per)
             rates.append(Series(run.label, [100.0 * per[g][0] / per[g][1] if g in per and per[g][1] else None
                                             for g in groups]))
-        rows = [[s.label] + [_pct(v) for v in s.values] for s in rates]
+        rows = [[run.label] + [rate_text(*counts[g]) if g in counts else "-" for g in groups]
+                for run, counts in zip(chosen, tallies)]
         parts.append(_table(["planner", *groups], rows))
         parts.append(bar_chart(f"Success in the {world} world per group, %", groups, rates, y_max=100.0))
-    return _section("Execution: success rate per world and group", *parts)
+    return _section("Execution: success rate per world and group (runs that reached the goal)",
+                    note(INTERVAL_NOTE), *parts)
 
 
 def _deps_section(runs: list[Run]) -> str:
@@ -215,7 +221,7 @@ def _deps_section(runs: list[Run]) -> str:
         won = [d.success_round for d in deps if isinstance(d.success_round, int)]
         by_round = [100.0 * sum(1 for n in won if n <= k) / len(deps) for k in range(1, top + 1)]
         rows.append([run.label, str(len(deps)), f"{statistics.fmean(int(d.rounds or 0) for d in deps):.2f}",
-                     str(top), _pct(by_round[-1])])
+                     str(top), rate_text(len([n for n in won if n <= top]), len(deps))])
         series.append((run.label, by_round))
     if not rows:
         return ""
@@ -256,21 +262,32 @@ th:first-child,td:first-child{text-align:left}th{background:#f3f3f3}
 svg.chart{display:block;margin:8px 0 18px}svg .title{font-size:14px;font-weight:600}
 svg .legend,svg .axis{font-size:11px;fill:#333}svg .value{font-size:9px;fill:#444}
 svg .grid{stroke:#e4e4e4}svg .base{stroke:#555}.meta{color:#666;font-size:12px}
+.note{color:#555;font-size:12px;margin:4px 0 10px}td{white-space:nowrap}
+.compare{background:#fff8e1;border-left:4px solid #E69F00;padding:6px 10px}
 """
 
 
-def render(runs: list[Run]) -> str:
-    """The whole report as one HTML document."""
-    listing = _table(["planner", "file", "data set", "tasks", "started"],
+def render(runs: list[Run], kb=None) -> str:
+    """The whole report as one HTML document (``kb``: for the goals' depths; default the built-in one)."""
+    if kb is None:
+        from ..kb import load_kb
+
+        mc = next((str((r.header.get("spec") or {}).get("mc_version") or "") for r in runs), "") or "1.16.5"
+        kb = load_kb(mc)
+    compared, said = shared_tasks(runs)
+    listing = _table(["planner", "file", "data set", "tasks", "compared", "started"],
                      [[run.label, run.path.name, str(run.header.get("dataset", "")), str(len(run.records)),
-                       str(run.header.get("started", ""))] for run in runs])
-    body = "".join([_scores_section(runs), _cost_section(runs), _world_section(runs), _deps_section(runs),
-                    _agreement_section(runs)])
+                       str(len(cut.records)), str(run.header.get("started", ""))]
+                      for run, cut in zip(runs, compared)])
+    body = "".join([_scores_section(compared), _cost_section(compared), depth_section(compared, kb),
+                    _world_section(compared), _deps_section(compared), _agreement_section(compared),
+                    task_section(runs, depth_of(kb, runs[0]) if runs else (lambda r: None),
+                                 experts_from_datasets(runs, kb))])
     made = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>barsym report</title><style>{STYLE}</style></head><body>"
+            f"<title>barsym report</title><style>{STYLE}{TASK_STYLE}</style></head><body>"
             f"<h1>barsym evaluation report</h1><p class=\"meta\">{len(runs)} run(s); made {made}</p>"
-            f"{listing}{body}"
+            f"{listing}{comparison_note(said)}{body}"
             "<script>console.log('barsym report: ' + document.querySelectorAll('svg.chart').length + "
             "' charts')</script></body></html>\n")

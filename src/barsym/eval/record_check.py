@@ -120,7 +120,7 @@ def _runs_problem(value, where: str) -> str | None:
     ticks = value.get("success_ticks", [])
     if not isinstance(ticks, list) or not all(_number(t, "int") for t in ticks):
         return f"{where}.success_ticks must be a list of whole numbers"
-    return None
+    return failures_problem(value.get("failures"), where)
 
 
 def execution_problem(execution) -> str | None:
@@ -183,7 +183,32 @@ def record_problem(record) -> str | None:
         if not isinstance(record.get("error"), str):
             return f"'error' must be a string, got {shown(record.get('error'))}"
     return (stats_problem(record.get("stats")) or score_problem(record.get("score"))
-            or execution_problem(record.get("execution")))
+            or execution_problem(record.get("execution")) or expert_plan_problem(record.get("expert_plan")))
+
+
+def expert_plan_problem(plan) -> str | None:
+    """What is wrong with a record's copy of the expert plan (the report shows it step by step), or None."""
+    if plan is None:
+        return None
+    if not isinstance(plan, list) or len(plan) > MAX_STEPS:
+        return f"'expert_plan' must be a list of steps, got {shown(plan)}"
+    for number, step in enumerate(plan, start=1):
+        if not isinstance(step, dict):
+            return f"expert_plan step {number} must be an object, got {shown(step)}"
+    return None
+
+
+def failures_problem(failures, where: str) -> str | None:
+    """An execution's failure counts: a list of {code, count, step} (the report lists them), or None."""
+    if failures is None:
+        return None
+    if not isinstance(failures, list):
+        return f"{where}.failures must be a list, got {shown(failures)}"
+    for f in failures:
+        if (not isinstance(f, dict) or not _number(f.get("count"), "int") or not 0 <= f["count"] <= MAX_NUMBER
+                or not (f.get("step") is None or _number(f.get("step"), "int")) or not isinstance(f.get("code"), str)):
+            return f"{where}.failures must hold {{code, count, step}} objects, got {shown(f)}"
+    return None
 
 
 def unknown_items(record: dict, kb) -> str | None:

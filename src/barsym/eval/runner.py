@@ -59,8 +59,8 @@ class TaskOutcome:
         """Differing steps, aligned: ``barsym X / expert Y``."""
         if self.plan is None or self.task.reference is None:
             return []
-        ours = [_show(r) for r in as_records(self.plan)]
-        theirs = [_show(r) for r in as_records(self.task.reference)]
+        ours = [show_step(r) for r in as_records(self.plan)]
+        theirs = [show_step(r) for r in as_records(self.task.reference)]
         lines = []
         for op, a0, a1, b0, b1 in difflib.SequenceMatcher(a=ours, b=theirs, autojunk=False).get_opcodes():
             if op == "equal":
@@ -73,6 +73,8 @@ class TaskOutcome:
     def to_dict(self) -> dict:
         out: dict = {"group": self.task.group, "goal": {"item": self.task.goal.item, "count": self.task.goal.count},
                      "seconds": round(self.seconds, 6)}
+        if self.task.reference is not None:  # the report's drill-down shows it beside the plan, from the run file alone
+            out["expert_plan"] = as_records(self.task.reference)
         if self.error is not None:
             out.update(planned=False, error_kind=self.error.kind.value, error=self.error.message)
             return out
@@ -95,7 +97,7 @@ class TaskOutcome:
         return out
 
 
-def _show(record: dict) -> str:
+def show_step(record: dict) -> str:
     """A step as every command writes it: ``craft 9 planks``, ``mine 3 iron_ore with stone_pickaxe``."""
     from ..bar_io import PlanFormatError, step_from_record
 

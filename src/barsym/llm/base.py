@@ -197,6 +197,8 @@ class LLMBackend(ABC):
     """
 
     options: LLMOptions
+    #: whether :meth:`continuation_logprobs` answers (the in-process model; a scripted fake when asked to)
+    gives_probabilities: bool = False
 
     def __init__(self, options: LLMOptions | None = None) -> None:
         self.options = options or LLMOptions()
@@ -214,6 +216,18 @@ class LLMBackend(ABC):
         stop: list[str] | None = None,
     ) -> Completion:
         """Return the model's reply to ``messages``."""
+
+    def continuation_logprobs(self, messages: list[dict[str, str]], continuations: list[str]) -> list[float]:
+        """The natural log-probability of each text in ``continuations`` as the start of the reply to ``messages``.
+
+        What a score read from the model's distribution needs (P(" yes"), the
+        expected 1-10 digit) instead of one generated token. The default raises
+        :class:`LLMError`: an HTTP chat server does not return the probability of
+        a text it did not generate, so only in-process backends (and test fakes)
+        implement it.
+        """
+        raise LLMError(f"{type(self).__name__} cannot give token probabilities; "
+                       "use the in-process model (the default, or --model FILE.gguf)")
 
     def prime(self, messages: list[dict[str, str]]) -> Priming | None:
         """Prepare for many calls whose messages start with ``messages`` (a fixed few-shot prefix).

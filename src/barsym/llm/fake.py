@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .base import Completion, LLMBackend, LLMOptions
+from .base import Completion, LLMBackend, LLMOptions, validate_messages
 
 __all__ = ["RecordedCall", "ScriptExhaustedError", "ScriptedLLM"]
 
@@ -25,6 +25,7 @@ Reply = (
     | BaseException
     | type[BaseException]
     | Callable[["RecordedCall"], str | Completion]
+    | dict  # {continuation: logprob}, for continuation_logprobs
 )
 
 
@@ -68,8 +69,11 @@ class ScriptedLLM(LLMBackend):
     real backend, so malformed requests fail in unit tests too.
     """
 
-    def __init__(self, replies: Iterable[Reply] = (), options: LLMOptions | None = None) -> None:
+    def __init__(self, replies: Iterable[Reply] = (), options: LLMOptions | None = None, *,
+                 probabilities: bool = False) -> None:
+        """``probabilities``: say it gives token probabilities (scripted dicts), as the in-process model does."""
         super().__init__(options)
+        self.gives_probabilities = probabilities
         self._queue: deque[Reply] = deque(replies)
         self.calls: list[RecordedCall] = []
 
@@ -81,6 +85,35 @@ class ScriptedLLM(LLMBackend):
     def remaining(self) -> int:
         """Replies not yet consumed (assert ``== 0`` to check a script was fully used)."""
         return len(self._queue)
+
+    def _next(self, call: RecordedCall):
+        """Record ``call`` and take the next scripted reply: raised if it is an exception, called if callable."""
+        self.calls.append(call)
+        if not self._queue:
+            preview = call.last_user_message[:120]
+            raise ScriptExhaustedError(
+                f"ScriptedLLM has no reply left for call #{len(self.calls)} "
+                f"(last user message: {preview!r}); the test scripted "
+                f"{len(self.calls) - 1} replies. Add more replies or check why the code "
+                "under test made an extra call."
+            )
+        reply = self._queue.popleft()
+        if isinstance(reply, BaseException):
+            raise reply
+        if isinstance(reply, type) and issubclass(reply, BaseException):
+            raise reply(f"scripted {reply.__name__} for call #{len(self.calls)}")
+        return reply(call) if callable(reply) else reply
+
+    def continuation_logprobs(self, messages: list[dict[str, str]], continuations: list[str]) -> list[float]:
+        """Answer a probability call from the queue: the next reply must be a dict {continuation: logprob} (or a
+        callable returning one, or an exception); continuations it does not name get -30 (about 1e-13)."""
+        validate_messages(messages)
+        call = RecordedCall(messages=copy.deepcopy(messages), max_tokens=0, temperature=0.0, seed=0,
+                            json_schema=None, grammar=None, stop=list(continuations))
+        reply = self._next(call)
+        if not isinstance(reply, dict):
+            raise TypeError(f"a probability call needs a scripted dict {{text: logprob}}, got {reply!r}")
+        return [float(reply.get(text, -30.0)) for text in continuations]
 
     def complete(
         self,
@@ -106,22 +139,7 @@ class ScriptedLLM(LLMBackend):
             grammar=grammar,
             stop=list(stop) if stop else None,
         )
-        self.calls.append(call)
-        if not self._queue:
-            preview = call.last_user_message[:120]
-            raise ScriptExhaustedError(
-                f"ScriptedLLM has no reply left for call #{len(self.calls)} "
-                f"(last user message: {preview!r}); the test scripted "
-                f"{len(self.calls) - 1} replies. Add more replies or check why the code "
-                "under test made an extra call."
-            )
-        reply = self._queue.popleft()
-        if isinstance(reply, BaseException):
-            raise reply
-        if isinstance(reply, type) and issubclass(reply, BaseException):
-            raise reply(f"scripted {reply.__name__} for call #{len(self.calls)}")
-        if callable(reply):
-            reply = reply(call)
+        reply = self._next(call)
         if isinstance(reply, Completion):
             return reply
         if not isinstance(reply, str):

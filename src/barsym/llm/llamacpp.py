@@ -53,7 +53,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .base import (
+    validate_messages,
     BackendUnavailableError,
     Completion,
     GrammarError,
@@ -142,6 +145,8 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
     processes. Calls are serialised with a lock: a llama.cpp context is not
     thread-safe.
     """
+
+    gives_probabilities = True
 
     def __init__(
         self,
@@ -300,6 +305,37 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
             evaluations=result.evaluations,  # one for the prompt, then one per generated token
         )
 
+    def continuation_logprobs(self, messages: list[dict[str, str]], continuations: list[str]) -> list[float]:
+        """Log-probability of each continuation right after the prompt (see :meth:`LLMBackend.continuation_logprobs`).
+
+        The prompt is evaluated once (its cached prefix reused as for a completion);
+        a continuation of several tokens is evaluated on top of it and cut off again,
+        so the cache holds the prompt afterwards whatever was asked.
+        """
+        validate_messages(messages)
+        if not continuations or not all(isinstance(text, str) and text for text in continuations):
+            raise ValueError("continuations must be a non-empty list of non-empty strings")
+        if self._context is None:
+            raise LLMError("this LlamaCppBackend was closed; create a new one")
+        with self._lock:
+            return self._run_decoder(messages, lambda prompt: self._logprobs_after(prompt, continuations))
+
+    def _logprobs_after(self, prompt: list[int], continuations: list[str]) -> list[float]:
+        context, model = self._context, self._model
+        keep = context.kept_prefix(prompt)
+        context.truncate(keep)
+        first = _log_softmax(context.evaluate(prompt[keep:], first_output=len(prompt) - keep - 1)[-1])
+        out = []
+        for text in continuations:
+            tokens = model.tokenize(text, add_bos=False, special=False)
+            total = float(first[tokens[0]])
+            if len(tokens) > 1:
+                rows = context.evaluate(tokens[:-1], first_output=0)
+                total += sum(float(_log_softmax(row)[token]) for row, token in zip(rows, tokens[1:]))
+                context.truncate(len(prompt))
+            out.append(total)
+        return out
+
     def tokenize_count(self, text: str) -> int:
         """Number of tokens ``text`` takes with this model (for prompt budgeting)."""
         if self._model is None:
@@ -314,3 +350,9 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
             context.close()
         if model is not None:
             model.close()
+
+
+def _log_softmax(row: np.ndarray) -> np.ndarray:
+    row = row.astype(np.float64)
+    shifted = row - row.max()
+    return shifted - np.log(np.exp(shifted).sum())

@@ -145,6 +145,21 @@ def facts_candidates(prompt: str) -> list[str]:
     return out
 
 
+_PLAN_FACTS = "Known, in the order a plan can use it:"
+
+
+def facts_plan_lines(prompt: str) -> list[str]:
+    """The steps a forward planner's facts list spells out, in order (``- mine 3 logs needs nothing`` -> ``mine 3 logs``)."""
+    if _PLAN_FACTS not in prompt:
+        return []
+    lines = []
+    for line in prompt.split(_PLAN_FACTS, 1)[1].splitlines()[1:]:
+        if not line.startswith("- "):
+            break
+        lines.append(re.split(r" \(| needs | goes ", line[2:], maxsplit=1)[0].strip())
+    return lines
+
+
 def _segments(candidates: list[str]) -> list[str]:
     """The pieces of the candidate replies a grammar may order differently: the head and each subgoal, or each line."""
     out: list[str] = []
@@ -184,8 +199,11 @@ class _CopyFacts:
     def __init__(self, prompt: str):
         self.candidates = facts_candidates(prompt)
         self.segments = _segments(self.candidates)
+        self.lines = facts_plan_lines(prompt)  # DEPS' and CoT's facts: the plan's steps in order
 
     def __call__(self, text: str, options: list, state: GrammarState, rng: random.Random) -> str | None:
+        if self.lines and not self.candidates:
+            return self._forward(text, options, state)
         if not self.candidates:
             return options[0]
         start = max((text.rfind(ch) for ch in ",:;\n"), default=-1) + 1
@@ -208,11 +226,45 @@ class _CopyFacts:
         return best
 
 
+    def _forward(self, text: str, options: list, state: GrammarState) -> str | None:
+        """A plan written forward, a line per step: line N copies the facts' step N, then ``done``.
+
+        Only the step is copied; what a line says after it (CoT's ``; inventory: ...``) is left to ``first``.
+        """
+        number = text.count("\n")
+        target = self.lines[number] if number < len(self.lines) else "done"
+        line = text[text.rfind("\n") + 1:]
+        if ";" in line or line == target:
+            return self._end_line(options)
+        best, best_key = options[0], None
+        for index, option in enumerate(options):
+            if option is None:
+                key = (0, -index)
+            else:
+                nxt = state.advance(option)
+                ahead = re.split(r"[;\n]", line + option + (nxt.forced() if nxt is not None else ""))[0]
+                ends = option[-1:] in ("\n", ";")
+                fits = target.startswith(ahead) and (not ends or ahead == target)
+                key = (_common(ahead, target) if fits else -1, -index)
+            if best_key is None or key > best_key:
+                best, best_key = option, key
+        return best
+
+    @staticmethod
+    def _end_line(options: list) -> str | None:
+        """Past the copied step: the shortest way to the next line (a new line or ``;`` first, else the first)."""
+        for wanted in ("\n", ";"):
+            for option in options:
+                if option is not None and option.endswith(wanted):
+                    return option
+        return options[0]
+
+
 def _last_facts_prompt(messages: list[dict[str, str]]) -> str:
     """The latest user message carrying a facts line (a retry's own message has none), else the last one."""
     users = [m["content"] for m in messages if m.get("role") == "user"]
     for content in reversed(users):
-        if "\nKnown: " in content or content.startswith("Known: "):
+        if "\nKnown: " in content or content.startswith("Known: ") or _PLAN_FACTS in content:
             return content
     return users[-1] if users else ""
 

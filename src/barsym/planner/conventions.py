@@ -12,7 +12,7 @@ decomposer that calls them:
   table, 100 diamonds for one pickaxe, a table for a 2x2 recipe, fuel for more
   items than are smelted); the plan would run, wastefully.
 - :func:`conventions`: the choices the game allows but BAR makes one way
-  (DOMAIN.md): one dig down per pickaxe tier, the lowest tool that can, planks
+  (docs/planning.md): one dig down per pickaxe tier, the lowest tool that can, planks
   as fuel, the family name of a slot.
 """
 

@@ -31,7 +31,7 @@ from ..consistency.repair import (ConsistencyConfig, Provenance, RepairerKind, R
 #: bar-sc's defaults: step scoring from both sources (the model's scores alone pick almost no
 #: anchors with the 135M model; see README), the LLM repairer with the symbolic fallback
 BAR_SC_DEFAULTS = {"anchors": AnchorMethod.STEP_SCORING, "scores": ScoreSource.BOTH, "repairer": RepairerKind.LLM}
-CONFIG_KEYS = ("anchors", "scores", "t", "k", "repairer", "fallback", "rounds", "seed")
+CONFIG_KEYS = ("anchors", "scores", "t", "k", "repairer", "fallback", "rounds", "seed", "score_method")
 
 
 @dataclasses.dataclass
@@ -82,7 +82,8 @@ def model_consistency(kb: KnowledgeBase, config: ConsistencyConfig | None = None
         raise ValueError(f"this configuration ({config.describe()}) needs a language model")
     if wants_scores and scorer is None:
         from .step_scorer import LLMStepScorer
-        scorer = LLMStepScorer(backend, seed=config.seed, temperature=temperature)
+        scorer = LLMStepScorer(backend, seed=config.seed, temperature=temperature, method=config.score_method,
+                               rules=rules)
     repairer = None
     if config.repairer is RepairerKind.LLM:
         from .forward_repairer import LLMRepairer

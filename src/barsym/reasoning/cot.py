@@ -13,6 +13,11 @@ bookkeeping was right.
 The worked example is the symbolic planner's plan for stone bricks with the
 inventories the simulator computes, so it is correct by construction and in
 the simulator's own words.
+
+With ``facts`` (the default; ``--no-facts`` gives the paper's prompt) the goal
+message carries the knowledge base's facts for every item of the task, in plan
+order (:mod:`.plan_facts`), the example's too, so the model sees how facts
+become a plan.
 """
 
 from __future__ import annotations
@@ -28,13 +33,14 @@ from .call_log import CallLog, Verdict
 from .forward_plans import END, MAX_STEPS, ForwardPlanResult, Vocabulary, forward_result, parse_plan_text
 from .model_calls import ModelCaller
 from .progress import Phase, Progress, ProgressEvent
+from .plan_facts import PlanFacts
 from .prompts import few_shot_prefix
 from ..planner.stats import CotSummary, LLMStats, PlanStats
 
 EXAMPLE = Goal(item="stone_bricks", count=1)
 MARK = "; inventory: "
 MAX_ENTRIES = 6
-COT_TOKENS = 400
+COT_TOKENS = 640  # 20 lines of a step and its inventory
 COT_STEPS = 20
 
 
@@ -65,11 +71,17 @@ def system_prompt() -> str:
             "redstone and diamond (layer 3). End with done.")
 
 
-def example_turns(kb: KnowledgeBase, symbolic) -> list[tuple[str, str]]:
+def goal_message(goal: Goal, start: State | None = None, facts: PlanFacts | None = None) -> str:
+    held = f"\nYou start with: {start.describe()}." if start is not None and (start.inventory or start.layer) else ""
+    known = facts.text(goal, start) if facts is not None else ""
+    return f"Goal: {goal.count} {goal.item}{held}" + (f"\n{known}" if known else "")
+
+
+def example_turns(kb: KnowledgeBase, symbolic, facts: PlanFacts | None = None) -> list[tuple[str, str]]:
     """The one worked example, as (user, assistant): a plan with the inventory after each step."""
     plan = symbolic.plan(EXAMPLE).plan
     lines = [f"{step}{MARK}{held}" for step, held in zip(plan.steps, simulated(kb, plan.steps))]
-    return [(f"Goal: {EXAMPLE.count} {EXAMPLE.item}", "\n".join(lines) + "\n" + END)]
+    return [(goal_message(EXAMPLE, None, facts), "\n".join(lines) + "\n" + END)]
 
 
 def split_line(line: str) -> tuple[str, str]:
@@ -114,8 +126,9 @@ class CotPlanner:
 
     def __init__(self, kb: KnowledgeBase, backend: LLMBackend, *, graph, symbolic, seed: int = 0,
                  temperature: float = 0.0, log: CallLog | None = None, progress: Progress | None = None,
-                 command: str = "", name: str = "cot"):
+                 command: str = "", name: str = "cot", facts: bool = True):
         self.kb, self.name, self.temperature, self.progress, self.command = kb, name, temperature, progress, command
+        self.facts = PlanFacts(symbolic) if facts else None
         vocab = Vocabulary(kb, graph)
         entries = 'entry'
         for _ in range(MAX_ENTRIES - 1):
@@ -124,7 +137,7 @@ class CotPlanner:
             f'line ::= step "{MARK}" inv',
             f'inv ::= "nothing" | {entries}',
             'entry ::= count " " item']) + "\n"
-        prefix = few_shot_prefix(system_prompt(), example_turns(kb, symbolic))
+        prefix = few_shot_prefix(system_prompt(), example_turns(kb, symbolic, self.facts))
         self.caller = ModelCaller(backend, prefix, seed=seed, max_tokens=COT_TOKENS, log=log,
                                   progress=progress)
 
@@ -136,8 +149,7 @@ class CotPlanner:
         self.caller.start_run(self.command, self.name, label)
         if self.progress is not None:
             self.progress(ProgressEvent(Phase.GOAL, f"{label}: writing the plan", 1, 1, stats))
-        held = f"\nYou start with: {start.describe()}." if start is not None and (start.inventory or start.layer) else ""
-        messages = [*self.caller.prefix, {"role": "user", "content": f"Goal: {label}{held}"}]
+        messages = [*self.caller.prefix, {"role": "user", "content": goal_message(goal, start, self.facts)}]
         text, problem, asked = "", None, None
         if self.caller.down:
             problem = self.caller.down
@@ -184,4 +196,4 @@ def cot_planner(kb: KnowledgeBase, **options) -> CotPlanner:
     return CotPlanner(kb, backend, graph=graph, symbolic=symbolic_planner(kb, graph=graph),
                       seed=options.get("seed", 0), temperature=options.get("temperature", 0.0),
                       log=open_log() if log is True else (log or None), progress=options.get("progress"),
-                      command=options.get("command", ""))
+                      command=options.get("command", ""), facts=options.get("facts", True))

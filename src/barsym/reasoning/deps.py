@@ -49,6 +49,7 @@ from ..sim import DeterministicWorld, State, StochasticWorld
 from ..sim.execution import describe, play
 from ..sim.stochastic import derive_seed
 from . import deps_prompts as prompts
+from .plan_facts import PlanFacts
 from .prompts import few_shot_prefix
 from .call_log import CallLog, Verdict
 from .forward_plans import ContextBudget, ForwardPlanResult, Vocabulary, forward_result, parse_plan_text, render_plan
@@ -60,6 +61,7 @@ DEFAULT_ROUNDS = 5
 MAX_ROUNDS = 20  # each round costs ~2 calls; the 2048-token context holds about 3 rounds of dialogue anyway
 PLAN_TOKENS = 360  # 30 lines of ~10 tokens and "done"
 EXPLAIN_TOKENS = 32
+MAX_CONTEXT = 8192
 FEEDBACK_WORLDS = {"stochastic": StochasticWorld, "deterministic": DeterministicWorld}
 
 
@@ -149,7 +151,8 @@ class DepsPlanner:
     def __init__(self, kb: KnowledgeBase, backend: LLMBackend, *, graph, rounds: int = DEFAULT_ROUNDS,
                  world: str = "stochastic", seed: int = 0, world_seed: int = 0, temperature: float = 0.0,
                  log: CallLog | None = None, progress: Progress | None = None, command: str = "",
-                 n_ctx: int | None = None, symbolic=None, name: str = "deps", selector: str = "order"):
+                 n_ctx: int | None = None, symbolic=None, name: str = "deps", selector: str = "order",
+                 facts: bool = True):
         if not 0 <= rounds <= MAX_ROUNDS:
             raise ValueError(f"--rounds must be from 0 to {MAX_ROUNDS} for the deps planner, got {rounds}")
         if world not in FEEDBACK_WORLDS:
@@ -161,7 +164,8 @@ class DepsPlanner:
         self.world = FEEDBACK_WORLDS[world](kb)
         self.world_seed, self.temperature, self.progress, self.command = world_seed, temperature, progress, command
         self.grammar = Vocabulary(kb, graph).plan_grammar()
-        self.prefix = few_shot_prefix(prompts.system_prompt(kb), prompts.few_shot(kb, symbolic))
+        self.facts = PlanFacts(symbolic) if facts else None
+        self.prefix = few_shot_prefix(prompts.system_prompt(kb), prompts.few_shot(kb, symbolic, self.facts))
         self.planner_calls = ModelCaller(backend, self.prefix, seed=seed, max_tokens=PLAN_TOKENS, log=log,
                                          progress=progress)
         self.explainer = ModelCaller(backend, self.prefix, seed=seed, max_tokens=EXPLAIN_TOKENS, log=None)
@@ -208,7 +212,7 @@ class DepsPlanner:
         self.planner_calls.prime()
         start = start or State()
         trace = DepsTrace(self.world.name, self.rounds, selector=self.selector)
-        dialogue = [{"role": "user", "content": prompts.task_message(goal, start)}]
+        dialogue = [{"role": "user", "content": prompts.task_message(goal, start, self.facts)}]
         label = f"{goal.count} {goal.item}"
         number = 0
         while number <= self.rounds:
@@ -297,6 +301,15 @@ class DepsPlanner:
         return forward_result(self.kb, goal, steps, start, self.name, out, trace)
 
 
+def context_for(rounds: int, facts: bool) -> int:
+    """The context the dialogue of ``rounds`` replanning rounds needs: the few-shot prefix and the task (with
+    facts up to ~1,200 tokens, ~500 without), then per round a plan, the description, the explanation and the
+    request (~160 tokens besides the plan); rounded up to 512, at most the 8,192 SmolLM2 was trained on.
+    The oldest rounds are still left out when a dialogue outgrows it (:meth:`DepsPlanner._fit`)."""
+    needed = (1200 if facts else 500) + (rounds + 1) * (PLAN_TOKENS + 160)
+    return min(MAX_CONTEXT, max(2048, -(-needed // 512) * 512))
+
+
 def deps_planner(kb: KnowledgeBase, **options) -> DepsPlanner:
     """``deps``: options ``deps_rounds`` (0..20, default 5), ``feedback_world``, ``world_seed``, ``selector``
     (``order``, the default, ``random``, ``graph`` or ``horizon``) and the LLM options."""
@@ -304,11 +317,13 @@ def deps_planner(kb: KnowledgeBase, **options) -> DepsPlanner:
     from .call_log import open_log
     from .forward_plans import backend_from_options
 
-    backend = backend_from_options(options)
+    rounds = options.get("deps_rounds")
+    rounds = DEFAULT_ROUNDS if rounds is None else rounds
+    facts = options.get("facts", True)
+    backend = backend_from_options({**options, "n_ctx": options.get("n_ctx") or context_for(rounds, facts)})
     log = options.get("log", True)
     graph = options.get("graph") or graph_for(kb)
-    rounds = options.get("deps_rounds")
-    return DepsPlanner(kb, backend, graph=graph, rounds=DEFAULT_ROUNDS if rounds is None else rounds,
+    return DepsPlanner(kb, backend, graph=graph, rounds=rounds, facts=facts,
                        world=options.get("feedback_world") or "stochastic", seed=options.get("seed", 0),
                        world_seed=options.get("world_seed", 0), temperature=options.get("temperature", 0.0),
                        log=open_log() if log is True else (log or None), progress=options.get("progress"),

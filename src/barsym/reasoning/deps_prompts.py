@@ -22,6 +22,7 @@ from ..model import Goal, Plan, StepType
 from ..sim import DeterministicWorld, State
 from ..sim.execution import describe, play
 from .forward_plans import render_plan
+from .plan_facts import PlanFacts
 from .prompts import layer_names
 
 PLAN_EXAMPLE = Goal(item="lantern", count=1)
@@ -47,18 +48,20 @@ def system_prompt(kb: KnowledgeBase) -> str:
     )
 
 
-def task_message(goal: Goal, start: State | None = None) -> str:
+def task_message(goal: Goal, start: State | None = None, facts: PlanFacts | None = None) -> str:
+    """The task; with ``facts``, the knowledge base's facts for every item of it, in plan order."""
     held = ""
     if start is not None and (start.inventory or start.layer):
         held = f"\nYou start with: {start.describe()}."
-    return f"Goal: {goal.count} {goal.item}{held}"
+    known = facts.text(goal, start) if facts is not None else ""
+    return f"Goal: {goal.count} {goal.item}{held}" + (f"\n{known}" if known else "")
 
 
 def failure_message(description: str) -> str:
     return f"The plan was executed. {description}.\n{ASK_EXPLAIN}"
 
 
-def few_shot(kb: KnowledgeBase, symbolic) -> list[tuple[str, str]]:
+def few_shot(kb: KnowledgeBase, symbolic, facts: PlanFacts | None = None) -> list[tuple[str, str]]:
     """The example turns after the system message, as (user, assistant): a plan, then a failed plan, its
     description, its repair (laid out by :func:`~.prompts.few_shot_prefix`)."""
     plan = symbolic.plan(PLAN_EXAMPLE).plan
@@ -68,8 +71,8 @@ def few_shot(kb: KnowledgeBase, symbolic) -> list[tuple[str, str]]:
     episode = play(world, broken, 0, REPAIR_EXAMPLE, State(), None)
     description = describe(episode, broken, tuple(kb.layers))
     return [
-        (task_message(PLAN_EXAMPLE), render_plan(plan.steps)),
-        (task_message(REPAIR_EXAMPLE), render_plan(broken.steps)),
+        (task_message(PLAN_EXAMPLE, None, facts), render_plan(plan.steps)),
+        (task_message(REPAIR_EXAMPLE, None, facts), render_plan(broken.steps)),
         (failure_message(description), EXAMPLE_EXPLANATION),
         (ASK_REPLAN, render_plan(good.steps)),
     ]

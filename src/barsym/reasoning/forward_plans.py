@@ -195,4 +195,4 @@ def backend_from_options(options: dict):
         return backend
     from .llm_planners import shared_backend
     return shared_backend(options.get("model"), options.get("llm_url"), options.get("threads"),
-                          options.get("timeout", 30.0), options.get("progress"))
+                          options.get("timeout", 30.0), options.get("progress"), n_ctx=options.get("n_ctx"))

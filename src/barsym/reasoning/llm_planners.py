@@ -59,17 +59,21 @@ _backends: dict[tuple, LLMBackend] = {}
 
 
 def shared_backend(model: str | None = None, url: str | None = None, threads: int | None = None,
-                   timeout: float = 30.0, progress: Progress | None = None) -> LLMBackend:
-    """The backend for these settings, created (and the model loaded, or the server probed) once per process."""
+                   timeout: float = 30.0, progress: Progress | None = None, n_ctx: int | None = None) -> LLMBackend:
+    """The backend for these settings, created (and the model loaded, or the server probed) once per process.
+
+    ``n_ctx`` (default :data:`N_CTX`) sizes an in-process model's context: DEPS' dialogue needs more than
+    ``bar``'s calls, and a context of another size is another backend (the model is loaded once more)."""
+    n_ctx = n_ctx or N_CTX
     if model is not None and url is not None:
         raise ValueError("give either --model (in-process) or --llm-url (server), not both")
     if url is not None:
         key: tuple = ("url", url.strip(), timeout)
     else:
-        key = ("model", str(default_model_path(model)), threads)
+        key = ("model", str(default_model_path(model)), threads, n_ctx)
     backend = _backends.get(key)
     if backend is None:
-        options = LLMOptions(n_threads=threads, n_ctx=N_CTX)
+        options = LLMOptions(n_threads=threads, n_ctx=n_ctx)
         if url is not None:
             if progress is not None:
                 progress(ProgressEvent(Phase.LOADING, f"connecting to the LLM server at {url.strip()}"))

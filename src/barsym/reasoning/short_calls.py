@@ -92,13 +92,7 @@ class ShortCalls:
             reply = self.backend.complete(messages, grammar=grammar, max_tokens=max_tokens,
                                           temperature=self.temperature, seed=self.seed)
         except LLMError as exc:
-            self.use.errors += 1
-            self.use.problems.append(str(exc))
-            self._failures += 1
-            if self._failures >= self.max_failures:
-                self.down = f"{self._failures} failures in a row, last: {exc}"
-            self._write(about, messages, grammar, None, Verdict.BACKEND_ERROR, [str(exc)],
-                        time.perf_counter() - started)
+            self._failed(exc, about, messages, grammar, started)
             return None
         self._failures = 0
         self.use.record(reply, started)
@@ -109,6 +103,34 @@ class ShortCalls:
         self._write(about, messages, grammar, reply, Verdict.ACCEPTED if ok else Verdict.UNREADABLE, [],
                     time.perf_counter() - started)
         return text if ok else None
+
+    def weigh(self, messages: list[dict[str, str]], continuations: list[str], about: str) -> list[float] | None:
+        """The log-probability of each continuation (the backend's :meth:`continuation_logprobs`), or None
+        when the backend failed or is down; counted and logged like :meth:`ask`."""
+        if self.down:
+            return None
+        started = time.perf_counter()
+        try:
+            found = self.backend.continuation_logprobs(messages, continuations)
+        except LLMError as exc:
+            self._failed(exc, about, messages, _asked(continuations), started)
+            return None
+        self._failures = 0
+        self.use.calls += 1
+        self.use.seconds += time.perf_counter() - started
+        shown = " ".join(f"{text!r}:{value:.3f}" for text, value in zip(continuations, found))
+        self._write(about, messages, _asked(continuations), _Weighed(shown), Verdict.ACCEPTED, [],
+                    time.perf_counter() - started)
+        return list(found)
+
+    def _failed(self, exc: LLMError, about: str, messages, grammar: str, started: float) -> None:
+        """Count a backend failure (``max_failures`` in a row: the backend is down) and log it."""
+        self.use.errors += 1
+        self.use.problems.append(str(exc))
+        self._failures += 1
+        if self._failures >= self.max_failures:
+            self.down = f"{self._failures} failures in a row, last: {exc}"
+        self._write(about, messages, grammar, None, Verdict.BACKEND_ERROR, [str(exc)], time.perf_counter() - started)
 
     def _write(self, about: str, messages, grammar: str, reply, verdict: Verdict, problems: list[str],
                seconds: float) -> None:
@@ -128,3 +150,17 @@ class ShortCalls:
         except (sqlite3.Error, OSError) as exc:
             warnings.warn(f"stopped logging LLM calls to {self._log.path}: {exc}", stacklevel=3)
             self._log = None
+
+
+def _asked(continuations: list[str]) -> str:
+    """What a probability call asked, in the call log's grammar column."""
+    return "log-probabilities of: " + " | ".join(repr(text) for text in continuations)
+
+
+class _Weighed:
+    """A probability call's answer in the shape the call log reads from a completion."""
+
+    prompt_tokens = evaluated_prompt_tokens = completion_tokens = evaluations = None
+
+    def __init__(self, text: str):
+        self.text = text

@@ -1,34 +1,61 @@
-"""The model's step scores: BAR's 1-10 rating, one short completion per step.
+"""The model's step scores: BAR's 1-10 rating, read from the model in one of four ways.
 
 BAR asks the model to rate every step of a plan: 1 means the next few steps
-starting from it are likely wrong, 10 that they are completely accurate. The
-prompt is the task and the whole numbered plan, then the one step to rate;
-the reply is constrained by a grammar that admits only an integer from 1 to 10.
+starting from it are likely wrong, 10 that they are completely accurate.
+One generated digit says little: the embedded 135M model wrote 10 for all
+223 steps it was asked about. So the scorer has methods (:class:`ScoreMethod`):
+
+- ``digit``: the paper's, one greedy digit under a grammar that admits 1-10;
+- ``expected``: the same prompt, the expected value of the model's
+  distribution over the ten answers (``"1"`` alone is ``P("1") - P("10")``:
+  "10" is two tokens here);
+- ``yes``: "can step N be done right after the steps before it?", scored
+  ``1 + 9 P(yes)`` with P(yes) read from the first token ("yes"/"Yes" against
+  "no"/"No");
+- ``yes-facts``: the same question with the facts a player would look at: the
+  inventory and layer the step is played from (the simulator's, the steps
+  before it played as written) and what the step needs (the rule book's action
+  schema). The model still has to compare them -- "needs 3 cobblestone" with
+  "2 cobblestone" -- which is counting, not copying.
+
+The probability methods need :meth:`~barsym.llm.LLMBackend.continuation_logprobs`
+(the in-process model); :meth:`LLMStepScorer.raw` gives their unrounded values
+(what an AUC is computed from), :meth:`LLMStepScorer.score` the 1-10 integers
+anchors are chosen from. Which method is the default was decided by measuring
+all four on a labelled step set (``bench/bench_step_scores.py``,
+docs/step-scores.md).
 
 **Cost.** Everything up to the step number is the same for every step of a
-plan, so llama.cpp's prefix cache evaluates the plan once and each further
-call only the ~10 tokens that name the step; a 20-step plan costs about one
-prompt plus 20 completions of one or two tokens. Scores are cached per
-(goal, plan) in the process: with greedy decoding the model would answer the
-same, and the repair rounds and the ablation's configurations re-score the
-same plans.
-
-A backend failure leaves that step without a score (None); after two in a
-row the scorer stops calling for the rest of the process.
+plan, so the prefix cache evaluates the plan once and each further call only
+the ~10-40 tokens that name the step. Scores are cached per (goal, plan) in the
+process. A backend failure leaves that step without a score (None); after two
+in a row the scorer stops calling for the rest of the process.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
+from ..consistency.anchors import DEFAULT_SCORE_METHOD as DEFAULT_METHOD
+from ..consistency.anchors import ScoreMethod
+from ..kb import Rules
 from ..llm import LLMBackend
-from ..model import Goal, Step
+from ..model import Goal, Plan, Step, StepType
+from ..validation import Validator
 from .short_calls import LLMUse, ShortCalls
+
+__all__ = ["DEFAULT_METHOD", "LLMStepScorer", "ScoreMethod", "gives_probabilities", "needs_text", "parse_score",
+           "task_text"]
 
 SCORE_GRAMMAR = 'root ::= "10" | [1-9]\n'
 SYSTEM = ("You check Minecraft plans step by step. Rate one step of the plan with a number from 1 to 10: "
           "1 means the next few steps starting from this step are likely wrong; 10 means they are completely "
           "accurate. Reply with the number only.")
+YES_SYSTEM = ("You check Minecraft plans step by step. Say whether one step can be done right after the steps "
+              "before it. Reply yes or no.")
+DIGITS = [str(d) for d in range(1, 11)]
+YES, NO = ("yes", "Yes"), ("no", "No")
 
 
 def numbered(steps: Sequence[Step]) -> str:
@@ -44,23 +71,88 @@ def parse_score(text: str) -> int | None:
     return int(text) if text.isdigit() and 1 <= int(text) <= 10 else None
 
 
+def needs_text(rules: Rules, step: Step) -> str:
+    """What ``step`` needs, in words, from the rule book's action schema ("" when the rules do not know it)."""
+    if step.type is StepType.CLIMB_UP:
+        return "nothing (it climbs one layer up)"
+    kind = step.type.value
+    try:
+        if step.type is StepType.DIG_DOWN:
+            return "a pickaxe (any tier)"
+        action = rules.action(kind, step.item, step.count)
+    except (KeyError, IndexError, ValueError):
+        return ""
+    parts = [f"{slot.count} {_slot_name(rules, slot.accepts)}" for slot in action.needs]
+    if action.station:
+        parts.append(f"a {action.station} nearby")
+    if action.fuel:
+        parts.append(f"fuel for {action.fuel:g} items")
+    if action.tool is not None:
+        parts.append(f"a {action.tool.options[0] if action.tool.options else action.tool.kind} or better")
+    if action.layer:
+        parts.append(f"being on layer {action.layer} or deeper")
+    return ", ".join(parts) or "nothing"
+
+
+def _slot_name(rules: Rules, accepts: tuple[str, ...]) -> str:
+    """A slot as BAR writes it: the family name (logs, planks), else the preferred member, else the members."""
+    kb = rules.kb
+    generic = [name for name in accepts if name in kb.generic] if rules.generic_names else []
+    preferred = [name for name in kb.prefer if name in accepts]
+    return (generic or preferred or [" or ".join(accepts[:3])])[0]
+
+
 class LLMStepScorer:
-    """Rates every step of a plan with the model (see the module docstring)."""
+    """Rates every step of a plan with the model (see the module docstring).
+
+    ``rules`` is needed by ``yes-facts`` only (the facts come from the rule book
+    and the simulator).
+    """
 
     def __init__(self, backend: LLMBackend, *, seed: int = 0, temperature: float = 0.0,
-                 max_failures: int = 2, log=True):
+                 max_failures: int = 2, log=True, method: ScoreMethod | str | None = ScoreMethod.DIGIT,
+                 rules: Rules | None = None):
+        """``method`` None: :data:`DEFAULT_METHOD` where the backend gives token probabilities (the in-process
+        model), else ``digit`` (an HTTP server)."""
         self.backend, self.seed, self.temperature = backend, seed, temperature
+        if method is None:
+            method = ScoreMethod.DIGIT if not gives_probabilities(backend) else (
+                DEFAULT_METHOD if rules is not None or not DEFAULT_METHOD is ScoreMethod.YES_FACTS else ScoreMethod.YES)
+        self.method = ScoreMethod(method)
+        if self.method.needs_probabilities and not gives_probabilities(backend):
+            raise ValueError(f"the {self.method.value} step scores need token probabilities, which "
+                             f"{type(backend).__name__} does not give; use the digit method")
+        if self.method is ScoreMethod.YES_FACTS and rules is None:
+            raise ValueError("the yes-facts step scores need the rule book (rules=...)")
+        self.rules = rules
+        self.validator = Validator(rules.kb, rules) if rules is not None else None
         self.use = LLMUse()
         self.calls = ShortCalls(backend, self.use, seed=seed, temperature=temperature, max_failures=max_failures,
                                 log=log)
-        self._cache: dict[tuple, tuple[list[int | None], int, float]] = {}
+        self._cache: dict[tuple, tuple[list[float | None], int, float]] = {}
 
+    # ---- prompts ------------------------------------------------------------------------
     def messages(self, goal: Goal, steps: Sequence[Step], number: int) -> list[dict[str, str]]:
-        question = f"Rate step {number}: {steps[number - 1]}"
-        return [{"role": "system", "content": SYSTEM},
-                {"role": "user", "content": f"{task_text(goal, steps)}\n\n{question}"}]
+        if self.method in (ScoreMethod.DIGIT, ScoreMethod.EXPECTED):
+            question = f"Rate step {number}: {steps[number - 1]}"
+            return [{"role": "system", "content": SYSTEM},
+                    {"role": "user", "content": f"{task_text(goal, steps)}\n\n{question}"}]
+        question = f"Can step {number} ({steps[number - 1]}) be done right after the steps before it?"
+        return [{"role": "system", "content": YES_SYSTEM},
+                {"role": "user", "content": f"{task_text(goal, steps)}\n\n{self._facts(steps, number)}{question}"}]
 
-    def score(self, plan: Sequence[Step], goal: Goal) -> list[int | None]:
+    def _facts(self, steps: Sequence[Step], number: int) -> str:
+        if self.method is not ScoreMethod.YES_FACTS:
+            return ""
+        assert self.validator is not None and self.rules is not None
+        before = self.validator.validate(Plan(steps=tuple(steps[:number - 1])), goal=None).final_state
+        needs = needs_text(self.rules, steps[number - 1])
+        need = f"Step {number} needs: {needs}.\n" if needs else ""
+        return f"Before step {number}: {before.describe(self.rules.kb.layers)}.\n{need}"
+
+    # ---- scores -------------------------------------------------------------------------
+    def raw(self, plan: Sequence[Step], goal: Goal) -> list[float | None]:
+        """Each step's score before rounding: in [1, 10], higher = the step looks right (None: no answer)."""
         steps = tuple(plan)
         key = (goal.item, goal.count, steps)
         if key in self._cache and self.temperature == 0:
@@ -69,15 +161,49 @@ class LLMStepScorer:
             self.use.replayed_seconds += seconds
             return list(scores)
         calls, seconds = self.use.calls, self.use.seconds
-        scores = [self._one(goal, steps, i) for i in range(1, len(steps) + 1)]
+        scores = [self.step(goal, steps, i) for i in range(1, len(steps) + 1)]
         self._cache[key] = (scores, self.use.calls - calls, self.use.seconds - seconds)
         return list(scores)
+
+    def score(self, plan: Sequence[Step], goal: Goal) -> list[int | None]:
+        """BAR's 1-10 integer score of each step (None where the model gave no answer)."""
+        return [None if value is None else max(1, min(10, round(value))) for value in self.raw(plan, goal)]
 
     @property
     def down(self) -> str | None:
         return self.calls.down
 
-    def _one(self, goal: Goal, steps: tuple[Step, ...], number: int) -> int | None:
-        text = self.calls.ask(self.messages(goal, steps, number), SCORE_GRAMMAR, 3,
-                              f"score step {number} of {goal.count} {goal.item}", lambda t: parse_score(t) is not None)
-        return None if text is None else parse_score(text)
+    def step(self, goal: Goal, steps: tuple[Step, ...], number: int) -> float | None:
+        """Step ``number``'s raw score (one model call, not cached)."""
+        messages = self.messages(goal, steps, number)
+        about = f"score step {number} of {goal.count} {goal.item}" + (
+            "" if self.method is ScoreMethod.DIGIT else f" ({self.method.value})")
+        if self.method is ScoreMethod.DIGIT:
+            text = self.calls.ask(messages, SCORE_GRAMMAR, 3, about, lambda t: parse_score(t) is not None)
+            return None if text is None else float(parse_score(text) or 0)
+        if self.method is ScoreMethod.EXPECTED:
+            found = self.calls.weigh(messages, DIGITS, about)
+            return None if found is None else expected_digit(found)
+        found = self.calls.weigh(messages, [*YES, *NO], about)
+        return None if found is None else 1.0 + 9.0 * yes_share(found[:len(YES)], found[len(YES):])
+
+
+def gives_probabilities(backend: LLMBackend) -> bool:
+    """Whether ``backend`` answers :meth:`~barsym.llm.LLMBackend.continuation_logprobs`."""
+    return bool(getattr(backend, "gives_probabilities", False))
+
+
+def expected_digit(logprobs: Sequence[float]) -> float:
+    """E[d] over 1..10 from the log-probabilities of "1".."10" (P("1" alone) = P("1") - P("10"))."""
+    p = [math.exp(value) for value in logprobs]
+    p[0] = max(0.0, p[0] - p[9])
+    total = sum(p)
+    if total <= 0:
+        return 5.5
+    return sum((d + 1) * share for d, share in enumerate(p)) / total
+
+
+def yes_share(yes: Sequence[float], no: Sequence[float]) -> float:
+    """P(yes) / (P(yes) + P(no)), each summed over its spellings."""
+    a, b = sum(math.exp(v) for v in yes), sum(math.exp(v) for v in no)
+    return 0.5 if a + b <= 0 else a / (a + b)

@@ -232,11 +232,12 @@ def describe(episode: Episode, plan: Plan, layer_names: tuple[str, ...] = ()) ->
 
 
 def run(plan: Plan, world: World, runs: int = 1, seed: int = 0, goal: Goal | None = None,
-        start: State | None = None, budget: int | None = None) -> Execution:
+        start: State | None = None, budget: int | None = None, on_episode=None) -> Execution:
     """Play ``plan`` ``runs`` times in ``world``; run ``i`` is seeded from ``seed`` and ``i``.
 
     ``goal`` defaults to one of the last step's item (as the validator's);
-    ``budget`` to the world's budget for the plan (none for the deterministic world).
+    ``budget`` to the world's budget for the plan (none for the deterministic world);
+    ``on_episode()`` is called after each run (``barsym execute``'s progress line).
     """
     if runs < 1:
         raise ValueError(f"runs must be at least 1, got {runs}")
@@ -245,5 +246,8 @@ def run(plan: Plan, world: World, runs: int = 1, seed: int = 0, goal: Goal | Non
     if budget is None:
         budget = world.default_budget(plan.steps, start)
     execution = Execution(plan, world.name, seed, budget, goal, layer_names=tuple(world.kb.layers))
-    execution.episodes = [play(world, plan, derive_seed(seed, i), goal, start, budget) for i in range(runs)]
+    for i in range(runs):
+        execution.episodes.append(play(world, plan, derive_seed(seed, i), goal, start, budget))
+        if on_episode is not None:
+            on_episode()
     return execution

@@ -1,0 +1,125 @@
+"""Benchmark: how well each step-scoring method tells steps that cannot run from steps that can.
+
+    python bench/bench_step_scores.py [--methods digit,expected,yes,yes-facts] [--limit N] [--seed 0]
+                                      [--model FILE.gguf] [--json FILE]
+
+The labelled set (:mod:`barsym.testing.step_set`) is built from BAR's 53 expert plans and faulty
+variants of them, each step labelled by the simulator (good: it runs, the steps before it played as
+written). Every method scores every step of the set with the same model, in one process; the table
+gives, per method, the AUC against the labels, Spearman's rho against the labels and against the
+simulator's own 1-10 score, the share of steps without an answer, and seconds per step. Two rows need
+no model and bound the table: ``simulator`` (the deterministic score: what a perfect scorer reaches)
+and ``constant`` (one score for every step: chance, AUC 0.5).
+
+``--limit N`` keeps N steps (a seeded sample that keeps the good/bad ratio); the default is the whole
+set (567 steps). The model is the embedded SmolLM2-135M unless ``--model`` names another GGUF
+(e.g. one written by ``barsym distill``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+from barsym.consistency.crosscheck import auc, spearman  # noqa: E402
+from barsym.eval import load_dataset  # noqa: E402
+from barsym.eval.dataset import resolve_dataset  # noqa: E402
+from barsym.kb import Rules, load_kb  # noqa: E402
+from barsym.reasoning.step_scorer import LLMStepScorer, ScoreMethod  # noqa: E402
+from barsym.testing.step_set import labelled_steps  # noqa: E402
+from barsym.validation import Validator  # noqa: E402
+
+
+def sample(items: list, limit: int | None, seed: int) -> list:
+    if limit is None or limit >= len(items):
+        return items
+    rng = random.Random(seed)
+    good = [x for x in items if x.good]
+    bad = [x for x in items if not x.good]
+    keep_good = round(limit * len(good) / len(items))
+    return sorted(rng.sample(good, keep_good) + rng.sample(bad, limit - keep_good),
+                  key=lambda x: (x.task, x.fault, x.number))
+
+
+def row(name: str, scores: list, items: list, seconds: float) -> dict:
+    answered = [(s, x) for s, x in zip(scores, items) if s is not None]
+    values = [s for s, _ in answered]
+    labels = [x.good for _, x in answered]
+    return {
+        "method": name,
+        "steps": len(items),
+        "unanswered": len(items) - len(answered),
+        "auc": auc(values, labels),
+        "spearman_label": spearman(values, [float(g) for g in labels]),
+        "spearman_simulator": spearman(values, [float(x.simulator_score) for _, x in answered]),
+        "seconds_per_step": seconds / len(items) if items else 0.0,
+        "distinct_scores": len({round(v, 3) for v in values}),
+    }
+
+
+def fmt(value) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--methods", default=",".join(m.value for m in ScoreMethod))
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--model", default=None, help="a GGUF file (default: the embedded model)")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--json", dest="json_out", default=None, help="write the table and the set here")
+    args = parser.parse_args(argv)
+    methods = [ScoreMethod(name.strip()) for name in args.methods.split(",") if name.strip()]
+
+    kb = load_kb()
+    rules = Rules(kb)
+    validator = Validator(kb, rules)
+    path, dialect = resolve_dataset("bar")
+    items = sample(labelled_steps(load_dataset(path, kb, dialect), validator, seed=args.seed),
+                   args.limit, args.seed)
+    good = sum(x.good for x in items)
+    print(f"labelled set: {len(items)} steps ({good} good, {len(items) - good} bad) from BAR's expert plans "
+          f"and faulty variants", flush=True)
+
+    rows = [row("simulator", [float(x.simulator_score) for x in items], items, 0.0),
+            row("constant", [10.0] * len(items), items, 0.0)]
+    per_step: dict[str, list] = {}
+    if methods:
+        from barsym.llm import LLMOptions
+        from barsym.llm.llamacpp import LlamaCppBackend
+
+        backend = LlamaCppBackend(args.model, options=LLMOptions(n_threads=args.threads))
+        print(f"model: {backend.model_path.name}", flush=True)
+        for method in methods:
+            scorer = LLMStepScorer(backend, method=method, rules=rules, log=False)
+            started = time.perf_counter()
+            scores = [scorer.step(x.goal, x.steps, x.number) for x in items]
+            seconds = time.perf_counter() - started
+            rows.append(row(method.value, scores, items, seconds))
+            per_step[method.value] = scores
+            print(f"  {method.value}: done in {seconds:.1f} s", flush=True)
+        backend.close()
+
+    print()
+    print("| method | steps | no answer | AUC | Spearman (label) | Spearman (simulator 1-10) | distinct scores | s/step |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        print(f"| {r['method']} | {r['steps']} | {r['unanswered']} | {fmt(r['auc'])} | {fmt(r['spearman_label'])} | "
+              f"{fmt(r['spearman_simulator'])} | {r['distinct_scores']} | {r['seconds_per_step']:.3f} |")
+    if args.json_out:
+        data = {"rows": rows, "steps": [dict(x.to_dict(), **{m: s[i] for m, s in per_step.items()})
+                                        for i, x in enumerate(items)]}
+        Path(args.json_out).write_text(json.dumps(data, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,119 @@
+"""The model's step scores read from token probabilities, and the labelled step set they are judged on."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from barsym.consistency import ConsistencyConfig
+from barsym.consistency.anchors import ScoreMethod
+from barsym.consistency.crosscheck import auc
+from barsym.kb import Rules
+from barsym.llm.fake import ScriptedLLM
+from barsym.model import Goal, Plan, Step, StepType
+from barsym.reasoning.step_scorer import LLMStepScorer, expected_digit, needs_text, yes_share
+from barsym.testing.step_set import labelled_steps, moved_before_needs
+from barsym.validation import Validator
+
+LOGS = Step(type=StepType.MINE, item="logs", count=4)
+PLANKS = Step(type=StepType.CRAFT, item="planks", count=4)
+TABLE = Step(type=StepType.CRAFT, item="crafting_table", count=1)
+GOAL = Goal(item="crafting_table", count=1)
+
+
+def test_auc_orders_good_above_bad_and_counts_ties_half():
+    assert auc([1, 2, 3, 4], [False, False, True, True]) == 1.0
+    assert auc([4, 3, 2, 1], [False, False, True, True]) == 0.0
+    assert auc([5, 5, 5, 5], [False, True, False, True]) == 0.5
+    assert auc([1, 3, 2, 4], [False, False, True, True]) == 0.75
+    assert auc([1, 2], [True, True]) is None
+
+
+def test_expected_digit_separates_one_from_ten():
+    # P("1") = 0.5 of which P("10") = 0.4, so "1" alone is 0.1; the rest on "5"
+    logprobs = [math.log(0.5)] + [-60.0] * 3 + [math.log(0.5)] + [-60.0] * 4 + [math.log(0.4)]
+    value = expected_digit(logprobs)
+    assert value == pytest.approx((1 * 0.1 + 5 * 0.5 + 10 * 0.4) / 1.0)
+
+
+def test_yes_share_sums_the_spellings():
+    assert yes_share([math.log(0.3), math.log(0.1)], [math.log(0.1), math.log(0.0 + 1e-300)]) == pytest.approx(0.8)
+
+
+def test_the_yes_method_scores_one_plus_nine_p_yes(kb):
+    backend = ScriptedLLM([{"yes": math.log(0.6), "no": math.log(0.2)}] * 2, probabilities=True)
+    scorer = LLMStepScorer(backend, method="yes", log=False)
+    raw = scorer.raw([LOGS, PLANKS], Goal(item="planks", count=4))
+    assert raw == [pytest.approx(1 + 9 * 0.75)] * 2
+    assert scorer.score([LOGS, PLANKS], Goal(item="planks", count=4)) == [8, 8]  # cached: no further call
+    asked = backend.calls[0]
+    assert asked.stop == ["yes", "Yes", "no", "No"]
+    assert "Can step 1 (mine 4 logs) be done right after the steps before it?" in asked.last_user_message
+
+
+def test_the_facts_method_shows_the_state_and_the_needs_of_the_step(kb):
+    rules = Rules(kb)
+    backend = ScriptedLLM([{"Yes": 0.0}] * 3, probabilities=True)
+    scorer = LLMStepScorer(backend, method=ScoreMethod.YES_FACTS, rules=rules, log=False)
+    scorer.raw([LOGS, PLANKS, TABLE], GOAL)
+    second, third = backend.calls[1].last_user_message, backend.calls[2].last_user_message
+    assert "Before step 2: layer 0 (surface); inventory: 4 logs." in second
+    assert "Step 2 needs: 1 logs." in second
+    assert "inventory: 3 logs, 4 planks." in third
+    assert "Step 3 needs: 4 planks." in third
+
+
+def test_needs_text_reads_the_action_schema(kb):
+    rules = Rules(kb)
+    pick = needs_text(rules, Step(type=StepType.CRAFT, item="stone_pickaxe", count=1))
+    assert pick == "3 blackstone or cobblestone, 2 stick, a crafting_table nearby"  # either fills the slot
+    assert "being on layer 2 or deeper" in needs_text(rules, Step(type=StepType.MINE, item="iron_ore", count=1))
+
+
+def test_a_backend_without_probabilities_gets_the_digit_method_by_default(kb):
+    plain = ScriptedLLM(["7"])
+    scorer = LLMStepScorer(plain, method=None, log=False)
+    assert scorer.method is ScoreMethod.DIGIT
+    assert scorer.score([LOGS], Goal(item="logs", count=4)) == [7]
+    with pytest.raises(ValueError, match="need token probabilities"):
+        LLMStepScorer(ScriptedLLM([]), method="expected", log=False)
+    with_rules = LLMStepScorer(ScriptedLLM([], probabilities=True), method=None, log=False, rules=Rules(kb))
+    assert with_rules.method is ScoreMethod.YES_FACTS
+
+
+
+def test_the_consistency_config_names_the_method():
+    config = ConsistencyConfig(scores="llm", score_method="expected")
+    assert config.score_method is ScoreMethod.EXPECTED
+    assert "model read as expected" in config.describe()
+    with pytest.raises(ValueError):
+        ConsistencyConfig(score_method="loudest")
+
+
+def test_a_failed_probability_call_leaves_no_score_and_two_stop_the_scorer():
+    from barsym.llm import BackendTimeoutError
+
+    backend = ScriptedLLM([BackendTimeoutError, BackendTimeoutError], probabilities=True)
+    scorer = LLMStepScorer(backend, method="yes", log=False)
+    assert scorer.raw([LOGS, PLANKS, TABLE], GOAL) == [None, None, None]
+    assert scorer.down and len(backend.calls) == 2
+
+
+def test_the_labelled_set_is_labelled_by_the_validator(kb, bar_tasks):
+    validator = Validator(kb)
+    items = labelled_steps(bar_tasks[:12], validator)
+    assert items, "no labelled steps"
+    faults = {x.fault for x in items}
+    assert {"expert", "count cut in half", "step moved before its needs"} <= faults
+    for x in items:
+        failed = validator.validate(Plan(steps=x.steps), goal=x.goal).failed_steps
+        assert x.good == (x.number not in failed)
+        assert (x.simulator_score >= 4) == x.good  # a failing step scores 1-3, the simulator agrees
+    assert all(x.good for x in items if x.fault == "expert")
+    assert sum(not x.good for x in items) >= len(items) // 3  # both classes are there, about balanced
+
+
+def test_moving_the_last_craft_to_the_front_breaks_its_needs():
+    assert moved_before_needs([LOGS, PLANKS, TABLE]) == [TABLE, LOGS, PLANKS]
+    assert moved_before_needs([LOGS]) is None
