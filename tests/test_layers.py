@@ -23,6 +23,7 @@ LAYERS = [
     ("api",),                 # barsym.plan/validate/execute/repair with typed results
     ("cli",),
     ("commands",),
+    ("distill",),             # barsym distill: the oracle's training data, LoRA training, the GGUF written
     ("eval",),
     ("reasoning",),           # everything that asks the model
     ("consistency", "memory"),

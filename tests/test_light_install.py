@@ -67,7 +67,9 @@ def test_a_server_needs_no_extra():
 #: import name -> the distribution that provides it
 DISTRIBUTIONS = {"minecraft_data": "minecraft-data", "networkx": "networkx", "pydantic": "pydantic",
                  "numpy": "numpy", "tqdm": "tqdm", "llama_cpp": "llama-cpp-python", "ray": "ray",
-                 "hypothesis": "hypothesis", "gymnasium": "gymnasium"}
+                 "hypothesis": "hypothesis", "gymnasium": "gymnasium",
+                 # barsym distill's [train] extra
+                 "torch": "torch", "transformers": "transformers", "peft": "peft", "gguf": "gguf", "jinja2": "jinja2"}
 
 
 def third_party_imports() -> dict[str, set[str]]:

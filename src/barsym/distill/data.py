@@ -1,0 +1,134 @@
+"""The training set: a mix of the planners' calls over the training goals, as JSON lines.
+
+One line per example: ``kind`` (bar, bar-nofacts, cot, deps, score), the
+goal the prompt asks for, the messages and the oracle's reply. The mix leans
+towards what the evaluation asks most and the base model does worst: whole
+forward plans (cot, deps) and BAR's decompositions without facts. Duplicate
+prompts (the same sub-goal met in two plans) are kept once.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from ..kb import KnowledgeBase
+from ..model import Goal
+from ..planner.decomposer import PlanningError
+from ..planner.registry import graph_for, symbolic_planner
+from . import oracle
+from .goals import GoalPool, random_count, start_state, training_pool
+
+KINDS = ("cot", "deps", "bar-nofacts", "bar", "score")
+#: share of the examples of each kind
+DEFAULT_MIX = {"cot": 0.3, "deps": 0.3, "bar-nofacts": 0.2, "bar": 0.1, "score": 0.1}
+
+
+class DataError(ValueError):
+    """A data option that cannot work (an unknown kind, a non-positive count)."""
+
+
+def parse_mix(text: str | None) -> dict[str, float]:
+    """``cot=3,deps=3,bar-nofacts=2`` -> normalised shares; None -> the default mix."""
+    if not text:
+        return dict(DEFAULT_MIX)
+    mix: dict[str, float] = {}
+    for part in text.split(","):
+        name, _, weight = part.partition("=")
+        name = name.strip()
+        if name not in KINDS:
+            raise DataError(f"--mix: unknown kind {name!r}; the kinds are {', '.join(KINDS)}")
+        try:
+            mix[name] = float(weight) if weight else 1.0
+        except ValueError:
+            raise DataError(f"--mix: {part!r} is not KIND=WEIGHT (e.g. cot=3)") from None
+        if mix[name] < 0:
+            raise DataError(f"--mix: the weight of {name} must not be negative")
+    total = sum(mix.values())
+    if total <= 0:
+        raise DataError("--mix: at least one weight must be positive")
+    return {k: v / total for k, v in mix.items() if v > 0}
+
+
+class DataGenerator:
+    """Examples of one kind at a time, from random training goals and start states (seeded)."""
+
+    def __init__(self, kb: KnowledgeBase, seed: int = 0):
+        self.kb = kb
+        self.rng = random.Random(seed)
+        self.graph = graph_for(kb)
+        self.symbolic = symbolic_planner(kb, graph=self.graph)
+        self.pool: GoalPool = training_pool(kb, self.symbolic)
+        self.seen: set[str] = set()
+
+    def _goal(self):
+        item, plan = self.rng.choice(self.pool.goals)
+        goal = Goal(item=item, count=random_count(self.rng))
+        if goal.count != 1:
+            plan = self.symbolic.plan(goal).plan
+        return goal, plan
+
+    def some(self, kind: str) -> list[oracle.Example]:
+        goal, plan = self._goal()
+        if kind in ("bar", "bar-nofacts"):
+            return oracle.bar_examples(self.kb, goal, facts=kind == "bar", graph=self.graph)
+        if kind == "score":
+            return oracle.score_examples(self.kb, goal, plan, self.rng)
+        start = start_state(self.kb, plan, self.rng)
+        if start is not None:
+            plan = self.symbolic.plan(goal, start).plan
+            if not plan.steps:
+                return []
+        if kind == "cot":
+            return oracle.cot_examples(self.kb, goal, start, plan, graph=self.graph)
+        return oracle.deps_examples(self.kb, goal, start, plan, self.rng, graph=self.graph, symbolic=self.symbolic)
+
+    def generate(self, n: int, mix: dict[str, float] | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> Iterator[oracle.Example]:
+        """``n`` distinct examples in the proportions of ``mix``, interleaved."""
+        if n <= 0:
+            raise DataError(f"--examples must be positive, got {n}")
+        mix = mix or DEFAULT_MIX
+        wanted = Counter({k: round(n * share) for k, share in mix.items()})
+        wanted[max(mix, key=mix.get)] += n - sum(wanted.values())
+        made: Counter = Counter()
+        stale = 0
+        while sum(made.values()) < n and stale < 50 * n:
+            open_kinds = [k for k in mix if made[k] < wanted[k]]
+            kind = self.rng.choices(open_kinds, [wanted[k] - made[k] for k in open_kinds])[0]
+            try:
+                found = self.some(kind)
+            except PlanningError:
+                found = []
+            fresh = 0
+            for example in found:
+                if example["goal"] in self.pool.held_out:
+                    continue  # a benchmark target asked as a sub-goal (BAR's decomposer asks for sticks)
+                key = json.dumps([example["messages"], example["reply"]])
+                if key in self.seen or made[kind] >= wanted[kind]:
+                    continue
+                self.seen.add(key)
+                made[kind] += 1
+                fresh += 1
+                yield example
+                if progress is not None:
+                    progress(sum(made.values()), n)
+            stale = 0 if fresh else stale + 1
+
+
+def write_jsonl(examples, path: Path) -> Counter:
+    """Write the examples one per line; the count per kind."""
+    counts: Counter = Counter()
+    with open(path, "w", encoding="utf-8") as out:
+        for example in examples:
+            out.write(json.dumps(example, ensure_ascii=False) + "\n")
+            counts[example["kind"]] += 1
+    return counts
+
+
+def read_jsonl(path: Path) -> list[oracle.Example]:
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]

@@ -1,0 +1,220 @@
+"""LoRA fine-tuning of the embedded GGUF on the oracle's examples, on the CPU (the ``[train]`` extra).
+
+**What is trained.** transformers loads the GGUF itself (dequantizing its
+Q4_1 weights to float32) with its tokenizer; peft puts LoRA adapters of rank
+``r`` on every attention and MLP projection. Only the reply is scored: the
+loss is the cross-entropy of the oracle's reply tokens (and the end-of-turn
+token), given the prompt the planner sends, rendered with the GGUF's own chat
+template exactly as barsym's runtime renders it (:mod:`barsym.llm.chat_prompt`).
+
+**Why it fits a 2-core CPU.** Every prompt of one planner starts with the same
+fixed prefix (system message and few-shot turns, 300-1,000 tokens), which is
+also why barsym's runtime caches it. Training does the same: the prefix's
+key/value cache is computed once per kind without gradients and each example
+runs only its own tail (goal, facts, dialogue, reply: 20-400 tokens) on top of
+a copy of it. The adapters change the prefix's keys and values too, so the
+cache is recomputed every ``refresh`` steps; between refreshes the gradient
+does not flow through the prefix (a documented approximation, measured in
+docs/distill.md by what the result does). The logits are computed only at the
+reply's positions (the 49k-word output layer is a quarter of the model).
+With ``lora_layers=N`` only the last N blocks get adapters: the backward pass
+then stops at the lowest of them, and the prefix caches of the blocks below
+never go stale (measured on this machine, 2 shared cores: a 128-token tail
+costs ~16 s forward and backward with adapters on all 30 blocks).
+
+torch, transformers and peft are imported here only, when training starts.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import os
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+
+
+@dataclass
+class TrainConfig:
+    steps: int = 200
+    lora_rank: int = 16
+    lora_alpha: float = 32.0
+    lora_layers: int | None = None  # adapters on the last N blocks only (None: all); see the module docstring
+    learning_rate: float = 5e-4
+    seq_len: int = 512  # the tail (everything after the shared prefix) is cut to this many tokens
+    accumulate: int = 4  # examples per optimizer step
+    refresh: int = 25  # optimizer steps between recomputations of the prefix caches
+    minutes: float | None = None  # stop (and still write the model) after this long
+    threads: int | None = None
+    seed: int = 0
+
+
+@dataclass
+class Encoded:
+    kind: str
+    tail: list[int]  # the tokens after the kind's shared prefix
+    scored_from: int  # index in ``tail`` of the first reply token
+
+
+def load_base(gguf_path: str):
+    """The GGUF as a transformers model (float32) and its tokenizer."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    folder, name = os.path.split(os.path.abspath(gguf_path))
+    tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
+    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name, dtype=torch.float32)
+    return model, tokenizer
+
+
+class ChatRenderer:
+    """The GGUF's chat template, rendered with jinja2 as llama-cpp-python's Jinja2ChatFormatter does."""
+
+    def __init__(self, template: str, bos: str, eos: str):
+        import jinja2
+
+        env = jinja2.Environment(loader=jinja2.BaseLoader(), trim_blocks=True, lstrip_blocks=True)
+        self.template = env.from_string(template)
+        self.bos, self.eos = bos, eos
+
+    def prompt(self, messages) -> str:
+        return self.template.render(messages=messages, add_generation_prompt=True, bos_token=self.bos,
+                                    eos_token=self.eos)
+
+
+def encode(examples, tokenizer, renderer: ChatRenderer, seq_len: int) -> tuple[dict[str, list[int]], list[Encoded]]:
+    """Each kind's shared prompt prefix, and every example as its tail after that prefix."""
+    end = tokenizer.convert_tokens_to_ids("<|im_end|>")
+    rows = []
+    for ex in examples:
+        prompt = tokenizer.encode(renderer.prompt(ex["messages"]), add_special_tokens=False)
+        reply = tokenizer.encode(ex["reply"], add_special_tokens=False) + [end]
+        rows.append((ex["kind"], prompt, reply))
+    prefixes: dict[str, list[int]] = {}
+    for kind, prompt, _ in rows:
+        if kind not in prefixes:
+            prefixes[kind] = prompt
+        else:
+            known = prefixes[kind]
+            n = next((i for i, (a, b) in enumerate(zip(known, prompt)) if a != b), min(len(known), len(prompt)))
+            prefixes[kind] = known[:n]
+    for kind, prefix in prefixes.items():  # leave at least the last prompt token to the tail
+        prefixes[kind] = prefix[:max(0, min(len(prefix), min(len(p) for k, p, _ in rows if k == kind) - 1))]
+    out = []
+    for kind, prompt, reply in rows:
+        tail = prompt[len(prefixes[kind]):] + reply
+        scored_from = len(tail) - len(reply)
+        if len(tail) > seq_len:  # keep the reply's start: cut the tail's end
+            tail = tail[:seq_len]
+        if scored_from < len(tail):
+            out.append(Encoded(kind, tail, scored_from))
+    return prefixes, out
+
+
+def train(examples, gguf_path: str, config: TrainConfig, log: Callable[[str], None] = print, before=None):
+    """Fine-tune; returns (the merged transformers model, a summary dict). ``before(model)`` sees the base model."""
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from gguf import GGUFReader
+
+    torch.manual_seed(config.seed)
+    if config.threads:
+        torch.set_num_threads(config.threads)
+    started = time.perf_counter()
+    model, tokenizer = load_base(gguf_path)
+    reader = GGUFReader(gguf_path)
+    template = _field_text(reader, "tokenizer.chat_template") or tokenizer.chat_template
+    renderer = ChatRenderer(template, tokenizer.bos_token or "", tokenizer.eos_token or "")
+    if before is not None:
+        before(model)
+    prefixes, rows = encode(examples, tokenizer, renderer, config.seq_len)
+    log(f"loaded the model in {time.perf_counter() - started:.0f} s; {len(rows)} examples, shared prefixes "
+        + ", ".join(f"{k} {len(p)}" for k, p in prefixes.items()) + " tokens")
+    blocks = model.config.num_hidden_layers
+    top = list(range(blocks - min(config.lora_layers, blocks), blocks)) if config.lora_layers else None
+    model = get_peft_model(model, LoraConfig(r=config.lora_rank, lora_alpha=config.lora_alpha, lora_dropout=0.0,
+                                             target_modules=list(LORA_TARGETS), layers_to_transform=top,
+                                             task_type="CAUSAL_LM"))
+    params = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=0.0)
+    warmup = max(1, config.steps // 20)
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / warmup) * max(
+        0.05, 0.5 * (1 + math.cos(math.pi * min(1.0, s / max(1, config.steps))))))
+    rng = random.Random(config.seed)
+    order: list[int] = []
+    caches: dict = {}
+    losses: list[float] = []
+    tokens = 0
+    training_started = time.perf_counter()
+    step = 0
+    for step in range(1, config.steps + 1):
+        if (step - 1) % config.refresh == 0:
+            caches = _prefix_caches(model, prefixes)
+        optimizer.zero_grad()
+        total = 0.0
+        for _ in range(config.accumulate):
+            if not order:
+                order = list(range(len(rows)))
+                rng.shuffle(order)
+            row = rows[order.pop()]
+            loss = _loss(model, row, caches.get(row.kind))
+            (loss / config.accumulate).backward()
+            total += loss.item() / config.accumulate
+            tokens += len(row.tail)
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        optimizer.step()
+        schedule.step()
+        losses.append(total)
+        elapsed = time.perf_counter() - training_started
+        if step % 5 == 0 or step == 1 or step == config.steps:
+            recent = sum(losses[-5:]) / len(losses[-5:])
+            log(f"step {step}/{config.steps}: loss {recent:.3f}, {tokens / elapsed:.0f} tokens/s, {elapsed:.0f} s")
+        if config.minutes is not None and elapsed > 60 * config.minutes:
+            log(f"stopping after {step} steps: the time limit of {config.minutes:g} min is reached")
+            break
+    merged = model.merge_and_unload()
+    summary = {"steps": step, "examples": len(rows), "tail_tokens": tokens, "first_loss": losses[0] if losses else None,
+               "last_loss": sum(losses[-5:]) / max(1, len(losses[-5:])),
+               "train_seconds": round(time.perf_counter() - training_started, 1),
+               "lora_rank": config.lora_rank, "lora_layers": config.lora_layers or model.config.num_hidden_layers,
+               "learning_rate": config.learning_rate, "seq_len": config.seq_len, "accumulate": config.accumulate}
+    return merged, summary
+
+
+def _field_text(reader, key: str) -> str | None:
+    field = reader.fields.get(key)
+    if field is None:
+        return None
+    return bytes(field.parts[field.data[0]]).decode("utf-8")
+
+
+def _prefix_caches(model, prefixes: dict[str, list[int]]) -> dict:
+    import torch
+
+    caches = {}
+    with torch.no_grad():
+        for kind, prefix in prefixes.items():
+            if prefix:
+                out = model(input_ids=torch.tensor([prefix]), use_cache=True)
+                caches[kind] = (out.past_key_values, len(prefix))
+    return caches
+
+
+def _loss(model, row: Encoded, cache):
+    import torch
+
+    ids = torch.tensor([row.tail])
+    past, start = (copy.deepcopy(cache[0]), cache[1]) if cache is not None else (None, 0)
+    positions = torch.arange(start, start + len(row.tail)).unsqueeze(0)
+    body = model.get_base_model().model
+    hidden = body(input_ids=ids, past_key_values=past, position_ids=positions, use_cache=past is not None,
+                  attention_mask=torch.ones(1, start + len(row.tail), dtype=torch.long)).last_hidden_state
+    # position t predicts token t+1: score the reply tokens from ``scored_from``
+    picked = hidden[0, row.scored_from - 1:len(row.tail) - 1] if row.scored_from > 0 else hidden[0, :-1]
+    targets = ids[0, max(1, row.scored_from):]
+    logits = model.get_base_model().lm_head(picked)
+    return torch.nn.functional.cross_entropy(logits, targets)

@@ -1,0 +1,235 @@
+"""barsym distill: the oracle's training data (held-out goals, the planners' formats) and the command's refusals.
+
+Training itself needs the [train] extra (torch, transformers, peft, gguf); the
+one test of it runs only where those are installed.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from barsym.cli import main
+from barsym.distill.data import KINDS, DataError, DataGenerator, parse_mix, read_jsonl
+from barsym.distill.goals import held_out_items
+from barsym.distill.oracle import admitted, explanation
+from barsym.eval.dataset import load_dataset, resolve_dataset
+from barsym.model import Goal, Plan
+from barsym.reasoning.cot import split_line
+from barsym.reasoning.forward_plans import parse_plan_text
+from barsym.reasoning.reply_grammar import parse_reply
+from barsym.reasoning.step_scorer import parse_score
+from barsym.validation import Validator
+from barsym.sim import State
+
+
+@pytest.fixture(scope="module")
+def kb():
+    from barsym.kb import load_kb
+
+    return load_kb()
+
+
+@pytest.fixture(scope="module")
+def examples(kb):
+    generator = DataGenerator(kb, seed=3)
+    return generator, list(generator.generate(120))
+
+
+def test_no_bar_or_deps_goal_is_the_goal_of_an_example(kb, examples):
+    generator, rows = examples
+    held = held_out_items(kb)
+    for name in ("bar", "deps"):
+        path, dialect = resolve_dataset(name)
+        assert {t.goal.item for t in load_dataset(path, kb, dialect)} <= held
+    assert len(held) >= 90  # 53 + 70 with some shared
+    assert not held & set(generator.pool.items())
+    for row in rows:
+        assert row["goal"] not in held
+        asked = [m["content"] for m in row["messages"] if m["role"] == "user" and "Goal: " in m["content"]
+                 or m["content"].startswith("Task: ")][-1]
+        first_line = asked.split("Goal: ")[-1].split("\n")[0] if "Goal: " in asked else asked.split("\n")[0]
+        assert row["goal"] in first_line.split() or f"{row['goal']}." in first_line
+
+
+def test_every_kind_is_made_in_its_share(examples):
+    _, rows = examples
+    kinds = {k: sum(r["kind"] == k for r in rows) for k in KINDS}
+    assert sum(kinds.values()) == 120
+    assert kinds["cot"] == 36 and kinds["deps"] == 36 and kinds["bar-nofacts"] == 24
+    assert len({json.dumps([r["messages"], r["reply"]]) for r in rows}) == 120  # no duplicates
+
+
+def test_replies_are_right_and_in_the_planners_formats(kb, examples):
+    _, rows = examples
+    validator = Validator(kb)
+    for row in rows:
+        kind, reply = row["kind"], row["reply"]
+        if kind == "cot":
+            read = parse_plan_text(reply, kb, split=split_line)
+            assert read.steps and not read.unreadable
+            start = _start(row)
+            verdict = validator.validate(Plan(steps=read.steps), Goal(item=row["goal"], count=row["count"]), start)
+            assert verdict.valid, (row["messages"][-1], reply)
+        elif kind == "deps":
+            if row["messages"][-1]["content"].startswith("The plan was executed."):
+                assert reply.endswith(".") and len(reply.split()) <= 20
+                continue
+            read = parse_plan_text(reply, kb)
+            assert read.steps and not read.unreadable and reply.endswith("done")
+            verdict = validator.validate(Plan(steps=read.steps), Goal(item=row["goal"], count=row["count"]),
+                                         _start(row))
+            assert verdict.valid
+        elif kind in ("bar", "bar-nofacts"):
+            assert parse_reply(reply, kb) is not None
+            assert ("\nKnown: " in row["messages"][-1]["content"]) == (kind == "bar") or kind == "bar"
+        else:
+            assert parse_score(reply) in (1, 10)
+
+
+def _start(row) -> State | None:
+    task = next(m["content"] for m in row["messages"] if m["role"] == "user" and m["content"].startswith(
+        f"Goal: {row['count']} {row['goal']}"))
+    if "You start with:" not in task:
+        return None
+    text = task.split("You start with: ")[1].split("\n")[0].rstrip(".")
+    layer_part, _, items = text.partition("; inventory: ")
+    inventory = {}
+    for entry in items.split(", "):
+        if entry and entry != "nothing":
+            n, item = entry.split(" ", 1)
+            inventory[item] = int(n)
+    return State.start(inventory, layer=int(layer_part.split()[1]))
+
+
+def test_the_oracle_replies_pass_the_grammars_the_planners_send():
+    assert admitted("10", 'root ::= "10" | [1-9]\n')
+    assert not admitted("11", 'root ::= "10" | [1-9]\n')
+    assert admitted("anything", None)
+
+
+def test_the_explanation_is_one_short_sentence_the_explanation_grammar_admits():
+    from barsym.reasoning.deps_prompts import EXPLANATION_GRAMMAR
+
+    text = explanation("step 5, craft 1 paper, failed: crafting paper needs a crafting_table (its recipe is "
+                       "larger than the 2x2 grid); none at hand; inventory: 1 gunpowder")
+    assert text == "Step 5, craft 1 paper, failed: crafting paper needs a crafting_table."
+    assert admitted(text, EXPLANATION_GRAMMAR)
+
+
+def test_a_mix_names_known_kinds_only():
+    assert parse_mix("cot=1,deps=1") == {"cot": 0.5, "deps": 0.5}
+    with pytest.raises(DataError, match="unknown kind 'plans'"):
+        parse_mix("plans=2")
+    with pytest.raises(DataError, match="KIND=WEIGHT"):
+        parse_mix("cot=many")
+
+
+def test_data_only_writes_the_examples_without_the_train_extra(tmp_path, capsys):
+    out = tmp_path / "data.jsonl"
+    assert main(["distill", "--data-only", str(out), "--examples", "12", "--mix", "cot=1,bar-nofacts=1"]) == 0
+    rows = read_jsonl(out)
+    assert len(rows) == 12 and {r["kind"] for r in rows} == {"cot", "bar-nofacts"}
+    assert "BAR/DEPS goals held out" in capsys.readouterr().err
+
+
+def test_training_without_the_train_extra_is_one_line_naming_it(tmp_path, monkeypatch, capsys):
+    import barsym.commands.distill as command
+
+    monkeypatch.setattr(command, "importable", lambda module: module not in ("torch", "peft"))
+    assert main(["distill", "--out", str(tmp_path / "m.gguf"), "--examples", "5"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "barsym[train]" in err[0] and "torch, peft are not installed" in err[0]
+    assert not (tmp_path / "m.gguf").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["distill"], "give --out MODEL.gguf"),
+    (["distill", "--data-only", "a.jsonl", "--data", "b.jsonl"], "give one of the two"),
+    (["distill", "--data-only", "x.jsonl", "--examples", "0"], "--examples must be from 1"),
+    (["distill", "--data-only", "x.jsonl", "--mix", "cot=-1"], "must not be negative"),
+])
+def test_unusable_options_are_one_line(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]
+
+
+def test_a_missing_data_file_is_one_line(tmp_path, capsys, monkeypatch):
+    import barsym.commands.distill as command
+
+    monkeypatch.setattr(command, "missing_train_extra", lambda: None)
+    assert main(["distill", "--out", str(tmp_path / "m.gguf"), "--data", str(tmp_path / "none.jsonl")]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+class _CharTokenizer:
+    """One token per character; ``<|im_end|>`` is token 0 (enough for :func:`barsym.distill.train.encode`)."""
+
+    def convert_tokens_to_ids(self, token):
+        return 0
+
+    def encode(self, text, add_special_tokens=False):
+        return [ord(c) for c in text]
+
+
+class _Renderer:
+    def prompt(self, messages):
+        return "".join(f"<{m['role']}>{m['content']}" for m in messages) + "<assistant>"
+
+
+def test_the_trainer_shares_each_kinds_prompt_prefix_and_scores_only_the_reply():
+    from barsym.distill.train import encode
+
+    prefix = [{"role": "system", "content": "plan"}, {"role": "user", "content": "Goal: 1 a"},
+              {"role": "assistant", "content": "craft 1 a"}]
+    rows = [{"kind": "cot", "messages": prefix + [{"role": "user", "content": f"Goal: 1 {item}"}], "reply": reply}
+            for item, reply in (("bed", "craft 1 bed"), ("boat", "craft 1 boat"))]
+    rows.append({"kind": "score", "messages": [{"role": "user", "content": "Rate step 1"}], "reply": "10"})
+    prefixes, encoded = encode(rows, _CharTokenizer(), _Renderer(), seq_len=1000)
+    shared = "".join(chr(t) for t in prefixes["cot"])
+    assert shared == _Renderer().prompt(prefix)[:-len("<assistant>")] + "<user>Goal: 1 b"
+    first = encoded[0]
+    assert "".join(chr(t) for t in first.tail[first.scored_from:-1]) == "craft 1 bed" and first.tail[-1] == 0
+    assert _Renderer().prompt(rows[0]["messages"]).startswith(shared)
+    # a kind with one example keeps at least one prompt token in its tail
+    assert len(prefixes["score"]) == len(_Renderer().prompt(rows[2]["messages"])) - 1
+    _, cut = encode(rows, _CharTokenizer(), _Renderer(), seq_len=12)
+    assert all(len(e.tail) <= 12 and e.scored_from < len(e.tail) for e in cut)
+
+
+def test_the_gguf_rows_of_a_query_projection_are_regrouped_per_head():
+    import numpy as np
+
+    from barsym.distill.gguf_out import to_gguf_rows
+
+    w = np.arange(8 * 2, dtype=np.float32).reshape(8, 2)  # 2 heads of 4 rows: halves [0,1],[2,3] interleaved
+    rows = to_gguf_rows(w, heads=2)[:, 0].tolist()
+    assert rows == [0, 4, 2, 6, 8, 12, 10, 14]
+
+
+@pytest.mark.skipif(not all(__import__("importlib").util.find_spec(m) for m in ("torch", "transformers", "peft")),
+                    reason="the [train] extra is not installed")
+def test_a_few_lora_steps_on_a_toy_llama_lower_the_loss():
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from barsym.distill.train import Encoded, _loss
+
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                         num_attention_heads=4, num_key_value_heads=2))
+    model = get_peft_model(model, LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj", "down_proj"]))
+    row = Encoded("cot", [5, 6, 7, 8, 9, 10, 11], scored_from=3)
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-2)
+    losses = []
+    for _ in range(8):
+        optimizer.zero_grad()
+        loss = _loss(model, row, None)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    assert losses[-1] < losses[0]
