@@ -1,11 +1,16 @@
 """Benchmark: every planner on BAR's 53 tasks with the embedded model, in one table.
 
-    python bench/bench_planners.py [--dataset ../shared/datasets/bar_tech_tree] [--rounds 5]
+    python bench/bench_planners.py [--dataset bar] [--rounds 5]
                                    [--planners symbolic,bar,bar-sc,deps,cot,llm-only] [--limit N]
+                                   [--stand-ins copy-facts,largest,random,first] [--model-planners bar,llm-only]
                                    [--threads 2] [--json FILE]
 
 Rows: ``symbolic``, ``bar``, ``bar-sc``, ``deps`` twice (its round-0 plan, read from the same run's
-trace, and its plan after at most ``--rounds`` replanning rounds), ``cot``, ``llm-only``. Columns:
+trace, and its plan after at most ``--rounds`` replanning rounds), ``cot``, ``llm-only``. Beside every
+LLM planner run with the model come its stand-in rows (``bar[copy-facts]``, ``bar[largest]``, ...:
+the same planner with a chooser under the same grammar and prompt instead of the model, see
+:mod:`barsym.llm.stand_in`), so what the model adds is visible; ``--stand-ins ""`` drops them, and
+``--model-planners`` limits the (slow) model rows to some planners (default: all of them). Columns:
 BAR's AccuracyHard, F1ScoreHard and EditDistanceHard over all tasks, executable plans (validator),
 LLM calls per task and wall seconds per task (mean). The model is loaded once, before any timing.
 DEPS' feedback world is the stochastic one, seeded, so the table is the same on every run.
@@ -30,7 +35,9 @@ from barsym.kb import load_kb  # noqa: E402
 from barsym.metrics import score_task  # noqa: E402
 from barsym.model import Plan  # noqa: E402
 from barsym.planner import make_planner  # noqa: E402
-from barsym.planner.registry import LLM_PLANNERS  # noqa: E402
+from barsym.eval.dataset import resolve_dataset  # noqa: E402
+from barsym.llm.stand_in import STAND_INS  # noqa: E402
+from barsym.planner.registry import LLM_PLANNERS, planner_label  # noqa: E402
 from barsym.validation import Validator  # noqa: E402
 
 DEFAULT = "symbolic,bar,bar-sc,deps,cot,llm-only"
@@ -68,30 +75,44 @@ def round_zero(kb, evaluation: Evaluation) -> Evaluation:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dataset", default=str(REPO.parent / "shared" / "datasets" / "bar_tech_tree"))
+    parser.add_argument("--dataset", default="bar", help="a bundled task set's name or a path (default bar)")
     parser.add_argument("--planners", default=DEFAULT)
+    parser.add_argument("--stand-ins", default=",".join(STAND_INS),
+                        help="stand-in rows beside each LLM planner (default all; '' for none)")
+    parser.add_argument("--model-planners", help="LLM planners to run with the model too (default all; '' none)")
     parser.add_argument("--rounds", type=int, default=5, help="DEPS' replanning rounds at most")
     parser.add_argument("--limit", type=int, help="only the first N tasks")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     kb = load_kb()
-    tasks = load_dataset(args.dataset, kb)[: args.limit]
-    rows = []
-    if any(n in LLM_PLANNERS for n in args.planners.split(",")):  # load the model before any timing
+    path, dialect = resolve_dataset(args.dataset)
+    tasks = load_dataset(path, kb, dialect=dialect)[: args.limit]
+    planners = [n for n in args.planners.split(",") if n]
+    stand_ins = [s for s in args.stand_ins.split(",") if s]
+    with_model = set(planners if args.model_planners is None else [n for n in args.model_planners.split(",") if n])
+    runs = []  # (name, options) in table order: each LLM planner's model row, then its stand-in rows
+    for name in planners:
+        if name not in LLM_PLANNERS:
+            runs.append((name, None))
+            continue
+        options = {"threads": args.threads, "log": False, **({"deps_rounds": args.rounds} if name == "deps" else {})}
+        if name in with_model:
+            runs.append((name, options))
+        runs += [(name, {**options, "llm_stand_in": s}) for s in stand_ins]
+    if any(o is not None and "llm_stand_in" not in o for _, o in runs):  # load the model before any timing
         from barsym.reasoning.llm_planners import shared_backend
         shared_backend(threads=args.threads)
-    for name in args.planners.split(","):
-        options = {"threads": args.threads, "log": False}
+    rows = []
+    for name, options in runs:
+        planner = make_planner(name, kb) if options is None else make_planner(name, kb, **options)
+        label = planner_label(name, options)
+        evaluation = evaluate(tasks, planner, kb, name=label)
         if name == "deps":
-            options["deps_rounds"] = args.rounds
-        planner = make_planner(name, kb, **options) if name in LLM_PLANNERS else make_planner(name, kb)
-        evaluation = evaluate(tasks, planner, kb, name=name)
-        if name == "deps":
-            rows.append(row("deps (round 0)", round_zero(kb, evaluation)))
-            rows.append(row(f"deps (<= {args.rounds} rounds)", evaluation))
+            rows.append(row(f"{label} (round 0)", round_zero(kb, evaluation)))
+            rows.append(row(f"{label} (<= {args.rounds} rounds)", evaluation))
         else:
-            rows.append(row(name, evaluation))
+            rows.append(row(label, evaluation))
         print(f"done: {rows[-1]}", file=sys.stderr, flush=True)
     print(f"{len(tasks)} BAR tasks, embedded model, {args.threads} threads")
     print(f"| planner | Acc | F1 | ED | executable | LLM calls / task | s / task |")

@@ -46,7 +46,7 @@ def test_bash_offers_the_subcommands(script):
 
 
 def test_bash_offers_a_commands_flags(script):
-    assert complete(script, "plan", "--llm-s") == ["--llm-seed"]
+    assert sorted(complete(script, "plan", "--llm-s")) == ["--llm-seed", "--llm-stand-in"]
     assert "--world-seed" in complete(script, "execute", "--w")
     assert complete(script, "memory", "show", "--f") == ["--format"]
     assert "--json" not in complete(script, "validate", "--")  # deprecated spellings are not offered

@@ -44,6 +44,7 @@ from ..planner import DEFAULT_PLANNER, PlanStats, planner_names
 from ..sim.options import ExecutionOptions
 from .common import (UsageError, add_format, add_output, check_writable, fail, kb_from_args, number_option, to_stdout,
                      write_output)
+from ..planner.registry import planner_label
 from .llm_options import add_llm_arguments, make_from_options, planner_options
 from .options import Deprecated, add_model, read_model
 from .plan import check_dialect, check_planner
@@ -210,7 +211,8 @@ def _run(args: argparse.Namespace) -> int:
         progress.start(total, done)
 
     try:
-        outcome = run_evaluation(spec, tasks, kb, name=name, dataset=str(dataset_path.resolve()), dialect=args.dialect,
+        outcome = run_evaluation(spec, tasks, kb, name=planner_label(name, options),
+                                 dataset=str(dataset_path.resolve()), dialect=args.dialect,
                                  executor=args.executor, workers=workers, ray_address=args.ray_address,
                                  run_path=args.run_file, planner=None if parallel else planner, on_start=started,
                                  on_record=progress.finished,
@@ -227,7 +229,7 @@ def _run(args: argparse.Namespace) -> int:
     with _text_report(args):
         if any(t.label_possible is not None for t in tasks):
             return _report_plancraft(args, tasks, outcome, name, rules, execution)
-        return _report(args, tasks, outcome, name, execution, store, recording)
+        return _report(args, tasks, outcome, name, execution, store, recording, planner_label(name, options))
 
 
 def _text_report(args):
@@ -242,12 +244,12 @@ def _write_json(args, data: dict) -> None:
         write_output(args.output, json.dumps(data, indent=2) + "\n", args.stdout)
 
 
-def _report(args, tasks, outcome, name, execution, store, recording) -> int:
+def _report(args, tasks, outcome, name, execution, store, recording, label: str) -> int:
     evaluation = outcome.evaluation
     summary = summarize(evaluation)
     used = _first_stats(evaluation).llm_mode  # what the planner ran (deps and cot: vocab), not the option
     mode = f" ({used} mode)" if used is not None else ""
-    print(f"planner {name}{mode} on {args.dataset} ({len(tasks)} tasks)")
+    print(f"planner {label}{mode} on {args.dataset} ({len(tasks)} tasks)")
     print(format_table(evaluation))
     print()
     print(format_summary(summary))

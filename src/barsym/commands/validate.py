@@ -24,6 +24,11 @@ def add_parser(sub) -> None:
                "per plan", json_alias=True)
     p.add_argument("--quiet", action="store_true", help="text output: only plans that are not plainly valid")
     add_state_arguments(p)
+    from .llm_options import add_model_arguments  # only for --text: the model options of barsym parse
+
+    p.add_argument("--text", metavar="FILE", help="a plan written in prose: parse it into steps first (barsym parse)")
+    add_model_arguments(p)
+    next(a for a in p._actions if a.dest == "files").nargs = "*"  # --text FILE stands in for the plan files
     p.set_defaults(run=run)
 
 
@@ -66,6 +71,12 @@ def _print_text(result: ValidationResult, plan: Plan, quiet: bool, layers: tuple
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.text is not None or not args.files:  # barsym validate --text FILE: barsym parse FILE
+        if args.text is None or args.files:
+            return fail("give plan files, or --text FILE for a plan in prose, not both" if args.files
+                        else "give the plan files to validate (or --text FILE for a plan in prose)")
+        from .parse import parse_and_validate
+        return parse_and_validate(args, args.text)
     kb = kb_from_args(args)
     goal = goal_from_args(kb, args)
     start = start_from_args(kb, args)

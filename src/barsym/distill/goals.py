@@ -20,7 +20,7 @@ import random
 from dataclasses import dataclass
 
 from ..eval.dataset import load_dataset, resolve_dataset
-from ..kb import KnowledgeBase
+from ..kb import KnowledgeBase, Rules
 from ..model import Goal, Plan
 from ..planner.decomposer import PlanningError
 from ..sim import DeterministicWorld, State
@@ -52,7 +52,8 @@ def training_pool(kb: KnowledgeBase, symbolic, max_steps: int = 24) -> GoalPool:
     """Every craftable or smeltable item, not held out, that the oracle plans in at most ``max_steps`` steps."""
     held = held_out_items(kb)
     goals = []
-    for item in sorted(set(kb.crafts) | set(kb.smelts)):
+    made = {action.item for action in Rules(kb).every_action() if action.kind in ("craft", "smelt")}
+    for item in sorted(made):
         if item in held:
             continue
         try:

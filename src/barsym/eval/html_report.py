@@ -23,6 +23,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from ..metrics import GroupScore, TaskScore
+from ..planner.registry import planner_label
 from ..planner.stats import PlanStats
 from .llm_report import summarize
 from .report_compare import comparison_note, depth_of, depth_section, experts_from_datasets, shared_tasks
@@ -103,7 +104,10 @@ def load_runs(paths: list[Path], warnings: list[str] | None = None) -> list[Run]
                 continue
             seen.pop(r["key"], None)
             seen[r["key"]] = r
-        runs.append(Run(str(header.get("planner", "?")), path, header, list(seen.values())))
+        spec = header.get("spec") if isinstance(header.get("spec"), dict) else {}
+        label = planner_label(str(header.get("planner", "?")), spec.get("options") if isinstance(
+            spec.get("options"), dict) else None)  # bar[copy-facts]: a stand-in, not a model, made the plans
+        runs.append(Run(label, path, header, list(seen.values())))
     labels = [r.label for r in runs]
     for run in runs:
         if labels.count(run.label) > 1:

@@ -7,6 +7,8 @@ scorer and the LLM repairer take, and that ``barsym``'s options are generated fr
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 #: llama.cpp's sampler seed is a 32-bit unsigned integer; a larger one overflows in the binding or the server
@@ -20,6 +22,10 @@ class ModelSettings(BaseModel):
                               "the packaged SmolLM2-135M)", json_schema_extra={"metavar": "PATH"})
     llm_url: str | None = Field(None, description="OpenAI-compatible server instead of an in-process model, "
                                 "e.g. http://127.0.0.1:8080", json_schema_extra={"metavar": "URL"})
+    llm_stand_in: Literal["copy-facts", "largest", "random", "first"] | None = Field(
+        None, description="no model: a chooser answers under the same grammar, to show what the model adds: "
+        "copy-facts, largest, random or first (barsym.llm.stand_in); tables name the planner bar[NAME]",
+        json_schema_extra={"metavar": "NAME"})
     threads: int | None = Field(None, ge=1, le=512, description="CPU threads for the in-process model (default: "
                                 "all cores)", json_schema_extra={"metavar": "N"})
     seed: int = Field(0, ge=0, le=MAX_SEED, description="sampling seed",
@@ -37,6 +43,8 @@ class ModelSettings(BaseModel):
     def _one_source(self) -> "ModelSettings":
         if self.model is not None and self.llm_url is not None:
             raise ValueError("give either --model (in-process) or --llm-url (server), not both")
+        if self.llm_stand_in is not None and (self.model is not None or self.llm_url is not None):
+            raise ValueError("--llm-stand-in replaces the model; drop --model/--llm-url")
         for option, value in (("--api-key", self.api_key), ("--llm-model", self.llm_model)):
             if value is not None and self.llm_url is None:
                 raise ValueError(f"{option} is for an OpenAI-compatible server; give --llm-url too")

@@ -48,6 +48,8 @@ _registry: dict[str, str | Factory] = dict(_BUILTIN)
 DEFAULT_PLANNER = "bar"
 #: planners that talk to a language model (and take the --model/--llm-* options)
 LLM_PLANNERS = ("bar", "llm-only", "bar-sc", "deps", "cot")
+#: the stand-ins --llm-stand-in names (barsym.llm.stand_in.STAND_INS; here so the commands need not import barsym.llm)
+STAND_INS = ("copy-facts", "largest", "random", "first")
 #: planners whose model writes the whole plan forward, unchecked (DEPS, chain-of-thought)
 FORWARD_PLANNERS = ("deps", "cot")
 
@@ -129,9 +131,38 @@ def make_planner(name: str, kb: KnowledgeBase, **options) -> Planner:
     check_options(name, options)
     if isinstance(factory, str):
         factory = _load(factory)
+    stand_in = options.get("llm_stand_in")
+    if stand_in:  # a chooser under the same grammar instead of the model (barsym.llm.stand_in)
+        if name not in LLM_PLANNERS:
+            raise ValueError(f"--llm-stand-in applies to the LLM planners ({', '.join(LLM_PLANNERS)}), not {name}")
+        from ..llm.stand_in import make_stand_in
+        options = {**options, "backend": make_stand_in(stand_in)}
     planner = factory(kb, **options)
     durable = rules_for(kb, options.get("rules")).profile.durability  # the repairer adds worn tools' copies
     if (options.get("consistency") or durable) and name != "bar-sc":
         with_consistency = _load("barsym.reasoning.bar_sc:with_consistency")
         planner = with_consistency(planner, kb, name=f"{name}+sc", **options)
+    if stand_in:
+        planner = StandInPlanner(planner, f"{planner.name}[{stand_in}]")
     return planner
+
+
+def planner_label(name: str, options: dict | None) -> str:
+    """How tables name a planner: ``bar``, or ``bar[copy-facts]`` when a stand-in made its plans."""
+    stand_in = (options or {}).get("llm_stand_in")
+    return f"{name}[{stand_in}]" if stand_in else name
+
+
+class StandInPlanner:
+    """A planner whose model is a stand-in: its results say so in ``planner`` (``bar[copy-facts]``)."""
+
+    def __init__(self, inner: Planner, name: str):
+        self.inner, self.name = inner, name
+
+    def plan(self, goal: Goal, start: State | None = None) -> PlanResult:
+        result = self.inner.plan(goal, start) if start is not None else self.inner.plan(goal)
+        result.planner = self.name
+        return result
+
+    def __getattr__(self, attr: str):  # the wrapped planner's counters, decomposer, trace settings
+        return getattr(self.inner, attr)

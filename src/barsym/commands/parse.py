@@ -1,0 +1,127 @@
+"""``barsym parse FILE [--format text|json] [--goal ITEM]``: a plan in prose -> BAR steps -> the validator's verdict.
+
+DEPS' goal parser for people who write plans in words ("chop four logs, make
+planks, then a crafting table"): the model turns each clause into one step
+under the step grammar (:mod:`barsym.reasoning.prose` says how a 135M model is
+given a chance), then barsym's validator plays the steps. ``--llm-stand-in``
+runs a chooser instead of the model (the baselines of ``bench/bench_parse.py``).
+``barsym validate --text FILE`` is the same command.
+
+Exit status: 0 the steps are a valid plan (waste allowed), 1 they are not,
+2 unusable input (no such file, empty, binary, not UTF-8, no step found) or options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..bar_io import MAX_INPUT_BYTES, PlanFormatError, read_stream
+from ..validation import Validator, Verdict
+from .common import UsageError, add_format, fail, kb_from_args
+from .llm_options import add_model_arguments, backend_from, model_settings
+from .plan_files import goal_from_args
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("parse", help="turn a plan written in prose into BAR steps (with the model) and validate it",
+                       description="Each clause of the text becomes one step, written by the model under barsym's "
+                                   "step grammar; the steps are then validated.")
+    p.add_argument("file", metavar="FILE", help="a text file with the plan in words; '-' reads stdin")
+    add_parse_arguments(p)
+    p.set_defaults(run=run)
+
+
+def add_parse_arguments(p, goal: bool = True) -> None:
+    """What ``parse`` and ``validate --text`` share (``validate`` has its own ``--goal``)."""
+    add_format(p, "text|json", "text: the steps and the verdict (default); json: one object")
+    if goal:
+        p.add_argument("--goal", metavar="ITEM", help="item the plan must end with (default: the last step's item)")
+        p.add_argument("--goal-count", type=int, metavar="N", help="how many of the --goal item (default 1)")
+    add_model_arguments(p)
+
+
+def read_text(path: str) -> str:
+    """The prose in ``path`` ('-': stdin); PlanFormatError for a file that is missing, empty, binary or not UTF-8."""
+    where = "<stdin>" if path == "-" else path
+    try:
+        if path == "-":
+            data = read_stream(sys.stdin.buffer, where)
+        else:
+            with open(path, "rb") as handle:
+                data = read_stream(handle, where, MAX_INPUT_BYTES)
+    except IsADirectoryError:
+        raise PlanFormatError(where, "is a directory; give a text file") from None
+    except OSError as exc:
+        raise PlanFormatError(where, f"cannot read it: {exc.strerror}") from None
+    if b"\x00" in data:
+        raise PlanFormatError(where, "binary file (contains NUL bytes); expected the plan as text")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise PlanFormatError(where, f"not UTF-8 text (bad byte at offset {exc.start})") from None
+    if not text.strip():
+        raise PlanFormatError(where, "empty; write the plan in words, e.g. 'chop four logs, then make planks'")
+    return text
+
+
+def run(args: argparse.Namespace) -> int:
+    return parse_and_validate(args, args.file)
+
+
+def parse_and_validate(args: argparse.Namespace, path: str) -> int:
+    from ..planner.registry import graph_for
+    from ..reasoning.prose import ProseParser
+
+    try:
+        if args.format not in ("text", "json"):
+            raise UsageError(f"--format must be text or json, got {args.format!r}")
+        kb = kb_from_args(args)
+        goal = goal_from_args(kb, args)
+        start = None
+        if hasattr(args, "inventory"):  # validate --text: its --start/--inventory/--layer apply
+            from .state_options import start_from_args
+            start = start_from_args(kb, args)
+        text = read_text(path)
+        options = model_settings(args)
+        backend = backend_from(options)
+    except UsageError as exc:
+        return fail(str(exc))
+    except PlanFormatError as exc:
+        return fail(str(exc))
+    from ..llm import LLMError
+
+    try:
+        parsed = ProseParser(kb, graph_for(kb), backend, seed=options.seed).parse(text)
+    except LLMError as exc:
+        return fail(" ".join(str(exc).split()))
+    where = "<stdin>" if path == "-" else path
+    if not parsed.steps:
+        return fail(f"{where}: no step found (no clause names an item barsym knows); write e.g. "
+                    "'mine 3 logs, then craft planks'")
+    plan = parsed.plan(where)
+    result = Validator(kb).validate(plan, goal=goal, start=start)
+    made_by = f"stand-in {options.llm_stand_in}" if options.llm_stand_in else "model"
+    if args.format == "json":
+        print(json.dumps({"file": where, "parsed_by": made_by, "calls": parsed.calls,
+                          "steps": [{"step": str(s), "from": src, "reply": rep}
+                                    for s, src, rep in zip(parsed.steps, parsed.sources, parsed.replies)],
+                          "skipped": parsed.skipped, "validation": result.to_dict()}, indent=2))
+    else:
+        print(f"{where}: {len(parsed.steps)} steps from {len(parsed.steps) + len(parsed.skipped)} clauses "
+              f"({made_by}, {parsed.calls} calls)")
+        width = max(len(str(s)) for s in parsed.steps)
+        for i, (step, source) in enumerate(zip(parsed.steps, parsed.sources), 1):
+            print(f"  {i:>2}. {str(step):<{width}}  <- {source}")
+        for source in parsed.skipped:
+            print(f"  skipped (no step): {source}")
+        goal_text = f"goal {result.goal.count} {result.goal.item}" if result.goal else "no goal"
+        print(f"verdict: {result.verdict.value} ({goal_text})")
+        for error in result.errors:
+            if error.caused_by is None:
+                print(f"  step {error.step}: {error.message}" if error.step else f"  {error.message}")
+    return 1 if result.verdict is Verdict.INVALID else 0
+
+
+__all__ = ["add_parse_arguments", "add_parser", "parse_and_validate", "read_text", "run"]

@@ -1,0 +1,349 @@
+"""DEPS' goal parser: a plan written in prose, turned into BAR steps by the model under the step grammar.
+
+People annotate plans in words -- "chop four logs, make planks, then a crafting
+table" -- and a 135M model cannot be asked to turn a paragraph into a plan.
+So the work is split where a small model has a chance:
+
+1. **One sentence at a time.** The text is cut into clauses (at ``.``, ``;``,
+   ``,``, new lines, "then", "and", "after that", "next", "finally"); each
+   clause is one step, and the model sees one clause per call, after a few
+   fixed examples of how a sentence becomes a step.
+2. **Counts in words are mapped** before the model sees the clause ("four" ->
+   4, "a" -> 1, "a dozen" -> 12), and the count is then fixed text of that
+   clause's grammar: a count is read, not guessed. A clause without one ("make
+   planks") gets the amount the rest of the plan needs (:func:`fill_counts`:
+   what the later crafts and smelts consume), at least 1.
+3. **The grammar offers the knowledge base's names.** Each clause's grammar is
+   barsym's step fragment (:func:`barsym.steps.step_rules`) over the names of
+   :class:`~.reply_grammar.GrammarBuilder` (every reachable item and tool).
+   Where the clause's words are close to some names (plural, typos: "cobbelstone",
+   "crafting table"), only the :data:`MAX_CANDIDATES` closest are offered, so
+   the model chooses the verb and one of a few names; where nothing is close,
+   all of them. A clause with no name near it and no "dig down" is no step.
+4. **A tool the prose leaves out** of a mine or dig down that needs one is the
+   latest tool of the right kind made earlier in the plan (what a human means by
+   "then mine the iron ore"), else the lowest tier that can.
+
+The model (or a stand-in, :mod:`barsym.llm.stand_in`, as a baseline) writes
+one step line per clause; the plan is then checked by barsym's validator.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+
+from ..graph import CraftGraph, item_node
+from ..kb import KnowledgeBase, UnknownItemError
+from ..llm import LLMBackend
+from ..llm.grammar import gbnf_literal, gbnf_word_choice
+from ..model import Plan, Step, StepType
+from .. import steps as notation
+from .reply_grammar import GrammarBuilder
+
+__all__ = ["Clause", "ParsedPlan", "ProseParser", "count_of", "split_clauses"]
+
+MAX_CANDIDATES = 6
+MAX_CLAUSES = 200
+#: how close a word must be to a name's part to count (difflib's ratio; plurals and one typo pass)
+CLOSE = 0.78
+#: as close, for a name only some of whose parts are in the clause ("the iron": iron_ingot)
+CLOSE_PART = 0.9
+
+UNITS = {"a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+         "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+         "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+         "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "dozen": 12, "pair": 2,
+         "couple": 2, "both": 2}
+_SPLIT = re.compile(r"[.;!?\n]+|,|\b(?:and then|after that|afterwards|then|next|finally|and)\b")
+_FILLER = re.compile(r"^(?:first(?:ly)?|now|lastly|at last|to start|you|we|i|should|will|need to|have to|"
+                     r"must|can|go|please|of|the|some|more|also|\s)+\b")
+#: words that name no item (left out before names are matched: "the" is close to "tnt")
+STOP_WORDS = frozenset("the of into to from for with some more all them it its your my our their this that those "
+                       "these out up down get make made craft crafted mine mined use using by a an ok so".split())
+_DIG = re.compile(r"\bdig(?:s|ging)?\s+down\b|\bdescend\b|\bgo\s+down\b|^down\b")
+
+SYSTEM = ("You turn one sentence of a Minecraft plan into one step: mine, craft, smelt or kill, the count and "
+          "the item, and 'with' the tool if one is named; or 'dig down with' a pickaxe. Reply with the step only.")
+#: (sentence as the model sees it, the step) -- written for this prompt; no BAR task's plan
+EXAMPLES = (
+    ("gather 2 logs", "mine 2 logs"),
+    ("build 1 furnace", "craft 1 furnace"),
+    ("cook 2 iron ore into iron ingots", "smelt 2 iron_ingot"),
+    ("dig down using the wooden pickaxe", "dig down with wooden_pickaxe"),
+    ("slay 1 chicken", "kill 1 chicken"),
+    ("break 5 coal ore with the stone pickaxe", "mine 5 coal with stone_pickaxe"),
+    ("put together 8 sticks", "craft 8 stick"),
+)
+
+
+def count_of(words: list[str]) -> tuple[int | None, list[str]]:
+    """The clause's count (digits or words: "twenty four", "a dozen") and its words without it."""
+    for i, word in enumerate(words):
+        if word.isdigit():
+            return int(word), words[:i] + words[i + 1:]
+        if word in UNITS and word not in ("a", "an", "both"):
+            value, j = UNITS[word], i + 1
+            if value >= 20 and j < len(words) and UNITS.get(words[j], 99) < 10:
+                value, j = value + UNITS[words[j]], j + 1
+            if word in ("dozen", "pair", "couple") and i > 0 and words[i - 1] in ("a", "an"):
+                return value, words[:i - 1] + words[j:]
+            return value, words[:i] + [w for w in words[j:] if w != "of"]
+    for i, word in enumerate(words):
+        if word in ("a", "an"):
+            return 1, words[:i] + words[i + 1:]
+    return None, words
+
+
+def split_clauses(text: str) -> list[str]:
+    """The clauses of a prose plan, in order (each should be one step)."""
+    out = []
+    for piece in _SPLIT.split(text.lower()):
+        piece = re.sub(r"[^a-z0-9_' -]+", " ", piece or "")
+        piece = _FILLER.sub("", piece.strip()).strip()
+        if piece:
+            out.append(piece)
+    return out[:MAX_CLAUSES]
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One clause as the model is asked about it."""
+
+    source: str  # as written (lower-cased, punctuation dropped)
+    shown: str  # what the prompt says: counts as digits
+    count: int | None
+    candidates: tuple[str, ...]  # names the grammar offers ("" = every name)
+    dig: bool
+    tools: tuple[str, ...] = ()  # tools named after "with"/"using" (none: the grammar offers no tool)
+
+
+@dataclass
+class ParsedPlan:
+    """What :meth:`ProseParser.parse` found: a step per clause it could read, the clauses it could not."""
+
+    steps: list[Step] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)  # the clause each step came from
+    replies: list[str] = field(default_factory=list)  # the model's line for each step (before counts/tools)
+    skipped: list[str] = field(default_factory=list)  # clauses with no name near them
+    calls: int = 0
+
+    def plan(self, source: str = "<prose>") -> Plan:
+        return Plan(steps=tuple(self.steps), source=source)
+
+
+class ProseParser:
+    """Prose -> steps with one backend (a model or a stand-in)."""
+
+    def __init__(self, kb: KnowledgeBase, graph: CraftGraph, backend: LLMBackend, *, seed: int = 0):
+        self.kb, self.backend, self.seed, self.graph = kb, backend, seed, graph
+        builder = GrammarBuilder(kb, graph)
+        self.rules = builder.rules
+        self.items, self.tools, self.verbs = builder.items, builder.tools, builder.verbs
+        self._parts = {name: name.split("_") for name in self.items}
+        self._tool_parts = {name: name.split("_") for name in self.tools}
+        self._ratios: dict[tuple[str, str], float] = {}
+        self.prefix = [{"role": "system", "content": SYSTEM}]
+        for sentence, step in EXAMPLES:  # with the facts line the parser gives them, as every question has
+            self.prefix += [{"role": "user", "content": self.question(self.clause(sentence))},
+                            {"role": "assistant", "content": step}]
+
+    def question(self, clause: Clause) -> str:
+        facts = self.facts(clause)
+        return f"Sentence: {clause.shown}" + (f"\n{facts}" if facts else "")
+
+    # ---- reading a clause --------------------------------------------------------------
+    def clause(self, source: str) -> Clause:
+        words = source.replace("-", " ").split()
+        count, rest = count_of(words)
+        dig = bool(_DIG.search(source))
+        shown = " ".join(words if count is None else self._with_digits(words, count, rest))
+        cut = next((i for i, w in enumerate(rest) if w in ("with", "using", "by")), len(rest))
+        tools = tuple(t for t in self.candidates(rest[cut + 1:], self._tool_parts)) if cut < len(rest) else ()
+        return Clause(source, shown, count, self.candidates(rest[:cut]), dig, tools)
+
+    @staticmethod
+    def _with_digits(words: list[str], count: int, rest: list[str]) -> list[str]:
+        """The clause with its count in digits where the count was (the verb stays first)."""
+        removed = len(words) - len(rest)
+        for i in range(len(words) + 1):
+            if words[:i] == rest[:i] and words[i + removed:] == rest[i:]:
+                return rest[:i] + [str(count)] + rest[i:]
+        return [str(count), *rest]
+
+    def candidates(self, words: list[str], names: dict[str, list[str]] | None = None) -> tuple[str, ...]:
+        """The names closest to the clause's words, best first: names with every part near some word
+        ("crafting table", "cobbelstone") before names with only some ("the iron": iron_ingot, iron_ore)."""
+        words = [w for w in words if w not in STOP_WORDS]
+        if not words:
+            return ()
+        stems = list(dict.fromkeys(words + [w.rstrip("'s") for w in words if len(w) > 3]
+                                   + [w[:-2] for w in words if w.endswith("es") and len(w) > 4]))
+        scored = []
+        for name, parts in (names or self._parts).items():
+            ratios = [max(self._ratio(part, w) for w in stems) for part in parts]
+            matched = [r for r in ratios if r >= CLOSE]
+            if len(matched) < len(parts):  # only some parts: those must be nearly exact ("world" is not "sword")
+                matched = [r for r in ratios if r >= CLOSE_PART]
+            if matched:  # equally close: the cheaper to obtain first ("iron": iron_ingot before iron_chestplate)
+                cost = self.graph.costs.get(item_node(name), float("inf"))
+                scored.append((len(matched) < len(parts), -round(sum(matched), 6), len(parts), cost, name))
+        scored.sort()
+        return tuple(entry[-1] for entry in scored[:MAX_CANDIDATES])
+
+    def _ratio(self, part: str, word: str) -> float:
+        key = (part, word)
+        found = self._ratios.get(key)
+        if found is None:
+            found = difflib.SequenceMatcher(None, part, word).ratio()
+            if len(part) == len(word) > 3 and sorted(part) == sorted(word):
+                found = max(found, 0.9)  # letters swapped: "pikcaxe"
+            self._ratios[key] = found
+        return found
+
+    def verbs_for(self, name: str) -> list[str]:
+        """The verbs the knowledge base makes ``name`` with (a "mine logs" is never offered as "craft logs")."""
+        try:
+            kinds = set(self.rules.producers(self.kb.resolve(name)))
+        except UnknownItemError:
+            return []
+        best = (self.graph.best_producer(self.kb.resolve(name)) or "").split(":")[0]
+        return sorted((verb for verb in self.verbs if verb in kinds), key=lambda verb: verb != best)
+
+    def options(self, clause: Clause) -> list[tuple[str, str]]:
+        """(verb, name) pairs the clause's grammar offers, the closest name first."""
+        return [(verb, name) for name in (clause.candidates or self.items) for verb in self.verbs_for(name)]
+
+    def grammar(self, clause: Clause) -> str:
+        """The clause's step grammar: the notation's tool and count rules, its count fixed, the candidates'
+        names each under the verbs that make it; a clause that says "dig down" is a dig down."""
+        _, _, tool, _ = notation.step_rules("root", self.verbs)
+        count = clause.count if clause.count is not None else 1  # an open count is filled in afterwards
+        count_rule = f"count ::= {gbnf_literal(str(min(count, notation.GRAMMAR_MAX_COUNT)))}"
+        with_tool = " tool?" if clause.tools else ""  # no tool named: none offered (filled in from the plan)
+        if clause.dig and not clause.candidates:
+            alternatives = [f"{gbnf_literal(notation.DIG)}{with_tool}"]
+        else:
+            by_verb: dict[str, list[str]] = {}
+            for verb, name in self.options(clause):
+                by_verb.setdefault(verb, []).append(name)
+            alternatives = [f'{gbnf_literal(verb + " ")} count " " {gbnf_word_choice(names)}{with_tool}'
+                            for verb, names in by_verb.items()]
+        rules = [f"root ::= {' | '.join(alternatives)}", count_rule]
+        if clause.tools:
+            rules += [tool, f"toolname ::= {gbnf_word_choice(clause.tools)}"]
+        return "\n".join(rules)
+
+    def facts(self, clause: Clause) -> str:
+        """The prompt's facts line: the steps the clause may mean, the closest first (what copy-facts copies)."""
+        tool = f" with {clause.tools[0]}" if clause.tools else ""
+        if clause.dig and not clause.candidates:
+            return f"Known: {notation.DIG}{tool}." if tool else ""
+        count = clause.count if clause.count is not None else 1
+        shown = [f"{verb} {count} {name}{tool}" for verb, name in self.options(clause)[:MAX_CANDIDATES]]
+        return "Known: " + "; or ".join(shown) + "." if clause.candidates and shown else ""
+
+    # ---- the whole text ----------------------------------------------------------------
+    def parse(self, text: str) -> ParsedPlan:
+        out = ParsedPlan()
+        open_counts: list[int] = []
+        for source in split_clauses(text):
+            clause = self.clause(source)
+            if not clause.candidates and not clause.dig:
+                out.skipped.append(source)
+                continue
+            messages = self.prefix + [{"role": "user", "content": self.question(clause)}]
+            reply = self.backend.complete(messages, grammar=self.grammar(clause), max_tokens=32, temperature=0.0,
+                                          seed=self.seed)
+            out.calls += 1
+            step = self._step(reply.text.strip().splitlines()[0] if reply.text.strip() else "")
+            if step is None:
+                out.skipped.append(source)
+                continue
+            if clause.count is None and step.type is not StepType.DIG_DOWN:
+                open_counts.append(len(out.steps))
+            out.steps.append(step)
+            out.sources.append(source)
+            out.replies.append(reply.text.strip())
+        out.steps = fill_tools(self.rules, fill_counts(self.rules, out.steps, open_counts))
+        return out
+
+    def _step(self, line: str) -> Step | None:
+        read = notation.read_step(line)
+        if read is None:
+            return None
+        try:
+            if read.verb is None:
+                return Step(type=StepType.DIG_DOWN, tool=read.tool)
+            return Step(type=StepType(read.verb), item=self.kb.resolve(read.item or "") and read.item,
+                        count=read.count, tool=read.tool)
+        except (UnknownItemError, ValueError):
+            return None
+
+
+def fill_counts(rules, steps: list[Step], open_at: list[int]) -> list[Step]:
+    """Counts the prose left out: what the later crafts and smelts consume of the item, at least 1 (last first)."""
+    steps = list(steps)
+    kb = rules.kb
+    for i in reversed(open_at):
+        item = steps[i].item
+        wanted = 0
+        for later in steps[i + 1:]:
+            if later.type not in (StepType.CRAFT, StepType.SMELT) or later.item is None:
+                continue
+            try:
+                made = kb.resolve(later.item)
+            except UnknownItemError:
+                continue
+            if later.type is StepType.CRAFT:
+                action = rules.fitting_action(made, later.count or 1, {})
+                needs = [(slot.accepts, slot.count) for slot in action.needs] if action is not None else []
+            else:
+                chosen = rules.smelt_recipe(made, later.count or 1, {})
+                needs = [(chosen[0].input.accepts, later.count or 1)] if chosen is not None else []
+            wanted += sum(n for accepts, n in needs if _covers(kb, item, accepts))
+        steps[i] = Step(type=steps[i].type, item=item, count=max(1, wanted), tool=steps[i].tool)
+    return steps
+
+
+def _covers(kb: KnowledgeBase, name: str | None, accepts: tuple[str, ...]) -> bool:
+    if name is None:
+        return False
+    try:
+        resolved = kb.resolve(name)
+    except UnknownItemError:
+        return False
+    return resolved in accepts or name in accepts or any(a in kb.families.get(name, ()) for a in accepts)
+
+
+def fill_tools(rules, steps: list[Step]) -> list[Step]:
+    """A mine or dig down without a tool that needs one: the latest such tool made before it, else the lowest."""
+    made: list[str] = []
+    out = []
+    for step in steps:
+        if step.tool is None and step.type in (StepType.MINE, StepType.DIG_DOWN):
+            options = _tool_options(rules, step)
+            if options:
+                earlier = [name for name in reversed(made) if name in options]
+                step = Step(type=step.type, item=step.item, count=step.count,
+                            tool=earlier[0] if earlier else options[0])
+        if step.type is StepType.CRAFT and step.item in rules.tool_items:
+            made.append(step.item)
+        out.append(step)
+    return out
+
+
+def _tool_options(rules, step: Step) -> tuple[str, ...]:
+    """The tools that can do ``step``, lowest tier first (empty: it needs none)."""
+    try:
+        if step.type is StepType.DIG_DOWN:
+            need = rules.dig(1).tool
+        else:
+            actions = [a for a in rules.ways(rules.kb.resolve(step.item or ""), step.count or 1) if a.kind == "mine"]
+            need = actions[0].tool if actions else None
+    except (UnknownItemError, ValueError, KeyError):
+        return ()
+    if need is None:
+        return ()
+    return tuple(rules.tools_for(need.kind, need.tier))  # lowest tier first

@@ -1,0 +1,115 @@
+"""``barsym parse``: a prose plan -> BAR steps (barsym.reasoning.prose), with the scripted fake LLM and stand-ins."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from barsym.llm import ScriptedLLM
+from barsym.llm.grammar_match import compile_grammar
+from barsym.llm.stand_in import make_stand_in
+from barsym.planner.registry import graph_for
+from barsym.reasoning.prose import ProseParser, count_of, split_clauses
+from cli_run import one_line, run
+
+PARAPHRASES = Path(__file__).parent / "data" / "paraphrases.json"
+PROSE = ("Chop four logs, make planks, then a crafting table. Craft 4 sticks and a wooden pickaxe; dig down, "
+         "then mine three cobbelstone and craft a stone pickaxe.")
+EXPECTED = ["mine 4 logs", "craft 9 planks", "craft 1 crafting_table", "craft 4 stick", "craft 1 wooden_pickaxe",
+            "dig down with wooden_pickaxe", "mine 3 cobblestone with wooden_pickaxe", "craft 1 stone_pickaxe"]
+
+
+@pytest.fixture(scope="module")
+def graph(kb):
+    return graph_for(kb)
+
+
+def test_clauses_and_counts_in_words():
+    assert split_clauses("First chop four logs, then make planks.\nNext, a crafting table") == \
+        ["chop four logs", "make planks", "a crafting table"]
+    assert count_of("get twenty one cobblestone".split()) == (21, ["get", "cobblestone"])
+    assert count_of("make a dozen planks".split()) == (12, ["make", "planks"])
+    assert count_of("craft a furnace".split()) == (1, ["craft", "furnace"])
+    assert count_of("make planks".split()) == (None, ["make", "planks"])
+
+
+def test_names_near_the_words_typos_and_plurals(kb, graph):
+    parser = ProseParser(kb, graph, ScriptedLLM())
+    assert parser.clause("mine three cobbelstone").candidates[0] == "cobblestone"
+    assert parser.clause("craft 2 crafting tables").candidates[0] == "crafting_table"
+    assert parser.clause("build a wooden pikcaxe").candidates[0] == "wooden_pickaxe"
+    clause = parser.clause("get 3 iron ore with the stone pickaxe")
+    assert clause.count == 3 and clause.candidates[0] == "iron_ore" and clause.tools[0] == "stone_pickaxe"
+
+
+def test_each_clause_is_asked_under_its_grammar_and_counts_and_tools_are_filled(kb, graph):
+    replies = ["mine 4 logs", "craft 1 planks", "craft 1 crafting_table", "craft 4 stick", "craft 1 wooden_pickaxe",
+               "dig down", "mine 3 cobblestone", "craft 1 stone_pickaxe"]
+    llm = ScriptedLLM(replies)
+    parsed = ProseParser(kb, graph, llm).parse(PROSE)
+    assert [str(s) for s in parsed.steps] == EXPECTED
+    assert llm.remaining == 0 and parsed.calls == 8
+    first = llm.calls[0]
+    assert first.last_user_message.startswith("Sentence: chop 4 logs\nKnown: mine 4 logs")
+    state = compile_grammar(first.grammar).start()
+    assert state.advance("mine 4 logs").accepting
+    assert state.advance("craft 4 logs") is None and state.advance("mine 5 logs") is None  # verb and count fixed
+    for call, reply in zip(llm.calls, replies):  # every scripted reply is one its grammar admits
+        after = compile_grammar(call.grammar).start().advance(reply)
+        assert after is not None and after.accepting
+
+
+def test_copy_facts_parses_the_example_and_first_does_not(kb, graph):
+    assert [str(s) for s in ProseParser(kb, graph, make_stand_in("copy-facts")).parse(PROSE).steps] == EXPECTED
+    assert [str(s) for s in ProseParser(kb, graph, make_stand_in("first")).parse(PROSE).steps] != EXPECTED
+
+
+def test_a_clause_naming_nothing_is_skipped(kb, graph):
+    parsed = ProseParser(kb, graph, make_stand_in("copy-facts")).parse("hello there, mine 3 logs")
+    assert [str(s) for s in parsed.steps] == ["mine 3 logs"] and parsed.skipped == ["hello there"]
+
+
+def test_the_paraphrase_set_is_the_expert_plans(kb):
+    data = json.loads(PARAPHRASES.read_text())
+    plans = data["plans"]
+    assert 40 <= len(plans) <= 60
+    assert all(p["text"] and p["expected"] and all(i < len(p["expected"]) for i in p["open_counts"]) for p in plans)
+
+
+def test_parse_command_text_and_json(capsys, tmp_path):
+    path = tmp_path / "plan.txt"
+    path.write_text(PROSE)
+    code, out, err = run(capsys, "parse", path, "--llm-stand-in", "copy-facts")
+    assert code == 0 and "verdict: valid" in out and "mine 3 cobblestone with wooden_pickaxe" in out
+    code, out, err = run(capsys, "parse", path, "--llm-stand-in", "copy-facts", "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and [s["step"] for s in data["steps"]] == EXPECTED
+    assert data["parsed_by"] == "stand-in copy-facts" and data["validation"]["valid"]
+    code, out, err = run(capsys, "validate", "--text", path, "--llm-stand-in", "first")
+    assert code == 1 and "verdict: invalid" in out
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"", "empty"), (b"   \n", "empty"), (b"mine\x00logs", "binary"), (b"\xff\xfe\xfa", "not UTF-8"),
+    (b"hello world, how are you", "no step found"),
+])
+def test_bad_input_is_one_line_exit_2(capsys, tmp_path, content, message):
+    path = tmp_path / "plan.txt"
+    path.write_bytes(content)
+    code, out, err = run(capsys, "parse", path, "--llm-stand-in", "first")
+    assert code == 2 and one_line(err) and message in err and out == ""
+
+
+@pytest.mark.parametrize("argv", [["no-such-file.txt"], ["{plan}", "--format", "yaml"],
+                                  ["{plan}", "--llm-stand-in", "smartest"]])
+def test_bad_options_are_one_line_exit_2(capsys, tmp_path, argv):
+    plan = tmp_path / "plan.txt"
+    plan.write_text("mine 3 logs")
+    try:
+        code, out, err = run(capsys, "parse", *[a.replace("{plan}", str(plan)) for a in argv])
+    except SystemExit as exited:  # argparse refuses a choice outside --format's with its own one line
+        code, (out, err) = exited.code, capsys.readouterr()
+        err = err.splitlines()[-1] + "\n"
+    assert code == 2 and one_line(err)
