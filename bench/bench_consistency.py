@@ -42,12 +42,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from barsym.consistency import ConsistencyConfig  # noqa: E402
-from barsym.reasoning.step_scorer import LLMStepScorer  # noqa: E402
 from barsym.eval import load_dataset  # noqa: E402
 from barsym.eval.ablation import format_ablation, format_crosscheck, run_ablation  # noqa: E402
 from barsym.kb import load_kb  # noqa: E402
 from barsym.llm import LlamaCppBackend, LLMOptions  # noqa: E402
 from barsym.planner import make_planner  # noqa: E402
+from barsym.reasoning.step_scorer import LLMStepScorer  # noqa: E402
 
 ANCHORS = (
     ("+ sliding window", {"anchors": "sliding-window"}),
@@ -66,8 +66,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", type=Path, default=REPO.parent / "shared" / "datasets" / "bar_tech_tree")
     parser.add_argument("--limit", type=int, help="only the first N tasks")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="llama.cpp threads (default 1: on a shared 2-core machine 2 threads thrash)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="llama.cpp threads (default 1: on a shared 2-core machine 2 threads thrash)",
+    )
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--t", type=int, default=5)
     parser.add_argument("--k", type=int, default=3)
@@ -91,20 +95,37 @@ def main() -> int:
     def progress(text: str) -> None:
         print(f"  {text} ({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True)
 
-    ablation = run_ablation(tasks, base, kb, rows, backend=backend, scorer=scorer, progress=progress, crosscheck_t=args.t)
-    print(f"state consistency on {len(tasks)} tasks of {args.dataset.name}: embedded {backend.model_path.name}, "
-          f"{args.threads} thread(s), llm-only in {args.mode} mode, facts {'off' if args.no_facts else 'on'}, t={args.t}, k={args.k}, up to {args.rounds} rounds; "
-          f"{time.perf_counter() - started:.0f} s in all")
+    ablation = run_ablation(
+        tasks, base, kb, rows, backend=backend, scorer=scorer, progress=progress, crosscheck_t=args.t
+    )
+    print(
+        f"state consistency on {len(tasks)} tasks of {args.dataset.name}: embedded {backend.model_path.name}, "
+        f"{args.threads} thread(s), llm-only in {args.mode} mode, facts {'off' if args.no_facts else 'on'}, t={args.t}, k={args.k}, up to {args.rounds} rounds; "
+        f"{time.perf_counter() - started:.0f} s in all"
+    )
     print()
     print(format_ablation(ablation))
     print()
     print(f"cross-check of the model's step scores against the simulator's on the llm-only plans (t={args.t}):")
     print(format_crosscheck(ablation))
     if args.json:
-        args.json.write_text(json.dumps({"dataset": str(args.dataset), "threads": args.threads, "mode": args.mode,
-                                         "facts": not args.no_facts, "t": args.t,
-                                         "k": args.k, "rounds": args.rounds, **ablation.to_dict()}, indent=2) + "\n",
-                             encoding="utf-8")
+        args.json.write_text(
+            json.dumps(
+                {
+                    "dataset": str(args.dataset),
+                    "threads": args.threads,
+                    "mode": args.mode,
+                    "facts": not args.no_facts,
+                    "t": args.t,
+                    "k": args.k,
+                    "rounds": args.rounds,
+                    **ablation.to_dict(),
+                },
+                indent=2,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
     return 0
 
 

@@ -42,8 +42,18 @@ def successes(world, steps, goal, runs: int, seed: int, selector: str) -> int:
     if selector == "order":
         return run(Plan(steps=tuple(steps)), world, runs=runs, seed=seed, goal=goal).successes
     needs, budget, graph = plan_needs(world, steps), world.default_budget(steps), graph_for(world.kb)
-    return sum(execute(world, steps, needs, make_selector(selector, world, graph, derive_seed(seed, i)), goal,
-                       derive_seed(seed, i), budget).success for i in range(runs))
+    return sum(
+        execute(
+            world,
+            steps,
+            needs,
+            make_selector(selector, world, graph, derive_seed(seed, i)),
+            goal,
+            derive_seed(seed, i),
+            budget,
+        ).success
+        for i in range(runs)
+    )
 
 
 def main() -> int:
@@ -66,8 +76,7 @@ def main() -> int:
                 seen[t.group] += 1
                 chosen.append(t)
         tasks = chosen
-    planner = make_planner("deps", kb, deps_rounds=args.rounds, threads=args.threads, log=False,
-                           selector=args.selector)
+    planner = make_planner("deps", kb, deps_rounds=args.rounds, threads=args.threads, log=False, selector=args.selector)
     world = StochasticWorld(kb)
     groups = sorted({t.group for t in tasks})
     wins = {g: [0] * (args.rounds + 1) for g in groups}
@@ -93,18 +102,22 @@ def main() -> int:
             won = successes(world, steps, task.goal, args.runs, seed, args.selector)
             wins[task.group][r] += won
             rates.append(won)
-        records[task.key] = {"successes_by_round": rates, "rounds": len(trace.rounds) if trace else 0,
-                             "success_round": trace.success_round if trace else None,
-                             "stopped": trace.stopped.value if trace else "no plan",
-                             "dropped_rounds": max((r.dropped_rounds for r in trace.rounds), default=0)
-                             if trace else 0,
-                             "seconds": round(time.perf_counter() - t0, 2),
-                             "llm_calls": result.stats.model.llm_calls if result else 0}
+        records[task.key] = {
+            "successes_by_round": rates,
+            "rounds": len(trace.rounds) if trace else 0,
+            "success_round": trace.success_round if trace else None,
+            "stopped": trace.stopped.value if trace else "no plan",
+            "dropped_rounds": max((r.dropped_rounds for r in trace.rounds), default=0) if trace else 0,
+            "seconds": round(time.perf_counter() - t0, 2),
+            "llm_calls": result.stats.model.llm_calls if result else 0,
+        }
         print(f"[{number}/{len(tasks)}] {task.key}: {records[task.key]}", file=sys.stderr, flush=True)
     total = time.perf_counter() - started
-    print(f"DEPS on {len(tasks)} of its tasks ({args.dataset}), <= {args.rounds} rounds, "
-          f"{args.runs} stochastic runs per plan, selector {args.selector}; "
-          f"{total / max(1, len(tasks)):.1f} s per task")
+    print(
+        f"DEPS on {len(tasks)} of its tasks ({args.dataset}), <= {args.rounds} rounds, "
+        f"{args.runs} stochastic runs per plan, selector {args.selector}; "
+        f"{total / max(1, len(tasks)):.1f} s per task"
+    )
     head = " | ".join(f"r={r}" for r in range(args.rounds + 1))
     print(f"| group | tasks | {head} |")
     print("| --- | ---: | " + " | ".join("---:" for _ in range(args.rounds + 1)) + " |")
@@ -119,8 +132,9 @@ def main() -> int:
     in_loop = sum(rec["success_round"] is not None for rec in records.values())
     print(f"tasks whose DEPS loop reached the goal in its own feedback episodes: {in_loop}/{len(tasks)}")
     if args.json:
-        args.json.write_text(json.dumps({"selector": args.selector, "tasks": records, "wins": wins, "runs": runs},
-                                        indent=2) + "\n")
+        args.json.write_text(
+            json.dumps({"selector": args.selector, "tasks": records, "wins": wins, "runs": runs}, indent=2) + "\n"
+        )
     return 0
 
 

@@ -84,7 +84,13 @@ def run(kb, what: str, model: str | None, threads: int, targets: list[Goal], lab
             mark = "executable" if ok else "not executable"
         good += bool(ok)
         print(f"  {label} {what} {i}/{len(targets)} {goal.item}: {mark}", flush=True)
-    out = {"what": what, "goals": label, "tasks": len(targets), "model": model, "seconds": round(time.perf_counter() - started, 1)}
+    out = {
+        "what": what,
+        "goals": label,
+        "tasks": len(targets),
+        "model": model,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
     if what == "bar-nofacts":
         out.update(first_try=first, llm_goals=asked)
     else:
@@ -107,13 +113,15 @@ def main(argv=None) -> int:
     results = []
     for what in args.what.split(","):
         dataset = "deps" if what == "deps" else "bar"
-        results.append(run(kb, what, args.model, args.threads, goals(kb, dataset, args.limit), f"held-out {dataset}",
-                           args.rounds))
+        results.append(
+            run(kb, what, args.model, args.threads, goals(kb, dataset, args.limit), f"held-out {dataset}", args.rounds)
+        )
         print(json.dumps(results[-1]), flush=True)
         if args.seen and args.data:
             kinds = {"deps"} if what == "deps" else ({"bar-nofacts", "bar"} if what == "bar-nofacts" else {"cot"})
-            results.append(run(kb, what, args.model, args.threads, seen_goals(args.data, kinds, args.seen), "seen",
-                               args.rounds))
+            results.append(
+                run(kb, what, args.model, args.threads, seen_goals(args.data, kinds, args.seen), "seen", args.rounds)
+            )
             print(json.dumps(results[-1]), flush=True)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:

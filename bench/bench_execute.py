@@ -55,8 +55,9 @@ def main() -> int:
     print(f"{len(plans)} plans x {args.runs} runs: {seconds:.2f} s (target < 10 s for 200 runs)")
     print(f"throughput : {steps / seconds:,.0f} steps/s ({steps:,} steps; target >= 20,000)")
     print()
-    groups: dict[str, dict] = defaultdict(lambda: {"tasks": 0, "runs": 0, "successes": 0, "ticks": [],
-                                                   "codes": Counter()})
+    groups: dict[str, dict] = defaultdict(
+        lambda: {"tasks": 0, "runs": 0, "successes": 0, "ticks": [], "codes": Counter()}
+    )
     for group, execution in executions:
         for name in (group, "all"):
             g = groups[name]
@@ -76,13 +77,33 @@ def main() -> int:
         low, high = wilson_interval(g["successes"], g["runs"])
         median = statistics.median(g["ticks"]) if g["ticks"] else None
         failures = ", ".join(f"{c} {g['codes'][c]}" for c in codes if g["codes"][c])
-        print(f"{name:<10} {g['tasks']:>5} {100 * g['successes'] / g['runs']:>7.1f}% "
-              f"{f'{100 * low:.1f}-{100 * high:.1f} %':>14} {median or 0:>13,.0f}  {failures}")
-        table[name] = {"tasks": g["tasks"], "runs": g["runs"], "success_rate": g["successes"] / g["runs"],
-                       "interval": [low, high], "median_ticks": median, "failures": dict(g["codes"])}
+        print(
+            f"{name:<10} {g['tasks']:>5} {100 * g['successes'] / g['runs']:>7.1f}% "
+            f"{f'{100 * low:.1f}-{100 * high:.1f} %':>14} {median or 0:>13,.0f}  {failures}"
+        )
+        table[name] = {
+            "tasks": g["tasks"],
+            "runs": g["runs"],
+            "success_rate": g["successes"] / g["runs"],
+            "interval": [low, high],
+            "median_ticks": median,
+            "failures": dict(g["codes"]),
+        }
     if args.json:
-        args.json.write_text(json.dumps({"seconds": seconds, "steps": steps, "steps_per_second": steps / seconds,
-                                         "runs": args.runs, "seed": args.seed, "groups": table}, indent=2) + "\n")
+        args.json.write_text(
+            json.dumps(
+                {
+                    "seconds": seconds,
+                    "steps": steps,
+                    "steps_per_second": steps / seconds,
+                    "runs": args.runs,
+                    "seed": args.seed,
+                    "groups": table,
+                },
+                indent=2,
+            )
+            + "\n"
+        )
     return 0
 
 

@@ -50,18 +50,31 @@ def effort(stdout: str) -> dict:
     if not (calls and tokens):
         return {}
     n, evaluated, completion = int(calls[1]), int(tokens[1]), int(tokens[2])
-    return {"calls": n, "prompt_tokens_evaluated": evaluated, "reply_tokens": completion,
-            "model_evaluations": int(tokens[3]) if tokens[3] else n + completion}
+    return {
+        "calls": n,
+        "prompt_tokens_evaluated": evaluated,
+        "reply_tokens": completion,
+        "model_evaluations": int(tokens[3]) if tokens[3] else n + completion,
+    }
 
 
 def run_once(tree: Path, cache: Path, item: str, threads: int) -> tuple[float, float, str]:
     """Wall seconds, CPU seconds (user + system of the child) and the plan's text output."""
-    env = {**os.environ, "PYTHONPATH": str(tree / "src"), "BARSYM_CACHE_DIR": str(cache),
-           "BARSYM_LOG_DB": str(cache / "logs.db")}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(tree / "src"),
+        "BARSYM_CACHE_DIR": str(cache),
+        "BARSYM_LOG_DB": str(cache / "logs.db"),
+    }
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "barsym.cli", "plan", item, "--threads", str(threads)],
-                          cwd=tree, env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "barsym.cli", "plan", item, "--threads", str(threads)],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     seconds = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -84,18 +97,23 @@ def main() -> int:
         tmp_path = Path(tmp)
         base = args.base_tree
         if base is None and args.base is None:
-            args.base = subprocess.run(["git", "-C", str(REPO), "merge-base", "HEAD", "main"], check=True,
-                                       capture_output=True, text=True).stdout.strip()
+            args.base = subprocess.run(
+                ["git", "-C", str(REPO), "merge-base", "HEAD", "main"], check=True, capture_output=True, text=True
+            ).stdout.strip()
         if base is None:
             base = tmp_path / "base"
-            subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(base), args.base],
-                           check=True, capture_output=True)
+            subprocess.run(
+                ["git", "-C", str(REPO), "worktree", "add", "--detach", str(base), args.base],
+                check=True,
+                capture_output=True,
+            )
         try:
             report = measure(base, REPO, tmp_path, args)
         finally:
             if args.base_tree is None:
-                subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(base)],
-                               capture_output=True)
+                subprocess.run(
+                    ["git", "-C", str(REPO), "worktree", "remove", "--force", str(base)], capture_output=True
+                )
     print_report(report)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
@@ -120,13 +138,20 @@ def measure(base: Path, new: Path, tmp: Path, args) -> dict:
             times[name].append(seconds)
             cpu[name].append(used)
             plans[name].add(tuple(plan_lines(out)))
-        print(f"  round {round_ + 1}: old {times['old'][-1]:.2f} s, new {times['new'][-1]:.2f} s "
-              f"(load average {os.getloadavg()[0]:.2f})", file=sys.stderr, flush=True)
+        print(
+            f"  round {round_ + 1}: old {times['old'][-1]:.2f} s, new {times['new'][-1]:.2f} s "
+            f"(load average {os.getloadavg()[0]:.2f})",
+            file=sys.stderr,
+            flush=True,
+        )
     med = {name: statistics.median(values) for name, values in times.items()}
     med_cpu = {name: statistics.median(values) for name, values in cpu.items()}
     old_plan, new_plan = sorted(plans["old"])[0], sorted(plans["new"])[0]
     return {
-        "item": args.item, "threads": args.threads, "rounds": args.rounds, "base": str(args.base_tree or args.base),
+        "item": args.item,
+        "threads": args.threads,
+        "rounds": args.rounds,
+        "base": str(args.base_tree or args.base),
         "load_average": {"start": round(load_start, 2), "end": round(os.getloadavg()[0], 2)},
         "seconds": {name: [round(t, 3) for t in values] for name, values in times.items()},
         "median": {name: round(v, 3) for name, v in med.items()},
@@ -135,7 +160,8 @@ def measure(base: Path, new: Path, tmp: Path, args) -> dict:
         "cpu_median": {name: round(v, 3) for name, v in med_cpu.items()},
         "cpu_ratio_old_over_new": round(med_cpu["old"] / med_cpu["new"], 2),
         "effort": work,
-        "new_first_run_s": round(warm["new"][0], 3), "old_first_run_s": round(warm["old"][0], 3),
+        "new_first_run_s": round(warm["new"][0], 3),
+        "old_first_run_s": round(warm["old"][0], 3),
         "same_plan_every_run": {name: len(p) == 1 for name, p in plans.items()},
         "plan_differences": [f"old {a!r} / new {b!r}" for a, b in zip(old_plan, new_plan) if a != b]
         + ([f"lengths {len(old_plan)} / {len(new_plan)}"] if len(old_plan) != len(new_plan) else []),
@@ -143,19 +169,27 @@ def measure(base: Path, new: Path, tmp: Path, args) -> dict:
 
 
 def print_report(r: dict) -> None:
-    print(f"barsym plan {r['item']}, fresh process each run, {r['threads']} threads, {r['rounds']} rounds "
-          f"(load average {r['load_average']['start']:.2f} at start, {r['load_average']['end']:.2f} at end)")
+    print(
+        f"barsym plan {r['item']}, fresh process each run, {r['threads']} threads, {r['rounds']} rounds "
+        f"(load average {r['load_average']['start']:.2f} at start, {r['load_average']['end']:.2f} at end)"
+    )
     print(f"  old ({r['base']}): median {r['median']['old']:.2f} s  runs {r['seconds']['old']}")
     print(f"  new (this tree): median {r['median']['new']:.2f} s  runs {r['seconds']['new']}")
-    print(f"  old / new: {r['ratio_old_over_new']:.2f}x (per round {r['round_ratios']}); CPU time median old "
-          f"{r['cpu_median']['old']:.2f} s, new {r['cpu_median']['new']:.2f} s: {r['cpu_ratio_old_over_new']:.2f}x")
+    print(
+        f"  old / new: {r['ratio_old_over_new']:.2f}x (per round {r['round_ratios']}); CPU time median old "
+        f"{r['cpu_median']['old']:.2f} s, new {r['cpu_median']['new']:.2f} s: {r['cpu_ratio_old_over_new']:.2f}x"
+    )
     for name in ("old", "new"):
         e = r["effort"].get(name) or {}
         if e:
-            print(f"  {name} effort: {e['calls']} LLM calls, {e['prompt_tokens_evaluated']} prompt tokens evaluated, "
-                  f"{e['reply_tokens']} reply tokens in {e['model_evaluations']} model evaluations")
-    print(f"  new, first run (evaluates and saves the prefix state): {r['new_first_run_s']:.2f} s; "
-          f"old, first run: {r['old_first_run_s']:.2f} s")
+            print(
+                f"  {name} effort: {e['calls']} LLM calls, {e['prompt_tokens_evaluated']} prompt tokens evaluated, "
+                f"{e['reply_tokens']} reply tokens in {e['model_evaluations']} model evaluations"
+            )
+    print(
+        f"  new, first run (evaluates and saves the prefix state): {r['new_first_run_s']:.2f} s; "
+        f"old, first run: {r['old_first_run_s']:.2f} s"
+    )
     print(f"  target <= {TARGET_S:g} s for the new median: {'met' if r['median']['new'] <= TARGET_S else 'NOT met'}")
     same = r["same_plan_every_run"]
     print(f"  same plan on every run: old {same['old']}, new {same['new']}")

@@ -24,10 +24,10 @@ import argparse
 import sys
 import time
 
+import llama_cpp
 import llguidance
 import llguidance.llamacpp
 from llguidance.gbnf_to_lark import gbnf_to_lark
-import llama_cpp
 
 from barsym.kb import load_kb
 from barsym.llm.embedded import default_model_path
@@ -78,12 +78,30 @@ def main() -> int:
         ok_ll = m.consume_tokens(ids) if ids else True
         r_ll = time.perf_counter() - t0
         ff = llguidance.LLMatcher(tok, llguidance.LLMatcher.grammar_from_lark(lark)).compute_ff_bytes()
-        rows.append((item, ok_gm, bool(ok_ll), reply == ff.decode("utf-8", "ignore"), c_gm, c_ll, k_gm, k_ll,
-                     r_gm, r_ll, admitted, sum(1 for b in mask[: model.n_vocab] if b)))
-    print("goal | same accept | same forced | compile gm/ll ms | mask gm/ll ms | reply gm/ll ms | admitted tokens gm/ll")
+        rows.append(
+            (
+                item,
+                ok_gm,
+                bool(ok_ll),
+                reply == ff.decode("utf-8", "ignore"),
+                c_gm,
+                c_ll,
+                k_gm,
+                k_ll,
+                r_gm,
+                r_ll,
+                admitted,
+                sum(1 for b in mask[: model.n_vocab] if b),
+            )
+        )
+    print(
+        "goal | same accept | same forced | compile gm/ll ms | mask gm/ll ms | reply gm/ll ms | admitted tokens gm/ll"
+    )
     for r in rows:
-        print(f"{r[0]} | {r[1] == r[2]} | {r[3]} | {r[4]*1e3:.2f}/{r[5]*1e3:.2f} | {r[6]*1e3:.1f}/{r[7]*1e3:.2f} "
-              f"(x{r[6]/max(r[7],1e-9):.0f}) | {r[8]*1e3:.2f}/{r[9]*1e3:.2f} | {r[10]}/{r[11]}")
+        print(
+            f"{r[0]} | {r[1] == r[2]} | {r[3]} | {r[4] * 1e3:.2f}/{r[5] * 1e3:.2f} | {r[6] * 1e3:.1f}/{r[7] * 1e3:.2f} "
+            f"(x{r[6] / max(r[7], 1e-9):.0f}) | {r[8] * 1e3:.2f}/{r[9] * 1e3:.2f} | {r[10]}/{r[11]}"
+        )
     return 0
 
 

@@ -66,8 +66,9 @@ def fresh(kind: str, path: Path, runs: int) -> float:
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     samples = []
     for _ in range(runs):
-        out = subprocess.run([sys.executable, "-c", _FRESH, kind, str(path)], capture_output=True, text=True,
-                             check=True, env=env)
+        out = subprocess.run(
+            [sys.executable, "-c", _FRESH, kind, str(path)], capture_output=True, text=True, check=True, env=env
+        )
         samples.append(json.loads(out.stdout))
     return statistics.median(samples)
 
@@ -94,10 +95,18 @@ def main() -> None:
         pickle_path.write_bytes(pickle.dumps(kb, protocol=pickle.HIGHEST_PROTOCOL))
         assert _load_json(json_path) == kb  # the same knowledge base either way
         sizes = json_path.stat().st_size, pickle_path.stat().st_size
-        rows = [("fresh start (new process)", fresh("json", json_path, args.fresh),
-                 fresh("pickle", pickle_path, args.fresh)),
-                ("warm start (same process)", warm(_load_json, json_path, args.warm),
-                 warm(_load_pickle, pickle_path, args.warm))]
+        rows = [
+            (
+                "fresh start (new process)",
+                fresh("json", json_path, args.fresh),
+                fresh("pickle", pickle_path, args.fresh),
+            ),
+            (
+                "warm start (same process)",
+                warm(_load_json, json_path, args.warm),
+                warm(_load_pickle, pickle_path, args.warm),
+            ),
+        ]
     print(f"knowledge-base cache load, median; JSON {sizes[0] / 1e6:.2f} MB, pickle {sizes[1] / 1e6:.2f} MB")
     print(f"{'':28} {'JSON (now)':>12} {'pickle (was)':>13} {'ratio':>7}")
     for name, new, old in rows:

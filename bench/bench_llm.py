@@ -44,10 +44,25 @@ from barsym.reasoning.llm_planners import STATE_DIR  # noqa: E402
 
 TARGETS = {"median_s": 2.0, "first_try": 85.0, "fallback": 5.0, "score_gap": 0.5, "rss_mib": 1024.0}
 #: the columns this benchmark totals: fields of barsym.planner.stats.LLMStats (getattr fails on a wrong name)
-SUMMED = ("goals", "llm_goals", "llm_calls", "retries", "reused_replies", "accepted_first_try",
-          "accepted_after_feedback", "accepted_calls", "fallbacks", "context_answers", "graph_forced",
-          "prompt_tokens", "evaluated_prompt_tokens", "completion_tokens", "evaluations", "drafted_tokens",
-          "llm_seconds")
+SUMMED = (
+    "goals",
+    "llm_goals",
+    "llm_calls",
+    "retries",
+    "reused_replies",
+    "accepted_first_try",
+    "accepted_after_feedback",
+    "accepted_calls",
+    "fallbacks",
+    "context_answers",
+    "graph_forced",
+    "prompt_tokens",
+    "evaluated_prompt_tokens",
+    "completion_tokens",
+    "evaluations",
+    "drafted_tokens",
+    "llm_seconds",
+)
 
 
 def peak_rss_mib() -> float:
@@ -67,8 +82,9 @@ class DecoderCheck:
                 self.calls += 1
                 other = twin.complete(messages, **kw)
                 if other.text != reply.text:
-                    self.differ.append({"goal": messages[-1]["content"].splitlines()[0], "spans": reply.text,
-                                        "tokens": other.text})
+                    self.differ.append(
+                        {"goal": messages[-1]["content"].splitlines()[0], "spans": reply.text, "tokens": other.text}
+                    )
             return reply
 
         backend.complete = complete
@@ -78,8 +94,12 @@ def run(planner, tasks, kb, label: str):
     def show(number, total, outcome):
         calls = outcome.result.stats.model.llm_calls if outcome.result is not None else 0
         verdict = outcome.result.validation.verdict.value if outcome.result is not None else "no plan"
-        print(f"  [{number:>2}/{total}] {outcome.task.key:<32} {outcome.seconds:6.2f} s  "
-              f"{calls:>3} calls  {verdict}", file=sys.stderr, flush=True)
+        print(
+            f"  [{number:>2}/{total}] {outcome.task.key:<32} {outcome.seconds:6.2f} s  {calls:>3} calls  {verdict}",
+            file=sys.stderr,
+            flush=True,
+        )
+
     print(f"{label}:", file=sys.stderr)
     return evaluate(tasks, planner, kb, name=planner.name, progress=show)
 
@@ -99,9 +119,13 @@ def per_call(tot: dict) -> dict:
     calls = tot["llm_calls"]
     if not calls:
         return {"calls": 0}
-    return {"calls": calls, **{f"{k}_per_call": round(tot[k] / calls, 2)
-                               for k in ("prompt_tokens", "evaluated_prompt_tokens", "completion_tokens",
-                                         "evaluations", "llm_seconds")}}
+    return {
+        "calls": calls,
+        **{
+            f"{k}_per_call": round(tot[k] / calls, 2)
+            for k in ("prompt_tokens", "evaluated_prompt_tokens", "completion_tokens", "evaluations", "llm_seconds")
+        },
+    }
 
 
 def main() -> int:
@@ -130,9 +154,12 @@ def main() -> int:
     if args.check_decoder:
         check = DecoderCheck(backend, LlamaCppBackend(None, options=options, decoder="tokens"))
     load_avg = os.getloadavg()
-    print(f"model {backend.model_path.name} loaded in {load:.2f} s; prefix {primed}; {len(tasks)} tasks, "
-          f"{args.mode} mode, {args.threads} threads, decoder {args.decoder}, facts {'on' if facts else 'off'}; "
-          f"load average {load_avg[0]:.2f}", file=sys.stderr)
+    print(
+        f"model {backend.model_path.name} loaded in {load:.2f} s; prefix {primed}; {len(tasks)} tasks, "
+        f"{args.mode} mode, {args.threads} threads, decoder {args.decoder}, facts {'on' if facts else 'off'}; "
+        f"load average {load_avg[0]:.2f}",
+        file=sys.stderr,
+    )
     bar = run(planner, tasks, kb, "bar")
     rss_main = peak_rss_mib()
     symbolic = evaluate(tasks, make_planner("symbolic", kb), kb, name="symbolic")
@@ -148,23 +175,34 @@ def main() -> int:
     asked = tot["llm_goals"] or 1
     b, s = bar.overall(), symbolic.overall()
     report = {
-        "tasks": n, "mode": args.mode, "threads": args.threads, "decoder": args.decoder, "facts": facts,
-        "model_load_s": round(load, 3), "prefix": {"source": primed.source, "tokens": primed.tokens,
-                                                   "seconds": round(primed.seconds, 3)} if primed else None,
-        "load_average_start": round(load_avg[0], 2), "load_average_end": round(os.getloadavg()[0], 2),
-        "seconds_per_task": {"median": round(statistics.median(seconds), 3), "max": round(max(seconds), 3),
-                             "mean": round(statistics.fmean(seconds), 3)},
+        "tasks": n,
+        "mode": args.mode,
+        "threads": args.threads,
+        "decoder": args.decoder,
+        "facts": facts,
+        "model_load_s": round(load, 3),
+        "prefix": {"source": primed.source, "tokens": primed.tokens, "seconds": round(primed.seconds, 3)}
+        if primed
+        else None,
+        "load_average_start": round(load_avg[0], 2),
+        "load_average_end": round(os.getloadavg()[0], 2),
+        "seconds_per_task": {
+            "median": round(statistics.median(seconds), 3),
+            "max": round(max(seconds), 3),
+            "mean": round(statistics.fmean(seconds), 3),
+        },
         "acc": {"bar": round(b.accuracy, 2), "symbolic": round(s.accuracy, 2)},
         "f1": {"bar": round(b.f1, 2), "symbolic": round(s.f1, 2)},
         "executable": sum(o.result is not None and o.result.validation.valid for o in bar.outcomes),
         "first_try_pct": round(100 * tot["accepted_first_try"] / asked, 1),
         "after_feedback_pct": round(100 * tot["accepted_after_feedback"] / asked, 1),
         "fallback_pct": round(100 * tot["fallbacks"] / asked, 1),
-        "totals": tot, "with_prefix_cache": per_call(tot), "without_prefix_cache": uncached,
+        "totals": tot,
+        "with_prefix_cache": per_call(tot),
+        "without_prefix_cache": uncached,
         "peak_rss_mib": round(max(rss_main, peak_rss_mib()), 1),
         "decoder_check": {"calls": check.calls, "differ": check.differ} if check else None,
-        "plans": {o.task.key: [str(step) for step in o.result.plan.steps] if o.result else None
-                  for o in bar.outcomes},
+        "plans": {o.task.key: [str(step) for step in o.result.plan.steps] if o.result else None for o in bar.outcomes},
     }
     print_report(report, backend)
     if args.json:
@@ -179,36 +217,53 @@ def met(ok: bool) -> str:
 def print_report(r: dict, backend) -> None:
     t, sec = r["totals"], r["seconds_per_task"]
     n = r["tasks"]
-    print(f"bar planner, embedded {backend.model_path.name}, {r['mode']} mode, {r['threads']} threads, {n} tasks, "
-          f"decoder {r['decoder']}, facts {'on' if r['facts'] else 'off'} "
-          f"(load average {r['load_average_start']:.2f} at start, {r['load_average_end']:.2f} at end)")
-    print(f"  wall time per task: median {sec['median']:.2f} s, max {sec['max']:.2f} s, mean {sec['mean']:.2f} s "
-          f"-- target median <= {TARGETS['median_s']:g} s: {met(sec['median'] <= TARGETS['median_s'])}")
+    print(
+        f"bar planner, embedded {backend.model_path.name}, {r['mode']} mode, {r['threads']} threads, {n} tasks, "
+        f"decoder {r['decoder']}, facts {'on' if r['facts'] else 'off'} "
+        f"(load average {r['load_average_start']:.2f} at start, {r['load_average_end']:.2f} at end)"
+    )
+    print(
+        f"  wall time per task: median {sec['median']:.2f} s, max {sec['max']:.2f} s, mean {sec['mean']:.2f} s "
+        f"-- target median <= {TARGETS['median_s']:g} s: {met(sec['median'] <= TARGETS['median_s'])}"
+    )
     gap = max(abs(r["acc"]["bar"] - r["acc"]["symbolic"]), abs(r["f1"]["bar"] - r["f1"]["symbolic"]))
-    print(f"  Acc bar {r['acc']['bar']:.2f} / symbolic {r['acc']['symbolic']:.2f}; F1 bar {r['f1']['bar']:.2f} / "
-          f"symbolic {r['f1']['symbolic']:.2f} -- target within {TARGETS['score_gap']:g}: "
-          f"{met(gap <= TARGETS['score_gap'])}")
+    print(
+        f"  Acc bar {r['acc']['bar']:.2f} / symbolic {r['acc']['symbolic']:.2f}; F1 bar {r['f1']['bar']:.2f} / "
+        f"symbolic {r['f1']['symbolic']:.2f} -- target within {TARGETS['score_gap']:g}: "
+        f"{met(gap <= TARGETS['score_gap'])}"
+    )
     print(f"  executable plans: {r['executable']}/{n} -- {met(r['executable'] == n)}")
-    print(f"  per task: {t['goals'] / n:.1f} goals; {t['llm_goals'] / n:.1f} put to the LLM, {t['retries'] / n:.1f} "
-          f"retries, {t['llm_calls'] / n:.1f} real calls, {t['reused_replies'] / n:.1f} replies reused; "
-          f"{t['context_answers'] / n:.1f} from context, {t['graph_forced'] / n:.1f} forced by the graph")
-    print(f"  accepted: first try {r['first_try_pct']:.1f} % -- target >= {TARGETS['first_try']:g} %: "
-          f"{met(r['first_try_pct'] >= TARGETS['first_try'])}; after feedback {r['after_feedback_pct']:.1f} %; "
-          f"symbolic fallback {r['fallback_pct']:.1f} % -- target <= {TARGETS['fallback']:g} %: "
-          f"{met(r['fallback_pct'] <= TARGETS['fallback'])}")
-    for label, c in (("with prefix cache", r["with_prefix_cache"]), ("without prefix cache", r["without_prefix_cache"])):
+    print(
+        f"  per task: {t['goals'] / n:.1f} goals; {t['llm_goals'] / n:.1f} put to the LLM, {t['retries'] / n:.1f} "
+        f"retries, {t['llm_calls'] / n:.1f} real calls, {t['reused_replies'] / n:.1f} replies reused; "
+        f"{t['context_answers'] / n:.1f} from context, {t['graph_forced'] / n:.1f} forced by the graph"
+    )
+    print(
+        f"  accepted: first try {r['first_try_pct']:.1f} % -- target >= {TARGETS['first_try']:g} %: "
+        f"{met(r['first_try_pct'] >= TARGETS['first_try'])}; after feedback {r['after_feedback_pct']:.1f} %; "
+        f"symbolic fallback {r['fallback_pct']:.1f} % -- target <= {TARGETS['fallback']:g} %: "
+        f"{met(r['fallback_pct'] <= TARGETS['fallback'])}"
+    )
+    for label, c in (
+        ("with prefix cache", r["with_prefix_cache"]),
+        ("without prefix cache", r["without_prefix_cache"]),
+    ):
         if c.get("calls"):
-            print(f"  {label}: {c['calls']} calls, prompt {c['prompt_tokens_per_call']:.0f} tokens/call, "
-                  f"re-evaluated {c['evaluated_prompt_tokens_per_call']:.1f}/call, reply "
-                  f"{c['completion_tokens_per_call']:.1f} tokens in {c['evaluations_per_call']:.1f} model "
-                  f"evaluations/call, {c['llm_seconds_per_call']:.3f} s/call")
+            print(
+                f"  {label}: {c['calls']} calls, prompt {c['prompt_tokens_per_call']:.0f} tokens/call, "
+                f"re-evaluated {c['evaluated_prompt_tokens_per_call']:.1f}/call, reply "
+                f"{c['completion_tokens_per_call']:.1f} tokens in {c['evaluations_per_call']:.1f} model "
+                f"evaluations/call, {c['llm_seconds_per_call']:.3f} s/call"
+            )
     if r["decoder_check"]:
         d = r["decoder_check"]
         print(f"  decoder check: {len(d['differ'])} of {d['calls']} greedy replies differ from token-by-token")
         for case in d["differ"]:
             print(f"    {case['goal']}: spans {case['spans']!r} / tokens {case['tokens']!r}")
-    print(f"  peak RSS: {r['peak_rss_mib']:.0f} MiB -- target < {TARGETS['rss_mib']:g} MiB: "
-          f"{met(r['peak_rss_mib'] < TARGETS['rss_mib'])}")
+    print(
+        f"  peak RSS: {r['peak_rss_mib']:.0f} MiB -- target < {TARGETS['rss_mib']:g} MiB: "
+        f"{met(r['peak_rss_mib'] < TARGETS['rss_mib'])}"
+    )
 
 
 if __name__ == "__main__":

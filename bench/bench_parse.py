@@ -57,11 +57,16 @@ class Tally:
 
     def row(self) -> dict:
         n = max(self.plans, 1)
-        return {"parser": self.label, "plans": self.plans, "exact": self.exact,
-                "steps_right": round(100 * self.right / max(self.total, 1), 1),
-                "steps_right_given": round(100 * self.right_given / max(self.total_given, 1), 1),
-                "valid": self.valid, "calls_per_plan": round(self.calls / n, 1),
-                "seconds_per_plan": round(self.seconds / n, 2)}
+        return {
+            "parser": self.label,
+            "plans": self.plans,
+            "exact": self.exact,
+            "steps_right": round(100 * self.right / max(self.total, 1), 1),
+            "steps_right_given": round(100 * self.right_given / max(self.total_given, 1), 1),
+            "valid": self.valid,
+            "calls_per_plan": round(self.calls / n, 1),
+            "seconds_per_plan": round(self.seconds / n, 2),
+        }
 
 
 def is_valid(validator: Validator, entry: dict, plan) -> bool:
@@ -79,8 +84,20 @@ def measure(label: str, parser: ProseParser, plans: list[dict], validator: Valid
         valid = is_valid(validator, entry, parsed.plan())
         tally.add(entry, got, valid, parsed.calls)
         if log is not None:  # one line per plan as it is done: a long model run can be read before it ends
-            log.write(json.dumps({"parser": label, "task": entry["task"], "got": got, "exact": got == entry["expected"],
-                                  "valid": valid, "calls": parsed.calls, "seconds": tally.seconds}) + "\n")
+            log.write(
+                json.dumps(
+                    {
+                        "parser": label,
+                        "task": entry["task"],
+                        "got": got,
+                        "exact": got == entry["expected"],
+                        "valid": valid,
+                        "calls": parsed.calls,
+                        "seconds": tally.seconds,
+                    }
+                )
+                + "\n"
+            )
             log.flush()
     return tally.row()
 
@@ -118,6 +135,7 @@ def main() -> int:
     for label in [] if args.score_records else [p for p in args.parsers.split(",") if p]:
         if label == "model":
             from barsym.reasoning.llm_planners import shared_backend
+
             backend = shared_backend(threads=args.threads)  # loaded before the timing starts
         else:
             backend = make_stand_in(label)
@@ -125,13 +143,17 @@ def main() -> int:
         rows.append(measure(label, ProseParser(kb, graph, backend), plans, validator, log))
         print(f"done: {rows[-1]}", file=sys.stderr, flush=True)
     steps = sum(len(p["expected"]) for p in plans)
-    print(f"{len(plans)} prose plans ({steps} expert steps, {sum(len(p['open_counts']) for p in plans)} counts left "
-          f"out) from {args.set.name}")
+    print(
+        f"{len(plans)} prose plans ({steps} expert steps, {sum(len(p['open_counts']) for p in plans)} counts left "
+        f"out) from {args.set.name}"
+    )
     print("| parser | exact plans | steps right | steps right (counts given) | valid plans | calls / plan | s / plan |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:
-        print(f"| {r['parser']} | {r['exact']}/{r['plans']} | {r['steps_right']:.1f} % | {r['steps_right_given']:.1f} % "
-              f"| {r['valid']}/{r['plans']} | {r['calls_per_plan']:.1f} | {r['seconds_per_plan']:.2f} |")
+        print(
+            f"| {r['parser']} | {r['exact']}/{r['plans']} | {r['steps_right']:.1f} % | {r['steps_right_given']:.1f} % "
+            f"| {r['valid']}/{r['plans']} | {r['calls_per_plan']:.1f} | {r['seconds_per_plan']:.2f} |"
+        )
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     return 0

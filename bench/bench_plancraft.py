@@ -36,8 +36,10 @@ ORACLE = REPO / "bench" / "plancraft_oracle.py"
 DEFAULT_TASKS = REPO.parent / "shared" / "datasets" / "plancraft" / "train.json"
 DEFAULT_BENCH_PYTHON = Path("/work/bench-plancraft-venv/bin/python")
 TARGET_RATIO = 100.0
-SETUP_HINT = ("python3 -m venv /work/bench-plancraft-venv && /work/bench-plancraft-venv/bin/pip install --no-deps "
-              f"-r {REPO / 'bench' / 'plancraft-requirements.txt'} (see bench/README.md)")
+SETUP_HINT = (
+    "python3 -m venv /work/bench-plancraft-venv && /work/bench-plancraft-venv/bin/pip install --no-deps "
+    f"-r {REPO / 'bench' / 'plancraft-requirements.txt'} (see bench/README.md)"
+)
 
 
 # ---- the barsym side: the one place to wire barsym's Plancraft support --------------------
@@ -87,8 +89,9 @@ def barsym_side(tasks_path: Path, tasks: list[dict], planner: str) -> dict[str, 
         from barsym.kb import Rules, load_kb
         from barsym.planner import make_planner
     except ImportError as exc:
-        raise BenchError(f"cannot import barsym ({exc}); run with barsym's venv and "
-                         f"PYTHONPATH={REPO / 'src'}") from None
+        raise BenchError(
+            f"cannot import barsym ({exc}); run with barsym's venv and PYTHONPATH={REPO / 'src'}"
+        ) from None
 
     kb = load_kb()
     rules = Rules(kb, BARSYM_RULES)
@@ -99,12 +102,14 @@ def barsym_side(tasks_path: Path, tasks: list[dict], planner: str) -> dict[str, 
     by_id = {_plancraft_id(t): t for t in loaded}
     missing = [t["id"] for t in tasks if t["id"] not in by_id]
     if missing:
-        raise BarsymPending(f"barsym's tasks have no id {missing[0]} (and {len(missing) - 1} more): "
-                            "map Task -> Plancraft id in _plancraft_id")
+        raise BarsymPending(
+            f"barsym's tasks have no id {missing[0]} (and {len(missing) - 1} more): "
+            "map Task -> Plancraft id in _plancraft_id"
+        )
     chosen = make_planner(planner, kb, rules=rules)
     graph = getattr(chosen, "graph", None)
     if graph is not None:
-        graph.costs  # the crafting graph settles its costs on first use (~50 ms): paid before timing
+        _ = graph.costs  # the crafting graph settles its costs on first use (~50 ms): paid before timing
     if hasattr(chosen, "prepare"):
         chosen.prepare()  # the search's recipe index, as Plancraft builds its recipe graph at import
     import gc
@@ -127,8 +132,10 @@ def _plancraft_id(task) -> str:
 
 # ---- the Plancraft side ---------------------------------------------------------------------
 
-def run_oracle(python: Path, tasks_path: Path, limit: int | None, verbose: bool,
-               hash_seed: str) -> tuple[list[dict], dict]:
+
+def run_oracle(
+    python: Path, tasks_path: Path, limit: int | None, verbose: bool, hash_seed: str
+) -> tuple[list[dict], dict]:
     if not (python.is_file() and os.access(python, os.X_OK)):
         raise BenchError(f"no benchmark python at {python}; create it with: {SETUP_HINT}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -144,8 +151,7 @@ def run_oracle(python: Path, tasks_path: Path, limit: int | None, verbose: bool,
         done = subprocess.run(command, stderr=None if verbose else subprocess.PIPE, text=True, env=env)
         if done.returncode != 0:
             detail = (done.stderr or "").strip().splitlines()
-            raise BenchError(f"the oracle failed (exit {done.returncode}): "
-                             f"{detail[-1] if detail else 'no message'}")
+            raise BenchError(f"the oracle failed (exit {done.returncode}): {detail[-1] if detail else 'no message'}")
         return read_oracle(out)
 
 
@@ -163,6 +169,7 @@ def read_oracle(path: Path) -> tuple[list[dict], dict]:
 
 # ---- comparison and report ------------------------------------------------------------------
 
+
 def _verdict(possible: bool) -> str:
     return "possible" if possible else "impossible"
 
@@ -175,12 +182,17 @@ def label_agreement(oracle: list[dict], labels: dict[str, dict]) -> dict:
     """How the oracle's answers match train.json's labels (impossible, optimal_path_length)."""
     possible = [r for r in oracle if not labels[r["id"]].get("impossible")]
     impossible = [r for r in oracle if labels[r["id"]].get("impossible")]
-    same_length = sum(r["path"] is not None and len(r["path"]) == labels[r["id"]].get("optimal_path_length")
-                      for r in possible)
-    return {"labelled_possible": len(possible), "solved_of_possible": sum(r["possible"] for r in possible),
-            "same_length_as_label": same_length,
-            "labelled_impossible": len(impossible), "solved_of_impossible": sum(r["possible"] for r in impossible),
-            "timed_out": sum(bool(r.get("timed_out")) for r in oracle)}
+    same_length = sum(
+        r["path"] is not None and len(r["path"]) == labels[r["id"]].get("optimal_path_length") for r in possible
+    )
+    return {
+        "labelled_possible": len(possible),
+        "solved_of_possible": sum(r["possible"] for r in possible),
+        "same_length_as_label": same_length,
+        "labelled_impossible": len(impossible),
+        "solved_of_impossible": sum(r["possible"] for r in impossible),
+        "timed_out": sum(bool(r.get("timed_out")) for r in oracle),
+    }
 
 
 def compare(oracle: list[dict], barsym: dict[str, Answer], labels: dict[str, dict]) -> list[dict]:
@@ -193,13 +205,23 @@ def compare(oracle: list[dict], barsym: dict[str, Answer], labels: dict[str, dic
             continue
         label = labels.get(record["id"], {})
         length = None if record["path"] is None else len(record["path"])
-        differences.append({
-            "id": record["id"], "target": record["target"],
-            "plancraft": {"possible": record["possible"], "length": length,
-                          "path": record["path"], "timed_out": record.get("timed_out", False)},
-            "barsym": {"possible": ours.possible, "length": ours.length, "steps": ours.steps},
-            "label": {"impossible": label.get("impossible"), "optimal_path_length": label.get("optimal_path_length")},
-        })
+        differences.append(
+            {
+                "id": record["id"],
+                "target": record["target"],
+                "plancraft": {
+                    "possible": record["possible"],
+                    "length": length,
+                    "path": record["path"],
+                    "timed_out": record.get("timed_out", False),
+                },
+                "barsym": {"possible": ours.possible, "length": ours.length, "steps": ours.steps},
+                "label": {
+                    "impossible": label.get("impossible"),
+                    "optimal_path_length": label.get("optimal_path_length"),
+                },
+            }
+        )
     return differences
 
 
@@ -212,8 +234,10 @@ def difference_line(d: dict) -> str:
         labelled = f"possible, length {label['optimal_path_length']:g}"
     else:
         labelled = "possible"
-    return (f"{d['id']} {d['target']}: plancraft {_verdict(p['possible'])}{timed_out} {_length(p['path'])}, "
-            f"barsym {_verdict(b['possible'])} {_length(b['steps'])} (train.json: {labelled})")
+    return (
+        f"{d['id']} {d['target']}: plancraft {_verdict(p['possible'])}{timed_out} {_length(p['path'])}, "
+        f"barsym {_verdict(b['possible'])} {_length(b['steps'])} (train.json: {labelled})"
+    )
 
 
 def seconds_line(name: str, seconds: list[float]) -> str:
@@ -232,17 +256,29 @@ def main(argv: list[str] | None = None) -> int:
 def run(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tasks", nargs="?", type=Path, default=DEFAULT_TASKS, help=f"default {DEFAULT_TASKS}")
-    parser.add_argument("--python", type=Path, default=DEFAULT_BENCH_PYTHON,
-                        help=f"the benchmark environment's python, with plancraft (default {DEFAULT_BENCH_PYTHON})")
+    parser.add_argument(
+        "--python",
+        type=Path,
+        default=DEFAULT_BENCH_PYTHON,
+        help=f"the benchmark environment's python, with plancraft (default {DEFAULT_BENCH_PYTHON})",
+    )
     parser.add_argument("--limit", type=int, default=None, help="only the first N tasks")
     parser.add_argument("--planner", default="symbolic", help="barsym planner (default symbolic)")
     parser.add_argument("--oracle-only", action="store_true", help="run Plancraft's planner alone")
-    parser.add_argument("--oracle-results", type=Path, metavar="FILE",
-                        help="reuse a saved plancraft_oracle.py output instead of running it")
+    parser.add_argument(
+        "--oracle-results",
+        type=Path,
+        metavar="FILE",
+        help="reuse a saved plancraft_oracle.py output instead of running it",
+    )
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the numbers and every difference")
-    parser.add_argument("--hash-seed", default="0", metavar="SEED",
-                        help="PYTHONHASHSEED for the oracle, whose search order and times depend on it "
-                             "(default 0; 'random' for Python's default)")
+    parser.add_argument(
+        "--hash-seed",
+        default="0",
+        metavar="SEED",
+        help="PYTHONHASHSEED for the oracle, whose search order and times depend on it "
+        "(default 0; 'random' for Python's default)",
+    )
     parser.add_argument("--verbose", action="store_true", help="show the oracle's progress lines")
     args = parser.parse_args(argv)
 
@@ -251,7 +287,7 @@ def run(argv: list[str] | None) -> int:
     except (OSError, ValueError, TypeError, KeyError) as exc:
         print(f"bench_plancraft: cannot read Plancraft tasks from {args.tasks} ({exc})", file=sys.stderr)
         return 2
-    chosen = list(labels.values())[:args.limit] if args.limit is not None else list(labels.values())
+    chosen = list(labels.values())[: args.limit] if args.limit is not None else list(labels.values())
 
     # barsym's untimed setup first: a pending barsym side is known before the oracle runs
     barsym: dict[str, Answer] | None = None
@@ -276,13 +312,21 @@ def run(argv: list[str] | None) -> int:
 
     print(f"{len(oracle)} Plancraft tasks from {args.tasks}")
     print(seconds_line(f"plancraft {summary.get('plancraft', '?')} optimal_planner ({source})", oracle_seconds))
-    print(f"  solves {sum(r['possible'] for r in oracle)}; of {agreement['labelled_possible']} labelled possible "
-          f"{agreement['solved_of_possible']} solved, {agreement['same_length_as_label']} at the labelled length; "
-          f"of {agreement['labelled_impossible']} labelled impossible {agreement['solved_of_impossible']} solved; "
-          f"{agreement['timed_out']} timed out")
-    report: dict = {"tasks": len(oracle), "plancraft": {"total_seconds": sum(oracle_seconds),
-                    "median_seconds": statistics.median(oracle_seconds) if oracle else 0.0,
-                    "summary": summary, "labels": agreement}}
+    print(
+        f"  solves {sum(r['possible'] for r in oracle)}; of {agreement['labelled_possible']} labelled possible "
+        f"{agreement['solved_of_possible']} solved, {agreement['same_length_as_label']} at the labelled length; "
+        f"of {agreement['labelled_impossible']} labelled impossible {agreement['solved_of_impossible']} solved; "
+        f"{agreement['timed_out']} timed out"
+    )
+    report: dict = {
+        "tasks": len(oracle),
+        "plancraft": {
+            "total_seconds": sum(oracle_seconds),
+            "median_seconds": statistics.median(oracle_seconds) if oracle else 0.0,
+            "summary": summary,
+            "labels": agreement,
+        },
+    }
 
     if barsym is not None:
         ours = [barsym[r["id"]] for r in oracle]
@@ -290,18 +334,27 @@ def run(argv: list[str] | None) -> int:
         print(seconds_line(f"barsym {args.planner}", ours_seconds))
         total = sum(ours_seconds)
         ratio = sum(oracle_seconds) / total if total > 0 else math.inf
-        print(f"ratio (plancraft / barsym): {ratio:.1f}x -- target >= {TARGET_RATIO:g}x: "
-              f"{'met' if ratio >= TARGET_RATIO else 'NOT met'}")
+        print(
+            f"ratio (plancraft / barsym): {ratio:.1f}x -- target >= {TARGET_RATIO:g}x: "
+            f"{'met' if ratio >= TARGET_RATIO else 'NOT met'}"
+        )
         differences = compare(oracle, barsym, labels)
         verdicts = sum(d["plancraft"]["possible"] != d["barsym"]["possible"] for d in differences)
-        print(f"differences: {len(differences)} task(s) ({verdicts} verdict, "
-              f"{len(differences) - verdicts} length only)")
+        print(
+            f"differences: {len(differences)} task(s) ({verdicts} verdict, {len(differences) - verdicts} length only)"
+        )
         for d in differences:
             print("  " + difference_line(d))
-        report.update(barsym={"planner": args.planner, "total_seconds": total,
-                              "median_seconds": statistics.median(ours_seconds) if ours else 0.0,
-                              "possible": sum(a.possible for a in ours)},
-                      ratio=ratio, differences=differences)
+        report.update(
+            barsym={
+                "planner": args.planner,
+                "total_seconds": total,
+                "median_seconds": statistics.median(ours_seconds) if ours else 0.0,
+                "possible": sum(a.possible for a in ours),
+            },
+            ratio=ratio,
+            differences=differences,
+        )
     else:
         report["barsym"] = {"pending": pending} if pending else None
 

@@ -30,13 +30,13 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from barsym.eval import evaluate, load_dataset  # noqa: E402
-from barsym.eval.runner import Evaluation, TaskOutcome  # noqa: E402
+from barsym.eval.dataset import resolve_dataset  # noqa: E402
+from barsym.eval.runner import Evaluation  # noqa: E402
 from barsym.kb import load_kb  # noqa: E402
+from barsym.llm.stand_in import STAND_INS  # noqa: E402
 from barsym.metrics import score_task  # noqa: E402
 from barsym.model import Plan  # noqa: E402
 from barsym.planner import make_planner  # noqa: E402
-from barsym.eval.dataset import resolve_dataset  # noqa: E402
-from barsym.llm.stand_in import STAND_INS  # noqa: E402
 from barsym.planner.registry import LLM_PLANNERS, planner_label  # noqa: E402
 from barsym.validation import Validator  # noqa: E402
 
@@ -47,11 +47,16 @@ def row(name: str, evaluation: Evaluation) -> dict:
     total = evaluation.overall()
     outcomes = evaluation.outcomes
     calls = [(o.result.stats.model.llm_calls if o.result else 0) for o in outcomes]
-    return {"planner": name, "tasks": len(outcomes), "acc": round(total.accuracy, 2), "f1": round(total.f1, 2),
-            "ed": round(total.edit_distance, 2),
-            "executable": sum(o.result is not None and o.result.validation.valid for o in outcomes),
-            "calls_per_task": round(statistics.fmean(calls), 2) if calls else 0.0,
-            "seconds_per_task": round(statistics.fmean(o.seconds for o in outcomes), 2) if outcomes else 0.0}
+    return {
+        "planner": name,
+        "tasks": len(outcomes),
+        "acc": round(total.accuracy, 2),
+        "f1": round(total.f1, 2),
+        "ed": round(total.edit_distance, 2),
+        "executable": sum(o.result is not None and o.result.validation.valid for o in outcomes),
+        "calls_per_task": round(statistics.fmean(calls), 2) if calls else 0.0,
+        "seconds_per_task": round(statistics.fmean(o.seconds for o in outcomes), 2) if outcomes else 0.0,
+    }
 
 
 def round_zero(kb, evaluation: Evaluation) -> Evaluation:
@@ -64,9 +69,12 @@ def round_zero(kb, evaluation: Evaluation) -> Evaluation:
             steps = o.result.trace.plan_after(0) or ()
             plan = Plan(steps=tuple(steps))
             validation = validator.validate(plan, goal=o.task.goal)
-            copy.result = dataclasses.replace(o.result, plan=plan, validation=validation,
-                                              stats=dataclasses.replace(o.result.stats, llm=dataclasses.replace(
-                                                  o.result.stats.model, llm_calls=1)))
+            copy.result = dataclasses.replace(
+                o.result,
+                plan=plan,
+                validation=validation,
+                stats=dataclasses.replace(o.result.stats, llm=dataclasses.replace(o.result.stats.model, llm_calls=1)),
+            )
             copy.score = score_task(plan, o.task.reference)
             copy.seconds = float("nan")  # not measured apart: round 0 is part of the deps run
         out.outcomes.append(copy)
@@ -77,8 +85,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default="bar", help="a bundled task set's name or a path (default bar)")
     parser.add_argument("--planners", default=DEFAULT)
-    parser.add_argument("--stand-ins", default=",".join(STAND_INS),
-                        help="stand-in rows beside each LLM planner (default all; '' for none)")
+    parser.add_argument(
+        "--stand-ins",
+        default=",".join(STAND_INS),
+        help="stand-in rows beside each LLM planner (default all; '' for none)",
+    )
     parser.add_argument("--model-planners", help="LLM planners to run with the model too (default all; '' none)")
     parser.add_argument("--rounds", type=int, default=5, help="DEPS' replanning rounds at most")
     parser.add_argument("--limit", type=int, help="only the first N tasks")
@@ -102,6 +113,7 @@ def main() -> int:
         runs += [(name, {**options, "llm_stand_in": s}) for s in stand_ins]
     if any(o is not None and "llm_stand_in" not in o for _, o in runs):  # load the model before any timing
         from barsym.reasoning.llm_planners import shared_backend
+
         shared_backend(threads=args.threads)
     rows = []
     for name, options in runs:
@@ -115,12 +127,14 @@ def main() -> int:
             rows.append(row(label, evaluation))
         print(f"done: {rows[-1]}", file=sys.stderr, flush=True)
     print(f"{len(tasks)} BAR tasks, embedded model, {args.threads} threads")
-    print(f"| planner | Acc | F1 | ED | executable | LLM calls / task | s / task |")
+    print("| planner | Acc | F1 | ED | executable | LLM calls / task | s / task |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:
         seconds = "-" if r["seconds_per_task"] != r["seconds_per_task"] else f"{r['seconds_per_task']:.2f}"
-        print(f"| {r['planner']} | {r['acc']:.2f} | {r['f1']:.2f} | {r['ed']:.2f} | {r['executable']}/{r['tasks']} "
-              f"| {r['calls_per_task']:.1f} | {seconds} |")
+        print(
+            f"| {r['planner']} | {r['acc']:.2f} | {r['f1']:.2f} | {r['ed']:.2f} | {r['executable']}/{r['tasks']} "
+            f"| {r['calls_per_task']:.1f} | {seconds} |"
+        )
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     return 0

@@ -26,11 +26,11 @@ sys.path.insert(0, str(REPO / "src"))
 
 from barsym.bar_io import read_plan  # noqa: E402
 from barsym.consistency import ConsistencyConfig  # noqa: E402
-from barsym.reasoning import model_consistency  # noqa: E402
-from barsym.testing.faults import repair_faults  # noqa: E402
 from barsym.kb import load_kb  # noqa: E402
 from barsym.metrics import as_records, edit_distance  # noqa: E402
 from barsym.model import Plan  # noqa: E402
+from barsym.reasoning import model_consistency  # noqa: E402
+from barsym.testing.faults import repair_faults  # noqa: E402
 from barsym.validation import Validator  # noqa: E402
 
 
@@ -45,6 +45,7 @@ def main() -> int:
     backend = None
     if args.repairer == "llm":
         from barsym.llm import LlamaCppBackend, LLMOptions
+
         backend = LlamaCppBackend(None, options=LLMOptions(n_threads=args.threads, n_ctx=2048))
     engine = model_consistency(kb, ConsistencyConfig(repairer=args.repairer, fallback=False), backend=backend)
     rows: dict[str, list[tuple[bool, int]]] = defaultdict(list)
@@ -61,16 +62,24 @@ def main() -> int:
             if validator.validate(faulty, goal=goal).valid:
                 continue
             result = engine.repair(faulty, goal=goal)
-            rows[name].append((validator.validate(result.plan, goal=goal).valid,
-                               edit_distance(as_records(result.plan), as_records(plan))))
-    print(f"repair ({args.repairer} repairer, simulator scores, t=5, k=3) of expert plans with one injected fault; "
-          f"{skipped} invalid expert plan(s) left out; {time.perf_counter() - started:.1f} s")
+            rows[name].append(
+                (
+                    validator.validate(result.plan, goal=goal).valid,
+                    edit_distance(as_records(result.plan), as_records(plan)),
+                )
+            )
+    print(
+        f"repair ({args.repairer} repairer, simulator scores, t=5, k=3) of expert plans with one injected fault; "
+        f"{skipped} invalid expert plan(s) left out; {time.perf_counter() - started:.1f} s"
+    )
     print(f"{'fault':<28} {'cases':>5} {'valid':>6} {'<=2 edits':>9} {'mean ED':>8} {'max ED':>7}")
     total = [r for rs in rows.values() for r in rs]
     for name, rs in list(rows.items()) + [("all", total)]:
         eds = [d for _, d in rs]
-        print(f"{name:<28} {len(rs):>5} {sum(v for v, _ in rs):>6} {sum(d <= 2 for d in eds):>9} "
-              f"{statistics.fmean(eds):>8.2f} {max(eds):>7}")
+        print(
+            f"{name:<28} {len(rs):>5} {sum(v for v, _ in rs):>6} {sum(d <= 2 for d in eds):>9} "
+            f"{statistics.fmean(eds):>8.2f} {max(eds):>7}"
+        )
     return 0 if all(v and d <= 2 for v, d in total) else 1
 
 

@@ -64,8 +64,9 @@ print(json.dumps({"load": t1 - t0, "prompt": t2 - t1, "decode": t3 - t2, "total"
 def child(profile: str, threads: int, part: str) -> dict:
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", CHILD, profile, str(threads), part], env=env,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, profile, str(threads), part], env=env, capture_output=True, text=True
+    )
     if done.returncode != 0:
         return {"failed": f"exit {done.returncode}: {done.stderr.strip()[-300:]}"}
     result = json.loads(done.stdout)
@@ -74,11 +75,20 @@ def child(profile: str, threads: int, part: str) -> dict:
 
 
 def plan_once(cache: Path, item: str, threads: int) -> float:
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "BARSYM_CACHE_DIR": str(cache),
-           "BARSYM_LOG_DB": str(cache / "logs.db")}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO / "src"),
+        "BARSYM_CACHE_DIR": str(cache),
+        "BARSYM_LOG_DB": str(cache / "logs.db"),
+    }
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "barsym.cli", "plan", item, "--threads", str(threads)],
-                          cwd=REPO, env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "barsym.cli", "plan", item, "--threads", str(threads)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         raise SystemExit(f"barsym plan failed (exit {done.returncode}): {done.stderr.strip()[-400:]}")
     return time.perf_counter() - started
@@ -95,7 +105,7 @@ def main() -> int:
 
     runs: dict[str, list[dict]] = {name: [] for name in PROFILES}
     for round_ in range(args.rounds):
-        for name in (PROFILES if round_ % 2 == 0 else PROFILES[::-1]):
+        for name in PROFILES if round_ % 2 == 0 else PROFILES[::-1]:
             runs[name].append(child(name, args.threads, "prompt"))
     profiles = {}
     for name, results in runs.items():
@@ -103,8 +113,9 @@ def main() -> int:
         if not good:
             profiles[name] = {"failed": results[0]["failed"]}
             continue
-        profiles[name] = {part: round(statistics.median(r[part] for r in good), 3)
-                          for part in ("load", "prompt", "decode", "total")}
+        profiles[name] = {
+            part: round(statistics.median(r[part] for r in good), 3) for part in ("load", "prompt", "decode", "total")
+        }
         profiles[name]["texts"] = sorted({r["text"] for r in good})
     report["profiles"] = profiles
 
@@ -113,7 +124,7 @@ def main() -> int:
         plan_once(cache, args.item, args.threads)  # warm: runtime check, kb cache, prefix state
         plan_times, bare_times = [], []
         for round_ in range(args.rounds):
-            for side in (("plan", "bare") if round_ % 2 == 0 else ("bare", "plan")):
+            for side in ("plan", "bare") if round_ % 2 == 0 else ("bare", "plan"):
                 if side == "plan":
                     plan_times.append(plan_once(cache, args.item, args.threads))
                 else:
@@ -129,8 +140,10 @@ def main() -> int:
 
 
 def print_report(r: dict, item: str) -> None:
-    print(f"load profiles, fresh process each, {r['threads']} threads, {r['rounds']} rounds "
-          f"(load average {r['load_average_start']:.2f} -> {r['load_average_end']:.2f})")
+    print(
+        f"load profiles, fresh process each, {r['threads']} threads, {r['rounds']} rounds "
+        f"(load average {r['load_average_start']:.2f} -> {r['load_average_end']:.2f})"
+    )
     base = r["profiles"].get("extra-buffers", {})
     print("| profile | load s | 600-token prompt s | 100 tokens s | total s | total / extra-buffers |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
@@ -141,7 +154,9 @@ def print_report(r: dict, item: str) -> None:
         ratio = f"{p['total'] / base['total']:.2f}x" if base.get("total") else "-"
         print(f"| {name} | {p['load']:.3f} | {p['prompt']:.3f} | {p['decode']:.3f} | {p['total']:.3f} | {ratio} |")
     texts = {t for p in r["profiles"].values() for t in p.get("texts", [])}
-    print(f"greedy text of the 100 tokens: {'identical across profiles' if len(texts) == 1 else f'{len(texts)} different texts'}")
+    print(
+        f"greedy text of the 100 tokens: {'identical across profiles' if len(texts) == 1 else f'{len(texts)} different texts'}"
+    )
     print(f"barsym plan {item} (fresh process, warm caches) vs a bare 100-token completion (fresh process):")
     print(f"  plan {r['plan_s']}  bare {r['bare_s']}  median ratio {r['plan_over_bare']:.2f}x (target <= 2x)")
 

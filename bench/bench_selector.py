@@ -28,8 +28,7 @@ from barsym.eval import load_dataset  # noqa: E402
 from barsym.kb import load_kb  # noqa: E402
 from barsym.planner import PlanningError, make_planner  # noqa: E402
 from barsym.planner.registry import graph_for  # noqa: E402
-from barsym.planner.selector import (Features, GraphCost, Horizon, HorizonModel, PlanOrder,  # noqa: E402
-                                     RandomPick, collect, execute)
+from barsym.planner.selector import Features, GraphCost, Horizon, HorizonModel, PlanOrder, RandomPick, collect, execute  # noqa: E402
 from barsym.sim import DeterministicWorld, StochasticWorld, wilson_interval  # noqa: E402
 
 
@@ -52,8 +51,9 @@ def main() -> int:
         except PlanningError:
             continue
         plans[task.key] = (task, result.plan.steps, tuple(result.needs))
-    parallel = {k: v for k, v in plans.items()
-                if execute(flat, v[1], v[2], PlanOrder(), v[0].goal, 0, None).choices > 0}
+    parallel = {
+        k: v for k, v in plans.items() if execute(flat, v[1], v[2], PlanOrder(), v[0].goal, 0, None).choices > 0
+    }
     features = Features(world)
     started = time.perf_counter()
     train = collect(world, [(s, n) for _, s, n in plans.values()], args.train_episodes, 1, features)
@@ -67,7 +67,7 @@ def main() -> int:
     for selector in selectors:
         wins = runs = choices = 0
         ticks = []
-        for key, (task, steps, needs) in parallel.items():
+        for task, steps, needs in parallel.values():
             budget = round(world.default_budget(steps) * args.budget_scale)
             for r in range(args.runs):
                 out = execute(world, steps, needs, selector, task.goal, 10_000 + r, budget)
@@ -77,20 +77,34 @@ def main() -> int:
                 if out.success:
                     ticks.append(out.ticks)
         low, high = wilson_interval(wins, runs)
-        rows.append({"selector": selector.name, "tasks": len(parallel), "runs": runs, "success": wins / runs,
-                     "interval": [low, high], "mean_ticks": statistics.fmean(ticks) if ticks else None,
-                     "median_ticks": statistics.median(ticks) if ticks else None,
-                     "choices_per_run": choices / runs})
-    print(f"{len(parallel)} of {len(plans)} DEPS tasks have parallel sub-goals (symbolic plans); stochastic world, "
-          f"{args.runs} runs per task and selector, budget x{args.budget_scale:g}")
-    print(f"horizon model: {len(train)} training steps, held-out mean abs error {mae:,.0f} ticks "
-          f"(predicting the mean: {spread:,.0f}); fitted in {fit_seconds:.1f} s")
+        rows.append(
+            {
+                "selector": selector.name,
+                "tasks": len(parallel),
+                "runs": runs,
+                "success": wins / runs,
+                "interval": [low, high],
+                "mean_ticks": statistics.fmean(ticks) if ticks else None,
+                "median_ticks": statistics.median(ticks) if ticks else None,
+                "choices_per_run": choices / runs,
+            }
+        )
+    print(
+        f"{len(parallel)} of {len(plans)} DEPS tasks have parallel sub-goals (symbolic plans); stochastic world, "
+        f"{args.runs} runs per task and selector, budget x{args.budget_scale:g}"
+    )
+    print(
+        f"horizon model: {len(train)} training steps, held-out mean abs error {mae:,.0f} ticks "
+        f"(predicting the mean: {spread:,.0f}); fitted in {fit_seconds:.1f} s"
+    )
     print("| selector | success | 95 % interval | mean ticks (successes) | median ticks | choices per run |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:
         low, high = r["interval"]
-        print(f"| {r['selector']} | {100 * r['success']:.1f} % | {100 * low:.1f}-{100 * high:.1f} % | "
-              f"{r['mean_ticks']:,.0f} | {r['median_ticks']:,.0f} | {r['choices_per_run']:.1f} |")
+        print(
+            f"| {r['selector']} | {100 * r['success']:.1f} % | {100 * low:.1f}-{100 * high:.1f} % | "
+            f"{r['mean_ticks']:,.0f} | {r['median_ticks']:,.0f} | {r['choices_per_run']:.1f} |"
+        )
     if args.json:
         args.json.write_text(json.dumps({"tasks": sorted(parallel), "rows": rows}, indent=2) + "\n")
     return 0

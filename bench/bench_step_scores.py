@@ -44,8 +44,9 @@ def sample(items: list, limit: int | None, seed: int) -> list:
     good = [x for x in items if x.good]
     bad = [x for x in items if not x.good]
     keep_good = round(limit * len(good) / len(items))
-    return sorted(rng.sample(good, keep_good) + rng.sample(bad, limit - keep_good),
-                  key=lambda x: (x.task, x.fault, x.number))
+    return sorted(
+        rng.sample(good, keep_good) + rng.sample(bad, limit - keep_good), key=lambda x: (x.task, x.fault, x.number)
+    )
 
 
 def row(name: str, scores: list, items: list, seconds: float) -> dict:
@@ -83,14 +84,18 @@ def main(argv: list[str] | None = None) -> int:
     rules = Rules(kb)
     validator = Validator(kb, rules)
     path, dialect = resolve_dataset("bar")
-    items = sample(labelled_steps(load_dataset(path, kb, dialect), validator, seed=args.seed),
-                   args.limit, args.seed)
+    items = sample(labelled_steps(load_dataset(path, kb, dialect), validator, seed=args.seed), args.limit, args.seed)
     good = sum(x.good for x in items)
-    print(f"labelled set: {len(items)} steps ({good} good, {len(items) - good} bad) from BAR's expert plans "
-          f"and faulty variants", flush=True)
+    print(
+        f"labelled set: {len(items)} steps ({good} good, {len(items) - good} bad) from BAR's expert plans "
+        f"and faulty variants",
+        flush=True,
+    )
 
-    rows = [row("simulator", [float(x.simulator_score) for x in items], items, 0.0),
-            row("constant", [10.0] * len(items), items, 0.0)]
+    rows = [
+        row("simulator", [float(x.simulator_score) for x in items], items, 0.0),
+        row("constant", [10.0] * len(items), items, 0.0),
+    ]
     per_step: dict[str, list] = {}
     if methods:
         from barsym.llm import LLMOptions
@@ -109,14 +114,20 @@ def main(argv: list[str] | None = None) -> int:
         backend.close()
 
     print()
-    print("| method | steps | no answer | AUC | Spearman (label) | Spearman (simulator 1-10) | distinct scores | s/step |")
+    print(
+        "| method | steps | no answer | AUC | Spearman (label) | Spearman (simulator 1-10) | distinct scores | s/step |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:
-        print(f"| {r['method']} | {r['steps']} | {r['unanswered']} | {fmt(r['auc'])} | {fmt(r['spearman_label'])} | "
-              f"{fmt(r['spearman_simulator'])} | {r['distinct_scores']} | {r['seconds_per_step']:.3f} |")
+        print(
+            f"| {r['method']} | {r['steps']} | {r['unanswered']} | {fmt(r['auc'])} | {fmt(r['spearman_label'])} | "
+            f"{fmt(r['spearman_simulator'])} | {r['distinct_scores']} | {r['seconds_per_step']:.3f} |"
+        )
     if args.json_out:
-        data = {"rows": rows, "steps": [dict(x.to_dict(), **{m: s[i] for m, s in per_step.items()})
-                                        for i, x in enumerate(items)]}
+        data = {
+            "rows": rows,
+            "steps": [dict(x.to_dict(), **{m: s[i] for m, s in per_step.items()}) for i, x in enumerate(items)],
+        }
         Path(args.json_out).write_text(json.dumps(data, indent=1), encoding="utf-8")
     return 0
 

@@ -35,8 +35,13 @@ print(json.dumps({{"import": t1 - t0, "load": t2 - t1}}))
 def _time_load(use_cache: bool, cache_dir: str, runs: int) -> dict:
     samples = []
     for _ in range(runs):
-        out = subprocess.run([sys.executable, "-c", _LOAD.format(use_cache=use_cache)], capture_output=True, text=True,
-                             check=True, env={**os.environ, "BARSYM_CACHE_DIR": cache_dir})
+        out = subprocess.run(
+            [sys.executable, "-c", _LOAD.format(use_cache=use_cache)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "BARSYM_CACHE_DIR": cache_dir},
+        )
         samples.append(json.loads(out.stdout))
     return {key: statistics.median(s[key] for s in samples) for key in samples[0]}
 
@@ -53,8 +58,10 @@ def main() -> int:
         _time_load(True, cache, 1)  # fill the cache
         warm = _time_load(True, cache, args.runs)
     print(f"kb cold load : {cold['load'] * 1000:7.1f} ms  (import {cold['import'] * 1000:.1f} ms)")
-    print(f"kb warm load : {warm['load'] * 1000:7.1f} ms  (import {warm['import'] * 1000:.1f} ms)  "
-          f"cold/warm = {cold['load'] / warm['load']:.0f}x")
+    print(
+        f"kb warm load : {warm['load'] * 1000:7.1f} ms  (import {warm['import'] * 1000:.1f} ms)  "
+        f"cold/warm = {cold['load'] / warm['load']:.0f}x"
+    )
 
     from barsym.bar_io import read_plan
     from barsym.kb import load_kb
@@ -77,8 +84,10 @@ def main() -> int:
     elapsed = time.perf_counter() - t0
     verdicts = {v: sum(r.verdict.value == v for r in first) for v in ("valid", "valid with waste", "invalid")}
     print(f"first pass   : {len(plans)} plans, {steps} steps read+validated in {once * 1000:.1f} ms; {verdicts}")
-    print(f"throughput   : {steps * args.repeat / elapsed:,.0f} steps/s "
-          f"({args.repeat} x {len(plans)} plans, {elapsed:.2f} s; target >= 20,000)")
+    print(
+        f"throughput   : {steps * args.repeat / elapsed:,.0f} steps/s "
+        f"({args.repeat} x {len(plans)} plans, {elapsed:.2f} s; target >= 20,000)"
+    )
     return 0
 
 

@@ -48,8 +48,14 @@ def dump(out: Path, limit: int | None, threads: int, facts: bool, decoder: str) 
 
     def complete(messages, **kw):
         reply = original(messages, **kw)
-        calls.append({"goal": messages[-1]["content"].splitlines()[0], "turns": len(messages),
-                      "temperature": kw.get("temperature"), "reply": reply.text})
+        calls.append(
+            {
+                "goal": messages[-1]["content"].splitlines()[0],
+                "turns": len(messages),
+                "temperature": kw.get("temperature"),
+                "reply": reply.text,
+            }
+        )
         return reply
 
     backend.complete = complete
@@ -68,8 +74,21 @@ def dump(out: Path, limit: int | None, threads: int, facts: bool, decoder: str) 
 
 def side(tree: Path, out: Path, args, facts: bool, decoder: str) -> dict:
     env = {**os.environ, "PYTHONPATH": str(tree / "src"), "BARSYM_LOG_DB": "off"}
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--dump", str(tree), str(out), "--threads", str(args.threads),
-           "--decoder", decoder] + (["--facts"] if facts else []) + (["--limit", str(args.limit)] if args.limit else [])
+    cmd = (
+        [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--dump",
+            str(tree),
+            str(out),
+            "--threads",
+            str(args.threads),
+            "--decoder",
+            decoder,
+        ]
+        + (["--facts"] if facts else [])
+        + (["--limit", str(args.limit)] if args.limit else [])
+    )
     subprocess.run(cmd, env=env, check=True)
     return json.loads(out.read_text())
 
@@ -91,21 +110,34 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="barsym-compare-") as tmp:
         base = args.base_tree
         if base is None:
-            commit = args.base or subprocess.run(["git", "-C", str(REPO), "merge-base", "HEAD", "main"], check=True,
-                                                 capture_output=True, text=True).stdout.strip()
+            commit = (
+                args.base
+                or subprocess.run(
+                    ["git", "-C", str(REPO), "merge-base", "HEAD", "main"], check=True, capture_output=True, text=True
+                ).stdout.strip()
+            )
             base = Path(tmp) / "base"
-            subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(base), commit], check=True,
-                           capture_output=True)
+            subprocess.run(
+                ["git", "-C", str(REPO), "worktree", "add", "--detach", str(base), commit],
+                check=True,
+                capture_output=True,
+            )
         try:
             load = os.getloadavg()[0]
             old = side(base, Path(tmp) / "old.json", args, facts=False, decoder="tokens")
             new = side(REPO, Path(tmp) / "new.json", args, facts=args.facts, decoder=args.decoder)
         finally:
             if args.base_tree is None:
-                subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(base)], capture_output=True)
+                subprocess.run(
+                    ["git", "-C", str(REPO), "worktree", "remove", "--force", str(base)], capture_output=True
+                )
     report = compare(old, new)
-    report.update(load_average_start=round(load, 2), load_average_end=round(os.getloadavg()[0], 2),
-                  facts=args.facts, decoder=args.decoder)
+    report.update(
+        load_average_start=round(load, 2),
+        load_average_end=round(os.getloadavg()[0], 2),
+        facts=args.facts,
+        decoder=args.decoder,
+    )
     print_report(report)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
@@ -125,26 +157,45 @@ def compare(old: dict, new: dict) -> dict:
                 parted.append({"task": key, "old_goal": a["goal"], "new_goal": b["goal"], "why": "asked differently"})
                 break
             if a["reply"] != b["reply"]:
-                parted.append({"task": key, "goal": a["goal"], "attempt_turns": a["turns"],
-                               "temperature": a["temperature"], "old": a["reply"], "new": b["reply"]})
+                parted.append(
+                    {
+                        "task": key,
+                        "goal": a["goal"],
+                        "attempt_turns": a["turns"],
+                        "temperature": a["temperature"],
+                        "old": a["reply"],
+                        "new": b["reply"],
+                    }
+                )
                 break
             same_calls += 1
-    return {"tasks": len(old["tasks"]), "plans_differ": differ, "first_differing_calls": parted,
-            "calls_compared": total_calls, "calls_same": same_calls,
-            "seconds": {"old": round(old["seconds"], 1), "new": round(new["seconds"], 1)}}
+    return {
+        "tasks": len(old["tasks"]),
+        "plans_differ": differ,
+        "first_differing_calls": parted,
+        "calls_compared": total_calls,
+        "calls_same": same_calls,
+        "seconds": {"old": round(old["seconds"], 1), "new": round(new["seconds"], 1)},
+    }
 
 
 def print_report(r: dict) -> None:
-    print(f"bar planner, base commit (token by token, no facts) vs this tree (decoder {r['decoder']}, facts "
-          f"{'on' if r['facts'] else 'off'}), {r['tasks']} tasks (load average {r['load_average_start']:.2f} at start, "
-          f"{r['load_average_end']:.2f} at end)")
+    print(
+        f"bar planner, base commit (token by token, no facts) vs this tree (decoder {r['decoder']}, facts "
+        f"{'on' if r['facts'] else 'off'}), {r['tasks']} tasks (load average {r['load_average_start']:.2f} at start, "
+        f"{r['load_average_end']:.2f} at end)"
+    )
     print(f"  plans that differ: {len(r['plans_differ'])} ({', '.join(r['plans_differ']) or 'none'})")
-    print(f"  calls compared in order until the first difference per task: {r['calls_same']} of "
-          f"{r['calls_compared']} identical")
+    print(
+        f"  calls compared in order until the first difference per task: {r['calls_same']} of "
+        f"{r['calls_compared']} identical"
+    )
     for d in r["first_differing_calls"]:
         if "old" in d:
-            print(f"    {d['task']}: {d['goal']} (turns {d['attempt_turns']}, temperature {d['temperature']}): "
-                  f"old {d['old']!r} / new {d['new']!r}")
+            print(
+                f"    {d['task']}: {d['goal']} (turns {d['attempt_turns']}, temperature {d['temperature']}): "
+                f"old {d['old']!r} / new {d['new']!r}"
+            )
         else:
             print(f"    {d['task']}: old asked {d['old_goal']!r}, new asked {d['new_goal']!r}")
     print(f"  time: old {r['seconds']['old']} s, new {r['seconds']['new']} s")

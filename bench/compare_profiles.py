@@ -77,9 +77,11 @@ def main() -> int:
     plans = [t for t in a if a[t]["plan"] != b[t]["plan"]]
     replies = [t for t in a if a[t]["replies"] != b[t]["replies"]]
     calls = sum(len(v["replies"]) for v in a.values())
-    print(f"bar on {len(a)} BAR tasks ({'no facts' if args.no_facts else 'facts'}), extra buffer types on vs off: "
-          f"{len(a) - len(plans)}/{len(a)} plans identical, {len(a) - len(replies)}/{len(a)} tasks with identical "
-          f"replies ({calls} model calls)")
+    print(
+        f"bar on {len(a)} BAR tasks ({'no facts' if args.no_facts else 'facts'}), extra buffer types on vs off: "
+        f"{len(a) - len(plans)}/{len(a)} plans identical, {len(a) - len(replies)}/{len(a)} tasks with identical "
+        f"replies ({calls} model calls)"
+    )
     for task in plans:
         print(f"  plan differs: {task}")
     return 0

@@ -40,8 +40,28 @@ VERBS = {
     "kill": ["kill", "slay", "hunt"],
     "dig": ["dig down", "dig down", "go down", "descend"],
 }
-WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-         "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+WORDS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
 TENS = {2: "twenty", 3: "thirty", 4: "forty", 5: "fifty", 6: "sixty"}
 JOINS = [", then ", ". Then ", "; ", ", ", ". Next, ", ", after that ", "\n", " and then ", ". Finally, "]
 OPENINGS = ["", "", "First ", "To start, ", "Ok so first "]
@@ -59,18 +79,27 @@ def typo(word: str, rng: random.Random) -> str:
         return word
     i = rng.randrange(1, len(word) - 2)
     if rng.random() < 0.5:
-        return word[:i] + word[i + 1] + word[i] + word[i + 2:]  # two letters swapped
-    return word[:i] + word[i + 1:]  # one dropped
+        return word[:i] + word[i + 1] + word[i] + word[i + 2 :]  # two letters swapped
+    return word[:i] + word[i + 1 :]  # one dropped
 
 
 #: what people call some items instead of their names (written for this set); the parser must map these
 SYNONYMS = {
-    "logs": ["wood", "tree trunks", "logs of wood"], "planks": ["wooden planks", "boards", "wood planks"],
-    "stick": ["rods", "wooden sticks"], "crafting_table": ["workbench", "crafting bench", "table"],
-    "cobblestone": ["cobble", "stone blocks", "rocks"], "furnace": ["oven", "stone furnace"],
-    "iron_ore": ["raw iron", "iron"], "iron_ingot": ["iron", "iron bars"], "gold_ingot": ["gold", "gold bars"],
-    "diamond": ["gems", "diamonds"], "redstone": ["redstone dust", "red dust"], "wooden_pickaxe": ["wood pick"],
-    "stone_pickaxe": ["stone pick"], "iron_pickaxe": ["iron pick"], "coal": ["coal lumps"],
+    "logs": ["wood", "tree trunks", "logs of wood"],
+    "planks": ["wooden planks", "boards", "wood planks"],
+    "stick": ["rods", "wooden sticks"],
+    "crafting_table": ["workbench", "crafting bench", "table"],
+    "cobblestone": ["cobble", "stone blocks", "rocks"],
+    "furnace": ["oven", "stone furnace"],
+    "iron_ore": ["raw iron", "iron"],
+    "iron_ingot": ["iron", "iron bars"],
+    "gold_ingot": ["gold", "gold bars"],
+    "diamond": ["gems", "diamonds"],
+    "redstone": ["redstone dust", "red dust"],
+    "wooden_pickaxe": ["wood pick"],
+    "stone_pickaxe": ["stone pick"],
+    "iron_pickaxe": ["iron pick"],
+    "coal": ["coal lumps"],
 }
 
 
@@ -101,8 +130,12 @@ def tell(step: Step, last: bool, rng: random.Random) -> tuple[str, bool]:
     """One step in words, and whether its count was left out."""
     tool = ""
     if step.tool and rng.random() < 0.6:
-        tool = " " + rng.choice(["with the", "using the", "with my", "using a", "with a"]) + " " + \
-            step.tool.replace("_", " ")
+        tool = (
+            " "
+            + rng.choice(["with the", "using the", "with my", "using a", "with a"])
+            + " "
+            + step.tool.replace("_", " ")
+        )
     if step.type is StepType.DIG_DOWN:
         return rng.choice(VERBS["dig"]) + tool, False
     kind = "wood" if step.type is StepType.MINE and step.item in ("logs",) else step.type.value
@@ -139,13 +172,28 @@ def main() -> int:
     for task in load_dataset("bar", kb):
         steps = list(task.reference.steps)
         text, open_counts = paraphrase(steps, rng)
-        entries.append({"task": task.key, "goal": {"item": task.goal.item, "count": task.goal.count}, "text": text,
-                        "expected": [str(s) for s in steps], "open_counts": open_counts})
+        entries.append(
+            {
+                "task": task.key,
+                "goal": {"item": task.goal.item, "count": task.goal.count},
+                "text": text,
+                "expected": [str(s) for s in steps],
+                "open_counts": open_counts,
+            }
+        )
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps({"seed": args.seed, "source": "bench/make_paraphrases.py over BAR's expert plans",
-                                       "plans": entries}, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {args.output}: {len(entries)} plans, {sum(len(e['expected']) for e in entries)} steps, "
-          f"{sum(len(e['open_counts']) for e in entries)} counts left out")
+    args.output.write_text(
+        json.dumps(
+            {"seed": args.seed, "source": "bench/make_paraphrases.py over BAR's expert plans", "plans": entries},
+            indent=1,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    print(
+        f"wrote {args.output}: {len(entries)} plans, {sum(len(e['expected']) for e in entries)} steps, "
+        f"{sum(len(e['open_counts']) for e in entries)} counts left out"
+    )
     return 0
 
 

@@ -35,13 +35,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tasks", type=Path, help="Plancraft task file (e.g. train.json)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N tasks")
-    parser.add_argument("--id", dest="ids", action="append", default=None,
-                        help="only this task id (repeatable)")
+    parser.add_argument("--id", dest="ids", action="append", default=None, help="only this task id (repeatable)")
     parser.add_argument("-o", "--output", type=Path, default=None, help="write JSON Lines here (default: stdout)")
     parser.add_argument("--max-steps", type=int, default=40, help="Plancraft's step limit (default 40)")
     parser.add_argument("--timeout", type=float, default=30.0, help="Plancraft's search limit in seconds (default 30)")
-    parser.add_argument("--progress", type=int, default=50, metavar="N",
-                        help="a progress line on stderr every N tasks (0: none; slow tasks are always shown)")
+    parser.add_argument(
+        "--progress",
+        type=int,
+        default=50,
+        metavar="N",
+        help="a progress line on stderr every N tasks (0: none; slow tasks are always shown)",
+    )
     return parser.parse_args(argv)
 
 
@@ -65,11 +69,15 @@ def main(argv: list[str] | None = None) -> int:
         # Importing the planner module loads Plancraft's recipes and builds its recipe graph.
         from plancraft.environment import planner as plancraft_planner
     except ImportError as exc:
-        print(f"plancraft_oracle: cannot import plancraft ({exc}); run this with the benchmark "
-              "environment's python (see bench/README.md)", file=sys.stderr)
+        print(
+            f"plancraft_oracle: cannot import plancraft ({exc}); run this with the benchmark "
+            "environment's python (see bench/README.md)",
+            file=sys.stderr,
+        )
         return 2
     try:
         from importlib.metadata import version
+
         plancraft_version = version("plancraft")
     except Exception:  # noqa: BLE001 - the version is informative only
         plancraft_version = "?"
@@ -82,8 +90,13 @@ def main(argv: list[str] | None = None) -> int:
             inventory = {item: int(n) for item, n in task["inventory"].items()}
             start = time.perf_counter()
             plan = plancraft_planner.optimal_planner(
-                target=task["target"], inventory=inventory, steps=[], best_steps=None,
-                max_steps=args.max_steps, timeout=args.timeout)
+                target=task["target"],
+                inventory=inventory,
+                steps=[],
+                best_steps=None,
+                max_steps=args.max_steps,
+                timeout=args.timeout,
+            )
             seconds = time.perf_counter() - start
             total += seconds
             possible = plan is not None
@@ -102,14 +115,21 @@ def main(argv: list[str] | None = None) -> int:
             out.write(json.dumps(record) + "\n")
             out.flush()
             if seconds > 5 or (args.progress and (number % args.progress == 0 or number == len(tasks))):
-                print(f"[{number}/{len(tasks)}] {record['id']} {task['target']}: "
-                      f"{'solved' if possible else 'timed out' if timed_out else 'no plan'} in {seconds:.3f} s; "
-                      f"so far {solved} solved, {timeouts} timeouts, {total:.1f} s",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"[{number}/{len(tasks)}] {record['id']} {task['target']}: "
+                    f"{'solved' if possible else 'timed out' if timed_out else 'no plan'} in {seconds:.3f} s; "
+                    f"so far {solved} solved, {timeouts} timeouts, {total:.1f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
         summary = {
-            "tasks": len(tasks), "possible": solved, "timed_out": timeouts,
-            "total_seconds": round(total, 6), "plancraft": plancraft_version,
-            "max_steps": args.max_steps, "timeout": args.timeout,
+            "tasks": len(tasks),
+            "possible": solved,
+            "timed_out": timeouts,
+            "total_seconds": round(total, 6),
+            "plancraft": plancraft_version,
+            "max_steps": args.max_steps,
+            "timeout": args.timeout,
             "pythonhashseed": os.environ.get("PYTHONHASHSEED", "random"),
         }
         out.write(json.dumps({"summary": summary}) + "\n")

@@ -28,8 +28,20 @@ VALID = [p for p in EXPERT if VALIDATOR.validate(p).valid]
 ENGINE = StateConsistency(KB)
 ONE_ROUND = StateConsistency(KB, ConsistencyConfig(rounds=1))
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-FOREIGN = ["planks", "stick", "logs", "cobblestone", "iron_ingot", "crafting_table", "furnace", "torch", "coal",
-           "iron_ore", "glass", "unobtainium"]
+FOREIGN = [
+    "planks",
+    "stick",
+    "logs",
+    "cobblestone",
+    "iron_ingot",
+    "crafting_table",
+    "furnace",
+    "torch",
+    "coal",
+    "iron_ore",
+    "glass",
+    "unobtainium",
+]
 
 
 @st.composite
@@ -56,8 +68,10 @@ def mutated(draw):
 
 
 @SETTINGS
-@given(st.sampled_from(VALID), st.dictionaries(st.sampled_from(["logs", "stick", "cobblestone", "coal", "dirt"]),
-                                               st.integers(1, 6), max_size=3))
+@given(
+    st.sampled_from(VALID),
+    st.dictionaries(st.sampled_from(["logs", "stick", "cobblestone", "coal", "dirt"]), st.integers(1, 6), max_size=3),
+)
 def test_repairing_a_valid_plan_returns_it_unchanged(plan, held):
     start = State.start(held)
     if not VALIDATOR.validate(plan, start=start).valid:
@@ -80,12 +94,12 @@ def test_steps_outside_the_windows_are_kept(case):
     record = result.rounds[0]
     expected, labels, at = [], [], 1
     for window, repair in zip(record.windows, record.repairs):
-        expected += plan.steps[at - 1:window.start - 1]
+        expected += plan.steps[at - 1 : window.start - 1]
         labels += [Provenance.KEPT] * (window.start - at)
         expected += repair.steps
         labels += [None] * len(repair.steps)
         at = window.end
-    expected += plan.steps[at - 1:]
+    expected += plan.steps[at - 1 :]
     labels += [Provenance.KEPT] * (len(plan) + 1 - at)
     assert list(result.plan.steps) == expected
     assert all(want is None or got is want for got, want in zip(result.provenance, labels))
@@ -100,5 +114,8 @@ def test_the_symbolic_repairer_always_validates(case):
     goal = expert.default_goal()
     result = ENGINE.repair(plan, goal=goal)
     assert result.valid_after, (
-        [str(s) for s in plan.steps], [str(s) for s in result.plan.steps], result.after.errors[:1])
+        [str(s) for s in plan.steps],
+        [str(s) for s in result.plan.steps],
+        result.after.errors[:1],
+    )
     assert VALIDATOR.validate(result.plan, goal=goal).valid

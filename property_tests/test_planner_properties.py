@@ -22,8 +22,9 @@ from barsym.validation import Validator, Verdict
 KB = load_kb()
 PLANNER = make_planner("symbolic", KB)
 VALIDATOR = Validator(KB)
-REACHABLE = sorted(i for i in set(KB.crafts) | set(KB.smelts) | set(KB.sources)
-                   if PLANNER.graph.reachability(i).reachable)
+REACHABLE = sorted(
+    i for i in set(KB.crafts) | set(KB.smelts) | set(KB.sources) if PLANNER.graph.reachability(i).reachable
+)
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 ITEMS = ["logs", "planks", "stick", "cobblestone", "iron_ore", "iron_ingot", "furnace"]
@@ -35,8 +36,9 @@ def steps(draw):
     kind = draw(st.sampled_from([StepType.MINE, StepType.CRAFT, StepType.SMELT, StepType.DIG_DOWN]))
     if kind is StepType.DIG_DOWN:
         return Step(type=kind, tool=draw(st.sampled_from(TOOLS[1:])))
-    return Step(type=kind, item=draw(st.sampled_from(ITEMS)), count=draw(st.integers(1, 64)),
-                tool=draw(st.sampled_from(TOOLS)))
+    return Step(
+        type=kind, item=draw(st.sampled_from(ITEMS)), count=draw(st.integers(1, 64)), tool=draw(st.sampled_from(TOOLS))
+    )
 
 
 def totals(seq):

@@ -15,9 +15,32 @@ from testdata import EXPERT_FILES
 KB = load_kb()
 SIM = Simulator(KB)
 VALIDATOR = Validator(KB)
-COMMON = sorted({"logs", "planks", "stick", "crafting_table", "wooden_pickaxe", "stone_pickaxe", "iron_pickaxe",
-                 "cobblestone", "iron_ore", "iron_ingot", "furnace", "coal", "diamond", "gold_ore", "redstone",
-                 "charcoal", "torch", "leather", "oak_planks", "chest", "bucket", "oak_log"})
+COMMON = sorted(
+    {
+        "logs",
+        "planks",
+        "stick",
+        "crafting_table",
+        "wooden_pickaxe",
+        "stone_pickaxe",
+        "iron_pickaxe",
+        "cobblestone",
+        "iron_ore",
+        "iron_ingot",
+        "furnace",
+        "coal",
+        "diamond",
+        "gold_ore",
+        "redstone",
+        "charcoal",
+        "torch",
+        "leather",
+        "oak_planks",
+        "chest",
+        "bucket",
+        "oak_log",
+    }
+)
 ANY_ITEM = sorted(KB.items)
 TOOLS = sorted(KB.tools)
 RAW = ["logs", "cobblestone", "iron_ore", "gold_ore", "coal", "diamond", "redstone", "planks", "stick", "oak_log"]

@@ -22,12 +22,58 @@ CRAFTING = make_planner("symbolic", KB, rules="crafting")
 VALIDATE = {"survival": Validator(KB), "crafting": Validator(KB, "crafting")}
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-GOALS = ["stick", "torch", "furnace", "iron_pickaxe", "bucket", "diamond_sword", "chest", "hopper", "rail",
-         "cake", "golden_apple", "redstone_torch", "shears", "piston", "oak_boat", "bread", "book", "compass"]
-HELD = ["logs", "oak_log", "oak_planks", "planks", "stick", "cobblestone", "coal", "charcoal", "iron_ore",
-        "iron_ingot", "gold_ingot", "redstone", "diamond", "crafting_table", "furnace", "wooden_pickaxe",
-        "stone_pickaxe", "iron_pickaxe", "bucket", "sand", "paper", "leather", "wheat", "sugar", "egg",
-        "milk_bucket", "apple", "string", "feather", "glass"]
+GOALS = [
+    "stick",
+    "torch",
+    "furnace",
+    "iron_pickaxe",
+    "bucket",
+    "diamond_sword",
+    "chest",
+    "hopper",
+    "rail",
+    "cake",
+    "golden_apple",
+    "redstone_torch",
+    "shears",
+    "piston",
+    "oak_boat",
+    "bread",
+    "book",
+    "compass",
+]
+HELD = [
+    "logs",
+    "oak_log",
+    "oak_planks",
+    "planks",
+    "stick",
+    "cobblestone",
+    "coal",
+    "charcoal",
+    "iron_ore",
+    "iron_ingot",
+    "gold_ingot",
+    "redstone",
+    "diamond",
+    "crafting_table",
+    "furnace",
+    "wooden_pickaxe",
+    "stone_pickaxe",
+    "iron_pickaxe",
+    "bucket",
+    "sand",
+    "paper",
+    "leather",
+    "wheat",
+    "sugar",
+    "egg",
+    "milk_bucket",
+    "apple",
+    "string",
+    "feather",
+    "glass",
+]
 
 inventories = st.dictionaries(st.sampled_from(HELD), st.integers(1, 12), max_size=8)
 starts = st.builds(lambda inv, layer: State.start(inv, layer), inventories, st.integers(0, KB.deepest_layer))

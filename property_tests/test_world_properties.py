@@ -24,8 +24,23 @@ KB = load_kb()
 DETERMINISTIC, STOCHASTIC = DeterministicWorld(KB), StochasticWorld(KB)
 EXPERT = [read_plan(f) for f in EXPERT_FILES]
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-HELD = ["logs", "planks", "stick", "crafting_table", "wooden_pickaxe", "stone_pickaxe", "iron_pickaxe", "cobblestone",
-        "iron_ingot", "furnace", "coal", "diamond", "golden_pickaxe", "shears", "bucket"]
+HELD = [
+    "logs",
+    "planks",
+    "stick",
+    "crafting_table",
+    "wooden_pickaxe",
+    "stone_pickaxe",
+    "iron_pickaxe",
+    "cobblestone",
+    "iron_ingot",
+    "furnace",
+    "coal",
+    "diamond",
+    "golden_pickaxe",
+    "shears",
+    "bucket",
+]
 
 
 @st.composite
@@ -45,21 +60,35 @@ def plans(draw):
         elif edit == "count" and step.count is not None:
             steps[index] = step.model_copy(update={"count": draw(st.integers(1, 140))})
         elif edit == "kill":
-            steps.insert(index, Step(type=StepType.KILL, item=draw(st.sampled_from(["leather", "string", "bone"])),
-                                     count=draw(st.integers(1, 4))))
+            steps.insert(
+                index,
+                Step(
+                    type=StepType.KILL,
+                    item=draw(st.sampled_from(["leather", "string", "bone"])),
+                    count=draw(st.integers(1, 4)),
+                ),
+            )
         elif edit == "climb":
             steps.insert(index, Step(type=StepType.CLIMB_UP))
         elif edit == "fill":
-            steps.insert(index, Step(type=StepType.MINE, item=draw(st.sampled_from(["water_bucket", "milk_bucket"])),
-                                     count=draw(st.integers(1, 2))))
+            steps.insert(
+                index,
+                Step(
+                    type=StepType.MINE,
+                    item=draw(st.sampled_from(["water_bucket", "milk_bucket"])),
+                    count=draw(st.integers(1, 2)),
+                ),
+            )
         elif edit == "dig":
             steps.insert(index, Step(type=StepType.DIG_DOWN, tool=draw(st.sampled_from([None, "wooden_pickaxe"]))))
     return Plan(steps=tuple(steps), source="edited")
 
 
-starts = st.builds(lambda inventory, layer: State.start(inventory, layer),
-                   st.dictionaries(st.sampled_from(HELD), st.integers(0, 3), max_size=4),
-                   st.integers(0, KB.deepest_layer))
+starts = st.builds(
+    lambda inventory, layer: State.start(inventory, layer),
+    st.dictionaries(st.sampled_from(HELD), st.integers(0, 3), max_size=4),
+    st.integers(0, KB.deepest_layer),
+)
 seeds = st.integers(0, 2**64 - 1)
 
 
@@ -71,8 +100,9 @@ def test_the_stochastic_world_is_never_more_lenient(plan, start, seed):
     if not strict.success:
         assert executed.successes == 0
         for episode in executed.episodes:  # and it fails no later than the deterministic world does
-            assert episode.failed_step is not None and (strict.failed_step is None
-                                                        or episode.failed_step <= strict.failed_step)
+            assert episode.failed_step is not None and (
+                strict.failed_step is None or episode.failed_step <= strict.failed_step
+            )
 
 
 @SETTINGS
@@ -93,7 +123,7 @@ def test_a_run_never_exceeds_its_budget(plan, seed, budget):
         state = world.reset(seed, None, budget)
         spent = 0
         for index, step in enumerate(plan.steps):
-            result = world.step(state, step, plan.steps[index + 1:])
+            result = world.step(state, step, plan.steps[index + 1 :])
             spent += result.ticks
             state = result.state
             assert 0 <= result.ticks and state.ticks == spent <= budget
@@ -106,8 +136,8 @@ def test_a_run_never_exceeds_its_budget(plan, seed, budget):
 def test_a_step_is_a_function_of_state_and_step(plan, seed, at):
     state = STOCHASTIC.reset(seed)
     for index, step in enumerate(plan.steps[:at]):
-        result = STOCHASTIC.step(state, step, plan.steps[index + 1:])
-        assert result == STOCHASTIC.step(state, step, plan.steps[index + 1:])
+        result = STOCHASTIC.step(state, step, plan.steps[index + 1 :])
+        assert result == STOCHASTIC.step(state, step, plan.steps[index + 1 :])
         if not result.ok:
             break
         state = result.state

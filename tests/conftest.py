@@ -14,12 +14,11 @@ import sys
 import time
 import urllib.error
 import urllib.request
-
-import pytest
 from pathlib import Path
 
-from barsym.commands.common import importable
+import pytest
 
+from barsym.commands.common import importable
 from barsym.llm import ModelNotFoundError, packaged_model_path
 
 SERVER_STARTUP_TIMEOUT_S = 60
@@ -84,9 +83,27 @@ def llama_server(gguf_path, tmp_path_factory):
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     log_path = tmp_path_factory.mktemp("server") / "llama_server.log"
-    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path), "--host", "127.0.0.1",
-           "--port", str(port), "--n_threads", "2", "--n_threads_batch", "2", "--n_ctx", "2048",
-           "--verbose", "false", "--logits_all", "false"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(gguf_path),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_threads",
+        "2",
+        "--n_threads_batch",
+        "2",
+        "--n_ctx",
+        "2048",
+        "--verbose",
+        "false",
+        "--logits_all",
+        "false",
+    ]
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
@@ -105,4 +122,3 @@ def llama_server(gguf_path, tmp_path_factory):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
-

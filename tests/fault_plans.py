@@ -17,7 +17,7 @@ def _with(plan: Plan, steps, label: str) -> tuple[str, Plan]:
 
 
 def _replace(plan: Plan, index: int, **update) -> tuple[Step, ...]:
-    return plan.steps[:index] + (plan.steps[index].model_copy(update=update),) + plan.steps[index + 1:]
+    return plan.steps[:index] + (plan.steps[index].model_copy(update=update),) + plan.steps[index + 1 :]
 
 
 def faults(plan: Plan):
@@ -25,24 +25,23 @@ def faults(plan: Plan):
     steps = plan.steps
     for index, step in enumerate(steps):
         if step.type is StepType.DIG_DOWN:
-            yield _with(plan, steps[:index] + steps[index + 1:], f"no dig down {index + 1}")
+            yield _with(plan, steps[:index] + steps[index + 1 :], f"no dig down {index + 1}")
         if step.type is StepType.MINE and step.tool in ("stone_pickaxe", "iron_pickaxe"):
             lower = "wooden_pickaxe" if step.tool == "stone_pickaxe" else "stone_pickaxe"
             yield _with(plan, _replace(plan, index, tool=lower), f"tier {index + 1}")
         if step.item == "crafting_table":
-            yield _with(plan, steps[:index] + steps[index + 1:], "no crafting table")
+            yield _with(plan, steps[:index] + steps[index + 1 :], "no crafting table")
         if step.item == "logs" and step.count > 1:
             yield _with(plan, _replace(plan, index, count=step.count - 1), "one log fewer")
         if step.item in ("iron_ore", "gold_ore"):
-            cut = (_replace(plan, index, count=step.count - 1) if step.count > 1
-                   else steps[:index] + steps[index + 1:])
+            cut = _replace(plan, index, count=step.count - 1) if step.count > 1 else steps[:index] + steps[index + 1 :]
             yield _with(plan, cut, f"less {step.item}")
         if step.item == "stick":
             yield _with(plan, _replace(plan, index, item="stik"), "misspelt stick")
     digs = [i for i, s in enumerate(steps) if s.type is StepType.DIG_DOWN]
     if digs:
         logs = Step(type=StepType.MINE, item="logs", count=1)
-        yield _with(plan, steps[:digs[0] + 1] + (logs,) + steps[digs[0] + 1:], "logs underground")
+        yield _with(plan, steps[: digs[0] + 1] + (logs,) + steps[digs[0] + 1 :], "logs underground")
     smelts = [i for i, s in enumerate(steps) if s.type is StepType.SMELT]
     planks = next((i for i, s in enumerate(steps) if s.item == "planks"), None)
     logs_at = next((i for i, s in enumerate(steps) if s.item == "logs"), None)

@@ -57,8 +57,14 @@ class ChatStub:
     does to POST), so barsym's start-up probe sees the same as a first call.
     """
 
-    def __init__(self, reply: Callable[[list], str | bytes] | None = None, hang: bool = False, *,
-                 status: Callable[[int, list], tuple[int, bytes]] | None = None, get: bool = True):
+    def __init__(
+        self,
+        reply: Callable[[list], str | bytes] | None = None,
+        hang: bool = False,
+        *,
+        status: Callable[[int, list], tuple[int, bytes]] | None = None,
+        get: bool = True,
+    ):
         if (reply is None) == (status is None):
             raise ValueError("give reply or status")
         self.release = threading.Event()
@@ -67,6 +73,7 @@ class ChatStub:
 
         class Handler(JsonHandler):
             if get:
+
                 def do_GET(self):  # noqa: N802
                     self._send(200, b'{"object": "list", "data": []}')
 
@@ -83,8 +90,10 @@ class ChatStub:
                 text = reply(body["messages"])
                 if isinstance(text, bytes):
                     return self._send(200, text)
-                answer = {"choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-                          "usage": {"prompt_tokens": 400, "completion_tokens": 9}}
+                answer = {
+                    "choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 400, "completion_tokens": 9},
+                }
                 self._send(200, json.dumps(answer).encode())
 
         self.loopback = Loopback(Handler)

@@ -38,7 +38,7 @@ CALLS = {"batches", "needs_table", "gather_uses"}
 #: file (relative to src/barsym) -> why it may still read the pieces
 ALLOWED = {
     "memory/examples.py": "memory/ belongs to another work stream; its recipe signature is a similarity key, "
-                          "not a need",
+    "not a need",
 }
 
 
@@ -61,8 +61,12 @@ def violations(source: str) -> list[tuple[int, str]]:
                 found.append((node.lineno, f"{name}()"))
             args = node.args
             for a, b in zip(args, args[1:]):
-                if isinstance(a, ast.Attribute) and a.attr == "dig_down_kind" and isinstance(b, ast.Constant) \
-                        and isinstance(b.value, int):
+                if (
+                    isinstance(a, ast.Attribute)
+                    and a.attr == "dig_down_kind"
+                    and isinstance(b, ast.Constant)
+                    and isinstance(b.value, int)
+                ):
                     found.append((node.lineno, "dig_down_kind with a bare tier"))
     return found
 
@@ -77,22 +81,30 @@ def test_no_module_outside_the_rule_book_computes_needs():
     assert wrong == [], "ask Rules.action / ways / dig (kb/actions.py) instead:\n" + "\n".join(wrong)
 
 
-@pytest.mark.parametrize("snippet, what", [
-    ("n = sum(i.count for i in recipe.ingredients)", ".ingredients"),
-    ("t = source.min_tier", ".min_tier"),
-    ("s = self.kb.sources[item]", "kb.sources"),
-    ("r = kb.crafts.get(item)", "kb.crafts"),
-    ("f = self.kb.fuels", "kb.fuels"),
-    ("runs = batches(count, 4)", "batches()"),
-    ("ok = rules.is_tool(name, kb.dig_down_kind, 1)", "dig_down_kind with a bare tier"),
-])
+@pytest.mark.parametrize(
+    "snippet, what",
+    [
+        ("n = sum(i.count for i in recipe.ingredients)", ".ingredients"),
+        ("t = source.min_tier", ".min_tier"),
+        ("s = self.kb.sources[item]", "kb.sources"),
+        ("r = kb.crafts.get(item)", "kb.crafts"),
+        ("f = self.kb.fuels", "kb.fuels"),
+        ("runs = batches(count, 4)", "batches()"),
+        ("ok = rules.is_tool(name, kb.dig_down_kind, 1)", "dig_down_kind with a bare tier"),
+    ],
+)
 def test_the_scan_sees_each_kind_of_violation(snippet, what):
     assert [w for _, w in violations(snippet)] == [what]
 
 
 def test_the_scan_lets_schema_reads_pass():
-    assert violations("a = rules.action('craft', 'stick', 8)\nn = sum(s.count for s in a.needs)\n"
-                      "t = a.tool.tier if a.tool else None\n") == []
+    assert (
+        violations(
+            "a = rules.action('craft', 'stick', 8)\nn = sum(s.count for s in a.needs)\n"
+            "t = a.tool.tier if a.tool else None\n"
+        )
+        == []
+    )
 
 
 # ---- the schema itself, per profile ---------------------------------------------------------

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 import re
 import subprocess
 import sys
@@ -71,6 +70,7 @@ def test_execute_and_repair():
 
 # -- barsym.env ----------------------------------------------------------------------------------
 
+
 def test_random_agent_smoke():
     env = barsym.env.CraftingEnv("iron_pickaxe", world="stochastic", max_steps=60)
     env.action_space.seed(5)
@@ -97,7 +97,7 @@ def test_scripted_agent_following_a_valid_plan_reaches_the_goal():
     env = barsym.env.CraftingEnv("iron_pickaxe", world="deterministic")
     env.reset(seed=0)
     for index, step in enumerate(plan.steps):
-        observation, reward, terminated, truncated, info = env.step(step, later=plan.steps[index + 1:])
+        observation, reward, terminated, truncated, info = env.step(step, later=plan.steps[index + 1 :])
         assert info["failure"] is None and not truncated
         assert terminated == (index == len(plan.steps) - 1)
     assert reward == 1.0 and env.observation.held == 1 == observation["held"][0] and info["success"]
@@ -110,7 +110,7 @@ def test_the_env_meets_the_episodes_execute_plays():
     for seed in range(12):
         env.reset(seed=seed)
         for index, step in enumerate(plan.steps):
-            observation, reward, terminated, truncated, info = env.step(step, later=plan.steps[index + 1:])
+            observation, reward, terminated, truncated, info = env.step(step, later=plan.steps[index + 1 :])
             if info["failure"] is not None or terminated or truncated:
                 break
         episode = play(env.world, plan, seed, env.goal, env.start_state, env.budget)
@@ -129,6 +129,7 @@ def test_env_accepts_records_and_refuses_bad_worlds():
 
 
 # -- barsym.testing ------------------------------------------------------------------------------
+
 
 @settings(max_examples=25, deadline=None)
 @given(plans(start_strategy=states(max_layer=1)))

@@ -29,8 +29,10 @@ def test_round_trip_is_exact(path):
 
 
 def test_dig_down_and_kill_steps():
-    plan = parse_plan('{"type": "special", "obj_name": "dig down", "obj_num": null, "tool": "wooden_pickaxe"}\n'
-                      '{"type": "kill", "obj_name": "leather", "obj_num": 3}\n')
+    plan = parse_plan(
+        '{"type": "special", "obj_name": "dig down", "obj_num": null, "tool": "wooden_pickaxe"}\n'
+        '{"type": "kill", "obj_name": "leather", "obj_num": 3}\n'
+    )
     assert plan.steps[0].type is StepType.DIG_DOWN and plan.steps[0].tool == "wooden_pickaxe"
     assert plan.steps[1].type is StepType.KILL and plan.steps[1].count == 3
 
@@ -38,7 +40,10 @@ def test_dig_down_and_kill_steps():
 @pytest.mark.parametrize(
     "text,fragment",
     [
-        ('{"type": "mine", "obj_name": "logs", "obj_num": 4}\n{"type": "craft", "obj_name": "planks"', "x.jsonl:2: malformed JSON"),
+        (
+            '{"type": "mine", "obj_name": "logs", "obj_num": 4}\n{"type": "craft", "obj_name": "planks"',
+            "x.jsonl:2: malformed JSON",
+        ),
         ("", "x.jsonl: empty plan"),
         ("\n  \n", "x.jsonl: empty plan"),
         ('{"type": "mine", "obj_name": "logs", "obj_num": 0}', "x.jsonl:1: 'obj_num' must be from 1"),
@@ -51,7 +56,7 @@ def test_dig_down_and_kill_steps():
         ('{"type": "special", "obj_name": "jump", "obj_num": null}', "the special steps are 'dig down' and 'climb up'"),
         ('{"type": "mine", "obj_name": "", "obj_num": 1}', "'obj_name' must be a non-empty"),
         ('{"type": "mine", "obj_name": "logs", "obj_num": 1, "colour": "red"}', "unknown field(s) ['colour']"),
-        ('[1, 2]', "expected a JSON object per line"),
+        ("[1, 2]", "expected a JSON object per line"),
         ('{"type": "mine", "obj_name": "logs", "obj_num": 1, "tool": 5}', "'tool' must be a string or null"),
     ],
 )

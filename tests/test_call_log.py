@@ -16,9 +16,9 @@ from barsym.cli import main
 from barsym.llm import ScriptedLLM
 from barsym.model import Goal
 from barsym.planner import PlanContext, SymbolicDecomposer, layer_goal, make_planner
-from barsym.reasoning.reply_grammar import render_reply
-from barsym.reasoning.prompts import EXAMPLE_ROOT
 from barsym.reasoning.call_log import SCHEMA_VERSION, CallLog, LogError
+from barsym.reasoning.prompts import EXAMPLE_ROOT
+from barsym.reasoning.reply_grammar import render_reply
 
 SHORT_PICKAXE = "craft 1 stone_pickaxe: 1 cobblestone, 2 stick, 1 crafting_table"
 
@@ -61,7 +61,7 @@ def test_every_call_is_a_row_with_its_verdict(kb, log_path):
     assert first.messages == model.calls[0].messages and first.grammar == model.calls[0].grammar
     assert first.reply == SHORT_PICKAXE and first.command == "barsym plan stone_pickaxe"
     assert second.temperature > 0  # a retry samples
-    prefixes = log.db.execute("SELECT COUNT(*) FROM texts WHERE body LIKE '[{\"role\": \"system\"%'").fetchone()[0]
+    prefixes = log.db.execute('SELECT COUNT(*) FROM texts WHERE body LIKE \'[{"role": "system"%\'').fetchone()[0]
     assert prefixes == 1  # the few-shot prefix is stored once for all calls
 
 
@@ -122,13 +122,15 @@ def test_logging_off_and_an_unwritable_log_never_stop_a_plan(kb, tmp_path, monke
 def test_state_consistency_calls_are_logged_too(kb, log_path):
     """The step scorer's and forward repairer's calls go to the same log, with their verdicts."""
     from barsym.llm import BackendTimeoutError
-    from barsym.reasoning.step_scorer import LLMStepScorer
     from barsym.model import Step, StepType
+    from barsym.reasoning.step_scorer import LLMStepScorer
 
     steps = [Step(type=StepType.MINE, item="logs", count=1), Step(type=StepType.CRAFT, item="planks", count=4)]
     scorer = LLMStepScorer(ScriptedLLM(["7", BackendTimeoutError]))
     assert scorer.score(steps, Goal(item="planks", count=4)) == [7, None]
     rows = CallLog(log_path).recent(None)
     assert [(r.goal, r.verdict, r.reply) for r in rows] == [
-        ("score step 1 of 4 planks", "accepted", "7"), ("score step 2 of 4 planks", "backend-error", None)]
+        ("score step 1 of 4 planks", "accepted", "7"),
+        ("score step 2 of 4 planks", "backend-error", None),
+    ]
     assert scorer.use.calls == 1 and scorer.use.errors == 1

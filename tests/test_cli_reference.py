@@ -11,10 +11,12 @@ from barsym.commands.reference import DOC, render
 def test_the_cli_reference_matches_the_parsers():
     expected = render(build_parser())
     actual = DOC.read_text(encoding="utf-8") if DOC.is_file() else ""
-    diff = "".join(difflib.unified_diff(actual.splitlines(True), expected.splitlines(True), "docs/cli.md",
-                                        "the parsers", n=1))
-    assert actual == expected, ("docs/cli.md is stale; regenerate it with "
-                                f"`PYTHONPATH=src python tools/gen_cli_reference.py`:\n{diff[:3000]}")
+    diff = "".join(
+        difflib.unified_diff(actual.splitlines(True), expected.splitlines(True), "docs/cli.md", "the parsers", n=1)
+    )
+    assert actual == expected, (
+        f"docs/cli.md is stale; regenerate it with `PYTHONPATH=src python tools/gen_cli_reference.py`:\n{diff[:3000]}"
+    )
 
 
 def test_every_command_and_option_is_in_it():

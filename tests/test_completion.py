@@ -16,10 +16,11 @@ def complete(script: str, *words: str) -> list[str]:
     """What bash's completion function offers for ``barsym WORDS...`` (the last word being typed)."""
     words = ("barsym", *words)
     quoted = " ".join(f"'{w}'" for w in words)
-    program = (f"{script}\nCOMP_WORDS=({quoted}); COMP_CWORD={len(words) - 1}; COMP_LINE=\"{' '.join(words)}\"; "
-               "COMP_POINT=${#COMP_LINE}; _shtab_barsym; printf '%s\\n' \"${COMPREPLY[@]}\"")
-    done = subprocess.run(["bash", "--norc", "--noprofile"], input=program, capture_output=True, text=True,
-                          timeout=60)
+    program = (
+        f'{script}\nCOMP_WORDS=({quoted}); COMP_CWORD={len(words) - 1}; COMP_LINE="{" ".join(words)}"; '
+        "COMP_POINT=${#COMP_LINE}; _shtab_barsym; printf '%s\\n' \"${COMPREPLY[@]}\""
+    )
+    done = subprocess.run(["bash", "--norc", "--noprofile"], input=program, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return done.stdout.split()
 

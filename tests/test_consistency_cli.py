@@ -23,7 +23,7 @@ DIG = next(i for i, s in enumerate(IRON.steps) if s.type is StepType.DIG_DOWN)
 @pytest.fixture
 def faulty(tmp_path):
     path = tmp_path / "no_dig.jsonl"
-    path.write_text(format_plan(Plan(steps=IRON.steps[:DIG] + IRON.steps[DIG + 1:])), encoding="utf-8")
+    path.write_text(format_plan(Plan(steps=IRON.steps[:DIG] + IRON.steps[DIG + 1 :])), encoding="utf-8")
     return path
 
 
@@ -67,8 +67,9 @@ def test_repair_bar_format_is_a_plan(capsys, faulty):
 
 
 def test_repair_with_the_sliding_window(capsys, faulty):
-    code, out, err = run(capsys, "repair", str(faulty), "--anchors", "sliding-window", "--k", "2", "--rounds", "6",
-                         "--format", "json")
+    code, out, err = run(
+        capsys, "repair", str(faulty), "--anchors", "sliding-window", "--k", "2", "--rounds", "6", "--format", "json"
+    )
     records = json.loads(out)
     assert code in (0, 1), err
     assert records[0]["rounds"] and all(r["anchors"] for r in records[0]["rounds"])
@@ -87,13 +88,16 @@ def test_score_prints_both_sources_and_anchors(capsys, faulty):
     assert plan["windows"]
 
 
-@pytest.mark.parametrize("argv, message", [
-    (("--t", "0"), "--t must be from 1 to 10"),
-    (("--t", "11"), "--t must be from 1 to 10"),
-    (("--t", "five"), "--t must be a whole number"),
-    (("--k", "0"), "--k must be from 1"),
-    (("--repair-rounds", "0"), "--repair-rounds must be from 1"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (("--t", "0"), "--t must be from 1 to 10"),
+        (("--t", "11"), "--t must be from 1 to 10"),
+        (("--t", "five"), "--t must be a whole number"),
+        (("--k", "0"), "--k must be from 1"),
+        (("--repair-rounds", "0"), "--repair-rounds must be from 1"),
+    ],
+)
 def test_bad_options_are_one_line_and_exit_2(capsys, faulty, argv, message):
     for command in ("repair", "score"):
         if command == "score" and argv[0] == "--repair-rounds":

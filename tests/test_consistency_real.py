@@ -12,11 +12,11 @@ from __future__ import annotations
 import pytest
 
 from barsym.bar_io import read_plan
-from barsym.consistency import ConsistencyConfig, StateConsistency
-from barsym.reasoning.step_scorer import LLMStepScorer
-from barsym.reasoning import model_consistency
+from barsym.consistency import ConsistencyConfig
 from barsym.llm import LlamaCppBackend, LLMOptions
 from barsym.model import Plan, StepType
+from barsym.reasoning import model_consistency
+from barsym.reasoning.step_scorer import LLMStepScorer
 from testdata import EXPERT_FILES
 
 pytestmark = pytest.mark.llm
@@ -42,7 +42,7 @@ def test_real_scores_are_one_to_ten_and_the_prefix_is_cached(backend):
 
 def test_the_real_llm_repairer_fixes_a_dropped_dig_down(backend, validator):
     dig = next(i for i, s in enumerate(PLAN.steps) if s.type is StepType.DIG_DOWN)
-    faulty = Plan(steps=PLAN.steps[:dig] + PLAN.steps[dig + 1:])
+    faulty = Plan(steps=PLAN.steps[:dig] + PLAN.steps[dig + 1 :])
     engine = model_consistency(validator.kb, ConsistencyConfig(repairer="llm", fallback=False), backend=backend)
     result = engine.repair(faulty)
     assert result.valid_after and validator.validate(result.plan).valid

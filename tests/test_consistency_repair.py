@@ -12,14 +12,15 @@ from __future__ import annotations
 import pytest
 
 from barsym.bar_io import read_plan
-from barsym.consistency import (CannotRepair, ConsistencyConfig, Provenance, StateConsistency)
-from barsym.reasoning.forward_repairer import SYSTEM as REPAIR_SYSTEM
-from barsym.reasoning.step_scorer import SCORE_GRAMMAR, SYSTEM as SCORE_SYSTEM, LLMStepScorer
-from barsym.reasoning import model_consistency
-from barsym.testing.faults import repair_faults
+from barsym.consistency import CannotRepair, ConsistencyConfig, Provenance, StateConsistency
 from barsym.llm import BackendTimeoutError, ScriptedLLM
 from barsym.metrics import as_records, edit_distance
 from barsym.model import Goal, Plan, Step, StepType
+from barsym.reasoning import model_consistency
+from barsym.reasoning.forward_repairer import SYSTEM as REPAIR_SYSTEM
+from barsym.reasoning.step_scorer import SCORE_GRAMMAR, LLMStepScorer
+from barsym.reasoning.step_scorer import SYSTEM as SCORE_SYSTEM
+from barsym.testing.faults import repair_faults
 from testdata import EXPERT_FILES
 
 PLANS = {p.stem: read_plan(p) for p in EXPERT_FILES}
@@ -66,7 +67,7 @@ def test_a_valid_plan_comes_back_unchanged(engine):
 def test_provenance_marks_exactly_the_new_steps(engine):
     plan = PLANS["iron_pickaxe"]
     dig = next(i for i, s in enumerate(plan.steps) if s.type is StepType.DIG_DOWN)
-    result = engine.repair(Plan(steps=plan.steps[:dig] + plan.steps[dig + 1:]))
+    result = engine.repair(Plan(steps=plan.steps[:dig] + plan.steps[dig + 1 :]))
     assert result.plan.steps == plan.steps
     assert [i for i, p in enumerate(result.provenance) if p is not Provenance.KEPT] == [dig]
     assert result.provenance[dig] is Provenance.REPAIRED_SYMBOLIC
@@ -80,8 +81,12 @@ def test_a_plan_that_skips_the_way_gets_its_raw_materials_in_one_go(engine, vali
     # not the sticks, pickaxe and cobblestone on the way. The repair mines every log they take at
     # the start, as the expert does, rather than one log now and two more before the pickaxe.
     craft = StepType.CRAFT
-    broken = Plan(steps=tuple(Step(type=craft, item=item, count=n) for item, n in (
-        ("logs", 3), ("planks", 4), ("crafting_table", 1), ("stone_pickaxe", 1))))
+    broken = Plan(
+        steps=tuple(
+            Step(type=craft, item=item, count=n)
+            for item, n in (("logs", 3), ("planks", 4), ("crafting_table", 1), ("stone_pickaxe", 1))
+        )
+    )
     result = engine.repair(broken, goal=Goal(item="stone_pickaxe"))
     assert validator.validate(result.plan, goal=Goal(item="stone_pickaxe")).valid
     logs = [s for s in result.plan.steps if s.item == "logs"]
@@ -100,6 +105,7 @@ def test_a_goal_nothing_makes_cannot_be_repaired(engine):
 
 def test_a_start_inventory_is_repaired_from(kb, validator):
     from barsym.sim import State
+
     start = State.start({"wooden_pickaxe": 1, "crafting_table": 1, "stick": 2})
     plan = Plan(steps=tuple(s for s in PLANS["stone_pickaxe"].steps[5:] if s.type is not StepType.DIG_DOWN))
     result = StateConsistency(kb).repair(plan, goal=Goal(item="stone_pickaxe"), start=start)
@@ -121,6 +127,7 @@ def test_configurations_are_checked(kb):
 
 # ---- the model's side, scripted ------------------------------------------------------------
 
+
 def test_llm_scores_use_bar_wording_a_grammar_and_one_prefix():
     llm = ScriptedLLM(["9", "2", "10"])
     scorer = LLMStepScorer(llm)
@@ -130,7 +137,7 @@ def test_llm_scores_use_bar_wording_a_grammar_and_one_prefix():
     assert "1 means the next few steps starting from this step are likely wrong" in llm.calls[0].messages[0]["content"]
     assert "10 means they are completely accurate" in SCORE_SYSTEM
     prompts = [c.messages[-1]["content"] for c in llm.calls]
-    prefix = prompts[0][:prompts[0].index("Rate step")]
+    prefix = prompts[0][: prompts[0].index("Rate step")]
     assert all(p.startswith(prefix) for p in prompts) and "Task: obtain 1 stone_axe." in prefix
     assert [p.rsplit("\n", 1)[-1] for p in prompts] == [f"Rate step {i + 1}: {s}" for i, s in enumerate(plan)]
     assert scorer.score(plan, Goal(item="stone_axe")) == [9, 2, 10] and len(llm.calls) == 3  # cached
@@ -147,7 +154,7 @@ def test_llm_scores_survive_a_failing_backend():
 def test_llm_scores_pick_the_anchors(kb):
     plan = PLANS["iron_pickaxe"]
     dig = next(i for i, s in enumerate(plan.steps) if s.type is StepType.DIG_DOWN)
-    faulty = Plan(steps=plan.steps[:dig] + plan.steps[dig + 1:])
+    faulty = Plan(steps=plan.steps[:dig] + plan.steps[dig + 1 :])
     n = len(faulty)
     scores = ["10"] * n
     scores[dig] = "2"  # the model flags the step after the dropped dig down
@@ -182,7 +189,7 @@ def first_option(call) -> str:
 def test_the_llm_repairer_chooses_among_applicable_steps(kb, validator):
     plan = PLANS["iron_pickaxe"]
     table = next(i for i, s in enumerate(plan.steps) if s.item == "crafting_table")
-    faulty = Plan(steps=plan.steps[:table] + plan.steps[table + 1:])  # no crafting table at all
+    faulty = Plan(steps=plan.steps[:table] + plan.steps[table + 1 :])  # no crafting table at all
     llm = ScriptedLLM([first_option] * 40)
     engine = model_consistency(kb, ConsistencyConfig(repairer="llm", fallback=False), backend=llm)
     result = engine.repair(faulty)
@@ -197,23 +204,23 @@ def test_the_llm_repairer_chooses_among_applicable_steps(kb, validator):
 def test_the_llm_repairer_falls_back_to_the_symbolic_one(kb):
     plan = PLANS["iron_pickaxe"]
     table = next(i for i, s in enumerate(plan.steps) if s.item == "crafting_table")
-    faulty = Plan(steps=plan.steps[:table] + plan.steps[table + 1:])
-    engine = model_consistency(kb, ConsistencyConfig(repairer="llm"),
-                              backend=ScriptedLLM([BackendTimeoutError] * 10))
+    faulty = Plan(steps=plan.steps[:table] + plan.steps[table + 1 :])
+    engine = model_consistency(kb, ConsistencyConfig(repairer="llm"), backend=ScriptedLLM([BackendTimeoutError] * 10))
     result = engine.repair(faulty)
     assert result.valid_after and result.stats.symbolic_fallbacks >= 1
     assert Provenance.REPAIRED_SYMBOLIC in result.provenance
-    alone = model_consistency(kb, ConsistencyConfig(repairer="llm", fallback=False, rounds=1),
-                             backend=ScriptedLLM([BackendTimeoutError] * 10))
+    alone = model_consistency(
+        kb, ConsistencyConfig(repairer="llm", fallback=False, rounds=1), backend=ScriptedLLM([BackendTimeoutError] * 10)
+    )
     assert not alone.repair(faulty).valid_after  # no fallback: the unfinished window stays as it was left
 
 
 def test_bar_sc_plans_with_the_scripted_model(kb, validator):
     """bar-sc = llm-only's decomposition (here the symbolic answers, scripted) and then state consistency."""
     from barsym.planner import make_planner
-    from barsym.reasoning.reply_grammar import render_reply
     from barsym.planner.decomposer import PlanContext
     from barsym.planner.symbolic import SymbolicDecomposer
+    from barsym.reasoning.reply_grammar import render_reply
 
     symbolic = SymbolicDecomposer(kb)
     goal = Goal(item="stone_pickaxe")
@@ -245,6 +252,7 @@ def test_bar_sc_plans_with_the_scripted_model(kb, validator):
 
 def test_consistency_on_any_planner(kb):
     from barsym.planner import make_planner
+
     planner = make_planner("symbolic", kb, consistency=True)
     result = planner.plan(Goal(item="iron_pickaxe"))
     assert planner.name == "symbolic+sc" and result.validation.valid

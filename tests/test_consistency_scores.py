@@ -12,8 +12,15 @@ from __future__ import annotations
 import pytest
 
 from barsym.bar_io import parse_plan
-from barsym.consistency import (AnchorPair, FailureKind, merge, score_plan, simulator_scores, sliding_window,
-                                step_scoring)
+from barsym.consistency import (
+    AnchorPair,
+    FailureKind,
+    merge,
+    score_plan,
+    simulator_scores,
+    sliding_window,
+    step_scoring,
+)
 from barsym.consistency.crosscheck import CrossCheck, ranks, spearman
 from barsym.consistency.scores import formula
 from barsym.model import Goal, Plan, Step, StepType
@@ -56,8 +63,14 @@ def test_scores_fall_as_the_failure_comes_closer(validator):
 
 
 def test_knock_on_and_intrinsic_failures(validator):
-    plan = steps("mine 3 logs", "craft 9 planks", "craft 1 wooden_pickaxe", "dig down with wooden_pickaxe",
-                 "mine 2 cobblestone with wooden_pickaxe", "craft 1 stone_pickaxe")
+    plan = steps(
+        "mine 3 logs",
+        "craft 9 planks",
+        "craft 1 wooden_pickaxe",
+        "dig down with wooden_pickaxe",
+        "mine 2 cobblestone with wooden_pickaxe",
+        "craft 1 stone_pickaxe",
+    )
     scores, _ = score_plan(validator, plan, Goal(item="stone_pickaxe"))
     kinds = [s.fault.kind if s.fault and s.distance == 0 else None for s in scores]
     assert kinds[2] is FailureKind.STATE  # no sticks, no table
@@ -68,8 +81,16 @@ def test_knock_on_and_intrinsic_failures(validator):
 
 
 def test_a_named_tool_too_weak_is_intrinsic(validator):
-    plan = steps("mine 3 logs", "craft 9 planks", "craft 4 stick", "craft 1 crafting_table", "craft 1 wooden_pickaxe",
-                 "dig down with wooden_pickaxe", "dig down with wooden_pickaxe", "mine 1 iron_ore with wooden_pickaxe")
+    plan = steps(
+        "mine 3 logs",
+        "craft 9 planks",
+        "craft 4 stick",
+        "craft 1 crafting_table",
+        "craft 1 wooden_pickaxe",
+        "dig down with wooden_pickaxe",
+        "dig down with wooden_pickaxe",
+        "mine 1 iron_ore with wooden_pickaxe",
+    )
     scores, _ = score_plan(validator, plan, Goal(item="iron_ore"))
     assert scores[-1].fault.kind is FailureKind.INTRINSIC and scores[-1].score == 1
 
@@ -85,15 +106,31 @@ def test_the_goal_missing_at_the_end_lowers_the_last_steps(validator):
 
 
 def test_an_unneeded_step_scores_four(validator):
-    plan = steps("mine 3 logs", "mine 2 dirt", "craft 9 planks", "craft 4 stick", "craft 1 crafting_table",
-                 "craft 1 wooden_pickaxe", "craft 1 stone_pickaxe")
+    plan = steps(
+        "mine 3 logs",
+        "mine 2 dirt",
+        "craft 9 planks",
+        "craft 4 stick",
+        "craft 1 crafting_table",
+        "craft 1 wooden_pickaxe",
+        "craft 1 stone_pickaxe",
+    )
     scores, _ = score_plan(validator, plan, Goal(item="stone_pickaxe"))
     assert scores[1].fault.kind is FailureKind.UNNEEDED and scores[1].score == 4 and scores[0].score == 10
 
 
 def test_a_step_that_made_too_few_is_blamed(validator):
-    plan = steps("mine 3 logs", "craft 4 planks", "craft 4 stick", "craft 1 crafting_table", "craft 1 wooden_pickaxe",
-                 "mine 1 dirt", "mine 1 dirt", "mine 1 dirt", "craft 1 oak_button")
+    plan = steps(
+        "mine 3 logs",
+        "craft 4 planks",
+        "craft 4 stick",
+        "craft 1 crafting_table",
+        "craft 1 wooden_pickaxe",
+        "mine 1 dirt",
+        "mine 1 dirt",
+        "mine 1 dirt",
+        "craft 1 oak_button",
+    )
     scores, _ = score_plan(validator, plan, Goal(item="oak_button"))
     cut = scores[1]  # 4 planks: the table and the pickaxe run short
     assert cut.blamed and cut.score == formula(1, FailureKind.STATE, 3) and "made too few" in cut.reason()

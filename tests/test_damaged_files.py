@@ -24,14 +24,18 @@ pytestmark = pytest.mark.skipif(not BAR_DIR.exists(), reason="BAR dataset not av
 
 # ------------------------------------------------------------------ memory import: the store's own models decide
 
+
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
     """One exported memory line (two BAR tasks planned, executed, recorded, exported)."""
     folder = tmp_path_factory.mktemp("memory")
     memory, out = folder / "m.sqlite", folder / "m.jsonl"
     from barsym.cli import main
-    assert main(["memory", "build", "--memory", str(memory), "--dataset", str(BAR_DIR), "--limit", "2",
-                 "--runs", "3"]) == 0
+
+    assert (
+        main(["memory", "build", "--memory", str(memory), "--dataset", str(BAR_DIR), "--limit", "2", "--runs", "3"])
+        == 0
+    )
     assert main(["memory", "export", str(out), "--memory", str(memory)]) == 0
     return [json.loads(line) for line in out.read_text().splitlines()]
 
@@ -40,17 +44,20 @@ def _first_decomposition(record: dict) -> dict:
     return record["decompositions"][0]
 
 
-@pytest.mark.parametrize("damage, words", [
-    (lambda r: _first_decomposition(r).update(subgoals=[1, 2]), "decompositions.0.subgoals.0"),
-    (lambda r: _first_decomposition(r).update(yields="lots"), "decompositions.0.yields"),
-    (lambda r: _first_decomposition(r)["step"].update(type="teleport"), "decompositions.0.step.type"),
-    (lambda r: _first_decomposition(r).update(context={"at_hand": 5}), "decompositions.0.context.at_hand"),
-    (lambda r: _first_decomposition(r).update(goal_count=0), "decompositions.0.goal_count"),
-    (lambda r: r.update(executions=[["stochastic", 0, 3, 4]]), "successes <= runs"),
-    (lambda r: r.update(goal=["stick", "four"]), "goal.1"),
-    (lambda r: r.pop("steps"), "steps"),
-    (lambda r: r.update(extra=1), "extra"),
-])
+@pytest.mark.parametrize(
+    "damage, words",
+    [
+        (lambda r: _first_decomposition(r).update(subgoals=[1, 2]), "decompositions.0.subgoals.0"),
+        (lambda r: _first_decomposition(r).update(yields="lots"), "decompositions.0.yields"),
+        (lambda r: _first_decomposition(r)["step"].update(type="teleport"), "decompositions.0.step.type"),
+        (lambda r: _first_decomposition(r).update(context={"at_hand": 5}), "decompositions.0.context.at_hand"),
+        (lambda r: _first_decomposition(r).update(goal_count=0), "decompositions.0.goal_count"),
+        (lambda r: r.update(executions=[["stochastic", 0, 3, 4]]), "successes <= runs"),
+        (lambda r: r.update(goal=["stick", "four"]), "goal.1"),
+        (lambda r: r.pop("steps"), "steps"),
+        (lambda r: r.update(extra=1), "extra"),
+    ],
+)
 def test_import_refuses_what_the_store_cannot_read(capsys, tmp_path, exported, damage, words):
     bad = copy.deepcopy(exported)
     damage(bad[-1])
@@ -78,6 +85,7 @@ def test_importing_one_export_twice_counts_it_once(capsys, tmp_path, exported):
 
 # ------------------------------------------------------------------ run-file records: one line, the task runs again
 
+
 def _timeless(value):
     """A result without its times: what must not depend on when a task ran."""
     if isinstance(value, dict):
@@ -88,11 +96,28 @@ def _timeless(value):
 
 
 def _eval(capsys, run_file, *extra):
-    code, out, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "2", "--quiet",
-                         "--run", run_file, *extra)
+    code, out, err = run(
+        capsys,
+        "eval",
+        "--dataset",
+        BAR_DIR,
+        "--planner",
+        "symbolic",
+        "--limit",
+        "2",
+        "--quiet",
+        "--run",
+        run_file,
+        *extra,
+    )
     # a resumed run's line saying what it kept is tested in test_progress; these tests read what follows it
-    return code, out, "".join(line for line in err.splitlines(keepends=True)
-                              if not line.startswith(f"barsym: resuming {run_file}: "))
+    return (
+        code,
+        out,
+        "".join(
+            line for line in err.splitlines(keepends=True) if not line.startswith(f"barsym: resuming {run_file}: ")
+        ),
+    )
 
 
 RECORD_DAMAGE = [
@@ -106,8 +131,11 @@ RECORD_DAMAGE = [
     ("bogus execution", lambda r: r.update(execution={"bogus": 1}), "'execution' must be an object"),
     ("no group", lambda r: r.pop("group"), "'key' and 'group' must be strings"),
     ("expert plan a string", lambda r: r.update(expert_plan="x"), "'expert_plan' must be a list of steps"),
-    ("failures not a list", lambda r: r.update(execution={"planner": {"runs": 1, "successes": 0, "failures": 3}}),
-     "execution.planner.failures must be a list"),
+    (
+        "failures not a list",
+        lambda r: r.update(execution={"planner": {"runs": 1, "successes": 0, "failures": 3}}),
+        "execution.planner.failures must be a list",
+    ),
 ]
 
 
@@ -124,8 +152,10 @@ def test_damaged_records_are_one_line_and_run_again(capsys, tmp_path, name, dama
     again = tmp_path / "again.json"
     code, out, err = _eval(capsys, run_file, "-o", again)
     assert code == 0 and one_line(err), err
-    assert f"{run_file}:2: damaged record of {record.get('key', json.loads(lines[2])['key'])}" in err or \
-        f"{run_file}:2: damaged record" in err
+    assert (
+        f"{run_file}:2: damaged record of {record.get('key', json.loads(lines[2])['key'])}" in err
+        or f"{run_file}:2: damaged record" in err
+    )
     assert words in err and "run again" in err
     assert _timeless(json.loads(again.read_text())["tasks"]) == _timeless(json.loads(fresh.read_text())["tasks"])
     code, _, err = _eval(capsys, run_file)  # the re-run's record is the one read from now on
@@ -173,14 +203,20 @@ REPORT_DAMAGE = [
     ("Infinity in a score", lambda r: r["score"].update(f1=[1, float("inf"), 1, 1])),
     ("string edit distance", lambda r: r["score"].update(edit_distance="3")),
     ("2-element f1", lambda r: r["score"].update(f1=[1, 2])),
-    ("NaN successes", lambda r: r.update(execution={"planner": {"runs": 3, "successes": float("nan")},
-                                                    "expert": None})),
+    (
+        "NaN successes",
+        lambda r: r.update(execution={"planner": {"runs": 3, "successes": float("nan")}, "expert": None}),
+    ),
     ("string runs", lambda r: r.update(execution={"planner": {"runs": "3", "successes": 1}, "expert": None})),
     ("NaN in stats", lambda r: r["stats"].update(llm_calls=float("nan"))),
     ("string in stats", lambda r: r["stats"].update(goals="many")),
     ("stats 7", lambda r: r.update(stats=7)),
-    ("deps rounds 10**9", lambda r: r["stats"].update(deps={"rounds": 10**9, "success_round": 1, "stopped": "x",
-                                                            "dropped_rounds": 0, "world": "w"})),
+    (
+        "deps rounds 10**9",
+        lambda r: r["stats"].update(
+            deps={"rounds": 10**9, "success_round": 1, "stopped": "x", "dropped_rounds": 0, "world": "w"}
+        ),
+    ),
     ("missing group", lambda r: r.pop("group")),
 ]
 
@@ -189,8 +225,13 @@ REPORT_DAMAGE = [
 def run_lines(tmp_path_factory):
     path = tmp_path_factory.mktemp("report") / "run.jsonl"
     from barsym.cli import main
-    assert main(["eval", "--dataset", str(BAR_DIR), "--planner", "symbolic", "--limit", "3", "--quiet",
-                 "--run", str(path)]) == 0
+
+    assert (
+        main(
+            ["eval", "--dataset", str(BAR_DIR), "--planner", "symbolic", "--limit", "3", "--quiet", "--run", str(path)]
+        )
+        == 0
+    )
     return path.read_text().splitlines()
 
 
@@ -242,6 +283,7 @@ def test_load_runs_keeps_the_last_good_record_of_a_task(tmp_path, run_lines):
 
 # ------------------------------------------------------------------ inputs: capped, and only regular files
 
+
 def _fifo(tmp_path):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
@@ -270,6 +312,7 @@ def test_inputs_that_are_not_small_regular_files_are_one_line(capsys, tmp_path, 
     path = {"fifo": _fifo, "huge": _huge}.get(kind, lambda _: None)(tmp_path)
     if path is None:
         from pathlib import Path
+
         path = Path("/dev/zero")
         argv_list = argv(tmp_path / "x")  # where the command's other files go
         argv_list = [path if a == tmp_path / "x" else a for a in argv_list]
@@ -277,8 +320,9 @@ def test_inputs_that_are_not_small_regular_files_are_one_line(capsys, tmp_path, 
         argv_list = argv(path)
     code, out, err = run(capsys, *argv_list)
     assert code == 2 and one_line(err), err
-    assert any(words in err for words in ("FIFO", "character device", "larger than the 64 MiB",
-                                          "not a regular file")), err
+    assert any(
+        words in err for words in ("FIFO", "character device", "larger than the 64 MiB", "not a regular file")
+    ), err
 
 
 def test_read_input_is_the_one_reader():
@@ -288,10 +332,17 @@ def test_read_input_is_the_one_reader():
 
 
 @pytest.mark.parametrize("layer", ["²", "٣", "１", "3x", "-1", "9999"])
-@pytest.mark.parametrize("command", [
-    ["validate", EXPERT_FILES[0]], ["execute", EXPERT_FILES[0]], ["score", EXPERT_FILES[0], EXPERT_FILES[0]],
-    ["repair", EXPERT_FILES[0]], ["plan", "stick", "--planner", "symbolic"],
-], ids=["validate", "execute", "score", "repair", "plan"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["validate", EXPERT_FILES[0]],
+        ["execute", EXPERT_FILES[0]],
+        ["score", EXPERT_FILES[0], EXPERT_FILES[0]],
+        ["repair", EXPERT_FILES[0]],
+        ["plan", "stick", "--planner", "symbolic"],
+    ],
+    ids=["validate", "execute", "score", "repair", "plan"],
+)
 def test_a_layer_that_is_not_ascii_digits_is_one_line(capsys, command, layer):
     code, out, err = run(capsys, *command, "--layer", layer)
     assert code == 2 and one_line(err), err

@@ -82,8 +82,9 @@ def test_a_folder_spelled_like_a_name_is_reached_with_a_path(kb, tmp_path, monke
     assert len(load_dataset("bar", kb)) == 53
 
 
-@pytest.mark.parametrize("name, shared", [("bar", "bar_tech_tree"), ("deps", "deps_tasks.json"),
-                                          ("plancraft-train", "plancraft/train.json")])
+@pytest.mark.parametrize(
+    "name, shared", [("bar", "bar_tech_tree"), ("deps", "deps_tasks.json"), ("plancraft-train", "plancraft/train.json")]
+)
 def test_the_packaged_copies_are_the_released_files(name, shared):
     """Byte for byte what the project's shared datasets hold (BAR's and Plancraft's as released)."""
     source = DATASETS / shared
@@ -92,8 +93,9 @@ def test_the_packaged_copies_are_the_released_files(name, shared):
     packaged = BUNDLED[name].path
     if source.is_dir():
         files = sorted(p.relative_to(source) for p in source.rglob("*") if p.is_file())
-        assert files == sorted(p.relative_to(packaged) for p in packaged.rglob("*")
-                               if p.is_file() and p.name != "SOURCE.md")
+        assert files == sorted(
+            p.relative_to(packaged) for p in packaged.rglob("*") if p.is_file() and p.name != "SOURCE.md"
+        )
         assert all((source / f).read_bytes() == (packaged / f).read_bytes() for f in files)
     else:
         assert source.read_bytes() == packaged.read_bytes()
@@ -101,15 +103,21 @@ def test_the_packaged_copies_are_the_released_files(name, shared):
 
 def test_the_wheel_carries_the_task_sets(tmp_path):
     """``pip wheel .`` (the build a user's pip makes) holds every data file, licence and note."""
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp_path),
-                            str(REPO)], capture_output=True, text=True)
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp_path), str(REPO)],
+        capture_output=True,
+        text=True,
+    )
     if built.returncode != 0:
         pytest.skip(f"pip could not build a wheel here (no build backend reachable): {built.stderr[-300:]}")
     (wheel,) = tmp_path.glob("barsym-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     for name, dataset in BUNDLED.items():
         home = dataset.home
-        expected = {f"barsym/datasets/{p.relative_to(home.parent).as_posix()}" for p in home.rglob("*")
-                    if p.is_file() and "__pycache__" not in p.parts}
+        expected = {
+            f"barsym/datasets/{p.relative_to(home.parent).as_posix()}"
+            for p in home.rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts
+        }
         assert expected <= names, (name, sorted(expected - names)[:5])
     assert sum(n.startswith("barsym/datasets/bar/") and n.endswith(".jsonl") for n in names) == 53

@@ -14,8 +14,8 @@ from barsym.llm.grammar_match import compile_grammar
 from barsym.model import Goal
 from barsym.planner import PlanningError, make_planner
 from barsym.planner.registry import graph_for, symbolic_planner
-from barsym.reasoning.cot import CotPlanner, split_line
 from barsym.reasoning import deps_prompts as prompts
+from barsym.reasoning.cot import CotPlanner, split_line
 from barsym.reasoning.deps import DepsPlanner, StopReason
 from barsym.reasoning.forward_plans import Vocabulary, parse_plan_text, render_plan
 
@@ -25,12 +25,12 @@ GOOD = "mine 3 logs\ncraft 9 planks\ncraft 2 stick\ncraft 1 crafting_table\ncraf
 WHY = "Crafting a wooden_pickaxe needs a crafting_table."
 
 
-
 def deps(kb, replies, rounds=5, n_ctx=4096):
     backend = ScriptedLLM(replies, LLMOptions(n_ctx=n_ctx))
     graph = graph_for(kb)
-    planner = DepsPlanner(kb, backend, graph=graph, rounds=rounds, world="deterministic",
-                          symbolic=symbolic_planner(kb, graph=graph))
+    planner = DepsPlanner(
+        kb, backend, graph=graph, rounds=rounds, world="deterministic", symbolic=symbolic_planner(kb, graph=graph)
+    )
     return planner, backend
 
 
@@ -141,8 +141,10 @@ def test_a_server_reply_without_the_grammar_is_read_leniently(kb):
 
 
 def test_cot_writes_steps_and_inventories_and_the_trace_compares_them(kb):
-    reply = ("mine 3 logs; inventory: 3 logs\ncraft 9 planks; inventory: 12 planks\n"
-             "craft 2 stick; inventory: 4 stick, 9 planks\ndone")
+    reply = (
+        "mine 3 logs; inventory: 3 logs\ncraft 9 planks; inventory: 12 planks\n"
+        "craft 2 stick; inventory: 4 stick, 9 planks\ndone"
+    )
     graph = graph_for(kb)
     backend = ScriptedLLM([reply])
     planner = CotPlanner(kb, backend, graph=graph, symbolic=symbolic_planner(kb, graph=graph))

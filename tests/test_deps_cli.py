@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from cli_run import run, one_line
+from cli_run import one_line, run
 from loopback import chat_stubs
 
 
@@ -21,15 +21,21 @@ def server():
         yield start
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--planner", "deps", "--deps-rounds", "-1"], "--deps-rounds must be from 0 to 20"),
-    (["--planner", "deps", "--deps-rounds", "1000000"], "--deps-rounds must be from 0 to 20"),
-    (["--planner", "deps", "--deps-rounds", "five"], "--deps-rounds must be a whole number from 0 to 20"),
-    (["--planner", "deps", "--feedback-world", "nether"], "--feedback-world must be one of deterministic, stochastic"),
-    (["--planner", "bar", "--feedback-world", "deterministic"], "--feedback-world applies to --planner deps only"),
-    (["--planner", "cot", "--llm-mode", "vocab"], "the cot planner's grammar is always the game's vocabulary"),
-    (["--planner", "deps", "--llm-url", "http://127.0.0.1:9"], "cannot reach the LLM server"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--planner", "deps", "--deps-rounds", "-1"], "--deps-rounds must be from 0 to 20"),
+        (["--planner", "deps", "--deps-rounds", "1000000"], "--deps-rounds must be from 0 to 20"),
+        (["--planner", "deps", "--deps-rounds", "five"], "--deps-rounds must be a whole number from 0 to 20"),
+        (
+            ["--planner", "deps", "--feedback-world", "nether"],
+            "--feedback-world must be one of deterministic, stochastic",
+        ),
+        (["--planner", "bar", "--feedback-world", "deterministic"], "--feedback-world applies to --planner deps only"),
+        (["--planner", "cot", "--llm-mode", "vocab"], "the cot planner's grammar is always the game's vocabulary"),
+        (["--planner", "deps", "--llm-url", "http://127.0.0.1:9"], "cannot reach the LLM server"),
+    ],
+)
 @pytest.mark.parametrize("command", ["plan", "eval"])
 def test_bad_settings_are_one_line_exit_2(capsys, tmp_path, argv, words, command):
     tasks = tmp_path / "tasks.json"
@@ -41,8 +47,9 @@ def test_bad_settings_are_one_line_exit_2(capsys, tmp_path, argv, words, command
 
 def test_a_model_that_never_answers_usefully_is_a_shown_and_recorded_failure(capsys, server, tmp_path):
     s = server("I like turtles")
-    code, out, err = run(capsys, "plan", "stick", "--planner", "deps", "--rounds", "2", "--llm-url", s.url,
-                         "--format", "json")
+    code, out, err = run(
+        capsys, "plan", "stick", "--planner", "deps", "--rounds", "2", "--llm-url", s.url, "--format", "json"
+    )
     assert code == 1 and "Traceback" not in err
     data = json.loads(out)
     assert data["verdict"] == "invalid" and data["steps"] == []
@@ -63,8 +70,11 @@ def test_a_model_that_never_answers_costs_two_timeouts_and_one_line(capsys, serv
 def test_eval_records_the_failures_per_task_and_goes_on(capsys, server, tmp_path):
     s = server("craft 1 stick\ndone")
     tasks = tmp_path / "tasks.json"
-    tasks.write_text(json.dumps([{"task": "a", "group": "MT1", "object": "stick"},
-                                 {"task": "b", "group": "MT1", "object": "planks"}]))
+    tasks.write_text(
+        json.dumps(
+            [{"task": "a", "group": "MT1", "object": "stick"}, {"task": "b", "group": "MT1", "object": "planks"}]
+        )
+    )
     report = tmp_path / "report.json"
     code, out, err = run(capsys, "eval", "--dataset", tasks, "--planner", "cot", "--llm-url", s.url, "--json", report)
     assert code == 1 and "2 plan(s) cannot be executed" in err and "Traceback" not in err
@@ -75,8 +85,19 @@ def test_eval_records_the_failures_per_task_and_goes_on(capsys, server, tmp_path
 
 def test_deps_writes_bar_json_lines(capsys, server):
     s = server("mine 1 logs\ncraft 4 planks\ndone")
-    code, out, err = run(capsys, "plan", "planks", "--planner", "deps", "--llm-url", s.url, "--format", "bar",
-                         "--feedback-world", "deterministic")
+    code, out, err = run(
+        capsys,
+        "plan",
+        "planks",
+        "--planner",
+        "deps",
+        "--llm-url",
+        s.url,
+        "--format",
+        "bar",
+        "--feedback-world",
+        "deterministic",
+    )
     assert code == 0, err
     assert [json.loads(line)["obj_name"] for line in out.splitlines()] == ["logs", "planks"]
 
@@ -84,11 +105,33 @@ def test_deps_writes_bar_json_lines(capsys, server):
 def test_eval_executes_deps_plans_in_a_world_per_group(capsys, server, tmp_path):
     s = server("mine 1 logs\ncraft 4 planks\ndone")
     tasks = tmp_path / "tasks.json"
-    tasks.write_text(json.dumps([{"task": "p", "group": "MT1", "object": "planks"},
-                                 {"task": "s", "group": "MT1", "object": "stone_stairs"}]))
-    code, out, err = run(capsys, "eval", "--dataset", tasks, "--dialect", "deps", "--planner", "deps", "--llm-url",
-                         s.url, "--rounds", "1", "--world", "stochastic", "--runs", "5", "--quiet")
-    assert out.startswith("planner deps (vocab mode)")  # deps writes under the vocabulary grammar, whatever --llm-mode says
+    tasks.write_text(
+        json.dumps(
+            [{"task": "p", "group": "MT1", "object": "planks"}, {"task": "s", "group": "MT1", "object": "stone_stairs"}]
+        )
+    )
+    code, out, err = run(
+        capsys,
+        "eval",
+        "--dataset",
+        tasks,
+        "--dialect",
+        "deps",
+        "--planner",
+        "deps",
+        "--llm-url",
+        s.url,
+        "--rounds",
+        "1",
+        "--world",
+        "stochastic",
+        "--runs",
+        "5",
+        "--quiet",
+    )
+    assert out.startswith(
+        "planner deps (vocab mode)"
+    )  # deps writes under the vocabulary grammar, whatever --llm-mode says
     assert "execution in the stochastic world (5 runs per plan" in out and "Traceback" not in err
     assert code == 1 and "1 plan(s) cannot be executed" in err  # the stairs need more than planks
     assert "DEPS: the goal reached in its own feedback episodes at round 0: 1; never: 1 of 2" in out

@@ -37,8 +37,15 @@ WHY = "Crafting a wooden_pickaxe needs a crafting_table."
 def deps(kb, replies, selector=None, world="stochastic", rounds=5):
     graph = graph_for(kb)
     options = {} if selector is None else {"selector": selector}
-    return DepsPlanner(kb, ScriptedLLM(replies, LLMOptions(n_ctx=4096)), graph=graph, rounds=rounds, world=world,
-                       symbolic=symbolic_planner(kb, graph=graph), **options)
+    return DepsPlanner(
+        kb,
+        ScriptedLLM(replies, LLMOptions(n_ctx=4096)),
+        graph=graph,
+        rounds=rounds,
+        world=world,
+        symbolic=symbolic_planner(kb, graph=graph),
+        **options,
+    )
 
 
 def test_order_is_the_default_and_the_loop_is_what_it_was(kb):
@@ -111,8 +118,15 @@ def test_the_horizon_model_is_fitted_once_per_world_and_reproducibly(kb):
 
 
 def test_the_registry_takes_the_selector_and_refuses_a_bad_one(kb):
-    planner = make_planner("deps", kb, backend=ScriptedLLM([WOOL_FIRST]), selector="graph", deps_rounds=0,
-                           feedback_world="deterministic", log=False)
+    planner = make_planner(
+        "deps",
+        kb,
+        backend=ScriptedLLM([WOOL_FIRST]),
+        selector="graph",
+        deps_rounds=0,
+        feedback_world="deterministic",
+        log=False,
+    )
     assert planner.selector == "graph" and planner.plan(BED).trace.rounds[0].order[0] == 1
     assert make_planner("deps", kb, backend=ScriptedLLM([]), log=False).selector == "order"
     with pytest.raises(ValueError, match="--selector must be one of order, random, graph, horizon"):
@@ -128,12 +142,34 @@ def stub():
 
 
 def test_plan_shows_the_selector_and_the_order(capsys, stub):
-    code, out, err = run(capsys, "plan", "white_bed", "--planner", "deps", "--selector", "graph", "--llm-url",
-                         stub.url, "--feedback-world", "deterministic")
+    code, out, err = run(
+        capsys,
+        "plan",
+        "white_bed",
+        "--planner",
+        "deps",
+        "--selector",
+        "graph",
+        "--llm-url",
+        stub.url,
+        "--feedback-world",
+        "deterministic",
+    )
     assert code == 0, err
     assert "picked by the graph selector" in out and "run as steps 2, 1, 3, 4, 5" in out
-    code, out, err = run(capsys, "plan", "white_bed", "--planner", "deps", "--selector", "graph", "--llm-url",
-                         stub.url, "--format", "json")
+    code, out, err = run(
+        capsys,
+        "plan",
+        "white_bed",
+        "--planner",
+        "deps",
+        "--selector",
+        "graph",
+        "--llm-url",
+        stub.url,
+        "--format",
+        "json",
+    )
     assert json.loads(out)["stats"]["deps"]["selector"] == "graph"
 
 
@@ -153,20 +189,43 @@ def test_a_selector_for_another_planner_is_named_as_ignored(capsys):
     from argparse import Namespace
 
     from barsym.commands.llm_options import deps_options
+
     assert deps_options("cot", Namespace(selector="graph", feedback_world=None)) == {}
     assert "the cot planner executes no plan; ignored: --selector" in capsys.readouterr().err
 
 
 def test_eval_workers_carry_the_selector(capsys, stub, tmp_path):
     tasks = tmp_path / "tasks.json"
-    tasks.write_text(json.dumps([{"task": "bed", "group": "MT3", "object": "white_bed"},
-                                 {"task": "bed2", "group": "MT3", "object": "white_bed"}]))
+    tasks.write_text(
+        json.dumps(
+            [
+                {"task": "bed", "group": "MT3", "object": "white_bed"},
+                {"task": "bed2", "group": "MT3", "object": "white_bed"},
+            ]
+        )
+    )
     reports = []
     for workers in ("1", "2"):
         report = tmp_path / f"{workers}.json"
-        code, out, err = run(capsys, "eval", "--dataset", tasks, "--planner", "deps", "--selector", "horizon",
-                             "--rounds", "0", "--llm-url", stub.url, "--workers", workers, "--json", report,
-                             "--quiet")
+        code, out, err = run(
+            capsys,
+            "eval",
+            "--dataset",
+            tasks,
+            "--planner",
+            "deps",
+            "--selector",
+            "horizon",
+            "--rounds",
+            "0",
+            "--llm-url",
+            stub.url,
+            "--workers",
+            workers,
+            "--json",
+            report,
+            "--quiet",
+        )
         assert "Traceback" not in err, err
         assert "ready steps picked by the horizon selector" in out
         reports.append(json.loads(report.read_text()))

@@ -20,8 +20,8 @@ from barsym.reasoning.cot import split_line
 from barsym.reasoning.forward_plans import parse_plan_text
 from barsym.reasoning.reply_grammar import parse_reply
 from barsym.reasoning.step_scorer import parse_score
-from barsym.validation import Validator
 from barsym.sim import State
+from barsym.validation import Validator
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +47,11 @@ def test_no_bar_or_deps_goal_is_the_goal_of_an_example(kb, examples):
     assert not held & set(generator.pool.items())
     for row in rows:
         assert row["goal"] not in held
-        asked = [m["content"] for m in row["messages"] if m["role"] == "user" and "Goal: " in m["content"]
-                 or m["content"].startswith("Task: ")][-1]
+        asked = [
+            m["content"]
+            for m in row["messages"]
+            if m["role"] == "user" and "Goal: " in m["content"] or m["content"].startswith("Task: ")
+        ][-1]
         first_line = asked.split("Goal: ")[-1].split("\n")[0] if "Goal: " in asked else asked.split("\n")[0]
         assert row["goal"] in first_line.split() or f"{row['goal']}." in first_line
 
@@ -78,8 +81,9 @@ def test_replies_are_right_and_in_the_planners_formats(kb, examples):
                 continue
             read = parse_plan_text(reply, kb)
             assert read.steps and not read.unreadable and reply.endswith("done")
-            verdict = validator.validate(Plan(steps=read.steps), Goal(item=row["goal"], count=row["count"]),
-                                         _start(row))
+            verdict = validator.validate(
+                Plan(steps=read.steps), Goal(item=row["goal"], count=row["count"]), _start(row)
+            )
             assert verdict.valid
         elif kind in ("bar", "bar-nofacts"):
             assert parse_reply(reply, kb) is not None
@@ -89,8 +93,11 @@ def test_replies_are_right_and_in_the_planners_formats(kb, examples):
 
 
 def _start(row) -> State | None:
-    task = next(m["content"] for m in row["messages"] if m["role"] == "user" and m["content"].startswith(
-        f"Goal: {row['count']} {row['goal']}"))
+    task = next(
+        m["content"]
+        for m in row["messages"]
+        if m["role"] == "user" and m["content"].startswith(f"Goal: {row['count']} {row['goal']}")
+    )
     if "You start with:" not in task:
         return None
     text = task.split("You start with: ")[1].split("\n")[0].rstrip(".")
@@ -112,8 +119,10 @@ def test_the_oracle_replies_pass_the_grammars_the_planners_send():
 def test_the_explanation_is_one_short_sentence_the_explanation_grammar_admits():
     from barsym.reasoning.deps_prompts import EXPLANATION_GRAMMAR
 
-    text = explanation("step 5, craft 1 paper, failed: crafting paper needs a crafting_table (its recipe is "
-                       "larger than the 2x2 grid); none at hand; inventory: 1 gunpowder")
+    text = explanation(
+        "step 5, craft 1 paper, failed: crafting paper needs a crafting_table (its recipe is "
+        "larger than the 2x2 grid); none at hand; inventory: 1 gunpowder"
+    )
     assert text == "Step 5, craft 1 paper, failed: crafting paper needs a crafting_table."
     assert admitted(text, EXPLANATION_GRAMMAR)
 
@@ -144,12 +153,15 @@ def test_training_without_the_train_extra_is_one_line_naming_it(tmp_path, monkey
     assert not (tmp_path / "m.gguf").exists()
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["distill"], "give --out MODEL.gguf"),
-    (["distill", "--data-only", "a.jsonl", "--data", "b.jsonl"], "give one of the two"),
-    (["distill", "--data-only", "x.jsonl", "--examples", "0"], "--examples must be from 1"),
-    (["distill", "--data-only", "x.jsonl", "--mix", "cot=-1"], "must not be negative"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["distill"], "give --out MODEL.gguf"),
+        (["distill", "--data-only", "a.jsonl", "--data", "b.jsonl"], "give one of the two"),
+        (["distill", "--data-only", "x.jsonl", "--examples", "0"], "--examples must be from 1"),
+        (["distill", "--data-only", "x.jsonl", "--mix", "cot=-1"], "must not be negative"),
+    ],
+)
 def test_unusable_options_are_one_line(argv, message, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(argv) == 2
@@ -183,16 +195,21 @@ class _Renderer:
 def test_the_trainer_shares_each_kinds_prompt_prefix_and_scores_only_the_reply():
     from barsym.distill.train import encode
 
-    prefix = [{"role": "system", "content": "plan"}, {"role": "user", "content": "Goal: 1 a"},
-              {"role": "assistant", "content": "craft 1 a"}]
-    rows = [{"kind": "cot", "messages": prefix + [{"role": "user", "content": f"Goal: 1 {item}"}], "reply": reply}
-            for item, reply in (("bed", "craft 1 bed"), ("boat", "craft 1 boat"))]
+    prefix = [
+        {"role": "system", "content": "plan"},
+        {"role": "user", "content": "Goal: 1 a"},
+        {"role": "assistant", "content": "craft 1 a"},
+    ]
+    rows = [
+        {"kind": "cot", "messages": prefix + [{"role": "user", "content": f"Goal: 1 {item}"}], "reply": reply}
+        for item, reply in (("bed", "craft 1 bed"), ("boat", "craft 1 boat"))
+    ]
     rows.append({"kind": "score", "messages": [{"role": "user", "content": "Rate step 1"}], "reply": "10"})
     prefixes, encoded = encode(rows, _CharTokenizer(), _Renderer(), seq_len=1000)
     shared = "".join(chr(t) for t in prefixes["cot"])
-    assert shared == _Renderer().prompt(prefix)[:-len("<assistant>")] + "<user>Goal: 1 b"
+    assert shared == _Renderer().prompt(prefix)[: -len("<assistant>")] + "<user>Goal: 1 b"
     first = encoded[0]
-    assert "".join(chr(t) for t in first.tail[first.scored_from:-1]) == "craft 1 bed" and first.tail[-1] == 0
+    assert "".join(chr(t) for t in first.tail[first.scored_from : -1]) == "craft 1 bed" and first.tail[-1] == 0
     assert _Renderer().prompt(rows[0]["messages"]).startswith(shared)
     # a kind with one example keeps at least one prompt token in its tail
     assert len(prefixes["score"]) == len(_Renderer().prompt(rows[2]["messages"])) - 1
@@ -210,8 +227,10 @@ def test_the_gguf_rows_of_a_query_projection_are_regrouped_per_head():
     assert rows == [0, 4, 2, 6, 8, 12, 10, 14]
 
 
-@pytest.mark.skipif(not all(__import__("importlib").util.find_spec(m) for m in ("torch", "transformers", "peft")),
-                    reason="the [train] extra is not installed")
+@pytest.mark.skipif(
+    not all(__import__("importlib").util.find_spec(m) for m in ("torch", "transformers", "peft")),
+    reason="the [train] extra is not installed",
+)
 def test_a_few_lora_steps_on_a_toy_llama_lower_the_loss():
     import torch
     from peft import LoraConfig, get_peft_model
@@ -220,8 +239,16 @@ def test_a_few_lora_steps_on_a_toy_llama_lower_the_loss():
     from barsym.distill.train import Encoded, _loss
 
     torch.manual_seed(0)
-    model = LlamaForCausalLM(LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                                         num_attention_heads=4, num_key_value_heads=2))
+    model = LlamaForCausalLM(
+        LlamaConfig(
+            vocab_size=64,
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+        )
+    )
     model = get_peft_model(model, LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj", "down_proj"]))
     row = Encoded("cot", [5, 6, 7, 8, 9, 10, 11], scored_from=3)
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-2)

@@ -55,8 +55,12 @@ def test_every_action_form_and_clear_refusals():
     env.reset(seed=0)
     logs = Step(type=StepType.MINE, item="logs", count=1)
     index = env.actions.index(logs)
-    assert env.as_step(index) == env.as_step("mine 1 logs") == env.as_step(
-        {"type": "mine", "obj_name": "logs", "obj_num": 1}) == logs
+    assert (
+        env.as_step(index)
+        == env.as_step("mine 1 logs")
+        == env.as_step({"type": "mine", "obj_name": "logs", "obj_num": 1})
+        == logs
+    )
     _, _, _, _, info = env.step("mine 2 logs")
     assert info["failure"] is None and env.observation.inventory == {"logs": 2}
     with pytest.raises(ValueError, match="a string action is a step such as 'mine 4 logs'"):

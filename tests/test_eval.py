@@ -18,7 +18,7 @@ def test_table_and_json(capsys, tmp_path):
     lines = out.splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("group"))
     assert lines[header].split()[:5] == ["group", "tasks", "Acc", "F1", "ED"]
-    rows = [line.split()[0] for line in lines[header + 1:header + 7]]
+    rows = [line.split()[0] for line in lines[header + 1 : header + 7]]
     assert sorted(rows) == sorted(["stone", "iron", "gold", "diamond", "redstone", "all"])
     assert "redstone/note_block: differs" in out and "the expert plan is invalid" in out
     data = json.loads(report.read_text())
@@ -35,9 +35,15 @@ def test_table_and_json(capsys, tmp_path):
 
 def test_task_list_without_references(capsys, tmp_path):
     tasks = tmp_path / "tasks.json"
-    tasks.write_text(json.dumps([{"task": "t1", "group": "MT1", "object": "wooden_slab"},
-                                 {"task": "t2", "group": "MT4", "object": "stone_stairs"},
-                                 {"task": "t3", "group": "MT4", "object": "beacon"}]))
+    tasks.write_text(
+        json.dumps(
+            [
+                {"task": "t1", "group": "MT1", "object": "wooden_slab"},
+                {"task": "t2", "group": "MT4", "object": "stone_stairs"},
+                {"task": "t3", "group": "MT4", "object": "beacon"},
+            ]
+        )
+    )
     code, out, _ = run(capsys, "eval", "--dataset", tasks, "--dialect", "deps", "--planner", "symbolic")
     assert code == 0
     assert any(line.split()[:6] == ["all", "3", "2", "2", "1", "0"] for line in out.splitlines())
@@ -50,15 +56,20 @@ def bad_copy(tmp_path, damage):
     return target
 
 
-@pytest.mark.parametrize("damage, words", [
-    (lambda d: (d / "tasks.json").unlink(), "no tasks.json"),
-    (lambda d: (d / "tasks.json").write_text("{not json"), "not valid JSON"),
-    (lambda d: (d / "tasks.json").write_text("[1, 2]"), "expected an object mapping group names"),
-    (lambda d: (d / "iron" / "bucket.jsonl").unlink(), "expert plan not found"),
-    (lambda d: (d / "iron" / "bucket.jsonl").write_text('{"type": "craft"\n'), "malformed JSON"),
-    (lambda d: (d / "tasks.json").write_text('{"stone": {"x": {"obj_name": "unobtainium", "obj_num": 1}}}'),
-     "unknown item 'unobtainium'"),
-])
+@pytest.mark.parametrize(
+    "damage, words",
+    [
+        (lambda d: (d / "tasks.json").unlink(), "no tasks.json"),
+        (lambda d: (d / "tasks.json").write_text("{not json"), "not valid JSON"),
+        (lambda d: (d / "tasks.json").write_text("[1, 2]"), "expected an object mapping group names"),
+        (lambda d: (d / "iron" / "bucket.jsonl").unlink(), "expert plan not found"),
+        (lambda d: (d / "iron" / "bucket.jsonl").write_text('{"type": "craft"\n'), "malformed JSON"),
+        (
+            lambda d: (d / "tasks.json").write_text('{"stone": {"x": {"obj_name": "unobtainium", "obj_num": 1}}}'),
+            "unknown item 'unobtainium'",
+        ),
+    ],
+)
 def test_malformed_dataset_is_one_line_exit_2(capsys, tmp_path, damage, words):
     code, out, err = run(capsys, "eval", "--dataset", bad_copy(tmp_path, damage))
     assert code == 2 and out == "" and words in err and err.count("\n") == 1 and "Traceback" not in err

@@ -9,7 +9,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -48,21 +47,26 @@ def test_task_spec_round_trips(tasks):
 
 
 def test_select_tasks(tasks):
-    assert [t.key for t in select_tasks(tasks, names=["iron/bucket", "diamond_pickaxe"])] == \
-        ["iron/bucket", "diamond/diamond_pickaxe"]
+    assert [t.key for t in select_tasks(tasks, names=["iron/bucket", "diamond_pickaxe"])] == [
+        "iron/bucket",
+        "diamond/diamond_pickaxe",
+    ]
     iron_gold = select_tasks(tasks, groups=["gold", "iron"])
     assert {t.group for t in iron_gold} == {"iron", "gold"} and len(iron_gold) == 28
     assert [t.key for t in select_tasks(tasks, groups=["iron"], limit=2)] == [t.key for t in iron_gold[:2]]
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--tasks", "bukcet"], "no task 'bukcet' in the data set (did you mean bucket?)"),
-    (["--groups", "wood"], "no group 'wood' in the data set; its groups: stone, iron, gold, redstone, diamond"),
-    (["--limit", "0"], "--limit must be"),
-    (["--workers", "many"], "--workers must be"),
-    (["--tasks", " , "], "--tasks needs at least one name"),
-    (["--ray-address", "127.0.0.1:6379"], "--ray-address needs --executor ray"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--tasks", "bukcet"], "no task 'bukcet' in the data set (did you mean bucket?)"),
+        (["--groups", "wood"], "no group 'wood' in the data set; its groups: stone, iron, gold, redstone, diamond"),
+        (["--limit", "0"], "--limit must be"),
+        (["--workers", "many"], "--workers must be"),
+        (["--tasks", " , "], "--tasks needs at least one name"),
+        (["--ray-address", "127.0.0.1:6379"], "--ray-address needs --executor ray"),
+    ],
+)
 def test_bad_selection_is_one_line_exit_2(capsys, argv, words):
     code, out, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", *argv)
     assert code == 2 and out == "" and words in err and err.count("\n") == 1
@@ -73,17 +77,26 @@ def test_table_in_the_papers_group_order_and_steps_in_words(capsys):
     assert code == 0
     lines = out.splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("group"))
-    assert [line.split()[0] for line in lines[header + 1:header + 7]] == \
-        ["stone", "iron", "gold", "redstone", "diamond", "all"]
+    assert [line.split()[0] for line in lines[header + 1 : header + 7]] == [
+        "stone",
+        "iron",
+        "gold",
+        "redstone",
+        "diamond",
+        "all",
+    ]
     assert "barsym craft 9 planks" in out or "barsym mine " in out  # "craft 9 planks", as every command writes
     assert "craft planks 9" not in out
 
 
-@pytest.mark.parametrize("planner, backend, world", [
-    ("symbolic", None, WorldSpec("stochastic", 5, seed=3)),
-    ("bar", FAKE, None),
-    ("llm-only", FAKE, None),
-])
+@pytest.mark.parametrize(
+    "planner, backend, world",
+    [
+        ("symbolic", None, WorldSpec("stochastic", 5, seed=3)),
+        ("bar", FAKE, None),
+        ("llm-only", FAKE, None),
+    ],
+)
 def test_workers_give_the_serial_results(kb, tasks, planner, backend, world):
     spec = RunSpec(planner, backend=backend, world=world)
     chosen = tasks[::4]  # 14 tasks from every group
@@ -105,8 +118,20 @@ def test_workers_give_the_serial_results(kb, tasks, planner, backend, world):
 def test_cli_workers_print_what_serial_prints(capsys, tmp_path):
     outputs = []
     for workers in ("1", "2"):
-        code, out, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--groups", "gold",
-                             "--workers", workers, "-o", tmp_path / f"{workers}.json")
+        code, out, err = run(
+            capsys,
+            "eval",
+            "--dataset",
+            BAR_DIR,
+            "--planner",
+            "symbolic",
+            "--groups",
+            "gold",
+            "--workers",
+            workers,
+            "-o",
+            tmp_path / f"{workers}.json",
+        )
         assert code == 0 and err == ""  # piped: no progress bar, nothing but the result
         outputs.append([line for line in out.splitlines() if not line.startswith("wall time")])
     assert outputs[0] == outputs[1]
@@ -145,8 +170,13 @@ def test_killed_and_resumed_runs_equal_an_uninterrupted_one(kb, tasks, tmp_path)
     # not get past its start within the kill window, and the test must not depend on the machine's speed.
     for attempt in range(MAX_KILLS + 1):
         workers = "2" if attempt % 3 == 2 else "1"
-        process = subprocess.Popen([sys.executable, str(script), str(BAR_DIR), str(path), workers], env=env,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        process = subprocess.Popen(
+            [sys.executable, str(script), str(BAR_DIR), str(path), workers],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         try:
             process.wait(timeout=chance.uniform(0.8, 3.0) if attempt < MAX_KILLS else None)
         except subprocess.TimeoutExpired:
@@ -165,8 +195,9 @@ def test_killed_and_resumed_runs_equal_an_uninterrupted_one(kb, tasks, tmp_path)
     assert path.read_bytes().count(b"\n") == len(tasks) + 1  # no cut-off line left inside
     whole = run_evaluation(RunSpec("bar", backend="barsym.testing.fakes:slow_facts_model"), tasks, kb, name="bar")
     assert decided({r["key"]: r for r in records}) == decided(whole.records)
-    resumed = run_evaluation(RunSpec("bar", backend="barsym.testing.fakes:slow_facts_model"), tasks, kb,
-                             name="bar", run_path=path)
+    resumed = run_evaluation(
+        RunSpec("bar", backend="barsym.testing.fakes:slow_facts_model"), tasks, kb, name="bar", run_path=path
+    )
     assert resumed.ran == 0 and resumed.resumed == len(tasks)
     assert format_table(resumed.evaluation) == format_table(whole.evaluation)
     assert format_details(resumed.evaluation) == format_details(whole.evaluation)
@@ -190,8 +221,20 @@ def test_run_files_that_cannot_be_used(capsys, kb, tasks, tmp_path):
     path = tmp_path / "run.jsonl"
     code, _, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "2", "--run", path)
     assert code == 0 and err == ""
-    code, out, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--rules", "crafting",
-                         "--limit", "2", "--run", path)
+    code, out, err = run(
+        capsys,
+        "eval",
+        "--dataset",
+        BAR_DIR,
+        "--planner",
+        "symbolic",
+        "--rules",
+        "crafting",
+        "--limit",
+        "2",
+        "--run",
+        path,
+    )
     assert code == 2 and "other settings (differs in rules)" in err and err.count("\n") == 1
     lines = path.read_text().splitlines()
     damaged = tmp_path / "damaged.jsonl"
@@ -234,8 +277,21 @@ def test_progress_bar_on_a_terminal(tmp_path):
 
 
 def test_options_a_planner_ignores_are_reported(capsys):
-    code, out, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "1",
-                         "--model", "m.gguf", "--llm-seed", "3", "--quiet")
+    code, out, err = run(
+        capsys,
+        "eval",
+        "--dataset",
+        BAR_DIR,
+        "--planner",
+        "symbolic",
+        "--limit",
+        "1",
+        "--model",
+        "m.gguf",
+        "--llm-seed",
+        "3",
+        "--quiet",
+    )
     assert code == 0 and "planner symbolic" in out
     assert err == "barsym: warning: the symbolic planner asks no model; ignored: --model, --llm-seed\n"
 
@@ -244,8 +300,13 @@ def test_ray_executor_gives_the_serial_results(kb, tasks):
     ray = pytest.importorskip("ray", reason="Ray is optional: pip install 'barsym[ray]'")
     chosen = tasks[::9]
     try:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
-                 runtime_env={"env_vars": {"PYTHONPATH": str(REPO / "src")}})
+        ray.init(
+            num_cpus=2,
+            include_dashboard=False,
+            log_to_driver=False,
+            logging_level="ERROR",
+            runtime_env={"env_vars": {"PYTHONPATH": str(REPO / "src")}},
+        )
         for spec in (RunSpec("symbolic", world=WorldSpec("stochastic", 3)), RunSpec("bar", backend=FAKE)):
             serial = run_evaluation(spec, chosen, kb, name=spec.planner)
             remote = run_evaluation(spec, chosen, kb, name=spec.planner, executor="ray", workers=2)
@@ -266,6 +327,18 @@ def test_pool_workers_report_their_goals(kb, tasks):
 
 def test_a_ray_address_nothing_answers_at_is_one_line_exit_2(capsys):
     pytest.importorskip("ray", reason="Ray is optional: pip install 'barsym[ray]'")
-    code, out, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "1",
-                         "--executor", "ray", "--ray-address", "127.0.0.1:1")
+    code, out, err = run(
+        capsys,
+        "eval",
+        "--dataset",
+        BAR_DIR,
+        "--planner",
+        "symbolic",
+        "--limit",
+        "1",
+        "--executor",
+        "ray",
+        "--ray-address",
+        "127.0.0.1:1",
+    )
     assert code == 2 and out == "" and err.count("\n") == 1 and "nothing answers there" in err

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from cli_run import run, one_line
+from cli_run import one_line, run
 from testdata import BAR_DIR, EXPERT_FILES
 
 FILES = {p.stem: str(p) for p in EXPERT_FILES}
@@ -30,8 +30,17 @@ def test_json_fields(capsys):
     code, out, _ = run(capsys, "execute", "--json", "--runs", "30", "--seed", "5", FILES["diamond_pickaxe"])
     assert code == 0
     (record,) = json.loads(out)
-    assert {"file", "world", "runs", "successes", "success_rate", "interval", "failures", "ticks",
-            "description"} <= set(record)
+    assert {
+        "file",
+        "world",
+        "runs",
+        "successes",
+        "success_rate",
+        "interval",
+        "failures",
+        "ticks",
+        "description",
+    } <= set(record)
     assert record["world"] == "stochastic" and record["runs"] == 30 and record["seed"] == 5
     assert 0 <= record["interval"][0] <= record["success_rate"] <= record["interval"][1] <= 1
     assert sum(f["count"] for f in record["failures"]) == 30 - record["successes"]
@@ -58,23 +67,26 @@ def test_unusable_files_are_exit_2_after_the_others(capsys, tmp_path):
     assert "stone_axe.jsonl: " in out and "1 unusable" in out
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--runs", "0"], "--runs must be from 1 to 100000, got '0'"),
-    (["--runs", "-5"], "--runs must be from 1 to 100000, got '-5'"),
-    (["--runs", "many"], "--runs must be a whole number from 1 to 100000, got 'many'"),
-    (["--runs", "2.5"], "--runs must be a whole number from 1 to 100000"),
-    (["--runs", "9" * 5000], "--runs must be a whole number from 1 to 100000"),
-    (["--runs", "1000000"], "--runs must be from 1 to 100000"),
-    (["--budget", "0"], "--budget must be from 1 to 1000000"),
-    (["--budget", "99999999999"], "--budget must be from 1 to 1000000"),
-    (["--budget", "nan"], "--budget must be a whole number from 1 to 1000000"),
-    (["--budget", "-1"], "--budget must be from 1 to 1000000"),
-    (["--world", "minecraft"], "--world must be one of deterministic, stochastic, got 'minecraft'"),
-    (["--world", ""], "--world must be one of deterministic, stochastic, got ''"),
-    (["--world-seed", "-1"], "--world-seed must be from 0 to 18446744073709551615"),
-    (["--world-seed", "x"], "--world-seed must be a whole number from 0"),
-    (["--start", "logs=lots"], "--start 'logs=lots': expected ITEM=N"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--runs", "0"], "--runs must be from 1 to 100000, got '0'"),
+        (["--runs", "-5"], "--runs must be from 1 to 100000, got '-5'"),
+        (["--runs", "many"], "--runs must be a whole number from 1 to 100000, got 'many'"),
+        (["--runs", "2.5"], "--runs must be a whole number from 1 to 100000"),
+        (["--runs", "9" * 5000], "--runs must be a whole number from 1 to 100000"),
+        (["--runs", "1000000"], "--runs must be from 1 to 100000"),
+        (["--budget", "0"], "--budget must be from 1 to 1000000"),
+        (["--budget", "99999999999"], "--budget must be from 1 to 1000000"),
+        (["--budget", "nan"], "--budget must be a whole number from 1 to 1000000"),
+        (["--budget", "-1"], "--budget must be from 1 to 1000000"),
+        (["--world", "minecraft"], "--world must be one of deterministic, stochastic, got 'minecraft'"),
+        (["--world", ""], "--world must be one of deterministic, stochastic, got ''"),
+        (["--world-seed", "-1"], "--world-seed must be from 0 to 18446744073709551615"),
+        (["--world-seed", "x"], "--world-seed must be a whole number from 0"),
+        (["--start", "logs=lots"], "--start 'logs=lots': expected ITEM=N"),
+    ],
+)
 def test_bad_options_are_one_line_exit_2(capsys, argv, words):
     code, out, err = run(capsys, "execute", FILES["stone_axe"], *argv)
     assert code == 2 and out == "" and one_line(err) and words in err and len(err) < 300, err
@@ -82,10 +94,23 @@ def test_bad_options_are_one_line_exit_2(capsys, argv, words):
 
 def test_eval_adds_execution_per_group(capsys, tmp_path):
     report = tmp_path / "eval.json"
-    code, out, _ = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--quiet",
-                       "--world", "stochastic", "--runs", "10", "--json", report)
+    code, out, _ = run(
+        capsys,
+        "eval",
+        "--dataset",
+        BAR_DIR,
+        "--planner",
+        "symbolic",
+        "--quiet",
+        "--world",
+        "stochastic",
+        "--runs",
+        "10",
+        "--json",
+        report,
+    )
     assert code == 0
-    table = out[out.index("execution in the stochastic world (10 runs per plan, seed 0)"):].splitlines()
+    table = out[out.index("execution in the stochastic world (10 runs per plan, seed 0)") :].splitlines()
     assert table[1].split()[:5] == ["group", "tasks", "success", "95", "%"]
     assert [line.split()[0] for line in table[2:8]] == ["stone", "iron", "gold", "redstone", "diamond", "all"]
     data = json.loads(report.read_text())["execution"]
@@ -95,12 +120,15 @@ def test_eval_adds_execution_per_group(capsys, tmp_path):
     assert 0 <= data["groups"]["stone"]["success_rate"] <= 1
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--runs", "10"], "--runs needs --world deterministic or --world stochastic"),
-    (["--world", "real"], "--world must be one of deterministic, stochastic, got 'real'"),
-    (["--world", "stochastic", "--runs", "0"], "--runs must be from 1 to 100000"),
-    (["--world", "stochastic", "--world-seed", "-2"], "--world-seed must be from 0"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--runs", "10"], "--runs needs --world deterministic or --world stochastic"),
+        (["--world", "real"], "--world must be one of deterministic, stochastic, got 'real'"),
+        (["--world", "stochastic", "--runs", "0"], "--runs must be from 1 to 100000"),
+        (["--world", "stochastic", "--world-seed", "-2"], "--world-seed must be from 0"),
+    ],
+)
 def test_eval_world_options_are_checked_first(capsys, argv, words):
     code, out, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", *argv)
     assert code == 2 and out == "" and one_line(err) and words in err, err

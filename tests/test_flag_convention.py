@@ -29,8 +29,18 @@ from cli_run import run
 EXAMPLE = "examples/diamond_pickaxe.jsonl"
 
 #: the commands that print a result (what --format chooses the shape of)
-RESULTS = {"validate", "execute", "plan", "eval", "score", "repair", "graph", "logs", "datasets",
-           "memory show"}  # memory stats prints its counts as JSON, the one shape it has
+RESULTS = {
+    "validate",
+    "execute",
+    "plan",
+    "eval",
+    "score",
+    "repair",
+    "graph",
+    "logs",
+    "datasets",
+    "memory show",
+}  # memory stats prints its counts as JSON, the one shape it has
 MENTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 #: "barsym eval --run", "barsym plan --record": options of the command named, not of this one
 OTHER_COMMAND = re.compile(r"barsym [a-z]+(?: [a-z]+)?(?: [A-Z.]+)*(?: --[a-z][a-z0-9-]*(?: [A-Z]+)?)+")
@@ -88,11 +98,14 @@ def test_help_names_only_options_the_command_has(path):
     assert foreign == set(), f"barsym {path} --help names options it does not have: {sorted(foreign)}"
 
 
-@pytest.mark.parametrize("argv, note", [
-    (["validate", "--json", EXAMPLE], "--json is deprecated, use --format json"),
-    (["execute", "--json", "--runs", "2", "--seed", "4", EXAMPLE], "--seed is deprecated, use --world-seed"),
-    (["score", "--json", "--scores", "simulator", EXAMPLE], "--json is deprecated, use --format json"),
-])
+@pytest.mark.parametrize(
+    "argv, note",
+    [
+        (["validate", "--json", EXAMPLE], "--json is deprecated, use --format json"),
+        (["execute", "--json", "--runs", "2", "--seed", "4", EXAMPLE], "--seed is deprecated, use --world-seed"),
+        (["score", "--json", "--scores", "simulator", EXAMPLE], "--json is deprecated, use --format json"),
+    ],
+)
 def test_old_spellings_still_work_with_a_note(capsys, argv, note):
     code, out, err = run(capsys, *argv)
     assert code in (0, 1) and f"barsym: {note}\n" in err
@@ -115,8 +128,9 @@ def test_eval_output_dash_is_stdout_not_a_file(capsys, tmp_path, monkeypatch):
 
 
 def test_eval_format_json_prints_the_results_alone(capsys):
-    code, out, err = run(capsys, "eval", "--dataset", "bar", "--planner", "symbolic", "--limit", "1",
-                         "--format", "json")
+    code, out, err = run(
+        capsys, "eval", "--dataset", "bar", "--planner", "symbolic", "--limit", "1", "--format", "json"
+    )
     assert code == 0 and "overall" in json.loads(out)
 
 

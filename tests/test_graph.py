@@ -38,8 +38,15 @@ def test_overworld_items_are_reachable(graph, item):
     assert graph.reachability(item).reachable
 
 
-@pytest.mark.parametrize("item,blocker", [("netherite_ingot", "ancient_debris"), ("blaze_powder", "blaze_rod"),
-                                          ("beacon", "nether_star"), ("nether_bricks", "netherrack")])
+@pytest.mark.parametrize(
+    "item,blocker",
+    [
+        ("netherite_ingot", "ancient_debris"),
+        ("blaze_powder", "blaze_rod"),
+        ("beacon", "nether_star"),
+        ("nether_bricks", "netherrack"),
+    ],
+)
 def test_unreachable_items_name_what_blocks_them(graph, item, blocker):
     reach = graph.reachability(item)
     assert not reach.reachable and blocker in reach.blockers

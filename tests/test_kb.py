@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 
 import pytest
 
@@ -65,9 +64,23 @@ def test_smelting_and_fuel_burn_times(kb):
     assert kb.fuel_value("logs") == 1.5 and kb.fuel_value("cobblestone") == 0
 
 
-@pytest.mark.parametrize("item,burn", [("oak_planks", 1.5), ("oak_log", 1.5), ("oak_slab", 0.75), ("oak_stairs", 1.5),
-                                       ("oak_fence", 1.5), ("oak_door", 1), ("oak_trapdoor", 1.5), ("oak_button", 0.5),
-                                       ("oak_pressure_plate", 1.5), ("oak_sign", 1), ("planks", 1.5), ("logs", 1.5)])
+@pytest.mark.parametrize(
+    "item,burn",
+    [
+        ("oak_planks", 1.5),
+        ("oak_log", 1.5),
+        ("oak_slab", 0.75),
+        ("oak_stairs", 1.5),
+        ("oak_fence", 1.5),
+        ("oak_door", 1),
+        ("oak_trapdoor", 1.5),
+        ("oak_button", 0.5),
+        ("oak_pressure_plate", 1.5),
+        ("oak_sign", 1),
+        ("planks", 1.5),
+        ("logs", 1.5),
+    ],
+)
 def test_overworld_wood_burns_as_documented(kb, item, burn):
     assert kb.fuel_value(item) == burn
 
@@ -93,8 +106,16 @@ def test_sources_carry_layer_and_tool_tier(kb):
     assert kb.sources["leather"].kind == "kill" and kb.sources["white_wool"].origin == "sheep"
 
 
-@pytest.mark.parametrize("old,new", [("wooden_slab", "oak_slab"), ("sign", "oak_sign"),
-                                     ("bed", "white_bed"), ("log", "logs"), ("minecraft:stick", "stick")])
+@pytest.mark.parametrize(
+    "old,new",
+    [
+        ("wooden_slab", "oak_slab"),
+        ("sign", "oak_sign"),
+        ("bed", "white_bed"),
+        ("log", "logs"),
+        ("minecraft:stick", "stick"),
+    ],
+)
 def test_aliases(kb, old, new):
     assert kb.resolve(old) == new
 
@@ -212,7 +233,10 @@ def test_generated_files_match_the_generator(tmp_path):
         pytest.skip(f"ArticData's raw files (not shipped with barsym) not found at {raw}; set BARSYM_DATASETS")
     repo = default_data_dir().parents[1]
     script = repo / "tools" / "gen_articdata.py"
-    subprocess.run([sys.executable, str(script), str(DATASETS / "articdata-1.16.5"), str(tmp_path)], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [sys.executable, str(script), str(DATASETS / "articdata-1.16.5"), str(tmp_path)],
+        check=True,
+        capture_output=True,
+    )
     for name in ("tags.json", "smelting.json"):
         assert (tmp_path / name).read_text() == (default_data_dir() / name).read_text()

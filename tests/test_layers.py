@@ -17,22 +17,22 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "barsym"
 
 #: top to bottom; a package may import from the layers below its own only
 LAYERS = [
-    ("__init__",),            # the public API, imported lazily
-    ("testing",),             # hypothesis strategies and fakes for users' tests
-    ("env",),                 # the gym-style environment over the execution worlds
-    ("api",),                 # barsym.plan/validate/execute/repair with typed results
+    ("__init__",),  # the public API, imported lazily
+    ("testing",),  # hypothesis strategies and fakes for users' tests
+    ("env",),  # the gym-style environment over the execution worlds
+    ("api",),  # barsym.plan/validate/execute/repair with typed results
     ("cli",),
     ("commands",),
-    ("distill",),             # barsym distill: the oracle's training data, LoRA training, the GGUF written
+    ("distill",),  # barsym distill: the oracle's training data, LoRA training, the GGUF written
     ("eval",),
-    ("reasoning",),           # everything that asks the model
+    ("reasoning",),  # everything that asks the model
     ("consistency", "memory"),
-    ("planner",),             # BAR's loop, the symbolic decomposer, the verifier
+    ("planner",),  # BAR's loop, the symbolic decomposer, the verifier
     ("validation", "metrics"),
     ("sim", "graph", "graph_export", "bar_io"),
     ("llm", "kb", "model", "datasets"),
     ("private_files", "redact"),  # barsym's own 0600 files and secrets kept out of logs: used by all
-    ("steps",),               # the step notation: render, read, its grammar fragment (imports nothing)
+    ("steps",),  # the step notation: render, read, its grammar fragment (imports nothing)
 ]
 RANK = {name: rank for rank, layer in enumerate(LAYERS) for name in layer}
 

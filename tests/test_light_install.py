@@ -26,31 +26,40 @@ EXTRA = "pip install 'barsym[llm]'"
 
 
 def light(*argv) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", BLOCKED, *map(str, argv)], capture_output=True, text=True,
-                          cwd=REPO, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-c", BLOCKED, *map(str, argv)], capture_output=True, text=True, cwd=REPO, timeout=600
+    )
 
 
-@pytest.mark.parametrize("argv", [
-    ("validate", EXAMPLE),
-    ("plan", "diamond_pickaxe", "--planner", "symbolic"),
-    ("eval", "--dataset", "bar", "--planner", "symbolic", "--groups", "gold", "--quiet"),
-    ("execute", EXAMPLE, "--runs", "5"),
-    ("repair", EXAMPLE, "--repairer", "symbolic"),
-    ("datasets",),
-], ids=lambda a: str(a[0]) if isinstance(a, tuple) else None)
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("validate", EXAMPLE),
+        ("plan", "diamond_pickaxe", "--planner", "symbolic"),
+        ("eval", "--dataset", "bar", "--planner", "symbolic", "--groups", "gold", "--quiet"),
+        ("execute", EXAMPLE, "--runs", "5"),
+        ("repair", EXAMPLE, "--repairer", "symbolic"),
+        ("datasets",),
+    ],
+    ids=lambda a: str(a[0]) if isinstance(a, tuple) else None,
+)
 def test_the_symbolic_commands_need_no_model(argv):
     done = light(*argv)
     assert done.returncode == 0, done.stderr
     assert done.stdout and "Traceback" not in done.stderr
 
 
-@pytest.mark.parametrize("argv", [
-    ("plan", "diamond_pickaxe"),
-    ("plan", "diamond_pickaxe", "--planner", "deps"),
-    ("eval", "--dataset", "bar", "--planner", "bar", "--limit", "1"),
-    ("repair", EXAMPLE, "--repairer", "llm"),
-    ("score", EXAMPLE),
-], ids=lambda a: " ".join(map(str, a[:1] + a[-1:])) if isinstance(a, tuple) else None)
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("plan", "diamond_pickaxe"),
+        ("plan", "diamond_pickaxe", "--planner", "deps"),
+        ("eval", "--dataset", "bar", "--planner", "bar", "--limit", "1"),
+        ("repair", EXAMPLE, "--repairer", "llm"),
+        ("score", EXAMPLE),
+    ],
+    ids=lambda a: " ".join(map(str, a[:1] + a[-1:])) if isinstance(a, tuple) else None,
+)
 def test_a_command_that_needs_the_model_names_the_extra_in_one_line(argv):
     done = light(*argv)
     assert done.returncode == 2, (done.stdout, done.stderr)
@@ -65,11 +74,24 @@ def test_a_server_needs_no_extra():
 
 
 #: import name -> the distribution that provides it
-DISTRIBUTIONS = {"minecraft_data": "minecraft-data", "networkx": "networkx", "pydantic": "pydantic",
-                 "numpy": "numpy", "tqdm": "tqdm", "llama_cpp": "llama-cpp-python", "ray": "ray",
-                 "hypothesis": "hypothesis", "gymnasium": "gymnasium", "shtab": "shtab",
-                 # barsym distill's [train] extra
-                 "torch": "torch", "transformers": "transformers", "peft": "peft", "gguf": "gguf", "jinja2": "jinja2"}
+DISTRIBUTIONS = {
+    "minecraft_data": "minecraft-data",
+    "networkx": "networkx",
+    "pydantic": "pydantic",
+    "numpy": "numpy",
+    "tqdm": "tqdm",
+    "llama_cpp": "llama-cpp-python",
+    "ray": "ray",
+    "hypothesis": "hypothesis",
+    "gymnasium": "gymnasium",
+    "shtab": "shtab",
+    # barsym distill's [train] extra
+    "torch": "torch",
+    "transformers": "transformers",
+    "peft": "peft",
+    "gguf": "gguf",
+    "jinja2": "jinja2",
+}
 
 
 def third_party_imports() -> dict[str, set[str]]:

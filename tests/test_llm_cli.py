@@ -16,9 +16,9 @@ import pytest
 from barsym.kb import load_kb
 from barsym.model import Goal
 from barsym.planner import PlanContext, SymbolicDecomposer, layer_goal
-from barsym.reasoning.reply_grammar import render_reply
 from barsym.reasoning.prompts import EXAMPLE_ROOT
-from cli_run import run, one_line
+from barsym.reasoning.reply_grammar import render_reply
+from cli_run import one_line, run
 from loopback import chat_stubs
 
 
@@ -40,17 +40,20 @@ def oracle_reply(messages):
 # ----------------------------------------------------------------- bad settings: one line, exit 2
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--model", "/nonexistent/model.gguf"], "does not exist"),
-    (["--llm-url", "http://127.0.0.1:9"], "cannot reach the LLM server at http://127.0.0.1:9"),
-    (["--llm-url", "not a url"], "base_url must look like http://host:port"),
-    (["--model", "x.gguf", "--llm-url", "http://127.0.0.1:9"], "not both"),
-    (["--max-retries", "-1"], "--max-retries must be from 0 to 20"),
-    (["--max-retries", "two"], "--max-retries must be a whole number"),
-    (["--threads", "0"], "--threads must be from 1 to 512"),
-    (["--temperature", "hot"], "--temperature must be a number"),
-    (["--retry-temperature", "-0.5"], "--retry-temperature must be from 0 to 5"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--model", "/nonexistent/model.gguf"], "does not exist"),
+        (["--llm-url", "http://127.0.0.1:9"], "cannot reach the LLM server at http://127.0.0.1:9"),
+        (["--llm-url", "not a url"], "base_url must look like http://host:port"),
+        (["--model", "x.gguf", "--llm-url", "http://127.0.0.1:9"], "not both"),
+        (["--max-retries", "-1"], "--max-retries must be from 0 to 20"),
+        (["--max-retries", "two"], "--max-retries must be a whole number"),
+        (["--threads", "0"], "--threads must be from 1 to 512"),
+        (["--temperature", "hot"], "--temperature must be a number"),
+        (["--retry-temperature", "-0.5"], "--retry-temperature must be from 0 to 5"),
+    ],
+)
 @pytest.mark.parametrize("command", ["plan", "eval"])
 def test_unusable_llm_settings_are_one_line_exit_2(capsys, tmp_path, argv, words, command):
     tasks = tmp_path / "tasks.json"
@@ -90,8 +93,9 @@ def test_bar_through_a_server(capsys, stub):
 
 def test_a_server_that_stops_answering_costs_two_timeouts(capsys, stub):
     server = stub(oracle_reply, hang=True)
-    code, out, err = run(capsys, "plan", "stone_pickaxe", "--llm-url", server.url, "--llm-timeout", "0.5",
-                         "--format", "json")
+    code, out, err = run(
+        capsys, "plan", "stone_pickaxe", "--llm-url", server.url, "--llm-timeout", "0.5", "--format", "json"
+    )
     data = json.loads(out)
     assert code == 0 and data["verdict"] == "valid" and server.posts == 2
     assert {p for step in data["steps"] for p in step["provenance"]} <= {"symbolic-fallback", "context", "graph"}
@@ -111,10 +115,13 @@ def test_garbage_or_empty_replies_become_symbolic_fallbacks(capsys, stub, reply)
 
 
 def test_llm_only_shows_a_plan_that_cannot_run(capsys, stub):
-    server = stub(lambda m: "craft 1 stick: 1 logs" if m[-1]["content"].startswith("Goal: 1 stick\n") else "mine 1 logs")
+    server = stub(
+        lambda m: "craft 1 stick: 1 logs" if m[-1]["content"].startswith("Goal: 1 stick\n") else "mine 1 logs"
+    )
     # vocab mode: the grammar admits this wrong recipe (a real graph-mode grammar would not)
-    code, out, err = run(capsys, "plan", "stick", "--planner", "llm-only", "--llm-url", server.url,
-                         "--llm-mode", "vocab")
+    code, out, err = run(
+        capsys, "plan", "stick", "--planner", "llm-only", "--llm-url", server.url, "--llm-mode", "vocab"
+    )
     assert code == 1 and "validator: invalid" in out and "cannot run: fails at step 2" in out
     assert "used unchecked 2" in out and "Traceback" not in err
 
@@ -122,8 +129,9 @@ def test_llm_only_shows_a_plan_that_cannot_run(capsys, stub):
 def test_eval_reports_llm_counters(capsys, stub, tmp_path):
     server = stub(oracle_reply)
     tasks = tmp_path / "tasks.json"
-    tasks.write_text(json.dumps([{"task": "a", "group": "g", "object": "stick"},
-                                 {"task": "b", "group": "g", "object": "furnace"}]))
+    tasks.write_text(
+        json.dumps([{"task": "a", "group": "g", "object": "stick"}, {"task": "b", "group": "g", "object": "furnace"}])
+    )
     report = tmp_path / "eval.json"
     code, out, err = run(capsys, "eval", "--dataset", tasks, "--llm-url", server.url, "--json", report)
     assert code == 0, err

@@ -15,12 +15,19 @@ import pytest
 from barsym.eval import load_dataset
 from barsym.llm import BackendTimeoutError, BackendUnavailableError, LLMError, ScriptedLLM, lint_gbnf
 from barsym.model import Goal
-from barsym.planner import (Decomposition, PlanContext, PlanningError, SymbolicDecomposer, check_decomposition,
-                            layer_goal, make_planner)
-from barsym.reasoning.bar_decomposer import LLMDecomposer
-from barsym.reasoning.reply_grammar import GrammarBuilder, ReplyError, parse_reply, render_reply
-from barsym.reasoning.prompts import EXAMPLE_ROOT, FEW_SHOT_GOALS
+from barsym.planner import (
+    Decomposition,
+    PlanContext,
+    PlanningError,
+    SymbolicDecomposer,
+    check_decomposition,
+    layer_goal,
+    make_planner,
+)
 from barsym.planner.registry import graph_for
+from barsym.reasoning.bar_decomposer import LLMDecomposer
+from barsym.reasoning.prompts import EXAMPLE_ROOT, FEW_SHOT_GOALS
+from barsym.reasoning.reply_grammar import GrammarBuilder, ReplyError, parse_reply, render_reply
 from testdata import BAR_DIR
 
 GOOD_PICKAXE = "craft 1 stone_pickaxe: 3 cobblestone, 2 stick, 1 crafting_table"
@@ -50,11 +57,13 @@ def ctx(kb, root="diamond_pickaxe"):
 
 def oracle(kb, symbolic):
     """A scripted 'model' that answers every goal as the symbolic decomposer would."""
+
     def answer(call):
         text = call.last_user_message.rsplit("Goal: ", 1)[1].splitlines()[0]
         count, _, item = text.partition(" ")
         goal = layer_goal(int(item)) if count == "layer" else Goal(item=item, count=int(count))
         return render_reply(symbolic.decompose(goal, PlanContext(kb, EXAMPLE_ROOT)))
+
     return answer
 
 
@@ -70,7 +79,9 @@ def test_accepted_first_try(kb, graph):
     call = fake.calls[0]
     goal_line, facts = call.last_user_message.splitlines()
     assert goal_line == "Goal: 1 stone_pickaxe" and call.temperature == 0
-    assert facts.startswith("Known: craft 1 stone_pickaxe") and "needs 3 cobblestone, 2 stick, 1 crafting_table" in facts
+    assert (
+        facts.startswith("Known: craft 1 stone_pickaxe") and "needs 3 cobblestone, 2 stick, 1 crafting_table" in facts
+    )
     assert call.messages[0]["role"] == "system" and call.grammar and lint_gbnf(call.grammar) == []
     assert (d.stats.llm_calls, d.stats.accepted_first_try, d.stats.fallbacks) == (1, 1, 0)
 
@@ -267,11 +278,18 @@ def test_few_shot_examples_are_correct_and_not_task_answers(kb, graph):
     assert d.prompts.first(Goal(item="stick"))[:-1] == list(prefix)  # fixed prefix, goal last
 
 
-@pytest.mark.parametrize("text, words", [
-    ("", "empty"), ("craft four stick", "cannot read"), ("craft 4 stik: 2 planks", "unknown item 'stik'"),
-    ("craft 4 stick: two planks", "cannot read subgoal"), ("build 4 stick", "unknown step type"),
-    ("mine 3 iron_ore: layer 7", "layer 7 does not exist"), ("craft 0 stick", "out of range"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("", "empty"),
+        ("craft four stick", "cannot read"),
+        ("craft 4 stik: 2 planks", "unknown item 'stik'"),
+        ("craft 4 stick: two planks", "cannot read subgoal"),
+        ("build 4 stick", "unknown step type"),
+        ("mine 3 iron_ore: layer 7", "layer 7 does not exist"),
+        ("craft 0 stick", "out of range"),
+    ],
+)
 def test_parse_errors_say_what_is_wrong(kb, text, words):
     with pytest.raises(ReplyError, match=words):
         parse_reply(text, kb)
@@ -309,11 +327,21 @@ def test_vocab_grammar(kb, graph):
     grammar = GrammarBuilder(kb, graph).vocab()
     assert lint_gbnf(grammar) == [] and "_" not in "".join(line.split("::=")[0] for line in grammar.splitlines())
     rx = _regex(grammar)
-    for good in [GOOD_PICKAXE, "mine 3 logs", "dig down with wooden_pickaxe: 1 wooden_pickaxe, layer 2",
-                 "craft 1 stick: 1 diamond"]:  # wrong, but inside the vocabulary
+    for good in [
+        GOOD_PICKAXE,
+        "mine 3 logs",
+        "dig down with wooden_pickaxe: 1 wooden_pickaxe, layer 2",
+        "craft 1 stick: 1 diamond",
+    ]:  # wrong, but inside the vocabulary
         assert rx.fullmatch(good), good
-    for bad in ["craft 1 unobtainium", "build 1 stick", "craft 1000 stick", "mine 3 logs: layer 9",
-                "craft 1 stick: " + ", ".join(["1 logs"] * 7), "Sure! craft 1 stick"]:
+    for bad in [
+        "craft 1 unobtainium",
+        "build 1 stick",
+        "craft 1000 stick",
+        "mine 3 logs: layer 9",
+        "craft 1 stick: " + ", ".join(["1 logs"] * 7),
+        "Sure! craft 1 stick",
+    ]:
         assert not rx.fullmatch(bad), bad
 
 
@@ -324,12 +352,15 @@ def test_graph_grammar_only_admits_the_goals_producers(kb, graph):
     rx = _regex(pickaxe.text)
     assert rx.fullmatch(GOOD_PICKAXE)
     assert rx.fullmatch("craft 1 stone_pickaxe: 2 cobblestone, 1 stick, 1 crafting_table")  # too few: verifier
-    for bad in ["craft 1 stone_axe: 3 cobblestone, 2 stick, 1 crafting_table",  # another item
-                "craft 2 stone_pickaxe: 3 cobblestone, 2 stick, 1 crafting_table",  # another count
-                "mine 1 stone_pickaxe", "craft 1 stone_pickaxe: 3 cobblestone, 2 stick",  # no table
-                "craft 1 stone_pickaxe: 4 cobblestone, 2 stick, 1 crafting_table",  # more than used
-                "craft 1 stone_pickaxe: 3 logs, 2 stick, 1 crafting_table",
-                "craft 1 stone_pickaxe: 3 blackstone, 2 stick, 1 crafting_table"]:  # not in the overworld
+    for bad in [
+        "craft 1 stone_axe: 3 cobblestone, 2 stick, 1 crafting_table",  # another item
+        "craft 2 stone_pickaxe: 3 cobblestone, 2 stick, 1 crafting_table",  # another count
+        "mine 1 stone_pickaxe",
+        "craft 1 stone_pickaxe: 3 cobblestone, 2 stick",  # no table
+        "craft 1 stone_pickaxe: 4 cobblestone, 2 stick, 1 crafting_table",  # more than used
+        "craft 1 stone_pickaxe: 3 logs, 2 stick, 1 crafting_table",
+        "craft 1 stone_pickaxe: 3 blackstone, 2 stick, 1 crafting_table",
+    ]:  # not in the overworld
         assert not rx.fullmatch(bad), bad
     cobble = _regex(builder.for_goal(Goal(item="cobblestone", count=5)).text)
     assert cobble.fullmatch("mine 5 cobblestone with wooden_pickaxe: 1 wooden_pickaxe, layer 1")
@@ -348,8 +379,10 @@ def test_graph_grammar_only_admits_the_goals_producers(kb, graph):
 def test_graph_grammar_offers_only_bars_conventional_choices(kb, graph):
     builder = GrammarBuilder(kb, graph)
     # one dig down per pickaxe tier: the plan's pickaxe for the layer is the only option
-    assert builder.for_goal(layer_goal(3), dig_tool="iron_pickaxe").forced == \
-        "dig down with iron_pickaxe: 1 iron_pickaxe, layer 2"
+    assert (
+        builder.for_goal(layer_goal(3), dig_tool="iron_pickaxe").forced
+        == "dig down with iron_pickaxe: 1 iron_pickaxe, layer 2"
+    )
     # the lowest tier that can mine an item, not an iron pickaxe made for one coal
     assert builder.for_goal(Goal(item="coal")).forced == "mine 1 coal with wooden_pickaxe: 1 wooden_pickaxe, layer 1"
     smelt = _regex(builder.for_goal(Goal(item="iron_ingot", count=3)).text)
@@ -361,12 +394,15 @@ def test_graph_grammar_offers_only_bars_conventional_choices(kb, graph):
     assert torch.fullmatch("craft 4 torch: 1 coal, 1 stick") and torch.fullmatch("craft 4 torch: 1 charcoal, 1 stick")
 
 
-@pytest.mark.parametrize("goal, reply, objection", [
-    (Goal(item="coal"), "mine 1 coal with iron_pickaxe: 1 iron_pickaxe, layer 1", "with the wooden_pickaxe"),
-    (layer_goal(3), "dig down with stone_pickaxe: 1 stone_pickaxe, layer 2", "layer 3 with the iron_pickaxe"),
-    (Goal(item="iron_ingot"), "smelt 1 iron_ingot: 1 iron_ore, 1 coal, 1 furnace", "budget fuel as planks"),
-    (Goal(item="crafting_table"), "craft 1 crafting_table: 4 spruce_planks", "family name planks"),
-])
+@pytest.mark.parametrize(
+    "goal, reply, objection",
+    [
+        (Goal(item="coal"), "mine 1 coal with iron_pickaxe: 1 iron_pickaxe, layer 1", "with the wooden_pickaxe"),
+        (layer_goal(3), "dig down with stone_pickaxe: 1 stone_pickaxe, layer 2", "layer 3 with the iron_pickaxe"),
+        (Goal(item="iron_ingot"), "smelt 1 iron_ingot: 1 iron_ore, 1 coal, 1 furnace", "budget fuel as planks"),
+        (Goal(item="crafting_table"), "craft 1 crafting_table: 4 spruce_planks", "family name planks"),
+    ],
+)
 def test_the_verifier_refuses_valid_but_unconventional_answers(kb, graph, goal, reply, objection):
     d, fake = decomposer(kb, graph, [reply], max_retries=0)
     answer = d.decompose(goal, ctx(kb))  # a diamond_pickaxe plan: every layer is dug with its own tier
@@ -403,9 +439,13 @@ def test_progress_line_only_on_a_terminal(kb):
     shown, hidden = TerminalProgress(Tty()), TerminalProgress(io.StringIO())
     for progress in (shown, hidden):
         progress.task("task 1/2 stone/stone_axe")
-        bar = make_planner("bar", kb, backend=ScriptedLLM(["craft 4 stick: 2 planks", "craft 2 planks: 1 logs",
-                                                           "mine 1 logs"]), progress=progress,
-                               llm_mode="vocab")
+        bar = make_planner(
+            "bar",
+            kb,
+            backend=ScriptedLLM(["craft 4 stick: 2 planks", "craft 2 planks: 1 logs", "mine 1 logs"]),
+            progress=progress,
+            llm_mode="vocab",
+        )
         bar.plan(Goal(item="stick", count=4))
         progress.clear()
     text = shown.stream.getvalue()

@@ -18,8 +18,8 @@ from barsym.cli import main
 from barsym.llm import LlamaCppBackend, LLMOptions
 from barsym.model import Goal
 from barsym.planner import make_planner
-from barsym.reasoning.reply_grammar import GrammarBuilder
 from barsym.planner.registry import graph_for
+from barsym.reasoning.reply_grammar import GrammarBuilder
 
 pytestmark = pytest.mark.llm
 
@@ -38,8 +38,10 @@ def provenance(result) -> set[str]:
 
 def test_llama_cpp_accepts_every_grammar_the_planner_builds(backend, kb):
     builder = GrammarBuilder(kb, graph_for(kb))
-    grammars = [builder.vocab()] + [builder.for_goal(Goal(item=i, count=3)).text
-                                    for i in ("stone_pickaxe", "iron_ingot", "torch", "planks", "charcoal")]
+    grammars = [builder.vocab()] + [
+        builder.for_goal(Goal(item=i, count=3)).text
+        for i in ("stone_pickaxe", "iron_ingot", "torch", "planks", "charcoal")
+    ]
     for grammar in grammars:  # a grammar llama.cpp rejects would crash the process, not raise
         backend._check_grammar(grammar)
 
@@ -74,8 +76,9 @@ def test_same_plan_twice_with_greedy_decoding_and_a_seed(capsys, gguf_path):
 
 
 def test_bar_through_a_real_llama_cpp_server(capsys, llama_server, kb):
-    code = main(["plan", "stick", "--llm-url", llama_server, "--llm-mode", "graph", "--format", "json",
-                 "--llm-timeout", "300"])  # a cold server evaluates the ~1100-token prefix first: slow under load
+    code = main(
+        ["plan", "stick", "--llm-url", llama_server, "--llm-mode", "graph", "--format", "json", "--llm-timeout", "300"]
+    )  # a cold server evaluates the ~1100-token prefix first: slow under load
     out, err = capsys.readouterr()
     assert code == 0, err
     data = json.loads(out)

@@ -8,12 +8,10 @@ import sqlite3
 
 import pytest
 
-from barsym.kb import load_kb, rules_for
 from barsym.memory import MemoryFileError, MemoryStore, record, with_memory
 from barsym.memory.store import SCHEMA_VERSION, DecompositionRecord
 from barsym.model import Goal
 from barsym.planner.registry import make_planner
-
 
 
 def _planned(kb, store, goal="iron_pickaxe", runs=10, successes=10):
@@ -48,11 +46,22 @@ def test_threshold_and_min_runs_keep_poor_entries_out(kb, tmp_path):
 def test_better_executing_decomposition_wins(kb, tmp_path):
     store = MemoryStore(tmp_path / "m.sqlite")
     ctx = {"at_hand": [], "layer": 0}
-    sub = lambda item, n: {"item": item, "count": n}
-    good = DecompositionRecord("stick", 4, ctx, {"type": "craft", "item": "stick", "count": 4},
-                               [sub("planks", 2)], None, "symbolic")
-    worse = DecompositionRecord("stick", 4, ctx, {"type": "craft", "item": "stick", "count": 4},
-                                [sub("planks", 2), sub("crafting_table", 1)], None, "llm")
+
+    def sub(item, n):
+        return {"item": item, "count": n}
+
+    good = DecompositionRecord(
+        "stick", 4, ctx, {"type": "craft", "item": "stick", "count": 4}, [sub("planks", 2)], None, "symbolic"
+    )
+    worse = DecompositionRecord(
+        "stick",
+        4,
+        ctx,
+        {"type": "craft", "item": "stick", "count": 4},
+        [sub("planks", 2), sub("crafting_table", 1)],
+        None,
+        "llm",
+    )
     store.record_plan("a", "bar", ("stick", 4), [], [worse], [("stochastic", 0, 10, 6)])
     store.record_plan("b", "bar", ("stick", 4), [], [good], [("stochastic", 0, 10, 9)])
     best = store.candidates("stick", 4)[0]
@@ -63,8 +72,15 @@ def test_better_executing_decomposition_wins(kb, tmp_path):
 def test_entry_that_no_longer_verifies_is_refused_and_marked_stale(kb, tmp_path):
     store = MemoryStore(tmp_path / "m.sqlite")
     ctx = {"at_hand": [], "layer": 0}
-    bad = DecompositionRecord("stick", 4, ctx, {"type": "craft", "item": "stick", "count": 4},
-                              [{"item": "cobblestone", "count": 2}], None, "llm")
+    bad = DecompositionRecord(
+        "stick",
+        4,
+        ctx,
+        {"type": "craft", "item": "stick", "count": 4},
+        [{"item": "cobblestone", "count": 2}],
+        None,
+        "llm",
+    )
     store.record_plan("a", "bar", ("stick", 4), [], [bad], [("stochastic", 0, 10, 10)])
     planner = with_memory(make_planner("symbolic", kb), kb, store)
     result = planner.plan(Goal(item="stick", count=4))
@@ -74,9 +90,15 @@ def test_entry_that_no_longer_verifies_is_refused_and_marked_stale(kb, tmp_path)
 
 def _writer(path, n):
     store = MemoryStore(path)
-    rec = DecompositionRecord("stick", 4, {"at_hand": [], "layer": 0},
-                              {"type": "craft", "item": "stick", "count": 4}, [{"item": "planks", "count": 2}],
-                              None, "symbolic")
+    rec = DecompositionRecord(
+        "stick",
+        4,
+        {"at_hand": [], "layer": 0},
+        {"type": "craft", "item": "stick", "count": 4},
+        [{"item": "planks", "count": 2}],
+        None,
+        "symbolic",
+    )
     for i in range(n):
         store.record_plan(f"t{i}", "symbolic", ("stick", 4), ["craft 4 stick"], [rec, rec], [("stochastic", i, 5, 5)])
     store.close()
@@ -142,8 +164,15 @@ def test_export_import_round_trip(kb, tmp_path):
 def test_stale_entry_in_a_memory_opened_read_only_is_refused_and_the_file_untouched(kb, tmp_path):
     path = tmp_path / "m.sqlite"
     ctx = {"at_hand": [], "layer": 0}
-    bad = DecompositionRecord("stick", 4, ctx, {"type": "craft", "item": "stick", "count": 4},
-                              [{"item": "cobblestone", "count": 2}], None, "llm")
+    bad = DecompositionRecord(
+        "stick",
+        4,
+        ctx,
+        {"type": "craft", "item": "stick", "count": 4},
+        [{"item": "cobblestone", "count": 2}],
+        None,
+        "llm",
+    )
     with MemoryStore(path) as store:
         store.record_plan("a", "bar", ("stick", 4), [], [bad], [("stochastic", 0, 10, 10)])
     before = path.read_bytes()

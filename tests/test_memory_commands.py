@@ -38,15 +38,32 @@ def test_eval_records_plans_and_their_runs_then_answers_from_them(tmp_path, caps
     assert "goal(s) answered from memory" in out
     tasks = json.loads(report.read_text())["tasks"]
     assert all(t["verdict"] != "invalid" for t in tasks.values())
-    assert sum(t["stats"]["memory_hits"] for t in tasks.values()) > sum(t["stats"]["memory_misses"]
-                                                                      for t in tasks.values())
+    assert sum(t["stats"]["memory_hits"] for t in tasks.values()) > sum(
+        t["stats"]["memory_misses"] for t in tasks.values()
+    )
     assert _counts(m) == counts  # read-only without --record
 
 
 def test_execute_record_credits_the_plan_with_the_same_steps(tmp_path, capsys):
     m, plan = tmp_path / "m.sqlite", tmp_path / "p.jsonl"
-    assert main(["plan", "iron_pickaxe", "--planner", "symbolic", "--memory", str(m), "--record", "--format", "bar",
-                 "-o", str(plan)]) == 0
+    assert (
+        main(
+            [
+                "plan",
+                "iron_pickaxe",
+                "--planner",
+                "symbolic",
+                "--memory",
+                str(m),
+                "--record",
+                "--format",
+                "bar",
+                "-o",
+                str(plan),
+            ]
+        )
+        == 0
+    )
     assert _counts(m)["runs"] == 0
     assert main(["execute", str(plan), "--memory", str(m), "--record", "--runs", "7"]) == 0
     assert "recorded the runs of 1 of 1 plan(s)" in capsys.readouterr().err

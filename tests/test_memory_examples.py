@@ -10,8 +10,8 @@ from barsym.memory.examples import closeness
 from barsym.memory.store import DecompositionRecord
 from barsym.model import Goal
 from barsym.planner import PlanContext, SymbolicDecomposer, layer_goal
-from barsym.reasoning.reply_grammar import render_reply
 from barsym.planner.registry import make_planner
+from barsym.reasoning.reply_grammar import render_reply
 
 
 def _symbolic_answer(kb):
@@ -22,8 +22,8 @@ def _symbolic_answer(kb):
         count, _, item = asked.partition(" ")
         goal = layer_goal(int(item)) if count == "layer" else Goal(item=item, count=int(count))
         return render_reply(symbolic.decompose(goal, PlanContext(kb, Goal(item="diamond_pickaxe"))))
-    return answer
 
+    return answer
 
 
 @pytest.fixture
@@ -55,8 +55,8 @@ def test_examples_appear_before_the_question_and_every_answer_is_still_checked(k
     assert fake.remaining == 0 and len(fake.calls) == 2  # only iron_axe went to the model; memory did the rest
     prefix = list(planner.planner.decomposer.prompts.prefix)
     first = fake.calls[0].messages
-    assert first[:len(prefix)] == prefix  # the fixed, cached prefix is untouched
-    shown = first[len(prefix):]
+    assert first[: len(prefix)] == prefix  # the fixed, cached prefix is untouched
+    shown = first[len(prefix) :]
     assert [m["role"] for m in shown] == ["user", "assistant"] * 2 + ["user"]  # two examples, then the question
     assert shown[0]["content"].startswith("Goal: 1 stone_pickaxe")  # same shape only
     assert shown[2]["content"].startswith("Goal: 1 iron_pickaxe")  # same shape and family: closest, so last
@@ -72,19 +72,34 @@ def test_examples_appear_before_the_question_and_every_answer_is_still_checked(k
 def test_poorly_executing_or_stale_examples_are_not_shown(kb, tmp_path):
     store = MemoryStore(tmp_path / "m.sqlite")
     ctx = {"at_hand": [], "layer": 0}
-    broken = DecompositionRecord("iron_pickaxe", 1, ctx, {"type": "craft", "item": "iron_pickaxe", "count": 1},
-                                 [{"item": "cobblestone", "count": 3}, {"item": "stick", "count": 2}], None, "llm")
+    broken = DecompositionRecord(
+        "iron_pickaxe",
+        1,
+        ctx,
+        {"type": "craft", "item": "iron_pickaxe", "count": 1},
+        [{"item": "cobblestone", "count": 3}, {"item": "stick", "count": 2}],
+        None,
+        "llm",
+    )
     store.record_plan("a", "bar", ("iron_pickaxe", 1), [], [broken], [("stochastic", 0, 10, 10)])
-    rare = DecompositionRecord("iron_shovel", 1, ctx, {"type": "craft", "item": "iron_shovel", "count": 1},
-                               [{"item": "iron_ingot", "count": 1}, {"item": "stick", "count": 2},
-                                {"item": "crafting_table", "count": 1}], None, "llm")
+    rare = DecompositionRecord(
+        "iron_shovel",
+        1,
+        ctx,
+        {"type": "craft", "item": "iron_shovel", "count": 1},
+        [{"item": "iron_ingot", "count": 1}, {"item": "stick", "count": 2}, {"item": "crafting_table", "count": 1}],
+        None,
+        "llm",
+    )
     store.record_plan("b", "bar", ("iron_shovel", 1), [], [rare], [("stochastic", 0, 10, 2)])  # 20 % success
     fake = ScriptedLLM([_symbolic_answer(kb)] * 40)  # answers every goal as the symbolic decomposer would
     planner = with_memory(make_planner("bar", kb, backend=fake, log=False), kb, store)
     assert planner.plan(Goal(item="iron_axe"), None).validation.valid
     assert fake.calls[0].last_user_message.startswith("Goal: 1 iron_axe")
-    assert all("iron_pickaxe" not in m["content"] and "iron_shovel" not in m["content"]
-               for m in fake.calls[0].messages[len(planner.planner.decomposer.prompts.prefix):])
+    assert all(
+        "iron_pickaxe" not in m["content"] and "iron_shovel" not in m["content"]
+        for m in fake.calls[0].messages[len(planner.planner.decomposer.prompts.prefix) :]
+    )
     assert store.counts()["stale"] == 1  # the entry that no longer verifies was marked, not shown
 
 

@@ -22,9 +22,18 @@ PER_PLAN = 12  # decompositions in every test plan
 
 
 def _records(n: int = PER_PLAN) -> list[DecompositionRecord]:
-    return [DecompositionRecord("stick", 4 + i, {"at_hand": [], "layer": 0},
-                                {"type": "craft", "item": "stick", "count": 4 + i}, [{"item": "planks", "count": 2}],
-                                None, "symbolic") for i in range(n)]
+    return [
+        DecompositionRecord(
+            "stick",
+            4 + i,
+            {"at_hand": [], "layer": 0},
+            {"type": "craft", "item": "stick", "count": 4 + i},
+            [{"item": "planks", "count": 2}],
+            None,
+            "symbolic",
+        )
+        for i in range(n)
+    ]
 
 
 class _PauseInside:
@@ -61,8 +70,10 @@ def _consistent(path) -> tuple[int, int, int]:
     try:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert db.execute("PRAGMA foreign_key_check").fetchall() == []
-        return db.execute("SELECT (SELECT count(*) FROM plans), (SELECT count(*) FROM decompositions),"
-                          " (SELECT count(*) FROM executions)").fetchone()
+        return db.execute(
+            "SELECT (SELECT count(*) FROM plans), (SELECT count(*) FROM decompositions),"
+            " (SELECT count(*) FROM executions)"
+        ).fetchone()
     finally:
         db.close()
 
@@ -106,8 +117,9 @@ def _read_while_paused(path, inside, go, seen):
     """Reads once while the writer is inside its transaction, lets it commit, and reads again."""
     reader = MemoryStore(path, readonly=True)
     inside.wait(120)
-    seen.put(("inside", reader.counts()["plans"], reader.counts()["decompositions"],
-              len(reader.candidates("stick", 4))))
+    seen.put(
+        ("inside", reader.counts()["plans"], reader.counts()["decompositions"], len(reader.candidates("stick", 4)))
+    )
     go.set()
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from barsym.metrics import (GroupScore, accuracy_counts, as_records, edit_distance, f1_counts, score_task,
-                            step_matches)
+from barsym.metrics import GroupScore, accuracy_counts, as_records, edit_distance, f1_counts, score_task, step_matches
 
 
 def rec(kind, name, num=1, tool=None):
@@ -13,9 +12,15 @@ def rec(kind, name, num=1, tool=None):
 
 
 DIG = {"type": "special", "obj_name": "dig down", "obj_num": None, "tool": "wooden_pickaxe"}
-EXPERT = [rec("mine", "logs", 3), rec("craft", "planks", 9), rec("craft", "stick", 2),
-          rec("craft", "crafting_table"), rec("craft", "wooden_pickaxe"), DIG,
-          rec("mine", "cobblestone", 1, "wooden_pickaxe")]
+EXPERT = [
+    rec("mine", "logs", 3),
+    rec("craft", "planks", 9),
+    rec("craft", "stick", 2),
+    rec("craft", "crafting_table"),
+    rec("craft", "wooden_pickaxe"),
+    DIG,
+    rec("mine", "cobblestone", 1, "wooden_pickaxe"),
+]
 
 
 def group_of(pred, ref=EXPERT):
@@ -96,6 +101,7 @@ def test_group_pooling():
 
 def test_steps_and_records_score_alike(kb):
     from barsym.bar_io import parse_plan
+
     text = "".join(__import__("json").dumps(r) + "\n" for r in EXPERT)
     plan = parse_plan(text)
     assert as_records(plan) == [dict(r) for r in EXPERT]

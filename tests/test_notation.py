@@ -42,8 +42,12 @@ def test_what_plan_prints_validates_as_the_same_plan(capsys, tmp_path, item):
 def test_bare_lines_numbering_comments_and_moves():
     text = "# a plan by hand\n1. mine 4 logs\n2) craft 4 planks.\n\ndig down with wooden_pickaxe\nclimb up\n"
     steps = parse_plan(text, "hand.txt").steps
-    assert steps == (Step(type=StepType.MINE, item="logs", count=4), Step(type=StepType.CRAFT, item="planks", count=4),
-                     Step(type=StepType.DIG_DOWN, tool="wooden_pickaxe"), Step(type=StepType.CLIMB_UP))
+    assert steps == (
+        Step(type=StepType.MINE, item="logs", count=4),
+        Step(type=StepType.CRAFT, item="planks", count=4),
+        Step(type=StepType.DIG_DOWN, tool="wooden_pickaxe"),
+        Step(type=StepType.CLIMB_UP),
+    )
 
 
 def test_a_line_that_is_no_step_names_its_line_and_exits_2(capsys, tmp_path):
@@ -70,6 +74,9 @@ def test_neither_json_nor_notation_says_both_are_accepted(capsys, tmp_path):
 
 
 def test_the_forward_planners_reader_is_the_same_and_checks_names(kb):
-    assert parse_step("3. mine 3 iron_ore with stone_pickaxe", kb) == parse_plan("mine 3 iron_ore with stone_pickaxe").steps[0]
+    assert (
+        parse_step("3. mine 3 iron_ore with stone_pickaxe", kb)
+        == parse_plan("mine 3 iron_ore with stone_pickaxe").steps[0]
+    )
     with pytest.raises(ValueError, match="unknown item 'unobtainium'"):
         parse_step("craft 1 unobtainium", kb)

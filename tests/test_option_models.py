@@ -13,22 +13,37 @@ from cli_run import one_line, run
 EXAMPLE = "examples/diamond_pickaxe.jsonl"
 
 
-@pytest.mark.parametrize("argv", [["validate", EXAMPLE, "--layer", "²"], ["plan", "stick", "--layer", "²"],
-                                  ["plan", "stick", "--planner", "symbolic", "--layer", "٣"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["validate", EXAMPLE, "--layer", "²"],
+        ["plan", "stick", "--layer", "²"],
+        ["plan", "stick", "--planner", "symbolic", "--layer", "٣"],
+    ],
+)
 def test_a_superscript_layer_is_one_line_naming_layer(capsys, argv):
     code, out, err = run(capsys, *argv)
     assert code == 2 and one_line(err) and err.startswith("barsym: error: --layer must be a whole number"), err
     assert "--memory" not in err
 
 
-@pytest.mark.parametrize("argv, line", [
-    (["score", EXAMPLE, "--scores", "simulator", "--k", "0"], "--k must be from 1 to 50, got '0'"),
-    (["repair", EXAMPLE, "--k", "51"], "--k must be from 1 to 50, got '51'"),
-    (["plan", "stick", "--temperature", "nan"], "--temperature must be a finite number from 0 to 5, got 'nan'"),
-    (["plan", "stick", "--anchors", "random"], "--anchors must be one of step-scoring, sliding-window, got 'random'"),
-    (["execute", EXAMPLE, "--runs", "0"], "--runs must be from 1 to 100000, got '0'"),
-    (["plan", "stick", "--model", "m.gguf", "--llm-url", "http://x"], "give either --model (in-process) or --llm-url"),
-])
+@pytest.mark.parametrize(
+    "argv, line",
+    [
+        (["score", EXAMPLE, "--scores", "simulator", "--k", "0"], "--k must be from 1 to 50, got '0'"),
+        (["repair", EXAMPLE, "--k", "51"], "--k must be from 1 to 50, got '51'"),
+        (["plan", "stick", "--temperature", "nan"], "--temperature must be a finite number from 0 to 5, got 'nan'"),
+        (
+            ["plan", "stick", "--anchors", "random"],
+            "--anchors must be one of step-scoring, sliding-window, got 'random'",
+        ),
+        (["execute", EXAMPLE, "--runs", "0"], "--runs must be from 1 to 100000, got '0'"),
+        (
+            ["plan", "stick", "--model", "m.gguf", "--llm-url", "http://x"],
+            "give either --model (in-process) or --llm-url",
+        ),
+    ],
+)
 def test_range_errors_are_one_line_naming_the_flag(capsys, argv, line):
     code, out, err = run(capsys, *argv)
     assert code == 2 and one_line(err) and line in err and "validation error" not in err, err

@@ -15,10 +15,20 @@ from barsym.reasoning.prose import ProseParser, count_of, split_clauses
 from cli_run import one_line, run
 
 PARAPHRASES = Path(__file__).parent / "data" / "paraphrases.json"
-PROSE = ("Chop four logs, make planks, then a crafting table. Craft 4 sticks and a wooden pickaxe; dig down, "
-         "then mine three cobbelstone and craft a stone pickaxe.")
-EXPECTED = ["mine 4 logs", "craft 9 planks", "craft 1 crafting_table", "craft 4 stick", "craft 1 wooden_pickaxe",
-            "dig down with wooden_pickaxe", "mine 3 cobblestone with wooden_pickaxe", "craft 1 stone_pickaxe"]
+PROSE = (
+    "Chop four logs, make planks, then a crafting table. Craft 4 sticks and a wooden pickaxe; dig down, "
+    "then mine three cobbelstone and craft a stone pickaxe."
+)
+EXPECTED = [
+    "mine 4 logs",
+    "craft 9 planks",
+    "craft 1 crafting_table",
+    "craft 4 stick",
+    "craft 1 wooden_pickaxe",
+    "dig down with wooden_pickaxe",
+    "mine 3 cobblestone with wooden_pickaxe",
+    "craft 1 stone_pickaxe",
+]
 
 
 @pytest.fixture(scope="module")
@@ -27,8 +37,11 @@ def graph(kb):
 
 
 def test_clauses_and_counts_in_words():
-    assert split_clauses("First chop four logs, then make planks.\nNext, a crafting table") == \
-        ["chop four logs", "make planks", "a crafting table"]
+    assert split_clauses("First chop four logs, then make planks.\nNext, a crafting table") == [
+        "chop four logs",
+        "make planks",
+        "a crafting table",
+    ]
     assert count_of("get twenty one cobblestone".split()) == (21, ["get", "cobblestone"])
     assert count_of("make a dozen planks".split()) == (12, ["make", "planks"])
     assert count_of("craft a furnace".split()) == (1, ["craft", "furnace"])
@@ -45,8 +58,16 @@ def test_names_near_the_words_typos_and_plurals(kb, graph):
 
 
 def test_each_clause_is_asked_under_its_grammar_and_counts_and_tools_are_filled(kb, graph):
-    replies = ["mine 4 logs", "craft 1 planks", "craft 1 crafting_table", "craft 4 stick", "craft 1 wooden_pickaxe",
-               "dig down", "mine 3 cobblestone", "craft 1 stone_pickaxe"]
+    replies = [
+        "mine 4 logs",
+        "craft 1 planks",
+        "craft 1 crafting_table",
+        "craft 4 stick",
+        "craft 1 wooden_pickaxe",
+        "dig down",
+        "mine 3 cobblestone",
+        "craft 1 stone_pickaxe",
+    ]
     llm = ScriptedLLM(replies)
     parsed = ProseParser(kb, graph, llm).parse(PROSE)
     assert [str(s) for s in parsed.steps] == EXPECTED
@@ -91,10 +112,16 @@ def test_parse_command_text_and_json(capsys, tmp_path):
     assert code == 1 and "verdict: invalid" in out
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"", "empty"), (b"   \n", "empty"), (b"mine\x00logs", "binary"), (b"\xff\xfe\xfa", "not UTF-8"),
-    (b"hello world, how are you", "no step found"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"", "empty"),
+        (b"   \n", "empty"),
+        (b"mine\x00logs", "binary"),
+        (b"\xff\xfe\xfa", "not UTF-8"),
+        (b"hello world, how are you", "no step found"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2(capsys, tmp_path, content, message):
     path = tmp_path / "plan.txt"
     path.write_bytes(content)
@@ -102,14 +129,15 @@ def test_bad_input_is_one_line_exit_2(capsys, tmp_path, content, message):
     assert code == 2 and one_line(err) and message in err and out == ""
 
 
-@pytest.mark.parametrize("argv", [["no-such-file.txt"], ["{plan}", "--format", "yaml"],
-                                  ["{plan}", "--llm-stand-in", "smartest"]])
+@pytest.mark.parametrize(
+    "argv", [["no-such-file.txt"], ["{plan}", "--format", "yaml"], ["{plan}", "--llm-stand-in", "smartest"]]
+)
 def test_bad_options_are_one_line_exit_2(capsys, tmp_path, argv):
     plan = tmp_path / "plan.txt"
     plan.write_text("mine 3 logs")
     try:
-        code, out, err = run(capsys, "parse", *[a.replace("{plan}", str(plan)) for a in argv])
+        code, _out, err = run(capsys, "parse", *[a.replace("{plan}", str(plan)) for a in argv])
     except SystemExit as exited:  # argparse refuses a choice outside --format's with its own one line
-        code, (out, err) = exited.code, capsys.readouterr()
+        code, (_out, err) = exited.code, capsys.readouterr()
         err = err.splitlines()[-1] + "\n"
     assert code == 2 and one_line(err)

@@ -9,7 +9,6 @@ from barsym.reasoning.cot import CotPlanner
 from barsym.reasoning.deps import DEFAULT_ROUNDS, MAX_CONTEXT, DepsPlanner, context_for
 from barsym.reasoning.plan_facts import HEADER, PlanFacts
 from barsym.sim import State
-
 from cli_run import run
 
 
@@ -41,8 +40,9 @@ def test_cot_and_deps_tell_the_model_the_facts_unless_told_not_to(kb):
         CotPlanner(kb, backend, graph=graph, symbolic=symbolic, facts=facts, log=None).plan(goal)
         assert (HEADER in backend.calls[0].last_user_message) is facts
         backend = ScriptedLLM(["mine 1 logs\ndone", "I do not know.", "mine 1 logs\ndone"], LLMOptions(n_ctx=8192))
-        DepsPlanner(kb, backend, graph=graph, rounds=1, world="deterministic", symbolic=symbolic,
-                    facts=facts).plan(goal)
+        DepsPlanner(kb, backend, graph=graph, rounds=1, world="deterministic", symbolic=symbolic, facts=facts).plan(
+            goal
+        )
         assert (HEADER in backend.calls[0].last_user_message) is facts
 
 

@@ -21,11 +21,13 @@ from barsym.model import Goal
 from barsym.planner import make_planner
 from barsym.planner.stats import LLMStats, MemoryStats, PlanStats
 
-LLM = ('"context_answers": 0, "graph_forced": 0, "llm_goals": 1, "llm_calls": 3, "reused_replies": 0, "retries": 0, '
-       '"accepted_first_try": 0, "accepted_after_feedback": 1, "accepted_calls": 0, "max_accepted_calls_per_goal": 0, '
-       '"rejected": 0, "unreadable": 0, "backend_errors": 0, "fallbacks": 0, "unanswered": 0, "loops_cut": 0, '
-       '"prompt_tokens": 1100, "completion_tokens": 35, "evaluated_prompt_tokens": 1100, "cached_prompt_tokens": 0, '
-       '"evaluations": 38, "drafted_tokens": 0, "prefix": "", "prefix_seconds": 0.25, "llm_seconds": 0.25')
+LLM = (
+    '"context_answers": 0, "graph_forced": 0, "llm_goals": 1, "llm_calls": 3, "reused_replies": 0, "retries": 0, '
+    '"accepted_first_try": 0, "accepted_after_feedback": 1, "accepted_calls": 0, "max_accepted_calls_per_goal": 0, '
+    '"rejected": 0, "unreadable": 0, "backend_errors": 0, "fallbacks": 0, "unanswered": 0, "loops_cut": 0, '
+    '"prompt_tokens": 1100, "completion_tokens": 35, "evaluated_prompt_tokens": 1100, "cached_prompt_tokens": 0, '
+    '"evaluations": 38, "drafted_tokens": 0, "prefix": "", "prefix_seconds": 0.25, "llm_seconds": 0.25'
+)
 TREE = '"goals": 13, "decompositions": 13, "shared_stations": true, "attempts": 1, "seconds": 0.25, "held_materials_used": true'
 
 OLD = {
@@ -47,10 +49,10 @@ OLD = {
     '"selector": "order"}}',
     "cot": '{"goals": 1, ' + LLM + ', "problems": [], "llm_mode": "vocab", "llm_verified": false, "seconds": 0.25, '
     '"cot": {"steps": 0, "inventory_agreement": 0, "unreadable_lines": 2}}',
-    "bar, dead backend, memory": '{' + TREE + ', ' + LLM + ', "problems": ["down"], "plan_fallback": null, '
+    "bar, dead backend, memory": "{" + TREE + ", " + LLM + ', "problems": ["down"], "plan_fallback": null, '
     '"llm_mode": "graph", "llm_verified": true, "backend_down": "2 failures in a row, last: down", "memory_hits": 0, '
     '"memory_misses": 12, "memory_stale": 0, "memory_share": 0.0, "memory_examples": 0, "memory_spare": 1}',
-    "symbolic+sc, memory": '{' + TREE + ', "consistency": {"rounds": 0, "windows": 0, "repaired_steps": 0, '
+    "symbolic+sc, memory": "{" + TREE + ', "consistency": {"rounds": 0, "windows": 0, "repaired_steps": 0, '
     '"kept_steps": 8, "unfinished_windows": 0, "symbolic_fallbacks": 0, "valid_before": true, "valid_after": true, '
     '"seconds": 0.25, "llm_calls": 0, "evaluated_prompt_tokens": 0, "replayed_seconds": 0.25}, "memory_hits": 0, '
     '"memory_misses": 12, "memory_stale": 0, "memory_share": 0.0, "memory_examples": 0, "memory_spare": 1}',
@@ -87,25 +89,39 @@ def test_unknown_keys_are_kept():
 def test_the_summed_counters_are_the_int_fields():
     assert "max_accepted_calls_per_goal" not in LLMStats.summed() and "llm_seconds" not in LLMStats.summed()
     assert set(LLMStats.summed()) == {f.name for f in dataclasses.fields(LLMStats) if f.type == "int"} - {
-        "max_accepted_calls_per_goal"}
+        "max_accepted_calls_per_goal"
+    }
 
 
 def test_stats_are_frozen(kb):
     result = make_planner("symbolic", kb).plan(Goal(item="stick"))
     with pytest.raises(dataclasses.FrozenInstanceError):
         result.stats.seconds = 0.0
-    assert list(result.stats.to_dict()) == ["goals", "decompositions", "shared_stations", "attempts", "seconds",
-                                            "held_materials_used"]
+    assert list(result.stats.to_dict()) == [
+        "goals",
+        "decompositions",
+        "shared_stations",
+        "attempts",
+        "seconds",
+        "held_materials_used",
+    ]
 
 
 def test_an_old_run_file_record_resumes_with_typed_stats(kb):
     """What a resumed ``barsym eval --run`` does with a record: rebuild the outcome, write the record again."""
     stats = json.loads(OLD["bar-sc (run file)"])
-    record = {"group": "stone", "goal": {"item": "stick", "count": 1}, "seconds": 2.2, "planned": True,
-              "plan": [{"type": "mine", "obj_name": "logs", "obj_num": 1, "tool": None},
-                       {"type": "craft", "obj_name": "planks", "obj_num": 4, "tool": None},
-                       {"type": "craft", "obj_name": "stick", "obj_num": 4, "tool": None}],
-              "stats": stats}
+    record = {
+        "group": "stone",
+        "goal": {"item": "stick", "count": 1},
+        "seconds": 2.2,
+        "planned": True,
+        "plan": [
+            {"type": "mine", "obj_name": "logs", "obj_num": 1, "tool": None},
+            {"type": "craft", "obj_name": "planks", "obj_num": 4, "tool": None},
+            {"type": "craft", "obj_name": "stick", "obj_num": 4, "tool": None},
+        ],
+        "stats": stats,
+    }
     outcome = outcome_from_record(record, Task("stick", "stone", Goal(item="stick")), kb)
     assert outcome.result.stats.llm.accepted_first_try == 3
     assert outcome.to_dict()["stats"] == stats

@@ -9,8 +9,17 @@ import pytest
 from barsym.bar_io import format_plan, read_plan
 from barsym.eval import evaluate, load_dataset
 from barsym.model import Goal, Step, StepType
-from barsym.planner import (DEFAULT_PLANNER, BackwardPlanner, Decomposition, PlanningError, SymbolicDecomposer, fuse,
-                            make_planner, planner_names, register)
+from barsym.planner import (
+    DEFAULT_PLANNER,
+    BackwardPlanner,
+    Decomposition,
+    PlanningError,
+    SymbolicDecomposer,
+    fuse,
+    make_planner,
+    planner_names,
+    register,
+)
 from barsym.validation import Verdict
 from testdata import BAR_DIR, DEPS_FILE
 
@@ -33,11 +42,22 @@ def lines(plan):
 def test_diamond_pickaxe_matches_the_expert_plan_exactly(planner):
     result = planner.plan(Goal(item="diamond_pickaxe"))
     assert lines(result.plan) == [
-        "mine 4 logs", "craft 13 planks", "craft 8 stick", "craft 1 crafting_table", "craft 1 wooden_pickaxe",
-        "dig down with wooden_pickaxe", "mine 11 cobblestone with wooden_pickaxe", "craft 1 stone_pickaxe",
-        "dig down with stone_pickaxe", "mine 3 iron_ore with stone_pickaxe", "craft 1 furnace",
-        "smelt 3 iron_ingot", "craft 1 iron_pickaxe", "dig down with iron_pickaxe",
-        "mine 3 diamond with iron_pickaxe", "craft 1 diamond_pickaxe",
+        "mine 4 logs",
+        "craft 13 planks",
+        "craft 8 stick",
+        "craft 1 crafting_table",
+        "craft 1 wooden_pickaxe",
+        "dig down with wooden_pickaxe",
+        "mine 11 cobblestone with wooden_pickaxe",
+        "craft 1 stone_pickaxe",
+        "dig down with stone_pickaxe",
+        "mine 3 iron_ore with stone_pickaxe",
+        "craft 1 furnace",
+        "smelt 3 iron_ingot",
+        "craft 1 iron_pickaxe",
+        "dig down with iron_pickaxe",
+        "mine 3 diamond with iron_pickaxe",
+        "craft 1 diamond_pickaxe",
     ]
     assert result.validation.verdict is Verdict.VALID
     expert = read_plan(BAR_DIR / "diamond" / "diamond_pickaxe.jsonl")
@@ -47,8 +67,13 @@ def test_diamond_pickaxe_matches_the_expert_plan_exactly(planner):
 def test_station_used_then_consumed_is_made_once(planner):
     steps = lines(planner.plan(Goal(item="blast_furnace")).plan)
     assert steps.count("craft 1 furnace") == 1
-    assert steps[-5:] == ["craft 1 furnace", "smelt 3 stone", "smelt 5 iron_ingot", "smelt 3 smooth_stone",
-                          "craft 1 blast_furnace"]
+    assert steps[-5:] == [
+        "craft 1 furnace",
+        "smelt 3 stone",
+        "smelt 5 iron_ingot",
+        "smelt 3 smooth_stone",
+        "craft 1 blast_furnace",
+    ]
     assert "mine 14 cobblestone with wooden_pickaxe" in steps
 
 
@@ -210,8 +235,12 @@ def test_fuse_merges_same_action_and_keeps_dig_downs():
     mine = Step(type=StepType.MINE, item="logs", count=2)
     dig = Step(type=StepType.DIG_DOWN, tool="wooden_pickaxe")
     fused = fuse([mine, dig, mine, dig, Step(type=StepType.MINE, item="logs", count=3, tool="wooden_axe")])
-    assert [str(s) for s in fused] == ["mine 4 logs", "dig down with wooden_pickaxe", "dig down with wooden_pickaxe",
-                                       "mine 3 logs with wooden_axe"]
+    assert [str(s) for s in fused] == [
+        "mine 4 logs",
+        "dig down with wooden_pickaxe",
+        "dig down with wooden_pickaxe",
+        "mine 3 logs with wooden_axe",
+    ]
 
 
 def test_without_sharing_a_consumed_station_is_made_twice(kb, planner):

@@ -44,24 +44,30 @@ def test_output_file(capsys, tmp_path):
     assert code == 0 and out == "" and len(target.read_text().splitlines()) == 3
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["plan", "diamnd"], "unknown item 'diamnd'; did you mean diamond"),
-    (["plan", "stick", "--count", "0"], "--count must be from 1 to"),
-    (["plan", "stick", "--count", "-4"], "--count must be from 1 to"),
-    (["plan", "stick", "--count", "many"], "--count must be a whole number"),
-    (["plan", "stick", "--count", "2.5"], "--count must be a whole number"),
-    (["plan", "stick", "--planner", "oracle"], "unknown planner 'oracle'"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["plan", "diamnd"], "unknown item 'diamnd'; did you mean diamond"),
+        (["plan", "stick", "--count", "0"], "--count must be from 1 to"),
+        (["plan", "stick", "--count", "-4"], "--count must be from 1 to"),
+        (["plan", "stick", "--count", "many"], "--count must be a whole number"),
+        (["plan", "stick", "--count", "2.5"], "--count must be a whole number"),
+        (["plan", "stick", "--planner", "oracle"], "unknown planner 'oracle'"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2(capsys, argv, message):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("item, words", [
-    ("nether_bricks", "cannot be obtained from overworld resources: needs"),
-    ("saddle", "it is only found as loot, in chest loot"),
-])
+@pytest.mark.parametrize(
+    "item, words",
+    [
+        ("nether_bricks", "cannot be obtained from overworld resources: needs"),
+        ("saddle", "it is only found as loot, in chest loot"),
+    ],
+)
 def test_unreachable_item_exit_1_with_reason(capsys, item, words):
     code, out, err = run(capsys, "plan", item, "--planner", "symbolic")
     assert code == 1 and out == "" and words in err and err.count("\n") == 1
@@ -77,8 +83,9 @@ def test_every_deps_task_through_the_cli(capsys, kb, validator):
     """All 70 DEPS tasks (old names via the deps dialect, mob drops via kill steps) plan valid."""
     tasks = json.loads(DEPS_FILE.read_text())
     for task in tasks:
-        code, out, err = run(capsys, "plan", task["object"], "--dialect", "deps", "--format", "bar",
-                             "--planner", "symbolic")
+        code, out, err = run(
+            capsys, "plan", task["object"], "--dialect", "deps", "--format", "bar", "--planner", "symbolic"
+        )
         assert code == 0, (task, err)
         goal = Goal(item=kb.resolve(task["object"], dialect="deps"))
         assert validator.validate(parse_plan(out), goal=goal).verdict.value == "valid", task

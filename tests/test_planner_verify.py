@@ -5,8 +5,14 @@ from __future__ import annotations
 import pytest
 
 from barsym.model import Goal, Step, StepType
-from barsym.planner import Decomposition, PlanContext, SymbolicDecomposer, check_decomposition, layer_goal
-from barsym.planner import subgoal_roles
+from barsym.planner import (
+    Decomposition,
+    PlanContext,
+    SymbolicDecomposer,
+    check_decomposition,
+    layer_goal,
+    subgoal_roles,
+)
 
 
 def craft(item, n=1):
@@ -34,13 +40,16 @@ def test_good_hand_written_answer(kb):
     assert subgoal_roles(kb, d.step, d.subgoals) == ["ingredient", "ingredient", "station"]
 
 
-@pytest.mark.parametrize("subgoals, expected", [
-    ([g("iron_ingot", 3), g("crafting_table")], "missing ingredient"),
-    ([g("iron_ingot", 2), g("stick", 2), g("crafting_table")], "missing ingredient"),
-    ([g("iron_ingot", 3), g("stick", 2)], "missing station"),
-    ([g("iron_ingot", 3), g("stick", 2), g("crafting_table"), g("diamond")], "not needed"),
-    ([g("iron_ingot", 3), g("stick", 2), g("crafting_table"), g("unobtainium")], "unknown item"),
-])
+@pytest.mark.parametrize(
+    "subgoals, expected",
+    [
+        ([g("iron_ingot", 3), g("crafting_table")], "missing ingredient"),
+        ([g("iron_ingot", 2), g("stick", 2), g("crafting_table")], "missing ingredient"),
+        ([g("iron_ingot", 3), g("stick", 2)], "missing station"),
+        ([g("iron_ingot", 3), g("stick", 2), g("crafting_table"), g("diamond")], "not needed"),
+        ([g("iron_ingot", 3), g("stick", 2), g("crafting_table"), g("unobtainium")], "unknown item"),
+    ],
+)
 def test_craft_problems(kb, subgoals, expected):
     problems = check_decomposition(kb, g("iron_pickaxe"), Decomposition(craft("iron_pickaxe"), subgoals, "llm"))
     assert any(expected in p for p in problems), problems
@@ -57,7 +66,12 @@ def test_wrong_item_and_count(kb):
 
 def test_smelt_needs_input_furnace_and_fuel(kb):
     smelt = Step(type=StepType.SMELT, item="iron_ingot", count=3)
-    assert check_decomposition(kb, g("iron_ingot", 3), Decomposition(smelt, [g("iron_ore", 3), g("planks", 2), g("furnace")])) == []
+    assert (
+        check_decomposition(
+            kb, g("iron_ingot", 3), Decomposition(smelt, [g("iron_ore", 3), g("planks", 2), g("furnace")])
+        )
+        == []
+    )
     problems = check_decomposition(kb, g("iron_ingot", 3), Decomposition(smelt, [g("iron_ore", 3), g("planks", 1)]))
     assert any("missing station" in p for p in problems) and any("missing fuel" in p for p in problems)
     credited = Decomposition(smelt, [g("iron_ore", 3), g("planks", 1), g("furnace")], fuel_credit=1.5)
@@ -79,6 +93,9 @@ def test_dig_down_checks(kb):
     problems = check_decomposition(kb, layer_goal(2), Decomposition(dig, [g("stone_pickaxe")]))
     assert any("layer:1 is missing" in p for p in problems)
     shovel = Step(type=StepType.DIG_DOWN, tool="wooden_shovel")
-    assert any("needs a pickaxe" in p for p in check_decomposition(kb, layer_goal(1), Decomposition(shovel, [g("wooden_shovel")])))
+    assert any(
+        "needs a pickaxe" in p
+        for p in check_decomposition(kb, layer_goal(1), Decomposition(shovel, [g("wooden_shovel")]))
+    )
     assert check_decomposition(kb, layer_goal(9), Decomposition(dig, [])) != []
     assert any("not craft" in p for p in check_decomposition(kb, layer_goal(1), Decomposition(craft("stick"), [])))

@@ -152,8 +152,16 @@ def test_eval_bar_moves_while_a_fake_planner_plans(fake_clock, kb):
             return self.inner.plan(goal)
 
     tasks = load_dataset(BAR_DIR, kb)[:3]
-    run_evaluation(RunSpec("symbolic"), tasks, kb, name="symbolic", planner=SlowPlanner(), on_start=progress.start,
-                   on_record=progress.finished, on_task=progress.task_started)
+    run_evaluation(
+        RunSpec("symbolic"),
+        tasks,
+        kb,
+        name="symbolic",
+        planner=SlowPlanner(),
+        on_start=progress.start,
+        on_record=progress.finished,
+        on_task=progress.task_started,
+    )
     progress.close()
     assert seen == [("00:20", "?"), ("00:40", "00:20"), ("01:00", "00:00")]
 
@@ -170,6 +178,7 @@ def test_execute_shows_its_runs_at_once_and_as_they_go(fake_clock, monkeypatch, 
 
     def clock():  # each look at the clock is a fifth of a second later: every update may redraw
         return 1000.0 + 0.2 * next(ticks)
+
     monkeypatch.setattr(progress_bar, "CLOCK", clock)
     monkeypatch.setattr(progress_bar, "raw_stream", lambda stream: screen)
     code, out, _ = run(capsys, "execute", plan, "--runs", "500")
@@ -201,12 +210,15 @@ def test_ctrl_c_without_a_run_file_says_how_to_keep_tasks(capsys, monkeypatch):
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
+
     monkeypatch.setattr("barsym.commands.eval.run_evaluation", interrupted)
     assert scale.run_evaluation is not interrupted
     code, out, err = run(capsys, "eval", "--dataset", "bar", "--planner", "symbolic", "--limit", "1")
     assert code == 130 and out == ""
-    assert err == ("barsym: interrupted; no task was kept: run with --run FILE.jsonl to keep each finished task and "
-                   "resume after a stop\n")
+    assert err == (
+        "barsym: interrupted; no task was kept: run with --run FILE.jsonl to keep each finished task and "
+        "resume after a stop\n"
+    )
 
 
 def test_sigint_to_a_real_eval_names_the_run_file_to_resume_with(tmp_path):
@@ -214,10 +226,27 @@ def test_sigint_to_a_real_eval_names_the_run_file_to_resume_with(tmp_path):
     path = tmp_path / "run.jsonl"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}
     # every plan executed 20000 times: slow enough per task to be caught part-way, 53 tasks
-    argv = ["eval", "--dataset", str(BAR_DIR), "--planner", "symbolic", "--world", "stochastic", "--runs", "20000",
-            "--quiet", "--run", str(path)]
-    process = subprocess.Popen([sys.executable, "-c", "from barsym.cli import main; raise SystemExit(main())", *argv],
-                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    argv = [
+        "eval",
+        "--dataset",
+        str(BAR_DIR),
+        "--planner",
+        "symbolic",
+        "--world",
+        "stochastic",
+        "--runs",
+        "20000",
+        "--quiet",
+        "--run",
+        str(path),
+    ]
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from barsym.cli import main; raise SystemExit(main())", *argv],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         for _ in range(6000):  # until the header and one record are on disk (up to ten minutes on a busy machine)
             if path.is_file() and path.read_bytes().count(b"\n") >= 2 or process.poll() is not None:
@@ -231,10 +260,17 @@ def test_sigint_to_a_real_eval_names_the_run_file_to_resume_with(tmp_path):
             process.kill()
     kept = len({r["key"] for r in read_run(path)[1]})
     assert process.returncode == 130 and 1 <= kept < 53
-    assert err == (f"barsym: interrupted; resume with --run {path} ({kept} finished task(s) kept in it; the same "
-                   "command again runs the rest)\n"), err
+    assert err == (
+        f"barsym: interrupted; resume with --run {path} ({kept} finished task(s) kept in it; the same "
+        "command again runs the rest)\n"
+    ), err
     # and resumed (on the tasks already done, so nothing long runs again), it says what it kept
     first = read_run(path)[1][0]["key"]
-    done = subprocess.run([sys.executable, "-c", "from barsym.cli import main; raise SystemExit(main())", *argv,
-                           "--tasks", first], env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", "from barsym.cli import main; raise SystemExit(main())", *argv, "--tasks", first],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0 and done.stderr == f"barsym: resuming {path}: 1 of 1 task(s) kept, 0 to run\n"

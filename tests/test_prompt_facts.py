@@ -13,8 +13,7 @@ import pytest
 
 from barsym.eval import load_dataset
 from barsym.kb import Rules, batches
-from barsym.model import Goal
-from barsym.planner import PlanContext, SymbolicDecomposer, goal_layer, layer_goal
+from barsym.planner import PlanContext, SymbolicDecomposer, goal_layer
 from barsym.planner.registry import graph_for, symbolic_planner
 from barsym.reasoning.facts import FactBook, Role
 from testdata import BAR_DIR

@@ -39,16 +39,26 @@ def check_golden(name: str, messages) -> None:
         path.write_text(text, encoding="utf-8")
     expected = path.read_text(encoding="utf-8") if path.exists() else ""
     if text != expected:
-        diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True),
-                                            f"{path.name} (golden)", f"{path.name} (now)"))
+        diff = "".join(
+            difflib.unified_diff(
+                expected.splitlines(True), text.splitlines(True), f"{path.name} (golden)", f"{path.name} (now)"
+            )
+        )
         pytest.fail(f"the {name} prompt prefix changed (BARSYM_UPDATE_GOLDEN=1 rewrites the file):\n{diff}")
 
 
 @pytest.mark.parametrize("facts", [True, False], ids=["facts", "no-facts"])
 def test_the_deps_prefix_is_unchanged(kb, facts):
     graph = graph_for(kb)
-    planner = DepsPlanner(kb, ScriptedLLM([], LLMOptions(n_ctx=4096)), graph=graph, rounds=5, world="deterministic",
-                          symbolic=symbolic_planner(kb, graph=graph), facts=facts)
+    planner = DepsPlanner(
+        kb,
+        ScriptedLLM([], LLMOptions(n_ctx=4096)),
+        graph=graph,
+        rounds=5,
+        world="deterministic",
+        symbolic=symbolic_planner(kb, graph=graph),
+        facts=facts,
+    )
     assert [m["role"] for m in planner.prefix] == ROLES
     check_golden(f"deps-{'facts' if facts else 'no-facts'}", planner.prefix)
 

@@ -45,8 +45,10 @@ def _slots(slot_sets) -> Slots:
 def plancraft():
     """result -> recipe keys, for crafting and for smelting, from Plancraft's file."""
     if not PLANCRAFT_RECIPES.is_file():
-        pytest.skip(f"Plancraft's recipe file (not shipped with barsym: only its train tasks are) not found at "
-                    f"{PLANCRAFT_RECIPES}; set BARSYM_DATASETS")
+        pytest.skip(
+            f"Plancraft's recipe file (not shipped with barsym: only its train tasks are) not found at "
+            f"{PLANCRAFT_RECIPES}; set BARSYM_DATASETS"
+        )
     crafted: dict[str, set] = defaultdict(set)
     smelted: dict[str, set] = defaultdict(set)
     for recipe in json.loads(PLANCRAFT_RECIPES.read_text()):
@@ -96,8 +98,9 @@ def _disagreements(theirs: dict[str, set], ours: dict[str, set]) -> dict[str, st
         only_plancraft = [t for t in other if not any(_matches(t, o) for o in mine)]
         only_barsym = [o for o in mine if not any(_matches(t, o) for t in other)]
         if only_plancraft or only_barsym:
-            out[result] = (f"Plancraft only {sorted(only_plancraft, key=repr)}; "
-                           f"barsym only {sorted(only_barsym, key=repr)}")
+            out[result] = (
+                f"Plancraft only {sorted(only_plancraft, key=repr)}; barsym only {sorted(only_barsym, key=repr)}"
+            )
     return out
 
 
@@ -125,4 +128,3 @@ def test_known_differences_are_still_different(kb, plancraft):
     crafted, smelted = plancraft
     found = _disagreements(crafted, _barsym_crafted(kb)) | _disagreements(smelted, _barsym_smelted(kb))
     assert sorted(set(KNOWN_DIFFERENCES) - set(found)) == []
-

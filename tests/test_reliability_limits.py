@@ -26,7 +26,6 @@ import pytest
 from barsym.eval import workers as workers_module
 from barsym.eval.workers import ExecutorError
 from barsym.memory import MemoryFileError, MemoryStore
-from barsym.memory import store as store_module
 from barsym.memory.store import DecompositionRecord
 from cli_run import one_line, run
 from testdata import BAR_DIR, REPO
@@ -35,28 +34,36 @@ pytestmark = pytest.mark.skipif(not BAR_DIR.exists(), reason="BAR dataset not av
 
 
 def _built(capsys, path: Path, tasks: int = 3) -> Path:
-    code, _, err = run(capsys, "memory", "build", "--memory", path, "--dataset", BAR_DIR, "--limit", tasks,
-                       "--runs", "3")
+    code, _, err = run(
+        capsys, "memory", "build", "--memory", path, "--dataset", BAR_DIR, "--limit", tasks, "--runs", "3"
+    )
     assert code == 0, err
     return path
 
 
 # ------------------------------------------------------------------ a corrupt memory: one line, read-only or not
 
+
 def _corrupt(path: Path) -> None:
     """Overwrite the middle pages with noise, keeping SQLite's header (the file still opens)."""
     data = bytearray(path.read_bytes())
     page = 4096
     for offset in range(page, len(data) - page, page):
-        data[offset + 16:offset + 400] = os.urandom(384)
+        data[offset + 16 : offset + 400] = os.urandom(384)
     path.write_bytes(bytes(data))
 
 
-@pytest.mark.parametrize("argv", [
-    ["memory", "show"], ["memory", "stats"], ["memory", "export"],
-    ["plan", "iron_pickaxe", "--planner", "symbolic"],
-    ["plan", "iron_pickaxe", "--planner", "symbolic", "--record"],
-], ids=["show", "stats", "export", "plan", "plan-record"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["memory", "show"],
+        ["memory", "stats"],
+        ["memory", "export"],
+        ["plan", "iron_pickaxe", "--planner", "symbolic"],
+        ["plan", "iron_pickaxe", "--planner", "symbolic", "--record"],
+    ],
+    ids=["show", "stats", "export", "plan", "plan-record"],
+)
 def test_a_corrupt_memory_is_one_line(capsys, tmp_path, argv):
     path = _built(capsys, tmp_path / "m.sqlite", tasks=6)
     for suffix in ("-wal", "-shm"):
@@ -68,6 +75,7 @@ def test_a_corrupt_memory_is_one_line(capsys, tmp_path, argv):
 
 
 # ------------------------------------------------------------------ another writer holds the lock
+
 
 def test_a_locked_memory_does_not_lose_the_evaluation(capsys, tmp_path, monkeypatch):
     path = tmp_path / "m.sqlite"
@@ -85,8 +93,22 @@ def test_a_locked_memory_does_not_lose_the_evaluation(capsys, tmp_path, monkeypa
 
     monkeypatch.setattr(recorder.TaskRecorder, "planned", locked_first)
     out_json = tmp_path / "out.json"
-    code, out, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "3", "--quiet",
-                         "--memory", path, "--record", "-o", out_json)
+    code, out, err = run(
+        capsys,
+        "eval",
+        "--dataset",
+        BAR_DIR,
+        "--planner",
+        "symbolic",
+        "--limit",
+        "3",
+        "--quiet",
+        "--memory",
+        path,
+        "--record",
+        "-o",
+        out_json,
+    )
     other.execute("ROLLBACK")
     assert code == 2 and one_line(err), err
     assert "locked by another writer (waited 0.2 s)" in err and "3 plan(s) not recorded" in err
@@ -108,10 +130,17 @@ def test_a_locked_memory_at_open_is_one_line(capsys, tmp_path, monkeypatch):
 
 # ------------------------------------------------------------------ a full disk (SQLite's page limit stands in)
 
+
 def _record(i: int) -> DecompositionRecord:
-    return DecompositionRecord("stick", 4, {"at_hand": [f"item_{i}_" + "x" * 2000], "layer": 0},
-                               {"type": "craft", "item": "stick", "count": 4}, [{"item": "planks", "count": 2}],
-                               None, "symbolic")
+    return DecompositionRecord(
+        "stick",
+        4,
+        {"at_hand": [f"item_{i}_" + "x" * 2000], "layer": 0},
+        {"type": "craft", "item": "stick", "count": 4},
+        [{"item": "planks", "count": 2}],
+        None,
+        "symbolic",
+    )
 
 
 def test_a_full_memory_is_one_line_without_a_rollback_error(tmp_path):
@@ -140,8 +169,7 @@ def test_a_run_file_on_a_full_disk_is_one_line_and_keeps_what_was_done(capsys, t
         real_fsync(fd)
 
     monkeypatch.setattr(runfile.os, "fsync", fsync)
-    code, out, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "3",
-                         "--run", path)
+    code, out, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "3", "--run", path)
     assert code == 2 and one_line(err), err
     assert "No space left on device" in err and "kept" in err
     lines = path.read_text().splitlines()
@@ -159,16 +187,20 @@ def test_a_run_file_that_is_not_a_file_is_one_line(capsys, tmp_path, target):
 
 # ------------------------------------------------------------------ the memory commands
 
-@pytest.mark.parametrize("argv, words", [
-    (["prune", "--min-rate", "inf"], "--min-rate must be a finite number from 0 to 1"),
-    (["prune", "--min-rate", "nan"], "--min-rate must be a finite number"),
-    (["prune", "--min-rate", "2"], "--min-rate must be from 0 to 1"),
-    (["prune", "--min-runs", "-5"], "--min-runs must be at least 0"),
-    (["build", "--dataset", str(BAR_DIR), "--limit", "-1"], "--limit must be at least 1"),
-    (["build", "--dataset", str(BAR_DIR), "--limit", "0"], "--limit must be at least 1"),
-    (["build", "--dataset", str(BAR_DIR), "--runs", "100000000"], "--runs must be from 1 to 100000"),
-    (["build", "--dataset", str(BAR_DIR), "--runs", "0"], "--runs must be from 1"),
-])
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["prune", "--min-rate", "inf"], "--min-rate must be a finite number from 0 to 1"),
+        (["prune", "--min-rate", "nan"], "--min-rate must be a finite number"),
+        (["prune", "--min-rate", "2"], "--min-rate must be from 0 to 1"),
+        (["prune", "--min-runs", "-5"], "--min-runs must be at least 0"),
+        (["build", "--dataset", str(BAR_DIR), "--limit", "-1"], "--limit must be at least 1"),
+        (["build", "--dataset", str(BAR_DIR), "--limit", "0"], "--limit must be at least 1"),
+        (["build", "--dataset", str(BAR_DIR), "--runs", "100000000"], "--runs must be from 1 to 100000"),
+        (["build", "--dataset", str(BAR_DIR), "--runs", "0"], "--runs must be from 1"),
+    ],
+)
 def test_memory_numbers_are_range_checked(capsys, tmp_path, argv, words):
     path = tmp_path / "m.sqlite"
     code, out, err = run(capsys, "memory", *argv, "--memory", path)
@@ -201,10 +233,18 @@ def test_memory_clear_asks_or_takes_yes(capsys, tmp_path, monkeypatch):
     assert run(capsys, "memory", "clear", "--yes", "--memory", path)[0] == 0
 
 
-@pytest.mark.parametrize("action, words", [
-    ("build", "--dataset"), ("show", "--format"), ("stats", "table counts"), ("export", "stdout"),
-    ("import", "already there"), ("prune", "--min-rate"), ("clear", "--yes"),
-])
+@pytest.mark.parametrize(
+    "action, words",
+    [
+        ("build", "--dataset"),
+        ("show", "--format"),
+        ("stats", "table counts"),
+        ("export", "stdout"),
+        ("import", "already there"),
+        ("prune", "--min-rate"),
+        ("clear", "--yes"),
+    ],
+)
 def test_each_memory_action_has_its_own_help(capsys, action, words):
     with pytest.raises(SystemExit) as info:
         run(capsys, "memory", action, "--help")
@@ -231,6 +271,7 @@ def test_a_memory_before_the_action_still_counts(capsys, tmp_path):
 
 # ------------------------------------------------------------------ Ray: broken install, dead worker, not Ray
 
+
 @pytest.fixture
 def broken_ray(tmp_path, monkeypatch):
     package = tmp_path / "ray"
@@ -241,8 +282,9 @@ def broken_ray(tmp_path, monkeypatch):
 
 
 def test_a_broken_ray_install_is_one_line(capsys, broken_ray):
-    code, out, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "1",
-                         "--executor", "ray")
+    code, out, err = run(
+        capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "1", "--executor", "ray"
+    )
     assert code == 2 and one_line(err) and "Ray is installed but cannot be imported" in err, err
 
 
@@ -263,6 +305,7 @@ def _fake_ray(fail_on: str | None):
 
         def wrap(fn):
             return types.SimpleNamespace(remote=lambda *args: Ref(fn, args))
+
         return wrap
 
     def get(ref):
@@ -270,9 +313,15 @@ def _fake_ray(fail_on: str | None):
             raise _Crashed("the worker died")
         return ref.fn(*ref.args)
 
-    fake = types.SimpleNamespace(is_initialized=lambda: True, init=lambda **k: None, remote=remote, get=get,
-                                 wait=lambda refs, num_returns: (refs[:1], refs[1:]), cancel=lambda ref, force: None,
-                                 exceptions=types.SimpleNamespace(WorkerCrashedError=_Crashed))
+    fake = types.SimpleNamespace(
+        is_initialized=lambda: True,
+        init=lambda **k: None,
+        remote=remote,
+        get=get,
+        wait=lambda refs, num_returns: (refs[:1], refs[1:]),
+        cancel=lambda ref, force: None,
+        exceptions=types.SimpleNamespace(WorkerCrashedError=_Crashed),
+    )
     return fake, calls
 
 
@@ -283,8 +332,20 @@ def test_a_dead_ray_worker_is_retried_then_one_line_keeping_finished_tasks(capsy
     fake, calls = _fake_ray(fail_on=tasks[1].name)
     monkeypatch.setitem(sys.modules, "ray", fake)
     path = tmp_path / "run.jsonl"
-    code, out, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "3",
-                         "--executor", "ray", "--run", path)
+    code, out, err = run(
+        capsys,
+        "eval",
+        "--dataset",
+        BAR_DIR,
+        "--planner",
+        "symbolic",
+        "--limit",
+        "3",
+        "--executor",
+        "ray",
+        "--run",
+        path,
+    )
     assert code == 2 and one_line(err), err
     assert f"running {tasks[1].key} died again after 1 retry" in err and "kept" in err
     assert calls["remote"]["max_retries"] == 1  # Ray runs a task whose worker died once more
@@ -316,8 +377,9 @@ def _server(reply: bytes):
     return listener
 
 
-@pytest.mark.parametrize("reply", [b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n", b""],
-                         ids=["web server", "silent"])
+@pytest.mark.parametrize(
+    "reply", [b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n", b""], ids=["web server", "silent"]
+)
 def test_a_ray_address_that_is_not_ray_fails_fast_in_one_line(capsys, monkeypatch, reply):
     fake, _ = _fake_ray(None)
     fake.is_initialized = lambda: False
@@ -326,9 +388,22 @@ def test_a_ray_address_that_is_not_ray_fails_fast_in_one_line(capsys, monkeypatc
     monkeypatch.setattr(workers_module, "PROBE_SECONDS", 1.0)
     listener = _server(reply)
     try:
-        address = "%s:%d" % listener.getsockname()
-        code, out, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "1",
-                             "--executor", "ray", "--ray-address", address)
+        host, port = listener.getsockname()
+        address = f"{host}:{port}"
+        code, out, err = run(
+            capsys,
+            "eval",
+            "--dataset",
+            BAR_DIR,
+            "--planner",
+            "symbolic",
+            "--limit",
+            "1",
+            "--executor",
+            "ray",
+            "--ray-address",
+            address,
+        )
     finally:
         listener.close()
     assert code == 2 and one_line(err) and "not Ray" in err, err
@@ -338,7 +413,8 @@ def test_the_probe_accepts_a_grpc_server():
     settings = b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"  # what an HTTP/2 (gRPC) server sends first
     listener = _server(settings)
     try:
-        workers_module._probe("%s:%d" % listener.getsockname(), timeout=2.0)
+        host, port = listener.getsockname()
+        workers_module._probe(f"{host}:{port}", timeout=2.0)
     finally:
         listener.close()
     with pytest.raises(ExecutorError, match="nothing answers there"):
@@ -348,8 +424,18 @@ def test_the_probe_accepts_a_grpc_server():
 # ------------------------------------------------------------------ signals
 
 #: a CLI run slow enough to be caught part-way: every plan executed 100000 times in the stochastic world
-SIGTERM_EVAL = ["eval", "--dataset", str(BAR_DIR), "--planner", "symbolic", "--world", "stochastic", "--runs", "100000",
-                "--quiet"]
+SIGTERM_EVAL = [
+    "eval",
+    "--dataset",
+    str(BAR_DIR),
+    "--planner",
+    "symbolic",
+    "--world",
+    "stochastic",
+    "--runs",
+    "100000",
+    "--quiet",
+]
 
 
 def _children(pid: int) -> list[int]:
@@ -376,9 +462,19 @@ def _alive(pid: int) -> bool:
 @pytest.mark.parametrize("workers", ["2", "1"])
 def test_sigterm_ends_the_workers_and_the_resource_tracker_with_143(tmp_path, workers):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}
-    process = subprocess.Popen([sys.executable, "-c", "from barsym.cli import main; raise SystemExit(main())",
-                                *SIGTERM_EVAL, "--workers", workers], env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from barsym.cli import main; raise SystemExit(main())",
+            *SIGTERM_EVAL,
+            "--workers",
+            workers,
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     want = 3 if workers == "2" else 0  # two workers and the resource tracker; a serial run has none
     children: list[int] = []
     for _ in range(1200):  # wait (up to two minutes on a busy machine) until the workers are up
@@ -460,10 +556,16 @@ def test_a_killed_real_ray_worker_is_retried_once_then_one_line(tmp_path, kb):
     (tmp_path / "ray_run.py").write_text(RAY_RUN)
     path = os.pathsep.join([str(REPO / "src"), str(tmp_path), os.environ.get("PYTHONPATH", "")])
     env = {**os.environ, "PYTHONPATH": path, "DIE_MARK": str(tmp_path / "mark")}
-    out = subprocess.run([sys.executable, str(tmp_path / "ray_run.py"), str(BAR_DIR)], env=env, capture_output=True,
-                         text=True, timeout=600)
+    out = subprocess.run(
+        [sys.executable, str(tmp_path / "ray_run.py"), str(BAR_DIR)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     lines = out.stdout.splitlines()
     from barsym.eval import load_dataset
+
     keys = sorted(t.key for t in load_dataset(BAR_DIR, kb)[:2])
     assert json.loads(lines[0]) == keys, out.stderr[-2000:]  # the task whose worker died once was run again
     assert lines[1].startswith("error: the Ray worker running") and "died again after 1 retry" in lines[1]
@@ -506,8 +608,9 @@ def test_sigterm_with_ray_is_143_and_leaves_no_ray_process(tmp_path):
     script = tmp_path / "ray_sigterm.py"
     script.write_text(RAY_SIGTERM)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}
-    process = subprocess.Popen([sys.executable, str(script), str(BAR_DIR)], env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, str(script), str(BAR_DIR)], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
     assert process.stdout.readline().strip() == b"record"  # Ray is up and tasks are finishing
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=120) == 143
@@ -534,8 +637,9 @@ def test_plan_record_into_a_locked_memory_still_prints_the_plan(capsys, tmp_path
 
     monkeypatch.setattr(plan_command, "record", locked)
     try:
-        code, out, err = run(capsys, "plan", "stick", "--planner", "symbolic", "--memory", path, "--record",
-                             "--format", "bar")
+        code, out, err = run(
+            capsys, "plan", "stick", "--planner", "symbolic", "--memory", path, "--record", "--format", "bar"
+        )
     finally:
         other.execute("ROLLBACK")
     assert code == 2 and one_line(err) and "locked by another writer" in err and "not recorded" in err

@@ -21,8 +21,9 @@ from testdata import BAR_DIR
 
 FAKE = "barsym.testing.fakes:facts_model"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium not installed "
-                                    "(Debian: apt-get install -y chromium)")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="headless Chromium not installed (Debian: apt-get install -y chromium)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -31,9 +32,11 @@ def run_files(kb, tmp_path_factory):
     folder = tmp_path_factory.mktemp("runs")
     tasks = load_dataset(BAR_DIR, kb)[::3]
     files = []
-    for spec in (RunSpec("symbolic", rules="survival", world=WorldSpec("stochastic", 5)),
-                 RunSpec("bar", rules="survival", backend=FAKE, world=WorldSpec("stochastic", 5)),
-                 RunSpec("llm-only", rules="survival", backend=FAKE)):
+    for spec in (
+        RunSpec("symbolic", rules="survival", world=WorldSpec("stochastic", 5)),
+        RunSpec("bar", rules="survival", backend=FAKE, world=WorldSpec("stochastic", 5)),
+        RunSpec("llm-only", rules="survival", backend=FAKE),
+    ):
         path = folder / f"{spec.planner}.jsonl"
         run_evaluation(spec, tasks, kb, name=spec.planner, dataset=str(BAR_DIR), run_path=path)
         files.append(path)
@@ -48,12 +51,29 @@ def console_lines(stderr: str) -> list[str]:
 def chromium(page: Path, screenshot: Path, height: int = 1200) -> list[str]:
     """Debian's headless Chromium on ``page`` with a fresh profile and nothing fetched in the background."""
     with tempfile.TemporaryDirectory() as profile:
-        done = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                               "--no-first-run", "--disable-extensions", f"--user-data-dir={profile}",
-                               "--enable-logging=stderr", "--v=0", f"--window-size=1200,{height}",
-                               f"--screenshot={screenshot}", page.as_uri()],
-                              capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [
+                CHROMIUM,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--disable-extensions",
+                f"--user-data-dir={profile}",
+                "--enable-logging=stderr",
+                "--v=0",
+                f"--window-size=1200,{height}",
+                f"--screenshot={screenshot}",
+                page.as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     assert screenshot.is_file(), done.stderr[-2000:]
     return console_lines(done.stderr)
 
@@ -64,8 +84,8 @@ def png_pixels(path: Path) -> tuple[int, int, list[bytes]]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat, width = 8, b"", 0
     while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        body = data[pos + 8 : pos + 8 + length]
         if kind == b"IHDR":
             width, height, depth, colour = struct.unpack(">IIBB", body[:10])
             assert depth == 8 and colour in (2, 6)
@@ -75,7 +95,7 @@ def png_pixels(path: Path) -> tuple[int, int, list[bytes]]:
         pos += 12 + length
     raw, stride, rows, previous = zlib.decompress(idat), width * channels, [], bytearray(width * channels)
     for y in range(height):
-        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
         for i in range(stride):
             left = line[i - channels] if i >= channels else 0
             up, corner = previous[i], previous[i - channels] if i >= channels else 0
@@ -97,7 +117,7 @@ def png_pixels(path: Path) -> tuple[int, int, list[bytes]]:
 def colour_count(path: Path, hex_colour: str) -> int:
     _, channels, rows = png_pixels(path)
     target = bytes.fromhex(hex_colour.lstrip("#"))
-    return sum(sum(1 for x in range(0, len(row), channels) if row[x:x + 3] == target) for row in rows)
+    return sum(sum(1 for x in range(0, len(row), channels) if row[x : x + 3] == target) for row in rows)
 
 
 def test_report_is_one_self_contained_file(capsys, run_files, tmp_path):
@@ -107,8 +127,16 @@ def test_report_is_one_self_contained_file(capsys, run_files, tmp_path):
     html = out.read_text()
     assert not re.search(r"""(?:src|href)\s*=|@import|url\(""", html)  # nothing fetched from anywhere
     assert html.count("<svg") >= 7 and "<script src" not in html
-    for words in ("AccuracyHard per group", "F1ScoreHard", "Executable plans", "LLM calls per task",
-                  "symbolic fallback", "Seconds per task", "Success in the stochastic world", "llm-only"):
+    for words in (
+        "AccuracyHard per group",
+        "F1ScoreHard",
+        "Executable plans",
+        "LLM calls per task",
+        "symbolic fallback",
+        "Seconds per task",
+        "Success in the stochastic world",
+        "llm-only",
+    ):
         assert words in html
     # the table rows per planner, groups in the paper's order
     head = re.search(r"<th>planner</th><th>metric</th>(.*?)</tr>", html).group(1)
@@ -118,8 +146,11 @@ def test_report_is_one_self_contained_file(capsys, run_files, tmp_path):
 def test_bad_report_input_is_one_line_exit_2(capsys, run_files, tmp_path):
     plan = tmp_path / "plan.jsonl"
     plan.write_text('{"type": "craft", "obj_name": "stick", "obj_num": 4}\n')
-    for argv, words in (([plan], "not a barsym run file"), ([tmp_path / "none.jsonl"], "no such run file"),
-                        ([run_files[0], "-o", tmp_path / "no" / "dir" / "r.html"], "-o")):
+    for argv, words in (
+        ([plan], "not a barsym run file"),
+        ([tmp_path / "none.jsonl"], "no such run file"),
+        ([run_files[0], "-o", tmp_path / "no" / "dir" / "r.html"], "-o"),
+    ):
         code, out, err = run(capsys, "report", *argv)
         assert code == 2 and out == "" and words in err and err.count("\n") == 1
 
@@ -151,17 +182,44 @@ def test_deps_rounds_and_step_score_agreement_where_the_records_have_them(tmp_pa
     from barsym.eval.html_report import Run, render
 
     def record(key, stats):
-        return {"kind": "task", "key": key, "group": key.split("/")[0], "planned": True, "verdict": "valid",
-                "seconds": 0.5, "stats": stats}
+        return {
+            "kind": "task",
+            "key": key,
+            "group": key.split("/")[0],
+            "planned": True,
+            "verdict": "valid",
+            "seconds": 0.5,
+            "stats": stats,
+        }
 
-    deps = Run("deps", tmp_path / "deps.jsonl", {"planner": "deps", "spec": {}},
-               [record("stone/a", {"deps": {"rounds": 1, "success_round": 1}}),
-                record("iron/b", {"deps": {"rounds": 3, "success_round": 3}}),
-                record("iron/c", {"deps": {"rounds": 3, "success_round": None}})])
-    sc = Run("bar-sc", tmp_path / "sc.jsonl", {"planner": "bar-sc", "spec": {}},
-             [record("stone/a", {"consistency": {"valid_before": False, "valid_after": True, "repaired_steps": 2,
-                                                 "step_scores": {"simulator": [10, 4, 10, 10],
-                                                                 "llm": [10, 9, 10, 3]}}})])
+    deps = Run(
+        "deps",
+        tmp_path / "deps.jsonl",
+        {"planner": "deps", "spec": {}},
+        [
+            record("stone/a", {"deps": {"rounds": 1, "success_round": 1}}),
+            record("iron/b", {"deps": {"rounds": 3, "success_round": 3}}),
+            record("iron/c", {"deps": {"rounds": 3, "success_round": None}}),
+        ],
+    )
+    sc = Run(
+        "bar-sc",
+        tmp_path / "sc.jsonl",
+        {"planner": "bar-sc", "spec": {}},
+        [
+            record(
+                "stone/a",
+                {
+                    "consistency": {
+                        "valid_before": False,
+                        "valid_after": True,
+                        "repaired_steps": 2,
+                        "step_scores": {"simulator": [10, 4, 10, 10], "llm": [10, 9, 10, 3]},
+                    }
+                },
+            )
+        ],
+    )
     html = render([deps])  # apart: together they would be compared on the one task they share
     assert "DEPS rounds" in html and "Success within N rounds (DEPS), %" in html
     assert "<td>deps</td><td>3</td><td>2.33</td><td>3</td><td>66.7 % [20.8-93.9] of 3</td>" in html

@@ -27,8 +27,13 @@ def test_validation_results_round_trip(path):
     result = barsym.validate(path)
     back = ValidationResult.from_dict(through_json(result.to_dict()))
     assert back.to_dict() == result.to_dict()
-    assert (back.verdict, back.errors, back.warnings, back.trace, back.failed_step) == \
-        (result.verdict, result.errors, result.warnings, result.trace, result.failed_step)
+    assert (back.verdict, back.errors, back.warnings, back.trace, back.failed_step) == (
+        result.verdict,
+        result.errors,
+        result.warnings,
+        result.trace,
+        result.failed_step,
+    )
 
 
 def test_a_planned_round_trips_and_validates_as_itself():
@@ -51,16 +56,21 @@ def test_an_execution_round_trips_with_its_episodes():
         Execution.from_dict(execution.to_dict())
 
 
-@pytest.mark.parametrize("text, repaired", [("craft 1 stone_pickaxe\n", True),
-                                            ("mine 4 logs\ncraft 4 planks\n", False)])
+@pytest.mark.parametrize(
+    "text, repaired", [("craft 1 stone_pickaxe\n", True), ("mine 4 logs\ncraft 4 planks\n", False)]
+)
 def test_a_repair_round_trips(text, repaired):
     result = barsym.repair(text, goal="stone_pickaxe" if not repaired else None)
     assert isinstance(result, RepairResult)
     data = through_json(result.to_dict())
     back = RepairResult.from_dict(data)
     assert back.to_dict() == data and back.plan.steps == result.plan.steps and back.provenance == result.provenance
-    assert (back.valid_before, back.valid_after, back.config, back.stats) == \
-        (result.valid_before, result.valid_after, result.config, result.stats)
+    assert (back.valid_before, back.valid_after, back.config, back.stats) == (
+        result.valid_before,
+        result.valid_after,
+        result.config,
+        result.stats,
+    )
 
 
 def test_plan_json_for_an_impossible_goal_is_a_result_on_stdout(capsys):
@@ -102,5 +112,8 @@ def test_repair_json_gives_every_file_a_status(capsys, tmp_path):
     assert code == 1 and record["status"] in ("cannot_repair", "unrepaired") and record["exit_code"] == 1
     assert record["reason"]
     code, out, err = run(capsys, "repair", broken, "--format", "json", "--t", "99")
-    assert code == 2 and json.loads(out) == {"status": "refused", "reason": err.strip().removeprefix(
-        "barsym: error: "), "exit_code": 2}
+    assert code == 2 and json.loads(out) == {
+        "status": "refused",
+        "reason": err.strip().removeprefix("barsym: error: "),
+        "exit_code": 2,
+    }

@@ -65,8 +65,10 @@ def test_climb_up_is_played_and_judged(kb, validator):
     moved = sim.transition(Step(type=StepType.CLIMB_UP), State.start({}, 2))
     assert moved.state.layer == 1
     assert sim.transition(Step(type=StepType.CLIMB_UP), State()).notes  # already on the surface
-    plan = _plan('{"type": "special", "obj_name": "climb up", "obj_num": null}',
-                 '{"type": "mine", "obj_name": "logs", "obj_num": 1}')
+    plan = _plan(
+        '{"type": "special", "obj_name": "climb up", "obj_num": null}',
+        '{"type": "mine", "obj_name": "logs", "obj_num": 1}',
+    )
     result = validator.validate(plan, start=State.start({}, 1))
     assert result.valid and not result.warnings
     result = validator.validate(plan, start=State.start({}, 0))

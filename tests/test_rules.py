@@ -93,8 +93,11 @@ def test_simulator_validator_and_verifier_agree_on_every_recipe(kb, rules, valid
             # the verifier reads the held items as subgoals and accepts them for that recipe
             subgoals = tuple(Goal(item=name, count=n) for name, n in held.items())
             d = Decomposition(step, subgoals, "test", yields=fit.batches * fit.recipe.count)
-            problems = [p for p in check_decomposition(kb, Goal(item=item, count=recipe.count), d, rules)
-                        if "not needed" not in p]  # a table for a 2x2 recipe is the verifier's waste note
+            problems = [
+                p
+                for p in check_decomposition(kb, Goal(item=item, count=recipe.count), d, rules)
+                if "not needed" not in p
+            ]  # a table for a 2x2 recipe is the verifier's waste note
             assert problems == [], (item, recipe, problems)
             checked += 1
     assert checked >= 90
@@ -112,8 +115,9 @@ def test_the_recipe_rule_prefers_a_paid_recipe_with_its_station(kb, rules):
     # paid but no table: that recipe is chosen, and its missing station is what fails
     fit = rules.fitting_recipe("furnace", 1, {"cobblestone": 8})
     assert fit.paid and fit.station_missing
-    moved = Simulator(kb, rules).transition(Step(type=StepType.CRAFT, item="furnace", count=1),
-                                           State.start({"cobblestone": 8}))
+    moved = Simulator(kb, rules).transition(
+        Step(type=StepType.CRAFT, item="furnace", count=1), State.start({"cobblestone": 8})
+    )
     assert moved.code is Code.MISSING_STATION
 
 

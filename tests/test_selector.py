@@ -7,10 +7,20 @@ import pytest
 from barsym.model import Goal, Step, StepType
 from barsym.planner import make_planner
 from barsym.planner.registry import graph_for
-from barsym.planner.selector import (Features, GraphCost, Horizon, HorizonModel, PlanOrder, RandomPick, collect,
-                                     execute, goals_first, ready, solve)
+from barsym.planner.selector import (
+    Features,
+    GraphCost,
+    Horizon,
+    HorizonModel,
+    PlanOrder,
+    RandomPick,
+    collect,
+    execute,
+    goals_first,
+    ready,
+    solve,
+)
 from barsym.sim import DeterministicWorld, State, StochasticWorld, run
-
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +65,10 @@ def test_the_horizon_model_learns_that_gathering_takes_longer_than_crafting(kb, 
 
 def test_each_selector_picks_by_its_own_rule(kb):
     graph = graph_for(kb)
-    steps = (Step(type=StepType.MINE, item="diamond", count=1, tool="iron_pickaxe"),
-             Step(type=StepType.CRAFT, item="stick", count=4))
+    steps = (
+        Step(type=StepType.MINE, item="diamond", count=1, tool="iron_pickaxe"),
+        Step(type=StepType.CRAFT, item="stick", count=4),
+    )
     assert PlanOrder().pick([1, 0], steps, State(), set()) == 0
     assert GraphCost(graph).pick([0, 1], steps, State(), set()) == 1  # a diamond's sub-tree costs far more
 
@@ -74,6 +86,7 @@ def test_an_episode_in_plan_order_is_the_plan_run_as_written(kb, bed):
     world = DeterministicWorld(kb)
     out = execute(world, steps, needs, PlanOrder(), Goal(item="white_bed"), 0, None)
     from barsym.model import Plan
+
     plain = run(Plan(steps=steps), world, goal=Goal(item="white_bed"))
     assert out.success and plain.successes == 1 and out.ticks == plain.episodes[0].ticks
     assert out.choices >= 1

@@ -27,23 +27,28 @@ def server(owner: str | None):
 
         def do_POST(self):  # noqa: N802
             requests.append({"headers": dict(self.headers), "body": self.read_json()})
-            reply = {"choices": [{"message": {"content": "craft 4 stick: 2 planks"}, "finish_reason": "stop"}],
-                     "usage": {"prompt_tokens": 10, "completion_tokens": 5}}
+            reply = {
+                "choices": [{"message": {"content": "craft 4 stick: 2 planks"}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5},
+            }
             self._send(200, json.dumps(reply).encode())
 
     loop = Loopback(Handler)
     return loop, requests
 
 
-@pytest.mark.parametrize("owner, field, warned", [
-    ("vllm", "guided_grammar", None),
-    ("llamacpp", "grammar", None),
-    ("me", "grammar", None),  # llama-cpp-python's server
-    (None, "grammar", None),  # no model list: llama.cpp's form, as before
-    ("", "grammar", None),  # a list naming no owner says nothing either
-    ("openai", None, "cannot constrain output"),
-    ("acme", "grammar", "is not one barsym knows"),
-])
+@pytest.mark.parametrize(
+    "owner, field, warned",
+    [
+        ("vllm", "guided_grammar", None),
+        ("llamacpp", "grammar", None),
+        ("me", "grammar", None),  # llama-cpp-python's server
+        (None, "grammar", None),  # no model list: llama.cpp's form, as before
+        ("", "grammar", None),  # a list naming no owner says nothing either
+        ("openai", None, "cannot constrain output"),
+        ("acme", "grammar", "is not one barsym knows"),
+    ],
+)
 def test_grammar_goes_in_the_servers_own_field(owner, field, warned):
     loop, requests = server(owner)
     try:
@@ -66,8 +71,15 @@ def test_grammar_goes_in_the_servers_own_field(owner, field, warned):
 
 def test_an_explicit_grammar_style_is_not_asked_for():
     backend = OpenAIHTTPBackend("http://127.0.0.1:9", grammar_style="vllm")
-    payload = backend.build_payload([{"role": "user", "content": "x"}], max_tokens=5, temperature=0, seed=0,
-                                    json_schema=None, grammar=GRAMMAR, stop=None)
+    payload = backend.build_payload(
+        [{"role": "user", "content": "x"}],
+        max_tokens=5,
+        temperature=0,
+        seed=0,
+        json_schema=None,
+        grammar=GRAMMAR,
+        stop=None,
+    )
     assert payload["guided_grammar"] == GRAMMAR and "grammar" not in payload
     with pytest.raises(ValueError, match="grammar_style must be one of"):
         OpenAIHTTPBackend("http://127.0.0.1:9", grammar_style="outlines")
@@ -81,8 +93,21 @@ def test_api_key_and_model_reach_the_server(capsys, monkeypatch, key_option, env
         monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     loop, requests = server("vllm")
     try:
-        code = main(["plan", "stick", "--count", "4", "--planner", "bar", "--llm-url", loop.url,
-                     "--llm-model", "big-model", *key_option])
+        code = main(
+            [
+                "plan",
+                "stick",
+                "--count",
+                "4",
+                "--planner",
+                "bar",
+                "--llm-url",
+                loop.url,
+                "--llm-model",
+                "big-model",
+                *key_option,
+            ]
+        )
         out, err = capsys.readouterr()
         assert code == 0, err
         assert requests and all(r["body"]["model"] == "big-model" for r in requests)

@@ -47,8 +47,15 @@ def test_generic_items_stand_in_for_members(sim):
 
 def test_smelting_needs_furnace_and_real_fuel(sim):
     base = {"iron_ore": 3, "furnace": 1}
-    assert sim.transition(Step(type=StepType.SMELT, item="iron_ingot", count=3), State.start({"iron_ore": 3, "planks": 2})).code is Code.MISSING_STATION
-    one_plank = sim.transition(Step(type=StepType.SMELT, item="iron_ingot", count=3), State.start({**base, "planks": 1}))
+    assert (
+        sim.transition(
+            Step(type=StepType.SMELT, item="iron_ingot", count=3), State.start({"iron_ore": 3, "planks": 2})
+        ).code
+        is Code.MISSING_STATION
+    )
+    one_plank = sim.transition(
+        Step(type=StepType.SMELT, item="iron_ingot", count=3), State.start({**base, "planks": 1})
+    )
     assert one_plank.code is Code.INSUFFICIENT_FUEL and one_plank.had == 1.5
     done = sim.apply(Step(type=StepType.SMELT, item="iron_ingot", count=3), State.start({**base, "planks": 2}))
     assert done.count("iron_ingot") == 3 and done.count("planks") == 0
@@ -60,8 +67,11 @@ def test_fuel_spares_what_later_steps_need(sim):
     start = State.start({"iron_ore": 1, "furnace": 1, "planks": 9, "coal": 1})
     state = sim.apply(Step(type=StepType.SMELT, item="iron_ingot", count=1), start, reserve={"planks": 8})
     assert state.count("coal") == 0 and state.count("planks") == 9
-    starved = sim.transition(Step(type=StepType.SMELT, item="iron_ingot", count=3),
-                             State.start({"iron_ore": 3, "furnace": 1, "planks": 9}), reserve={"planks": 8})
+    starved = sim.transition(
+        Step(type=StepType.SMELT, item="iron_ingot", count=3),
+        State.start({"iron_ore": 3, "furnace": 1, "planks": 9}),
+        reserve={"planks": 8},
+    )
     assert starved.code is Code.INSUFFICIENT_FUEL and "needed by later steps" in starved.message
 
 

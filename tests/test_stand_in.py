@@ -14,14 +14,20 @@ from barsym.planner import make_planner
 from barsym.planner.registry import planner_label
 from cli_run import one_line, run
 
-PICKAXE = ('root ::= ("craft 1 stone_pickaxe: " ("1" | "2" | "3") " " ("cobblestone") ", " ("1" | "2") " " '
-           '("stick") ", 1 crafting_table")')
-PICKAXE_FACTS = ("Goal: 1 stone_pickaxe\nKnown: craft 1 stone_pickaxe (1 craft of 1) needs 3 cobblestone, "
-                 "2 stick, 1 crafting_table.")
-STICK = ('root ::= ("craft 2 stick: " ("1" | "2") " " ("planks") | "craft 2 stick: " ("1" | "2" | "3" | "4") " " '
-         '("bamboo"))')
-STICK_FACTS = ("Goal: 2 stick\nKnown: craft 2 stick (1 craft of 4) needs 2 planks; or craft 2 stick "
-               "(2 crafts of 1, each 2 bamboo) needs 4 bamboo.")
+PICKAXE = (
+    'root ::= ("craft 1 stone_pickaxe: " ("1" | "2" | "3") " " ("cobblestone") ", " ("1" | "2") " " '
+    '("stick") ", 1 crafting_table")'
+)
+PICKAXE_FACTS = (
+    "Goal: 1 stone_pickaxe\nKnown: craft 1 stone_pickaxe (1 craft of 1) needs 3 cobblestone, 2 stick, 1 crafting_table."
+)
+STICK = (
+    'root ::= ("craft 2 stick: " ("1" | "2") " " ("planks") | "craft 2 stick: " ("1" | "2" | "3" | "4") " " ("bamboo"))'
+)
+STICK_FACTS = (
+    "Goal: 2 stick\nKnown: craft 2 stick (1 craft of 4) needs 2 planks; or craft 2 stick "
+    "(2 crafts of 1, each 2 bamboo) needs 4 bamboo."
+)
 
 
 def ask(name: str, grammar: str, prompt: str, seed: int = 0) -> str:
@@ -38,10 +44,12 @@ def test_options_are_words_with_their_boundary_and_the_end_last():
 
 def test_each_chooser_on_the_same_grammar():
     assert ask("first", PICKAXE, PICKAXE_FACTS) == "craft 1 stone_pickaxe: 1 cobblestone, 1 stick, 1 crafting_table"
-    assert ask("largest", PICKAXE, "no facts at all") == \
-        "craft 1 stone_pickaxe: 3 cobblestone, 2 stick, 1 crafting_table"
-    assert ask("copy-facts", PICKAXE, PICKAXE_FACTS) == \
-        "craft 1 stone_pickaxe: 3 cobblestone, 2 stick, 1 crafting_table"
+    assert (
+        ask("largest", PICKAXE, "no facts at all") == "craft 1 stone_pickaxe: 3 cobblestone, 2 stick, 1 crafting_table"
+    )
+    assert (
+        ask("copy-facts", PICKAXE, PICKAXE_FACTS) == "craft 1 stone_pickaxe: 3 cobblestone, 2 stick, 1 crafting_table"
+    )
 
 
 def test_copy_facts_follows_the_first_way_and_largest_the_largest_count():
@@ -69,6 +77,7 @@ def test_facts_lines_become_candidate_replies():
 
 def test_the_commands_offer_the_stand_ins_there_are():
     from barsym.planner.registry import STAND_INS as OFFERED
+
     assert OFFERED == STAND_INS
 
 
@@ -80,14 +89,17 @@ def test_a_call_without_a_grammar_is_an_llm_error():
 
 
 def test_a_reply_that_would_not_end_stops_at_the_length_limit():
-    reply = make_stand_in("first").complete([{"role": "user", "content": "x"}], grammar='root ::= "a" root | "b"',
-                                            max_tokens=2)
+    reply = make_stand_in("first").complete(
+        [{"role": "user", "content": "x"}], grammar='root ::= "a" root | "b"', max_tokens=2
+    )
     assert reply.finish_reason == "length" and reply.text == "a" * 12
 
 
 @pytest.mark.parametrize("name", ["bar", "llm-only", "deps", "cot"])
 def test_every_llm_planner_runs_with_a_stand_in_and_says_so(kb, name):
-    planner = make_planner(name, kb, llm_stand_in="copy-facts", log=False, **({"deps_rounds": 1} if name == "deps" else {}))
+    planner = make_planner(
+        name, kb, llm_stand_in="copy-facts", log=False, **({"deps_rounds": 1} if name == "deps" else {})
+    )
     result = planner.plan(Goal(item="crafting_table", count=1))
     assert planner.name.endswith("[copy-facts]") and result.planner == planner.name
     assert result.stats.model.llm_calls >= 1
@@ -119,8 +131,9 @@ def test_bad_stand_in_options_are_one_line(capsys, argv):
 
 def test_eval_run_file_and_report_record_the_stand_in(capsys, tmp_path):
     run_file, report = tmp_path / "run.jsonl", tmp_path / "report.html"
-    code, out, err = run(capsys, "eval", "--dataset", "bar", "--limit", "2", "--llm-stand-in", "copy-facts",
-                         "--run", run_file)
+    code, out, err = run(
+        capsys, "eval", "--dataset", "bar", "--limit", "2", "--llm-stand-in", "copy-facts", "--run", run_file
+    )
     assert code == 0, err
     assert "planner bar[copy-facts]" in out
     header = json.loads(run_file.read_text().splitlines()[0])
@@ -130,9 +143,13 @@ def test_eval_run_file_and_report_record_the_stand_in(capsys, tmp_path):
 
 
 def test_copy_facts_writes_a_forward_plan_from_the_ordered_facts():
-    prompt = ("Goal: 1 crafting_table\nKnown, in the order a plan can use it:\n- mine 1 logs needs nothing\n"
-              "- craft 4 planks (1 craft of 4, each 1 logs) needs 1 logs\n"
-              "- craft 1 crafting_table (1 craft of 1) needs 4 planks")
-    grammar = ('root ::= (step "\\n")+ "done"\nstep ::= verb " " count " " item\nverb ::= "mine" | "craft"\n'
-               'count ::= [1-9] [0-9]?\nitem ::= "logs" | "planks" | "crafting_table" | "stick"')
+    prompt = (
+        "Goal: 1 crafting_table\nKnown, in the order a plan can use it:\n- mine 1 logs needs nothing\n"
+        "- craft 4 planks (1 craft of 4, each 1 logs) needs 1 logs\n"
+        "- craft 1 crafting_table (1 craft of 1) needs 4 planks"
+    )
+    grammar = (
+        'root ::= (step "\\n")+ "done"\nstep ::= verb " " count " " item\nverb ::= "mine" | "craft"\n'
+        'count ::= [1-9] [0-9]?\nitem ::= "logs" | "planks" | "crafting_table" | "stick"'
+    )
     assert ask("copy-facts", grammar, prompt) == "mine 1 logs\ncraft 4 planks\ncraft 1 crafting_table\ndone"

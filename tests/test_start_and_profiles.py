@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from barsym.eval import evaluate, load_dataset
-from barsym.eval import plancraft
+from barsym.eval import evaluate, load_dataset, plancraft
 from barsym.kb import Rules
 from barsym.model import Goal, Plan, Step, StepType
 from barsym.planner import ErrorKind, PlanningError, make_planner
@@ -36,8 +35,12 @@ def test_held_materials_are_used_first_and_the_goal_itself_can_be_held(kb, symbo
     result = symbolic.plan(Goal(item="stick", count=4), State.start({"oak_planks": 2}))
     assert [str(s) for s in result.plan.steps] == ["craft 4 stick"]
     torches = symbolic.plan(Goal(item="torch", count=8), State.start({"stick": 1, "coal": 2}))
-    assert [str(s) for s in torches.plan.steps] == ["mine 1 logs", "craft 2 planks", "craft 1 stick",
-                                                    "craft 8 torch"]  # one of the two sticks was held
+    assert [str(s) for s in torches.plan.steps] == [
+        "mine 1 logs",
+        "craft 2 planks",
+        "craft 1 stick",
+        "craft 8 torch",
+    ]  # one of the two sticks was held
     held = symbolic.plan(Goal(item="diamond", count=2), State.start({"diamond": 3}))
     assert held.plan.steps == () and held.validation.valid
 
@@ -52,8 +55,19 @@ def test_a_start_underground_climbs_back_for_surface_items(kb, symbolic):
 
 
 def test_plan_cli_start_inventory_file_and_layer(capsys, tmp_path):
-    code, out, _ = run(capsys, "plan", "iron_pickaxe", "--planner", "symbolic", "--start", "stone_pickaxe=1",
-                       "--start", "crafting_table=1", "--format", "json")
+    code, out, _ = run(
+        capsys,
+        "plan",
+        "iron_pickaxe",
+        "--planner",
+        "symbolic",
+        "--start",
+        "stone_pickaxe=1",
+        "--start",
+        "crafting_table=1",
+        "--format",
+        "json",
+    )
     data = json.loads(out)
     assert code == 0 and not {"stone_pickaxe", "crafting_table"} & {s["obj_name"] for s in data["steps"]}
     inventory = tmp_path / "inv.json"
@@ -62,26 +76,32 @@ def test_plan_cli_start_inventory_file_and_layer(capsys, tmp_path):
     assert code == 0 and "1 steps" in out and "layer 2" in out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--start", "stone_pickaxe"], "expected ITEM=N"),
-    (["--start", "stone_pikaxe=1"], "did you mean stone_pickaxe"),
-    (["--layer", "9"], "the start layer must be one of 0 surface"),
-    (["--layer", "two"], "--layer must be a whole number"),
-    (["--rules", "hardcore"], "unknown rules 'hardcore'; choose one of: crafting, durable, survival"),
-    (["--planner", "deps", "--rules", "crafting"], "use --planner bar, llm-only, bar-sc or symbolic"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--start", "stone_pickaxe"], "expected ITEM=N"),
+        (["--start", "stone_pikaxe=1"], "did you mean stone_pickaxe"),
+        (["--layer", "9"], "the start layer must be one of 0 surface"),
+        (["--layer", "two"], "--layer must be a whole number"),
+        (["--rules", "hardcore"], "unknown rules 'hardcore'; choose one of: crafting, durable, survival"),
+        (["--planner", "deps", "--rules", "crafting"], "use --planner bar, llm-only, bar-sc or symbolic"),
+    ],
+)
 def test_bad_state_options_are_one_line_exit_2(capsys, argv, message):
     code, out, err = run(capsys, "plan", "stick", *argv)
     assert code == 2 and out == "" and message in err and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("content, message", [
-    ("[1, 2]", "expected JSON object"),
-    ('{"oak_log": -1}', "must be a whole number from 0"),
-    ('{"oak_log": "3"}', "must be a whole number from 0"),
-    ("[" * 5000, "nested too deeply"),
-    ('{"inventory": {}, "layer": 7}', "the start layer must be one of"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("[1, 2]", "expected JSON object"),
+        ('{"oak_log": -1}', "must be a whole number from 0"),
+        ('{"oak_log": "3"}', "must be a whole number from 0"),
+        ("[" * 5000, "nested too deeply"),
+        ('{"inventory": {}, "layer": 7}', "the start layer must be one of"),
+    ],
+)
 def test_bad_inventory_files_are_one_line_exit_2(capsys, tmp_path, content, message):
     path = tmp_path / "inv.json"
     path.write_text(content)
@@ -94,8 +114,10 @@ def test_crafting_rules_forbid_gathering_and_need_no_stations_or_fuel(kb):
     rules = Rules(kb, "crafting")
     sim = Simulator(kb, rules)
     assert sim.transition(Step(type=StepType.MINE, item="oak_log", count=1), State()).code is Code.NOT_ALLOWED
-    assert sim.transition(Step(type=StepType.DIG_DOWN, tool="wooden_pickaxe"),
-                          State.start({"wooden_pickaxe": 1})).code is Code.NOT_ALLOWED
+    assert (
+        sim.transition(Step(type=StepType.DIG_DOWN, tool="wooden_pickaxe"), State.start({"wooden_pickaxe": 1})).code
+        is Code.NOT_ALLOWED
+    )
     furnace = sim.transition(Step(type=StepType.CRAFT, item="furnace", count=1), State.start({"cobblestone": 8}))
     assert furnace.state.count("furnace") == 1  # the 3x3 grid is at hand
     ingot = sim.transition(Step(type=StepType.SMELT, item="iron_ingot", count=2), State.start({"iron_ore": 2}))
@@ -110,8 +132,12 @@ def test_crafting_rules_say_what_is_missing(kb):
         planner.plan(Goal(item="iron_pickaxe"), State.start({"iron_ingot": 1, "stick": 2}))
     assert info.value.kind is ErrorKind.IMPOSSIBLE and "missing 2 iron_ingot" in info.value.message
     result = planner.plan(Goal(item="iron_pickaxe"), State.start({"iron_ore": 3, "oak_log": 1}))
-    assert [str(s) for s in result.plan.steps] == ["smelt 3 iron_ingot", "craft 2 oak_planks", "craft 2 stick",
-                                                   "craft 1 iron_pickaxe"]
+    assert [str(s) for s in result.plan.steps] == [
+        "smelt 3 iron_ingot",
+        "craft 2 oak_planks",
+        "craft 2 stick",
+        "craft 1 iron_pickaxe",
+    ]
 
 
 def test_validate_under_crafting_rules(capsys, tmp_path):
@@ -150,8 +176,22 @@ def test_eval_cli_on_plancraft_json_layout(capsys, tmp_path):
 
 
 # ---- things that are obtainable, and the reasons for those that are not -------------------
-@pytest.mark.parametrize("item", ["oak_log", "birch_log", "water_bucket", "lava_bucket", "milk_bucket", "cake",
-                                  "firework_rocket", "honey_bottle", "honeycomb", "cobweb", "honey_block"])
+@pytest.mark.parametrize(
+    "item",
+    [
+        "oak_log",
+        "birch_log",
+        "water_bucket",
+        "lava_bucket",
+        "milk_bucket",
+        "cake",
+        "firework_rocket",
+        "honey_bottle",
+        "honeycomb",
+        "cobweb",
+        "honey_block",
+    ],
+)
 def test_newly_obtainable_items_plan_valid(kb, symbolic, item):
     result = symbolic.plan(Goal(item=item))
     assert Validator(kb).validate(result.plan, goal=result.goal).verdict.value in ("valid", "valid with waste")

@@ -82,7 +82,6 @@ def test_a_backend_without_probabilities_gets_the_digit_method_by_default(kb):
     assert with_rules.method is ScoreMethod.EXPECTED  # the best measured (docs/step-scores.md)
 
 
-
 def test_the_consistency_config_names_the_method():
     config = ConsistencyConfig(scores="llm", score_method="expected")
     assert config.score_method is ScoreMethod.EXPECTED

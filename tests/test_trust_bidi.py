@@ -15,8 +15,20 @@ from barsym.commands.common import escape_controls
 from barsym.reasoning.call_log import CallLog
 from cli_run import run
 
-BIDI = ["\u061c", "\u200e", "\u200f", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067",
-        "\u2068", "\u2069"]
+BIDI = [
+    "\u061c",
+    "\u200e",
+    "\u200f",
+    "\u202a",
+    "\u202b",
+    "\u202c",
+    "\u202d",
+    "\u202e",
+    "\u2066",
+    "\u2067",
+    "\u2068",
+    "\u2069",
+]
 
 
 @pytest.mark.parametrize("char", BIDI, ids=[f"U+{ord(c):04X}" for c in BIDI])
@@ -40,9 +52,18 @@ def test_a_reply_with_an_override_is_shown_escaped_by_barsym_logs(tmp_path, monk
     path = tmp_path / "logs.db"
     log = CallLog(path)
     log.start_run("barsym plan stick", "bar", "4 stick", None)
-    log.record(goal="4 stick", attempt=1, messages=[{"role": "user", "content": "Goal: 4 \u2066stick\u2069"}],
-               prefix=0, grammar="root ::= x", reply="craft 4 \u202ekcits", verdict="refused", problems=[],
-               seconds=0.1, temperature=0.0)
+    log.record(
+        goal="4 stick",
+        attempt=1,
+        messages=[{"role": "user", "content": "Goal: 4 \u2066stick\u2069"}],
+        prefix=0,
+        grammar="root ::= x",
+        reply="craft 4 \u202ekcits",
+        verdict="refused",
+        problems=[],
+        seconds=0.1,
+        temperature=0.0,
+    )
     log.close()
     monkeypatch.setenv("BARSYM_LOG_DB", str(path))
     code, out, err = run(capsys, "logs")

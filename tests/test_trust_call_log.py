@@ -34,8 +34,18 @@ STICK = "craft 4 stick: 2 planks"
 def _write_one_call(path: Path, command: str = "barsym plan stick", content: str = "Goal: 4 stick") -> None:
     log = CallLog(path)
     log.start_run(command, "bar", "4 stick", None)
-    log.record(goal="4 stick", attempt=1, messages=[{"role": "user", "content": content}], prefix=0,
-               grammar="root ::= x", reply=STICK, verdict="accepted", problems=[], seconds=0.5, temperature=0.0)
+    log.record(
+        goal="4 stick",
+        attempt=1,
+        messages=[{"role": "user", "content": content}],
+        prefix=0,
+        grammar="root ::= x",
+        reply=STICK,
+        verdict="accepted",
+        problems=[],
+        seconds=0.5,
+        temperature=0.0,
+    )
     log.close()
 
 
@@ -91,14 +101,12 @@ def test_a_log_of_another_user_or_writable_by_others_is_not_written(tmp_path):
 def test_secrets_never_reach_the_log_file(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     path = tmp_path / "logs.db"
-    command = (f"barsym plan stick --llm-url http://me:{PASSWORD}@10.0.0.7:8080 --api-key {SECRET} "
-               f"--api-key={SECRET}x")
+    command = f"barsym plan stick --llm-url http://me:{PASSWORD}@10.0.0.7:8080 --api-key {SECRET} --api-key={SECRET}x"
     _write_one_call(path, command, content=f"Authorization: Bearer {SECRET} and http://u:{PASSWORD}@host/")
     raw = _raw_bytes(path)
     assert SECRET.encode() not in raw and PASSWORD.encode() not in raw
     record = CallLog(path, create=False).recent(None)[0]
-    assert record.command == ("barsym plan stick --llm-url http://me:***@10.0.0.7:8080 --api-key *** "
-                              "--api-key=***")
+    assert record.command == ("barsym plan stick --llm-url http://me:***@10.0.0.7:8080 --api-key *** --api-key=***")
     assert SECRET not in record.messages[0]["content"] and "Bearer ***" in record.messages[0]["content"]
 
 
@@ -112,8 +120,7 @@ def test_the_key_from_the_environment_is_redacted_wherever_it_appears(tmp_path, 
 def test_a_plan_command_line_with_a_key_is_logged_without_it(kb, tmp_path, monkeypatch):
     path = tmp_path / "logs.db"
     monkeypatch.setenv("BARSYM_LOG_DB", str(path))
-    planner = make_planner("bar", kb, backend=ScriptedLLM([STICK] * 4),
-                           command=f"barsym plan stick --api-key {SECRET}")
+    planner = make_planner("bar", kb, backend=ScriptedLLM([STICK] * 4), command=f"barsym plan stick --api-key {SECRET}")
     assert planner.plan(Goal(item="stick", count=4)).validation.valid
     planner.decomposer.caller.log.close()
     assert SECRET.encode() not in _raw_bytes(path)
@@ -156,8 +163,8 @@ def _damage(path: Path, statement: str) -> None:
 DAMAGED = [
     ("bad schema version", "UPDATE meta SET value = 'one' WHERE key = 'schema_version'", "schema version 'one'"),
     ("bad JSON in messages", "UPDATE calls SET messages = '[{\"role\": ' WHERE id = 1", "#1"),
-    ("messages not a list", "UPDATE calls SET messages = '{\"role\": \"user\"}' WHERE id = 1", "not a list"),
-    ("a missing content", "UPDATE calls SET messages = '[{\"role\": \"user\"}]' WHERE id = 1", "no text content"),
+    ("messages not a list", 'UPDATE calls SET messages = \'{"role": "user"}\' WHERE id = 1', "not a list"),
+    ("a missing content", 'UPDATE calls SET messages = \'[{"role": "user"}]\' WHERE id = 1', "no text content"),
     ("seconds a word", "UPDATE calls SET seconds = 'slow' WHERE id = 1", "seconds is 'slow'"),
     ("problems not texts", "UPDATE calls SET problems = '[1, 2]' WHERE id = 1", "problems is not a list of texts"),
     ("attempt a float", "UPDATE calls SET attempt = 1.5 WHERE id = 1", "attempt is 1.5"),
@@ -179,10 +186,15 @@ def test_barsym_logs_names_a_damaged_log_in_one_line(tmp_path, monkeypatch, caps
         assert "the second call" in out and "#2" in out
 
 
-@pytest.mark.parametrize("what, statement, words", DAMAGED[:1] + [
-    ("not a log at all", None, "not a barsym call log"),
-    ("calls of another shape", "DROP TABLE calls; CREATE TABLE calls (x)", "no such column")],
-    ids=["bad schema version", "not sqlite", "calls of another shape"])
+@pytest.mark.parametrize(
+    "what, statement, words",
+    DAMAGED[:1]
+    + [
+        ("not a log at all", None, "not a barsym call log"),
+        ("calls of another shape", "DROP TABLE calls; CREATE TABLE calls (x)", "no such column"),
+    ],
+    ids=["bad schema version", "not sqlite", "calls of another shape"],
+)
 def test_a_damaged_log_never_stops_a_plan(kb, tmp_path, monkeypatch, what, statement, words):
     path = tmp_path / "logs.db"
     if statement is None:
@@ -234,8 +246,13 @@ def test_barsym_plan_with_a_bad_log_plans_and_warns_once(tmp_path, monkeypatch, 
 def read_only_mount(tmp_path):
     folder = tmp_path / "mnt"
     folder.mkdir()
-    if os.getuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "none", str(folder)],
-                                          capture_output=True).returncode != 0:
+    if (
+        os.getuid() != 0
+        or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=1m", "none", str(folder)], capture_output=True
+        ).returncode
+        != 0
+    ):
         pytest.skip("needs root and mount to make a read-only file system")
     try:
         yield folder
@@ -247,8 +264,18 @@ def test_a_log_on_a_read_only_mount_is_shown_not_called_foreign(read_only_mount,
     path = read_only_mount / "logs.db"
     log = CallLog(path)
     log.start_run("barsym plan stick", "bar", "4 stick", None)
-    log.record(goal="4 stick", attempt=1, messages=[{"role": "user", "content": "Goal: 4 stick"}], prefix=0,
-               grammar="root ::= x", reply=STICK, verdict="accepted", problems=[], seconds=0.5, temperature=0.0)
+    log.record(
+        goal="4 stick",
+        attempt=1,
+        messages=[{"role": "user", "content": "Goal: 4 stick"}],
+        prefix=0,
+        grammar="root ::= x",
+        reply=STICK,
+        verdict="accepted",
+        problems=[],
+        seconds=0.5,
+        temperature=0.0,
+    )
     log.close()
     assert subprocess.run(["mount", "-o", "remount,ro", str(read_only_mount)]).returncode == 0
     monkeypatch.setenv("BARSYM_LOG_DB", str(path))

@@ -17,7 +17,7 @@ def _dataset(tmp_path, group: str, task: str):
     folder = tmp_path / "x" / "y" / "data"
     (folder / "g").mkdir(parents=True)
     (folder / "tasks.json").write_text(json.dumps({group: {task: {"obj_name": "stick", "obj_num": 1}}}))
-    target = (folder / group / f"{task}.jsonl")
+    target = folder / group / f"{task}.jsonl"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(SECRET_LINE + "\n")
     return folder
@@ -56,6 +56,7 @@ def test_plain_names_still_load(tmp_path, kb):
     (folder / "tasks.json").write_text(json.dumps({"g": {"stick.v2": {"obj_name": "stick", "obj_num": 4}}}))
     (folder / "g" / "stick.v2.jsonl").write_text(
         '{"type": "mine", "obj_name": "logs", "obj_num": 1}\n{"type": "craft", "obj_name": "planks", "obj_num": 4}\n'
-        '{"type": "craft", "obj_name": "stick", "obj_num": 4}\n')
+        '{"type": "craft", "obj_name": "stick", "obj_num": 4}\n'
+    )
     tasks = load_dataset(folder, kb)
     assert [t.key for t in tasks] == ["g/stick.v2"]

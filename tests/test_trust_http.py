@@ -24,8 +24,10 @@ from loopback import ChatStub, JsonHandler
 
 KEY = "sk-test-0123456789"
 MESSAGES = [{"role": "user", "content": "Goal: 4 stick"}]
-ANSWER = {"choices": [{"message": {"role": "assistant", "content": "craft 4 stick: 2 planks"},
-                       "finish_reason": "stop"}], "usage": {"prompt_tokens": 5, "completion_tokens": 5}}
+ANSWER = {
+    "choices": [{"message": {"role": "assistant", "content": "craft 4 stick: 2 planks"}, "finish_reason": "stop"}],
+    "usage": {"prompt_tokens": 5, "completion_tokens": 5},
+}
 
 
 class Recorder:
@@ -149,8 +151,17 @@ def test_a_redirecting_server_is_one_line_and_exit_2_on_the_command_line(recorde
     server = ThreadingHTTPServer(("127.0.0.1", 0), Redirecting)
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
-        code, out, err = run(capsys, "plan", "stick", "--planner", "bar", "--api-key", KEY,
-                             "--llm-url", f"http://127.0.0.1:{server.server_address[1]}")
+        code, out, err = run(
+            capsys,
+            "plan",
+            "stick",
+            "--planner",
+            "bar",
+            "--api-key",
+            KEY,
+            "--llm-url",
+            f"http://127.0.0.1:{server.server_address[1]}",
+        )
     finally:
         server.shutdown()
         server.server_close()
@@ -162,15 +173,48 @@ def test_a_redirecting_server_is_one_line_and_exit_2_on_the_command_line(recorde
 # ----------------------------------------------------------------- 2d. loopback in every spelling
 
 
-@pytest.mark.parametrize("host", ["127.0.0.1", "127.1", "0x7f.1", "0x7f000001", "2130706433", "0177.0.0.1",
-                                  "127.255.255.254", "::1", "[::1]", "[::ffff:127.0.0.1]", "::ffff:7f00:1",
-                                  "localhost", "LOCALHOST", "localhost.", "api.localhost", "0.0.0.0", "[::]"])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "127.0.0.1",
+        "127.1",
+        "0x7f.1",
+        "0x7f000001",
+        "2130706433",
+        "0177.0.0.1",
+        "127.255.255.254",
+        "::1",
+        "[::1]",
+        "[::ffff:127.0.0.1]",
+        "::ffff:7f00:1",
+        "localhost",
+        "LOCALHOST",
+        "localhost.",
+        "api.localhost",
+        "0.0.0.0",
+        "[::]",
+    ],
+)
 def test_every_spelling_of_loopback_is_loopback(host):
     assert _is_loopback(host)
 
 
-@pytest.mark.parametrize("host", ["128.0.0.1", "10.0.0.1", "1.2.3.4", "example.com", "127.0.0.1.example.com",
-                                  "localhost.example.com", "::2", "[::ffff:10.0.0.1]", "2147483648", "0x80.1", ""])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "128.0.0.1",
+        "10.0.0.1",
+        "1.2.3.4",
+        "example.com",
+        "127.0.0.1.example.com",
+        "localhost.example.com",
+        "::2",
+        "[::ffff:10.0.0.1]",
+        "2147483648",
+        "0x80.1",
+        "",
+    ],
+)
 def test_other_hosts_are_not_loopback(host):
     assert not _is_loopback(host)
 
@@ -232,19 +276,37 @@ def test_the_cli_never_echoes_a_password(capsys):
 @pytest.fixture()
 def tasks_file(tmp_path):
     path = tmp_path / "tasks.json"
-    path.write_text(json.dumps([{"task": "stick", "group": "g", "object": "stick"},
-                                {"task": "planks", "group": "g", "object": "planks"}]))
+    path.write_text(
+        json.dumps(
+            [{"task": "stick", "group": "g", "object": "stick"}, {"task": "planks", "group": "g", "object": "planks"}]
+        )
+    )
     return path
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
-def test_eval_hands_the_key_to_workers_not_to_the_environment(recorder, tasks_file, tmp_path, capsys, monkeypatch,
-                                                              workers):
+def test_eval_hands_the_key_to_workers_not_to_the_environment(
+    recorder, tasks_file, tmp_path, capsys, monkeypatch, workers
+):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     model = recorder()
     run_file = tmp_path / "run.jsonl"
-    code, out, err = run(capsys, "eval", "--planner", "bar", "--dataset", tasks_file, "--llm-url", model.url,
-                         "--api-key", KEY, "--workers", workers, "--run", run_file)
+    code, out, err = run(
+        capsys,
+        "eval",
+        "--planner",
+        "bar",
+        "--dataset",
+        tasks_file,
+        "--llm-url",
+        model.url,
+        "--api-key",
+        KEY,
+        "--workers",
+        workers,
+        "--run",
+        run_file,
+    )
     assert code == 0, err
     assert "OPENAI_API_KEY" not in os.environ
     posts = [r for r in model.requests if "Content-Type" in r]
@@ -293,8 +355,7 @@ def test_a_server_that_drips_is_cut_off_at_the_deadline(drip):
 def test_a_dripping_server_is_one_line_on_the_command_line(capsys):
     server = RawServer(_drip_headers)
     try:
-        code, out, err = run(capsys, "plan", "stick", "--planner", "bar", "--llm-url", server.url,
-                             "--llm-timeout", "1")
+        code, out, err = run(capsys, "plan", "stick", "--planner", "bar", "--llm-url", server.url, "--llm-timeout", "1")
     finally:
         server.close()
     assert code == 2 and one_line(err), err
@@ -315,8 +376,11 @@ def _endless(connection, stop):
         connection.sendall(chunk)
 
 
-@pytest.mark.parametrize("serve, words", [(_huge_length, "a reply of 2000000000 bytes"),
-                                          (_endless, "a longer reply")], ids=["content-length", "no length"])
+@pytest.mark.parametrize(
+    "serve, words",
+    [(_huge_length, "a reply of 2000000000 bytes"), (_endless, "a longer reply")],
+    ids=["content-length", "no length"],
+)
 def test_a_huge_reply_is_refused_not_buffered(serve, words):
     server = RawServer(serve)
     try:

@@ -10,7 +10,7 @@ import pytest
 
 from barsym.cli import main
 from cli_run import run
-from testdata import BAR_DIR, EXPERT_FILES
+from testdata import EXPERT_FILES
 
 
 def test_all_expert_plans_get_a_verdict(capsys):
@@ -28,8 +28,14 @@ def test_json_output_shape(capsys):
     assert code == 1
     bad = records["note_block.jsonl"]
     assert bad["valid"] is False and bad["verdict"] == "invalid"
-    assert bad["errors"][0] == {"step": 2, "code": "missing_ingredient", "item": "logs", "needed": 6, "had": 5,
-                                "message": bad["errors"][0]["message"]}
+    assert bad["errors"][0] == {
+        "step": 2,
+        "code": "missing_ingredient",
+        "item": "logs",
+        "needed": 6,
+        "had": 5,
+        "message": bad["errors"][0]["message"],
+    }
     # the rollout goes on past step 2: every later failure is a knock-on of it (it made no planks)
     later = bad["errors"][1:]
     assert later and all(e["step"] > 2 and e.get("caused_by") for e in later)
@@ -37,13 +43,20 @@ def test_json_output_shape(capsys):
     assert bad["state_before_failure"] == {"layer": 0, "inventory": {"logs": 5}}
     waste = records["stone_axe.jsonl"]
     assert waste["valid"] is True and waste["warnings"][0] == {
-        "step": 2, "code": "waste", "item": "planks", "count": 2, "message": waste["warnings"][0]["message"]}
+        "step": 2,
+        "code": "waste",
+        "item": "planks",
+        "count": 2,
+        "message": waste["warnings"][0]["message"],
+    }
     assert records["iron_pickaxe.jsonl"]["verdict"] == "valid"
 
 
 def test_goal_option_and_goal_not_reached(capsys, tmp_path):
     plan = tmp_path / "p.jsonl"
-    plan.write_text('{"type": "mine", "obj_name": "logs", "obj_num": 1}\n{"type": "craft", "obj_name": "planks", "obj_num": 4}\n')
+    plan.write_text(
+        '{"type": "mine", "obj_name": "logs", "obj_num": 1}\n{"type": "craft", "obj_name": "planks", "obj_num": 4}\n'
+    )
     assert run(capsys, "validate", str(plan))[0] == 0
     code, out, _ = run(capsys, "validate", "--goal", "stick", str(plan))
     assert code == 1 and "goal_not_reached" in out
@@ -52,7 +65,9 @@ def test_goal_option_and_goal_not_reached(capsys, tmp_path):
     only_craft = tmp_path / "c.jsonl"
     only_craft.write_text('{"type": "craft", "obj_name": "planks", "obj_num": 8}\n')
     assert run(capsys, "validate", str(only_craft))[0] == 1
-    assert run(capsys, "validate", "--start", "logs=2", "--goal", "planks", "--goal-count", "8", str(only_craft))[0] == 0
+    assert (
+        run(capsys, "validate", "--start", "logs=2", "--goal", "planks", "--goal-count", "8", str(only_craft))[0] == 0
+    )
 
 
 def test_stdin(capsys, monkeypatch):

@@ -10,9 +10,9 @@ import math
 
 import pytest
 
+from barsym.bar_io import read_plan
 from barsym.model import Plan, Step, StepType
 from testdata import EXPERT_FILES
-from barsym.bar_io import read_plan
 
 PLANS = {p.stem: read_plan(p) for p in EXPERT_FILES}
 NAMES = sorted(PLANS)
@@ -46,7 +46,7 @@ def test_drop_each_dig_down(validator, executable, name):
         pytest.skip("expert plan itself invalid")
     digs = [i for i, s in enumerate(plan.steps) if s.type is StepType.DIG_DOWN]
     for index in digs:
-        mutated = _with(plan, plan.steps[:index] + plan.steps[index + 1:])
+        mutated = _with(plan, plan.steps[:index] + plan.steps[index + 1 :])
         error = _first_failure(validator, mutated)
         assert error.code == "wrong_layer"
         assert error.step == index + 1  # the mine step that followed now fails
@@ -62,7 +62,9 @@ def test_lower_the_tool_tier(validator, executable, name):
     for index, step in enumerate(plan.steps):
         if step.type is StepType.MINE and step.tool in ("stone_pickaxe", "iron_pickaxe"):
             lower = "wooden_pickaxe" if step.tool == "stone_pickaxe" else "stone_pickaxe"
-            mutated = _with(plan, plan.steps[:index] + (step.model_copy(update={"tool": lower}),) + plan.steps[index + 1:])
+            mutated = _with(
+                plan, plan.steps[:index] + (step.model_copy(update={"tool": lower}),) + plan.steps[index + 1 :]
+            )
             error = _first_failure(validator, mutated)
             assert (error.code, error.step, error.item) == ("tool_tier_too_low", index + 1, lower)
             cases += 1
@@ -76,9 +78,10 @@ def test_drop_the_crafting_table(validator, executable, name, kb):
     if plan is None:
         pytest.skip("expert plan itself invalid")
     index = next(i for i, s in enumerate(plan.steps) if s.item == "crafting_table")
-    mutated = _with(plan, plan.steps[:index] + plan.steps[index + 1:])
+    mutated = _with(plan, plan.steps[:index] + plan.steps[index + 1 :])
     expected = next(
-        i for i, s in enumerate(mutated.steps)
+        i
+        for i, s in enumerate(mutated.steps)
         if s.type is StepType.CRAFT and all(r.needs_table for r in kb.crafts[kb.resolve(s.item)])
     )
     error = _first_failure(validator, mutated)
@@ -95,10 +98,16 @@ def test_cut_the_log_count(validator, executable, name):
     cut = plan.steps[logs].count - 1
     if cut == 0 or 4 * cut >= plan.steps[planks].count:
         pytest.skip("one log fewer still makes the planks this plan asks for")
-    mutated = _with(plan, plan.steps[:logs] + (plan.steps[logs].model_copy(update={"count": cut}),) + plan.steps[logs + 1:])
+    mutated = _with(
+        plan, plan.steps[:logs] + (plan.steps[logs].model_copy(update={"count": cut}),) + plan.steps[logs + 1 :]
+    )
     error = _first_failure(validator, mutated)
     assert (error.code, error.step, error.needed, error.had) == (
-        "missing_ingredient", planks + 1, math.ceil(plan.steps[planks].count / 4), cut)
+        "missing_ingredient",
+        planks + 1,
+        math.ceil(plan.steps[planks].count / 4),
+        cut,
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -106,14 +115,24 @@ def test_cut_the_ore_count(validator, executable, name):
     plan = executable.get(name)
     if plan is None:
         pytest.skip("expert plan itself invalid")
-    smelts = [i for i, s in enumerate(plan.steps) if s.type is StepType.SMELT and s.item in ("iron_ingot", "gold_ingot")]
+    smelts = [
+        i for i, s in enumerate(plan.steps) if s.type is StepType.SMELT and s.item in ("iron_ingot", "gold_ingot")
+    ]
     if not smelts:
         pytest.skip("no ore smelting")
     smelt = smelts[0]
     ore = plan.steps[smelt].item.replace("_ingot", "_ore")
     mine = next(i for i, s in enumerate(plan.steps) if s.item == ore)
-    mutated = _with(plan, plan.steps[:mine] + (plan.steps[mine].model_copy(update={"count": plan.steps[mine].count - 1}),)
-                    + plan.steps[mine + 1:]) if plan.steps[mine].count > 1 else _with(plan, plan.steps[:mine] + plan.steps[mine + 1:])
+    mutated = (
+        _with(
+            plan,
+            plan.steps[:mine]
+            + (plan.steps[mine].model_copy(update={"count": plan.steps[mine].count - 1}),)
+            + plan.steps[mine + 1 :],
+        )
+        if plan.steps[mine].count > 1
+        else _with(plan, plan.steps[:mine] + plan.steps[mine + 1 :])
+    )
     error = _first_failure(validator, mutated)
     expected = smelt + 1 if plan.steps[mine].count > 1 else smelt
     assert (error.code, error.step, error.item) == ("missing_ingredient", expected, ore)
@@ -126,7 +145,7 @@ def test_mine_logs_underground(validator, executable, name):
         pytest.skip("expert plan itself invalid")
     dig = next(i for i, s in enumerate(plan.steps) if s.type is StepType.DIG_DOWN)
     extra = Step(type=StepType.MINE, item="logs", count=1)
-    mutated = _with(plan, plan.steps[:dig + 1] + (extra,) + plan.steps[dig + 1:])
+    mutated = _with(plan, plan.steps[: dig + 1] + (extra,) + plan.steps[dig + 1 :])
     error = _first_failure(validator, mutated)
     assert (error.code, error.step, error.item) == ("wrong_layer", dig + 2, "logs")
 
@@ -152,8 +171,11 @@ def test_smelt_without_fuel(validator, executable, kb):
             # batch rounding left spare planks or sticks: check the fuel really was there
             for i in smelts:
                 before = result.trace[i]
-                burn = sum(kb.fuel_value(item) * n for item, n in before.counts.items()
-                           if item not in kb.stations and item not in kb.tools)
+                burn = sum(
+                    kb.fuel_value(item) * n
+                    for item, n in before.counts.items()
+                    if item not in kb.stations and item not in kb.tools
+                )
                 assert burn >= plan.steps[i].count, name
             continue
         error = result.errors[0]
@@ -168,7 +190,9 @@ def test_misspell_an_item(validator, executable, name):
     if plan is None:
         pytest.skip("expert plan itself invalid")
     index = next(i for i, s in enumerate(plan.steps) if s.item == "stick")
-    mutated = _with(plan, plan.steps[:index] + (plan.steps[index].model_copy(update={"item": "stik"}),) + plan.steps[index + 1:])
+    mutated = _with(
+        plan, plan.steps[:index] + (plan.steps[index].model_copy(update={"item": "stik"}),) + plan.steps[index + 1 :]
+    )
     error = _first_failure(validator, mutated)
     assert (error.code, error.step) == ("unknown_item", index + 1)
     assert "stick" in error.suggestions and "did you mean" in error.message

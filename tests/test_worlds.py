@@ -40,10 +40,12 @@ HEAD = """{"type": "mine", "obj_name": "logs", "obj_num": 3}
 DIG_AND_MINE = """{"type": "special", "obj_name": "dig down", "obj_num": null, "tool": "wooden_pickaxe"}
 {"type": "mine", "obj_name": "cobblestone", "obj_num": 70, "tool": "wooden_pickaxe"}
 """
-ONE_PICKAXE = parse_plan(HEAD + '{"type": "craft", "obj_name": "wooden_pickaxe", "obj_num": 1}\n' + DIG_AND_MINE,
-                         "one_pickaxe")
-SPARE_PICKAXE = parse_plan(HEAD + '{"type": "craft", "obj_name": "wooden_pickaxe", "obj_num": 2}\n' + DIG_AND_MINE,
-                           "spare_pickaxe")
+ONE_PICKAXE = parse_plan(
+    HEAD + '{"type": "craft", "obj_name": "wooden_pickaxe", "obj_num": 1}\n' + DIG_AND_MINE, "one_pickaxe"
+)
+SPARE_PICKAXE = parse_plan(
+    HEAD + '{"type": "craft", "obj_name": "wooden_pickaxe", "obj_num": 2}\n' + DIG_AND_MINE, "spare_pickaxe"
+)
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +59,7 @@ def stochastic(kb):
 
 
 # ----------------------------------------------------------------------- the deterministic world
+
 
 def test_deterministic_world_equals_the_validator_on_expert_and_fault_injected_plans(validator, deterministic):
     cases = [(name, plan) for name, plan in PLANS.items()]
@@ -94,6 +97,7 @@ def test_a_budget_stops_the_deterministic_world_too(deterministic):
 
 # ----------------------------------------------------------------------- the stochastic world
 
+
 def test_success_falls_as_the_tech_tree_deepens(stochastic):
     runs = 100
     rate, codes = Counter(), {g: Counter() for g in set(GROUP.values())}
@@ -118,7 +122,8 @@ def test_the_invalid_note_block_plan_never_succeeds(stochastic):
     execution = run(PLANS["note_block"], stochastic, runs=50)
     assert execution.successes == 0 and [(f.step, f.code) for f in execution.failures()] == [(2, "missing_ingredient")]
     assert execution.description().startswith(
-        "step 2, craft 21 planks, failed: crafting 21 planks (6 x 4) needs 6 #logs")
+        "step 2, craft 21 planks, failed: crafting 21 planks (6 x 4) needs 6 #logs"
+    )
 
 
 def test_one_pickaxe_breaks_mining_70_cobblestone_a_spare_saves_it(validator, deterministic, stochastic):
@@ -129,7 +134,8 @@ def test_one_pickaxe_breaks_mining_70_cobblestone_a_spare_saves_it(validator, de
     assert broken.failures()[0].code == "tool_broke" and broken.failures()[0].step == 7
     text = broken.description()
     assert text.startswith(
-        "step 7, mine 70 cobblestone with wooden_pickaxe, failed: wooden_pickaxe broke after 59 uses")
+        "step 7, mine 70 cobblestone with wooden_pickaxe, failed: wooden_pickaxe broke after 59 uses"
+    )
     assert "inventory: 41 cobblestone" in text  # 18 uses digging down, 41 blocks mined: what was mined is kept
     spared = run(SPARE_PICKAXE, stochastic, runs=40)
     assert spared.success_rate >= 0.9 and all(f.code != "tool_broke" for f in spared.failures())
@@ -160,8 +166,11 @@ def test_a_pickaxe_can_break_digging_down_and_a_spare_goes_on(kb):
     assert pair.ok and pair.state.state.layer == 1 and pair.state.state.count("wooden_pickaxe") == 1
     assert pair.state.wear == (("wooden_pickaxe", 9),)
     rules = Rules(kb)
-    assert pair.ticks == (9 * (rules.break_ticks("dirt", "wooden_pickaxe") + 5)
-                          + 9 * (rules.break_ticks("stone", "wooden_pickaxe") + 5) + 6 * kb.world.dig_ticks_per_level)
+    assert pair.ticks == (
+        9 * (rules.break_ticks("dirt", "wooden_pickaxe") + 5)
+        + 9 * (rules.break_ticks("stone", "wooden_pickaxe") + 5)
+        + 6 * kb.world.dig_ticks_per_level
+    )
 
 
 def test_climbing_and_filling_a_bucket_break_nothing(kb, deterministic):
@@ -181,8 +190,9 @@ def test_climbing_and_filling_a_bucket_break_nothing(kb, deterministic):
 
 
 def test_hunts_may_fail(kb):
-    skittish = dataclasses.replace(kb.world, mobs={**kb.world.mobs,
-                                                   "cow": dataclasses.replace(kb.world.mobs["cow"], escape=0.9)})
+    skittish = dataclasses.replace(
+        kb.world, mobs={**kb.world.mobs, "cow": dataclasses.replace(kb.world.mobs["cow"], escape=0.9)}
+    )
     world = StochasticWorld(kb, model=skittish)
     plan = Plan(steps=(Step(type=StepType.KILL, item="leather", count=3),))
     execution = run(plan, world, runs=30)
@@ -194,8 +204,9 @@ def test_the_budget_is_never_exceeded(stochastic):
     for name in ("diamond_pickaxe", "golden_axe", "iron_pickaxe"):
         execution = run(PLANS[name], stochastic, runs=40, budget=4000)
         assert all(e.ticks <= 4000 for e in execution.episodes)
-        assert all(e.success or e.failure.code is not WorldCode.OUT_OF_TIME or e.ticks == 4000
-                   for e in execution.episodes)
+        assert all(
+            e.success or e.failure.code is not WorldCode.OUT_OF_TIME or e.ticks == 4000 for e in execution.episodes
+        )
 
 
 def test_budgets_follow_the_deepest_layer(stochastic):
@@ -234,14 +245,16 @@ def test_same_seed_same_result_across_processes():
     outputs = []
     for hash_seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(REPO / "src")}
-        done = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True, text=True, env=env,
-                              check=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-c", _CHILD, str(path)], capture_output=True, text=True, env=env, check=True, timeout=120
+        )
         outputs.append(json.loads(done.stdout))
     assert outputs[0] == outputs[1]
     assert 0 < outputs[0][-1]["successes"] < 25  # a real mix of outcomes, not a trivial agreement
 
 
 # ----------------------------------------------------------------------- reports
+
 
 def test_wilson_interval():
     assert wilson_interval(0, 200)[0] == 0.0 and 0.018 < wilson_interval(0, 200)[1] < 0.02
@@ -260,15 +273,24 @@ def test_a_goal_the_plan_misses_is_described(deterministic):
 
 # ----------------------------------------------------------------------- world.json is checked like the others
 
-@pytest.mark.parametrize("edit, words", [
-    (lambda w: w["controller"].pop("why"), "field 'controller.why': Field required"),
-    (lambda w: w["resources"]["diamond"].update(density=0), "field 'resources.diamond.density'"),
-    (lambda w: w["mobs"].pop("cow"), "field 'mobs': no entry for 'cow'"),
-    (lambda w: w["resources"].update(netherite={"density": 0.1, "cluster": 1, "why": "not a resource at all"}),
-     "field 'resources.netherite': not a resource of resources.json"),
-    (lambda w: w["layers"].reverse(), "layers must go deeper"),
-    (lambda w: w["dig_down"].update(rock_block="bedrock"), "field 'dig_down.rock_block': 'bedrock' is not a breakable"),
-])
+
+@pytest.mark.parametrize(
+    "edit, words",
+    [
+        (lambda w: w["controller"].pop("why"), "field 'controller.why': Field required"),
+        (lambda w: w["resources"]["diamond"].update(density=0), "field 'resources.diamond.density'"),
+        (lambda w: w["mobs"].pop("cow"), "field 'mobs': no entry for 'cow'"),
+        (
+            lambda w: w["resources"].update(netherite={"density": 0.1, "cluster": 1, "why": "not a resource at all"}),
+            "field 'resources.netherite': not a resource of resources.json",
+        ),
+        (lambda w: w["layers"].reverse(), "layers must go deeper"),
+        (
+            lambda w: w["dig_down"].update(rock_block="bedrock"),
+            "field 'dig_down.rock_block': 'bedrock' is not a breakable",
+        ),
+    ],
+)
 def test_world_file_mistakes_name_the_file_and_field(tmp_path, edit, words):
     import shutil
 

@@ -55,9 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     from barsym.planner import make_planner
 
     kb = load_kb()
-    sets = {"bar": (args.datasets / "bar_tech_tree", None),
-            "deps": (args.datasets / "deps_tasks.json", "deps" if "deps" in kb.dialects else None),
-            "plancraft": (args.datasets / "plancraft" / "train.json", None)}
+    sets = {
+        "bar": (args.datasets / "bar_tech_tree", None),
+        "deps": (args.datasets / "deps_tasks.json", "deps" if "deps" in kb.dialects else None),
+        "plancraft": (args.datasets / "plancraft" / "train.json", None),
+    }
     out: dict = {}
     planners: dict = {}
     for name in args.only.split(","):

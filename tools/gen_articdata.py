@@ -101,9 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     tags = json.loads((args.articdata / "item_tags.json").read_text())
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "tags.json").write_text(
-        json.dumps(
-            {"source": SOURCE, "recipe_tags": crafting_tags(recipes), "tags": expand_tags(tags)}, indent=1
-        ) + "\n"
+        json.dumps({"source": SOURCE, "recipe_tags": crafting_tags(recipes), "tags": expand_tags(tags)}, indent=1)
+        + "\n"
     )
     (args.out / "smelting.json").write_text(
         json.dumps({"source": SOURCE, "recipes": smelting_recipes(recipes)}, indent=1) + "\n"

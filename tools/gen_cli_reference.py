@@ -1,6 +1,6 @@
 """Write docs/cli.md from barsym's parsers (``--check``: exit 1, and say so, when it is stale).
 
-    PYTHONPATH=src python tools/gen_cli_reference.py [--check]
+PYTHONPATH=src python tools/gen_cli_reference.py [--check]
 """
 
 from __future__ import annotations

@@ -22,8 +22,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--hide-scrollbars",
+]
 SHOWN = ("cobblestone", "stone_shovel", "stone_pickaxe", "iron_pickaxe", "furnace", "diamond")
 OPENED = "stone/stone_shovel"
 
@@ -40,9 +48,11 @@ def make_runs(folder: Path) -> list[Path]:
     chosen = [t for t in tasks if t.name in SHOWN]
     fake = "barsym.testing.fakes:facts_model"
     files = []
-    for spec, these in ((RunSpec("llm-only", rules="survival", backend=fake, world=WorldSpec("stochastic", 10)), chosen),
-                        (RunSpec("symbolic", rules="survival", world=WorldSpec("stochastic", 10)), tasks),
-                        (RunSpec("bar", rules="survival", backend=fake, world=WorldSpec("stochastic", 10)), chosen)):
+    for spec, these in (
+        (RunSpec("llm-only", rules="survival", backend=fake, world=WorldSpec("stochastic", 10)), chosen),
+        (RunSpec("symbolic", rules="survival", world=WorldSpec("stochastic", 10)), tasks),
+        (RunSpec("bar", rules="survival", backend=fake, world=WorldSpec("stochastic", 10)), chosen),
+    ):
         run = folder / f"{spec.planner}.jsonl"
         run_evaluation(spec, these, kb, name=spec.planner, dataset=str(path), run_path=run)
         files.append(run)
@@ -65,9 +75,21 @@ def screenshot(page: Path, png: Path, width: int = 1180, height: int = 1120) -> 
     if chromium is None:
         raise SystemExit("headless Chromium is not installed (Debian: apt-get install -y chromium)")
     with tempfile.TemporaryDirectory() as profile:
-        return subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--enable-logging=stderr",
-                               "--v=0", f"--window-size={width},{height}", f"--screenshot={png}", page.as_uri()],
-                              capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [
+                chromium,
+                *CHROMIUM_FLAGS,
+                f"--user-data-dir={profile}",
+                "--enable-logging=stderr",
+                "--v=0",
+                f"--window-size={width},{height}",
+                f"--screenshot={png}",
+                page.as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
 
 
 def main(argv: list[str]) -> int:

@@ -19,10 +19,18 @@ import importlib
 __version__ = "0.1.0"
 
 _LAZY = {
-    "plan": "barsym.api", "validate": "barsym.api", "execute": "barsym.api", "repair": "barsym.api",
-    "Planned": "barsym.api", "knowledge_base": "barsym.api",
-    "Step": "barsym.model", "StepType": "barsym.model", "Plan": "barsym.model", "Goal": "barsym.model",
-    "PlanningError": "barsym.planner", "Verdict": "barsym.validation",
+    "plan": "barsym.api",
+    "validate": "barsym.api",
+    "execute": "barsym.api",
+    "repair": "barsym.api",
+    "Planned": "barsym.api",
+    "knowledge_base": "barsym.api",
+    "Step": "barsym.model",
+    "StepType": "barsym.model",
+    "Plan": "barsym.model",
+    "Goal": "barsym.model",
+    "PlanningError": "barsym.planner",
+    "Verdict": "barsym.validation",
 }
 _SUBMODULES = ("env", "testing")
 

@@ -24,7 +24,6 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Union
 
 from .bar_io import parse_plan, read_plan, step_from_record
 from .kb import KnowledgeBase, load_kb
@@ -37,7 +36,7 @@ from .validation import ValidationResult, Validator, Verdict
 
 __all__ = ["Planned", "PlanLike", "execute", "knowledge_base", "plan", "repair", "validate"]
 
-PlanLike = Union[Plan, Iterable[Step], Iterable[Mapping], str, os.PathLike]
+PlanLike = Plan | Iterable[Step] | Iterable[Mapping] | str | os.PathLike
 _kbs: dict[str, KnowledgeBase] = {}
 
 
@@ -84,21 +83,34 @@ class Planned:
 
         The decomposition tree (``result``) is not written; :meth:`from_dict` gives a Planned without it.
         """
-        return {"goal": {"item": self.goal.item, "count": self.goal.count}, "steps": self.records(),
-                "verdict": self.verdict.value, "provenance": [list(p) for p in self.provenance],
-                "planner": self.planner, "stats": self.stats.to_dict(),
-                "start": None if self.start is None else self.start.to_dict(), "rules": self.rules,
-                "source": self.plan.source}
+        return {
+            "goal": {"item": self.goal.item, "count": self.goal.count},
+            "steps": self.records(),
+            "verdict": self.verdict.value,
+            "provenance": [list(p) for p in self.provenance],
+            "planner": self.planner,
+            "stats": self.stats.to_dict(),
+            "start": None if self.start is None else self.start.to_dict(),
+            "rules": self.rules,
+            "source": self.plan.source,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping) -> "Planned":
         """The Planned :meth:`to_dict` wrote."""
         steps = tuple(step_from_record(dict(r), f"step {i}") for i, r in enumerate(data["steps"], start=1))
         start = data.get("start")
-        return cls(Goal(**data["goal"]), Plan(steps=steps, source=data.get("source")), Verdict(data["verdict"]),
-                   tuple(tuple(p) for p in data.get("provenance", ())), data["planner"],
-                   PlanStats.from_dict(data.get("stats")), None,
-                   None if start is None else State.from_dict(start), data.get("rules"))
+        return cls(
+            Goal(**data["goal"]),
+            Plan(steps=steps, source=data.get("source")),
+            Verdict(data["verdict"]),
+            tuple(tuple(p) for p in data.get("provenance", ())),
+            data["planner"],
+            PlanStats.from_dict(data.get("stats")),
+            None,
+            None if start is None else State.from_dict(start),
+            data.get("rules"),
+        )
 
 
 def _start(kb: KnowledgeBase, start: Mapping[str, int] | State | None, layer: int) -> State | None:
@@ -124,15 +136,30 @@ def as_plan(steps: PlanLike) -> Plan:
     if isinstance(steps, os.PathLike):
         return read_plan(steps)
     if isinstance(steps, str):
-        return read_plan(steps) if "\n" not in steps and Path(steps).suffix in (".jsonl", ".jsonlines") \
+        return (
+            read_plan(steps)
+            if "\n" not in steps and Path(steps).suffix in (".jsonl", ".jsonlines")
             else parse_plan(steps)
+        )
     items = list(steps)
-    return Plan(steps=tuple(s if isinstance(s, Step) else step_from_record(dict(s), f"step {i}")
-                            for i, s in enumerate(items, start=1)))
+    return Plan(
+        steps=tuple(
+            s if isinstance(s, Step) else step_from_record(dict(s), f"step {i}") for i, s in enumerate(items, start=1)
+        )
+    )
 
 
-def plan(item: str | Goal, count: int = 1, *, planner: str = "bar", start: Mapping[str, int] | State | None = None,
-         layer: int = 0, rules: str | None = None, mc_version: str = "1.16.5", **options) -> Planned:
+def plan(
+    item: str | Goal,
+    count: int = 1,
+    *,
+    planner: str = "bar",
+    start: Mapping[str, int] | State | None = None,
+    layer: int = 0,
+    rules: str | None = None,
+    mc_version: str = "1.16.5",
+    **options,
+) -> Planned:
     """Plan ``count`` of ``item`` with a planner (``bar``, ``llm-only``, ``bar-sc``, ``symbolic``, ...).
 
     ``options`` are the planner's (``model``, ``llm_url``, ``seed``, ``max_retries``, ``backend``, ...).
@@ -144,13 +171,21 @@ def plan(item: str | Goal, count: int = 1, *, planner: str = "bar", start: Mappi
     state = _start(kb, start, layer)
     result = chosen.plan(goal, state) if state is not None else chosen.plan(goal)
     provenance = tuple(tuple(result.provenance(i)) for i in range(len(result.plan)))
-    return Planned(goal, result.plan, result.validation.verdict, provenance, result.planner, result.stats,
-                   result, state, rules)
+    return Planned(
+        goal, result.plan, result.validation.verdict, provenance, result.planner, result.stats, result, state, rules
+    )
 
 
-def validate(steps: PlanLike | Planned, goal: str | Goal | None = None, count: int = 1, *,
-             start: Mapping[str, int] | State | None = None, layer: int = 0, rules: str | None = None,
-             mc_version: str = "1.16.5") -> ValidationResult:
+def validate(
+    steps: PlanLike | Planned,
+    goal: str | Goal | None = None,
+    count: int = 1,
+    *,
+    start: Mapping[str, int] | State | None = None,
+    layer: int = 0,
+    rules: str | None = None,
+    mc_version: str = "1.16.5",
+) -> ValidationResult:
     """Play a plan forward: verdict (valid, valid with waste, invalid) and every failing step.
 
     A :class:`Planned` brings its own goal, start state and rule profile (each used unless given here).
@@ -165,10 +200,20 @@ def validate(steps: PlanLike | Planned, goal: str | Goal | None = None, count: i
     return Validator(kb, rules).validate(as_plan(steps), goal=_goal(kb, goal, count), start=_start(kb, start, layer))
 
 
-def execute(steps: PlanLike, goal: str | Goal | None = None, count: int = 1, *, world: str = "stochastic",
-            runs: int = 100, seed: int = 0, budget: int | None = None,
-            start: Mapping[str, int] | State | None = None, layer: int = 0, rules: str | None = None,
-            mc_version: str = "1.16.5"):
+def execute(
+    steps: PlanLike,
+    goal: str | Goal | None = None,
+    count: int = 1,
+    *,
+    world: str = "stochastic",
+    runs: int = 100,
+    seed: int = 0,
+    budget: int | None = None,
+    start: Mapping[str, int] | State | None = None,
+    layer: int = 0,
+    rules: str | None = None,
+    mc_version: str = "1.16.5",
+):
     """Run a plan ``runs`` times in an execution world (``deterministic`` or ``stochastic``); an Execution."""
     from .sim.execution import run
     from .sim.stochastic import StochasticWorld
@@ -182,14 +227,34 @@ def execute(steps: PlanLike, goal: str | Goal | None = None, count: int = 1, *, 
     kb = knowledge_base(mc_version)
     chosen = as_plan(steps)
     target = _goal(kb, goal, count) or chosen.default_goal()
-    return run(chosen, worlds[world](kb, rules), runs, seed, goal=target, start=_start(kb, start, layer) or State(),
-               budget=budget)
+    return run(
+        chosen,
+        worlds[world](kb, rules),
+        runs,
+        seed,
+        goal=target,
+        start=_start(kb, start, layer) or State(),
+        budget=budget,
+    )
 
 
-def repair(steps: PlanLike, goal: str | Goal | None = None, count: int = 1, *,
-           start: Mapping[str, int] | State | None = None, layer: int = 0, anchors: str = "step-scoring",
-           scores: str = "simulator", repairer: str = "symbolic", t: int = 5, k: int = 3, rounds: int = 3,
-           backend=None, rules: str | None = None, mc_version: str = "1.16.5"):
+def repair(
+    steps: PlanLike,
+    goal: str | Goal | None = None,
+    count: int = 1,
+    *,
+    start: Mapping[str, int] | State | None = None,
+    layer: int = 0,
+    anchors: str = "step-scoring",
+    scores: str = "simulator",
+    repairer: str = "symbolic",
+    t: int = 5,
+    k: int = 3,
+    rounds: int = 3,
+    backend=None,
+    rules: str | None = None,
+    mc_version: str = "1.16.5",
+):
     """BAR's state consistency: the plan repaired forward between anchors; a RepairResult.
 
     LLM scores (``scores="llm"`` or ``"both"``) and ``repairer="llm"`` need ``backend``

@@ -50,7 +50,7 @@ def shown(value: object) -> str:
         text = repr(value)
     except RecursionError:
         text = f"<a {type(value).__name__} nested too deeply to show>"
-    return text if len(text) <= _SHOWN else f"{text[:_SHOWN - 15]}... ({len(text)} characters)"
+    return text if len(text) <= _SHOWN else f"{text[: _SHOWN - 15]}... ({len(text)} characters)"
 
 
 def loads_json(text: str, where: str) -> object:
@@ -70,11 +70,15 @@ def loads_json(text: str, where: str) -> object:
         position = f"column {exc.colno}" if "\n" not in text.rstrip() else f"line {exc.lineno} column {exc.colno}"
         raise PlanFormatError(where, f"malformed JSON at {position}: {exc.msg}") from None
     except RecursionError:
-        raise PlanFormatError(where, "JSON nested too deeply to read (about a thousand levels or more); "
-                                     "barsym's inputs are nested a few levels at most") from None
+        raise PlanFormatError(
+            where,
+            "JSON nested too deeply to read (about a thousand levels or more); "
+            "barsym's inputs are nested a few levels at most",
+        ) from None
     except ValueError:  # "Exceeds the limit (4300 digits) for integer string conversion ..."
-        raise PlanFormatError(where, f"a number has more than {_int_digits()} digits; "
-                                     f"counts are whole numbers from 1 to {MAX_COUNT}") from None
+        raise PlanFormatError(
+            where, f"a number has more than {_int_digits()} digits; counts are whole numbers from 1 to {MAX_COUNT}"
+        ) from None
 
 
 def _int_digits() -> int:
@@ -96,8 +100,9 @@ def step_from_record(record: object, where: str) -> Step:
     if kind == "special":
         special = name.strip().lower().replace("_", " ") if isinstance(name, str) else None
         if special not in (DIG_DOWN_NAME, CLIMB_UP_NAME):
-            raise PlanFormatError(where, f"unknown special step {shown(name)}; the special steps are 'dig down' "
-                                         f"and 'climb up'")
+            raise PlanFormatError(
+                where, f"unknown special step {shown(name)}; the special steps are 'dig down' and 'climb up'"
+            )
         if num not in (None, 1):
             raise PlanFormatError(where, f"'{special}' takes obj_num null, got {shown(num)}")
         if special == CLIMB_UP_NAME:
@@ -165,8 +170,11 @@ def parse_notation(text: str, source: str = "<string>") -> Plan:
     header only the numbered lines are steps (the rest is its commentary), and the
     ``[provenance] for ...`` after each step is dropped.
     """
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1)
-             if line.strip() and not line.lstrip().startswith("#")]
+    lines = [
+        (n, line)
+        for n, line in enumerate(text.splitlines(), start=1)
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
     if lines and lines[0][1].lstrip().startswith(_PLAN_HEADER):
         lines = [(n, line) for n, line in lines[1:] if _NUMBERED.match(line)]
     steps = []
@@ -174,8 +182,10 @@ def parse_notation(text: str, source: str = "<string>") -> Plan:
         try:
             steps.append(step_from_text(_ANNOTATION.sub("", line)))
         except ValueError as exc:
-            raise PlanFormatError(f"{source}:{number}", f"{exc} (expected a step such as `mine 4 logs`, "
-                                  "`craft 1 stick`, `dig down with wooden_pickaxe`)") from None
+            raise PlanFormatError(
+                f"{source}:{number}",
+                f"{exc} (expected a step such as `mine 4 logs`, `craft 1 stick`, `dig down with wooden_pickaxe`)",
+            ) from None
     if not steps:
         raise PlanFormatError(source, "empty plan: no steps found")
     return Plan(steps=tuple(steps), source=source)
@@ -184,8 +194,9 @@ def parse_notation(text: str, source: str = "<string>") -> Plan:
 def parse_plan(text: str, source: str = "<string>") -> Plan:
     """A plan in BAR's JSON Lines, or in barsym's notation (what ``barsym plan`` prints) when it reads as that."""
     first = next((line.lstrip() for line in text.splitlines() if line.strip()), "")
-    if first.startswith("#") or (first and not first.startswith("{") and (first.startswith(_PLAN_HEADER)
-                                                                          or _reads_as_step(first))):
+    if first.startswith("#") or (
+        first and not first.startswith("{") and (first.startswith(_PLAN_HEADER) or _reads_as_step(first))
+    ):
         return parse_notation(text, source)
     steps = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -197,8 +208,11 @@ def parse_plan(text: str, source: str = "<string>") -> Plan:
         except PlanFormatError as exc:
             if steps or line.lstrip().startswith("{"):
                 raise
-            raise PlanFormatError(where, f"{exc.message} (a plan is BAR JSON Lines, one object a line, or "
-                                  "barsym's steps such as `mine 4 logs`, one a line)") from None
+            raise PlanFormatError(
+                where,
+                f"{exc.message} (a plan is BAR JSON Lines, one object a line, or "
+                "barsym's steps such as `mine 4 logs`, one a line)",
+            ) from None
     if not steps:
         raise PlanFormatError(source, "empty plan: no steps found (expected one JSON object per line)")
     return Plan(steps=tuple(steps), source=source)
@@ -217,8 +231,12 @@ class InputFileError(OSError):
 
 
 def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
         if test(mode):
             return name
     return "not a regular file"
@@ -241,10 +259,10 @@ def read_input(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
         if stat.S_ISDIR(info.st_mode):
             raise IsADirectoryError(errno.EISDIR, "is a folder", str(path))
         if not stat.S_ISREG(info.st_mode):
-            raise InputFileError(errno.EINVAL, f"{_kind(info.st_mode)}, not a file; give a regular file",
-                                 str(path))
-        too_big = InputFileError(errno.EFBIG, f"larger than the {limit // 2**20} MiB barsym reads from one file",
-                                 str(path))
+            raise InputFileError(errno.EINVAL, f"{_kind(info.st_mode)}, not a file; give a regular file", str(path))
+        too_big = InputFileError(
+            errno.EFBIG, f"larger than the {limit // 2**20} MiB barsym reads from one file", str(path)
+        )
         if info.st_size > limit:
             raise too_big
         chunks, total = [], 0

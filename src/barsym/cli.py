@@ -31,8 +31,11 @@ def build_parser():
 
     parser = _Parser(prog="barsym", description="Plan, validate and evaluate Minecraft tech-tree plans.")
     parser.add_argument("--version", action="version", version=f"barsym {__version__}")
-    parser.add_argument("--mc-version", default="1.16.5",
-                        help="Minecraft version of the knowledge base (default 1.16.5, the only one supported)")
+    parser.add_argument(
+        "--mc-version",
+        default="1.16.5",
+        help="Minecraft version of the knowledge base (default 1.16.5, the only one supported)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMANDS:

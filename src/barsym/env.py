@@ -74,9 +74,18 @@ class CraftingEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
-    def __init__(self, goal: str | Goal = "diamond_pickaxe", count: int = 1, world: str | World = "stochastic",
-                 start: Mapping[str, int] | None = None, layer: int = 0, budget: int | None = None,
-                 max_steps: int = 200, rules: str | None = None, render_mode: str | None = None):
+    def __init__(
+        self,
+        goal: str | Goal = "diamond_pickaxe",
+        count: int = 1,
+        world: str | World = "stochastic",
+        start: Mapping[str, int] | None = None,
+        layer: int = 0,
+        budget: int | None = None,
+        max_steps: int = 200,
+        rules: str | None = None,
+        render_mode: str | None = None,
+    ):
         from .api import knowledge_base
         from .sim.stochastic import StochasticWorld
         from .sim.world import DeterministicWorld
@@ -102,11 +111,15 @@ class CraftingEnv(gymnasium.Env):
         self._index = {name: i for i, name in enumerate(self.items)}
         self.action_space = spaces.Discrete(len(self.actions))
         count_box = spaces.Box(0, MAX_OBSERVED, shape=(1,), dtype=np.int64)
-        self.observation_space = spaces.Dict({
-            "inventory": spaces.Box(0, MAX_OBSERVED, shape=(len(self.items),), dtype=np.int64),
-            "layer": spaces.Discrete(len(self.kb.layers)),
-            "held": count_box, "ticks": count_box, "steps": count_box,
-        })
+        self.observation_space = spaces.Dict(
+            {
+                "inventory": spaces.Box(0, MAX_OBSERVED, shape=(len(self.items),), dtype=np.int64),
+                "layer": spaces.Discrete(len(self.kb.layers)),
+                "held": count_box,
+                "ticks": count_box,
+                "steps": count_box,
+            }
+        )
         self._state: WorldState | None = None
         self._done = True
 
@@ -130,8 +143,10 @@ class CraftingEnv(gymnasium.Env):
         episode for the same actions; without one, the world's seed comes from the env's generator."""
         super().reset(seed=seed)
         if options:
-            raise ValueError(f"CraftingEnv.reset takes no options, got {sorted(options)}; "
-                             "set the goal, start and world when making the env")
+            raise ValueError(
+                f"CraftingEnv.reset takes no options, got {sorted(options)}; "
+                "set the goal, start and world when making the env"
+            )
         world_seed = seed if seed is not None else int(self.np_random.integers(2**32))
         self._state = self.world.reset(world_seed, self.start_state, self.budget)
         self._done = False
@@ -171,8 +186,9 @@ class CraftingEnv(gymnasium.Env):
             return action
         if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
             if not 0 <= int(action) < len(self.actions):
-                raise ValueError(f"action {int(action)} is out of range: indices go from 0 to {len(self.actions) - 1}"
-                                 " (env.actions)")
+                raise ValueError(
+                    f"action {int(action)} is out of range: indices go from 0 to {len(self.actions) - 1} (env.actions)"
+                )
             return self.actions[int(action)]
         if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and action.dtype.kind in "iu":
             return self.as_step(int(action.reshape(())))
@@ -182,14 +198,15 @@ class CraftingEnv(gymnasium.Env):
             try:
                 return step_from_text(action)
             except ValueError as exc:
-                raise ValueError(f"action {action!r}: {exc}; a string action is a step such as 'mine 4 logs'"
-                                 ) from None
+                raise ValueError(f"action {action!r}: {exc}; a string action is a step such as 'mine 4 logs'") from None
         if isinstance(action, Mapping):
             from .bar_io import step_from_record
 
             return step_from_record(dict(action), "action")
-        raise ValueError(f"an action is an index into env.actions, a Step, a BAR record or a step such as "
-                         f"'mine 4 logs'; got {type(action).__name__}")
+        raise ValueError(
+            f"an action is an index into env.actions, a Step, a BAR record or a step such as "
+            f"'mine 4 logs'; got {type(action).__name__}"
+        )
 
     def _observe(self) -> dict:
         s = self._state.state
@@ -198,13 +215,25 @@ class CraftingEnv(gymnasium.Env):
             if item in self._index:
                 inventory[self._index[item]] = min(n, MAX_OBSERVED)
         box = lambda v: np.array([min(int(v), MAX_OBSERVED)], dtype=np.int64)  # noqa: E731
-        return {"inventory": inventory, "layer": int(s.layer), "held": box(s.count(self.goal.item)),
-                "ticks": box(self._state.ticks), "steps": box(self._state.steps)}
+        return {
+            "inventory": inventory,
+            "layer": int(s.layer),
+            "held": box(s.count(self.goal.item)),
+            "ticks": box(self._state.ticks),
+            "steps": box(self._state.steps),
+        }
 
-    def _info(self, ticks: int = 0, failure: WorldFailure | None = None, success: bool = False,
-              action: Step | None = None) -> dict:
-        return {"ticks": ticks, "failure": failure, "failure_text": failure_text(failure), "success": success,
-                "action": action, "observation": self.observation}
+    def _info(
+        self, ticks: int = 0, failure: WorldFailure | None = None, success: bool = False, action: Step | None = None
+    ) -> dict:
+        return {
+            "ticks": ticks,
+            "failure": failure,
+            "failure_text": failure_text(failure),
+            "success": success,
+            "action": action,
+            "observation": self.observation,
+        }
 
     @property
     def observation(self) -> Observation:
@@ -213,9 +242,16 @@ class CraftingEnv(gymnasium.Env):
             raise RuntimeError("call reset() first")
         s = self._state
         names = self.kb.layers
-        return Observation(MappingProxyType(dict(s.state.inventory)), s.state.layer,
-                           names[s.state.layer] if s.state.layer < len(names) else str(s.state.layer), s.ticks,
-                           s.time_left, self.goal, s.state.count(self.goal.item), s.steps)
+        return Observation(
+            MappingProxyType(dict(s.state.inventory)),
+            s.state.layer,
+            names[s.state.layer] if s.state.layer < len(names) else str(s.state.layer),
+            s.ticks,
+            s.time_left,
+            self.goal,
+            s.state.count(self.goal.item),
+            s.steps,
+        )
 
     @property
     def done(self) -> bool:

@@ -42,11 +42,15 @@ class Reachability:
             return f"{self.item} can be obtained from overworld resources"
         where = dict(self.loot)
         if self.item in where:
-            return (f"{self.item} cannot be crafted, smelted, mined or hunted: it is only found as loot, in "
-                    f"{where[self.item]}")
+            return (
+                f"{self.item} cannot be crafted, smelted, mined or hunted: it is only found as loot, in "
+                f"{where[self.item]}"
+            )
         if not self.blockers:
-            return (f"{self.item} cannot be obtained from overworld resources: it is only made from items "
-                    f"that are made from it (a cycle with no way in)")
+            return (
+                f"{self.item} cannot be obtained from overworld resources: it is only made from items "
+                f"that are made from it (a cycle with no way in)"
+            )
         needs = ", ".join(f"{b} (only found as loot, in {where[b]})" if b in where else b for b in self.blockers)
         return f"{self.item} cannot be obtained from overworld resources: needs {needs}"
 

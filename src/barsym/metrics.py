@@ -99,8 +99,12 @@ def _order_correct(judged: Sequence[Record], other: Sequence[Record], judged_is_
 
 def f1_counts(predicted: Sequence[Record], expert: Sequence[Record]) -> tuple[int, int, int, int]:
     """(precision correct, precision total, recall correct, recall total) for F1ScoreHard."""
-    return (_order_correct(predicted, expert, True), len(predicted),
-            _order_correct(expert, predicted, False), len(expert))
+    return (
+        _order_correct(predicted, expert, True),
+        len(predicted),
+        _order_correct(expert, predicted, False),
+        len(expert),
+    )
 
 
 def edit_distance(predicted: Sequence[Record], expert: Sequence[Record]) -> int:
@@ -190,8 +194,12 @@ class GroupScore:
 
     def to_dict(self) -> dict:
         return {
-            "tasks": self.tasks, "accuracy": round(self.accuracy, 2), "f1": round(self.f1, 2),
-            "precision": round(self.precision, 2), "recall": round(self.recall, 2),
-            "edit_distance": round(self.edit_distance, 4), "edit_distance_ratio": round(self.edit_distance_ratio, 4),
+            "tasks": self.tasks,
+            "accuracy": round(self.accuracy, 2),
+            "f1": round(self.f1, 2),
+            "precision": round(self.precision, 2),
+            "recall": round(self.recall, 2),
+            "edit_distance": round(self.edit_distance, 4),
+            "edit_distance_ratio": round(self.edit_distance_ratio, 4),
             "exact_plans": self.exact,
         }

@@ -42,8 +42,10 @@ DIG, CLIMB = "dig down", "climb up"
 #: the step types' values (barsym.model.StepType) that name no item
 MOVES = {"dig_down": DIG, "climb_up": CLIMB}
 
-_STEP = re.compile(r"^(?:(?P<verb>[a-z_]+) (?P<count>\d+) (?P<item>\S+)|(?P<move>dig down|climb up))"
-                   r"(?: with (?P<tool>\S+))?$")
+_STEP = re.compile(
+    r"^(?:(?P<verb>[a-z_]+) (?P<count>\d+) (?P<item>\S+)|(?P<move>dig down|climb up))"
+    r"(?: with (?P<tool>\S+))?$"
+)
 _SUBGOAL = re.compile(r"^(?:(?P<count>\d+) (?P<item>\S+)|layer (?P<layer>\d+))$")
 _NUMBERING = re.compile(r"^\d+[.)]\s*")  # "1. " or "2) " before a step, as models number lines
 

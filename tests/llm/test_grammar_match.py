@@ -12,8 +12,8 @@ import pytest
 from barsym.llm import decomposition_grammar
 from barsym.llm.grammar_match import UnsupportedGrammar, compile_grammar
 from barsym.model import Goal
-from barsym.reasoning.reply_grammar import GrammarBuilder
 from barsym.planner.registry import graph_for
+from barsym.reasoning.reply_grammar import GrammarBuilder
 
 
 def admits(grammar: str, text: str) -> bool:
@@ -42,14 +42,20 @@ def test_forced_text_stops_where_the_grammar_may_end():
     assert not admits(g_text, "mine 3 logs: layer 4")
 
 
-@pytest.mark.parametrize("grammar, good, bad", [
-    ('root ::= [a-c]+ "!"', ["a!", "abcab!"], ["!", "ad!"]),
-    ('root ::= "x" [0-9]* "y"', ["xy", "x123y"], ["x1", "xay"]),
-    ('root ::= "ab"{2,3}', ["abab", "ababab"], ["ab", "abababab"]),
-    ('root ::= item (", " item)?\nitem ::= "stick" | "stone" ("_axe")?', ["stick", "stone_axe, stick"],
-     ["stone_", "stick,"]),
-    ('root ::= "say \\"hi\\"\\n"', ['say "hi"\n'], ["say hi"]),
-])
+@pytest.mark.parametrize(
+    "grammar, good, bad",
+    [
+        ('root ::= [a-c]+ "!"', ["a!", "abcab!"], ["!", "ad!"]),
+        ('root ::= "x" [0-9]* "y"', ["xy", "x123y"], ["x1", "xay"]),
+        ('root ::= "ab"{2,3}', ["abab", "ababab"], ["ab", "abababab"]),
+        (
+            'root ::= item (", " item)?\nitem ::= "stick" | "stone" ("_axe")?',
+            ["stick", "stone_axe, stick"],
+            ["stone_", "stick,"],
+        ),
+        ('root ::= "say \\"hi\\"\\n"', ['say "hi"\n'], ["say hi"]),
+    ],
+)
 def test_admitted_texts(grammar, good, bad):
     for text in good:
         assert admits(grammar, text), text
@@ -66,17 +72,20 @@ def test_the_planners_grammars_are_mirrored(kb):
     vocab = compile_grammar(builder.vocab()).start()
     assert vocab.advance("craft 1 stone_pickaxe: 3 cobblestone, 2 stick, 1 crafting_table").accepting
     json_grammar = compile_grammar(decomposition_grammar(["stick", "planks"], max_subgoals=1)).start()
-    assert json_grammar.forced() == '{'
+    assert json_grammar.forced() == "{"
 
 
-@pytest.mark.parametrize("grammar", [
-    'root ::= [^"]+',  # negated class: may match non-ASCII, left to llama.cpp
-    'root ::= .',
-    'root ::= "caf\\u00e9"',
-    'root ::= missing',
-    'root ::= root "a" | "b"',  # left recursion
-    'item ::= "a"',  # no root
-])
+@pytest.mark.parametrize(
+    "grammar",
+    [
+        'root ::= [^"]+',  # negated class: may match non-ASCII, left to llama.cpp
+        "root ::= .",
+        'root ::= "caf\\u00e9"',
+        "root ::= missing",
+        'root ::= root "a" | "b"',  # left recursion
+        'item ::= "a"',  # no root
+    ],
+)
 def test_what_is_not_mirrored_is_refused(grammar):
     with pytest.raises(UnsupportedGrammar):
         compile_grammar(grammar)

@@ -79,9 +79,7 @@ def test_completion_parse_json_explains_truncation():
 
 
 def test_scripted_llm_replays_and_records():
-    fake = ScriptedLLM(
-        ['{"ok": true}', BackendTimeoutError("slow"), lambda call: call.grammar, LLMError]
-    )
+    fake = ScriptedLLM(['{"ok": true}', BackendTimeoutError("slow"), lambda call: call.grammar, LLMError])
     first = fake.complete(USER, max_tokens=7, grammar='root ::= "x"')
     assert first.text == '{"ok": true}' and first.finish_reason == "stop"
     with pytest.raises(BackendTimeoutError):

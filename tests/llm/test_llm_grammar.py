@@ -200,9 +200,7 @@ def test_schema_mirrors_grammar():
     assert step["tool"]["anyOf"][1]["enum"] == sorted(TOOLS)
     assert schema["properties"]["subgoals"]["maxItems"] == 3
     assert schema["required"] == ["step", "subgoals"]
-    assert decomposition_schema(["stick"])["properties"]["step"]["properties"]["tool"] == {
-        "type": "null"
-    }
+    assert decomposition_schema(["stick"])["properties"]["step"]["properties"]["tool"] == {"type": "null"}
     json.dumps(schema)  # plain JSON, ready for response_format
 
 

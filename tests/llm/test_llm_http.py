@@ -27,9 +27,7 @@ USER = [{"role": "user", "content": "Goal: 1 stick"}]
 GOOD = {
     "id": "x",
     "model": "smol",
-    "choices": [
-        {"index": 0, "message": {"role": "assistant", "content": "hello"}, "finish_reason": "stop"}
-    ],
+    "choices": [{"index": 0, "message": {"role": "assistant", "content": "hello"}, "finish_reason": "stop"}],
     "usage": {
         "prompt_tokens": 20,
         "completion_tokens": 2,
@@ -50,9 +48,7 @@ class Stub:
             def do_POST(self):  # noqa: N802 (http.server naming)
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                stub.requests.append(
-                    {"path": self.path, "headers": dict(self.headers), "body": body}
-                )
+                stub.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
                 respond(self, stub)
 
             def log_message(self, *args):  # keep test output clean
@@ -61,9 +57,7 @@ class Stub:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
 
     def close(self):
@@ -119,9 +113,7 @@ def test_json_schema_styles(stub):
     server = stub(lambda h, s: send(h, 200, json.dumps(GOOD).encode()))
     schema = {"type": "object"}
     OpenAIHTTPBackend(server.url, timeout=5).complete(USER, json_schema=schema)
-    OpenAIHTTPBackend(server.url, timeout=5, schema_style="openai").complete(
-        USER, json_schema=schema
-    )
+    OpenAIHTTPBackend(server.url, timeout=5, schema_style="openai").complete(USER, json_schema=schema)
     llama_style, openai_style = (r["body"]["response_format"] for r in server.requests)
     assert llama_style == {"type": "json_object", "schema": schema}
     assert openai_style["type"] == "json_schema" and openai_style["json_schema"]["schema"] == schema

@@ -36,8 +36,13 @@ def test_no_file_is_a_quiet_miss(tmp_path, recwarn):
 def test_another_model_prompt_library_or_cpu_is_another_file(tmp_path, change):
     store = PrefixStateStore(tmp_path)
     store.save(KEY, TOKENS, b"old", CHECK)
-    fields = {"model": "model-b|100|1|abc", "prompt": "other", "library": "0.3.37", "settings": "n_batch=256",
-              "system": "AVX2 = 1 | AMX_INT8 = 1"}
+    fields = {
+        "model": "model-b|100|1|abc",
+        "prompt": "other",
+        "library": "0.3.37",
+        "settings": "n_batch=256",
+        "system": "AVX2 = 1 | AMX_INT8 = 1",
+    }
     other = PrefixKey(**{**KEY.__dict__, change: fields[change]})
     assert store.path_for(other) != store.path_for(KEY)
     assert store.load(other, TOKENS) is None  # a miss: the caller evaluates and saves anew
@@ -86,8 +91,11 @@ def test_an_unwritable_folder_is_skipped(tmp_path):
 
 # ----------------------------------------------------------------- with the real model
 
-PREFIX = [{"role": "system", "content": "Answer with one Minecraft item name. " * 8},
-          {"role": "user", "content": "Tool to mine stone?"}, {"role": "assistant", "content": "wooden_pickaxe"}]
+PREFIX = [
+    {"role": "system", "content": "Answer with one Minecraft item name. " * 8},
+    {"role": "user", "content": "Tool to mine stone?"},
+    {"role": "assistant", "content": "wooden_pickaxe"},
+]
 QUESTION = PREFIX + [{"role": "user", "content": "Tool to mine iron?"}]
 GRAMMAR = 'root ::= ("wooden" | "stone" | "iron") "_pickaxe"'
 
@@ -125,8 +133,8 @@ def _rewrite_payload(path, change):
     blob = path.read_bytes()
     at = len(MAGIC)
     (size,) = struct.unpack_from("<Q", blob, at)
-    header = json.loads(blob[at + 8: at + 8 + size])
-    body = bytearray(blob[at + 8 + size:])
+    header = json.loads(blob[at + 8 : at + 8 + size])
+    body = bytearray(blob[at + 8 + size :])
     change(body, 4 * header["tokens"])
     header["sha256"] = hashlib.sha256(bytes(body)).hexdigest()
     new = json.dumps(header).encode()
@@ -146,7 +154,7 @@ def _nans(body, start):
 
     nan = struct.pack("<e", float("nan"))  # f16 NaN, the KV cache's cell type
     for i in range(start + 64, start + 64 + 2 * 4096, 2):
-        body[i:i + 2] = nan
+        body[i : i + 2] = nan
 
 
 @pytest.mark.llm

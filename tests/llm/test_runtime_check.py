@@ -108,8 +108,13 @@ def test_the_plan_command_survives_a_simulated_crash(gguf_path, tmp_path):
     import sys
 
     env = {**os.environ, FAULT_ENV: "plain", "BARSYM_CACHE_DIR": str(tmp_path), "BARSYM_LOG_DB": str(tmp_path / "l.db")}
-    done = subprocess.run([sys.executable, "-m", "barsym.cli", "plan", "stick", "--threads", "2"],
-                          capture_output=True, text=True, env=env, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "barsym.cli", "plan", "stick", "--threads", "2"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     warnings = [line for line in done.stderr.splitlines() if "crashed" in line]
     assert len(warnings) == 1 and warnings[0].startswith("barsym: warning: llama.cpp crashed (SIGSEGV)")

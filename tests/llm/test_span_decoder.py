@@ -16,15 +16,13 @@ import pytest
 
 from barsym.llm.grammar_match import compile_grammar
 from barsym.model import Goal
-from barsym.reasoning.reply_grammar import GrammarBuilder
 from barsym.planner.registry import graph_for
+from barsym.reasoning.reply_grammar import GrammarBuilder
 
 pytestmark = pytest.mark.llm
 
-SYSTEM = ("You plan Minecraft crafting. Reply with one step and what it needs, like "
-          "'craft 4 stick: 2 planks'.")
-EXAMPLES = [("1 crafting_table", "craft 1 crafting_table: 4 planks"),
-            ("8 planks", "craft 8 planks: 2 logs")]
+SYSTEM = "You plan Minecraft crafting. Reply with one step and what it needs, like 'craft 4 stick: 2 planks'."
+EXAMPLES = [("1 crafting_table", "craft 1 crafting_table: 4 planks"), ("8 planks", "craft 8 planks: 2 logs")]
 
 
 def chat(goal: str) -> list[dict[str, str]]:
@@ -53,8 +51,9 @@ def grammars(kb):
     }
 
 
-@pytest.mark.parametrize("name", ["graph: stone_pickaxe", "graph: iron_ingot", "graph: torch", "vocab",
-                                  "free name", "number"])
+@pytest.mark.parametrize(
+    "name", ["graph: stone_pickaxe", "graph: iron_ingot", "graph: torch", "vocab", "free name", "number"]
+)
 def test_same_text_as_token_by_token(smol, monkeypatch, grammars, name):
     goal, grammar = grammars[name]
     messages = chat(goal)
@@ -73,8 +72,9 @@ def test_the_prompt_is_the_models_chat_template(smol):
     """SmolLM2's template is ChatML; both decoding paths evaluate exactly the rendered prompt."""
     messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Goal: 1 stick"}]
     rendered = smol._prompt.render(messages)
-    assert smol._model.detokenize(rendered, special=True) == ("<|im_start|>system\nBe brief.<|im_end|>\n"
-                                                "<|im_start|>user\nGoal: 1 stick<|im_end|>\n<|im_start|>assistant\n")
+    assert smol._model.detokenize(rendered, special=True) == (
+        "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nGoal: 1 stick<|im_end|>\n<|im_start|>assistant\n"
+    )
     smol.complete(messages, max_tokens=1)
     assert smol._context.tokens[: len(rendered)] == rendered
 

@@ -15,8 +15,7 @@ from typing import TextIO
 
 from pydantic import Field, ValidationError, create_model
 
-from ..kb import (DataFileError, KnowledgeBase, UnknownItemError, UnknownProfileError, VersionNotSupportedError,
-                  load_kb)
+from ..kb import DataFileError, KnowledgeBase, UnknownItemError, UnknownProfileError, VersionNotSupportedError, load_kb
 
 
 class UsageError(Exception):
@@ -59,8 +58,9 @@ def check_writable(path: Path | None, option: str) -> None:
     except IsADirectoryError:
         raise UsageError(f"{option} {path}: is a folder; give the name of a file (in it, or elsewhere)") from None
     except FileNotFoundError:
-        raise UsageError(f"{option} {path}: folder {path.parent} does not exist; "
-                         "create it or write elsewhere") from None
+        raise UsageError(
+            f"{option} {path}: folder {path.parent} does not exist; create it or write elsewhere"
+        ) from None
     except OSError as exc:
         raise UsageError(f"{option} {path}: cannot write there ({exc.strerror})") from None
     except ValueError as exc:  # a NUL byte in the name
@@ -76,8 +76,15 @@ def add_format(parser, formats: str, help: str, json_alias: bool = False) -> Non
     names = formats.split("|")
     parser.add_argument("--format", choices=names, default=names[0], help=help)
     if json_alias:
-        parser.add_argument("--json", dest="format", action=Deprecated, const="json", new="--format json",
-                            default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        parser.add_argument(
+            "--json",
+            dest="format",
+            action=Deprecated,
+            const="json",
+            new="--format json",
+            default=argparse.SUPPRESS,
+            help=argparse.SUPPRESS,
+        )
 
 
 def add_output(parser, what: str = "write to FILE instead of stdout", default=None) -> None:
@@ -103,12 +110,15 @@ def number_option(text: str | None, option: str, kind: type, low: float, high: f
     """``text`` as an ``int`` or ``float`` from ``low`` to ``high``, for the few numbers no option model holds."""
     if text is None:
         return None
-    model = create_model("Number", value=(kind, Field(ge=low, le=high, allow_inf_nan=False)) if kind is float
-                         else (kind, Field(ge=low, le=high)))
+    model = create_model(
+        "Number",
+        value=(kind, Field(ge=low, le=high, allow_inf_nan=False)) if kind is float else (kind, Field(ge=low, le=high)),
+    )
     try:
         return model(value=text).value
     except ValidationError as exc:
         from .options import message
+
         raise UsageError(message(model, exc, {"value": text}).replace("--value", option, 1)) from None
 
 
@@ -156,8 +166,10 @@ def require_llm_extra(what: str, model: str | None) -> None:
     """
     missing = missing_llm_extra(model)
     if missing is not None:
-        raise UsageError(f"{what} runs a language model in-process and {missing}: {LLM_EXTRA} "
-                         "(or give --llm-url URL for an OpenAI-compatible server)")
+        raise UsageError(
+            f"{what} runs a language model in-process and {missing}: {LLM_EXTRA} "
+            "(or give --llm-url URL for an OpenAI-compatible server)"
+        )
 
 
 def fail(message: str) -> int:

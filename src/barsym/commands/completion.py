@@ -12,8 +12,11 @@ import sys
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("completion", help="print a bash or zsh completion script",
-                       description="Print a shell completion script for barsym, made from its own parsers.")
+    p = sub.add_parser(
+        "completion",
+        help="print a bash or zsh completion script",
+        description="Print a shell completion script for barsym, made from its own parsers.",
+    )
     p.add_argument("shell", choices=["bash", "zsh"], help="the shell to complete in")
     p.set_defaults(run=run)
 

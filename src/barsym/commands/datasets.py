@@ -14,10 +14,17 @@ from ..datasets import BUNDLED
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("datasets", help="list the bundled task sets (for eval --dataset NAME)",
-                       description="The task sets barsym ships, with task counts, source and licence.")
-    p.add_argument("--format", choices=["text", "json"], default="text",
-                   help="text: one block per task set (default); json: a list of records")
+    p = sub.add_parser(
+        "datasets",
+        help="list the bundled task sets (for eval --dataset NAME)",
+        description="The task sets barsym ships, with task counts, source and licence.",
+    )
+    p.add_argument(
+        "--format",
+        choices=["text", "json"],
+        default="text",
+        help="text: one block per task set (default); json: a list of records",
+    )
     p.set_defaults(run=run)
 
 

@@ -23,32 +23,48 @@ TRAIN_HINT = "pip install 'barsym[train]'"
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("distill", help="fine-tune the embedded model on the symbolic oracle's answers",
-                       description="Generate training data from the symbolic planner and the simulator in the LLM "
-                                   "planners' own prompts (BAR's and DEPS' task goals held out), fine-tune the "
-                                   "embedded model with LoRA on the CPU, and write a GGUF for barsym plan --model.")
+    p = sub.add_parser(
+        "distill",
+        help="fine-tune the embedded model on the symbolic oracle's answers",
+        description="Generate training data from the symbolic planner and the simulator in the LLM "
+        "planners' own prompts (BAR's and DEPS' task goals held out), fine-tune the "
+        "embedded model with LoRA on the CPU, and write a GGUF for barsym plan --model.",
+    )
     p.add_argument("--out", metavar="MODEL.gguf", help="the GGUF to write (required unless --data-only)")
-    p.add_argument("--data-only", metavar="FILE.jsonl", help="only write the training examples to FILE and stop "
-                                                             "(needs no [train] extra)")
+    p.add_argument(
+        "--data-only",
+        metavar="FILE.jsonl",
+        help="only write the training examples to FILE and stop (needs no [train] extra)",
+    )
     p.add_argument("--data", metavar="FILE.jsonl", help="train on these examples instead of generating them")
     p.add_argument("--examples", default="2000", help="how many examples to generate (default 2000)")
-    p.add_argument("--mix", help="shares of the example kinds, e.g. cot=3,deps=3,bar-nofacts=2,bar=1,score=1 "
-                                 "(the default)")
+    p.add_argument(
+        "--mix", help="shares of the example kinds, e.g. cot=3,deps=3,bar-nofacts=2,bar=1,score=1 (the default)"
+    )
     p.add_argument("--steps", default="200", help="optimizer steps (default 200)")
     p.add_argument("--accumulate", default="4", help="examples per optimizer step (default 4)")
     p.add_argument("--lora-rank", default="16", help="LoRA rank (default 16)")
-    p.add_argument("--lora-layers", help="put adapters on the last N transformer blocks only (default: all); "
-                                         "fewer is cheaper: the backward pass stops at the lowest")
+    p.add_argument(
+        "--lora-layers",
+        help="put adapters on the last N transformer blocks only (default: all); "
+        "fewer is cheaper: the backward pass stops at the lowest",
+    )
     p.add_argument("--learning-rate", default="5e-4", help="AdamW learning rate (default 5e-4)")
-    p.add_argument("--seq-len", default="512", help="longest example tail after the shared prompt prefix, in "
-                                                     "tokens (default 512)")
+    p.add_argument(
+        "--seq-len", default="512", help="longest example tail after the shared prompt prefix, in tokens (default 512)"
+    )
     p.add_argument("--minutes", help="stop training after this many minutes and write the model anyway")
     p.add_argument("--threads", help="torch threads (default: torch's choice)")
-    p.add_argument("--out-type", choices=["q8_0", "f16", "f32"], default="q8_0",
-                   help="precision of the trained tensors in the GGUF (default q8_0)")
+    p.add_argument(
+        "--out-type",
+        choices=["q8_0", "f16", "f32"],
+        default="q8_0",
+        help="precision of the trained tensors in the GGUF (default q8_0)",
+    )
     p.add_argument("--base", metavar="MODEL.gguf", help="the GGUF to start from (default: the embedded model)")
-    p.add_argument("--train-seed", dest="seed", default="0", metavar="N",
-                   help="seed of the data and the training (default 0)")
+    p.add_argument(
+        "--train-seed", dest="seed", default="0", metavar="N", help="seed of the data and the training (default 0)"
+    )
     p.add_argument("--seed", dest="seed", action=Deprecated, new="--train-seed", help=argparse.SUPPRESS)
     p.set_defaults(run=run)
 
@@ -80,8 +96,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.data_only is None:
         missing = missing_train_extra()
         if missing:
-            raise UsageError(f"barsym distill trains with torch, transformers, peft and gguf, and {missing}: "
-                             f"{TRAIN_HINT} (or use --data-only FILE.jsonl for the data alone)")
+            raise UsageError(
+                f"barsym distill trains with torch, transformers, peft and gguf, and {missing}: "
+                f"{TRAIN_HINT} (or use --data-only FILE.jsonl for the data alone)"
+            )
     out_data = Path(args.data_only) if args.data_only else None
     check_writable(out_data, "--data-only")
     check_writable(Path(args.out) if args.out else None, "--out")
@@ -106,8 +124,11 @@ def _generate(kb, n: int, seed: int, mix: str | None, path: Path | None) -> list
     generator = DataGenerator(kb, seed)
     _say(f"data: {len(generator.pool.goals)} training goals; {len(generator.pool.held_out)} BAR/DEPS goals held out")
     rows = list(generator.generate(n, shares, progress=_counter("data")))
-    _say(f"data: {len(rows)} examples in {time.perf_counter() - started:.1f} s ("
-         + ", ".join(f"{k} {sum(r['kind'] == k for r in rows)}" for k in shares) + ")")
+    _say(
+        f"data: {len(rows)} examples in {time.perf_counter() - started:.1f} s ("
+        + ", ".join(f"{k} {sum(r['kind'] == k for r in rows)}" for k in shares)
+        + ")"
+    )
     if path is not None:
         from ..distill.data import write_jsonl
 
@@ -125,10 +146,14 @@ def _read(path: Path) -> list[dict]:
         raise UsageError(f"--data {path}: no such file") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UsageError(f"--data {path}: not a JSON-lines file of examples ({exc})") from None
-    bad = next((i for i, r in enumerate(rows, 1) if not isinstance(r, dict) or not {"kind", "messages", "reply"} <= set(r)), None)
+    bad = next(
+        (i for i, r in enumerate(rows, 1) if not isinstance(r, dict) or not {"kind", "messages", "reply"} <= set(r)),
+        None,
+    )
     if bad is not None or not rows:
-        raise UsageError(f"--data {path}: line {bad or 1} is not an example (kind, messages, reply); "
-                         "write the file with --data-only")
+        raise UsageError(
+            f"--data {path}: line {bad or 1} is not an example (kind, messages, reply); write the file with --data-only"
+        )
     return rows
 
 
@@ -137,14 +162,17 @@ def _train(args, rows: list[dict], seed: int) -> int:
     from ..distill.train import TrainConfig
     from ..llm.embedded import default_model_path
 
-    config = TrainConfig(steps=number_option(args.steps, "--steps", int, 1, 1_000_000),
-                         lora_rank=number_option(args.lora_rank, "--lora-rank", int, 1, 1024),
-                         lora_layers=number_option(args.lora_layers, "--lora-layers", int, 1, 1024),
-                         learning_rate=number_option(args.learning_rate, "--learning-rate", float, 1e-7, 1.0),
-                         seq_len=number_option(args.seq_len, "--seq-len", int, 16, 8192),
-                         accumulate=number_option(args.accumulate, "--accumulate", int, 1, 1024),
-                         minutes=number_option(args.minutes, "--minutes", float, 0.0),
-                         threads=number_option(args.threads, "--threads", int, 1, 256), seed=seed)
+    config = TrainConfig(
+        steps=number_option(args.steps, "--steps", int, 1, 1_000_000),
+        lora_rank=number_option(args.lora_rank, "--lora-rank", int, 1, 1024),
+        lora_layers=number_option(args.lora_layers, "--lora-layers", int, 1, 1024),
+        learning_rate=number_option(args.learning_rate, "--learning-rate", float, 1e-7, 1.0),
+        seq_len=number_option(args.seq_len, "--seq-len", int, 16, 8192),
+        accumulate=number_option(args.accumulate, "--accumulate", int, 1, 1024),
+        minutes=number_option(args.minutes, "--minutes", float, 0.0),
+        threads=number_option(args.threads, "--threads", int, 1, 256),
+        seed=seed,
+    )
     from ..llm.base import ModelNotFoundError
 
     try:
@@ -169,4 +197,5 @@ def _counter(what: str):
         if now - last[0] > 5 or done == total:
             last[0] = now
             _say(f"{what}: {done}/{total} examples")
+
     return progress

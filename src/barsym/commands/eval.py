@@ -30,8 +30,7 @@ import threading
 from pathlib import Path
 
 from ..datasets import names as dataset_names
-from ..eval import DatasetError, format_details, format_table, load_dataset, resolve_dataset
-from ..eval import plancraft
+from ..eval import DatasetError, format_details, format_table, load_dataset, plancraft, resolve_dataset
 from ..eval.execution_report import format_execution, group_executions
 from ..eval.llm_report import format_summary, summarize
 from ..eval.runfile import RunFileError, check_resumable, read_run
@@ -41,10 +40,19 @@ from ..eval.workers import Executor, ExecutorError
 from ..memory import TaskRecorder, with_memory
 from ..memory.options import MemoryOptions
 from ..planner import DEFAULT_PLANNER, PlanStats, planner_names
-from ..sim.options import ExecutionOptions
-from .common import (UsageError, add_format, add_output, check_writable, fail, kb_from_args, number_option, to_stdout,
-                     write_output)
 from ..planner.registry import planner_label
+from ..sim.options import ExecutionOptions
+from .common import (
+    UsageError,
+    add_format,
+    add_output,
+    check_writable,
+    fail,
+    kb_from_args,
+    number_option,
+    to_stdout,
+    write_output,
+)
 from .llm_options import add_llm_arguments, make_from_options, planner_options
 from .options import Deprecated, add_model, read_model
 from .plan import check_dialect, check_planner
@@ -55,39 +63,74 @@ MAX_WORKERS = 256
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("eval", help="score a planner on a task set with BAR's metrics",
-                       description="Plan every task of a dataset and compare with the expert plans "
-                                   "(AccuracyHard, F1ScoreHard, EditDistanceHard per group).")
-    p.add_argument("--dataset", required=True, metavar="NAME|PATH",
-                   help=f"a bundled task set ({', '.join(dataset_names())}; see barsym datasets), a BAR "
-                        "tech-tree folder (tasks.json + GROUP/TASK.jsonl) or a task-list JSON file")
-    p.add_argument("--planner", default=DEFAULT_PLANNER, metavar="NAME",
-                   help=f"{', '.join(planner_names())} (default {DEFAULT_PLANNER})")
+    p = sub.add_parser(
+        "eval",
+        help="score a planner on a task set with BAR's metrics",
+        description="Plan every task of a dataset and compare with the expert plans "
+        "(AccuracyHard, F1ScoreHard, EditDistanceHard per group).",
+    )
+    p.add_argument(
+        "--dataset",
+        required=True,
+        metavar="NAME|PATH",
+        help=f"a bundled task set ({', '.join(dataset_names())}; see barsym datasets), a BAR "
+        "tech-tree folder (tasks.json + GROUP/TASK.jsonl) or a task-list JSON file",
+    )
+    p.add_argument(
+        "--planner",
+        default=DEFAULT_PLANNER,
+        metavar="NAME",
+        help=f"{', '.join(planner_names())} (default {DEFAULT_PLANNER})",
+    )
     p.add_argument("--dialect", metavar="NAME", help="name dialect of the task set, e.g. deps for DEPS's old names")
-    add_format(p, "text|json", "text: the tables and the per-task differences (default); json: groups, overall "
-               "and per-task results as JSON")
+    add_format(
+        p,
+        "text|json",
+        "text: the tables and the per-task differences (default); json: groups, overall and per-task results as JSON",
+    )
     add_output(p, "also write the JSON results to FILE")
     p.add_argument("--json", dest="output", type=Path, action=Deprecated, new="-o/--output", help=argparse.SUPPRESS)
     p.add_argument("--quiet", action="store_true", help="print the tables only, not the per-task differences")
-    p.add_argument("--rules", metavar="NAME",
-                   help="rule profile: survival (default) or crafting (implied by Plancraft's task file)")
+    p.add_argument(
+        "--rules",
+        metavar="NAME",
+        help="rule profile: survival (default) or crafting (implied by Plancraft's task file)",
+    )
     chosen = p.add_argument_group("which tasks")
     chosen.add_argument("--tasks", metavar="NAME,...", help="only these tasks (name or group/name)")
     chosen.add_argument("--groups", metavar="G,...", help="only the tasks of these groups")
     chosen.add_argument("--limit", metavar="N", help="only the first N of the chosen tasks")
     where = p.add_argument_group("where tasks run")
-    where.add_argument("--workers", default="1", metavar="N",
-                       help="processes planning at once, each with its own model on cores/N threads (default 1)")
-    where.add_argument("--executor", choices=[e.value for e in Executor], default=Executor.LOCAL.value,
-                       help="local: this machine's processes (default); ray: Ray tasks (pip install 'barsym[ray]')")
-    where.add_argument("--ray-address", metavar="ADDR",
-                       help="a running Ray cluster (default: start a local one with --workers CPUs)")
-    where.add_argument("--run", dest="run_file", type=Path, metavar="FILE.jsonl",
-                       help="keep each finished task in FILE (one JSON line, flushed); run again to skip them")
+    where.add_argument(
+        "--workers",
+        default="1",
+        metavar="N",
+        help="processes planning at once, each with its own model on cores/N threads (default 1)",
+    )
+    where.add_argument(
+        "--executor",
+        choices=[e.value for e in Executor],
+        default=Executor.LOCAL.value,
+        help="local: this machine's processes (default); ray: Ray tasks (pip install 'barsym[ray]')",
+    )
+    where.add_argument(
+        "--ray-address", metavar="ADDR", help="a running Ray cluster (default: start a local one with --workers CPUs)"
+    )
+    where.add_argument(
+        "--run",
+        dest="run_file",
+        type=Path,
+        metavar="FILE.jsonl",
+        help="keep each finished task in FILE (one JSON line, flushed); run again to skip them",
+    )
     add_llm_arguments(p)
     add_model(p, ExecutionOptions, "execution world", defaults={"world": "no execution"})
-    add_model(p, MemoryOptions, "stage memory (BAR module c)", helps={"record": "also record into the memory: each "
-              "plan's decompositions (and with --world, its executions)"})
+    add_model(
+        p,
+        MemoryOptions,
+        "stage memory (BAR module c)",
+        helps={"record": "also record into the memory: each plan's decompositions (and with --world, its executions)"},
+    )
     p.set_defaults(run=run)
 
 
@@ -176,8 +219,11 @@ def _run(args: argparse.Namespace) -> int:
         parallel = workers > 1 or args.executor == Executor.RAY.value
         if parallel and options and "threads" not in args and not options.get("llm_url"):
             options["threads"] = max(1, (os.cpu_count() or 1) // workers)  # cores shared, not oversubscribed
-        world = (WorldSpec(execution.world, execution.episodes, execution.world_seed, execution.budget)
-                 if execution.world is not None else None)
+        world = (
+            WorldSpec(execution.world, execution.episodes, execution.world_seed, execution.budget)
+            if execution.world is not None
+            else None
+        )
         spec = RunSpec(name, options, rules.name, getattr(args, "mc_version", "1.16.5"), world)
         if args.run_file is not None:  # a file that cannot be resumed is refused before the model loads
             check_resumable(args.run_file, run_header(spec, str(dataset_path.resolve()), args.dialect, len(tasks)))
@@ -185,12 +231,15 @@ def _run(args: argparse.Namespace) -> int:
         if store is not None and any(t.label_possible is not None for t in tasks):
             raise UsageError("--memory works with tech-tree task sets (BAR's, DEPS's), not Plancraft's")
         if store is not None and parallel:
-            raise UsageError("--memory needs a serial run (one process answers from and records into the "
-                             "memory); drop --workers/--executor ray")
+            raise UsageError(
+                "--memory needs a serial run (one process answers from and records into the "
+                "memory); drop --workers/--executor ray"
+            )
         command = " ".join(["barsym", *getattr(args, "argv", [])]) or "barsym"
         # built here in every case: a model or server that cannot be used is exit 2 before any task runs
-        planner = make_from_options(name, kb, {**options, **({"api_key": api_key} if api_key else {})}, progress,
-                                    rules, command)
+        planner = make_from_options(
+            name, kb, {**options, **({"api_key": api_key} if api_key else {})}, progress, rules, command
+        )
         reassert_sigint()  # a model load may have replaced the SIGINT handler under Python
         recording = None
         if store is not None:
@@ -206,20 +255,32 @@ def _run(args: argparse.Namespace) -> int:
 
     def started(total: int, done: int) -> None:
         if done:
-            print(f"barsym: resuming {args.run_file}: {done} of {total} task(s) kept, {total - done} to run",
-                  file=sys.stderr)
+            print(
+                f"barsym: resuming {args.run_file}: {done} of {total} task(s) kept, {total - done} to run",
+                file=sys.stderr,
+            )
         progress.start(total, done)
 
     try:
-        outcome = run_evaluation(spec, tasks, kb, name=planner_label(name, options),
-                                 dataset=str(dataset_path.resolve()), dialect=args.dialect,
-                                 executor=args.executor, workers=workers, ray_address=args.ray_address,
-                                 run_path=args.run_file, planner=None if parallel else planner, on_start=started,
-                                 on_record=progress.finished,
-                                 on_task=_on_task(progress, recording),
-                                 on_goal=progress.goal if progress.enabled else None,
-                                 on_warning=lambda line: print(f"barsym: warning: {line}", file=sys.stderr),
-                                 api_key=api_key)
+        outcome = run_evaluation(
+            spec,
+            tasks,
+            kb,
+            name=planner_label(name, options),
+            dataset=str(dataset_path.resolve()),
+            dialect=args.dialect,
+            executor=args.executor,
+            workers=workers,
+            ray_address=args.ray_address,
+            run_path=args.run_file,
+            planner=None if parallel else planner,
+            on_start=started,
+            on_record=progress.finished,
+            on_task=_on_task(progress, recording),
+            on_goal=progress.goal if progress.enabled else None,
+            on_warning=lambda line: print(f"barsym: warning: {line}", file=sys.stderr),
+            api_key=api_key,
+        )
     except (RunFileError, ExecutorError, DatasetError) as exc:
         progress.close()
         return fail(str(exc))
@@ -267,19 +328,28 @@ def _report(args, tasks, outcome, name, execution, store, recording, label: str)
     _write_json(args, _with_execution({**evaluation.to_dict(), "summary": summary}, executed))
     if recording is not None and recording.recorder.failure is not None:  # after every result is written
         r = recording.recorder
-        return fail(f"{r.failure}; {r.missed} plan(s) not recorded (the results above and any -o/--run "
-                    "file are complete)")
+        return fail(
+            f"{r.failure}; {r.missed} plan(s) not recorded (the results above and any -o/--run file are complete)"
+        )
     failed = evaluation.counts()["failed"]
     broken = sum(o.result is not None and not o.result.validation.valid for o in evaluation.outcomes)
     if failed:
         print(f"barsym: {failed} task(s) could not be planned", file=sys.stderr)
     if broken:
         print(f"barsym: {broken} plan(s) cannot be executed (validator)", file=sys.stderr)
-    down = next((o.result.stats.backend_down for o in evaluation.outcomes
-                 if o.result is not None and o.result.stats.backend_down), None)
+    down = next(
+        (
+            o.result.stats.backend_down
+            for o in evaluation.outcomes
+            if o.result is not None and o.result.stats.backend_down
+        ),
+        None,
+    )
     if down:
-        print(f"barsym: warning: the LLM backend failed ({down}); the symbolic decomposer answered in its place",
-              file=sys.stderr)
+        print(
+            f"barsym: warning: the LLM backend failed ({down}); the symbolic decomposer answered in its place",
+            file=sys.stderr,
+        )
     return 1 if failed or broken else 0
 
 
@@ -299,9 +369,13 @@ def _print_execution(evaluation, execution, tasks) -> dict | None:
     rows = group_executions(evaluation, tasks, execution.episodes)
     print()
     print(format_execution(rows, execution.world, execution.episodes, execution.world_seed))
-    return {"world": execution.world, "runs": execution.episodes, "seed": execution.world_seed,
-            "groups": {row.name: row.to_dict() for row in rows},
-            "tasks": {key: t.to_dict() for key, t in tasks.items()}}
+    return {
+        "world": execution.world,
+        "runs": execution.episodes,
+        "seed": execution.world_seed,
+        "groups": {row.name: row.to_dict() for row in rows},
+        "tasks": {key: t.to_dict() for key, t in tasks.items()},
+    }
 
 
 class _Recording:
@@ -333,6 +407,7 @@ def _on_task(progress: EvalProgress, recording: _Recording | None):
         recording.task = key
         if progress.enabled:
             progress.task_started(key)
+
     return started
 
 
@@ -342,8 +417,10 @@ def _memory_line(evaluation) -> str:
     hits, misses = sum(s.hits for s in stats), sum(s.misses for s in stats)
     stale, few = sum(s.stale for s in stats), sum(s.examples for s in stats)
     share = f" ({100 * hits / (hits + misses):.1f} %)" if hits + misses else ""
-    return (f"memory: {hits} of {hits + misses} goal(s) answered from memory{share}, {stale} entries refused as "
-            f"stale, {few} goal(s) given remembered examples of close goals")
+    return (
+        f"memory: {hits} of {hits + misses} goal(s) answered from memory{share}, {stale} entries refused as "
+        f"stale, {few} goal(s) given remembered examples of close goals"
+    )
 
 
 def _record_executions(recorder: TaskRecorder, executed: dict | None) -> None:

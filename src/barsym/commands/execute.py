@@ -14,32 +14,43 @@ import argparse
 import json
 import sys
 
-from ..sim.execution import Execution, run as run_plan
-from .common import UsageError, add_format, kb_from_args
 from ..memory.options import MemoryOptions
+from ..sim.execution import Execution
+from ..sim.execution import run as run_plan
 from ..sim.options import ExecutionOptions
+from .common import UsageError, add_format, kb_from_args
 from .options import add_model, read_model
-from .state_options import add_state_arguments, rules_from_args, start_from_args
 from .plan_files import add_plan_file_arguments, each_plan
 from .progress_bar import runs_progress
+from .state_options import add_state_arguments, rules_from_args, start_from_args
 
 #: failure lines shown per plan in text output (--format json has them all)
 SHOWN_FAILURES = 5
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("execute", help="run plans many times in an execution world: success rate, ticks, failures",
-                       description="Execute BAR JSON Lines plans in the deterministic or stochastic world and report "
-                                   "success rates (95 % Wilson interval), failures by step and code, ticks of "
-                                   "successful runs and a typical failure in words.")
+    p = sub.add_parser(
+        "execute",
+        help="run plans many times in an execution world: success rate, ticks, failures",
+        description="Execute BAR JSON Lines plans in the deterministic or stochastic world and report "
+        "success rates (95 % Wilson interval), failures by step and code, ticks of "
+        "successful runs and a typical failure in words.",
+    )
     add_plan_file_arguments(p, goal=False)
-    add_format(p, "text|json", "text: a summary per plan (default); json: one array with a record per plan",
-               json_alias=True)
+    add_format(
+        p, "text|json", "text: a summary per plan (default); json: one array with a record per plan", json_alias=True
+    )
     add_model(p, ExecutionOptions, "execution world", deprecated={"--seed": "world_seed"})
     add_state_arguments(p)
-    add_model(p, MemoryOptions, "stage memory (BAR module c)", helps={
-        "memory": "the stage memory to record into (default $BARSYM_MEMORY if set)",
-        "record": "record each plan's executions, for the plan in memory with the same steps"})
+    add_model(
+        p,
+        MemoryOptions,
+        "stage memory (BAR module c)",
+        helps={
+            "memory": "the stage memory to record into (default $BARSYM_MEMORY if set)",
+            "record": "record each plan's executions, for the plan in memory with the same steps",
+        },
+    )
     p.set_defaults(run=run)
 
 
@@ -51,17 +62,24 @@ def _minutes(ticks: float) -> str:
 def _print_text(execution: Execution) -> None:
     low, high = execution.interval
     budget = f", budget {execution.budget:,} ticks" if execution.budget is not None else ", no budget"
-    print(f"{execution.plan.source}: {execution.successes}/{execution.runs} runs succeeded: "
-          f"{100 * execution.success_rate:.1f} % (95 % interval {100 * low:.1f}-{100 * high:.1f} %) "
-          f"in the {execution.world} world{budget}")
+    print(
+        f"{execution.plan.source}: {execution.successes}/{execution.runs} runs succeeded: "
+        f"{100 * execution.success_rate:.1f} % (95 % interval {100 * low:.1f}-{100 * high:.1f} %) "
+        f"in the {execution.world} world{budget}"
+    )
     ticks = execution.ticks()
     if ticks is not None:
-        print(f"  ticks of successful runs: median {ticks.median:,.0f} ({_minutes(ticks.median)}), "
-              f"90th percentile {ticks.p90:,} ({_minutes(ticks.p90)})")
+        print(
+            f"  ticks of successful runs: median {ticks.median:,.0f} ({_minutes(ticks.median)}), "
+            f"90th percentile {ticks.p90:,} ({_minutes(ticks.p90)})"
+        )
     failures = execution.failures()
     for count in failures[:SHOWN_FAILURES]:
-        where = (f"step {count.step} ({execution.plan.steps[count.step - 1]})" if count.step is not None
-                 else "the end (goal check)")
+        where = (
+            f"step {count.step} ({execution.plan.steps[count.step - 1]})"
+            if count.step is not None
+            else "the end (goal check)"
+        )
         print(f"  {count.count:>5} failed at {where}: {count.code}")
     if len(failures) > SHOWN_FAILURES:
         rest = sum(c.count for c in failures[SHOWN_FAILURES:])
@@ -92,8 +110,15 @@ def run(args: argparse.Namespace) -> int:
     line = runs_progress(len(args.files) * options.episodes)  # on a terminal: runs played, at once and every second
     try:
         for path, plan in each_plan(args.files, unusable_file, show_errors=args.format != "json"):
-            execution = run_plan(plan, world, options.episodes, options.world_seed, start=start,
-                                 budget=options.budget, on_episode=line.update if line else None)
+            execution = run_plan(
+                plan,
+                world,
+                options.episodes,
+                options.world_seed,
+                start=start,
+                budget=options.budget,
+                on_episode=line.update if line else None,
+            )
             runs += execution.runs
             successes += execution.successes
             records.append(execution.to_dict())
@@ -112,11 +137,15 @@ def run(args: argparse.Namespace) -> int:
         total = len(args.files)
         extra = f", {len(unusable)} unusable" if unusable else ""
         rate = f" ({100 * successes / runs:.1f} %)" if runs else ""
-        print(f"summary: {total} plan(s){extra}, {runs:,} runs in the {options.world} world "
-              f"(seed {options.world_seed}): {successes:,} succeeded{rate}")
+        print(
+            f"summary: {total} plan(s){extra}, {runs:,} runs in the {options.world} world "
+            f"(seed {options.world_seed}): {successes:,} succeeded{rate}"
+        )
     if store is not None:
-        print(f"recorded the runs of {credited} of {len(args.files) - len(unusable)} plan(s) into {store.path}",
-              file=sys.stderr)
+        print(
+            f"recorded the runs of {credited} of {len(args.files) - len(unusable)} plan(s) into {store.path}",
+            file=sys.stderr,
+        )
         store.close()
     return 2 if unusable else 0
 
@@ -125,8 +154,11 @@ def _credit(store, path: str, plan, execution: Execution, world: str) -> int:
     """Add the runs to the plan in memory with the same steps (recorded by ``plan --record``); 1 if there is one."""
     plan_id = store.plan_with_steps([str(step) for step in plan.steps])
     if plan_id is None:
-        print(f"barsym: warning: {path}: no plan in the memory has these steps (record it with barsym plan "
-              f"--record first); its runs are not recorded", file=sys.stderr)
+        print(
+            f"barsym: warning: {path}: no plan in the memory has these steps (record it with barsym plan "
+            f"--record first); its runs are not recorded",
+            file=sys.stderr,
+        )
         return 0
     store.attach_executions(plan_id, [(world, execution.seed, execution.runs, execution.successes)])
     return 1

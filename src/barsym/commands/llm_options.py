@@ -18,9 +18,9 @@ import sys
 from typing import TextIO
 
 from ..consistency import ConsistencyConfig
-from ..kb import KnowledgeBase
 from ..eval.spec import server_backend
 from ..eval.workers import event_text
+from ..kb import KnowledgeBase
 from ..llm.settings import ModelSettings
 from ..planner import make_planner
 from ..planner.registry import FORWARD_PLANNERS, LLM_PLANNERS
@@ -33,8 +33,9 @@ CONSISTENCY = "state consistency (BAR module b)"
 
 def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
     """The LLM planners' options, DEPS' and state consistency's (``plan``, ``eval``)."""
-    add_model(parser, PlannerLLMOptions, "LLM planners (bar, llm-only, bar-sc, deps, cot)",
-              deprecated={"--seed": "seed"})
+    add_model(
+        parser, PlannerLLMOptions, "LLM planners (bar, llm-only, bar-sc, deps, cot)", deprecated={"--seed": "seed"}
+    )
     add_model(parser, DepsOptions, "DEPS (--planner deps)")
     add_consistency_arguments(parser, planners=True)
 
@@ -44,19 +45,31 @@ def add_consistency_arguments(parser: argparse.ArgumentParser, planners: bool = 
     ``--rounds`` there meant DEPS' rounds with ``--planner deps``."""
     group = parser.add_argument_group(CONSISTENCY)
     if planners:
-        group.add_argument("--consistency", action="store_true",
-                           help="repair the planner's plan forward between anchors (bar-sc always does)")
-        group.add_argument("--rounds", dest="legacy_rounds", help=argparse.SUPPRESS, action=Deprecated,
-                           new="--repair-rounds (or --deps-rounds with --planner deps)")
+        group.add_argument(
+            "--consistency",
+            action="store_true",
+            help="repair the planner's plan forward between anchors (bar-sc always does)",
+        )
+        group.add_argument(
+            "--rounds",
+            dest="legacy_rounds",
+            help=argparse.SUPPRESS,
+            action=Deprecated,
+            new="--repair-rounds (or --deps-rounds with --planner deps)",
+        )
     defaults = {"scores": "simulator; bar-sc: both", "repairer": "symbolic; bar-sc: llm"} if planners else None
-    add_model(group, ConsistencyConfig, skip=("seed",), defaults=defaults,
-              deprecated=None if planners else {"--rounds": "rounds"})
+    add_model(
+        group,
+        ConsistencyConfig,
+        skip=("seed",),
+        defaults=defaults,
+        deprecated=None if planners else {"--rounds": "rounds"},
+    )
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, title: str = "LLM") -> None:
     """The model options of ``score`` and ``repair`` (the planners' retry options do not apply)."""
-    add_model(parser, ModelSettings, title, skip=("api_key", "llm_model"),
-              deprecated={"--seed": "seed"})
+    add_model(parser, ModelSettings, title, skip=("api_key", "llm_model"), deprecated={"--seed": "seed"})
 
 
 def model_settings(args: argparse.Namespace) -> ModelSettings:
@@ -81,8 +94,11 @@ def deps_options(name: str, args: argparse.Namespace) -> dict:
 
 def _as_options(llm: PlannerLLMOptions) -> dict:
     """The model settings as planner options: the server's key and model name, and ``facts``, only when set."""
-    return {k: v for k, v in llm.model_dump().items()
-            if (v is not None or k not in ("api_key", "llm_model")) and (k != "facts" or k in llm.model_fields_set)}
+    return {
+        k: v
+        for k, v in llm.model_dump().items()
+        if (v is not None or k not in ("api_key", "llm_model")) and (k != "facts" or k in llm.model_fields_set)
+    }
 
 
 def planner_options(name: str, kb: KnowledgeBase, args: argparse.Namespace, rules=None) -> dict:
@@ -100,32 +116,46 @@ def planner_options(name: str, kb: KnowledgeBase, args: argparse.Namespace, rule
     extra.update(deps_options(name, args))
     llm = read_model(args, PlannerLLMOptions)
     if name in FORWARD_PLANNERS and "llm_mode" in llm.model_fields_set and llm.llm_mode != "graph":
-        raise UsageError(f"--llm-mode applies to bar and llm-only; the {name} planner's grammar is always the "
-                         f"game's vocabulary")
+        raise UsageError(
+            f"--llm-mode applies to bar and llm-only; the {name} planner's grammar is always the game's vocabulary"
+        )
     if name not in LLM_PLANNERS and not extra.get("consistency"):
-        ignored = [flag(m, n) for m in (PlannerLLMOptions, ConsistencyConfig, DepsOptions)
-                   for n in given(args, m, skip=("seed",) if m is ConsistencyConfig else ())]
+        ignored = [
+            flag(m, n)
+            for m in (PlannerLLMOptions, ConsistencyConfig, DepsOptions)
+            for n in given(args, m, skip=("seed",) if m is ConsistencyConfig else ())
+        ]
         if ignored:
-            print(f"barsym: warning: the {name} planner asks no model; ignored: {', '.join(ignored)}",
-                  file=sys.stderr)
+            print(f"barsym: warning: the {name} planner asks no model; ignored: {', '.join(ignored)}", file=sys.stderr)
         return {}
     if name in FORWARD_PLANNERS and rules is not None and rules.name != kb.default_profile:
-        raise UsageError(f"the {name} planner's grammar and checks play by the {kb.default_profile} rules; for "
-                         f"--rules {rules.name} use --planner bar, llm-only, bar-sc or symbolic")
+        raise UsageError(
+            f"the {name} planner's grammar and checks play by the {kb.default_profile} rules; for "
+            f"--rules {rules.name} use --planner bar, llm-only, bar-sc or symbolic"
+        )
     return {**_as_options(llm), **extra}
 
 
-def make_from_options(name: str, kb: KnowledgeBase, options: dict, progress=None, rules=None, command: str = "",
-                      backend=None):
+def make_from_options(
+    name: str, kb: KnowledgeBase, options: dict, progress=None, rules=None, command: str = "", backend=None
+):
     """``make_planner`` with checked options; model and server problems become UsageError."""
     if not options and backend is None:
         return make_planner(name, kb, rules=rules)
-    with model_errors(f"the {name} planner", None if backend else options.get("model"),
-                      bool(backend or options.get("llm_url"))):
+    with model_errors(
+        f"the {name} planner", None if backend else options.get("model"), bool(backend or options.get("llm_url"))
+    ):
         if backend is None:
             backend = server_backend(options)
-        return make_planner(name, kb, progress=progress, rules=rules, command=command or "barsym",
-                            **({"backend": backend} if backend is not None else {}), **options)
+        return make_planner(
+            name,
+            kb,
+            progress=progress,
+            rules=rules,
+            command=command or "barsym",
+            **({"backend": backend} if backend is not None else {}),
+            **options,
+        )
 
 
 def backend_from(options: ModelSettings):
@@ -186,8 +216,12 @@ class TerminalProgress:
             return
         where = f"{self.label}: " if self.label else ""
         s = None if event.phase in ("loading", "priming") else event.stats
-        counts = (f" ({s.llm_calls} LLM calls, {s.accepted_first_try + s.accepted_after_feedback} accepted, "
-                  f"{s.fallbacks} fallbacks)" if s is not None else "")
+        counts = (
+            f" ({s.llm_calls} LLM calls, {s.accepted_first_try + s.accepted_after_feedback} accepted, "
+            f"{s.fallbacks} fallbacks)"
+            if s is not None
+            else ""
+        )
         text = f"{where}{event_text(event)}{counts}"
         self.stream.write("\r\033[K" + escape_controls(text)[:150])  # task names come from the dataset
         self.stream.flush()

@@ -24,14 +24,26 @@ MAX_LIMIT = 1_000_000
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("logs", help="show the last LLM calls: prompt, grammar, reply, verdict, time",
-                       description="Show the last LLM calls the bar and llm-only planners made, from the call log "
-                                   "($BARSYM_LOG_DB, else logs.db in the cache folder).")
-    p.add_argument("-n", "--limit", default=str(DEFAULT_LIMIT), metavar="N",
-                   help=f"how many calls, newest last (default {DEFAULT_LIMIT}; 0 for all)")
+    p = sub.add_parser(
+        "logs",
+        help="show the last LLM calls: prompt, grammar, reply, verdict, time",
+        description="Show the last LLM calls the bar and llm-only planners made, from the call log "
+        "($BARSYM_LOG_DB, else logs.db in the cache folder).",
+    )
+    p.add_argument(
+        "-n",
+        "--limit",
+        default=str(DEFAULT_LIMIT),
+        metavar="N",
+        help=f"how many calls, newest last (default {DEFAULT_LIMIT}; 0 for all)",
+    )
     p.add_argument("--full", action="store_true", help="the whole prompt and grammar, not only the goal's message")
-    add_format(p, "text|json", "text: each call's messages, reply, verdict and cost (default); json: one array "
-               "of the calls", json_alias=True)
+    add_format(
+        p,
+        "text|json",
+        "text: each call's messages, reply, verdict and cost (default); json: one array of the calls",
+        json_alias=True,
+    )
     p.set_defaults(run=run)
 
 
@@ -72,8 +84,10 @@ def run(args: argparse.Namespace) -> int:
 
 def render(r, full: bool) -> str:
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r.at))
-    lines = [f"#{r.id}  {when}  run {r.run}: {r.command or '?'}",
-             f"  goal {r.goal}, attempt {r.attempt}, temperature {r.temperature:g}"]
+    lines = [
+        f"#{r.id}  {when}  run {r.run}: {r.command or '?'}",
+        f"  goal {r.goal}, attempt {r.attempt}, temperature {r.temperature:g}",
+    ]
     asked = r.messages if full else r.messages[-1:]
     for message in asked:
         text = message["content"].replace("\n", "\n    ")
@@ -83,8 +97,10 @@ def render(r, full: bool) -> str:
     lines.append(f"  verdict: {verdict}")
     cost = f"  {r.seconds:.2f} s"
     if r.prompt_tokens is not None:
-        cost += (f"; prompt {r.prompt_tokens} tokens ({r.evaluated_tokens} evaluated), reply {r.completion_tokens} "
-                 f"tokens in {r.evaluations} model evaluations")
+        cost += (
+            f"; prompt {r.prompt_tokens} tokens ({r.evaluated_tokens} evaluated), reply {r.completion_tokens} "
+            f"tokens in {r.evaluations} model evaluations"
+        )
     lines.append(cost)
     if full:
         lines.append("  grammar:\n    " + r.grammar.rstrip("\n").replace("\n", "\n    "))

@@ -23,7 +23,6 @@ from .common import UsageError, add_format, add_output, check_writable, fail, kb
 from .llm_options import TerminalProgress
 from .options import add_model, read_model
 
-
 #: what each action does, for its own ``--help``
 HELP = {
     "build": "plan every task of a dataset, execute each plan and record both",
@@ -37,9 +36,12 @@ HELP = {
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("memory", help="build, inspect and maintain the stage memory of goal decompositions",
-                       description="BAR's stage memory: goal decompositions with the success rates of the plans "
-                                   "that used them. 'barsym memory ACTION --help' describes each action.")
+    p = sub.add_parser(
+        "memory",
+        help="build, inspect and maintain the stage memory of goal decompositions",
+        description="BAR's stage memory: goal decompositions with the success rates of the plans "
+        "that used them. 'barsym memory ACTION --help' describes each action.",
+    )
     _memory_option(p, argparse.SUPPRESS)
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     for name, text in HELP.items():
@@ -50,15 +52,26 @@ def add_parser(sub) -> None:
 
 
 def _memory_option(parser, default) -> None:
-    parser.add_argument("--memory", type=Path, metavar="PATH", default=default,
-                        help="memory file (default $BARSYM_MEMORY or the user data directory)")
+    parser.add_argument(
+        "--memory",
+        type=Path,
+        metavar="PATH",
+        default=default,
+        help="memory file (default $BARSYM_MEMORY or the user data directory)",
+    )
 
 
 def _add_build(a) -> None:
     a.add_argument("--dataset", type=Path, metavar="PATH", required=True, help="the tasks to plan")
     a.add_argument("--planner", default="symbolic", help="planner (default symbolic)")
-    add_model(a, ExecutionOptions, skip=("budget",), defaults={"runs": 20}, helps={"runs": "executions per plan"},
-              deprecated={"--seed": "world_seed"})
+    add_model(
+        a,
+        ExecutionOptions,
+        skip=("budget",),
+        defaults={"runs": 20},
+        helps={"runs": "executions per plan"},
+        deprecated={"--seed": "world_seed"},
+    )
     a.add_argument("--limit", metavar="N", help="only the first N tasks (N at least 1)")
 
 
@@ -76,18 +89,27 @@ def _add_import(a) -> None:
 
 
 def _add_prune(a) -> None:
-    a.add_argument("--min-rate", default="0.5", metavar="R",
-                   help="delete plans below this success rate, from 0 to 1 (default 0.5)")
-    a.add_argument("--min-runs", default="5", metavar="N",
-                   help="... over at least this many runs, 0 or more (default 5)")
+    a.add_argument(
+        "--min-rate", default="0.5", metavar="R", help="delete plans below this success rate, from 0 to 1 (default 0.5)"
+    )
+    a.add_argument(
+        "--min-runs", default="5", metavar="N", help="... over at least this many runs, 0 or more (default 5)"
+    )
 
 
 def _add_clear(a) -> None:
     a.add_argument("--yes", action="store_true", help="clear without asking")
 
 
-ADD = {"build": _add_build, "show": _add_show, "stats": lambda a: None, "export": _add_export,
-       "import": _add_import, "prune": _add_prune, "clear": _add_clear}
+ADD = {
+    "build": _add_build,
+    "show": _add_show,
+    "stats": lambda a: None,
+    "export": _add_export,
+    "import": _add_import,
+    "prune": _add_prune,
+    "clear": _add_clear,
+}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -121,12 +143,13 @@ def _build(store: MemoryStore, args) -> int:
     from ..planner.decomposer import PlanningError
     from ..planner.registry import make_planner
     from ..sim.execution import run as run_plan
+
     kb = kb_from_args(args)
     try:
         tasks = load_dataset(args.dataset, kb)
     except DatasetError as exc:
         raise UsageError(f"--dataset: {exc}") from None
-    tasks = tasks[:args.limit] if args.limit is not None else tasks
+    tasks = tasks[: args.limit] if args.limit is not None else tasks
     try:
         planner = with_memory(make_planner(args.planner, kb), kb, None)
     except (KeyError, ValueError) as exc:
@@ -144,12 +167,19 @@ def _build(store: MemoryStore, args) -> int:
             print(f"{task.key}: no plan ({exc.message})", file=sys.stderr)
             continue
         execution = run_plan(result.plan, world, options.episodes, options.world_seed, start=task.start)
-        record(store, task.key, result, planner.memory,
-               [(options.world, options.world_seed, execution.runs, execution.successes)])
+        record(
+            store,
+            task.key,
+            result,
+            planner.memory,
+            [(options.world, options.world_seed, execution.runs, execution.successes)],
+        )
         done, runs, successes = done + 1, runs + execution.runs, successes + execution.successes
         if not bar.enabled:
-            print(f"[{number}/{len(tasks)}] {task.key}: {execution.successes}/{execution.runs} runs succeeded",
-                  file=sys.stderr)
+            print(
+                f"[{number}/{len(tasks)}] {task.key}: {execution.successes}/{execution.runs} runs succeeded",
+                file=sys.stderr,
+            )
     bar.clear()
     print(f"recorded {done} of {len(tasks)} plan(s) into {store.path} ({successes}/{runs} runs succeeded)")
     return 0
@@ -164,17 +194,30 @@ def _show(store: MemoryStore, args) -> int:
     rows = []
     for item, count in store.goals():
         for c in store.candidates(item, count):
-            rows.append({"goal": {"item": item, "count": count}, "signature": c.signature,
-                         "context": c.record.context, "step": c.record.step, "subgoals": c.record.subgoals,
-                         "yields": c.record.yields, "provenance": c.record.provenance, "successes": c.successes,
-                         "runs": c.runs, "plans": c.plans, "rate": round(c.rate, 6)})
+            rows.append(
+                {
+                    "goal": {"item": item, "count": count},
+                    "signature": c.signature,
+                    "context": c.record.context,
+                    "step": c.record.step,
+                    "subgoals": c.record.subgoals,
+                    "yields": c.record.yields,
+                    "provenance": c.record.provenance,
+                    "successes": c.successes,
+                    "runs": c.runs,
+                    "plans": c.plans,
+                    "rate": round(c.rate, 6),
+                }
+            )
     if args.format == "json":
         print(json.dumps(rows, indent=2))
         return 0
     for row in rows:
         subgoals = ", ".join(f"{g['count']} {g['item']}" for g in row["subgoals"]) or "nothing"
-        print(f"{row['goal']['count']} {row['goal']['item']}: {row['step'].get('type')} -> needs {subgoals}; "
-              f"{row['successes']}/{row['runs']} runs over {row['plans']} plan(s) [{row['provenance']}]")
+        print(
+            f"{row['goal']['count']} {row['goal']['item']}: {row['step'].get('type')} -> needs {subgoals}; "
+            f"{row['successes']}/{row['runs']} runs over {row['plans']} plan(s) [{row['provenance']}]"
+        )
     return 0
 
 
@@ -231,5 +274,12 @@ def _clear(store: MemoryStore, args) -> int:
     return 0
 
 
-ACTIONS = {"build": _build, "show": _show, "stats": _stats, "export": _export, "import": _import,
-           "prune": _prune, "clear": _clear}
+ACTIONS = {
+    "build": _build,
+    "show": _show,
+    "stats": _stats,
+    "export": _export,
+    "import": _import,
+    "prune": _prune,
+    "clear": _clear,
+}

@@ -56,8 +56,16 @@ def span(model: type[BaseModel], name: str) -> str:
     return f"at least {_show(low)}" if low is not None else ""
 
 
-def add_model(parser, model: type[BaseModel], title: str | None = None, *, skip=(), defaults: dict | None = None,
-              helps: dict | None = None, deprecated: dict[str, str] | None = None) -> None:
+def add_model(
+    parser,
+    model: type[BaseModel],
+    title: str | None = None,
+    *,
+    skip=(),
+    defaults: dict | None = None,
+    helps: dict | None = None,
+    deprecated: dict[str, str] | None = None,
+) -> None:
     """One argument per field of ``model`` (but ``skip``); ``defaults`` and ``helps`` are shown in the help
     in place of the model's own; ``deprecated`` maps old flags to the field they still set."""
     group = parser.add_argument_group(title) if title else parser
@@ -68,8 +76,13 @@ def add_model(parser, model: type[BaseModel], title: str | None = None, *, skip=
         default = (defaults or {}).get(name, field.default)
         text = (helps or {}).get(name) or field.description or ""
         if field.annotation is bool:
-            group.add_argument(flag(model, name), dest=name, default=field.default, help=text,
-                               action="store_false" if field.default else "store_true")
+            group.add_argument(
+                flag(model, name),
+                dest=name,
+                default=field.default,
+                help=text,
+                action="store_false" if field.default else "store_true",
+            )
             continue
         known = choices(field.annotation)
         if known:
@@ -78,11 +91,18 @@ def add_model(parser, model: type[BaseModel], title: str | None = None, *, skip=
             text += f"; {span(model, name)}"
         if default is not None and "default" not in text:
             text += f" (default {default.value if isinstance(default, Enum) else _show(default)})"
-        group.add_argument(flag(model, name), *extra.get("short", ()), dest=name, default=argparse.SUPPRESS,
-                           metavar=extra.get("metavar", name.upper()), help=text)
+        group.add_argument(
+            flag(model, name),
+            *extra.get("short", ()),
+            dest=name,
+            default=argparse.SUPPRESS,
+            metavar=extra.get("metavar", name.upper()),
+            help=text,
+        )
     for old, name in (deprecated or {}).items():
-        group.add_argument(old, dest=name, default=argparse.SUPPRESS, help=argparse.SUPPRESS,
-                           action=Deprecated, new=flag(model, name))
+        group.add_argument(
+            old, dest=name, default=argparse.SUPPRESS, help=argparse.SUPPRESS, action=Deprecated, new=flag(model, name)
+        )
 
 
 class Deprecated(argparse.Action):
@@ -100,8 +120,13 @@ class Deprecated(argparse.Action):
 def given(args: argparse.Namespace, model: type[BaseModel], skip=()) -> dict:
     """The fields of ``model`` the command line set (their text, as typed; a switch only when flipped)."""
     fields = model.model_fields
-    return {n: getattr(args, n) for n in fields if n not in skip and hasattr(args, n)
-            and not (fields[n].annotation is bool and getattr(args, n) == fields[n].default)}
+    return {
+        n: getattr(args, n)
+        for n in fields
+        if n not in skip
+        and hasattr(args, n)
+        and not (fields[n].annotation is bool and getattr(args, n) == fields[n].default)
+    }
 
 
 def read_model(args: argparse.Namespace, model: type[BaseModel], skip=(), **values):

@@ -25,9 +25,12 @@ from .plan_files import goal_from_args
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("parse", help="turn a plan written in prose into BAR steps (with the model) and validate it",
-                       description="Each clause of the text becomes one step, written by the model under barsym's "
-                                   "step grammar; the steps are then validated.")
+    p = sub.add_parser(
+        "parse",
+        help="turn a plan written in prose into BAR steps (with the model) and validate it",
+        description="Each clause of the text becomes one step, written by the model under barsym's "
+        "step grammar; the steps are then validated.",
+    )
     p.add_argument("file", metavar="FILE", help="a text file with the plan in words; '-' reads stdin")
     add_parse_arguments(p)
     p.set_defaults(run=run)
@@ -82,6 +85,7 @@ def parse_and_validate(args: argparse.Namespace, path: str) -> int:
         start = None
         if hasattr(args, "inventory"):  # validate --text: its --start/--inventory/--layer apply
             from .state_options import start_from_args
+
             start = start_from_args(kb, args)
         text = read_text(path)
         options = model_settings(args)
@@ -98,19 +102,35 @@ def parse_and_validate(args: argparse.Namespace, path: str) -> int:
         return fail(" ".join(str(exc).split()))
     where = "<stdin>" if path == "-" else path
     if not parsed.steps:
-        return fail(f"{where}: no step found (no clause names an item barsym knows); write e.g. "
-                    "'mine 3 logs, then craft planks'")
+        return fail(
+            f"{where}: no step found (no clause names an item barsym knows); write e.g. "
+            "'mine 3 logs, then craft planks'"
+        )
     plan = parsed.plan(where)
     result = Validator(kb).validate(plan, goal=goal, start=start)
     made_by = f"stand-in {options.llm_stand_in}" if options.llm_stand_in else "model"
     if args.format == "json":
-        print(json.dumps({"file": where, "parsed_by": made_by, "calls": parsed.calls,
-                          "steps": [{"step": str(s), "from": src, "reply": rep}
-                                    for s, src, rep in zip(parsed.steps, parsed.sources, parsed.replies)],
-                          "skipped": parsed.skipped, "validation": result.to_dict()}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "file": where,
+                    "parsed_by": made_by,
+                    "calls": parsed.calls,
+                    "steps": [
+                        {"step": str(s), "from": src, "reply": rep}
+                        for s, src, rep in zip(parsed.steps, parsed.sources, parsed.replies)
+                    ],
+                    "skipped": parsed.skipped,
+                    "validation": result.to_dict(),
+                },
+                indent=2,
+            )
+        )
     else:
-        print(f"{where}: {len(parsed.steps)} steps from {len(parsed.steps) + len(parsed.skipped)} clauses "
-              f"({made_by}, {parsed.calls} calls)")
+        print(
+            f"{where}: {len(parsed.steps)} steps from {len(parsed.steps) + len(parsed.skipped)} clauses "
+            f"({made_by}, {parsed.calls} calls)"
+        )
         width = max(len(str(s)) for s in parsed.steps)
         for i, (step, source) in enumerate(zip(parsed.steps, parsed.sources), 1):
             print(f"  {i:>2}. {str(step):<{width}}  <- {source}")

@@ -17,29 +17,46 @@ import json
 import sys
 
 from ..bar_io import format_plan, step_to_record
+from ..memory import MemoryFileError, record, with_memory
+from ..memory.options import MemoryOptions
 from ..model import MAX_COUNT, Goal
 from ..planner import DEFAULT_PLANNER, PlanningError, PlanResult, PlanStats, planner_names
 from ..validation import Validator
-from ..memory import MemoryFileError, record, with_memory
-from .common import (UsageError, add_format, add_output, check_writable, fail, kb_from_args, number_option, outcome,
-                     write_output)
-from ..memory.options import MemoryOptions
-from .options import add_model, read_model
+from .common import (
+    UsageError,
+    add_format,
+    add_output,
+    check_writable,
+    fail,
+    kb_from_args,
+    number_option,
+    outcome,
+    write_output,
+)
 from .llm_options import TerminalProgress, add_llm_arguments, build_planner
+from .options import add_model, read_model
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("plan", help="plan how to obtain an item, BAR-style (backward from the goal)",
-                       description="Decompose the goal backwards, fuse and order the steps, and check the plan "
-                                   "with the validator before printing it.")
+    p = sub.add_parser(
+        "plan",
+        help="plan how to obtain an item, BAR-style (backward from the goal)",
+        description="Decompose the goal backwards, fuse and order the steps, and check the plan "
+        "with the validator before printing it.",
+    )
     p.add_argument("item", help="item to obtain, e.g. diamond_pickaxe (aliases such as 'boat' work)")
     p.add_argument("--count", default="1", metavar="N", help=f"how many (1 to {MAX_COUNT}, default 1)")
-    p.add_argument("--planner", default=DEFAULT_PLANNER, metavar="NAME",
-                   help=f"which planner decomposes goals: {', '.join(planner_names())} (default {DEFAULT_PLANNER})")
+    p.add_argument(
+        "--planner",
+        default=DEFAULT_PLANNER,
+        metavar="NAME",
+        help=f"which planner decomposes goals: {', '.join(planner_names())} (default {DEFAULT_PLANNER})",
+    )
     p.add_argument("--dialect", metavar="NAME", help="read ITEM in a task set's old names, e.g. deps")
-    add_format(p, "text|json|bar", "text: numbered steps with provenance; json: plan + decomposition tree; "
-               "bar: BAR JSON Lines")
+    add_format(
+        p, "text|json|bar", "text: numbered steps with provenance; json: plan + decomposition tree; bar: BAR JSON Lines"
+    )
     add_output(p)
     add_state_arguments(p)
     add_llm_arguments(p)
@@ -61,14 +78,19 @@ def check_dialect(kb, dialect: str | None) -> str | None:
 
 def render_text(result: PlanResult) -> str:
     goal = result.goal
-    lines = [f"Plan for {goal.count} {goal.item}: {len(result.plan)} steps, planner {result.planner}, "
-             f"validator: {result.validation.verdict.value}"]
+    lines = [
+        f"Plan for {goal.count} {goal.item}: {len(result.plan)} steps, planner {result.planner}, "
+        f"validator: {result.validation.verdict.value}"
+    ]
     start = result.validation.trace[0] if result.validation.trace else None
     if start is not None and (start.inventory or start.layer):
         lines.append(f"  from the start state: {start.describe()}")
     if not result.plan.steps:
-        lines.append("  nothing to do: the start inventory already holds the goal" if result.validation.valid
-                     else "  no steps: the planner wrote no usable plan")
+        lines.append(
+            "  nothing to do: the start inventory already holds the goal"
+            if result.validation.valid
+            else "  no steps: the planner wrote no usable plan"
+        )
     width = max((len(str(s)) for s in result.plan.steps), default=0)
     for i, step in enumerate(result.plan.steps):
         serves = ", ".join(result.serves(i))
@@ -101,8 +123,10 @@ def render_memory_stats(stats: PlanStats) -> list[str]:
     if m is None:
         return []
     shots = f", {m.examples} goal(s) given remembered examples of close goals" if m.examples else ""
-    return [f"memory: {m.hits} goal(s) answered from memory, {m.misses} passed on "
-            f"({100 * m.share:.0f} % from memory), {m.stale} refused as stale{shots}"]
+    return [
+        f"memory: {m.hits} goal(s) answered from memory, {m.misses} passed on "
+        f"({100 * m.share:.0f} % from memory), {m.stale} refused as stale{shots}"
+    ]
 
 
 def render_consistency_stats(stats: PlanStats) -> list[str]:
@@ -113,11 +137,13 @@ def render_consistency_stats(stats: PlanStats) -> list[str]:
     verdict = lambda valid: "valid" if valid else "invalid"  # noqa: E731
     if c.valid_before:
         return ["state consistency: the plan was valid; nothing to repair"]
-    return [f"state consistency: {verdict(c.valid_before)} -> {verdict(c.valid_after)} in {c.rounds} round(s), "
-            f"{c.windows} window(s), {c.repaired_steps} step(s) repaired, {c.kept_steps} kept; "
-            f"LLM calls: {c.scoring_llm_calls or 0} scoring, {c.repair_llm_calls or 0} repair "
-            f"({c.repair_forced or 0} steps with a single option, no call), "
-            f"{c.symbolic_fallbacks} symbolic fallback(s); {c.seconds:.1f} s"]
+    return [
+        f"state consistency: {verdict(c.valid_before)} -> {verdict(c.valid_after)} in {c.rounds} round(s), "
+        f"{c.windows} window(s), {c.repaired_steps} step(s) repaired, {c.kept_steps} kept; "
+        f"LLM calls: {c.scoring_llm_calls or 0} scoring, {c.repair_llm_calls or 0} repair "
+        f"({c.repair_forced or 0} steps with a single option, no call), "
+        f"{c.symbolic_fallbacks} symbolic fallback(s); {c.seconds:.1f} s"
+    ]
 
 
 def render_llm_stats(stats: PlanStats) -> list[str]:
@@ -130,11 +156,15 @@ def render_llm_stats(stats: PlanStats) -> list[str]:
     not_asked = max(0, s.fallbacks + s.unanswered - left)
     without = f" ({not_asked} without a call)" if not_asked else ""
     if stats.llm_verified is not False:
-        decided = (f"accepted first try {s.accepted_first_try}, after feedback {s.accepted_after_feedback}, "
-                   f"symbolic fallback {s.fallbacks}{without}")
+        decided = (
+            f"accepted first try {s.accepted_first_try}, after feedback {s.accepted_after_feedback}, "
+            f"symbolic fallback {s.fallbacks}{without}"
+        )
     else:
-        decided = (f"used unchecked {s.accepted_first_try + s.accepted_after_feedback}, "
-                   f"no usable answer {s.unanswered}{without}, loops cut {s.loops_cut}")
+        decided = (
+            f"used unchecked {s.accepted_first_try + s.accepted_after_feedback}, "
+            f"no usable answer {s.unanswered}{without}, loops cut {s.loops_cut}"
+        )
     lines = [
         f"LLM ({stats.llm_mode or '?'} mode): {s.llm_calls} calls for {s.llm_goals} goals"
         f" ({s.retries} retries, {s.reused_replies} replies reused); {decided}; "
@@ -142,8 +172,11 @@ def render_llm_stats(stats: PlanStats) -> list[str]:
         f"tokens: prompt {s.prompt_tokens} (evaluated {s.evaluated_prompt_tokens}, cached "
         f"{s.cached_prompt_tokens}), completion {s.completion_tokens} in {s.evaluations} model "
         f"evaluations; LLM time {round(s.llm_seconds, 3):.1f} s of {stats.seconds or 0:.1f} s"
-        + (f" (few-shot prefix {PRIMED.get(s.prefix, s.prefix)} in {round(s.prefix_seconds, 3):.2f} s)"
-           if s.prefix else ""),
+        + (
+            f" (few-shot prefix {PRIMED.get(s.prefix, s.prefix)} in {round(s.prefix_seconds, 3):.2f} s)"
+            if s.prefix
+            else ""
+        ),
     ]
     if stats.plan_fallback:
         lines.append(f"plan-level fallback to the symbolic planner: {stats.plan_fallback}")
@@ -153,8 +186,15 @@ def render_llm_stats(stats: PlanStats) -> list[str]:
 def render_json(result: PlanResult, code: int = 0) -> str:
     steps = []
     for i, step in enumerate(result.plan.steps):
-        steps.append({"n": i + 1, **step_to_record(step), "text": str(step), "provenance": result.provenance(i),
-                      "for": result.serves(i)})
+        steps.append(
+            {
+                "n": i + 1,
+                **step_to_record(step),
+                "text": str(step),
+                "provenance": result.provenance(i),
+                "for": result.serves(i),
+            }
+        )
     reason = None
     if not result.validation.valid:
         error = result.validation.errors[0]
@@ -162,11 +202,14 @@ def render_json(result: PlanResult, code: int = 0) -> str:
     data = {
         **outcome("planned" if result.validation.valid else "invalid", reason, code),
         "goal": {"item": result.goal.item, "count": result.goal.count},
-        "planner": result.planner, "decomposer": result.decomposer,
+        "planner": result.planner,
+        "decomposer": result.decomposer,
         "verdict": result.validation.verdict.value,
         "errors": [e.to_dict() for e in result.validation.errors],
         "warnings": [w.to_dict() for w in result.validation.warnings],
-        "steps": steps, "tree": result.tree(), "stats": result.stats.to_dict(),
+        "steps": steps,
+        "tree": result.tree(),
+        "stats": result.stats.to_dict(),
     }
     trace = getattr(result, "trace", None)
     if trace is not None:
@@ -200,23 +243,40 @@ def run(args: argparse.Namespace) -> int:
         unchecked = getattr(planner, "plan_fallback", True) is False
         internal = exc.kind in ("invalid", "decomposition", "no_order") and not unchecked
         if args.format == "json":  # no plan is a result too: on stdout, with why and the exit status
-            write_output(args.output, json.dumps(outcome("internal_error" if internal else "no_plan", exc.message,
-                         1, kind=exc.kind, goal={"item": goal.item, "count": goal.count}, planner=name), indent=2)
-                         + "\n")
+            write_output(
+                args.output,
+                json.dumps(
+                    outcome(
+                        "internal_error" if internal else "no_plan",
+                        exc.message,
+                        1,
+                        kind=exc.kind,
+                        goal={"item": goal.item, "count": goal.count},
+                        planner=name,
+                    ),
+                    indent=2,
+                )
+                + "\n",
+            )
         print(f"barsym: {'internal error: ' if internal else ''}{exc.message}", file=sys.stderr)
         return 1
     progress.clear()
     if result.stats.backend_down:
-        print(f"barsym: warning: the LLM backend failed ({result.stats.backend_down}); "
-              f"the symbolic decomposer answered in its place", file=sys.stderr)
+        print(
+            f"barsym: warning: the LLM backend failed ({result.stats.backend_down}); "
+            f"the symbolic decomposer answered in its place",
+            file=sys.stderr,
+        )
     check = Validator(kb, rules).validate(result.plan, goal=goal, start=start)
     if not check.valid and not result.validation.valid:  # an unchecked planner's plan: shown, and exit 1
         write_output(args.output, render(result, 1) if args.format == "json" else render(result))
         return 1
     if not check.valid:
         error = check.errors[0]
-        message = (f"the {name} planner produced a plan its validator rejects "
-                   f"(step {error.step}: {error.message}); please report this")
+        message = (
+            f"the {name} planner produced a plan its validator rejects "
+            f"(step {error.step}: {error.message}); please report this"
+        )
         if args.format == "json":
             write_output(args.output, json.dumps(outcome("internal_error", message, 1, planner=name), indent=2) + "\n")
         print(f"barsym: internal error: {message}", file=sys.stderr)

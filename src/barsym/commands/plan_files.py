@@ -17,8 +17,13 @@ from .common import UsageError, number_option
 
 
 def add_plan_file_arguments(p, goal: bool = True) -> None:
-    p.add_argument("files", nargs="+", metavar="FILE", help="plan files in BAR JSON Lines or barsym's notation (`mine 4 logs` lines, "
-                                                        "or what `barsym plan` prints); '-' reads stdin")
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="plan files in BAR JSON Lines or barsym's notation (`mine 4 logs` lines, "
+        "or what `barsym plan` prints); '-' reads stdin",
+    )
     if goal:
         p.add_argument("--goal", metavar="ITEM", help="item the plan must end with (default: the last step's item)")
         p.add_argument("--goal-count", metavar="N", help="how many of the --goal item (default 1)")
@@ -33,8 +38,10 @@ def goal_from_args(kb: KnowledgeBase, args) -> Goal | None:
     count = number_option(args.goal_count, "--goal-count", int, 1, MAX_COUNT) or 1
     if args.goal is None:
         if args.goal_count is not None:
-            raise UsageError(f"--goal-count {count} needs --goal ITEM too, e.g. --goal diamond --goal-count {count} "
-                             "(without --goal each plan must end with 1 of its last step's item)")
+            raise UsageError(
+                f"--goal-count {count} needs --goal ITEM too, e.g. --goal diamond --goal-count {count} "
+                "(without --goal each plan must end with 1 of its last step's item)"
+            )
         return None
     try:
         kb.resolve(args.goal)
@@ -54,8 +61,9 @@ def load_plan_file(path: str) -> Plan:
     return read_plan(path)
 
 
-def each_plan(paths: Iterable[str], unusable: Callable[[str, str], None] | None = None,
-              show_errors: bool = True) -> Iterator[tuple[str, Plan]]:
+def each_plan(
+    paths: Iterable[str], unusable: Callable[[str, str], None] | None = None, show_errors: bool = True
+) -> Iterator[tuple[str, Plan]]:
     """``(name, plan)`` for every file that reads as a plan, in order (``-`` is ``<stdin>``).
 
     A file that does not is reported as one ``barsym: error:`` line (unless

@@ -48,8 +48,16 @@ def clock_text(seconds: float | None) -> str:
 class ProgressLine:
     """One status line on a terminal: ``label 40%|####      | 4/10 unit [00:12<00:18, 3.0 s/unit] postfix``."""
 
-    def __init__(self, stream: TextIO, total: int, done: int = 0, unit: str = "task", label: str = "",
-                 clock=None, tick: float | None = -1.0):
+    def __init__(
+        self,
+        stream: TextIO,
+        total: int,
+        done: int = 0,
+        unit: str = "task",
+        label: str = "",
+        clock=None,
+        tick: float | None = -1.0,
+    ):
         self.stream, self.total, self.n, self.unit, self.label = stream, total, done, unit, label
         self.clock = clock or CLOCK
         self.started = self.clock()
@@ -62,8 +70,7 @@ class ProgressLine:
         self._thread = None
         period = TICK_SECONDS if tick == -1.0 else tick
         if period:
-            self._thread = threading.Thread(target=self._tick_loop, args=(period,), name="barsym-progress",
-                                            daemon=True)
+            self._thread = threading.Thread(target=self._tick_loop, args=(period,), name="barsym-progress", daemon=True)
             self._thread.start()
         self.draw()
 
@@ -92,12 +99,14 @@ class ProgressLine:
             rate = f", {per:.1f} s/{self.unit}" if per >= 1 else f", {1 / per:.1f} {self.unit}s/s"
         share = self.n / self.total if self.total else 1.0
         head = f"{self.label} {100 * share:3.0f}%|" if self.label else f"{100 * share:3.0f}%|"
-        tail = f"| {self.n:,}/{self.total:,} {self.unit}s [{clock_text(elapsed)}<{clock_text(self.remaining(now))}{rate}]"
+        tail = (
+            f"| {self.n:,}/{self.total:,} {self.unit}s [{clock_text(elapsed)}<{clock_text(self.remaining(now))}{rate}]"
+        )
         columns = shutil.get_terminal_size((100, 24)).columns
         width = max(10, min(40, columns - len(head) - len(tail) - POSTFIX - 2))  # the same width whatever follows
         filled = int(round(width * min(1.0, share)))
         line = head + "#" * filled + " " * (width - filled) + tail + (f" {self.postfix}" if self.postfix else "")
-        return line[:max(20, columns - 1)]  # never wrapped: a wrapped line cannot be redrawn in place
+        return line[: max(20, columns - 1)]  # never wrapped: a wrapped line cannot be redrawn in place
 
     def draw(self, force: bool = True) -> None:
         with self._lock:

@@ -10,9 +10,11 @@ import argparse
 from pathlib import Path
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "cli.md"
-HEADER = ("# barsym command-line reference\n\nGenerated from the parsers by `python tools/gen_cli_reference.py`; "
-          "do not edit by hand (tests/test_cli_reference.py fails when it is stale). Old spellings that still work "
-          "for a release are listed in [cli-flags.md](cli-flags.md).\n")
+HEADER = (
+    "# barsym command-line reference\n\nGenerated from the parsers by `python tools/gen_cli_reference.py`; "
+    "do not edit by hand (tests/test_cli_reference.py fails when it is stale). Old spellings that still work "
+    "for a release are listed in [cli-flags.md](cli-flags.md).\n"
+)
 
 
 def _parsers(parser, path=("barsym",)):
@@ -39,11 +41,17 @@ def render(parser: argparse.ArgumentParser) -> str:
     out = [HEADER]
     for path, p in _parsers(parser):
         p.formatter_class = lambda prog: argparse.HelpFormatter(prog, width=100)
-        out += [f"\n## `{path}`\n", " ".join((p.description or "").split()) + "\n" if p.description else "",
-                "```\n" + p.format_usage().removeprefix("usage: ").rstrip() + "\n```\n"]
+        out += [
+            f"\n## `{path}`\n",
+            " ".join((p.description or "").split()) + "\n" if p.description else "",
+            "```\n" + p.format_usage().removeprefix("usage: ").rstrip() + "\n```\n",
+        ]
         for group in p._action_groups:
-            shown = [a for a in group._group_actions if a.help != argparse.SUPPRESS
-                     and not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction))]
+            shown = [
+                a
+                for a in group._group_actions
+                if a.help != argparse.SUPPRESS and not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction))
+            ]
             if shown:
                 out.append(f"**{group.title}**\n\n" + "\n".join(_option(a) for a in shown) + "\n")
     return "\n".join(line for line in out if line)

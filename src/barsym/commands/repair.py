@@ -27,16 +27,24 @@ from ..model import Plan
 from .common import UsageError, add_format, kb_from_args, outcome
 from .llm_options import add_consistency_arguments, add_model_arguments, backend_from, model_settings
 from .options import read_model
-from .state_options import add_state_arguments, rules_from_args, start_from_args
 from .plan_files import add_plan_file_arguments, each_plan, goal_from_args
+from .state_options import add_state_arguments, rules_from_args, start_from_args
+
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("repair", help="repair plans forward between anchors (BAR's state consistency)",
-                       description="Score every step, pick anchor pairs, regenerate the windows between them "
-                                   "forward from the simulated state, and show the fix as a diff.")
+    p = sub.add_parser(
+        "repair",
+        help="repair plans forward between anchors (BAR's state consistency)",
+        description="Score every step, pick anchor pairs, regenerate the windows between them "
+        "forward from the simulated state, and show the fix as a diff.",
+    )
     add_plan_file_arguments(p)
-    add_format(p, "text|json|bar", "text: a diff against the plan; json: one array, a record per file; bar: the "
-               "repaired plan as BAR JSON Lines (one file)")
+    add_format(
+        p,
+        "text|json|bar",
+        "text: a diff against the plan; json: one array, a record per file; bar: the "
+        "repaired plan as BAR JSON Lines (one file)",
+    )
     add_state_arguments(p)
     add_consistency_arguments(p)
     add_model_arguments(p, "LLM (for --scores llm|both and --repairer llm)")
@@ -71,10 +79,13 @@ def render_text(path: str, result: RepairResult) -> str:
     before, after = result.before.verdict.value, result.after.verdict.value
     if result.valid_before:
         return f"{path}: {before}: nothing to repair ({len(result.original)} steps)\n"
-    windows = "; ".join(f"round {r.number}: " + (", ".join(f"steps {w.start}-{w.end - 1}" for w in r.windows)
-                                                 or "no anchors") for r in result.rounds)
-    lines = [f"{path}: {before} -> {after} ({result.config.describe()})", f"  {windows}",
-             "  old new  step"] + ["  " + line for line in diff_lines(result)]
+    windows = "; ".join(
+        f"round {r.number}: " + (", ".join(f"steps {w.start}-{w.end - 1}" for w in r.windows) or "no anchors")
+        for r in result.rounds
+    )
+    lines = [f"{path}: {before} -> {after} ({result.config.describe()})", f"  {windows}", "  old new  step"] + [
+        "  " + line for line in diff_lines(result)
+    ]
     lines.append(f"  {result.stats.repaired_steps} step(s) repaired, {result.stats.kept_steps} kept")
     if not result.valid_after:
         error = result.after.errors[0]
@@ -96,11 +107,16 @@ def to_record(path: str, result: RepairResult) -> dict:
         reason = f"still fails at {f'step {error.step}' if error.step else 'the end'}: {error.message}"
     return {
         **outcome(status, reason, code),
-        "file": path, "goal": {"item": result.goal.item, "count": result.goal.count},
-        "valid_before": result.valid_before, "valid_after": result.valid_after,
-        "verdict_before": result.before.verdict.value, "verdict_after": result.after.verdict.value,
-        "scores": [{"step": s.step, "simulator": s.score, "llm": llm[i] if llm else None, "reason": s.reason()}
-                   for i, s in enumerate(sim)],
+        "file": path,
+        "goal": {"item": result.goal.item, "count": result.goal.count},
+        "valid_before": result.valid_before,
+        "valid_after": result.valid_after,
+        "verdict_before": result.before.verdict.value,
+        "verdict_after": result.after.verdict.value,
+        "scores": [
+            {"step": s.step, "simulator": s.score, "llm": llm[i] if llm else None, "reason": s.reason()}
+            for i, s in enumerate(sim)
+        ],
         "anchors": [p.as_list() for p in first.pairs] if first else [],
         "windows": [w.as_list() for w in first.windows] if first else [],
         "rounds": [r.to_dict() for r in result.rounds],
@@ -133,8 +149,15 @@ def run(args: argparse.Namespace) -> int:
             unrepaired += 1
             message = f"cannot repair {shown_path}: {exc}"
             if args.format == "json":
-                records.append({**outcome("cannot_repair", str(exc), 1), "file": shown_path,
-                                "valid_before": False, "valid_after": False, "cannot_repair": str(exc)})
+                records.append(
+                    {
+                        **outcome("cannot_repair", str(exc), 1),
+                        "file": shown_path,
+                        "valid_before": False,
+                        "valid_after": False,
+                        "cannot_repair": str(exc),
+                    }
+                )
             print(f"barsym: {message}", file=sys.stderr)
             continue
         unrepaired += not result.valid_after

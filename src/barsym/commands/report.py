@@ -18,8 +18,11 @@ from .common import add_output, check_writable, fail, to_stdout, write_output
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("report", help="an HTML report (tables, charts) of eval runs",
-                       description="Compare the runs 'barsym eval --run FILE' wrote in one self-contained HTML file.")
+    p = sub.add_parser(
+        "report",
+        help="an HTML report (tables, charts) of eval runs",
+        description="Compare the runs 'barsym eval --run FILE' wrote in one self-contained HTML file.",
+    )
     p.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="run files written by barsym eval --run")
     add_output(p, "the HTML file to write (default report.html)", default=Path("report.html"))
     p.set_defaults(run=run)
@@ -43,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
     write_output(args.output, render(runs))
     if existed:  # a report made earlier is gone: one line, so that nobody wonders where it went
         print(f"barsym: overwrote {args.output} (it held an earlier report or another file)", file=sys.stderr)
-    print(f"wrote {args.output} ({len(runs)} run(s), {sum(len(r.records) for r in runs)} task records)",
-          file=sys.stderr if to_stdout(args.output) else sys.stdout)  # -o -: stdout is the page alone
+    print(
+        f"wrote {args.output} ({len(runs)} run(s), {sum(len(r.records) for r in runs)} task records)",
+        file=sys.stderr if to_stdout(args.output) else sys.stdout,
+    )  # -o -: stdout is the page alone
     return 0

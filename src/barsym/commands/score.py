@@ -16,25 +16,33 @@ import argparse
 import json
 import sys
 
-from ..consistency import AnchorPair, combine, merge, simulator_scores, step_scoring
+from ..consistency import AnchorPair, ConsistencyConfig, combine, merge, simulator_scores, step_scoring
 from ..consistency.crosscheck import CrossCheck
 from ..validation import Validator
-from ..consistency import ConsistencyConfig
 from .common import UsageError, add_format, kb_from_args
 from .llm_options import add_model_arguments, backend_from, model_settings
 from .options import add_model, read_model
-from .state_options import add_state_arguments, rules_from_args, start_from_args
 from .plan_files import add_plan_file_arguments, each_plan, goal_from_args
+from .state_options import add_state_arguments, rules_from_args, start_from_args
+
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("score", help="score every step 1-10 (simulator and LLM) and show the anchors",
-                       description="BAR's step scores (1: the next steps are likely wrong; 10: they are right) "
-                                   "from the simulator's rollout and from the model, and the anchors they pick.")
+    p = sub.add_parser(
+        "score",
+        help="score every step 1-10 (simulator and LLM) and show the anchors",
+        description="BAR's step scores (1: the next steps are likely wrong; 10: they are right) "
+        "from the simulator's rollout and from the model, and the anchors they pick.",
+    )
     add_plan_file_arguments(p)
-    add_model(p, ConsistencyConfig, skip=set(ConsistencyConfig.model_fields) - {"scores", "score_method", "t", "k"},
-              defaults={"scores": "both"})
-    add_format(p, "text|json", "text: a table per plan (default); json: one object, plans and the cross-check",
-               json_alias=True)
+    add_model(
+        p,
+        ConsistencyConfig,
+        skip=set(ConsistencyConfig.model_fields) - {"scores", "score_method", "t", "k"},
+        defaults={"scores": "both"},
+    )
+    add_format(
+        p, "text|json", "text: a table per plan (default); json: one object, plans and the cross-check", json_alias=True
+    )
     add_state_arguments(p)
     add_model_arguments(p, "LLM (for --scores llm|both)")
     p.set_defaults(run=run)
@@ -54,10 +62,12 @@ def run(args: argparse.Namespace) -> int:
     scorer = None
     if source != "simulator":
         from ..reasoning.step_scorer import LLMStepScorer
+
         llm = model_settings(args)
         try:
-            scorer = LLMStepScorer(backend_from(llm), seed=llm.seed, temperature=llm.temperature,
-                                   method=config.score_method, rules=rules)
+            scorer = LLMStepScorer(
+                backend_from(llm), seed=llm.seed, temperature=llm.temperature, method=config.score_method, rules=rules
+            )
         except ValueError as exc:  # a probability method on a server that gives none
             raise UsageError(f"--score-method: {exc}") from None
     validator = Validator(kb, rules)
@@ -86,31 +96,52 @@ def _record(path, plan, goal, validation, sim, llm, source, t, k) -> dict:
     both = [combine(s.score, v) for s, v in zip(sim, llm)] if llm is not None else None
     steps = []
     for i, (step, s) in enumerate(zip(plan.steps, sim)):
-        steps.append({"step": i + 1, "text": str(step), "simulator": s.score, "reason": s.reason(),
-                      "llm": llm[i] if llm is not None else None, "both": both[i] if both is not None else None})
+        steps.append(
+            {
+                "step": i + 1,
+                "text": str(step),
+                "simulator": s.score,
+                "reason": s.reason(),
+                "llm": llm[i] if llm is not None else None,
+                "both": both[i] if both is not None else None,
+            }
+        )
     anchors = {"simulator": _pairs([s.score for s in sim], t, k)}
     if llm is not None:
         anchors["llm"] = _pairs(llm, t, k)
         anchors["both"] = _pairs(both, t, k)
     chosen = anchors["simulator"] if source == "simulator" else anchors[source]
     windows = [w.as_list() for w in merge([AnchorPair(*p) for p in chosen])]
-    return {"file": "<stdin>" if path == "-" else path, "goal": {"item": goal.item, "count": goal.count},
-            "verdict": validation.verdict.value, "t": t, "k": k, "scores": steps, "anchors": anchors,
-            "source": source, "windows": windows}
+    return {
+        "file": "<stdin>" if path == "-" else path,
+        "goal": {"item": goal.item, "count": goal.count},
+        "verdict": validation.verdict.value,
+        "t": t,
+        "k": k,
+        "scores": steps,
+        "anchors": anchors,
+        "source": source,
+        "windows": windows,
+    }
 
 
 def _text(record: dict) -> str:
     goal = record["goal"]
-    lines = [f"{record['file']}: {record['verdict']} ({len(record['scores'])} steps, goal {goal['count']} "
-             f"{goal['item']}); scores 1-10, anchors below t={record['t']}, k={record['k']}"]
+    lines = [
+        f"{record['file']}: {record['verdict']} ({len(record['scores'])} steps, goal {goal['count']} "
+        f"{goal['item']}); scores 1-10, anchors below t={record['t']}, k={record['k']}"
+    ]
     width = max((len(s["text"]) for s in record["scores"]), default=4)
     lines.append(f"  {'step':>4}  {'':<{width}}  sim  llm  both  simulator's reason")
 
     def show(value) -> str:
         return "-" if value is None else str(value)
+
     for s in record["scores"]:
-        lines.append(f"  {s['step']:>4}  {s['text']:<{width}}  {s['simulator']:>3}  {show(s['llm']):>3}  "
-                     f"{show(s['both']):>4}  {s['reason']}")
+        lines.append(
+            f"  {s['step']:>4}  {s['text']:<{width}}  {s['simulator']:>3}  {show(s['llm']):>3}  "
+            f"{show(s['both']):>4}  {s['reason']}"
+        )
     for source, pairs in record["anchors"].items():
         listed = ", ".join(f"[{a}, {b}]" for a, b in pairs) or "none"
         lines.append(f"  anchors from {source} scores: {listed}")
@@ -122,8 +153,11 @@ def _text(record: dict) -> str:
 def _summary(d: dict) -> str:
     def show(value) -> str:
         return "-" if value is None else f"{value:.3f}"
+
     dist = ", ".join(f"{k}: {v}" for k, v in d["llm_distribution"].items())
-    return (f"cross-check over {d['plans']} plans, {d['steps']} steps: Spearman {show(d['spearman'])} "
-            f"(mean per plan {show(d['spearman_per_plan_mean'])}); anchors at t={d['t']}: simulator "
-            f"{d['simulator_anchors']}, llm {d['llm_anchors']}, both {d['both_anchors']}; llm precision "
-            f"{show(d['precision'])}, recall {show(d['recall'])}; the model's scores: {dist or 'none'}")
+    return (
+        f"cross-check over {d['plans']} plans, {d['steps']} steps: Spearman {show(d['spearman'])} "
+        f"(mean per plan {show(d['spearman_per_plan_mean'])}); anchors at t={d['t']}: simulator "
+        f"{d['simulator_anchors']}, llm {d['llm_anchors']}, both {d['both_anchors']}; llm precision "
+        f"{show(d['precision'])}, recall {show(d['recall'])}; the model's scores: {dist or 'none'}"
+    )

@@ -12,7 +12,6 @@ import argparse
 from pathlib import Path
 
 from ..bar_io import PlanFormatError, loads_json, read_input, shown
-
 from ..kb import KnowledgeBase, Rules, UnknownItemError
 from ..model import MAX_COUNT
 from ..sim import State
@@ -24,14 +23,22 @@ INVENTORY_HELP = 'JSON object of item counts, e.g. {"iron_ingot": 3}, or {"inven
 
 def add_state_arguments(parser: argparse.ArgumentParser, rules: bool = True) -> None:
     group = parser.add_argument_group("start state and rules")
-    group.add_argument("--start", action="append", default=[], metavar="ITEM=N",
-                       help="an item the agent holds at the start (repeatable), e.g. --start stone_pickaxe=1")
+    group.add_argument(
+        "--start",
+        action="append",
+        default=[],
+        metavar="ITEM=N",
+        help="an item the agent holds at the start (repeatable), e.g. --start stone_pickaxe=1",
+    )
     group.add_argument("--inventory", type=Path, metavar="FILE", help=f"start inventory from a file: {INVENTORY_HELP}")
     group.add_argument("--layer", metavar="N", help="the layer the agent starts on (0 = surface, the default)")
     if rules:
-        group.add_argument("--rules", metavar="NAME",
-                           help="rule profile: survival (BAR's world, default) or crafting (Plancraft's: nothing is "
-                                "mined, the 3x3 grid is at hand, smelting needs no furnace or fuel)")
+        group.add_argument(
+            "--rules",
+            metavar="NAME",
+            help="rule profile: survival (BAR's world, default) or crafting (Plancraft's: nothing is "
+            "mined, the 3x3 grid is at hand, smelting needs no furnace or fuel)",
+        )
 
 
 def rules_from_args(kb: KnowledgeBase, args: argparse.Namespace, default: str | None = None) -> Rules:
@@ -53,8 +60,9 @@ def ascii_whole(text: str, digits: int | None = None) -> int | None:
 
 def _count(name: str, value: object, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
-        raise UsageError(f"{where}: the count of {shown(name)} must be a whole number from 0 to {MAX_COUNT}, "
-                         f"got {shown(value)}")
+        raise UsageError(
+            f"{where}: the count of {shown(name)} must be a whole number from 0 to {MAX_COUNT}, got {shown(value)}"
+        )
     return value
 
 
@@ -102,15 +110,19 @@ def start_from_args(kb: KnowledgeBase, args: argparse.Namespace) -> State:
         count = ascii_whole(number, 6) if sep else None
         count = -1 if count is None else count
         if not 0 <= count <= MAX_COUNT:
-            raise UsageError(f"--start {shown(entry)}: expected ITEM=N with N a whole number from 0 to {MAX_COUNT}, "
-                             "e.g. --start iron_ingot=3")
+            raise UsageError(
+                f"--start {shown(entry)}: expected ITEM=N with N a whole number from 0 to {MAX_COUNT}, "
+                "e.g. --start iron_ingot=3"
+            )
         add(name, count, "--start")
     if getattr(args, "layer", None) is not None:
         layer = args.layer.strip() if isinstance(args.layer, str) else args.layer
         if isinstance(layer, str):
             layer = ascii_whole(layer, 3)
             if layer is None:
-                raise UsageError(f"--layer must be a whole number from 0 to {kb.deepest_layer}, got {shown(args.layer)}")
+                raise UsageError(
+                    f"--layer must be a whole number from 0 to {kb.deepest_layer}, got {shown(args.layer)}"
+                )
     if layer is None:
         layer = 0
     if isinstance(layer, bool) or not isinstance(layer, int) or not 0 <= layer <= kb.deepest_layer:

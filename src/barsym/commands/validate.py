@@ -11,17 +11,24 @@ import json
 
 from ..model import Plan
 from ..validation import ValidationResult, Validator, Verdict
-from .common import add_format, kb_from_args
+from .common import add_format, fail, kb_from_args
 from .plan_files import add_plan_file_arguments, each_plan, goal_from_args
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("validate", help="check plans (BAR JSON Lines or `mine 4 logs` lines) step by step",
-                       description="Play each plan forward and report valid / valid with waste / invalid.")
+    p = sub.add_parser(
+        "validate",
+        help="check plans (BAR JSON Lines or `mine 4 logs` lines) step by step",
+        description="Play each plan forward and report valid / valid with waste / invalid.",
+    )
     add_plan_file_arguments(p)
-    add_format(p, "text|json", "text: a verdict per plan and its errors (default); json: one array with a record "
-               "per plan", json_alias=True)
+    add_format(
+        p,
+        "text|json",
+        "text: a verdict per plan and its errors (default); json: one array with a record per plan",
+        json_alias=True,
+    )
     p.add_argument("--quiet", action="store_true", help="text output: only plans that are not plainly valid")
     add_state_arguments(p)
     from .llm_options import add_model_arguments  # only for --text: the model options of barsym parse
@@ -63,8 +70,10 @@ def _print_text(result: ValidationResult, plan: Plan, quiet: bool, layers: tuple
                 root = cause_of[root]
             roots.add(root)
         causes = ", ".join(str(c) for c in sorted(roots))
-        print(f"  {len(knock_on)} later step(s) also fail (steps {steps}): knock-on failures of step(s) {causes}, "
-              f"which made nothing")
+        print(
+            f"  {len(knock_on)} later step(s) also fail (steps {steps}): knock-on failures of step(s) {causes}, "
+            f"which made nothing"
+        )
     for warning in result.warnings:
         step = f"step {warning.step}" if warning.step else "plan"
         print(f"  {step}: warning [{warning.code}] {warning.message}")
@@ -73,9 +82,13 @@ def _print_text(result: ValidationResult, plan: Plan, quiet: bool, layers: tuple
 def run(args: argparse.Namespace) -> int:
     if args.text is not None or not args.files:  # barsym validate --text FILE: barsym parse FILE
         if args.text is None or args.files:
-            return fail("give plan files, or --text FILE for a plan in prose, not both" if args.files
-                        else "give the plan files to validate (or --text FILE for a plan in prose)")
+            return fail(
+                "give plan files, or --text FILE for a plan in prose, not both"
+                if args.files
+                else "give the plan files to validate (or --text FILE for a plan in prose)"
+            )
         from .parse import parse_and_validate
+
         return parse_and_validate(args, args.text)
     kb = kb_from_args(args)
     goal = goal_from_args(kb, args)
@@ -88,8 +101,15 @@ def run(args: argparse.Namespace) -> int:
 
     def unusable_file(name: str, message: str) -> None:
         unusable.append(name)
-        records.append({"file": name, "valid": False, "verdict": "unusable input",
-                        "errors": [{"step": None, "code": "bad_input", "message": message}], "warnings": []})
+        records.append(
+            {
+                "file": name,
+                "valid": False,
+                "verdict": "unusable input",
+                "errors": [{"step": None, "code": "bad_input", "message": message}],
+                "warnings": [],
+            }
+        )
 
     for _, plan in each_plan(args.files, unusable_file, show_errors=args.format != "json"):
         result = validator.validate(plan, goal=goal, start=start)
@@ -102,8 +122,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         total = len(args.files)
         extra = f", {len(unusable)} unusable" if unusable else ""
-        print(f"summary: {total} plan(s): {counts[Verdict.VALID]} valid, {counts[Verdict.WASTEFUL]} valid with waste, "
-              f"{counts[Verdict.INVALID]} invalid{extra}")
+        print(
+            f"summary: {total} plan(s): {counts[Verdict.VALID]} valid, {counts[Verdict.WASTEFUL]} valid with waste, "
+            f"{counts[Verdict.INVALID]} invalid{extra}"
+        )
     if unusable:
         return 2
     return 1 if counts[Verdict.INVALID] else 0

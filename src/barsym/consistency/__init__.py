@@ -9,13 +9,41 @@ builds the configurations that use it.
 """
 
 from .anchors import DEFAULT_T, AnchorMethod, AnchorPair, ScoreSource, merge, sliding_window, step_scoring
-from .repair import (DEFAULT_ROUNDS, CannotRepair, ConsistencyConfig, Provenance, RepairerKind, RepairResult, RoundRecord,
-                     StateConsistency, SymbolicRepairer)
+from .repair import (
+    DEFAULT_ROUNDS,
+    CannotRepair,
+    ConsistencyConfig,
+    Provenance,
+    RepairerKind,
+    RepairResult,
+    RoundRecord,
+    StateConsistency,
+    SymbolicRepairer,
+)
 from .scores import DEFAULT_K, FailureKind, StepFault, StepScore, combine, score_plan, simulator_scores
 
 __all__ = [
-    "DEFAULT_K", "DEFAULT_ROUNDS", "DEFAULT_T", "AnchorMethod", "CannotRepair", "AnchorPair", "ConsistencyConfig", "FailureKind",
-    "Provenance", "RepairResult", "RepairerKind", "RoundRecord", "ScoreSource", "StateConsistency", "StepFault",
-    "StepScore", "SymbolicRepairer", "combine", "merge", "score_plan", "simulator_scores", "sliding_window",
+    "DEFAULT_K",
+    "DEFAULT_ROUNDS",
+    "DEFAULT_T",
+    "AnchorMethod",
+    "CannotRepair",
+    "AnchorPair",
+    "ConsistencyConfig",
+    "FailureKind",
+    "Provenance",
+    "RepairResult",
+    "RepairerKind",
+    "RoundRecord",
+    "ScoreSource",
+    "StateConsistency",
+    "StepFault",
+    "StepScore",
+    "SymbolicRepairer",
+    "combine",
+    "merge",
+    "score_plan",
+    "simulator_scores",
+    "sliding_window",
     "step_scoring",
 ]

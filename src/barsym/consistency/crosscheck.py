@@ -116,14 +116,21 @@ class CrossCheck:
         tp, fp, fn, tn = self.confusion()
         defined = [r for r in self.per_plan if r is not None]
         return {
-            "steps": len(self.simulator), "missing": self.missing, "t": self.t,
+            "steps": len(self.simulator),
+            "missing": self.missing,
+            "t": self.t,
             "spearman": _round(self.spearman),
             "spearman_per_plan_mean": _round(sum(defined) / len(defined)) if defined else None,
-            "plans_with_spearman": len(defined), "plans": len(self.per_plan),
-            "simulator_anchors": tp + fn, "llm_anchors": tp + fp, "both_anchors": tp,
-            "precision": _round(self.precision), "recall": _round(self.recall),
+            "plans_with_spearman": len(defined),
+            "plans": len(self.per_plan),
+            "simulator_anchors": tp + fn,
+            "llm_anchors": tp + fp,
+            "both_anchors": tp,
+            "precision": _round(self.precision),
+            "recall": _round(self.recall),
             "exact_agreement": _round(sum(a == b for a, b in zip(self.simulator, self.llm)) / len(self.llm))
-            if self.llm else None,
+            if self.llm
+            else None,
             "simulator_distribution": dict(sorted(Counter(self.simulator).items())),
             "llm_distribution": dict(sorted(Counter(self.llm).items())),
         }

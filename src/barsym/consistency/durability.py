@@ -33,8 +33,16 @@ def worn_only(validation: ValidationResult) -> bool:
     return bool(validation.errors) and all(e.code == CODE for e in validation.errors)
 
 
-def top_up_tools(needs: NeedPlanner, validator: Validator, steps: list[Step], labels: list, label,
-                 goal: Goal | None, start: State, source: str | None = None) -> tuple[list[Step], list, ValidationResult]:
+def top_up_tools(
+    needs: NeedPlanner,
+    validator: Validator,
+    steps: list[Step],
+    labels: list,
+    label,
+    goal: Goal | None,
+    start: State,
+    source: str | None = None,
+) -> tuple[list[Step], list, ValidationResult]:
     """Insert the tool copies a plan lacks; returns the steps, their labels (``label`` for new ones) and the verdict."""
     validation = validator.validate(Plan(steps=tuple(steps), source=source), goal=goal, start=start)
     for _ in range(MAX_TOP_UPS):

@@ -33,11 +33,20 @@ from ..kb import UnknownItemError
 from ..model import MAX_COUNT, Goal, Step, StepType
 from ..sim import Failure, State, future_demand, rollout
 from .needs import Need, NeedPlanner
-
 from .walk_types import KEPT, Candidate, Chooser, Origin, Taken, WalkState, Window, WindowRepair
 
-__all__ = ["KEPT", "Candidate", "Chooser", "Origin", "SymbolicChooser", "Taken", "WalkState", "Window",
-           "WindowRepair", "walk"]
+__all__ = [
+    "KEPT",
+    "Candidate",
+    "Chooser",
+    "Origin",
+    "SymbolicChooser",
+    "Taken",
+    "WalkState",
+    "Window",
+    "WindowRepair",
+    "walk",
+]
 
 
 class SymbolicChooser:
@@ -58,6 +67,7 @@ class SymbolicChooser:
             c = candidates[i]
             dearer = c.origin in (Origin.KEEP, Origin.WIDEN) and planned and c.cost > min(planned)
             return (len(self.order) if dearer else self.order.index(c.origin), i)
+
         return min(range(len(candidates)), key=rank, default=None)
 
 
@@ -103,10 +113,20 @@ def walk(window: Window, needs: NeedPlanner, chooser: Chooser, budget: int | Non
         else:
             _take(needs, at, chosen, chooser.label, window, rest)
         seen.add((at.state, len(at.left)))
-    steps, labels, kept_from = _fuse(needs, at.taken, [t.label for t in at.done], [t.kept_from for t in at.done],
-                                     window)
-    return WindowRepair(window, tuple(steps), tuple(labels), tuple(kept_from), done, chooser.label, tuple(dropped),
-                        note, tuple(dict.fromkeys(climbed_for)))
+    steps, labels, kept_from = _fuse(
+        needs, at.taken, [t.label for t in at.done], [t.kept_from for t in at.done], window
+    )
+    return WindowRepair(
+        window,
+        tuple(steps),
+        tuple(labels),
+        tuple(kept_from),
+        done,
+        chooser.label,
+        tuple(dropped),
+        note,
+        tuple(dict.fromkeys(climbed_for)),
+    )
 
 
 def _stuck(block, window: Window, at: WalkState) -> tuple[bool, str]:
@@ -150,11 +170,13 @@ def _fresh(needs: NeedPlanner, at: WalkState, candidates: list[Candidate], seen:
 
     With none left the walk stops: it would go round in circles.
     """
+
     def revisits(c: Candidate) -> bool:
         if c.origin in (Origin.RETRO, Origin.SKIP):
             return False
         left = len(at.remaining) - (c.index is not None)
         return (_play(needs, c.step, at.state, later), left) in seen
+
     return [c for c in candidates if not revisits(c)]
 
 
@@ -181,34 +203,36 @@ def _candidates(needs: NeedPlanner, at: WalkState, rest: list[Step], block, wind
         redo = _widen_back(needs, at.taken, window.before, wanted, rest + tail)
         if redo is not None:
             changed = [new for old, new in zip(at.taken, redo) if old != new]
-            out.append(Candidate(changed[-1], Origin.RETRO, None, f"{why}: an earlier step makes more",
-                                 redo=tuple(redo)))
+            out.append(
+                Candidate(changed[-1], Origin.RETRO, None, f"{why}: an earlier step makes more", redo=tuple(redo))
+            )
     for j, step in enumerate(at.remaining[1:], start=1):
-        if _makes(needs, step, need) and _runs(needs, step, at.state, rest[:j] + rest[j + 1:] + tail):
+        if _makes(needs, step, need) and _runs(needs, step, at.state, rest[:j] + rest[j + 1 :] + tail):
             out.append(Candidate(step, Origin.MOVE, j, why))
     if any(c.origin in (Origin.MOVE, Origin.RETRO) for c in out):
         return out
     follow = at.pending if at.pending and at.pending_for == need.item else None
-    for wanted in (wanted, need):
-        planned = follow or needs.steps_for(wanted, at.state, rest, tail)
+    for item in (wanted, need):
+        planned = follow or needs.steps_for(item, at.state, rest, tail)
         if not planned or not _runs(needs, planned[0], at.state, rest + tail):
             follow = None
             continue
         at.pending, at.pending_for = list(planned), need.item  # followed step by step while the need lasts
         if keep and planned[0].type.moves:
             break  # changing layers for a later step while the next one runs here only undoes itself
-        out.append(Candidate(planned[0], Origin.PLAN, None, f"{where} needs {wanted}", cost=len(planned),
-                             need=wanted.item))
+        out.append(Candidate(planned[0], Origin.PLAN, None, f"{where} needs {item}", cost=len(planned), need=item.item))
         for i, c in enumerate(out):  # what waiting would cost: the need as it stands after the next step
             if c.origin in (Origin.KEEP, Origin.WIDEN):
-                out[i] = dataclasses.replace(c, cost=_cost_after(needs, c.step, at.state, rest[1:], goal, tail,
-                                                                 wanted.item))
+                out[i] = dataclasses.replace(
+                    c, cost=_cost_after(needs, c.step, at.state, rest[1:], goal, tail, item.item)
+                )
         break
     return out
 
 
-def _cost_after(needs: NeedPlanner, step: Step, state: State, rest: list[Step], goal, tail: list[Step],
-                item: str | None) -> float:
+def _cost_after(
+    needs: NeedPlanner, step: Step, state: State, rest: list[Step], goal, tail: list[Step], item: str | None
+) -> float:
     """Steps still needed for ``item`` after taking ``step`` (0 when that need is gone; inf if it cannot be met)."""
     after = _play(needs, step, state, rest + tail)
     block = needs.blocker(rest, after, goal, tail)
@@ -218,8 +242,9 @@ def _cost_after(needs: NeedPlanner, step: Step, state: State, rest: list[Step], 
     return math.inf if planned is None else len(planned)
 
 
-def _widen_back(needs: NeedPlanner, taken: list[Step], before: State, need: Need, later: list[Step],
-                depth: int = 5) -> list[Step] | None:
+def _widen_back(
+    needs: NeedPlanner, taken: list[Step], before: State, need: Need, later: list[Step], depth: int = 5
+) -> list[Step] | None:
     """``taken`` with its last step that makes the needed item widened, and what that starves widened in turn.
 
     Widening ``smelt 1 iron_ingot`` to 3 needs 2 more iron ore: the last
@@ -232,8 +257,14 @@ def _widen_back(needs: NeedPlanner, taken: list[Step], before: State, need: Need
     trial = list(taken)
     item, amount = need.item, need.count
     for _ in range(depth):
-        j = next((i for i in range(len(trial) - 1, -1, -1) if _makes(needs, trial[i], Need(item, amount))
-                  and not trial[i].type.moves), None)
+        j = next(
+            (
+                i
+                for i in range(len(trial) - 1, -1, -1)
+                if _makes(needs, trial[i], Need(item, amount)) and not trial[i].type.moves
+            ),
+            None,
+        )
         if j is None:
             return None
         played = rollout(needs.sim, tuple(trial) + tuple(later), before)
@@ -242,7 +273,7 @@ def _widen_back(needs: NeedPlanner, taken: list[Step], before: State, need: Need
             return None
         trial[j] = wider
         played = rollout(needs.sim, tuple(trial) + tuple(later), before)
-        failed = next((o for o in played.outcomes[:len(trial)] if not o.ok), None)
+        failed = next((o for o in played.outcomes[: len(trial)] if not o.ok), None)
         if failed is None:
             return trial
         starved = needs.need_of(failed.step, failed.failure, failed.before)
@@ -325,9 +356,11 @@ def _play(needs: NeedPlanner, step: Step, state: State, later: Sequence[Step]) -
     return result.state
 
 
-def _fuse(needs: NeedPlanner, steps: list[Step], labels: list[str], kept_from: list[int | None],
-          window: Window) -> tuple[list[Step], list[str], list[int | None]]:
+def _fuse(
+    needs: NeedPlanner, steps: list[Step], labels: list[str], kept_from: list[int | None], window: Window
+) -> tuple[list[Step], list[str], list[int | None]]:
     """Merge adjacent same-action steps (one of them new) where the window still runs as well."""
+
     def quality(candidate: list[Step]) -> int | None:
         block = needs.blocker(candidate + list(window.target), window.before, window.goal, window.after)
         return None if block is None else block.position - len(candidate)
@@ -336,15 +369,19 @@ def _fuse(needs: NeedPlanner, steps: list[Step], labels: list[str], kept_from: l
     i = 0
     while i + 1 < len(steps):
         a, b = steps[i], steps[i + 1]
-        if a.same_action(b) and not a.type.moves and (labels[i] != KEPT or labels[i + 1] != KEPT) \
-                and (a.count or 0) + (b.count or 0) <= MAX_COUNT:
+        if (
+            a.same_action(b)
+            and not a.type.moves
+            and (labels[i] != KEPT or labels[i + 1] != KEPT)
+            and (a.count or 0) + (b.count or 0) <= MAX_COUNT
+        ):
             fused = a.model_copy(update={"count": (a.count or 0) + (b.count or 0)})
-            trial = steps[:i] + [fused] + steps[i + 2:]
+            trial = steps[:i] + [fused] + steps[i + 2 :]
             got = quality(trial)
             if got is None or got == base:
                 new = labels[i] if labels[i] != KEPT else labels[i + 1]
-                steps, labels = trial, labels[:i] + [new] + labels[i + 2:]
-                kept_from = kept_from[:i] + [None] + kept_from[i + 2:]
+                steps, labels = trial, labels[:i] + [new] + labels[i + 2 :]
+                kept_from = kept_from[:i] + [None] + kept_from[i + 2 :]
                 continue
         i += 1
     return steps, labels, kept_from

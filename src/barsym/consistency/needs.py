@@ -100,29 +100,37 @@ class NeedPlanner:
             return Need(failure.item, max(1, int(failure.needed or 1) - int(failure.had or 0)), reason=why)
         return None
 
-    def blocker(self, steps: Sequence[Step], state: State, goal: Goal | None,
-                tail: Sequence[Step] = ()) -> Blocker | None:
+    def blocker(
+        self, steps: Sequence[Step], state: State, goal: Goal | None, tail: Sequence[Step] = ()
+    ) -> Blocker | None:
         """The first step of ``steps`` that cannot run from ``state`` (or the goal, missing at the end).
 
         ``tail`` is the plan after ``steps``: its failures are not asked about,
         but what it will consume is held back from fuel, as in the real rollout.
         """
         played = rollout(self.sim, tuple(steps) + tuple(tail), state)
-        first = next((o for o in played.outcomes[:len(steps)] if not o.ok), None)
+        first = next((o for o in played.outcomes[: len(steps)] if not o.ok), None)
         if first is not None:
             return Blocker(first.index - 1, first.failure, self.need_of(first.step, first.failure, first.before))
         if goal is not None and not tail:
             missing = self.validator.goal_failure(goal, played.final)
             if missing is not None:
-                need = None if missing.code is Code.UNKNOWN_ITEM else self.need_of(
-                    Step(type=StepType.CRAFT, item=goal.item, count=goal.count), missing, played.final)
+                need = (
+                    None
+                    if missing.code is Code.UNKNOWN_ITEM
+                    else self.need_of(
+                        Step(type=StepType.CRAFT, item=goal.item, count=goal.count), missing, played.final
+                    )
+                )
                 return Blocker(len(steps), missing, need)
         return None
 
-    def without_is_no_worse(self, steps: Sequence[Step], state: State, goal: Goal | None,
-                            tail: Sequence[Step] = ()) -> bool:
+    def without_is_no_worse(
+        self, steps: Sequence[Step], state: State, goal: Goal | None, tail: Sequence[Step] = ()
+    ) -> bool:
         """Whether ``steps[1:]`` does as well as ``steps``: see :func:`barsym.consistency.scores.no_worse`."""
         from .scores import no_worse
+
         return no_worse(self.validator, list(steps) + list(tail), 0, state, goal)
 
     def play(self, steps: Sequence[Step], state: State, tail: Sequence[Step] = ()) -> State | None:
@@ -130,11 +138,18 @@ class NeedPlanner:
         if not steps:
             return state
         played = rollout(self.sim, tuple(steps) + tuple(tail), state)
-        head = played.outcomes[:len(steps)]
+        head = played.outcomes[: len(steps)]
         return head[-1].after if all(o.ok for o in head) else None
 
-    def shortfall(self, steps: Sequence[Step], state: State, goal: Goal | None, need: Need,
-                  tail: Sequence[Step] = (), rounds: int = 4) -> Need:
+    def shortfall(
+        self,
+        steps: Sequence[Step],
+        state: State,
+        goal: Goal | None,
+        need: Need,
+        tail: Sequence[Step] = (),
+        rounds: int = 4,
+    ) -> Need:
         """``need`` widened to every later shortage of the same item, so that one step covers them all.
 
         The need is planned and played; the rest is then played with every
@@ -149,8 +164,9 @@ class NeedPlanner:
             return need
         count = need.count
         for _ in range(rounds):
-            planned = self.steps_for(Need(need.item, count, burn=need.burn and count * self.rules.fuel_value(need.item)),
-                                     state, steps, tail)
+            planned = self.steps_for(
+                Need(need.item, count, burn=need.burn and count * self.rules.fuel_value(need.item)), state, steps, tail
+            )
             if planned is None:
                 break
             after = self.play(tuple(planned), state, tuple(steps) + tuple(tail))
@@ -160,11 +176,22 @@ class NeedPlanner:
             if short == 0:
                 break
             count += short
-        return Need(need.item, count, reason=need.reason, burn=need.burn and max(
-            need.burn, count * self.rules.fuel_value(need.item)))
+        return Need(
+            need.item,
+            count,
+            reason=need.reason,
+            burn=need.burn and max(need.burn, count * self.rules.fuel_value(need.item)),
+        )
 
-    def later_shortage(self, steps: Sequence[Step], state: State, goal: Goal | None, item: str,
-                       tail: Sequence[Step] = (), limit: int = 12) -> int:
+    def later_shortage(
+        self,
+        steps: Sequence[Step],
+        state: State,
+        goal: Goal | None,
+        item: str,
+        tail: Sequence[Step] = (),
+        limit: int = 12,
+    ) -> int:
         """Units of ``item`` that ``steps`` (and the goal) are short of from ``state``, other shortages aside.
 
         Other shortages are met as they show up: a missing item that is made
@@ -190,31 +217,36 @@ class NeedPlanner:
                 if here is None or other.layer is None or other.layer == here or found.position >= len(seq):
                     break
                 kind = StepType.DIG_DOWN if other.layer > here else StepType.CLIMB_UP
-                seq[found.position:found.position] = [Step(type=kind)] * abs(other.layer - here)
+                seq[found.position : found.position] = [Step(type=kind)] * abs(other.layer - here)
                 continue
             if other.item in same:
                 total += other.count
             else:
-                total += self._made_of(other, same, state.changed(add=extra), seq[found.position:], tail)
+                total += self._made_of(other, same, state.changed(add=extra), seq[found.position :], tail)
             extra[other.item] = extra.get(other.item, 0) + other.count
         return total
 
-    def _made_of(self, need: Need, same: set[str], state: State, rest: Sequence[Step],
-                 tail: Sequence[Step]) -> int:
+    def _made_of(self, need: Need, same: set[str], state: State, rest: Sequence[Step], tail: Sequence[Step]) -> int:
         """Units of the item (``same``: it and what may stand for it) the symbolic planner gathers for ``need``."""
         planned = self.steps_for(need, state, rest, tail)
-        return sum(s.count or 0 for s in planned or () if s.item and self.kb.is_known(s.item)
-                   and self.kb.resolve(s.item) in same)
+        return sum(
+            s.count or 0
+            for s in planned or ()
+            if s.item and self.kb.is_known(s.item) and self.kb.resolve(s.item) in same
+        )
 
     # ---- need -> steps ------------------------------------------------------------------
-    def steps_for(self, need: Need, state: State, rest: Sequence[Step],
-                  tail: Sequence[Step] = ()) -> tuple[Step, ...] | None:
+    def steps_for(
+        self, need: Need, state: State, rest: Sequence[Step], tail: Sequence[Step] = ()
+    ) -> tuple[Step, ...] | None:
         """Steps that meet ``need`` from ``state`` without taking what ``rest`` (and ``tail``) will consume."""
         if need.item is None:
             return self._layer_steps(need.layer, state)
         if need.burn:  # BAR budgets planks; underground, a coal ore at hand beats climbing for logs
-            options = [self._item_steps(Need(fuel, self.rules.fuel_units(fuel, need.burn)), state, rest, tail)
-                       for fuel in self.fuels()]
+            options = [
+                self._item_steps(Need(fuel, self.rules.fuel_units(fuel, need.burn)), state, rest, tail)
+                for fuel in self.fuels()
+            ]
             found = [o for o in options if o is not None]
             return min(found, key=len) if found else None
         return self._item_steps(need, state, rest, tail)
@@ -223,11 +255,17 @@ class NeedPlanner:
         """Fuels a need may be met with: BAR's (planks) first, then the concrete items of the furnace's order."""
         return list(dict.fromkeys([self.conventions.fuel, *self.rules.preferred_fuels]))
 
-    def _item_steps(self, need: Need, state: State, rest: Sequence[Step],
-                    tail: Sequence[Step]) -> tuple[Step, ...] | None:
-        reserve = future_demand(self.rules, tuple(rest) + tuple(tail), state)  # a station or tool consumed later may still be used now
-        free = state.changed(remove={name: min(n, state.count(name)) for name, n in reserve.items()
-                                     if not self.rules.is_persistent(name)})
+    def _item_steps(
+        self, need: Need, state: State, rest: Sequence[Step], tail: Sequence[Step]
+    ) -> tuple[Step, ...] | None:
+        reserve = future_demand(
+            self.rules, tuple(rest) + tuple(tail), state
+        )  # a station or tool consumed later may still be used now
+        free = state.changed(
+            remove={
+                name: min(n, state.count(name)) for name, n in reserve.items() if not self.rules.is_persistent(name)
+            }
+        )
         key = (need.item, need.count, free)
         if key not in self._plans:
             try:

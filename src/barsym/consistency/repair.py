@@ -35,10 +35,19 @@ from ..planner.registry import graph_for
 from ..planner.stats import RepairStats
 from ..sim import State
 from ..validation import ValidationResult, Validator
-from .anchors import (DEFAULT_SCORE_METHOD, DEFAULT_T, AnchorMethod, AnchorPair, ScoreMethod, ScoreSource, merge,
-                      sliding_window, step_scoring)
-from .forward import KEPT, SymbolicChooser, Window, WindowRepair, walk
+from .anchors import (
+    DEFAULT_SCORE_METHOD,
+    DEFAULT_T,
+    AnchorMethod,
+    AnchorPair,
+    ScoreMethod,
+    ScoreSource,
+    merge,
+    sliding_window,
+    step_scoring,
+)
 from .durability import top_up_tools
+from .forward import KEPT, SymbolicChooser, Window, WindowRepair, walk
 from .needs import NeedPlanner
 from .scores import DEFAULT_K, FailureKind, StepFault, StepScore, combine, simulator_scores
 
@@ -65,40 +74,63 @@ class ConsistencyConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    anchors: AnchorMethod = Field(AnchorMethod.STEP_SCORING, description="step-scoring: every step scored below "
-                                  "T starts a pair; sliding-window: pairs of K steps at seeded random offsets",
-                                  json_schema_extra={"metavar": "METHOD"})
-    scores: ScoreSource = Field(ScoreSource.SIMULATOR, description="who scores the steps: the simulator, the "
-                                "LLM, or both (the lower score)", json_schema_extra={"metavar": "SOURCE"})
+    anchors: AnchorMethod = Field(
+        AnchorMethod.STEP_SCORING,
+        description="step-scoring: every step scored below "
+        "T starts a pair; sliding-window: pairs of K steps at seeded random offsets",
+        json_schema_extra={"metavar": "METHOD"},
+    )
+    scores: ScoreSource = Field(
+        ScoreSource.SIMULATOR,
+        description="who scores the steps: the simulator, the LLM, or both (the lower score)",
+        json_schema_extra={"metavar": "SOURCE"},
+    )
     t: int = Field(DEFAULT_T, ge=1, le=10, description="score threshold of an anchor")
-    k: int = Field(DEFAULT_K, ge=1, le=MAX_K, description="steps from a start anchor to its end anchor, and "
-                   "the scores' lookahead")
-    repairer: RepairerKind = Field(RepairerKind.SYMBOLIC, description="llm: the model proposes each next step "
-                                   "among those that apply; symbolic: the symbolic planner plans what is missing",
-                                   json_schema_extra={"metavar": "KIND"})
-    fallback: bool = Field(True, description="the llm repairer without the symbolic fallback for windows it "
-                           "does not finish", json_schema_extra={"flag": "--no-fallback"})
-    rounds: int = Field(DEFAULT_ROUNDS, ge=1, le=MAX_ROUNDS, description="repair rounds at most (score, anchor, "
-                        "repair, splice)", json_schema_extra={"flag": "--repair-rounds", "metavar": "N"})
+    k: int = Field(
+        DEFAULT_K, ge=1, le=MAX_K, description="steps from a start anchor to its end anchor, and the scores' lookahead"
+    )
+    repairer: RepairerKind = Field(
+        RepairerKind.SYMBOLIC,
+        description="llm: the model proposes each next step "
+        "among those that apply; symbolic: the symbolic planner plans what is missing",
+        json_schema_extra={"metavar": "KIND"},
+    )
+    fallback: bool = Field(
+        True,
+        description="the llm repairer without the symbolic fallback for windows it does not finish",
+        json_schema_extra={"flag": "--no-fallback"},
+    )
+    rounds: int = Field(
+        DEFAULT_ROUNDS,
+        ge=1,
+        le=MAX_ROUNDS,
+        description="repair rounds at most (score, anchor, repair, splice)",
+        json_schema_extra={"flag": "--repair-rounds", "metavar": "N"},
+    )
     seed: int = Field(0, ge=0, description="the sliding window's seed")
-    score_method: ScoreMethod | None = Field(None, description="how the model's scores are read: digit (one "
-                                             "generated 1-10), expected (the expected digit), yes (P(yes) to 'can "
-                                             "this step be done now?'), yes-facts (the same with the state and the "
-                                             f"step's needs); default {DEFAULT_SCORE_METHOD.value} for an "
-                                             "in-process model, digit for --llm-url",
-                                             json_schema_extra={"metavar": "METHOD"})
+    score_method: ScoreMethod | None = Field(
+        None,
+        description="how the model's scores are read: digit (one "
+        "generated 1-10), expected (the expected digit), yes (P(yes) to 'can "
+        "this step be done now?'), yes-facts (the same with the state and the "
+        f"step's needs); default {DEFAULT_SCORE_METHOD.value} for an "
+        "in-process model, digit for --llm-url",
+        json_schema_extra={"metavar": "METHOD"},
+    )
 
     @property
     def uses_llm(self) -> bool:
         return self.repairer is RepairerKind.LLM or (
-            self.anchors is AnchorMethod.STEP_SCORING and self.scores is not ScoreSource.SIMULATOR)
+            self.anchors is AnchorMethod.STEP_SCORING and self.scores is not ScoreSource.SIMULATOR
+        )
 
     def describe(self) -> str:
         scores = f", {self.scores.value} scores, t={self.t}" if self.anchors is AnchorMethod.STEP_SCORING else ""
         if self.anchors is AnchorMethod.STEP_SCORING and self.scores is not ScoreSource.SIMULATOR:
             scores += f" (model read as {(self.score_method or DEFAULT_SCORE_METHOD).value})"
-        repairer = self.repairer.value + (" + symbolic fallback" if self.repairer is RepairerKind.LLM
-                                          and self.fallback else "")
+        repairer = self.repairer.value + (
+            " + symbolic fallback" if self.repairer is RepairerKind.LLM and self.fallback else ""
+        )
         return f"{self.anchors.value}{scores}, k={self.k}, repairer {repairer}, at most {self.rounds} round(s)"
 
 
@@ -117,15 +149,13 @@ class _Regrow(Exception):
 class Repairer(Protocol):
     name: str
 
-    def repair(self, window: Window) -> WindowRepair:
-        ...
+    def repair(self, window: Window) -> WindowRepair: ...
 
 
 class StepScorer(Protocol):
     """Gives each step of a plan a 1-10 score (None where there is no answer)."""
 
-    def score(self, plan: Sequence[Step], goal: Goal) -> list[int | None]:
-        ...
+    def score(self, plan: Sequence[Step], goal: Goal) -> list[int | None]: ...
 
 
 class SymbolicRepairer:
@@ -155,9 +185,17 @@ class RoundRecord:
             "round": self.number,
             "anchors": [p.as_list() for p in self.pairs],
             "windows": [w.as_list() for w in self.windows],
-            "repairs": [{"window": r.window.pair.as_list(), "repairer": r.repairer, "done": r.done,
-                         "steps": [str(s) for s in r.steps], "dropped": [str(s) for s in r.dropped],
-                         **({"note": r.note} if r.note else {})} for r in self.repairs],
+            "repairs": [
+                {
+                    "window": r.window.pair.as_list(),
+                    "repairer": r.repairer,
+                    "done": r.done,
+                    "steps": [str(s) for s in r.steps],
+                    "dropped": [str(s) for s in r.dropped],
+                    **({"note": r.note} if r.note else {}),
+                }
+                for r in self.repairs
+            ],
         }
 
 
@@ -189,31 +227,74 @@ class RepairResult:
             "original": [s.model_dump(mode="json") for s in self.original.steps],
             "steps": [s.model_dump(mode="json") for s in self.plan.steps],
             "provenance": [p.value for p in self.provenance],
-            "before": self.before.to_dict(), "after": self.after.to_dict(),
+            "before": self.before.to_dict(),
+            "after": self.after.to_dict(),
             "rounds": [r.to_dict() for r in self.rounds] if self.round_summaries is None else self.round_summaries,
-            "config": {"anchors": c.anchors.value, "scores": c.scores.value, "t": c.t, "k": c.k,
-                       "repairer": c.repairer.value, "fallback": c.fallback, "rounds": c.rounds, "seed": c.seed},
-            "seconds": self.seconds, "stats": self.stats.to_dict(),
-            "initial": [{"step": s.step, "score": s.score, "blamed": s.blamed,
-                         "fault": None if s.fault is None else {"step": s.fault.step, "kind": s.fault.kind.value,
-                                                                "code": s.fault.code, "message": s.fault.message}}
-                        for s in self.initial],
+            "config": {
+                "anchors": c.anchors.value,
+                "scores": c.scores.value,
+                "t": c.t,
+                "k": c.k,
+                "repairer": c.repairer.value,
+                "fallback": c.fallback,
+                "rounds": c.rounds,
+                "seed": c.seed,
+            },
+            "seconds": self.seconds,
+            "stats": self.stats.to_dict(),
+            "initial": [
+                {
+                    "step": s.step,
+                    "score": s.score,
+                    "blamed": s.blamed,
+                    "fault": None
+                    if s.fault is None
+                    else {
+                        "step": s.fault.step,
+                        "kind": s.fault.kind.value,
+                        "code": s.fault.code,
+                        "message": s.fault.message,
+                    },
+                }
+                for s in self.initial
+            ],
         }
 
     @classmethod
     def from_dict(cls, data: dict) -> "RepairResult":
         """The result :meth:`to_dict` wrote (rounds as summaries: see there)."""
+
         def plan(records: list, source: str | None) -> Plan:
             return Plan(steps=tuple(Step.model_validate(r) for r in records), source=source)
 
         before, after = ValidationResult.from_dict(data["before"]), ValidationResult.from_dict(data["after"])
-        initial = [StepScore(s["step"], s["score"], None if s["fault"] is None else StepFault(
-            s["fault"]["step"], FailureKind(s["fault"]["kind"]), s["fault"]["code"], s["fault"]["message"]),
-            s.get("blamed", False)) for s in data.get("initial", ())]
-        return cls(plan(data["original"], before.source), Goal(**data["goal"]), plan(data["steps"], after.source),
-                   [Provenance(p) for p in data["provenance"]], before, after, [],
-                   ConsistencyConfig(**data["config"]), data.get("seconds", 0.0),
-                   RepairStats.from_dict(data.get("stats", {})), initial, list(data.get("rounds", ())))
+        initial = [
+            StepScore(
+                s["step"],
+                s["score"],
+                None
+                if s["fault"] is None
+                else StepFault(
+                    s["fault"]["step"], FailureKind(s["fault"]["kind"]), s["fault"]["code"], s["fault"]["message"]
+                ),
+                s.get("blamed", False),
+            )
+            for s in data.get("initial", ())
+        ]
+        return cls(
+            plan(data["original"], before.source),
+            Goal(**data["goal"]),
+            plan(data["steps"], after.source),
+            [Provenance(p) for p in data["provenance"]],
+            before,
+            after,
+            [],
+            ConsistencyConfig(**data["config"]),
+            data.get("seconds", 0.0),
+            RepairStats.from_dict(data.get("stats", {})),
+            initial,
+            list(data.get("rounds", ())),
+        )
 
     @property
     def valid_before(self) -> bool:
@@ -231,9 +312,16 @@ class RepairResult:
 class StateConsistency:
     """BAR's module (b) for one knowledge base, rule profile and configuration."""
 
-    def __init__(self, kb: KnowledgeBase, config: ConsistencyConfig | None = None, *, rules: Rules | str | None = None,
-                 scorer: StepScorer | None = None, llm_repairer: Repairer | None = None,
-                 needs: NeedPlanner | None = None):
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        config: ConsistencyConfig | None = None,
+        *,
+        rules: Rules | str | None = None,
+        scorer: StepScorer | None = None,
+        llm_repairer: Repairer | None = None,
+        needs: NeedPlanner | None = None,
+    ):
         """``scorer`` (the model's step scores) and ``llm_repairer`` come from above.
 
         This module knows nothing of language models: the configurations that
@@ -249,14 +337,17 @@ class StateConsistency:
         self.symbolic = SymbolicRepairer(self.needs)
         wants_scores = c.anchors is AnchorMethod.STEP_SCORING and c.scores is not ScoreSource.SIMULATOR
         if wants_scores and scorer is None or c.repairer is RepairerKind.LLM and llm_repairer is None:
-            raise ValueError(f"this configuration ({c.describe()}) needs a language model "
-                             f"(build it with barsym.reasoning.model_consistency)")
+            raise ValueError(
+                f"this configuration ({c.describe()}) needs a language model "
+                f"(build it with barsym.reasoning.model_consistency)"
+            )
         self.scorer = scorer
         self.llm_repairer = llm_repairer if c.repairer is RepairerKind.LLM else None
 
     # ---- scores and anchors ------------------------------------------------------------
-    def scores(self, plan: Plan, goal: Goal, start: State | None = None,
-               validation: ValidationResult | None = None) -> tuple[list[StepScore], list[int | None] | None]:
+    def scores(
+        self, plan: Plan, goal: Goal, start: State | None = None, validation: ValidationResult | None = None
+    ) -> tuple[list[StepScore], list[int | None] | None]:
         """The simulator's scores and (when the configuration or ``want_llm`` asks) the model's."""
         validation = validation or self.validator.validate(plan, goal=goal, start=start)
         sim = simulator_scores(self.validator, validation, self.config.k)
@@ -309,13 +400,22 @@ class StateConsistency:
             if not changed:
                 break
         if self.rules.profile.durability and not validation.valid:  # --rules durable: copies of worn tools
-            steps, labels, validation = top_up_tools(self.needs, self.validator, steps, labels,
-                                                     Provenance.REPAIRED_SYMBOLIC, goal, start, plan.source)
+            steps, labels, validation = top_up_tools(
+                self.needs, self.validator, steps, labels, Provenance.REPAIRED_SYMBOLIC, goal, start, plan.source
+            )
         result_plan = Plan(steps=tuple(steps), source=plan.source)
-        result = RepairResult(plan, goal, result_plan, labels, before, validation, rounds, self.config,
-                              seconds=time.perf_counter() - started,
-                              initial=rounds[0].simulator if rounds else simulator_scores(self.validator, before,
-                                                                                          self.config.k))
+        result = RepairResult(
+            plan,
+            goal,
+            result_plan,
+            labels,
+            before,
+            validation,
+            rounds,
+            self.config,
+            seconds=time.perf_counter() - started,
+            initial=rounds[0].simulator if rounds else simulator_scores(self.validator, before, self.config.k),
+        )
         result.stats = self._stats(result, used_before)
         return result
 
@@ -343,12 +443,14 @@ class StateConsistency:
         """Counters of this repair: rounds, windows, steps by provenance, fallbacks, and the model's calls."""
         windows = [r for rnd in result.rounds for r in rnd.repairs]
         stats = {
-            "rounds": len(result.rounds), "windows": len(windows),
+            "rounds": len(result.rounds),
+            "windows": len(windows),
             "repaired_steps": sum(p is not Provenance.KEPT for p in result.provenance),
             "kept_steps": sum(p is Provenance.KEPT for p in result.provenance),
             "unfinished_windows": sum(not r.done for r in windows),
             "symbolic_fallbacks": sum(r.note.startswith("symbolic fallback") for r in windows),
-            "valid_before": result.valid_before, "valid_after": result.valid_after,
+            "valid_before": result.valid_before,
+            "valid_after": result.valid_after,
             "seconds": round(result.seconds, 6),
         }
         now = self.llm_use()
@@ -357,8 +459,9 @@ class StateConsistency:
         for name, use in now.items():
             before = used_before.get(name, {})
 
-            def delta(key: str):
+            def delta(key: str, use=use, before=before):
                 return use[key] - before.get(key, 0)
+
             # scores replayed from the cache count as the calls a run of its own would have made
             calls_here = delta("calls") + delta("replayed_calls")
             stats[f"{name}_llm_calls"] = calls_here
@@ -370,8 +473,9 @@ class StateConsistency:
         stats["replayed_seconds"] = round(replayed, 3)  # time the replayed calls took when first made
         return RepairStats(**stats)
 
-    def _round(self, record: RoundRecord, steps: list[Step], labels: list[Provenance], goal: Goal,
-               start: State) -> tuple[list[Step], list[Provenance]]:
+    def _round(
+        self, record: RoundRecord, steps: list[Step], labels: list[Provenance], goal: Goal, start: State
+    ) -> tuple[list[Step], list[Provenance]]:
         """Repair the round's windows left to right and splice them in.
 
         A window whose repair climbs back up is tried again from the last
@@ -386,8 +490,9 @@ class StateConsistency:
                 record.windows, record.repairs = merge(again.windows), []
         return self._splice(record, steps, labels, goal, start, grow=False)
 
-    def _splice(self, record: RoundRecord, steps: list[Step], labels: list[Provenance], goal: Goal, start: State,
-                grow: bool) -> tuple[list[Step], list[Provenance]]:
+    def _splice(
+        self, record: RoundRecord, steps: list[Step], labels: list[Provenance], goal: Goal, start: State, grow: bool
+    ) -> tuple[list[Step], list[Provenance]]:
         steps, labels = list(steps), list(labels)
         where = list(range(1, len(steps) + 1))  # each step's number in the round's plan (a new one: its window's)
         shift = 0
@@ -403,23 +508,33 @@ class StateConsistency:
                 if again.done and len(again.climbed_for) < len(done.climbed_for):
                     origin = where[grown - 1]
                     if number and origin < windows[number - 1].end:
-                        raise _Regrow(windows[:number] + [AnchorPair(origin, window.end)] + windows[number + 1:])
+                        raise _Regrow(windows[:number] + [AnchorPair(origin, window.end)] + windows[number + 1 :])
                     done, s = again, grown
                     windows[number] = AnchorPair(origin, window.end)
             record.repairs.append(done)
-            old = labels[s - 1:e - 1]
-            new_labels = [old[source] if source is not None else Provenance(label)
-                          for label, source in zip(done.provenance, done.kept_from)]
-            steps[s - 1:e - 1] = list(done.steps)
-            labels[s - 1:e - 1] = new_labels
-            where[s - 1:e - 1] = [windows[number].start] * len(done.steps)
+            old = labels[s - 1 : e - 1]
+            new_labels = [
+                old[source] if source is not None else Provenance(label)
+                for label, source in zip(done.provenance, done.kept_from)
+            ]
+            steps[s - 1 : e - 1] = list(done.steps)
+            labels[s - 1 : e - 1] = new_labels
+            where[s - 1 : e - 1] = [windows[number].start] * len(done.steps)
             shift += len(done.steps) - (e - s)
         return steps, labels
 
     def _job(self, steps: list[Step], s: int, e: int, following: int, goal: Goal, start: State) -> Window:
         trace = self.validator.validate(Plan(steps=tuple(steps)), goal=None, start=start).trace
-        return Window(AnchorPair(s, e), trace[s - 1], tuple(steps[s - 1:e - 1]), tuple(steps[e - 1:following - 1]),
-                      goal if following > len(steps) else None, goal, tuple(steps), tuple(steps[following - 1:]))
+        return Window(
+            AnchorPair(s, e),
+            trace[s - 1],
+            tuple(steps[s - 1 : e - 1]),
+            tuple(steps[e - 1 : following - 1]),
+            goal if following > len(steps) else None,
+            goal,
+            tuple(steps),
+            tuple(steps[following - 1 :]),
+        )
 
     def _grown(self, steps: list[Step], s: int, done: WindowRepair) -> int | None:
         """An earlier start for a window whose repair climbs back up: the last step that made what it climbed for.

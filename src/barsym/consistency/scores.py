@@ -99,8 +99,11 @@ class StepScore:
             return "it and the next steps run"
         if self.blamed:
             return f"made too few for step {self.fault.step} ({self.fault.code})"
-        where = "the goal is missing at the end" if self.fault.code == Code.GOAL_NOT_REACHED.value else (
-            "fails here" if self.fault.step == self.step else f"step {self.fault.step} fails")
+        where = (
+            "the goal is missing at the end"
+            if self.fault.code == Code.GOAL_NOT_REACHED.value
+            else ("fails here" if self.fault.step == self.step else f"step {self.fault.step} fails")
+        )
         return f"{where} ({self.fault.kind.value}: {self.fault.code})"
 
 
@@ -165,7 +168,7 @@ def blame(validator: Validator, validation: ValidationResult, found: dict[int, S
     if end in found and found[end].code == Code.GOAL_NOT_REACHED.value:
         shortages.append((end, kb.acceptable(kb.resolve(validation.goal.item))))
     for at, accepts in shortages:
-        for outcome in reversed(rollout.outcomes[:at - 1]):
+        for outcome in reversed(rollout.outcomes[: at - 1]):
             made = outcome.transition.item if outcome.transition is not None else None
             if made is not None and made in accepts:
                 blamed.setdefault(outcome.index, found[at])
@@ -252,12 +255,16 @@ def unneeded(validator: Validator, validation: ValidationResult) -> set[int]:
     """Steps that run and that the plan can do without (:func:`no_worse`)."""
     rollout = validation.rollout
     steps = [o.step for o in rollout.outcomes]
-    return {o.index for o in rollout.outcomes
-            if o.ok and no_worse(validator, steps, o.index - 1, rollout.start, validation.goal)}
+    return {
+        o.index
+        for o in rollout.outcomes
+        if o.ok and no_worse(validator, steps, o.index - 1, rollout.start, validation.goal)
+    }
 
 
-def score_plan(validator: Validator, plan: Plan, goal: Goal | None = None, start: State | None = None,
-               k: int = DEFAULT_K) -> tuple[list[StepScore], ValidationResult]:
+def score_plan(
+    validator: Validator, plan: Plan, goal: Goal | None = None, start: State | None = None, k: int = DEFAULT_K
+) -> tuple[list[StepScore], ValidationResult]:
     """Validate ``plan`` and score every step; returns the scores and the validation they came from."""
     validation = validator.validate(plan, goal=goal, start=start)
     return simulator_scores(validator, validation, k), validation

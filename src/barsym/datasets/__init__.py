@@ -58,22 +58,50 @@ class BundledDataset:
         return len(json.loads(self.path.read_text(encoding="utf-8")))
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "tasks": self.count(), "description": self.description,
-                "source": self.source, "licence": self.licence, "dialect": self.dialect,
-                "folder": str(self.home), "path": str(self.path), "licence_file": str(self.licence_file) if self.licence_file else None,
-                "source_note": str(self.source_note)}
+        return {
+            "name": self.name,
+            "tasks": self.count(),
+            "description": self.description,
+            "source": self.source,
+            "licence": self.licence,
+            "dialect": self.dialect,
+            "folder": str(self.home),
+            "path": str(self.path),
+            "licence_file": str(self.licence_file) if self.licence_file else None,
+            "source_note": str(self.source_note),
+        }
 
 
-BUNDLED: dict[str, BundledDataset] = {d.name: d for d in (
-    BundledDataset("bar", "bar", ".", "BAR's tech-tree tasks with expert plans (groups stone, iron, gold, "
-                   "diamond, redstone)", "github.com/SCUNLP/BAR, commit b57144b", "Apache-2.0"),
-    BundledDataset("deps", "deps", "tasks.json", "DEPS' task list, meta-task groups MT1-MT8 (no reference plans)",
-                   "github.com/CraftJarvis/MC-Planner data/task_info.json, commit 2a8b5a3",
-                   "none stated by the release (task names and groups only; see SOURCE.md)", dialect="deps"),
-    BundledDataset("plancraft-train", "plancraft_train", "train.json",
-                   "Plancraft's train split: crafting from a given inventory, 200 tasks impossible",
-                   "PyPI plancraft 0.4.9 (Dagan, Keller, Lascarides 2024)", "MIT"),
-)}
+BUNDLED: dict[str, BundledDataset] = {
+    d.name: d
+    for d in (
+        BundledDataset(
+            "bar",
+            "bar",
+            ".",
+            "BAR's tech-tree tasks with expert plans (groups stone, iron, gold, diamond, redstone)",
+            "github.com/SCUNLP/BAR, commit b57144b",
+            "Apache-2.0",
+        ),
+        BundledDataset(
+            "deps",
+            "deps",
+            "tasks.json",
+            "DEPS' task list, meta-task groups MT1-MT8 (no reference plans)",
+            "github.com/CraftJarvis/MC-Planner data/task_info.json, commit 2a8b5a3",
+            "none stated by the release (task names and groups only; see SOURCE.md)",
+            dialect="deps",
+        ),
+        BundledDataset(
+            "plancraft-train",
+            "plancraft_train",
+            "train.json",
+            "Plancraft's train split: crafting from a given inventory, 200 tasks impossible",
+            "PyPI plancraft 0.4.9 (Dagan, Keller, Lascarides 2024)",
+            "MIT",
+        ),
+    )
+}
 
 
 def names() -> list[str]:

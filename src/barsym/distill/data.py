@@ -86,8 +86,9 @@ class DataGenerator:
             return oracle.cot_examples(self.kb, goal, start, plan, graph=self.graph)
         return oracle.deps_examples(self.kb, goal, start, plan, self.rng, graph=self.graph, symbolic=self.symbolic)
 
-    def generate(self, n: int, mix: dict[str, float] | None = None,
-                 progress: Callable[[int, int], None] | None = None) -> Iterator[oracle.Example]:
+    def generate(
+        self, n: int, mix: dict[str, float] | None = None, progress: Callable[[int, int], None] | None = None
+    ) -> Iterator[oracle.Example]:
         """``n`` distinct examples in the proportions of ``mix``, interleaved."""
         if n <= 0:
             raise DataError(f"--examples must be positive, got {n}")

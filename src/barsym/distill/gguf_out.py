@@ -21,9 +21,15 @@ from __future__ import annotations
 import numpy as np
 
 #: transformers' llama projection name -> the GGUF tensor name (per block)
-PROJECTIONS = {"self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
-               "self_attn.o_proj": "attn_output", "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up",
-               "mlp.down_proj": "ffn_down"}
+PROJECTIONS = {
+    "self_attn.q_proj": "attn_q",
+    "self_attn.k_proj": "attn_k",
+    "self_attn.v_proj": "attn_v",
+    "self_attn.o_proj": "attn_output",
+    "mlp.gate_proj": "ffn_gate",
+    "mlp.up_proj": "ffn_up",
+    "mlp.down_proj": "ffn_down",
+}
 OUT_TYPES = ("q8_0", "f16", "f32")
 
 
@@ -68,12 +74,15 @@ def check_layout(reader, base_weights: dict[str, np.ndarray], layers=(0,)) -> No
             original = _dequantized(tensors[key])
             mine = base_weights[key]
             if original.shape != mine.shape or not np.allclose(original, mine, atol=1e-3):
-                raise LayoutError(f"{key}: the trained weights do not line up with the GGUF's "
-                                  f"({original.shape} vs {mine.shape}); refusing to write a broken model")
+                raise LayoutError(
+                    f"{key}: the trained weights do not line up with the GGUF's "
+                    f"({original.shape} vs {mine.shape}); refusing to write a broken model"
+                )
 
 
-def write_gguf(source: str, weights: dict[str, np.ndarray], out: str, out_type: str = "q8_0",
-               name: str = "barsym distilled") -> None:
+def write_gguf(
+    source: str, weights: dict[str, np.ndarray], out: str, out_type: str = "q8_0", name: str = "barsym distilled"
+) -> None:
     """Copy ``source`` to ``out`` with the tensors in ``weights`` replaced (quantized to ``out_type``)."""
     from gguf import GGMLQuantizationType, GGUFReader, GGUFValueType, GGUFWriter
     from gguf.quants import quantize
@@ -92,8 +101,9 @@ def write_gguf(source: str, weights: dict[str, np.ndarray], out: str, out_type: 
         kind = field.types[0]
         sub = field.types[-1] if kind == GGUFValueType.ARRAY else None
         writer.add_key_value(key, value, kind, sub)
-    qtype = {"q8_0": GGMLQuantizationType.Q8_0, "f16": GGMLQuantizationType.F16,
-             "f32": GGMLQuantizationType.F32}[out_type]
+    qtype = {"q8_0": GGMLQuantizationType.Q8_0, "f16": GGMLQuantizationType.F16, "f32": GGMLQuantizationType.F32}[
+        out_type
+    ]
     for tensor in reader.tensors:
         if tensor.name in weights:
             data = weights[tensor.name]

@@ -78,7 +78,7 @@ def start_state(kb: KnowledgeBase, plan: Plan, rng: random.Random) -> State | No
     world = DeterministicWorld(kb)
     state = world.reset(0, State())
     for i, step in enumerate(plan.steps[:cut]):
-        result = world.step(state, step, plan.steps[i + 1:])
+        result = world.step(state, step, plan.steps[i + 1 :])
         if result.failure is not None:
             return None
         state = result.state

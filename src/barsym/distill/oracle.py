@@ -46,8 +46,9 @@ class OracleBackend(LLMBackend):
         self.calls: list[tuple[list[dict[str, str]], str]] = []
         self.grammars: list[str | None] = []  # the grammar of each recorded call
 
-    def complete(self, messages, *, max_tokens=None, temperature=None, seed=None, json_schema=None,
-                 grammar=None, stop=None) -> Completion:
+    def complete(
+        self, messages, *, max_tokens=None, temperature=None, seed=None, json_schema=None, grammar=None, stop=None
+    ) -> Completion:
         self._resolve(messages, max_tokens, temperature, seed, json_schema, grammar, stop)
         text = self.answer(messages, grammar)
         if text is None:
@@ -113,8 +114,11 @@ def bar_examples(kb, goal: Goal, *, facts: bool, graph) -> list[Example]:
     if stats.rejected or stats.unreadable or stats.fallbacks:
         return []  # the oracle's answers must pass the verifier as they are; otherwise keep none of this plan
     kind = "bar" if facts else "bar-nofacts"
-    return [_example(kind, sub, messages, reply) for sub, (messages, reply), grammar
-            in zip(answered, backend.calls, backend.grammars) if admitted(reply, grammar)]
+    return [
+        _example(kind, sub, messages, reply)
+        for sub, (messages, reply), grammar in zip(answered, backend.calls, backend.grammars)
+        if admitted(reply, grammar)
+    ]
 
 
 # ---- cot ---------------------------------------------------------------------------------------
@@ -123,7 +127,7 @@ def _inventories(kb, steps, start: State | None) -> list[str] | None:
     state = world.reset(0, start or State())
     out = []
     for i, step in enumerate(steps):
-        result = world.step(state, step, steps[i + 1:])
+        result = world.step(state, step, steps[i + 1 :])
         if result.failure is not None:
             return None
         state = result.state
@@ -152,7 +156,7 @@ def broken_plan(plan: Plan, rng: random.Random) -> tuple[Step, ...] | None:
         return None
     i = rng.randrange(len(steps) - 1)
     if rng.random() < 0.6:
-        return tuple(steps[:i] + steps[i + 1:])
+        return tuple(steps[:i] + steps[i + 1 :])
     j = i + 1
     steps[i], steps[j] = steps[j], steps[i]
     return tuple(steps)
@@ -169,8 +173,9 @@ def explanation(description: str) -> str:
     return words[0].upper() + words[1:] + "."
 
 
-def deps_examples(kb, goal: Goal, start: State | None, plan: Plan, rng: random.Random, *, graph,
-                  symbolic) -> list[Example]:
+def deps_examples(
+    kb, goal: Goal, start: State | None, plan: Plan, rng: random.Random, *, graph, symbolic
+) -> list[Example]:
     """DEPS round 0 answered right; or round 0 answered with one fault, then the explanation and the repair."""
     from ..reasoning.deps import deps_planner
 
@@ -187,8 +192,7 @@ def deps_examples(kb, goal: Goal, start: State | None, plan: Plan, rng: random.R
         return plans[min(len(said), len(plans)) - 1]
 
     backend = OracleBackend(answer)
-    planner = deps_planner(kb, backend=backend, graph=graph, log=False, deps_rounds=1,
-                           feedback_world="deterministic")
+    planner = deps_planner(kb, backend=backend, graph=graph, log=False, deps_rounds=1, feedback_world="deterministic")
     result = planner.plan(goal, start)
     trace = result.trace if hasattr(result, "trace") else None
     rounds = getattr(trace, "rounds", None)
@@ -210,7 +214,7 @@ def score_examples(kb, goal: Goal, plan: Plan, rng: random.Random, *, per_plan: 
     state = world.reset(0, State())
     ok = []
     for i, step in enumerate(steps):
-        result = world.step(state, step, steps[i + 1:])
+        result = world.step(state, step, steps[i + 1 :])
         if result.failure is not None:
             ok += [False] * (len(steps) - i)
             break

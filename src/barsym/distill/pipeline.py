@@ -21,8 +21,15 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def distill(rows: list[dict], base: str, out: str, config: TrainConfig, *, out_type: str = "q8_0",
-            log: Callable[[str], None] = print) -> dict:
+def distill(
+    rows: list[dict],
+    base: str,
+    out: str,
+    config: TrainConfig,
+    *,
+    out_type: str = "q8_0",
+    log: Callable[[str], None] = print,
+) -> dict:
     from gguf import GGUFReader
 
     started = time.perf_counter()
@@ -44,8 +51,14 @@ def distill(rows: list[dict], base: str, out: str, config: TrainConfig, *, out_t
     reread = GGUFReader(out)
     if len(reread.tensors) != len(GGUFReader(base).tensors):
         raise RuntimeError(f"{out}: {len(reread.tensors)} tensors written, the base has more")
-    summary.update(base=base, out=out, out_type=out_type, gguf_bytes=os.path.getsize(out),
-                   write_seconds=round(time.perf_counter() - written, 1),
-                   total_seconds=round(time.perf_counter() - started, 1), peak_rss_mb=round(peak_rss_mb()),
-                   layout_checked=bool(checked))
+    summary.update(
+        base=base,
+        out=out,
+        out_type=out_type,
+        gguf_bytes=os.path.getsize(out),
+        write_seconds=round(time.perf_counter() - written, 1),
+        total_seconds=round(time.perf_counter() - started, 1),
+        peak_rss_mb=round(peak_rss_mb()),
+        layout_checked=bool(checked),
+    )
     return summary

@@ -82,8 +82,9 @@ class ChatRenderer:
         self.bos, self.eos = bos, eos
 
     def prompt(self, messages) -> str:
-        return self.template.render(messages=messages, add_generation_prompt=True, bos_token=self.bos,
-                                    eos_token=self.eos)
+        return self.template.render(
+            messages=messages, add_generation_prompt=True, bos_token=self.bos, eos_token=self.eos
+        )
 
 
 def encode(examples, tokenizer, renderer: ChatRenderer, seq_len: int) -> tuple[dict[str, list[int]], list[Encoded]]:
@@ -103,10 +104,10 @@ def encode(examples, tokenizer, renderer: ChatRenderer, seq_len: int) -> tuple[d
             n = next((i for i, (a, b) in enumerate(zip(known, prompt)) if a != b), min(len(known), len(prompt)))
             prefixes[kind] = known[:n]
     for kind, prefix in prefixes.items():  # leave at least the last prompt token to the tail
-        prefixes[kind] = prefix[:max(0, min(len(prefix), min(len(p) for k, p, _ in rows if k == kind) - 1))]
+        prefixes[kind] = prefix[: max(0, min(len(prefix), min(len(p) for k, p, _ in rows if k == kind) - 1))]
     out = []
     for kind, prompt, reply in rows:
-        tail = prompt[len(prefixes[kind]):] + reply
+        tail = prompt[len(prefixes[kind]) :] + reply
         scored_from = len(tail) - len(reply)
         if len(tail) > seq_len:  # keep the reply's start: cut the tail's end
             tail = tail[:seq_len]
@@ -118,8 +119,8 @@ def encode(examples, tokenizer, renderer: ChatRenderer, seq_len: int) -> tuple[d
 def train(examples, gguf_path: str, config: TrainConfig, log: Callable[[str], None] = print, before=None):
     """Fine-tune; returns (the merged transformers model, a summary dict). ``before(model)`` sees the base model."""
     import torch
-    from peft import LoraConfig, get_peft_model
     from gguf import GGUFReader
+    from peft import LoraConfig, get_peft_model
 
     torch.manual_seed(config.seed)
     if config.threads:
@@ -132,18 +133,33 @@ def train(examples, gguf_path: str, config: TrainConfig, log: Callable[[str], No
     if before is not None:
         before(model)
     prefixes, rows = encode(examples, tokenizer, renderer, config.seq_len)
-    log(f"loaded the model in {time.perf_counter() - started:.0f} s; {len(rows)} examples, shared prefixes "
-        + ", ".join(f"{k} {len(p)}" for k, p in prefixes.items()) + " tokens")
+    log(
+        f"loaded the model in {time.perf_counter() - started:.0f} s; {len(rows)} examples, shared prefixes "
+        + ", ".join(f"{k} {len(p)}" for k, p in prefixes.items())
+        + " tokens"
+    )
     blocks = model.config.num_hidden_layers
     top = list(range(blocks - min(config.lora_layers, blocks), blocks)) if config.lora_layers else None
-    model = get_peft_model(model, LoraConfig(r=config.lora_rank, lora_alpha=config.lora_alpha, lora_dropout=0.0,
-                                             target_modules=list(LORA_TARGETS), layers_to_transform=top,
-                                             task_type="CAUSAL_LM"))
+    model = get_peft_model(
+        model,
+        LoraConfig(
+            r=config.lora_rank,
+            lora_alpha=config.lora_alpha,
+            lora_dropout=0.0,
+            target_modules=list(LORA_TARGETS),
+            layers_to_transform=top,
+            task_type="CAUSAL_LM",
+        ),
+    )
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=0.0)
     warmup = max(1, config.steps // 20)
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / warmup) * max(
-        0.05, 0.5 * (1 + math.cos(math.pi * min(1.0, s / max(1, config.steps))))))
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer,
+        lambda s: (
+            min(1.0, (s + 1) / warmup) * max(0.05, 0.5 * (1 + math.cos(math.pi * min(1.0, s / max(1, config.steps)))))
+        ),
+    )
     rng = random.Random(config.seed)
     order: list[int] = []
     caches: dict = {}
@@ -177,11 +193,19 @@ def train(examples, gguf_path: str, config: TrainConfig, log: Callable[[str], No
             log(f"stopping after {step} steps: the time limit of {config.minutes:g} min is reached")
             break
     merged = model.merge_and_unload()
-    summary = {"steps": step, "examples": len(rows), "tail_tokens": tokens, "first_loss": losses[0] if losses else None,
-               "last_loss": sum(losses[-5:]) / max(1, len(losses[-5:])),
-               "train_seconds": round(time.perf_counter() - training_started, 1),
-               "lora_rank": config.lora_rank, "lora_layers": config.lora_layers or model.config.num_hidden_layers,
-               "learning_rate": config.learning_rate, "seq_len": config.seq_len, "accumulate": config.accumulate}
+    summary = {
+        "steps": step,
+        "examples": len(rows),
+        "tail_tokens": tokens,
+        "first_loss": losses[0] if losses else None,
+        "last_loss": sum(losses[-5:]) / max(1, len(losses[-5:])),
+        "train_seconds": round(time.perf_counter() - training_started, 1),
+        "lora_rank": config.lora_rank,
+        "lora_layers": config.lora_layers or model.config.num_hidden_layers,
+        "learning_rate": config.learning_rate,
+        "seq_len": config.seq_len,
+        "accumulate": config.accumulate,
+    }
     return merged, summary
 
 
@@ -211,10 +235,15 @@ def _loss(model, row: Encoded, cache):
     past, start = (copy.deepcopy(cache[0]), cache[1]) if cache is not None else (None, 0)
     positions = torch.arange(start, start + len(row.tail)).unsqueeze(0)
     body = model.get_base_model().model
-    hidden = body(input_ids=ids, past_key_values=past, position_ids=positions, use_cache=past is not None,
-                  attention_mask=torch.ones(1, start + len(row.tail), dtype=torch.long)).last_hidden_state
+    hidden = body(
+        input_ids=ids,
+        past_key_values=past,
+        position_ids=positions,
+        use_cache=past is not None,
+        attention_mask=torch.ones(1, start + len(row.tail), dtype=torch.long),
+    ).last_hidden_state
     # position t predicts token t+1: score the reply tokens from ``scored_from``
-    picked = hidden[0, row.scored_from - 1:len(row.tail) - 1] if row.scored_from > 0 else hidden[0, :-1]
-    targets = ids[0, max(1, row.scored_from):]
+    picked = hidden[0, row.scored_from - 1 : len(row.tail) - 1] if row.scored_from > 0 else hidden[0, :-1]
+    targets = ids[0, max(1, row.scored_from) :]
     logits = model.get_base_model().lm_head(picked)
     return torch.nn.functional.cross_entropy(logits, targets)

@@ -42,12 +42,16 @@ class RowResult:
 
     def to_dict(self) -> dict:
         return {
-            "label": self.label, "config": self.config.describe() if self.config else "base planner",
-            "tasks": self.tasks, "executable": self.executable, **self.score.to_dict(),
+            "label": self.label,
+            "config": self.config.describe() if self.config else "base planner",
+            "tasks": self.tasks,
+            "executable": self.executable,
+            **self.score.to_dict(),
             "llm_calls_per_task": round(statistics.fmean(self.llm_calls), 2) if self.llm_calls else 0.0,
             "seconds_per_task": round(statistics.fmean(self.seconds), 3) if self.seconds else 0.0,
             "seconds_per_task_median": round(statistics.median(self.seconds), 3) if self.seconds else 0.0,
-            "repaired_steps": self.repaired_steps, "symbolic_fallbacks": self.fallbacks,
+            "repaired_steps": self.repaired_steps,
+            "symbolic_fallbacks": self.fallbacks,
         }
 
 
@@ -60,15 +64,24 @@ class Ablation:
     def to_dict(self) -> dict:
         out: dict = {"rows": [r.to_dict() for r in self.rows]}
         if self.crosscheck is not None:
-            out["crosscheck"] = {"all": self.crosscheck.to_dict(),
-                                 **{g: c.to_dict() for g, c in self.crosscheck_by_group.items()}}
+            out["crosscheck"] = {
+                "all": self.crosscheck.to_dict(),
+                **{g: c.to_dict() for g, c in self.crosscheck_by_group.items()},
+            }
         out["plans"] = {r.label: r.plans for r in self.rows}
         return out
 
 
-def run_ablation(tasks: Sequence[Task], base, kb: KnowledgeBase, rows: Sequence[tuple[str, ConsistencyConfig]],
-                 backend=None, scorer=None, progress: Callable[[str], None] | None = None,
-                 crosscheck_t: int = 5) -> Ablation:
+def run_ablation(
+    tasks: Sequence[Task],
+    base,
+    kb: KnowledgeBase,
+    rows: Sequence[tuple[str, ConsistencyConfig]],
+    backend=None,
+    scorer=None,
+    progress: Callable[[str], None] | None = None,
+    crosscheck_t: int = 5,
+) -> Ablation:
     """Plan every task with ``base``, repair with each configuration, and score like BAR."""
     from ..reasoning import model_consistency
 
@@ -87,8 +100,14 @@ def run_ablation(tasks: Sequence[Task], base, kb: KnowledgeBase, rows: Sequence[
             plan, base_calls = Plan(steps=()), 0
         base_seconds = time.perf_counter() - started
         validator = engines[0].validator if engines else None
-        _record(results[0], task, plan, validator.validate(plan, goal=task.goal).valid if validator and plan.steps
-                else False, base_calls, base_seconds)
+        _record(
+            results[0],
+            task,
+            plan,
+            validator.validate(plan, goal=task.goal).valid if validator and plan.steps else False,
+            base_calls,
+            base_seconds,
+        )
         if check is not None and plan.steps:
             validation = validator.validate(plan, goal=task.goal)
             sim = [s.score for s in simulator_scores(validator, validation)]
@@ -102,8 +121,14 @@ def run_ablation(tasks: Sequence[Task], base, kb: KnowledgeBase, rows: Sequence[
             repaired = engine.repair(plan, goal=task.goal)
             row.repaired_steps += repaired.stats.repaired_steps
             row.fallbacks += repaired.stats.symbolic_fallbacks
-            _record(row, task, repaired.plan, repaired.valid_after, base_calls + repaired.stats.llm_calls,
-                    base_seconds + repaired.seconds + repaired.stats.replayed_seconds)
+            _record(
+                row,
+                task,
+                repaired.plan,
+                repaired.valid_after,
+                base_calls + repaired.stats.llm_calls,
+                base_seconds + repaired.seconds + repaired.stats.replayed_seconds,
+            )
     return Ablation(results, check, by_group)
 
 
@@ -123,24 +148,31 @@ def format_ablation(ablation: Ablation) -> str:
         s = row.score
         calls = statistics.fmean(row.llm_calls) if row.llm_calls else 0.0
         seconds = statistics.fmean(row.seconds) if row.seconds else 0.0
-        lines.append(f"{row.label:<44} {s.accuracy:>6.2f} {s.f1:>6.2f} {s.edit_distance:>6.2f} "
-                     f"{f'{row.executable}/{row.tasks}':>6} {calls:>7.1f} {seconds:>7.2f}")
+        lines.append(
+            f"{row.label:<44} {s.accuracy:>6.2f} {s.f1:>6.2f} {s.edit_distance:>6.2f} "
+            f"{f'{row.executable}/{row.tasks}':>6} {calls:>7.1f} {seconds:>7.2f}"
+        )
     return "\n".join(lines)
 
 
 def format_crosscheck(ablation: Ablation) -> str:
     if ablation.crosscheck is None:
         return "cross-check: no model scores"
-    lines = [f"{'plans':<10} {'steps':>5} {'Spearman':>9} {'per plan':>9} {'sim anch':>8} {'llm anch':>8} "
-             f"{'both':>5} {'prec':>6} {'recall':>6}  model's scores"]
+    lines = [
+        f"{'plans':<10} {'steps':>5} {'Spearman':>9} {'per plan':>9} {'sim anch':>8} {'llm anch':>8} "
+        f"{'both':>5} {'prec':>6} {'recall':>6}  model's scores"
+    ]
     groups = {**ablation.crosscheck_by_group, "all": ablation.crosscheck}
     for name, check in groups.items():
         d = check.to_dict()
 
         def show(value):
             return "-" if value is None else f"{value:.3f}"
+
         dist = ", ".join(f"{k}: {v}" for k, v in d["llm_distribution"].items())
-        lines.append(f"{name:<10} {d['steps']:>5} {show(d['spearman']):>9} {show(d['spearman_per_plan_mean']):>9} "
-                     f"{d['simulator_anchors']:>8} {d['llm_anchors']:>8} {d['both_anchors']:>5} "
-                     f"{show(d['precision']):>6} {show(d['recall']):>6}  {dist}")
+        lines.append(
+            f"{name:<10} {d['steps']:>5} {show(d['spearman']):>9} {show(d['spearman_per_plan_mean']):>9} "
+            f"{d['simulator_anchors']:>8} {d['llm_anchors']:>8} {d['both_anchors']:>5} "
+            f"{show(d['precision']):>6} {show(d['recall']):>6}  {dist}"
+        )
     return "\n".join(lines)

@@ -101,8 +101,9 @@ def _goal(kb: KnowledgeBase, name: object, count: object, where: str, dialect: s
     if not isinstance(name, str) or not name.strip():
         raise DatasetError(f"{where}: the object name must be a non-empty string, got {shown(name)}")
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_COUNT:
-        raise DatasetError(f"{where}: the object count must be a whole number from 1 to {MAX_COUNT}, "
-                           f"got {shown(count)}")
+        raise DatasetError(
+            f"{where}: the object count must be a whole number from 1 to {MAX_COUNT}, got {shown(count)}"
+        )
     try:
         return Goal(item=kb.resolve(name, dialect=dialect), count=count)
     except UnknownItemError as exc:
@@ -117,10 +118,19 @@ def _plain_name(name: object, what: str, where: str) -> str:
     ``../../../secret2`` would otherwise read ``secret2.jsonl`` three folders up
     (and print it in the error about its content).
     """
-    if (not isinstance(name, str) or not name.strip() or name in (".", "..") or "/" in name or "\\" in name
-            or "\0" in name or name != name.strip()):
-        raise DatasetError(f"{where}: the {what} name {shown(name)} is not a plain name (no '/', '\\', '..' or "
-                           f"surrounding spaces): {what} names are file names inside the dataset folder")
+    if (
+        not isinstance(name, str)
+        or not name.strip()
+        or name in (".", "..")
+        or "/" in name
+        or "\\" in name
+        or "\0" in name
+        or name != name.strip()
+    ):
+        raise DatasetError(
+            f"{where}: the {what} name {shown(name)} is not a plain name (no '/', '\\', '..' or "
+            f"surrounding spaces): {what} names are file names inside the dataset folder"
+        )
     return name
 
 
@@ -142,8 +152,14 @@ def _load_bar(folder: Path, kb: KnowledgeBase, dialect: str | None) -> list[Task
             if not isinstance(spec, dict):
                 raise DatasetError(f"{where}: expected an object with obj_name and obj_num")
             goal = _goal(kb, spec.get("obj_name"), spec.get("obj_num", 1), where, dialect)
-            plan_file = next((folder / group / f"{name}{suffix}" for suffix in (".jsonl", ".jsonlines")
-                              if (folder / group / f"{name}{suffix}").is_file()), None)
+            plan_file = next(
+                (
+                    folder / group / f"{name}{suffix}"
+                    for suffix in (".jsonl", ".jsonlines")
+                    if (folder / group / f"{name}{suffix}").is_file()
+                ),
+                None,
+            )
             if plan_file is None:
                 raise DatasetError(f"{folder / group / name}.jsonl: expert plan not found")
             try:
@@ -155,8 +171,12 @@ def _load_bar(folder: Path, kb: KnowledgeBase, dialect: str | None) -> list[Task
 
 
 def _is_plancraft(records: object) -> bool:
-    return (isinstance(records, list) and bool(records) and isinstance(records[0], dict)
-            and {"id", "target", "inventory", "impossible"} <= set(records[0]))
+    return (
+        isinstance(records, list)
+        and bool(records)
+        and isinstance(records[0], dict)
+        and {"id", "target", "inventory", "impossible"} <= set(records[0])
+    )
 
 
 def _load_plancraft(path: Path, records: list, kb: KnowledgeBase) -> list[Task]:
@@ -190,12 +210,22 @@ def _load_plancraft(path: Path, records: list, kb: KnowledgeBase) -> list[Task]:
             raise DatasetError(f"{where}: 'impossible' must be true or false, got {impossible!r}")
         length = record.get("optimal_path_length")
         path_items = record.get("optimal_path") or ()
-        tasks.append(Task(record["id"], str(record.get("complexity_split") or "all"), goal, None,
-                          str(record.get("target")), start=State.start(held), rules=PLANCRAFT_RULES,
-                          label_possible=not impossible,
-                          optimal_length=int(length) if isinstance(length, (int, float)) and length == length
-                          and not isinstance(length, bool) else None,
-                          optimal_path=tuple(str(p) for p in path_items) if isinstance(path_items, list) else ()))
+        tasks.append(
+            Task(
+                record["id"],
+                str(record.get("complexity_split") or "all"),
+                goal,
+                None,
+                str(record.get("target")),
+                start=State.start(held),
+                rules=PLANCRAFT_RULES,
+                label_possible=not impossible,
+                optimal_length=int(length)
+                if isinstance(length, (int, float)) and length == length and not isinstance(length, bool)
+                else None,
+                optimal_path=tuple(str(p) for p in path_items) if isinstance(path_items, list) else (),
+            )
+        )
     return tasks
 
 

@@ -39,8 +39,9 @@ class RunsSummary:
 
     @classmethod
     def of(cls, execution: Execution) -> "RunsSummary":
-        return cls(execution.runs, execution.successes, [e.ticks for e in execution.episodes if e.success],
-                   execution.to_dict())
+        return cls(
+            execution.runs, execution.successes, [e.ticks for e in execution.episodes if e.success], execution.to_dict()
+        )
 
     def to_dict(self) -> dict:
         return {**self.detail, "success_ticks": list(self.success_ticks)}
@@ -57,8 +58,10 @@ class TaskExecution:
     expert: RunsSummary | None = None  # None: the task set has no expert plan
 
     def to_dict(self) -> dict:
-        return {"planner": self.planner.to_dict() if self.planner else None,
-                "expert": self.expert.to_dict() if self.expert else None}
+        return {
+            "planner": self.planner.to_dict() if self.planner else None,
+            "expert": self.expert.to_dict() if self.expert else None,
+        }
 
     @classmethod
     def from_dict(cls, data: dict) -> "TaskExecution":
@@ -93,9 +96,14 @@ class GroupExecution:
 
     def to_dict(self) -> dict:
         low, high = wilson_interval(self.successes, self.runs)
-        out = {"tasks": self.tasks, "runs": self.runs, "successes": self.successes,
-               "success_rate": round(self.rate, 6), "interval": [round(low, 6), round(high, 6)],
-               "median_ticks": statistics.median(self.ticks) if self.ticks else None}
+        out = {
+            "tasks": self.tasks,
+            "runs": self.runs,
+            "successes": self.successes,
+            "success_rate": round(self.rate, 6),
+            "interval": [round(low, 6), round(high, 6)],
+            "median_ticks": statistics.median(self.ticks) if self.ticks else None,
+        }
         if self.expert_runs:
             out["expert_success_rate"] = round(self.expert_successes / self.expert_runs, 6)
             out["expert_median_ticks"] = statistics.median(self.expert_ticks) if self.expert_ticks else None
@@ -114,8 +122,9 @@ def execute_plans(task, plan, world: World, runs: int, seed: int = 0, budget: in
     def execute(chosen):
         return RunsSummary.of(run(chosen, world, runs, seeded, goal=task.goal, start=task.start, budget=budget))
 
-    return TaskExecution(execute(plan) if plan is not None else None,
-                         execute(task.reference) if task.reference is not None else None)
+    return TaskExecution(
+        execute(plan) if plan is not None else None, execute(task.reference) if task.reference is not None else None
+    )
 
 
 _worlds: dict[tuple, World] = {}
@@ -134,8 +143,9 @@ def execute_task(kb, spec, task, plan) -> dict:
     return execute_plans(task, plan, _worlds[key], w.runs, w.seed, w.budget).to_dict()
 
 
-def execute_evaluation(evaluation: Evaluation, world: World, runs: int, seed: int = 0,
-                       budget: int | None = None) -> dict[str, TaskExecution]:
+def execute_evaluation(
+    evaluation: Evaluation, world: World, runs: int, seed: int = 0, budget: int | None = None
+) -> dict[str, TaskExecution]:
     """Run every task's plan (and its expert plan) ``runs`` times; keyed like ``evaluation.to_dict()['tasks']``."""
     return {o.task.key: execute_plans(o.task, o.plan, world, runs, seed, budget) for o in evaluation.outcomes}
 
@@ -153,9 +163,11 @@ def group_executions(evaluation: Evaluation, executions: dict[str, TaskExecution
 
 def format_execution(rows: list[GroupExecution], world: str, runs: int, seed: int) -> str:
     expert = any(r.expert_runs for r in rows)
-    lines = [f"execution in the {world} world ({runs} runs per plan, seed {seed})",
-             f"{'group':<10} {'tasks':>5} {'success':>8} {'95 % interval':>15} {'median ticks':>13}"
-             + (f" {'expert':>8} {'its ticks':>10}" if expert else "")]
+    lines = [
+        f"execution in the {world} world ({runs} runs per plan, seed {seed})",
+        f"{'group':<10} {'tasks':>5} {'success':>8} {'95 % interval':>15} {'median ticks':>13}"
+        + (f" {'expert':>8} {'its ticks':>10}" if expert else ""),
+    ]
     for row in rows:
         low, high = wilson_interval(row.successes, row.runs)
         median = f"{statistics.median(row.ticks):,.0f}" if row.ticks else "-"

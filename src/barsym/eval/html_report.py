@@ -18,7 +18,6 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import dataclass, field
-from html import escape
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -26,11 +25,14 @@ from ..metrics import GroupScore, TaskScore
 from ..planner.registry import planner_label
 from ..planner.stats import PlanStats
 from .llm_report import summarize
+from .record_check import header_problem, record_problem
 from .report_compare import comparison_note, depth_of, depth_section, experts_from_datasets, shared_tasks
 from .report_parts import INTERVAL_NOTE, note, rate_text
-from .report_parts import pct as _pct, section as _section, table as _table
-from .report_tasks import STYLE as TASK_STYLE, task_section
-from .record_check import header_problem, record_problem
+from .report_parts import pct as _pct
+from .report_parts import section as _section
+from .report_parts import table as _table
+from .report_tasks import STYLE as TASK_STYLE
+from .report_tasks import task_section
 from .runfile import read_run_lines
 from .runner import ALL, ordered_groups
 from .svg import Series, bar_chart
@@ -70,9 +72,11 @@ class Run:
         """llm_report's summary, from the records (the same numbers ``barsym eval`` prints)."""
         outcomes = []
         for r in self.records:
-            result = (SimpleNamespace(stats=self.stats(r),
-                                      validation=SimpleNamespace(valid=r.get("verdict") != INVALID))
-                      if r.get("planned") else None)
+            result = (
+                SimpleNamespace(stats=self.stats(r), validation=SimpleNamespace(valid=r.get("verdict") != INVALID))
+                if r.get("planned")
+                else None
+            )
             outcomes.append(SimpleNamespace(result=result, seconds=float(r.get("seconds", 0.0))))
         return summarize(SimpleNamespace(outcomes=outcomes))
 
@@ -99,14 +103,17 @@ def load_runs(paths: list[Path], warnings: list[str] | None = None) -> list[Run]
             problem = record_problem(r)
             if problem is not None:
                 if warnings is not None:
-                    warnings.append(f"{path}:{number}: damaged record of {str(r.get('key'))[:60]} ({problem}); "
-                                    "left out of the report")
+                    warnings.append(
+                        f"{path}:{number}: damaged record of {str(r.get('key'))[:60]} ({problem}); "
+                        "left out of the report"
+                    )
                 continue
             seen.pop(r["key"], None)
             seen[r["key"]] = r
         spec = header.get("spec") if isinstance(header.get("spec"), dict) else {}
-        label = planner_label(str(header.get("planner", "?")), spec.get("options") if isinstance(
-            spec.get("options"), dict) else None)  # bar[copy-facts]: a stand-in, not a model, made the plans
+        label = planner_label(
+            str(header.get("planner", "?")), spec.get("options") if isinstance(spec.get("options"), dict) else None
+        )  # bar[copy-facts]: a stand-in, not a model, made the plans
         runs.append(Run(label, path, header, list(seen.values())))
     labels = [r.label for r in runs]
     for run in runs:
@@ -124,14 +131,22 @@ def _scores_section(runs: list[Run]) -> str:
     rows = []
     for run, scores in scored:
         for metric in ("accuracy", "f1"):
-            rows.append([run.label, "Acc" if metric == "accuracy" else "F1"] +
-                        [f"{getattr(scores[g], metric):.2f}" if g in scores else "-" for g in columns])
-    charts = "".join(bar_chart(f"{name} per group", columns,
-                               [Series(run.label, [getattr(s[g], metric) if g in s else None for g in columns])
-                                for run, s in scored], y_max=100.0)
-                     for name, metric in (("AccuracyHard", "accuracy"), ("F1ScoreHard", "f1")))
-    return _section("Plan similarity (BAR's AccuracyHard and F1ScoreHard, %)",
-                    _table(["planner", "metric", *columns], rows), charts)
+            rows.append(
+                [run.label, "Acc" if metric == "accuracy" else "F1"]
+                + [f"{getattr(scores[g], metric):.2f}" if g in scores else "-" for g in columns]
+            )
+    charts = "".join(
+        bar_chart(
+            f"{name} per group",
+            columns,
+            [Series(run.label, [getattr(s[g], metric) if g in s else None for g in columns]) for run, s in scored],
+            y_max=100.0,
+        )
+        for name, metric in (("AccuracyHard", "accuracy"), ("F1ScoreHard", "f1"))
+    )
+    return _section(
+        "Plan similarity (BAR's AccuracyHard and F1ScoreHard, %)", _table(["planner", "metric", *columns], rows), charts
+    )
 
 
 def _cost_section(runs: list[Run]) -> str:
@@ -139,39 +154,90 @@ def _cost_section(runs: list[Run]) -> str:
     rows = []
     for run, s in summaries:
         sec = s["seconds_per_task"]
-        rows.append([run.label, str(s["tasks"]), rate_text(s["executable"], s["tasks"]),
-                     f"{s['per_task']['llm_calls']:.1f}",
-                     _pct(s["first_try_rate"]), _pct(s["after_feedback_rate"]), _pct(s["fallback_rate"]),
-                     str(s["plan_fallbacks"]), f"{sec['median']:.2f}", f"{sec['mean']:.2f}", f"{sec['max']:.2f}"])
+        rows.append(
+            [
+                run.label,
+                str(s["tasks"]),
+                rate_text(s["executable"], s["tasks"]),
+                f"{s['per_task']['llm_calls']:.1f}",
+                _pct(s["first_try_rate"]),
+                _pct(s["after_feedback_rate"]),
+                _pct(s["fallback_rate"]),
+                str(s["plan_fallbacks"]),
+                f"{sec['median']:.2f}",
+                f"{sec['mean']:.2f}",
+                f"{sec['max']:.2f}",
+            ]
+        )
     labels = [run.label for run, _ in summaries]
 
     def one(title, values, unit="", y_max=None):
         return bar_chart(title, labels, [Series("all tasks", values)], unit=unit, y_max=y_max, height=240)
 
-    charts = (one("Executable plans (validator), %", [s["executable_rate"] for _, s in summaries], y_max=100.0)
-              + one("LLM calls per task", [s["per_task"]["llm_calls"] for _, s in summaries])
-              + bar_chart("Answers per goal put to the LLM, %", labels,
-                          [Series("accepted first try", [s["first_try_rate"] for _, s in summaries]),
-                           Series("after feedback", [s["after_feedback_rate"] for _, s in summaries]),
-                           Series("symbolic fallback", [s["fallback_rate"] for _, s in summaries])], y_max=100.0)
-              + bar_chart("Seconds per task", labels,
-                          [Series("median", [s["seconds_per_task"]["median"] for _, s in summaries]),
-                           Series("mean", [s["seconds_per_task"]["mean"] for _, s in summaries])]))
-    head = ["planner", "tasks", "executable", "LLM calls / task", "first try", "after feedback", "fallback",
-            "plan-level fallbacks", "s / task median", "mean", "max"]
+    charts = (
+        one("Executable plans (validator), %", [s["executable_rate"] for _, s in summaries], y_max=100.0)
+        + one("LLM calls per task", [s["per_task"]["llm_calls"] for _, s in summaries])
+        + bar_chart(
+            "Answers per goal put to the LLM, %",
+            labels,
+            [
+                Series("accepted first try", [s["first_try_rate"] for _, s in summaries]),
+                Series("after feedback", [s["after_feedback_rate"] for _, s in summaries]),
+                Series("symbolic fallback", [s["fallback_rate"] for _, s in summaries]),
+            ],
+            y_max=100.0,
+        )
+        + bar_chart(
+            "Seconds per task",
+            labels,
+            [
+                Series("median", [s["seconds_per_task"]["median"] for _, s in summaries]),
+                Series("mean", [s["seconds_per_task"]["mean"] for _, s in summaries]),
+            ],
+        )
+    )
+    head = [
+        "planner",
+        "tasks",
+        "executable",
+        "LLM calls / task",
+        "first try",
+        "after feedback",
+        "fallback",
+        "plan-level fallbacks",
+        "s / task median",
+        "mean",
+        "max",
+    ]
     answers = []  # the acceptance rates again, with their intervals, for the runs that asked a model
     for run, s in summaries:
         t = s["totals"]
         asked = t["llm_goals"]
         if asked:
             left = max(0, asked - t["accepted_first_try"] - t["accepted_after_feedback"])
-            answers.append([run.label, str(asked), rate_text(t["accepted_first_try"], asked),
-                            rate_text(t["accepted_after_feedback"], asked), rate_text(min(t["fallbacks"], left), asked)])
-    detail = (_table(["planner", "goals put to the LLM", "accepted first try", "after feedback", "symbolic fallback"],
-                     answers) if answers else "")
-    return _section("Cost and trust: executable plans, LLM calls, acceptance, time", _table(head, rows),
-                    note("Executable: the validator's verdict (valid, or valid with waste). " + INTERVAL_NOTE), detail,
-                    charts)
+            answers.append(
+                [
+                    run.label,
+                    str(asked),
+                    rate_text(t["accepted_first_try"], asked),
+                    rate_text(t["accepted_after_feedback"], asked),
+                    rate_text(min(t["fallbacks"], left), asked),
+                ]
+            )
+    detail = (
+        _table(
+            ["planner", "goals put to the LLM", "accepted first try", "after feedback", "symbolic fallback"], answers
+        )
+        if answers
+        else ""
+    )
+    return _section(
+        "Cost and trust: executable plans, LLM calls, acceptance, time",
+        _table(head, rows),
+        note("Executable: the validator's verdict (valid, or valid with waste). " + INTERVAL_NOTE),
+        detail,
+        charts,
+    )
 
 
 def _world(run: Run) -> dict:
@@ -200,14 +266,18 @@ def _world_section(runs: list[Run]) -> str:
                     acc[0] += e["successes"] if e else 0
                     acc[1] += total
             tallies.append(per)
-            rates.append(Series(run.label, [100.0 * per[g][0] / per[g][1] if g in per and per[g][1] else None
-                                            for g in groups]))
-        rows = [[run.label] + [rate_text(*counts[g]) if g in counts else "-" for g in groups]
-                for run, counts in zip(chosen, tallies)]
+            rates.append(
+                Series(run.label, [100.0 * per[g][0] / per[g][1] if g in per and per[g][1] else None for g in groups])
+            )
+        rows = [
+            [run.label] + [rate_text(*counts[g]) if g in counts else "-" for g in groups]
+            for run, counts in zip(chosen, tallies)
+        ]
         parts.append(_table(["planner", *groups], rows))
         parts.append(bar_chart(f"Success in the {world} world per group, %", groups, rates, y_max=100.0))
-    return _section("Execution: success rate per world and group (runs that reached the goal)",
-                    note(INTERVAL_NOTE), *parts)
+    return _section(
+        "Execution: success rate per world and group (runs that reached the goal)", note(INTERVAL_NOTE), *parts
+    )
 
 
 def _deps_section(runs: list[Run]) -> str:
@@ -220,14 +290,25 @@ def _deps_section(runs: list[Run]) -> str:
         top = max(int(d.rounds or 0) for d in deps) or 1
         won = [d.success_round for d in deps if isinstance(d.success_round, int)]
         by_round = [100.0 * sum(1 for n in won if n <= k) / len(deps) for k in range(1, top + 1)]
-        rows.append([run.label, str(len(deps)), f"{statistics.fmean(int(d.rounds or 0) for d in deps):.2f}",
-                     str(top), rate_text(len([n for n in won if n <= top]), len(deps))])
+        rows.append(
+            [
+                run.label,
+                str(len(deps)),
+                f"{statistics.fmean(int(d.rounds or 0) for d in deps):.2f}",
+                str(top),
+                rate_text(len([n for n in won if n <= top]), len(deps)),
+            ]
+        )
         series.append((run.label, by_round))
     if not rows:
         return ""
     top = max(len(v) for _, v in series)
-    chart = bar_chart("Success within N rounds (DEPS), %", [str(k) for k in range(1, top + 1)],
-                      [Series(label, v + [v[-1]] * (top - len(v))) for label, v in series], y_max=100.0)
+    chart = bar_chart(
+        "Success within N rounds (DEPS), %",
+        [str(k) for k in range(1, top + 1)],
+        [Series(label, v + [v[-1]] * (top - len(v))) for label, v in series],
+        y_max=100.0,
+    )
     return _section("DEPS rounds", _table(["planner", "tasks", "mean rounds", "most", "succeeded"], rows), chart)
 
 
@@ -238,19 +319,35 @@ def _agreement_section(runs: list[Run]) -> str:
         stats = [s for s in (run.stats(r).consistency for r in run.records) if s is not None]
         if not stats:
             continue
-        pairs = [(a, b) for s in stats for a, b in zip((s.step_scores or {}).get("simulator", []),
-                                                        (s.step_scores or {}).get("llm", []))
-                 if b is not None]
+        pairs = [
+            (a, b)
+            for s in stats
+            for a, b in zip((s.step_scores or {}).get("simulator", []), (s.step_scores or {}).get("llm", []))
+            if b is not None
+        ]
         agree = [a == b for a, b in pairs]
-        rows.append([run.label, str(len(stats)), str(sum(not s.valid_before for s in stats)),
-                     str(sum(not s.valid_before and s.valid_after for s in stats)),
-                     str(sum(s.repaired_steps for s in stats)),
-                     str(sum(s.scoring_llm_calls or 0 for s in stats)),
-                     f"{100 * statistics.fmean(agree):.1f} % of {len(agree)} steps" if agree else "not recorded"])
+        rows.append(
+            [
+                run.label,
+                str(len(stats)),
+                str(sum(not s.valid_before for s in stats)),
+                str(sum(not s.valid_before and s.valid_after for s in stats)),
+                str(sum(s.repaired_steps for s in stats)),
+                str(sum(s.scoring_llm_calls or 0 for s in stats)),
+                f"{100 * statistics.fmean(agree):.1f} % of {len(agree)} steps" if agree else "not recorded",
+            ]
+        )
     if not rows:
         return ""
-    head = ["planner", "plans", "invalid before", "repaired to valid", "steps repaired", "scoring LLM calls",
-            "step scores the simulator and the LLM agree on"]
+    head = [
+        "planner",
+        "plans",
+        "invalid before",
+        "repaired to valid",
+        "steps repaired",
+        "scoring LLM calls",
+        "step scores the simulator and the LLM agree on",
+    ]
     return _section("State consistency and step-score agreement", _table(head, rows))
 
 
@@ -275,19 +372,38 @@ def render(runs: list[Run], kb=None) -> str:
         mc = next((str((r.header.get("spec") or {}).get("mc_version") or "") for r in runs), "") or "1.16.5"
         kb = load_kb(mc)
     compared, said = shared_tasks(runs)
-    listing = _table(["planner", "file", "data set", "tasks", "compared", "started"],
-                     [[run.label, run.path.name, str(run.header.get("dataset", "")), str(len(run.records)),
-                       str(len(cut.records)), str(run.header.get("started", ""))]
-                      for run, cut in zip(runs, compared)])
-    body = "".join([_scores_section(compared), _cost_section(compared), depth_section(compared, kb),
-                    _world_section(compared), _deps_section(compared), _agreement_section(compared),
-                    task_section(runs, depth_of(kb, runs[0]) if runs else (lambda r: None),
-                                 experts_from_datasets(runs, kb))])
+    listing = _table(
+        ["planner", "file", "data set", "tasks", "compared", "started"],
+        [
+            [
+                run.label,
+                run.path.name,
+                str(run.header.get("dataset", "")),
+                str(len(run.records)),
+                str(len(cut.records)),
+                str(run.header.get("started", "")),
+            ]
+            for run, cut in zip(runs, compared)
+        ],
+    )
+    body = "".join(
+        [
+            _scores_section(compared),
+            _cost_section(compared),
+            depth_section(compared, kb),
+            _world_section(compared),
+            _deps_section(compared),
+            _agreement_section(compared),
+            task_section(runs, depth_of(kb, runs[0]) if runs else (lambda r: None), experts_from_datasets(runs, kb)),
+        ]
+    )
     made = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>barsym report</title><style>{STYLE}{TASK_STYLE}</style></head><body>"
-            f"<h1>barsym evaluation report</h1><p class=\"meta\">{len(runs)} run(s); made {made}</p>"
-            f"{listing}{comparison_note(said)}{body}"
-            "<script>console.log('barsym report: ' + document.querySelectorAll('svg.chart').length + "
-            "' charts')</script></body></html>\n")
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>barsym report</title><style>{STYLE}{TASK_STYLE}</style></head><body>"
+        f'<h1>barsym evaluation report</h1><p class="meta">{len(runs)} run(s); made {made}</p>'
+        f"{listing}{comparison_note(said)}{body}"
+        "<script>console.log('barsym report: ' + document.querySelectorAll('svg.chart').length + "
+        "' charts')</script></body></html>\n"
+    )

@@ -51,8 +51,10 @@ def summarize(evaluation: Evaluation) -> dict:
     # Those goals are counted apart, as ``not_asked``.
     left = max(0, asked - totals["accepted_first_try"] - totals["accepted_after_feedback"])
     not_asked = max(0, totals["fallbacks"] + totals["unanswered"] - left)
-    per_task = {key: round(totals[key] / tasks, 2) if tasks else 0.0
-                for key in ("llm_calls", "llm_goals", "prompt_tokens", "evaluated_prompt_tokens", "completion_tokens")}
+    per_task = {
+        key: round(totals[key] / tasks, 2) if tasks else 0.0
+        for key in ("llm_calls", "llm_goals", "prompt_tokens", "evaluated_prompt_tokens", "completion_tokens")
+    }
     return {
         "tasks": tasks,
         "verified": verified,
@@ -68,7 +70,8 @@ def summarize(evaluation: Evaluation) -> dict:
         "plan_fallbacks": plan_fallbacks,
         "max_accepted_calls_per_goal": most_per_goal,
         "evaluated_per_call": round(totals["evaluated_prompt_tokens"] / totals["llm_calls"], 1)
-        if totals["llm_calls"] else None,
+        if totals["llm_calls"]
+        else None,
         "evaluations_per_call": round(totals["evaluations"] / totals["llm_calls"], 1) if totals["llm_calls"] else None,
         **({"consistency": consistency} if consistency else {}),
         **({"deps": deps} if deps else {}),
@@ -83,12 +86,22 @@ def summarize(evaluation: Evaluation) -> dict:
 
 def _consistency(outcomes) -> dict:
     """State consistency's totals over the tasks (bar-sc, --consistency); empty when it did not run."""
-    runs = [o.result.stats.consistency for o in outcomes
-            if o.result is not None and o.result.stats.consistency is not None]
+    runs = [
+        o.result.stats.consistency for o in outcomes if o.result is not None and o.result.stats.consistency is not None
+    ]
     if not runs:
         return {}
-    keys = ("rounds", "windows", "repaired_steps", "kept_steps", "symbolic_fallbacks", "scoring_llm_calls",
-            "repair_llm_calls", "repair_forced", "llm_calls")  # which of RepairStats' counters the summary shows
+    keys = (
+        "rounds",
+        "windows",
+        "repaired_steps",
+        "kept_steps",
+        "symbolic_fallbacks",
+        "scoring_llm_calls",
+        "repair_llm_calls",
+        "repair_forced",
+        "llm_calls",
+    )  # which of RepairStats' counters the summary shows
     out = {key: sum(getattr(r, key) or 0 for r in runs) for key in keys}
     out["plans"] = len(runs)
     out["invalid_before"] = sum(not r.valid_before for r in runs)
@@ -108,10 +121,14 @@ def _deps(outcomes) -> dict:
     # records read back from a run file may come from a version that kept fewer fields (DepsSummary.from_dict)
     stopped = [r.stopped for r in runs]
     selectors = sorted({r.selector for r in runs})
-    return {"plans": len(runs), "success_round": rounds, "rounds_run": sum(r.rounds for r in runs),
-            "trimmed_tasks": sum(r.dropped_rounds > 0 for r in runs),
-            "stopped": {s: stopped.count(s) for s in sorted(set(stopped))},
-            **({"selector": ", ".join(selectors)} if selectors != ["order"] else {})}
+    return {
+        "plans": len(runs),
+        "success_round": rounds,
+        "rounds_run": sum(r.rounds for r in runs),
+        "trimmed_tasks": sum(r.dropped_rounds > 0 for r in runs),
+        "stopped": {s: stopped.count(s) for s in sorted(set(stopped))},
+        **({"selector": ", ".join(selectors)} if selectors != ["order"] else {}),
+    }
 
 
 def _pct(value: float | None) -> str:
@@ -126,17 +143,21 @@ def format_summary(summary: dict) -> str:
     ]
     c = s.get("consistency")
     if c:
-        lines.append(f"state consistency: {c['invalid_before']} of {c['plans']} plans invalid before, "
-                     f"{c['repaired_to_valid']} repaired to valid; {c['rounds']} rounds, {c['windows']} windows, "
-                     f"{c['repaired_steps']} steps repaired, {c['symbolic_fallbacks']} symbolic fallbacks; LLM calls "
-                     f"{c['scoring_llm_calls']} scoring, {c['repair_llm_calls']} repair")
+        lines.append(
+            f"state consistency: {c['invalid_before']} of {c['plans']} plans invalid before, "
+            f"{c['repaired_to_valid']} repaired to valid; {c['rounds']} rounds, {c['windows']} windows, "
+            f"{c['repaired_steps']} steps repaired, {c['symbolic_fallbacks']} symbolic fallbacks; LLM calls "
+            f"{c['scoring_llm_calls']} scoring, {c['repair_llm_calls']} repair"
+        )
     d = s.get("deps")
     if d:
         found = ", ".join(f"round {k}: {n}" for k, n in sorted(d["success_round"].items()) if k != "never")
-        lines.append(f"DEPS: the goal reached in its own feedback episodes at {found or 'no round'}; never: "
-                     f"{d['success_round'].get('never', 0)} of {d['plans']}; {d['rounds_run']} plans executed; "
-                     f"oldest rounds left out of the prompt in {d['trimmed_tasks']} task(s)"
-                     + (f"; ready steps picked by the {d['selector']} selector" if d.get("selector") else ""))
+        lines.append(
+            f"DEPS: the goal reached in its own feedback episodes at {found or 'no round'}; never: "
+            f"{d['success_round'].get('never', 0)} of {d['plans']}; {d['rounds_run']} plans executed; "
+            f"oldest rounds left out of the prompt in {d['trimmed_tasks']} task(s)"
+            + (f"; ready steps picked by the {d['selector']} selector" if d.get("selector") else "")
+        )
     if not t["llm_goals"] and not t["llm_calls"]:
         lines.append("LLM: not used by this planner")
         return "\n".join(lines)
@@ -150,8 +171,9 @@ def format_summary(summary: dict) -> str:
         f"{s['evaluated_per_call'] if s['evaluated_per_call'] is not None else '-'} per call), "
         f"completion {per['completion_tokens']:.0f} ({s['evaluations_per_call'] or '-'} model evaluations per call)",
         f"LLM answers per goal put to it: accepted first try {_pct(s['first_try_rate'])}, after feedback "
-        f"{_pct(s['after_feedback_rate'])}, symbolic fallback {_pct(s['fallback_rate'])}" if s["verified"] else
-        f"LLM answers per goal put to it (unchecked): used {_pct(s['first_try_rate'])} at once, "
+        f"{_pct(s['after_feedback_rate'])}, symbolic fallback {_pct(s['fallback_rate'])}"
+        if s["verified"]
+        else f"LLM answers per goal put to it (unchecked): used {_pct(s['first_try_rate'])} at once, "
         f"{_pct(s['after_feedback_rate'])} after an unreadable reply, no usable answer {_pct(s['unanswered_rate'])}; "
         f"branches cut because the answers looped: {t['loops_cut']}",
         f"refused by the verifier: {t['rejected']}, unreadable: {t['unreadable']}, backend errors: "
@@ -159,6 +181,8 @@ def format_summary(summary: dict) -> str:
     ]
     if s["not_asked"]:
         went = "answered by the symbolic fallback" if s["verified"] else "left without a step"
-        lines.append(f"goals given up without an LLM call (backend down, call budget spent, or the graph's only "
-                     f"step refused): {s['not_asked']}, {went}")
+        lines.append(
+            f"goals given up without an LLM call (backend down, call budget spent, or the graph's only "
+            f"step refused): {s['not_asked']}, {went}"
+        )
     return "\n".join(lines)

@@ -64,15 +64,22 @@ class PlancraftRow:
         """shorter / equal / longer than the oracle's path, where both have one."""
         if self.length is None or self.task.optimal_length is None:
             return None
-        return ("shorter" if self.length < self.task.optimal_length else
-                "equal" if self.length == self.task.optimal_length else "longer")
+        return (
+            "shorter"
+            if self.length < self.task.optimal_length
+            else "equal"
+            if self.length == self.task.optimal_length
+            else "longer"
+        )
 
     def who_is_right(self) -> str:
         if self.agrees:
             return ""
         if self.possible and self.executes:
-            return (f"label error: Plancraft says impossible, but barsym's plan executes from the inventory "
-                    f"({self.length} actions)")
+            return (
+                f"label error: Plancraft says impossible, but barsym's plan executes from the inventory "
+                f"({self.length} actions)"
+            )
         if self.possible:
             return "barsym's plan does not execute: a bug in barsym"
         path = ", ".join(self.task.optimal_path) or "none given"
@@ -105,21 +112,31 @@ def summary(table: list[PlancraftRow]) -> dict:
         "executes_rate": round(sum(r.executes for r in planned) / len(planned), 6) if planned else None,
         "length": {kind: compared.count(kind) for kind in ("shorter", "equal", "longer")},
         "length_at_most_optimal_rate": round((compared.count("shorter") + compared.count("equal")) / len(compared), 6)
-        if compared else None,
+        if compared
+        else None,
         "planning_seconds": round(sum(seconds), 6),
-        "seconds_per_task": {"median": round(statistics.median(seconds), 6) if seconds else 0.0,
-                             "max": round(max(seconds), 6) if seconds else 0.0},
+        "seconds_per_task": {
+            "median": round(statistics.median(seconds), 6) if seconds else 0.0,
+            "max": round(max(seconds), 6) if seconds else 0.0,
+        },
     }
 
 
 def to_dict(table: list[PlancraftRow], planner: str) -> dict:
     tasks = {}
     for r in table:
-        entry = {"target": r.task.goal.item, "possible": r.possible, "label_possible": r.task.label_possible,
-                 "steps": [step_to_record(s) for s in r.outcome.result.plan.steps] if r.outcome.result else [],
-                 "reason": r.outcome.error.message if r.outcome.error else None,
-                 "executes": r.executes, "actions": r.length, "optimal_length": r.task.optimal_length,
-                 "group": r.task.group, "seconds": round(r.outcome.seconds, 6)}
+        entry = {
+            "target": r.task.goal.item,
+            "possible": r.possible,
+            "label_possible": r.task.label_possible,
+            "steps": [step_to_record(s) for s in r.outcome.result.plan.steps] if r.outcome.result else [],
+            "reason": r.outcome.error.message if r.outcome.error else None,
+            "executes": r.executes,
+            "actions": r.length,
+            "optimal_length": r.task.optimal_length,
+            "group": r.task.group,
+            "seconds": round(r.outcome.seconds, 6),
+        }
         if not r.agrees:
             entry["who_is_right"] = r.who_is_right()
         tasks[r.task.name] = entry
@@ -128,15 +145,19 @@ def to_dict(table: list[PlancraftRow], planner: str) -> dict:
 
 def format_report(table: list[PlancraftRow]) -> str:
     s = summary(table)
-    lines = [f"{'group':<11} {'tasks':>5} {'possible':>9} {'label':>6} {'agree':>6} {'executes':>9} "
-             f"{'shorter':>8} {'equal':>6} {'longer':>7}"]
+    lines = [
+        f"{'group':<11} {'tasks':>5} {'possible':>9} {'label':>6} {'agree':>6} {'executes':>9} "
+        f"{'shorter':>8} {'equal':>6} {'longer':>7}"
+    ]
     groups = list(dict.fromkeys(r.task.group for r in table))
     for group in groups + ["all"]:
         chosen = [r for r in table if group in ("all", r.task.group)]
         g = summary(chosen)
-        lines.append(f"{group:<11} {g['tasks']:>5} {g['possible']:>9} {g['label_possible']:>6} {g['agreement']:>6} "
-                     f"{g['executes']:>9} {g['length']['shorter']:>8} {g['length']['equal']:>6} "
-                     f"{g['length']['longer']:>7}")
+        lines.append(
+            f"{group:<11} {g['tasks']:>5} {g['possible']:>9} {g['label_possible']:>6} {g['agreement']:>6} "
+            f"{g['executes']:>9} {g['length']['shorter']:>8} {g['length']['equal']:>6} "
+            f"{g['length']['longer']:>7}"
+        )
     rate = s["agreement_rate"]
     lines += [
         "",
@@ -146,8 +167,11 @@ def format_report(table: list[PlancraftRow]) -> str:
         + (f" ({100 * s['executes_rate']:.2f} %)" if s["executes_rate"] is not None else ""),
         f"length against the oracle's path (actions): {s['length']['shorter']} shorter, {s['length']['equal']} equal, "
         f"{s['length']['longer']} longer"
-        + (f" ({100 * s['length_at_most_optimal_rate']:.2f} % at most optimal)"
-           if s["length_at_most_optimal_rate"] is not None else ""),
+        + (
+            f" ({100 * s['length_at_most_optimal_rate']:.2f} % at most optimal)"
+            if s["length_at_most_optimal_rate"] is not None
+            else ""
+        ),
         f"planning time: {s['planning_seconds']:.3f} s in all; per task median "
         f"{1000 * s['seconds_per_task']['median']:.3f} ms, max {1000 * s['seconds_per_task']['max']:.1f} ms",
     ]

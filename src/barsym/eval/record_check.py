@@ -68,8 +68,11 @@ def stats_problem(stats) -> str | None:
         return None
     if not isinstance(stats, dict):
         return f"'stats' must be an object, got {shown(stats)}"
-    problem = (_fields_problem(stats, PlanStats, "stats.") or _fields_problem(stats, LLMStats, "stats.")
-               or _fields_problem(stats, MemoryStats, "stats.", "memory_"))
+    problem = (
+        _fields_problem(stats, PlanStats, "stats.")
+        or _fields_problem(stats, LLMStats, "stats.")
+        or _fields_problem(stats, MemoryStats, "stats.", "memory_")
+    )
     if problem:
         return problem
     for key, cls in (("deps", DepsSummary), ("cot", CotSummary), ("consistency", RepairStats)):
@@ -99,8 +102,11 @@ def score_problem(score) -> str | None:
         return f"'score' must be an object, got {shown(score)}"
     for name, length in (("accuracy", 2), ("f1", 4)):
         value = score.get(name)
-        if (not isinstance(value, list) or len(value) != length
-                or not all(_number(v, "int") and 0 <= v <= MAX_NUMBER for v in value)):
+        if (
+            not isinstance(value, list)
+            or len(value) != length
+            or not all(_number(v, "int") and 0 <= v <= MAX_NUMBER for v in value)
+        ):
             return f"score.{name} must be {length} whole numbers of at least 0, got {shown(value)}"
     for name in ("edit_distance", "longest"):
         if not _number(score.get(name), "int") or not 0 <= score[name] <= MAX_NUMBER:
@@ -114,8 +120,7 @@ def _runs_problem(value, where: str) -> str | None:
     if not isinstance(value, dict):
         return f"{where} must be an object, got {shown(value)}"
     runs, successes = value.get("runs"), value.get("successes")
-    if (not _number(runs, "int") or not _number(successes, "int") or not 0 <= successes <= runs
-            or runs > MAX_NUMBER):
+    if not _number(runs, "int") or not _number(successes, "int") or not 0 <= successes <= runs or runs > MAX_NUMBER:
         return f"{where} needs whole numbers 0 <= successes <= runs, got {shown(successes)} of {shown(runs)}"
     ticks = value.get("success_ticks", [])
     if not isinstance(ticks, list) or not all(_number(t, "int") for t in ticks):
@@ -128,8 +133,9 @@ def execution_problem(execution) -> str | None:
         return None
     if not isinstance(execution, dict) or set(execution) - {"planner", "expert"}:
         return f"'execution' must be an object with 'planner' and 'expert', got {shown(execution)}"
-    return (_runs_problem(execution.get("planner"), "execution.planner")
-            or _runs_problem(execution.get("expert"), "execution.expert"))
+    return _runs_problem(execution.get("planner"), "execution.planner") or _runs_problem(
+        execution.get("expert"), "execution.expert"
+    )
 
 
 def header_problem(header: dict) -> str | None:
@@ -182,8 +188,12 @@ def record_problem(record) -> str | None:
             return f"'error_kind' must be one of barsym's planning errors, got {shown(record.get('error_kind'))}"
         if not isinstance(record.get("error"), str):
             return f"'error' must be a string, got {shown(record.get('error'))}"
-    return (stats_problem(record.get("stats")) or score_problem(record.get("score"))
-            or execution_problem(record.get("execution")) or expert_plan_problem(record.get("expert_plan")))
+    return (
+        stats_problem(record.get("stats"))
+        or score_problem(record.get("score"))
+        or execution_problem(record.get("execution"))
+        or expert_plan_problem(record.get("expert_plan"))
+    )
 
 
 def expert_plan_problem(plan) -> str | None:
@@ -205,8 +215,13 @@ def failures_problem(failures, where: str) -> str | None:
     if not isinstance(failures, list):
         return f"{where}.failures must be a list, got {shown(failures)}"
     for f in failures:
-        if (not isinstance(f, dict) or not _number(f.get("count"), "int") or not 0 <= f["count"] <= MAX_NUMBER
-                or not (f.get("step") is None or _number(f.get("step"), "int")) or not isinstance(f.get("code"), str)):
+        if (
+            not isinstance(f, dict)
+            or not _number(f.get("count"), "int")
+            or not 0 <= f["count"] <= MAX_NUMBER
+            or not (f.get("step") is None or _number(f.get("step"), "int"))
+            or not isinstance(f.get("code"), str)
+        ):
             return f"{where}.failures must hold {{code, count, step}} objects, got {shown(f)}"
     return None
 

@@ -35,12 +35,16 @@ def shared_tasks(runs) -> tuple[list, str]:
     if all(keys == shared for keys in sets):
         return list(runs), f"All {len(runs)} runs have the same {len(shared)} tasks; they are compared on all of them."
     if not shared:
-        return list(runs), (f"The runs have no task in common (tasks per run: {counts}); each run is shown on its "
-                            "own tasks, and their numbers do not compare.")
+        return list(runs), (
+            f"The runs have no task in common (tasks per run: {counts}); each run is shown on its "
+            "own tasks, and their numbers do not compare."
+        )
     cut = [dataclasses.replace(run, records=[r for r in run.records if r["key"] in shared]) for run in runs]
-    return cut, (f"The runs do not cover the same tasks (tasks per run: {counts}); {len(shared)} task(s) are shared, "
-                 f"and every table and chart below compares the runs on those {len(shared)} only. "
-                 "The per-task table lists every task of every run.")
+    return cut, (
+        f"The runs do not cover the same tasks (tasks per run: {counts}); {len(shared)} task(s) are shared, "
+        f"and every table and chart below compares the runs on those {len(shared)} only. "
+        "The per-task table lists every task of every run."
+    )
 
 
 def rules_of(run) -> str | None:
@@ -55,6 +59,7 @@ def depth_of(kb, run):
         goal = record.get("goal")
         item = goal.get("item") if isinstance(goal, dict) else None
         return goal_depth(kb, item, rules) if isinstance(item, str) else None
+
     return depth
 
 
@@ -89,16 +94,27 @@ def depth_section(runs, kb) -> str:
     for d in levels:  # long form: one row per depth and run, so that any number of runs fits the page
         for run, t in per_run:
             if d in t:
-                rows.append([str(d), run.label, str(t[d][0]), rate_text(t[d][1], t[d][0])]
-                            + ([rate_text(t[d][2], t[d][3])] if executed else []))
+                rows.append(
+                    [str(d), run.label, str(t[d][0]), rate_text(t[d][1], t[d][0])]
+                    + ([rate_text(t[d][2], t[d][3])] if executed else [])
+                )
     categories = [str(d) for d in levels]
-    charts = bar_chart("Executable plans per tech-tree depth, %", categories,
-                       [Series(run.label, [100.0 * t[d][1] / t[d][0] if d in t else None for d in levels])
-                        for run, t in per_run], y_max=100.0)
+    charts = bar_chart(
+        "Executable plans per tech-tree depth, %",
+        categories,
+        [Series(run.label, [100.0 * t[d][1] / t[d][0] if d in t else None for d in levels]) for run, t in per_run],
+        y_max=100.0,
+    )
     if executed:
-        charts += bar_chart("Execution success per tech-tree depth, %", categories,
-                            [Series(run.label, [100.0 * t[d][2] / t[d][3] if d in t and t[d][3] else None
-                                                for d in levels]) for run, t in per_run], y_max=100.0)
+        charts += bar_chart(
+            "Execution success per tech-tree depth, %",
+            categories,
+            [
+                Series(run.label, [100.0 * t[d][2] / t[d][3] if d in t and t[d][3] else None for d in levels])
+                for run, t in per_run
+            ],
+            y_max=100.0,
+        )
     bounds = []
     for run, t in per_run:  # the widest interval, said in words: how little a thin depth tells
         for d in levels:
@@ -106,13 +122,19 @@ def depth_section(runs, kb) -> str:
                 low, high = interval(t[d][1], t[d][0])
                 bounds.append((high - low, run.label, d, t[d][0]))
     widest = max(bounds)
-    return section("Success against tech-tree depth",
-                   note("Depth: the number of item tiers between the surface and the goal by the shallowest way "
-                        "(logs 1, planks 2, wooden pickaxe 4, cobblestone 5, iron ingot 8, diamond 10). "
-                        + INTERVAL_NOTE),
-                   table(head, rows), charts,
-                   note(f"The widest interval is {widest[0]:.0f} points ({widest[1]}, depth {widest[2]}, "
-                        f"{widest[3]} task(s)): a depth with few tasks says little."))
+    return section(
+        "Success against tech-tree depth",
+        note(
+            "Depth: the number of item tiers between the surface and the goal by the shallowest way "
+            "(logs 1, planks 2, wooden pickaxe 4, cobblestone 5, iron ingot 8, diamond 10). " + INTERVAL_NOTE
+        ),
+        table(head, rows),
+        charts,
+        note(
+            f"The widest interval is {widest[0]:.0f} points ({widest[1]}, depth {widest[2]}, "
+            f"{widest[3]} task(s)): a depth with few tasks says little."
+        ),
+    )
 
 
 def experts_from_datasets(runs, kb) -> dict[str, list[dict]]:

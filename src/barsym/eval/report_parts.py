@@ -14,8 +14,10 @@ from html import escape
 from ..sim.execution import wilson_interval
 
 #: said once on the page, under the first table with intervals
-INTERVAL_NOTE = ("Success rates are given with their 95 % Wilson score interval in brackets "
-                 "(successes out of trials; sound at 0 % and 100 %).")
+INTERVAL_NOTE = (
+    "Success rates are given with their 95 % Wilson score interval in brackets "
+    "(successes out of trials; sound at 0 % and 100 %)."
+)
 
 
 def table(head: list[str], rows: list[list[str]], html_cells: bool = False) -> str:

@@ -91,8 +91,11 @@ def diff_table(plan: list[dict], expert: list[dict] | None, label: str) -> str:
                 kind = op if op != "replace" or (left and right) else ("delete" if left else "insert")
                 rows.append((kind, a + 1 if left else "", left, b + 1 if right else "", right))
         head = ["#", f"plan ({label})", "#", "expert plan"]
-    body = "".join(f'<tr class="{kind}"><td class="n">{a}</td><td>{escape(left)}</td><td class="n">{b}</td>'
-                   f"<td>{escape(right)}</td></tr>" for kind, a, left, b, right in rows)
+    body = "".join(
+        f'<tr class="{kind}"><td class="n">{a}</td><td>{escape(left)}</td><td class="n">{b}</td>'
+        f"<td>{escape(right)}</td></tr>"
+        for kind, a, left, b, right in rows
+    )
     cells = "".join(f"<th>{escape(h)}</th>" for h in head)
     return f'<table class="diff"><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>'
 
@@ -106,15 +109,22 @@ def _execution(record: dict, plan: list[dict]) -> str:
         if not e:
             continue
         name = "the plan" if who == "planner" else "the expert plan"
-        lines.append(f"<p>{name} in the {escape(str(e.get('world', '?')))} world: {e['successes']}/{e['runs']} runs "
-                     f"succeeded, {escape(rate_text(e['successes'], e['runs']))}</p>")
+        lines.append(
+            f"<p>{name} in the {escape(str(e.get('world', '?')))} world: {e['successes']}/{e['runs']} runs "
+            f"succeeded, {escape(rate_text(e['successes'], e['runs']))}</p>"
+        )
         failures = sorted(e.get("failures") or [], key=lambda f: -int(f.get("count", 0)))
         items = []
         for f in failures[:SHOWN_FAILURES]:
             step = f.get("step")
             steps = plan if who == "planner" else record.get("expert_plan") or []
-            where = (f"step {step} ({show_step(steps[step - 1])})" if isinstance(step, int) and 0 < step <= len(steps)
-                     else f"step {step}" if step is not None else "the end (goal check)")
+            where = (
+                f"step {step} ({show_step(steps[step - 1])})"
+                if isinstance(step, int) and 0 < step <= len(steps)
+                else f"step {step}"
+                if step is not None
+                else "the end (goal check)"
+            )
             items.append(f"<li>{int(f.get('count', 0))} failed at {escape(where)}: {escape(str(f.get('code')))}</li>")
         if len(failures) > SHOWN_FAILURES:
             items.append(f"<li>and {len(failures) - SHOWN_FAILURES} other kinds of failure</li>")
@@ -152,8 +162,7 @@ def drill_down(record: dict, label: str, expert: list[dict] | None) -> str:
     return "".join(parts)
 
 
-def task_section(runs, depth_of: Callable[[dict], int | None],
-                 experts: dict[str, list[dict]] | None = None) -> str:
+def task_section(runs, depth_of: Callable[[dict], int | None], experts: dict[str, list[dict]] | None = None) -> str:
     """The per-task table: a row per task of any run, each opening onto every run's drill-down."""
     keys = task_keys(runs)
     if not keys:
@@ -169,8 +178,12 @@ def task_section(runs, depth_of: Callable[[dict], int | None],
         depth = depth_of(first)
         cells = "".join(f"<div>{_badge(r)}</div>" for r in records)
         inner = "".join(drill_down(r, run.label, experts.get(key)) for run, r in zip(runs, records) if r is not None)
-        rows.append(f'<details id="task-{escape(key)}"><summary class="row" style="grid-template-columns:{columns}">'
-                    f'<div class="key">{escape(key)}</div><div>{"-" if depth is None else depth}</div>{cells}'
-                    f'</summary><div class="drill">{inner}</div></details>')
-    return (f'<section class="tasks"><h2>Per task ({len(keys)} tasks; open a row for the plans, the step diff, '
-            f"the verdicts and the execution failures)</h2>{''.join(rows)}</section>")
+        rows.append(
+            f'<details id="task-{escape(key)}"><summary class="row" style="grid-template-columns:{columns}">'
+            f'<div class="key">{escape(key)}</div><div>{"-" if depth is None else depth}</div>{cells}'
+            f'</summary><div class="drill">{inner}</div></details>'
+        )
+    return (
+        f'<section class="tasks"><h2>Per task ({len(keys)} tasks; open a row for the plans, the step diff, '
+        f"the verdicts and the execution failures)</h2>{''.join(rows)}</section>"
+    )

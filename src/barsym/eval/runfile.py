@@ -55,14 +55,17 @@ def read_run_lines(path: Path) -> tuple[dict, list[tuple[int, dict]], int]:
             if number == len(rows):  # a damaged last line: dropped like a cut-off one
                 complete -= len(raw) + 1
                 break
-            raise RunFileError(f"{path}: line {number} is not a JSON record; not a barsym run file, "
-                               f"or damaged (use another --run file)") from None
+            raise RunFileError(
+                f"{path}: line {number} is not a JSON record; not a barsym run file, "
+                f"or damaged (use another --run file)"
+            ) from None
         if number == 1:
             if not isinstance(value, dict) or value.get("kind") != "run":
                 raise RunFileError(f"{path}: not a barsym run file (its first line is not a run header)")
             if value.get("version") != RUN_VERSION:
-                raise RunFileError(f"{path}: run file version {value.get('version')!r}; this barsym reads "
-                                   f"version {RUN_VERSION}")
+                raise RunFileError(
+                    f"{path}: run file version {value.get('version')!r}; this barsym reads version {RUN_VERSION}"
+                )
             header = value
         elif isinstance(value, dict) and value.get("kind") == "task" and isinstance(value.get("key"), str):
             records.append((number, value))
@@ -86,8 +89,10 @@ def check_resumable(path: Path, header: dict) -> None:
         return
     old, _, _ = read_run(path)
     if _comparable(old) != _comparable(header):
-        raise RunFileError(f"--run {path} holds a run of {old.get('planner')!r} with other settings "
-                           f"({_difference(old, header)}); use another --run file to start a new run")
+        raise RunFileError(
+            f"--run {path} holds a run of {old.get('planner')!r} with other settings "
+            f"({_difference(old, header)}); use another --run file to start a new run"
+        )
 
 
 class RunFile:
@@ -123,13 +128,15 @@ class RunFile:
             return
         old, numbered, complete = read_run_lines(self.path)
         if _comparable(old) != _comparable(header):
-            raise RunFileError(f"--run {self.path} holds a run of {old.get('planner')!r} with other settings "
-                               f"({_difference(old, header)}); use another --run file to start a new run")
+            raise RunFileError(
+                f"--run {self.path} holds a run of {old.get('planner')!r} with other settings "
+                f"({_difference(old, header)}); use another --run file to start a new run"
+            )
         os.truncate(self.path, complete)  # drop what a kill cut off, so the next line starts clean
         for number, record in numbered:
             self.done.setdefault(record["key"], record)
             self.lines.setdefault(record["key"], []).append((number, record))
-        self._count = (numbered[-1][0] if numbered else 1)
+        self._count = numbered[-1][0] if numbered else 1
 
     def append(self, record: dict) -> None:
         self._write(record)
@@ -151,8 +158,10 @@ class RunFile:
                 self._file.truncate(end)
             except (OSError, UnboundLocalError):
                 pass
-            raise RunFileError(f"--run {self.path}: cannot write ({exc.strerror}); the tasks finished before "
-                               "are kept in it; free some space and run again to go on") from None
+            raise RunFileError(
+                f"--run {self.path}: cannot write ({exc.strerror}); the tasks finished before "
+                "are kept in it; free some space and run again to go on"
+            ) from None
 
     def close(self) -> None:
         if not self._file.closed:

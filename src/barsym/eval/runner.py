@@ -71,16 +71,24 @@ class TaskOutcome:
         return lines
 
     def to_dict(self) -> dict:
-        out: dict = {"group": self.task.group, "goal": {"item": self.task.goal.item, "count": self.task.goal.count},
-                     "seconds": round(self.seconds, 6)}
+        out: dict = {
+            "group": self.task.group,
+            "goal": {"item": self.task.goal.item, "count": self.task.goal.count},
+            "seconds": round(self.seconds, 6),
+        }
         if self.task.reference is not None:  # the report's drill-down shows it beside the plan, from the run file alone
             out["expert_plan"] = as_records(self.task.reference)
         if self.error is not None:
             out.update(planned=False, error_kind=self.error.kind.value, error=self.error.message)
             return out
         assert self.result is not None
-        out.update(planned=True, verdict=self.result.validation.verdict.value, steps=len(self.plan),
-                   plan=as_records(self.plan), stats=self.result.stats.to_dict())
+        out.update(
+            planned=True,
+            verdict=self.result.validation.verdict.value,
+            steps=len(self.plan),
+            plan=as_records(self.plan),
+            stats=self.result.stats.to_dict(),
+        )
         if self.score is not None:
             s = self.score
             out["accuracy"] = round(100.0 * s.accuracy[0] / s.accuracy[1], 2) if s.accuracy[1] else 0.0
@@ -125,8 +133,10 @@ def _verdict_text(result: ValidationResult) -> str:
 def why(outcome: TaskOutcome) -> str:
     """One sentence: which plan the validator prefers and what the difference costs."""
     ours, expert = outcome.result.validation, outcome.expert
-    tail = (f"raw items gathered: barsym {_gathered(outcome.plan)}, expert {_gathered(outcome.task.reference)}; "
-            f"steps: barsym {len(outcome.plan)}, expert {len(outcome.task.reference)}")
+    tail = (
+        f"raw items gathered: barsym {_gathered(outcome.plan)}, expert {_gathered(outcome.task.reference)}; "
+        f"steps: barsym {len(outcome.plan)}, expert {len(outcome.task.reference)}"
+    )
     if expert is None:
         return tail
     if expert.verdict is Verdict.INVALID and ours.valid:
@@ -189,10 +199,14 @@ class Evaluation:
         return out
 
 
-
-def evaluate(tasks: Sequence[Task], planner, kb: KnowledgeBase, name: str = "",
-             progress: Callable[[int, int, TaskOutcome], None] | None = None,
-             rules: Rules | str | None = None) -> Evaluation:
+def evaluate(
+    tasks: Sequence[Task],
+    planner,
+    kb: KnowledgeBase,
+    name: str = "",
+    progress: Callable[[int, int, TaskOutcome], None] | None = None,
+    rules: Rules | str | None = None,
+) -> Evaluation:
     """Plan every task with ``planner`` (anything with ``plan(goal[, start])``) and score it.
 
     A task with a start inventory (Plancraft's) is planned from it; ``rules``
@@ -230,14 +244,17 @@ def format_table(evaluation: Evaluation) -> str:
             g = evaluation.overall() if name == ALL else groups.get(name)
             if g is None:
                 continue
-            rows.append(f"{name:<10} {g.tasks:>5} {g.accuracy:>7.2f} {g.f1:>7.2f} {g.edit_distance:>6.2f} "
-                        f"{g.edit_distance_ratio:>9.4f} {f'{g.exact}/{g.tasks}':>7}")
+            rows.append(
+                f"{name:<10} {g.tasks:>5} {g.accuracy:>7.2f} {g.f1:>7.2f} {g.edit_distance:>6.2f} "
+                f"{g.edit_distance_ratio:>9.4f} {f'{g.exact}/{g.tasks}':>7}"
+            )
     else:
         rows.append(f"{'group':<10} {'tasks':>5} {'planned':>8} {'valid':>6} {'unreachable':>12} {'failed':>7}")
         for name in evaluation.group_names() + [ALL]:
             c = evaluation.counts(None if name == ALL else name)
-            rows.append(f"{name:<10} {c['tasks']:>5} {c['planned']:>8} {c['valid']:>6} {c['unreachable']:>12} "
-                        f"{c['failed']:>7}")
+            rows.append(
+                f"{name:<10} {c['tasks']:>5} {c['planned']:>8} {c['valid']:>6} {c['unreachable']:>12} {c['failed']:>7}"
+            )
     return "\n".join(rows)
 
 

@@ -38,22 +38,26 @@ class EvaluationRun:
     resumed: int = 0
 
 
-def select_tasks(tasks: Sequence[Task], names: Sequence[str] = (), groups: Sequence[str] = (),
-                 limit: int | None = None) -> list[Task]:
+def select_tasks(
+    tasks: Sequence[Task], names: Sequence[str] = (), groups: Sequence[str] = (), limit: int | None = None
+) -> list[Task]:
     """The tasks named (by ``name`` or ``group/name``), in the chosen groups, then the first ``limit``."""
     chosen = list(tasks)
     if groups:
         known = list(dict.fromkeys(t.group for t in tasks))
         unknown = [g for g in groups if g not in known]
         if unknown:
-            raise DatasetError(f"--groups: no group {', '.join(map(repr, unknown))} in the data set; "
-                               f"its groups: {', '.join(ordered_groups(known))}")
+            raise DatasetError(
+                f"--groups: no group {', '.join(map(repr, unknown))} in the data set; "
+                f"its groups: {', '.join(ordered_groups(known))}"
+            )
         chosen = [t for t in chosen if t.group in groups]
     if names:
         wanted = set(names)
         unknown = [n for n in names if not any(n in (t.name, t.key) for t in tasks)]
         if unknown:
             import difflib
+
             close = difflib.get_close_matches(unknown[0], [t.name for t in tasks], n=3)
             hint = f" (did you mean {', '.join(close)}?)" if close else ""
             raise DatasetError(f"--tasks: no task {', '.join(map(repr, unknown))} in the data set{hint}")
@@ -66,19 +70,38 @@ def select_tasks(tasks: Sequence[Task], names: Sequence[str] = (), groups: Seque
 
 
 def run_header(spec: RunSpec, dataset: str, dialect: str | None, tasks: int) -> dict:
-    return {"kind": "run", "version": RUN_VERSION, "planner": spec.planner, "spec": spec.to_dict(),
-            "dataset": dataset, "dialect": dialect, "tasks": tasks,
-            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    return {
+        "kind": "run",
+        "version": RUN_VERSION,
+        "planner": spec.planner,
+        "spec": spec.to_dict(),
+        "dataset": dataset,
+        "dialect": dialect,
+        "tasks": tasks,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
 
 
-def run_evaluation(spec: RunSpec, tasks: Sequence[Task], kb: KnowledgeBase, *, name: str, dataset: str = "",
-                   dialect: str | None = None, executor: Executor | str = Executor.LOCAL, workers: int = 1,
-                   ray_address: str | None = None, run_path: Path | None = None, planner=None,
-                   on_start: Callable[[int, int], None] | None = None,
-                   on_record: Callable[[dict], None] | None = None,
-                   on_task: Callable[[str], None] | None = None,
-                   on_goal: Callable[[str, str], None] | None = None,
-                   on_warning: Callable[[str], None] | None = None, api_key: str | None = None) -> EvaluationRun:
+def run_evaluation(
+    spec: RunSpec,
+    tasks: Sequence[Task],
+    kb: KnowledgeBase,
+    *,
+    name: str,
+    dataset: str = "",
+    dialect: str | None = None,
+    executor: Executor | str = Executor.LOCAL,
+    workers: int = 1,
+    ray_address: str | None = None,
+    run_path: Path | None = None,
+    planner=None,
+    on_start: Callable[[int, int], None] | None = None,
+    on_record: Callable[[dict], None] | None = None,
+    on_task: Callable[[str], None] | None = None,
+    on_goal: Callable[[str, str], None] | None = None,
+    on_warning: Callable[[str], None] | None = None,
+    api_key: str | None = None,
+) -> EvaluationRun:
     """Run every task not already in ``run_path`` and return the whole evaluation, in task order.
 
     A record is resumed only if it is for the task as it is now (its content
@@ -101,8 +124,17 @@ def run_evaluation(spec: RunSpec, tasks: Sequence[Task], kb: KnowledgeBase, *, n
         pending = [_with_hash(task_to_data(t)) for t in tasks if t.key not in records]
         if on_start is not None:
             on_start(len(tasks), resumed)
-        for record in iter_records(spec, pending, executor=executor, workers=workers, ray_address=ray_address,
-                                   planner=planner, on_task=on_task, on_goal=on_goal, api_key=api_key):
+        for record in iter_records(
+            spec,
+            pending,
+            executor=executor,
+            workers=workers,
+            ray_address=ray_address,
+            planner=planner,
+            on_task=on_task,
+            on_goal=on_goal,
+            api_key=api_key,
+        ):
             if run_file is not None:
                 run_file.append(record)
             records[record["key"]] = record
@@ -120,6 +152,7 @@ def run_evaluation(spec: RunSpec, tasks: Sequence[Task], kb: KnowledgeBase, *, n
         evaluation.outcomes.append(outcome)
         if spec.world is not None and task.key not in fresh:  # recomputed: same seeds, same worlds, same numbers
             from .execution_report import execute_task
+
             record["execution"] = execute_task(kb, spec, task, outcome.plan)
         if "execution" in record:
             executions[task.key] = TaskExecution.from_dict(record["execution"])
@@ -140,8 +173,9 @@ def _resumable(run_file: RunFile, tasks: Sequence[Task], kb: KnowledgeBase, on_w
             problem = record_problem(record) or (unknown_items(record, kb) if record.get("planned") else None)
             if problem is not None:
                 if on_warning is not None:
-                    on_warning(f"{run_file.path}:{number}: damaged record of {task.key} ({problem}); "
-                               "the task is run again")
+                    on_warning(
+                        f"{run_file.path}:{number}: damaged record of {task.key} ({problem}); the task is run again"
+                    )
                 continue
             if record.get("task_hash") != want:
                 continue  # written for another version of this task (the data set changed), or by an older barsym

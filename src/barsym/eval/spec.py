@@ -64,15 +64,26 @@ class RunSpec:
     backend: str | None = None
 
     def to_dict(self) -> dict:
-        return {"planner": self.planner, "options": dict(sorted(self.options.items())), "rules": self.rules,
-                "mc_version": self.mc_version, "world": self.world.to_dict() if self.world else None,
-                "backend": self.backend}
+        return {
+            "planner": self.planner,
+            "options": dict(sorted(self.options.items())),
+            "rules": self.rules,
+            "mc_version": self.mc_version,
+            "world": self.world.to_dict() if self.world else None,
+            "backend": self.backend,
+        }
 
     @classmethod
     def from_dict(cls, data: dict) -> "RunSpec":
         world = data.get("world")
-        return cls(data["planner"], dict(data.get("options") or {}), data.get("rules"),
-                   data.get("mc_version", "1.16.5"), WorldSpec(**world) if world else None, data.get("backend"))
+        return cls(
+            data["planner"],
+            dict(data.get("options") or {}),
+            data.get("rules"),
+            data.get("mc_version", "1.16.5"),
+            WorldSpec(**world) if world else None,
+            data.get("backend"),
+        )
 
     @property
     def key(self) -> str:
@@ -82,10 +93,15 @@ class RunSpec:
 def task_to_data(task: Task) -> dict:
     """A task as JSON-ready data (goal, expert plan as BAR records, start, labels)."""
     return {
-        "name": task.name, "group": task.group, "goal": {"item": task.goal.item, "count": task.goal.count},
+        "name": task.name,
+        "group": task.group,
+        "goal": {"item": task.goal.item, "count": task.goal.count},
         "reference": None if task.reference is None else [step_to_record(s) for s in task.reference.steps],
-        "asked": task.asked, "start": None if task.start is None else task.start.to_dict(), "rules": task.rules,
-        "label_possible": task.label_possible, "optimal_length": task.optimal_length,
+        "asked": task.asked,
+        "start": None if task.start is None else task.start.to_dict(),
+        "rules": task.rules,
+        "label_possible": task.label_possible,
+        "optimal_length": task.optimal_length,
         "optimal_path": list(task.optimal_path),
     }
 
@@ -94,13 +110,24 @@ def task_from_data(data: dict) -> Task:
     from ..bar_io import step_from_record
 
     reference = data.get("reference")
-    plan = None if reference is None else Plan(steps=tuple(step_from_record(r, data["name"]) for r in reference),
-                                               source=data["name"])
+    plan = (
+        None
+        if reference is None
+        else Plan(steps=tuple(step_from_record(r, data["name"]) for r in reference), source=data["name"])
+    )
     start = data.get("start")
-    return Task(data["name"], data["group"], Goal(item=data["goal"]["item"], count=data["goal"]["count"]), plan,
-                data.get("asked", ""), None if start is None else State.start(start["inventory"], start["layer"]),
-                data.get("rules"), data.get("label_possible"), data.get("optimal_length"),
-                tuple(data.get("optimal_path") or ()))
+    return Task(
+        data["name"],
+        data["group"],
+        Goal(item=data["goal"]["item"], count=data["goal"]["count"]),
+        plan,
+        data.get("asked", ""),
+        None if start is None else State.start(start["inventory"], start["layer"]),
+        data.get("rules"),
+        data.get("label_possible"),
+        data.get("optimal_length"),
+        tuple(data.get("optimal_path") or ()),
+    )
 
 
 class _Process:
@@ -133,9 +160,13 @@ def server_backend(options: dict):
     from ..llm import LLMOptions, make_backend
     from ..reasoning.llm_planners import N_CTX, probe
 
-    backend = make_backend(url=options["llm_url"].strip(), options=LLMOptions(n_threads=options.get("threads"),
-                           n_ctx=N_CTX), timeout=options.get("timeout", 30.0), api_key=key,
-                           model=options.get("llm_model"))
+    backend = make_backend(
+        url=options["llm_url"].strip(),
+        options=LLMOptions(n_threads=options.get("threads"), n_ctx=N_CTX),
+        timeout=options.get("timeout", 30.0),
+        api_key=key,
+        model=options.get("llm_model"),
+    )
     probe(backend.base_url, min(options.get("timeout", 30.0), 10.0))
     return backend
 
@@ -154,8 +185,13 @@ def build_planner(spec: RunSpec, progress=None, command: str = "", api_key: str 
             options["backend"] = backend
     if progress is not None:
         options["progress"] = progress
-    return make_planner(spec.planner, _kb(spec.mc_version), rules=spec.rules,
-                        command=command or f"barsym eval --planner {spec.planner}", **options)
+    return make_planner(
+        spec.planner,
+        _kb(spec.mc_version),
+        rules=spec.rules,
+        command=command or f"barsym eval --planner {spec.planner}",
+        **options,
+    )
 
 
 def planner_for(spec: RunSpec, progress=None, api_key: str | None = None):
@@ -192,10 +228,15 @@ def run_task(spec: RunSpec, task_data: dict, planner=None, api_key: str | None =
         record["task_hash"] = task_data["hash"]
     if outcome.score is not None:
         s = outcome.score
-        record["score"] = {"accuracy": list(s.accuracy), "f1": list(s.f1), "edit_distance": s.edit_distance,
-                           "longest": s.longest}
+        record["score"] = {
+            "accuracy": list(s.accuracy),
+            "f1": list(s.f1),
+            "edit_distance": s.edit_distance,
+            "longest": s.longest,
+        }
     if spec.world is not None:
         from .execution_report import execute_task
+
         record["execution"] = execute_task(kb, spec, task, outcome.plan)
     return record
 
@@ -218,13 +259,27 @@ def outcome_from_record(record: dict, task: Task, kb: KnowledgeBase, rules=None)
         plan = Plan(steps=tuple(step_from_record(r, task.key) for r in record["plan"]), source=task.key)
         validation = validator.validate(plan, goal=task.goal, start=task.start)
         stats = PlanStats.from_dict(record.get("stats"))
-        outcome.result = PlanResult(task.goal, plan, [], [[] for _ in plan.steps], [], (), validation,
-                                    str(stats.extra.get("planner", "")), "", stats)
+        outcome.result = PlanResult(
+            task.goal,
+            plan,
+            [],
+            [[] for _ in plan.steps],
+            [],
+            (),
+            validation,
+            str(stats.extra.get("planner", "")),
+            "",
+            stats,
+        )
     else:
         outcome.error = PlanningError(record["error_kind"], record["error"])
     if task.reference is not None:  # the score is recomputed from the plan, never taken from the record
         outcome.expert = validator.validate(task.reference, goal=task.goal)
         outcome.score = score_task(outcome.plan if outcome.plan is not None else [], task.reference)
-        record["score"] = {"accuracy": list(outcome.score.accuracy), "f1": list(outcome.score.f1),
-                           "edit_distance": outcome.score.edit_distance, "longest": outcome.score.longest}
+        record["score"] = {
+            "accuracy": list(outcome.score.accuracy),
+            "f1": list(outcome.score.f1),
+            "edit_distance": outcome.score.edit_distance,
+            "longest": outcome.score.longest,
+        }
     return outcome

@@ -43,8 +43,16 @@ def _fmt(value: float) -> str:
     return f"{value:.1f}" if value >= 10 else f"{value:.2f}"
 
 
-def bar_chart(title: str, categories: Sequence[str], series: Sequence[Series], *, unit: str = "",
-              y_max: float | None = None, width: int = 760, height: int = 300) -> str:
+def bar_chart(
+    title: str,
+    categories: Sequence[str],
+    series: Sequence[Series],
+    *,
+    unit: str = "",
+    y_max: float | None = None,
+    width: int = 760,
+    height: int = 300,
+) -> str:
     """A grouped bar chart: ``categories`` along x, one bar per series in each."""
     values = [v for s in series for v in s.values if v is not None]
     top = y_max if y_max is not None else _nice_max(max(values, default=0.0) * 1.08)
@@ -52,37 +60,51 @@ def bar_chart(title: str, categories: Sequence[str], series: Sequence[Series], *
     plot_w, plot_h = width - left - right, height - upper - lower
     slot = plot_w / max(1, len(categories))
     bar_w = max(3.0, min(38.0, (slot * 0.8) / max(1, len(series))))
-    parts = [f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}">',
-             f'<text x="{left}" y="20" class="title">{escape(title)}</text>']
+    parts = [
+        f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}">',
+        f'<text x="{left}" y="20" class="title">{escape(title)}</text>',
+    ]
     for i, s in enumerate(series):  # legend, one swatch per series
         x = left + i * 150
-        parts.append(f'<rect x="{x}" y="30" width="12" height="12" fill="{PALETTE[i % len(PALETTE)]}"/>'
-                     f'<text x="{x + 17}" y="41" class="legend">{escape(s.label[:20])}</text>')
+        parts.append(
+            f'<rect x="{x}" y="30" width="12" height="12" fill="{PALETTE[i % len(PALETTE)]}"/>'
+            f'<text x="{x + 17}" y="41" class="legend">{escape(s.label[:20])}</text>'
+        )
     for tick in range(5):
         value = top * tick / 4
         y = upper + plot_h - plot_h * tick / 4
-        parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" class="grid"/>'
-                     f'<text x="{left - 6}" y="{y + 4:.1f}" class="axis" text-anchor="end">{_fmt(value)}{unit}</text>')
+        parts.append(
+            f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" class="grid"/>'
+            f'<text x="{left - 6}" y="{y + 4:.1f}" class="axis" text-anchor="end">{_fmt(value)}{unit}</text>'
+        )
     for c, category in enumerate(categories):
         group_x = left + c * slot + (slot - bar_w * len(series)) / 2
         for i, s in enumerate(series):
             value = s.values[c] if c < len(s.values) else None
             x = group_x + i * bar_w
             if value is None:
-                parts.append(f'<text x="{x + bar_w / 2:.1f}" y="{upper + plot_h - 4}" class="value" '
-                             f'text-anchor="middle">-</text>')
+                parts.append(
+                    f'<text x="{x + bar_w / 2:.1f}" y="{upper + plot_h - 4}" class="value" '
+                    f'text-anchor="middle">-</text>'
+                )
                 continue
             h = plot_h * min(value, top) / top if top else 0
             y = upper + plot_h - h
-            parts.append(f'<rect class="bar" x="{x:.1f}" y="{y:.1f}" width="{bar_w - 2:.1f}" height="{h:.1f}" '
-                         f'fill="{PALETTE[i % len(PALETTE)]}"><title>{escape(s.label)}, {escape(category)}: '
-                         f'{_fmt(value)}{escape(unit)}</title></rect>')
+            parts.append(
+                f'<rect class="bar" x="{x:.1f}" y="{y:.1f}" width="{bar_w - 2:.1f}" height="{h:.1f}" '
+                f'fill="{PALETTE[i % len(PALETTE)]}"><title>{escape(s.label)}, {escape(category)}: '
+                f"{_fmt(value)}{escape(unit)}</title></rect>"
+            )
             if bar_w >= 14:
-                parts.append(f'<text x="{x + bar_w / 2 - 1:.1f}" y="{y - 3:.1f}" class="value" '
-                             f'text-anchor="middle">{_fmt(value)}</text>')
-        parts.append(f'<text x="{left + c * slot + slot / 2:.1f}" y="{upper + plot_h + 18}" class="axis" '
-                     f'text-anchor="middle">{escape(category[:14])}</text>')
+                parts.append(
+                    f'<text x="{x + bar_w / 2 - 1:.1f}" y="{y - 3:.1f}" class="value" '
+                    f'text-anchor="middle">{_fmt(value)}</text>'
+                )
+        parts.append(
+            f'<text x="{left + c * slot + slot / 2:.1f}" y="{upper + plot_h + 18}" class="axis" '
+            f'text-anchor="middle">{escape(category[:14])}</text>'
+        )
     parts.append(f'<line x1="{left}" y1="{upper + plot_h}" x2="{left + plot_w}" y2="{upper + plot_h}" class="base"/>')
     parts.append("</svg>")
     return "".join(parts)

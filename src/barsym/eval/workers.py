@@ -50,10 +50,18 @@ def task_key(task: dict) -> str:
     return f"{task['group']}/{task['name']}"
 
 
-def iter_records(spec: RunSpec, tasks: Sequence[dict], *, executor: Executor | str = Executor.LOCAL,
-                 workers: int = 1, ray_address: str | None = None, planner=None,
-                 on_task: Callable[[str], None] | None = None,
-                 on_goal: Callable[[str, str], None] | None = None, api_key: str | None = None) -> Iterator[dict]:
+def iter_records(
+    spec: RunSpec,
+    tasks: Sequence[dict],
+    *,
+    executor: Executor | str = Executor.LOCAL,
+    workers: int = 1,
+    ray_address: str | None = None,
+    planner=None,
+    on_task: Callable[[str], None] | None = None,
+    on_goal: Callable[[str, str], None] | None = None,
+    api_key: str | None = None,
+) -> Iterator[dict]:
     """One record per task, as each finishes. ``planner``: the in-process planner of a serial run.
 
     ``api_key``: the server's key, passed to each worker and Ray task as an argument (not in the
@@ -115,16 +123,21 @@ def _forward(events, on_goal, stop: threading.Event) -> None:
         on_goal(key, text)
 
 
-def _pool(spec: RunSpec, tasks: Sequence[dict], workers: int, on_goal=None,
-          api_key: str | None = None) -> Iterator[dict]:
+def _pool(
+    spec: RunSpec, tasks: Sequence[dict], workers: int, on_goal=None, api_key: str | None = None
+) -> Iterator[dict]:
     context = multiprocessing.get_context("spawn")
     spec_data = spec.to_dict()
     events = context.Queue(1000) if on_goal is not None else None
     stop = threading.Event()
     if events is not None:
         threading.Thread(target=_forward, args=(events, on_goal, stop), daemon=True).start()
-    pool = ProcessPoolExecutor(max_workers=min(workers, max(1, len(tasks))), mp_context=context,
-                               initializer=_worker_start, initargs=(spec_data, events, api_key))
+    pool = ProcessPoolExecutor(
+        max_workers=min(workers, max(1, len(tasks))),
+        mp_context=context,
+        initializer=_worker_start,
+        initargs=(spec_data, events, api_key),
+    )
     try:
         # at most two tasks queued per worker: a resumed run loses little, and finishing order stays close
         queue = list(tasks)
@@ -137,8 +150,10 @@ def _pool(spec: RunSpec, tasks: Sequence[dict], workers: int, on_goal=None,
                 try:
                     record = future.result()
                 except BrokenProcessPool:
-                    raise ExecutorError("a worker process died (killed, or out of memory); the tasks it "
-                                        "finished are kept; run again to go on") from None
+                    raise ExecutorError(
+                        "a worker process died (killed, or out of memory); the tasks it "
+                        "finished are kept; run again to go on"
+                    ) from None
                 yield record
     finally:
         stop.set()
@@ -201,7 +216,7 @@ def _probe(address: str, timeout: float = PROBE_SECONDS) -> None:
     import socket
 
     client = address.startswith("ray://")
-    rest = address[len("ray://"):] if client else address
+    rest = address[len("ray://") :] if client else address
     host, _, port = rest.rpartition(":") if ":" in rest else (rest, "", "")
     try:
         number = int(port) if port else (10001 if client else 6379)
@@ -210,12 +225,16 @@ def _probe(address: str, timeout: float = PROBE_SECONDS) -> None:
     try:
         sock = socket.create_connection((host.strip("[]") or "127.0.0.1", number), timeout=timeout)
     except OSError as exc:
-        raise ExecutorError(f"--ray-address {address}: nothing answers there ({exc.strerror or exc}); "
-                            f"is the Ray head running ('ray start --head')?") from None
+        raise ExecutorError(
+            f"--ray-address {address}: nothing answers there ({exc.strerror or exc}); "
+            f"is the Ray head running ('ray start --head')?"
+        ) from None
     with sock:
         if not _speaks_grpc(sock, timeout):
-            raise ExecutorError(f"--ray-address {address}: something answers there, but not Ray (it gave no "
-                                f"gRPC answer within {timeout:g} s); give the Ray head's address (ray status shows it)")
+            raise ExecutorError(
+                f"--ray-address {address}: something answers there, but not Ray (it gave no "
+                f"gRPC answer within {timeout:g} s); give the Ray head's address (ray status shows it)"
+            )
 
 
 def _import_ray():
@@ -225,11 +244,15 @@ def _import_ray():
     except ImportError as exc:
         if getattr(exc, "name", None) == "ray":
             raise ExecutorError("--executor ray needs Ray: pip install 'barsym[ray]'") from None
-        raise ExecutorError(f"--executor ray: Ray is installed but cannot be imported ({_one_line(exc)}); "
-                            "reinstall it: pip install --force-reinstall 'barsym[ray]'") from None
+        raise ExecutorError(
+            f"--executor ray: Ray is installed but cannot be imported ({_one_line(exc)}); "
+            "reinstall it: pip install --force-reinstall 'barsym[ray]'"
+        ) from None
     except (Exception, SystemExit) as exc:  # a broken install may raise anything, even exit
-        raise ExecutorError(f"--executor ray: Ray is installed but cannot be imported ({_one_line(exc)}); "
-                            "reinstall it: pip install --force-reinstall 'barsym[ray]'") from None
+        raise ExecutorError(
+            f"--executor ray: Ray is installed but cannot be imported ({_one_line(exc)}); "
+            "reinstall it: pip install --force-reinstall 'barsym[ray]'"
+        ) from None
     return ray
 
 
@@ -241,8 +264,9 @@ def _one_line(exc: BaseException) -> str:
 RAY_RETRIES = 1
 
 
-def _ray(spec: RunSpec, tasks: Sequence[dict], workers: int, address: str | None,
-         api_key: str | None = None) -> Iterator[dict]:
+def _ray(
+    spec: RunSpec, tasks: Sequence[dict], workers: int, address: str | None, api_key: str | None = None
+) -> Iterator[dict]:
     import signal as signals
 
     ray = _import_ray()
@@ -255,11 +279,11 @@ def _ray(spec: RunSpec, tasks: Sequence[dict], workers: int, address: str | None
             if address:
                 ray.init(address=address, log_to_driver=False, logging_level="ERROR")
             else:
-                ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False,
-                         logging_level="ERROR")
+                ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False, logging_level="ERROR")
         except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
-            raise ExecutorError(f"cannot connect to Ray at {address or 'a new local cluster'}: "
-                                f"{' '.join(str(exc).split())[:200]}") from None
+            raise ExecutorError(
+                f"cannot connect to Ray at {address or 'a new local cluster'}: {' '.join(str(exc).split())[:200]}"
+            ) from None
         finally:
             if handler is not None:
                 signals.signal(signals.SIGTERM, handler)
@@ -275,9 +299,11 @@ def _ray(spec: RunSpec, tasks: Sequence[dict], workers: int, address: str | None
             try:
                 yield ray.get(done[0])
             except died as exc:
-                raise ExecutorError(f"the Ray worker running {task_key(task)} died again after {RAY_RETRIES} "
-                                    f"retry ({type(exc).__name__}: killed, or out of memory); the tasks it "
-                                    "finished are kept; run again to go on") from None
+                raise ExecutorError(
+                    f"the Ray worker running {task_key(task)} died again after {RAY_RETRIES} "
+                    f"retry ({type(exc).__name__}: killed, or out of memory); the tasks it "
+                    "finished are kept; run again to go on"
+                ) from None
     finally:
         for ref in pending:
             ray.cancel(ref, force=True)

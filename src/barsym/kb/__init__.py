@@ -18,7 +18,6 @@ from pathlib import Path
 from ..private_files import private_dir, untrusted
 from . import cache as kb_cache
 from .actions import DIG_DOWN_TIER, Action, Slot, ToolNeed
-
 from .errors import DataFileError, VersionNotSupportedError
 from .knowledge import CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, SmeltRecipe, Source, Tool, UnknownItemError
 from .rules import CRAFTING_TABLE, EPSILON, FURNACE, RecipeFit, Rules, UnknownProfileError, batches, rules_for
@@ -30,10 +29,32 @@ DEFAULT_VERSION = "1.16.5"
 SUPPORTED_VERSIONS = ("1.16.5",)
 
 __all__ = [
-    "DIG_DOWN_TIER", "EPSILON", "Action", "Slot", "ToolNeed",
-    "CRAFTING_TABLE", "FURNACE", "RecipeFit", "RuleProfile", "Rules", "UnknownProfileError", "batches", "rules_for",
-    "DEFAULT_VERSION", "SUPPORTED_VERSIONS", "CraftRecipe", "DataFileError", "Ingredient", "KnowledgeBase",
-    "SmeltRecipe", "Source", "Tool", "UnknownItemError", "VersionNotSupportedError", "default_data_dir", "load_kb",
+    "DIG_DOWN_TIER",
+    "EPSILON",
+    "Action",
+    "Slot",
+    "ToolNeed",
+    "CRAFTING_TABLE",
+    "FURNACE",
+    "RecipeFit",
+    "RuleProfile",
+    "Rules",
+    "UnknownProfileError",
+    "batches",
+    "rules_for",
+    "DEFAULT_VERSION",
+    "SUPPORTED_VERSIONS",
+    "CraftRecipe",
+    "DataFileError",
+    "Ingredient",
+    "KnowledgeBase",
+    "SmeltRecipe",
+    "Source",
+    "Tool",
+    "UnknownItemError",
+    "VersionNotSupportedError",
+    "default_data_dir",
+    "load_kb",
 ]
 
 
@@ -82,8 +103,11 @@ def _load_uncached(version: str, data_dir: Path, use_cache: bool) -> KnowledgeBa
     else:
         where = folder
     if problem is not None:
-        fix = (f"chmod go-w {where}" if "written by other users" in problem
-               else "set BARSYM_CACHE_DIR to a folder of yours")
+        fix = (
+            f"chmod go-w {where}"
+            if "written by other users" in problem
+            else "set BARSYM_CACHE_DIR to a folder of yours"
+        )
         _warn(f"not using the knowledge-base cache {where}: it {problem}; building in memory ({fix})")
         return build_knowledge_base(version, data_dir)
     try:
@@ -119,5 +143,6 @@ def load_kb(version: str = DEFAULT_VERSION, data_dir: Path | None = None, use_ca
     if own and version not in SUPPORTED_VERSIONS:
         raise VersionNotSupportedError(
             f"barsym has no data for Minecraft {version!r}; supported: {', '.join(SUPPORTED_VERSIONS)} "
-            f"(its tags and smelting recipes come from ArticData 1.16.5)")
+            f"(its tags and smelting recipes come from ArticData 1.16.5)"
+        )
     return _load(version, str(data_dir or default_data_dir()), use_cache)

@@ -113,16 +113,33 @@ def craft(rules: "Rules", item: str, count: int | None, index: int) -> Action:
     recipe = rules.kb.crafts[item][index]
     runs = 1 if count is None else rules.runs(count, recipe.count)
     table = rules.table_station if rules.needs_table(recipe) else None
-    return Action(CRAFT, item, recipe.count if count is None else count,
-                  tuple(Slot.of(i, runs) for i in recipe.ingredients), runs * recipe.count, runs, table, recipe=index)
+    return Action(
+        CRAFT,
+        item,
+        recipe.count if count is None else count,
+        tuple(Slot.of(i, runs) for i in recipe.ingredients),
+        runs * recipe.count,
+        runs,
+        table,
+        recipe=index,
+    )
 
 
 def smelt(rules: "Rules", item: str, count: int | None, index: int) -> Action:
     recipe = rules.kb.smelts[item][index]
     n = 1 if count is None else count
     station = rules.furnace_station if rules.furnace_needed else None
-    return Action(SMELT, item, n, (Slot.of(recipe.input, n),), n * recipe.count, 1, station,
-                  fuel=float(n) if rules.fuel_needed else 0.0, recipe=index)
+    return Action(
+        SMELT,
+        item,
+        n,
+        (Slot.of(recipe.input, n),),
+        n * recipe.count,
+        1,
+        station,
+        fuel=float(n) if rules.fuel_needed else 0.0,
+        recipe=index,
+    )
 
 
 def gather(rules: "Rules", source: Source, count: int | None) -> Action:
@@ -134,8 +151,18 @@ def gather(rules: "Rules", source: Source, count: int | None) -> Action:
 
 def dig(rules: "Rules", layer: int) -> Action:
     """One dig down from ``layer - 1`` to ``layer``."""
-    return Action(DIG_DOWN, None, 1, (), 1, 1, None, tool_need(rules, rules.kb.dig_down_kind, DIG_DOWN_TIER),
-                  layers=frozenset({layer - 1}), reaches=layer)
+    return Action(
+        DIG_DOWN,
+        None,
+        1,
+        (),
+        1,
+        1,
+        None,
+        tool_need(rules, rules.kb.dig_down_kind, DIG_DOWN_TIER),
+        layers=frozenset({layer - 1}),
+        reaches=layer,
+    )
 
 
 def ways(rules: "Rules", item: str, count: int | None) -> Iterator[Action]:

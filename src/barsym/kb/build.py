@@ -85,7 +85,9 @@ def _families(src: _Sources) -> dict[str, frozenset[str]]:
     families: dict[str, frozenset[str]] = {}
     for generic, spec in families_file.generic.items():
         if spec.tag not in src.tags.tags:
-            raise DataFileError(f"{src.data_dir / 'families.json'}: field 'generic.{generic}.tag': unknown tag {spec.tag!r}")
+            raise DataFileError(
+                f"{src.data_dir / 'families.json'}: field 'generic.{generic}.tag': unknown tag {spec.tag!r}"
+            )
         families[generic] = src.tags.tags[spec.tag]
     return families
 
@@ -108,7 +110,9 @@ def _crafts(src: _Sources, families: dict[str, frozenset[str]]) -> dict[str, tup
             accepts = tuple(sorted(tags.tags[name[1:]])) if name.startswith("#") else (name,)
             ingredients.append(Ingredient(name, accepts, count))
         side = 2 if extra.grid == "2x2" else 3
-        crafts.setdefault(extra.result, []).append(CraftRecipe(extra.result, extra.count, tuple(ingredients), side, side))
+        crafts.setdefault(extra.result, []).append(
+            CraftRecipe(extra.result, extra.count, tuple(ingredients), side, side)
+        )
     for generic, members in families.items():
         crafts[generic] = _generic_recipes(generic, members, crafts, tags)
     return {
@@ -179,8 +183,10 @@ def _sources(src: _Sources, tools: dict[str, Tool]) -> dict[str, Source]:
             raise DataFileError(f"{src.data_dir / 'resources.json'}: {entry.block!r} is not a {src.version} block")
         bad = [layer for layer in entry.layers if not 0 <= layer < len(resources_file.layers)]
         if bad:
-            raise DataFileError(f"{src.data_dir / 'resources.json'}: {entry.item}: layers {bad} outside "
-                                f"0..{len(resources_file.layers) - 1}")
+            raise DataFileError(
+                f"{src.data_dir / 'resources.json'}: {entry.item}: layers {bad} outside "
+                f"0..{len(resources_file.layers) - 1}"
+            )
         if entry.tool is not None:
             tool = tools.get(entry.tool)
             kind, tier = (tool.kind, tool.tier) if tool else (entry.tool, 0)
@@ -191,8 +197,9 @@ def _sources(src: _Sources, tools: dict[str, Tool]) -> dict[str, Source]:
             tier = min((t.tier for t in tiers), default=0)
         for used in entry.uses:
             src.check_item(used, "resources.json")
-        sources[entry.item] = Source(entry.item, "mine", entry.block, frozenset(entry.layers), kind, tier,
-                                     tuple(sorted(entry.uses.items())))
+        sources[entry.item] = Source(
+            entry.item, "mine", entry.block, frozenset(entry.layers), kind, tier, tuple(sorted(entry.uses.items()))
+        )
     for drop in mobs_file.drops:
         src.check_item(drop.item, "mobs.json")
         sources.setdefault(drop.item, Source(drop.item, "kill", drop.mob, frozenset(drop.layers), None, 0))
@@ -200,12 +207,15 @@ def _sources(src: _Sources, tools: dict[str, Tool]) -> dict[str, Source]:
     for act in mobs_file.interactions:
         src.check_item(act.item, "mobs.json")
         if act.mob not in mobs:
-            raise DataFileError(f"{src.data_dir / 'mobs.json'}: interaction {act.item}: unknown mob {act.mob!r} "
-                                f"(known: {', '.join(sorted(mobs))})")
+            raise DataFileError(
+                f"{src.data_dir / 'mobs.json'}: interaction {act.item}: unknown mob {act.mob!r} "
+                f"(known: {', '.join(sorted(mobs))})"
+            )
         for used in act.uses:
             src.check_item(used, "mobs.json")
-        sources.setdefault(act.item, Source(act.item, "mine", act.mob, frozenset(act.layers), None, 0,
-                                            tuple(sorted(act.uses.items()))))
+        sources.setdefault(
+            act.item, Source(act.item, "mine", act.mob, frozenset(act.layers), None, 0, tuple(sorted(act.uses.items())))
+        )
     return sources
 
 
@@ -218,7 +228,7 @@ def _names(src: _Sources) -> tuple[dict[str, str], dict[str, dict[str, str]], di
         aliases[old] = new
     dialects: dict[str, dict[str, str]] = {}
     for dialect, mapping in aliases_file.dialects.items():
-        for old, new in mapping.items():
+        for new in mapping.values():
             src.check_item(new, "aliases.json")
         dialects[dialect] = dict(mapping)
     loot = {}
@@ -232,8 +242,15 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
     md = _read_minecraft_data(version)
     files = load_data_dir(data_dir)
     names = {item["id"]: item["name"] for item in md["items"]}
-    src = _Sources(version, data_dir, md, files, names, set(names.values()),
-                   _TagIndex(files["tags.json"].tags, files["tags.json"].recipe_tags))
+    src = _Sources(
+        version,
+        data_dir,
+        md,
+        files,
+        names,
+        set(names.values()),
+        _TagIndex(files["tags.json"].tags, files["tags.json"].recipe_tags),
+    )
     families = _families(src)
     crafts = _crafts(src, families)
     smelts = _smelts(src, families)
@@ -264,9 +281,20 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
         aliases=aliases,
         dialects=dialects,
         prefer=tuple(families_file.prefer),
-        profiles={name: RuleProfile(name, p.gather, p.table_at_hand, p.furnace_needed, p.fuel_needed,
-                                  p.generic_names, p.climb, p.about, p.durability)
-                  for name, p in rules_file.profiles.items()},
+        profiles={
+            name: RuleProfile(
+                name,
+                p.gather,
+                p.table_at_hand,
+                p.furnace_needed,
+                p.fuel_needed,
+                p.generic_names,
+                p.climb,
+                p.about,
+                p.durability,
+            )
+            for name, p in rules_file.profiles.items()
+        },
         default_profile=rules_file.default,
         loot=loot,
         blocks=mined_blocks,

@@ -28,6 +28,7 @@ from collections import defaultdict
 
 from .knowledge import CraftRecipe, Ingredient
 
+
 class _TagIndex:
     """Tag look-ups used to fold minecraft-data's per-variant recipes."""
 

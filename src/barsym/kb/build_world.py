@@ -9,6 +9,7 @@ from .knowledge import Block
 from .schema import WorldFile, WorldResource
 from .world_params import LayerModel, MobModel, ResourceModel, WorldModel
 
+
 def _mining_facts(md: dict, names: dict[int, str], wanted: set[str]):
     """Hardness, material and harvest tools of the ``wanted`` blocks; dig speeds by material; tool durability.
 
@@ -26,8 +27,10 @@ def _mining_facts(md: dict, names: dict[int, str], wanted: set[str]):
             hardness = -1.0
         harvest = frozenset(names[int(i)] for i in (raw.get("harvestTools") or {}) if int(i) in names)
         blocks[raw["name"]] = Block(raw["name"], float(hardness), raw.get("material"), harvest)
-    dig_speeds = {material: {names[int(i)]: float(speed) for i, speed in speeds.items() if int(i) in names}
-                  for material, speeds in md["materials"].items()}
+    dig_speeds = {
+        material: {names[int(i)]: float(speed) for i, speed in speeds.items() if int(i) in names}
+        for material, speeds in md["materials"].items()
+    }
     durability = {item["name"]: int(item["maxDurability"]) for item in md["items"] if item.get("maxDurability")}
     return blocks, dig_speeds, durability
 
@@ -39,8 +42,10 @@ def _resource_model(entry: WorldResource) -> ResourceModel:
 def _world_model(spec: WorldFile, path: Path, blocks: dict[str, Block], resources, mobs) -> WorldModel:
     """world.json as a :class:`WorldModel`, checked against the other files (every mob and layer is covered)."""
     if len(spec.layers) != len(resources.layers):
-        raise DataFileError(f"{path}: field 'layers': {len(spec.layers)} layers, but resources.json has "
-                            f"{len(resources.layers)} ({', '.join(resources.layers)})")
+        raise DataFileError(
+            f"{path}: field 'layers': {len(spec.layers)} layers, but resources.json has "
+            f"{len(resources.layers)} ({', '.join(resources.layers)})"
+        )
     for layer, name in zip(spec.layers, resources.layers):
         if layer.name != name:
             raise DataFileError(f"{path}: field 'layers': layer {layer.name!r} where resources.json has {name!r}")
@@ -51,8 +56,9 @@ def _world_model(spec: WorldFile, path: Path, blocks: dict[str, Block], resource
     known = {r.item for r in resources.resources} | {i.item for i in mobs.interactions}
     for item in spec.resources:
         if item not in known:
-            raise DataFileError(f"{path}: field 'resources.{item}': not a resource of resources.json "
-                                f"or an interaction of mobs.json")
+            raise DataFileError(
+                f"{path}: field 'resources.{item}': not a resource of resources.json or an interaction of mobs.json"
+            )
     for drop in mobs.drops:
         mob = spec.mobs.get(drop.mob)
         if mob is None:
@@ -74,12 +80,16 @@ def _world_model(spec: WorldFile, path: Path, blocks: dict[str, Block], resource
         hit_ticks=spec.hunting.ticks_per_hit,
         chase_ticks=spec.hunting.chase_ticks,
         give_up_after=spec.hunting.give_up_after,
-        controller={"mine": spec.controller.mine, "craft": spec.controller.craft, "smelt": spec.controller.smelt,
-                    "kill": spec.controller.kill, "dig_down": spec.controller.dig_down,
-                    "climb_up": spec.controller.climb_up},
+        controller={
+            "mine": spec.controller.mine,
+            "craft": spec.controller.craft,
+            "smelt": spec.controller.smelt,
+            "kill": spec.controller.kill,
+            "dig_down": spec.controller.dig_down,
+            "climb_up": spec.controller.climb_up,
+        },
         resources={item: _resource_model(entry) for item, entry in spec.resources.items()},
         default_surface=_resource_model(spec.default_surface),
         default_underground=_resource_model(spec.default_underground),
-        mobs={name: MobModel(m.health, m.encounter_ticks, m.escape, dict(m.drops))
-              for name, m in spec.mobs.items()},
+        mobs={name: MobModel(m.health, m.encounter_ticks, m.escape, dict(m.drops)) for name, m in spec.mobs.items()},
     )

@@ -25,9 +25,10 @@ import hashlib
 import json
 import types
 import typing
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..private_files import write_private
 from .knowledge import Block, CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, SmeltRecipe, Source, Tool
@@ -38,8 +39,23 @@ FORMAT_VERSION = 1
 #: a knowledge base is about 1 MB of JSON; a cache file far larger is not one (and is not read whole)
 MAX_CACHE_BYTES = 64 * 1024 * 1024
 
-_CLASSES = {cls.__name__: cls for cls in (Block, CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, SmeltRecipe,
-                                          Source, Tool, LayerModel, MobModel, ResourceModel, WorldModel)}
+_CLASSES = {
+    cls.__name__: cls
+    for cls in (
+        Block,
+        CraftRecipe,
+        Ingredient,
+        KnowledgeBase,
+        RuleProfile,
+        SmeltRecipe,
+        Source,
+        Tool,
+        LayerModel,
+        MobModel,
+        ResourceModel,
+        WorldModel,
+    )
+}
 
 
 class CacheMismatch(Exception):
@@ -81,8 +97,13 @@ def _plain(value: Any) -> Any:
 def encode(kb: KnowledgeBase, stamp: str) -> bytes:
     """Header line and body line of the cache file for ``kb`` built from data with fingerprint ``stamp``."""
     body = json.dumps(_plain(kb), separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
-    header = {"format": FORMAT, "format_version": FORMAT_VERSION, "version": kb.version, "fingerprint": stamp,
-              "body_sha256": hashlib.sha256(body).hexdigest()}
+    header = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "version": kb.version,
+        "fingerprint": stamp,
+        "body_sha256": hashlib.sha256(body).hexdigest(),
+    }
     return json.dumps(header).encode() + b"\n" + body
 
 
@@ -104,6 +125,7 @@ def _checked(kind: type) -> Callable[[Any], Any]:
         if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
             raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
         return value
+
     return check
 
 
@@ -135,6 +157,7 @@ def _decoder(hint: Any) -> Callable[[Any], Any]:
             if not isinstance(v, list) or len(v) != len(parts):
                 raise TypeError(f"expected {len(parts)} values")
             return tuple(p(x) for p, x in zip(parts, v))
+
         return fixed
     if origin is dict:
         key_type, value = args

@@ -158,7 +158,7 @@ class KnowledgeBase:
         """
         key = name.strip().lower().replace(" ", "_")
         if key.startswith("minecraft:"):
-            key = key[len("minecraft:"):]
+            key = key[len("minecraft:") :]
         if dialect is not None:
             if dialect not in self.dialects:
                 raise KeyError(f"unknown name dialect {dialect!r}; known: {', '.join(sorted(self.dialects))}")

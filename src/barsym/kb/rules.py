@@ -36,10 +36,9 @@ default, ``crafting`` for Plancraft's tasks; both are data in ``rules.json``).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Callable
 
 from . import actions as _actions
 from .actions import DIG_DOWN_TIER, Action
@@ -140,8 +139,14 @@ class Rules:
     def every_action(self):
         return _actions.every_action(self)
 
-    def choose_tool(self, kind: str, min_tier: int, held: Callable[[str], int] | None = None,
-                    cost: Callable[[str], float] | None = None, best: bool = False) -> str:
+    def choose_tool(
+        self,
+        kind: str,
+        min_tier: int,
+        held: Callable[[str], int] | None = None,
+        cost: Callable[[str], float] | None = None,
+        best: bool = False,
+    ) -> str:
         """The one tool-choice policy: a held tool that serves, else :meth:`lowest_tool` (BAR's choice).
 
         Of the held tools, the lowest tier (what a planner names for a step, as
@@ -204,8 +209,11 @@ class Rules:
         """Every tool that can serve, lowest tier first (a tierless kind: the item itself)."""
         if kind not in self.tiered_kinds:
             return [kind]
-        return [t.name for t in sorted(self.kb.tools.values(), key=lambda t: (t.tier, t.name))
-                if t.kind == kind and t.tier >= min_tier]
+        return [
+            t.name
+            for t in sorted(self.kb.tools.values(), key=lambda t: (t.tier, t.name))
+            if t.kind == kind and t.tier >= min_tier
+        ]
 
     def lowest_tool(self, kind: str, min_tier: int, cost: Callable[[str], float] | None = None) -> str:
         """BAR's choice: the lowest tier that can do the job, then the cheapest, then by name."""
@@ -221,14 +229,19 @@ class Rules:
 
     def compare_tools(self, a: str, b: str) -> int:
         """-1, 0 or 1 as tool ``a`` is of a lower, equal or higher tier than ``b`` (same kind; tierless: equal)."""
+
         def kind_tier(name: str) -> tuple[str, int]:
             tool = self.kb.tools.get(name)
             if tool is not None:
                 return tool.kind, tool.tier
-            if name in self.kb.items and name not in self.tiered_kinds and any(
-                    s.tool_kind == name for s in self.kb.sources.values()):
+            if (
+                name in self.kb.items
+                and name not in self.tiered_kinds
+                and any(s.tool_kind == name for s in self.kb.sources.values())
+            ):
                 return name, 0
             raise KeyError(f"not a tool: {name}")
+
         (ka, ta), (kb_, tb) = kind_tier(a), kind_tier(b)
         if ka != kb_:
             raise ValueError(f"{a} and {b} are different kinds of tool ({ka}, {kb_})")
@@ -437,13 +450,19 @@ class Rules:
         """Sort key: the order fuel is taken from the inventory (``fuels.json`` preference, then value)."""
         rank = self._fuel_rank.get(name)
         if rank is None:
-            rank = min((r for key, r in self._fuel_rank.items()
-                        if key.startswith("#") and name in self.kb.families.get(key[1:], ())),
-                       default=len(self._fuel_rank))
+            rank = min(
+                (
+                    r
+                    for key, r in self._fuel_rank.items()
+                    if key.startswith("#") and name in self.kb.families.get(key[1:], ())
+                ),
+                default=len(self._fuel_rank),
+            )
         return (rank, -self.fuel_value(name), name)
 
-    def pick_fuel(self, held: Mapping[str, int], burn: float,
-                  reserve: Mapping[str, int]) -> tuple[dict[str, int], float]:
+    def pick_fuel(
+        self, held: Mapping[str, int], burn: float, reserve: Mapping[str, int]
+    ) -> tuple[dict[str, int], float]:
         """Greedy fuel choice in preference order, never touching what later steps need.
 
         The last crafting table, furnace or tool is never burned: a plan that

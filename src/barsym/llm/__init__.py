@@ -108,9 +108,5 @@ def make_backend(
     if url is None and model_path is None:
         url = os.environ.get(URL_ENV_VAR, "").strip() or None
     if url is not None:
-        return OpenAIHTTPBackend(
-            url, options=options, timeout=timeout, api_key=api_key, **backend_kwargs
-        )
-    return LlamaCppBackend(
-        model_path, options=options, prefix_cache=prefix_cache, verbose=verbose, **backend_kwargs
-    )
+        return OpenAIHTTPBackend(url, options=options, timeout=timeout, api_key=api_key, **backend_kwargs)
+    return LlamaCppBackend(model_path, options=options, prefix_cache=prefix_cache, verbose=verbose, **backend_kwargs)

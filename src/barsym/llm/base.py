@@ -98,9 +98,7 @@ class LLMOptions(BaseModel):
     temperature: float = Field(0.0, ge=0.0, le=5.0, description="0 means greedy decoding.")
     seed: int = Field(0, ge=0, description="Sampling seed; irrelevant when temperature is 0.")
     n_ctx: int = Field(2048, ge=64, description="Context window for in-process models.")
-    n_threads: int | None = Field(
-        None, ge=1, description="CPU threads for in-process models; None means all cores."
-    )
+    n_threads: int | None = Field(None, ge=1, description="CPU threads for in-process models; None means all cores.")
 
     def resolved_threads(self) -> int:
         """Thread count to pass to llama.cpp (it defaults to half the cores otherwise)."""
@@ -141,14 +139,8 @@ class Completion(BaseModel):
         try:
             return json.loads(self.text)
         except ValueError as exc:
-            hint = (
-                " The reply was cut off by max_tokens; raise max_tokens."
-                if self.finish_reason == "length"
-                else ""
-            )
-            raise LLMError(
-                f"model reply is not valid JSON ({exc}).{hint} Reply starts: {self.text[:200]!r}"
-            ) from None
+            hint = " The reply was cut off by max_tokens; raise max_tokens." if self.finish_reason == "length" else ""
+            raise LLMError(f"model reply is not valid JSON ({exc}).{hint} Reply starts: {self.text[:200]!r}") from None
 
 
 @dataclass(frozen=True)
@@ -226,8 +218,10 @@ class LLMBackend(ABC):
         a text it did not generate, so only in-process backends (and test fakes)
         implement it.
         """
-        raise LLMError(f"{type(self).__name__} cannot give token probabilities; "
-                       "use the in-process model (the default, or --model FILE.gguf)")
+        raise LLMError(
+            f"{type(self).__name__} cannot give token probabilities; "
+            "use the in-process model (the default, or --model FILE.gguf)"
+        )
 
     def prime(self, messages: list[dict[str, str]]) -> Priming | None:
         """Prepare for many calls whose messages start with ``messages`` (a fixed few-shot prefix).

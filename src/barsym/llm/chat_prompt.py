@@ -30,7 +30,8 @@ class ChatPrompt:
 
         self.model = model
         self._formatter: Any = llama_chat_format.Jinja2ChatFormatter(
-            template=template, eos_token=model.token_text(model.eos), bos_token=model.token_text(model.bos))
+            template=template, eos_token=model.token_text(model.eos), bos_token=model.token_text(model.bos)
+        )
         self.stops: list[str] = []
 
     def render(self, messages: list[dict[str, str]], generation_prompt: bool = True) -> list[int]:

@@ -35,8 +35,7 @@ def _checked(path: Path, source: str) -> Path:
     """Return ``path`` resolved if it is a readable file, else explain why not."""
     if path.is_dir():
         raise ModelNotFoundError(
-            f"model path from {source} is a directory, not a GGUF file: {path}. "
-            f"Point it at the .gguf file itself."
+            f"model path from {source} is a directory, not a GGUF file: {path}. Point it at the .gguf file itself."
         )
     if not path.is_file():
         raise ModelNotFoundError(

@@ -69,8 +69,9 @@ class ScriptedLLM(LLMBackend):
     real backend, so malformed requests fail in unit tests too.
     """
 
-    def __init__(self, replies: Iterable[Reply] = (), options: LLMOptions | None = None, *,
-                 probabilities: bool = False) -> None:
+    def __init__(
+        self, replies: Iterable[Reply] = (), options: LLMOptions | None = None, *, probabilities: bool = False
+    ) -> None:
         """``probabilities``: say it gives token probabilities (scripted dicts), as the in-process model does."""
         super().__init__(options)
         self.gives_probabilities = probabilities
@@ -108,8 +109,15 @@ class ScriptedLLM(LLMBackend):
         """Answer a probability call from the queue: the next reply must be a dict {continuation: logprob} (or a
         callable returning one, or an exception); continuations it does not name get -30 (about 1e-13)."""
         validate_messages(messages)
-        call = RecordedCall(messages=copy.deepcopy(messages), max_tokens=0, temperature=0.0, seed=0,
-                            json_schema=None, grammar=None, stop=list(continuations))
+        call = RecordedCall(
+            messages=copy.deepcopy(messages),
+            max_tokens=0,
+            temperature=0.0,
+            seed=0,
+            json_schema=None,
+            grammar=None,
+            stop=list(continuations),
+        )
         reply = self._next(call)
         if not isinstance(reply, dict):
             raise TypeError(f"a probability call needs a scripted dict {{text: logprob}}, got {reply!r}")

@@ -95,7 +95,7 @@ class _Parser:
         while pos < len(text):
             m = _TOKEN.match(text, pos)
             if m is None:
-                raise UnsupportedGrammar(f"cannot read {text[pos:pos + 20]!r}")
+                raise UnsupportedGrammar(f"cannot read {text[pos : pos + 20]!r}")
             if m.lastgroup != "space":
                 self.tokens.append((m.lastgroup or "", m.group()))
             pos = m.end()

@@ -56,7 +56,6 @@ from typing import Any
 import numpy as np
 
 from .base import (
-    validate_messages,
     BackendUnavailableError,
     Completion,
     GrammarError,
@@ -65,6 +64,7 @@ from .base import (
     LLMOptions,
     ModelLoadError,
     ModelNotFoundError,
+    validate_messages,
 )
 from .chat_prompt import ChatPrompt, NoChatTemplate
 from .embedded import default_model_path
@@ -179,8 +179,13 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
         self.library = getattr(self._llama_cpp, "__version__", "?")
         self.system = system_info(self._llama_cpp)
         self.runtime: RuntimeVerdict = choose_profile(
-            self.model_path, model_identity(self.model_path), self.library, self.system,
-            self.options.resolved_threads(), folder=self.state_dir)
+            self.model_path,
+            model_identity(self.model_path),
+            self.library,
+            self.system,
+            self.options.resolved_threads(),
+            folder=self.state_dir,
+        )
         self._model, self._context = self._load(self.model_path)
         self._prompt = ChatPrompt(self._model)
         self._spans: SpanDecoder | None = SpanDecoder(self._context) if decoder == "spans" else None
@@ -287,12 +292,17 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
                     return self._complete_spans(messages, mirrored, max_tokens, temperature, seed, stop)
             return self._complete_tokens(messages, grammar, max_tokens, temperature, seed, stop)
 
-    def _complete_tokens(self, messages, grammar: str | None, max_tokens: int, temperature: float, seed: int,
-                         stop: list[str] | None) -> Completion:
+    def _complete_tokens(
+        self, messages, grammar: str | None, max_tokens: int, temperature: float, seed: int, stop: list[str] | None
+    ) -> Completion:
         """Token-by-token decoding with llama.cpp's sampler chain (the lock is held)."""
         start = time.perf_counter()
-        result = self._run_decoder(messages, lambda prompt: generate_tokens(
-            self._context, prompt, grammar, max_tokens, temperature, seed, self._prompt.stops + list(stop or ())))
+        result = self._run_decoder(
+            messages,
+            lambda prompt: generate_tokens(
+                self._context, prompt, grammar, max_tokens, temperature, seed, self._prompt.stops + list(stop or ())
+            ),
+        )
         return Completion(
             text=result.text,
             prompt_tokens=result.prompt_tokens,

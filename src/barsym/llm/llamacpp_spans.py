@@ -35,12 +35,14 @@ CHECK_TOLERANCE = 0.05  # logits differ this much between batch shapes, never mo
 class SpanDecoding:
     """Mixin: grammar-constrained completions by forced-span decoding, and :meth:`prime`."""
 
-    def _complete_spans(self, messages, grammar, max_tokens: int, temperature: float, seed: int,
-                        stop: list[str] | None) -> Completion:
+    def _complete_spans(
+        self, messages, grammar, max_tokens: int, temperature: float, seed: int, stop: list[str] | None
+    ) -> Completion:
         """One grammar-constrained completion by forced-span decoding (the lock is held)."""
         start = time.perf_counter()
-        result = self._run_decoder(messages, lambda prompt: self._spans.generate(
-            prompt, grammar, max_tokens, temperature, seed))
+        result = self._run_decoder(
+            messages, lambda prompt: self._spans.generate(prompt, grammar, max_tokens, temperature, seed)
+        )
         text, finish = result.text, result.finish_reason
         for marker in stop or ():
             if marker and marker in text:
@@ -103,8 +105,12 @@ class SpanDecoding:
                     problem = self._restore_checked(tokens, *saved)
                     if not problem:
                         return Priming("disk", len(tokens), time.perf_counter() - start)
-                    warnings.warn(f"discarding the saved prompt state {self.store.path_for(key)} ({problem}); "
-                                  "evaluating the prompt again", PrefixStateWarning, stacklevel=2)
+                    warnings.warn(
+                        f"discarding the saved prompt state {self.store.path_for(key)} ({problem}); "
+                        "evaluating the prompt again",
+                        PrefixStateWarning,
+                        stacklevel=2,
+                    )
             try:
                 context.truncate(0)
                 last = context.evaluate(tokens, first_output=len(tokens) - 1)[-1]
@@ -126,7 +132,7 @@ class SpanDecoding:
         redo = min(RECHECK_TOKENS, len(tokens) - 1)
         try:
             context.truncate(len(tokens) - redo)
-            row = context.evaluate(tokens[len(tokens) - redo:], first_output=redo - 1)[-1]
+            row = context.evaluate(tokens[len(tokens) - redo :], first_output=redo - 1)[-1]
         except (ValueError, RuntimeError) as exc:
             context.truncate(0)
             return f"evaluating its last tokens failed: {exc}"

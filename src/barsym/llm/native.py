@@ -161,8 +161,7 @@ class NativeModel:
 class NativeContext:
     """One sequence's KV cache on a :class:`NativeModel`, and the tokens it holds."""
 
-    def __init__(self, model: NativeModel, n_ctx: int, n_threads: int, n_batch: int = 512,
-                 ubatch: int | None = None):
+    def __init__(self, model: NativeModel, n_ctx: int, n_threads: int, n_batch: int = 512, ubatch: int | None = None):
         self.model, self.lc = model, lc = model, model.lc
         params = lc.llama_context_default_params()
         self.n_batch = min(n_ctx, n_batch)
@@ -189,8 +188,10 @@ class NativeContext:
     def settings(self) -> str:
         """The context settings that change the KV layout or its numbers (part of a saved state's key)."""
         p = self.params
-        return (f"n_batch={p.n_batch} n_ubatch={p.n_ubatch} type_k={p.type_k} type_v={p.type_v} "
-                f"flash_attn={p.flash_attn_type}")
+        return (
+            f"n_batch={p.n_batch} n_ubatch={p.n_ubatch} type_k={p.type_k} type_v={p.type_v} "
+            f"flash_attn={p.flash_attn_type}"
+        )
 
     def close(self) -> None:
         if self.ctx:
@@ -233,11 +234,12 @@ class NativeContext:
     def evaluate(self, tokens: list[int], first_output: int) -> np.ndarray:
         """Append ``tokens`` to the cache; the logits after each of ``tokens[first_output:]``, one row each."""
         if len(self.tokens) + len(tokens) > self._n_ctx:
-            raise ValueError(f"Requested tokens ({len(self.tokens) + len(tokens)}) exceed context window of "
-                             f"{self._n_ctx}")
+            raise ValueError(
+                f"Requested tokens ({len(self.tokens) + len(tokens)}) exceed context window of {self._n_ctx}"
+            )
         lc, batch, parts = self.lc, self.batch, []
         for start in range(0, len(tokens), self.n_batch):
-            chunk = tokens[start:start + self.n_batch]
+            chunk = tokens[start : start + self.n_batch]
             n_past, outputs = len(self.tokens), 0
             batch.n_tokens = len(chunk)
             for i, token in enumerate(chunk):
@@ -311,9 +313,14 @@ class Sampler:
         if temperature <= 0:
             lc.llama_sampler_chain_add(self.chain, lc.llama_sampler_init_greedy())
         else:
-            for stage in (lc.llama_sampler_init_top_k(self.TOP_K), lc.llama_sampler_init_typical(1.0, 1),
-                          lc.llama_sampler_init_top_p(self.TOP_P, 1), lc.llama_sampler_init_min_p(self.MIN_P, 1),
-                          lc.llama_sampler_init_temp(temperature), lc.llama_sampler_init_dist(seed)):
+            for stage in (
+                lc.llama_sampler_init_top_k(self.TOP_K),
+                lc.llama_sampler_init_typical(1.0, 1),
+                lc.llama_sampler_init_top_p(self.TOP_P, 1),
+                lc.llama_sampler_init_min_p(self.MIN_P, 1),
+                lc.llama_sampler_init_temp(temperature),
+                lc.llama_sampler_init_dist(seed),
+            ):
                 lc.llama_sampler_chain_add(self.chain, stage)
 
     def sample(self) -> int:

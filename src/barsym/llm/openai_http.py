@@ -59,6 +59,7 @@ import warnings
 from collections.abc import Iterator
 from typing import Any, Literal
 
+from ..redact import redact, url_without_password
 from .base import (
     BackendTimeoutError,
     BackendUnavailableError,
@@ -69,7 +70,6 @@ from .base import (
     LLMError,
     LLMOptions,
 )
-from ..redact import redact, url_without_password
 from .grammar import lint_gbnf
 
 __all__ = ["OpenAIHTTPBackend"]
@@ -87,8 +87,11 @@ GRAMMAR_STYLES = ("auto", "llama", "vllm", "none")
 #: the request field each server reads a GBNF grammar from
 GRAMMAR_FIELDS = {"llama": "grammar", "vllm": "guided_grammar"}
 #: ``owned_by`` of a server's models -> how it takes a grammar
-SERVER_OWNERS = {"vllm": ("vllm",), "llama": ("llamacpp", "llama.cpp", "llama-cpp", "me"),
-                 "none": ("openai", "system", "openai-internal")}
+SERVER_OWNERS = {
+    "vllm": ("vllm",),
+    "llama": ("llamacpp", "llama.cpp", "llama-cpp", "me"),
+    "none": ("openai", "system", "openai-internal"),
+}
 
 
 def _excerpt(body: bytes | str) -> str:
@@ -210,8 +213,7 @@ class _WatchedHTTPS(urllib.request.HTTPSHandler):
     watch: _Watch | None = None
 
     def https_open(self, req):
-        return self.do_open(_watched(http.client.HTTPSConnection, self), req,
-                            context=self._context)
+        return self.do_open(_watched(http.client.HTTPSConnection, self), req, context=self._context)
 
 
 def _watched(connection: type, handler) -> type:
@@ -220,6 +222,7 @@ def _watched(connection: type, handler) -> type:
             super().connect()
             if handler.watch is not None:
                 handler.watch.add(self.sock)
+
     return Watched
 
 
@@ -278,8 +281,12 @@ def _warn_plain_http(url: str, host: str) -> None:
     if url in _warned_plain_http:
         return
     _warned_plain_http.add(url)
-    warnings.warn(f"the API key goes to {host} over plain http, unencrypted: anyone on the way can read it; "
-                  f"use https:// for a server on another machine", RuntimeWarning, stacklevel=4)
+    warnings.warn(
+        f"the API key goes to {host} over plain http, unencrypted: anyone on the way can read it; "
+        f"use https:// for a server on another machine",
+        RuntimeWarning,
+        stacklevel=4,
+    )
 
 
 class OpenAIHTTPBackend(LLMBackend):
@@ -358,8 +365,10 @@ class OpenAIHTTPBackend(LLMBackend):
         """
         owner = ""
         try:
-            with within(self._opener, min(self.timeout, 10.0)), \
-                    self._opener.open(self.base_url + "/v1/models", timeout=min(self.timeout, 10.0)) as reply:
+            with (
+                within(self._opener, min(self.timeout, 10.0)),
+                self._opener.open(self.base_url + "/v1/models", timeout=min(self.timeout, 10.0)) as reply,
+            ):
                 data = json.loads(_read_capped(reply, MAX_ERROR_BYTES).decode("utf-8", "replace"))
             models = data.get("data") if isinstance(data, dict) else None
             if isinstance(models, list) and models and isinstance(models[0], dict):
@@ -374,14 +383,21 @@ class OpenAIHTTPBackend(LLMBackend):
         if style is None and host.endswith("openai.com"):
             style = "none"
         if style == "none":
-            warnings.warn(f"the server at {self.base_url} cannot constrain output (it takes no grammar): "
-                          f"replies are free text, and only the verifier checks them", RuntimeWarning,
-                          stacklevel=3)
+            warnings.warn(
+                f"the server at {self.base_url} cannot constrain output (it takes no grammar): "
+                f"replies are free text, and only the verifier checks them",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         elif style is None:
             style = "llama"
-            warnings.warn(f"the server at {self.base_url} (models owned by {owner!r}) is not one barsym "
-                          f"knows; the grammar is sent as llama.cpp's 'grammar' field, and if the server ignores "
-                          f"it, output is not constrained", RuntimeWarning, stacklevel=3)
+            warnings.warn(
+                f"the server at {self.base_url} (models owned by {owner!r}) is not one barsym "
+                f"knows; the grammar is sent as llama.cpp's 'grammar' field, and if the server ignores "
+                f"it, output is not constrained",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         return style
 
     # ------------------------------------------------------------------ request
@@ -443,8 +459,10 @@ class OpenAIHTTPBackend(LLMBackend):
             return body
         except _TooLarge as exc:
             size = f"a reply of {exc.declared} bytes" if exc.declared is not None else "a longer reply"
-            raise LLMError(f"server {self.base_url} sent {size}; barsym reads at most "
-                           f"{MAX_REPLY_BYTES // (1024 * 1024)} MB of a chat completion") from None
+            raise LLMError(
+                f"server {self.base_url} sent {size}; barsym reads at most "
+                f"{MAX_REPLY_BYTES // (1024 * 1024)} MB of a chat completion"
+            ) from None
         except urllib.error.HTTPError as exc:
             if watch.expired:
                 raise self._timeout_error() from None
@@ -478,15 +496,15 @@ class OpenAIHTTPBackend(LLMBackend):
             return IncompatibleServerError(
                 f"server {self.base_url} answered HTTP {exc.code} redirecting to "
                 f"{redact(url_without_password(location))}; barsym does not follow redirects (the API key would "
-                "go along): give the final URL as --llm-url")
+                "go along): give the final URL as --llm-url"
+            )
         if exc.code in _NOT_THE_API and not self.confirmed:
             reason = f" {exc.reason}" if exc.reason else ""
             gist = "" if body.startswith("<") else f": {body[:120]}"  # an HTML error page adds nothing
             return self._incompatible(f"answered {exc.code}{reason}{gist}")
         if exc.code in (401, 403):
             return LLMError(
-                f"server {self.base_url} refused the credentials (HTTP {exc.code}): {redact(body)}. "
-                "Check the api_key."
+                f"server {self.base_url} refused the credentials (HTTP {exc.code}): {redact(body)}. Check the api_key."
             )
         if exc.code in (502, 503, 504):
             return BackendUnavailableError(
@@ -566,12 +584,8 @@ class OpenAIHTTPBackend(LLMBackend):
             reply = json.loads(body)
         except (ValueError, RecursionError):  # RecursionError: nested deeper than Python reads
             if not self.confirmed:
-                raise self._incompatible(
-                    f"answered with a body that is not JSON: {_excerpt(body)[:120]!r}"
-                ) from None
-            raise LLMError(
-                f"server {self.base_url} sent a reply that is not JSON: {_excerpt(body)!r}"
-            ) from None
+                raise self._incompatible(f"answered with a body that is not JSON: {_excerpt(body)[:120]!r}") from None
+            raise LLMError(f"server {self.base_url} sent a reply that is not JSON: {_excerpt(body)!r}") from None
         try:
             choice = reply["choices"][0]
             text = choice["message"].get("content") or ""
@@ -582,9 +596,7 @@ class OpenAIHTTPBackend(LLMBackend):
                 raise self._incompatible(
                     f"answered JSON without choices[0].message: {_excerpt(body)[:120]!r}"
                 ) from None
-            raise LLMError(
-                f"server {self.base_url} sent JSON without choices[0].message: {_excerpt(body)!r}"
-            ) from None
+            raise LLMError(f"server {self.base_url} sent JSON without choices[0].message: {_excerpt(body)!r}") from None
         self.confirmed = True
         usage = reply.get("usage") if isinstance(reply.get("usage"), dict) else {}
         details = usage.get("prompt_tokens_details")

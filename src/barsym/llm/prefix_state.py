@@ -63,8 +63,9 @@ class PrefixKey:
     system: str = ""  # llama.cpp's system information: the build's and the CPU's features
 
     @staticmethod
-    def for_prompt(model: str, text: str, tokens: list[int], library: str, settings: str,
-                   system: str = "") -> "PrefixKey":
+    def for_prompt(
+        model: str, text: str, tokens: list[int], library: str, settings: str, system: str = ""
+    ) -> "PrefixKey":
         digest = hashlib.sha256(text.encode("utf-8"))
         digest.update(struct.pack(f"<{len(tokens)}i", *tokens))
         return PrefixKey(model, digest.hexdigest(), library, settings, system)
@@ -114,7 +115,7 @@ class PrefixStateStore:
         at = len(MAGIC)
         try:
             (size,) = struct.unpack_from("<Q", blob, at)
-            header = json.loads(blob[at + 8: at + 8 + size])
+            header = json.loads(blob[at + 8 : at + 8 + size])
         except (struct.error, ValueError, UnicodeDecodeError):
             return "unreadable header", None
         if not isinstance(header, dict) or header.get("format") != FORMAT:
@@ -137,15 +138,22 @@ class PrefixStateStore:
             return "no logits to check it against", None
         if not ids or len(ids) != len(logits):
             return "no logits to check it against", None
-        return "", (body[4 * count:], StateCheck(ids, logits))
+        return "", (body[4 * count :], StateCheck(ids, logits))
 
     def save(self, key: PrefixKey, tokens: list[int], payload: bytes, check: StateCheck) -> Path | None:
         """Write atomically (temporary file, then rename); a folder that cannot be written is skipped."""
         path = self.path_for(key)
         body = struct.pack(f"<{len(tokens)}i", *tokens) + payload
-        header = json.dumps({"format": FORMAT, "key": asdict(key), "tokens": len(tokens), "payload": len(payload),
-                             "sha256": hashlib.sha256(body).hexdigest(),
-                             "check": {"ids": list(check.ids), "logits": list(check.logits)}}).encode()
+        header = json.dumps(
+            {
+                "format": FORMAT,
+                "key": asdict(key),
+                "tokens": len(tokens),
+                "payload": len(payload),
+                "sha256": hashlib.sha256(body).hexdigest(),
+                "check": {"ids": list(check.ids), "logits": list(check.logits)},
+            }
+        ).encode()
         try:
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
             with tempfile.NamedTemporaryFile("wb", dir=self.directory, delete=False, suffix=".tmp") as tmp:
@@ -160,12 +168,15 @@ class PrefixStateStore:
     def _prune(self, newest: Path) -> None:
         try:
             files = sorted(self.directory.glob("prefix-*.kvstate"), key=lambda p: p.stat().st_mtime, reverse=True)
-            for old in [f for f in files if f != newest][max(0, self.keep - 1):]:
+            for old in [f for f in files if f != newest][max(0, self.keep - 1) :]:
                 old.unlink(missing_ok=True)
         except OSError:
             pass
 
     @staticmethod
     def _warn(path: Path, problem: str) -> None:
-        warnings.warn(f"ignoring the saved prompt state {path} ({problem}); evaluating the prompt again",
-                      PrefixStateWarning, stacklevel=3)
+        warnings.warn(
+            f"ignoring the saved prompt state {path} ({problem}); evaluating the prompt again",
+            PrefixStateWarning,
+            stacklevel=3,
+        )

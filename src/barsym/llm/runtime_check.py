@@ -40,8 +40,15 @@ from typing import Any
 from .base import BackendUnavailableError
 from .native import LoadProfile
 
-__all__ = ["FAULT_ENV", "PROFILES", "RuntimeFallbackWarning", "RuntimeVerdict", "choose_profile",
-           "cpu_flags", "profiles_for"]
+__all__ = [
+    "FAULT_ENV",
+    "PROFILES",
+    "RuntimeFallbackWarning",
+    "RuntimeVerdict",
+    "choose_profile",
+    "cpu_flags",
+    "profiles_for",
+]
 
 FAULT_ENV = "BARSYM_PROBE_FAULT"
 UNLOADABLE = 3  # the child's exit status when the file does not load at all (not a crash: the caller's error)
@@ -105,11 +112,21 @@ def _key(model_id: str, library: str, system: str, flags: frozenset[str], profil
 
 def _probe(model: Path, profile: LoadProfile, threads: int) -> str:
     """'' if a child process evaluated a batch with ``profile``; else what went wrong, in a few words."""
-    command = [sys.executable, "-m", "barsym.llm.runtime_check", "--model", str(model), "--profile", profile.name,
-               "--threads", str(threads)]
+    command = [
+        sys.executable,
+        "-m",
+        "barsym.llm.runtime_check",
+        "--model",
+        str(model),
+        "--profile",
+        profile.name,
+        "--threads",
+        str(threads),
+    ]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S,
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL
+        )
     except subprocess.TimeoutExpired:
         return f"the check did not finish in {PROBE_TIMEOUT_S:.0f} s"
     except OSError as exc:
@@ -148,8 +165,15 @@ def _save(path: Path, verdict: dict[str, Any]) -> None:
         pass  # a read-only cache: the check runs again next time
 
 
-def choose_profile(model: Path, model_id: str, library: str, system: str, threads: int,
-                   folder: Path | None = None, flags: frozenset[str] | None = None) -> RuntimeVerdict:
+def choose_profile(
+    model: Path,
+    model_id: str,
+    library: str,
+    system: str,
+    threads: int,
+    folder: Path | None = None,
+    flags: frozenset[str] | None = None,
+) -> RuntimeVerdict:
     """The first profile whose child-process check passes (each verdict remembered per combination)."""
     flags = cpu_flags() if flags is None else flags
     failures: list[str] = []
@@ -166,7 +190,8 @@ def choose_profile(model: Path, model_id: str, library: str, system: str, thread
         failures.append(f"{profile.name}: {problem}")
     raise BackendUnavailableError(
         f"llama.cpp cannot run {model.name} on this CPU: {'; '.join(failures)}. Plan without the model "
-        "(--planner symbolic) or point --llm-url at a model server.")
+        "(--planner symbolic) or point --llm-url at a model server."
+    )
 
 
 def _verdict(key: str, model: Path, profile: LoadProfile, threads: int, folder: Path | None) -> tuple[str, str]:
@@ -192,9 +217,12 @@ def _verdict(key: str, model: Path, profile: LoadProfile, threads: int, folder: 
 def _warn(model: Path, verdict: RuntimeVerdict) -> None:
     first = verdict.failures[0]
     name, _, problem = first.partition(": ")
-    warnings.warn(f"{problem} with {PROFILES[name].describe()} ({model.name}); running it with "
-                  f"{verdict.profile.describe()} instead (checked in a child process, remembered)",
-                  RuntimeFallbackWarning, stacklevel=3)
+    warnings.warn(
+        f"{problem} with {PROFILES[name].describe()} ({model.name}); running it with "
+        f"{verdict.profile.describe()} instead (checked in a child process, remembered)",
+        RuntimeFallbackWarning,
+        stacklevel=3,
+    )
 
 
 def _child(argv: list[str]) -> int:

@@ -18,26 +18,56 @@ MAX_SEED = 2**32 - 1
 class ModelSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    model: str | None = Field(None, description="GGUF model to run in-process (default: $BARSYM_MODEL, else "
-                              "the packaged SmolLM2-135M)", json_schema_extra={"metavar": "PATH"})
-    llm_url: str | None = Field(None, description="OpenAI-compatible server instead of an in-process model, "
-                                "e.g. http://127.0.0.1:8080", json_schema_extra={"metavar": "URL"})
+    model: str | None = Field(
+        None,
+        description="GGUF model to run in-process (default: $BARSYM_MODEL, else the packaged SmolLM2-135M)",
+        json_schema_extra={"metavar": "PATH"},
+    )
+    llm_url: str | None = Field(
+        None,
+        description="OpenAI-compatible server instead of an in-process model, e.g. http://127.0.0.1:8080",
+        json_schema_extra={"metavar": "URL"},
+    )
     llm_stand_in: Literal["copy-facts", "largest", "random", "first"] | None = Field(
-        None, description="no model: a chooser answers under the same grammar, to show what the model adds: "
+        None,
+        description="no model: a chooser answers under the same grammar, to show what the model adds: "
         "copy-facts, largest, random or first (barsym.llm.stand_in); tables name the planner bar[NAME]",
-        json_schema_extra={"metavar": "NAME"})
-    threads: int | None = Field(None, ge=1, le=512, description="CPU threads for the in-process model (default: "
-                                "all cores)", json_schema_extra={"metavar": "N"})
-    seed: int = Field(0, ge=0, le=MAX_SEED, description="sampling seed",
-                      json_schema_extra={"flag": "--llm-seed", "metavar": "N"})
-    temperature: float = Field(0.0, ge=0, le=5, allow_inf_nan=False, description="sampling temperature; 0 is "
-                               "greedy", json_schema_extra={"metavar": "T"})
-    timeout: float = Field(30.0, ge=0.1, le=3600, allow_inf_nan=False, description="seconds to wait for a "
-                           "server reply", json_schema_extra={"flag": "--llm-timeout", "metavar": "S"})
-    api_key: str | None = Field(None, description="bearer token for --llm-url (default: $OPENAI_API_KEY)",
-                                json_schema_extra={"metavar": "KEY"})
-    llm_model: str | None = Field(None, description="model name sent to --llm-url (servers that host several "
-                                  "models need it)", json_schema_extra={"metavar": "NAME"})
+        json_schema_extra={"metavar": "NAME"},
+    )
+    threads: int | None = Field(
+        None,
+        ge=1,
+        le=512,
+        description="CPU threads for the in-process model (default: all cores)",
+        json_schema_extra={"metavar": "N"},
+    )
+    seed: int = Field(
+        0, ge=0, le=MAX_SEED, description="sampling seed", json_schema_extra={"flag": "--llm-seed", "metavar": "N"}
+    )
+    temperature: float = Field(
+        0.0,
+        ge=0,
+        le=5,
+        allow_inf_nan=False,
+        description="sampling temperature; 0 is greedy",
+        json_schema_extra={"metavar": "T"},
+    )
+    timeout: float = Field(
+        30.0,
+        ge=0.1,
+        le=3600,
+        allow_inf_nan=False,
+        description="seconds to wait for a server reply",
+        json_schema_extra={"flag": "--llm-timeout", "metavar": "S"},
+    )
+    api_key: str | None = Field(
+        None, description="bearer token for --llm-url (default: $OPENAI_API_KEY)", json_schema_extra={"metavar": "KEY"}
+    )
+    llm_model: str | None = Field(
+        None,
+        description="model name sent to --llm-url (servers that host several models need it)",
+        json_schema_extra={"metavar": "NAME"},
+    )
 
     @model_validator(mode="after")
     def _one_source(self) -> "ModelSettings":

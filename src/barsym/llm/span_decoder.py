@@ -35,7 +35,6 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -155,8 +154,9 @@ class SpanDecoder:
         return tokens[: self.context.n_batch - 1]
 
     # ------------------------------------------------------------------ generation
-    def generate(self, prompt: list[int], grammar: CompiledGrammar, max_tokens: int, temperature: float,
-                 seed: int) -> SpanResult:
+    def generate(
+        self, prompt: list[int], grammar: CompiledGrammar, max_tokens: int, temperature: float, seed: int
+    ) -> SpanResult:
         """Decode a reply to ``prompt`` under ``grammar``.
 
         Each model evaluation takes the tokens chosen since the last one (at
@@ -202,6 +202,13 @@ class SpanDecoder:
             if len(out) >= max_tokens:
                 break
         text = b"".join(self._piece(t).encode("ascii") for t in out).decode("utf-8", "ignore")
-        return SpanResult(text=text, tokens=tuple(out), finish_reason=finish, prompt_tokens=len(prompt),
-                          evaluated_prompt_tokens=len(prompt) - keep, evaluations=evaluations, drafted=drafted,
-                          rejected_drafts=rejected)
+        return SpanResult(
+            text=text,
+            tokens=tuple(out),
+            finish_reason=finish,
+            prompt_tokens=len(prompt),
+            evaluated_prompt_tokens=len(prompt) - keep,
+            evaluations=evaluations,
+            drafted=drafted,
+            rejected_drafts=rejected,
+        )

@@ -135,12 +135,13 @@ def facts_candidates(prompt: str) -> list[str]:
     lines = [line for line in prompt.splitlines() if line.startswith("Known: ")]
     out: list[str] = []
     for line in lines:
-        body = line[len("Known: "):].rstrip(".")
+        body = line[len("Known: ") :].rstrip(".")
         for way in body.split("; or "):
             way = re.sub(r" \([^)]*\)", "", way)
             head, _, needs = way.partition(" needs ")
-            subgoals = [] if needs.strip() in ("", "nothing") else [n.split(" or ")[0].strip()
-                                                                   for n in needs.split(", ")]
+            subgoals = (
+                [] if needs.strip() in ("", "nothing") else [n.split(" or ")[0].strip() for n in needs.split(", ")]
+            )
             out.append(head.strip() + (": " + ", ".join(subgoals) if subgoals else ""))
     return out
 
@@ -218,13 +219,14 @@ class _CopyFacts:
                 ahead = text + option + (nxt.forced() if nxt is not None else "")
                 fits = next((i for i, c in enumerate(self.candidates) if c.startswith(ahead)), none)
                 piece = _piece(ahead, start)
-                local = max((_common(piece, s) if len(piece) <= len(s) or not s.startswith(piece) else len(s),
-                             -i) for i, s in enumerate(self.segments))
+                local = max(
+                    (_common(piece, s) if len(piece) <= len(s) or not s.startswith(piece) else len(s), -i)
+                    for i, s in enumerate(self.segments)
+                )
                 key = (-fits, local[0], local[1], -index)
             if best_key is None or key > best_key:
                 best, best_key = option, key
         return best
-
 
     def _forward(self, text: str, options: list, state: GrammarState) -> str | None:
         """A plan written forward, a line per step: line N copies the facts' step N, then ``done``.
@@ -233,7 +235,7 @@ class _CopyFacts:
         """
         number = text.count("\n")
         target = self.lines[number] if number < len(self.lines) else "done"
-        line = text[text.rfind("\n") + 1:]
+        line = text[text.rfind("\n") + 1 :]
         if ";" in line or line == target:
             return self._end_line(options)
         best, best_key = options[0], None
@@ -292,17 +294,25 @@ class StandInLLM(LLMBackend):
                 raise LLMError(f"the {self.name} stand-in cannot walk this grammar: {exc}") from None
         return compiled
 
-    def complete(self, messages: list[dict[str, str]], *, max_tokens: int | None = None,
-                 temperature: float | None = None, seed: int | None = None,
-                 json_schema: dict[str, Any] | None = None, grammar: str | None = None,
-                 stop: list[str] | None = None) -> Completion:
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        seed: int | None = None,
+        json_schema: dict[str, Any] | None = None,
+        grammar: str | None = None,
+        stop: list[str] | None = None,
+    ) -> Completion:
         max_tokens, _, seed, stop = self._resolve(messages, max_tokens, temperature, seed, json_schema, grammar, stop)
         if grammar is None:
             raise LLMError(f"the {self.name} stand-in needs a grammar to choose under; this call gave none")
         started = time.perf_counter()
         prompt = _last_facts_prompt(messages)
         chooser: Chooser = {"first": choose_first, "random": choose_random, "largest": choose_largest}.get(
-            self.name) or _CopyFacts(prompt)
+            self.name
+        ) or _CopyFacts(prompt)
         key = json.dumps(messages, sort_keys=True).encode("utf-8")
         rng = random.Random(zlib.crc32(key) ^ (seed * 2654435761 % 2**32))
         text, finish, choices = self._walk(self._compiled(grammar).start(), chooser, rng, max_tokens * CHARS_PER_TOKEN)
@@ -310,9 +320,15 @@ class StandInLLM(LLMBackend):
             cut = min((i for i in (text.find(s) for s in stop) if i >= 0), default=-1)
             if cut >= 0:
                 text, finish = text[:cut], "stop"
-        return Completion(text=text, prompt_tokens=sum(len(m["content"].split()) for m in messages),
-                          completion_tokens=choices, finish_reason=finish, elapsed_s=time.perf_counter() - started,
-                          model=f"stand-in:{self.name}", evaluations=0)
+        return Completion(
+            text=text,
+            prompt_tokens=sum(len(m["content"].split()) for m in messages),
+            completion_tokens=choices,
+            finish_reason=finish,
+            elapsed_s=time.perf_counter() - started,
+            model=f"stand-in:{self.name}",
+            evaluations=0,
+        )
 
     def _continuations(self, state: GrammarState) -> list:
         options = self._options.get(state)

@@ -26,8 +26,15 @@ class TokenResult:
     evaluations: int
 
 
-def generate_tokens(context: NativeContext, prompt: list[int], gbnf: str | None, max_tokens: int,
-                    temperature: float, seed: int, stops: list[str]) -> TokenResult:
+def generate_tokens(
+    context: NativeContext,
+    prompt: list[int],
+    gbnf: str | None,
+    max_tokens: int,
+    temperature: float,
+    seed: int,
+    stops: list[str],
+) -> TokenResult:
     """Decode a reply to ``prompt``, reusing the cache's common prefix; stop at an end token or a stop text."""
     model = context.model
     keep = context.kept_prefix(prompt)
@@ -53,5 +60,11 @@ def generate_tokens(context: NativeContext, prompt: list[int], gbnf: str | None,
             evaluations += 1
     if finish == "length":
         text = model.detokenize(out)
-    return TokenResult(text=text, tokens=tuple(out), finish_reason=finish, prompt_tokens=len(prompt),
-                       evaluated_prompt_tokens=len(prompt) - keep, evaluations=evaluations)
+    return TokenResult(
+        text=text,
+        tokens=tuple(out),
+        finish_reason=finish,
+        prompt_tokens=len(prompt),
+        evaluated_prompt_tokens=len(prompt) - keep,
+        evaluations=evaluations,
+    )

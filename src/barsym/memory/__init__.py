@@ -4,6 +4,17 @@ from .decomposer import DEFAULT_MIN_RUNS, DEFAULT_THRESHOLD, MEMORY, MemoryDecom
 from .recorder import TaskRecorder, record, records
 from .store import MemoryFileError, MemoryStore, default_path
 
-__all__ = ["DEFAULT_MIN_RUNS", "DEFAULT_THRESHOLD", "MEMORY", "MemoryDecomposer", "MemoryFileError",
-           "MemoryPlanner", "MemoryStore", "TaskRecorder", "default_path", "record", "records",
-           "with_memory"]
+__all__ = [
+    "DEFAULT_MIN_RUNS",
+    "DEFAULT_THRESHOLD",
+    "MEMORY",
+    "MemoryDecomposer",
+    "MemoryFileError",
+    "MemoryPlanner",
+    "MemoryStore",
+    "TaskRecorder",
+    "default_path",
+    "record",
+    "records",
+    "with_memory",
+]

@@ -55,8 +55,15 @@ def compatible(remembered: dict, now: dict) -> bool:
 class MemoryDecomposer:
     """A :class:`Decomposer` that asks the memory first and the wrapped decomposer otherwise."""
 
-    def __init__(self, kb: KnowledgeBase, inner: Decomposer, store: MemoryStore | None,
-                 threshold: float = DEFAULT_THRESHOLD, min_runs: int = DEFAULT_MIN_RUNS, rules: Rules | None = None):
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        inner: Decomposer,
+        store: MemoryStore | None,
+        threshold: float = DEFAULT_THRESHOLD,
+        min_runs: int = DEFAULT_MIN_RUNS,
+        rules: Rules | None = None,
+    ):
         self.kb, self.inner, self.store = kb, inner, store
         self.threshold, self.min_runs = threshold, min_runs
         self.rules = rules if rules is not None else getattr(inner, "rules", None)
@@ -106,8 +113,9 @@ class MemoryDecomposer:
             return 0
         return context.surplus(self.kb.resolve(goal.item))
 
-    def _remembered(self, goal: Goal, context: PlanContext, key: dict, spare_used: int = 0,
-                    uses_spare: bool = False) -> Decomposition | None:
+    def _remembered(
+        self, goal: Goal, context: PlanContext, key: dict, spare_used: int = 0, uses_spare: bool = False
+    ) -> Decomposition | None:
         """The best remembered answer that applies here.
 
         ``spare_used``: spare units already given to this goal (not there for the answer to use again);
@@ -155,8 +163,13 @@ def _widen(answer: Decomposition, spare: int) -> Decomposition:
 def _decomposition(candidate: Candidate) -> Decomposition:
     rate = f"{candidate.successes}/{candidate.runs} runs succeeded over {candidate.plans} plan(s)"
     record = candidate.record
-    return Decomposition(Step.model_validate(record.step), tuple(Goal.model_validate(g) for g in record.subgoals),
-                         MEMORY, yields=record.yields, note=f"from memory: {rate}")
+    return Decomposition(
+        Step.model_validate(record.step),
+        tuple(Goal.model_validate(g) for g in record.subgoals),
+        MEMORY,
+        yields=record.yields,
+        note=f"from memory: {rate}",
+    )
 
 
 class MemoryPlanner:
@@ -175,8 +188,14 @@ class MemoryPlanner:
         return result
 
 
-def with_memory(planner, kb: KnowledgeBase, store: MemoryStore | None, threshold: float = DEFAULT_THRESHOLD,
-                min_runs: int = DEFAULT_MIN_RUNS, examples: int = DEFAULT_EXAMPLES) -> MemoryPlanner:
+def with_memory(
+    planner,
+    kb: KnowledgeBase,
+    store: MemoryStore | None,
+    threshold: float = DEFAULT_THRESHOLD,
+    min_runs: int = DEFAULT_MIN_RUNS,
+    examples: int = DEFAULT_EXAMPLES,
+) -> MemoryPlanner:
     """Put a memory decomposer in front of ``planner``'s decomposer (``store=None``: only note contexts).
 
     A wrapped decomposer that takes few-shot examples (the LLM decomposer's

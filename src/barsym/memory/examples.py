@@ -86,8 +86,15 @@ class CloseGoalExamples:
     counts the goals that received at least one example (reset per plan).
     """
 
-    def __init__(self, kb: KnowledgeBase, store: MemoryStore, threshold: float, min_runs: int,
-                 limit: int = DEFAULT_EXAMPLES, rules: Rules | None = None):
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        store: MemoryStore,
+        threshold: float,
+        min_runs: int,
+        limit: int = DEFAULT_EXAMPLES,
+        rules: Rules | None = None,
+    ):
         self.kb, self.store, self.rules = kb, store, rules
         self.threshold, self.min_runs, self.limit = threshold, min_runs, limit
         self.goals_given = 0
@@ -137,5 +144,9 @@ class CloseGoalExamples:
 
 def example_decomposition(candidate: Candidate) -> Decomposition:
     record = candidate.record
-    return Decomposition(Step.model_validate(record.step), tuple(Goal.model_validate(g) for g in record.subgoals),
-                         EXAMPLE, yields=record.yields)
+    return Decomposition(
+        Step.model_validate(record.step),
+        tuple(Goal.model_validate(g) for g in record.subgoals),
+        EXAMPLE,
+        yields=record.yields,
+    )

@@ -19,8 +19,11 @@ ENV_VAR = "BARSYM_MEMORY"
 class MemoryOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    memory: Path | None = Field(None, description=f"answer goals from this stage memory first (default ${ENV_VAR} "
-                                "if set)", json_schema_extra={"metavar": "PATH"})
+    memory: Path | None = Field(
+        None,
+        description=f"answer goals from this stage memory first (default ${ENV_VAR} if set)",
+        json_schema_extra={"metavar": "PATH"},
+    )
     record: bool = Field(False, description="also record into the memory: each plan's decompositions")
     no_memory: bool = Field(False, description=f"ignore ${ENV_VAR} for this run")
 

@@ -27,18 +27,36 @@ def records(result: PlanResult, memory: MemoryDecomposer) -> list[DecompositionR
         context = memory.context_of(d)
         if context is None:
             continue
-        out.append(DecompositionRecord(
-            node.goal.item, node.goal.count, context, d.step.model_dump(mode="json", exclude_none=True),
-            [g.model_dump(mode="json") for g in d.subgoals],
-            d.yields if d.yields is not None and d.yields != d.step.count else None, d.provenance))
+        out.append(
+            DecompositionRecord(
+                node.goal.item,
+                node.goal.count,
+                context,
+                d.step.model_dump(mode="json", exclude_none=True),
+                [g.model_dump(mode="json") for g in d.subgoals],
+                d.yields if d.yields is not None and d.yields != d.step.count else None,
+                d.provenance,
+            )
+        )
     return out
 
 
-def record(store: MemoryStore, task: str, result: PlanResult, memory: MemoryDecomposer,
-           executions: list[tuple[str, int, int, int]] = ()) -> int:
+def record(
+    store: MemoryStore,
+    task: str,
+    result: PlanResult,
+    memory: MemoryDecomposer,
+    executions: list[tuple[str, int, int, int]] = (),
+) -> int:
     """Store the plan, its decompositions and its executions (world, seed, runs, successes) in one transaction."""
-    return store.record_plan(task, result.planner, (result.goal.item, result.goal.count),
-                             [str(step) for step in result.plan.steps], records(result, memory), list(executions))
+    return store.record_plan(
+        task,
+        result.planner,
+        (result.goal.item, result.goal.count),
+        [str(step) for step in result.plan.steps],
+        records(result, memory),
+        list(executions),
+    )
 
 
 class TaskRecorder:

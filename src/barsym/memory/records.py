@@ -19,8 +19,15 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, Validat
 
 from ..model import MAX_COUNT, Goal, Step
 
-__all__ = ["DecompositionRecord", "ExportedPlan", "RememberedContext", "RememberedDecomposition", "ValidationError",
-           "as_export", "first_problem"]
+__all__ = [
+    "DecompositionRecord",
+    "ExportedPlan",
+    "RememberedContext",
+    "RememberedDecomposition",
+    "ValidationError",
+    "as_export",
+    "first_problem",
+]
 
 
 class RememberedContext(BaseModel):
@@ -64,8 +71,10 @@ class ExportedPlan(BaseModel):
             raise ValueError(f"goal count must be from 1 to {MAX_COUNT}, got {self.goal[1]}")
         for world, seed, runs, successes in self.executions:
             if not 0 <= successes <= runs or not 0 <= seed < 2**64:
-                raise ValueError(f"execution in {world!r}: need 0 <= successes <= runs and a seed from 0 to "
-                                 f"2**64-1, got seed {seed}, {successes} of {runs} runs")
+                raise ValueError(
+                    f"execution in {world!r}: need 0 <= successes <= runs and a seed from 0 to "
+                    f"2**64-1, got seed {seed}, {successes} of {runs} runs"
+                )
         return self
 
 
@@ -91,8 +100,11 @@ class DecompositionRecord:
     @property
     def signature(self) -> str:
         """Same goal, same context, same answer: the unit whose success rate is pooled."""
-        return json.dumps([self.goal_item, self.goal_count, self.context, self.step, self.subgoals, self.yields],
-                          sort_keys=True, separators=(",", ":"))
+        return json.dumps(
+            [self.goal_item, self.goal_count, self.context, self.step, self.subgoals, self.yields],
+            sort_keys=True,
+            separators=(",", ":"),
+        )
 
 
 def parsed_export(record, number: int) -> tuple:
@@ -105,10 +117,18 @@ def parsed_export(record, number: int) -> tuple:
         plan = ExportedPlan.model_validate(record)
     except ValidationError as exc:
         raise ValueError(f"record {number}: not an exported memory record ({first_problem(exc)})") from None
-    decs = [DecompositionRecord(d.goal_item, d.goal_count, d.context.model_dump(),
-                                d.step.model_dump(mode="json", exclude_none=True),
-                                [g.model_dump(mode="json") for g in d.subgoals], d.yields, d.provenance)
-            for d in plan.decompositions]
+    decs = [
+        DecompositionRecord(
+            d.goal_item,
+            d.goal_count,
+            d.context.model_dump(),
+            d.step.model_dump(mode="json", exclude_none=True),
+            [g.model_dump(mode="json") for g in d.subgoals],
+            d.yields,
+            d.provenance,
+        )
+        for d in plan.decompositions
+    ]
     return plan.task, plan.planner, tuple(plan.goal), list(plan.steps), decs, [tuple(e) for e in plan.executions]
 
 
@@ -119,7 +139,23 @@ def canonical(record: dict) -> str:
 
 def as_export(task, planner, goal, steps, decompositions, executions) -> dict:
     """What :meth:`export_plans` would write for these ``_insert_plan`` arguments."""
-    decs = [{"goal_item": d.goal_item, "goal_count": d.goal_count, "context": d.context, "step": d.step,
-             "subgoals": d.subgoals, "yields": d.yields, "provenance": d.provenance} for d in decompositions]
-    return {"task": task, "planner": planner, "goal": [goal[0], goal[1]], "steps": steps, "decompositions": decs,
-            "executions": [[w, int(s) & (2**64 - 1), r, k] for w, s, r, k in executions]}
+    decs = [
+        {
+            "goal_item": d.goal_item,
+            "goal_count": d.goal_count,
+            "context": d.context,
+            "step": d.step,
+            "subgoals": d.subgoals,
+            "yields": d.yields,
+            "provenance": d.provenance,
+        }
+        for d in decompositions
+    ]
+    return {
+        "task": task,
+        "planner": planner,
+        "goal": [goal[0], goal[1]],
+        "steps": steps,
+        "decompositions": decs,
+        "executions": [[w, int(s) & (2**64 - 1), r, k] for w, s, r, k in executions],
+    }

@@ -22,9 +22,16 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from .records import (DecompositionRecord, RememberedDecomposition, ValidationError, as_export, canonical, parsed_export,
-                      first_problem)
 from ..private_files import create_private
+from .records import (
+    DecompositionRecord,
+    RememberedDecomposition,
+    ValidationError,
+    as_export,
+    canonical,
+    first_problem,
+    parsed_export,
+)
 
 #: "BSYM": marks a SQLite file as a barsym memory
 APPLICATION_ID = 0x4253594D
@@ -89,8 +96,10 @@ def _execution_rows(plan_id: int, executions) -> list[tuple]:
 def _why_unwritable(path: Path, exc: sqlite3.Error, timeout: float) -> str:
     text = str(exc)
     if "locked" in text or "busy" in text:
-        return (f"memory {path}: locked by another writer (waited {timeout:g} s); try again when it has "
-                "finished, or record into another --memory file")
+        return (
+            f"memory {path}: locked by another writer (waited {timeout:g} s); try again when it has "
+            "finished, or record into another --memory file"
+        )
     if "full" in text:
         return f"memory {path}: the disk is full ({text}); free some space and run again"
     if "readonly" in text:
@@ -171,11 +180,14 @@ class MemoryStore:
         except sqlite3.DatabaseError as exc:
             raise MemoryFileError(f"memory {self.path}: not a barsym memory or corrupt ({exc})") from None
         if app != APPLICATION_ID and (tables or version):
-            raise MemoryFileError(f"memory {self.path}: is an SQLite file but not a barsym memory; "
-                                  "refusing to change it")
+            raise MemoryFileError(
+                f"memory {self.path}: is an SQLite file but not a barsym memory; refusing to change it"
+            )
         if version > SCHEMA_VERSION:
-            raise MemoryFileError(f"memory {self.path}: written by a newer barsym (schema {version}, this one "
-                                  f"reads up to {SCHEMA_VERSION}); upgrade barsym")
+            raise MemoryFileError(
+                f"memory {self.path}: written by a newer barsym (schema {version}, this one "
+                f"reads up to {SCHEMA_VERSION}); upgrade barsym"
+            )
         if readonly:
             if version < SCHEMA_VERSION:
                 raise MemoryFileError(f"memory {self.path}: schema {version} needs migrating; open it for writing")
@@ -193,8 +205,9 @@ class MemoryStore:
             problem = self.db.execute("PRAGMA quick_check").fetchone()[0]
         except sqlite3.OperationalError as exc:
             if "readonly" in str(exc):  # write-protected beyond what os.access sees (immutable file, read-only disk)
-                raise MemoryFileError(f"memory {self.path}: cannot write the file or its folder ({exc}); "
-                                      "recording needs to write it") from None
+                raise MemoryFileError(
+                    f"memory {self.path}: cannot write the file or its folder ({exc}); recording needs to write it"
+                ) from None
             if any(word in str(exc) for word in ("locked", "busy", "full")):
                 raise MemoryFileError(_why_unwritable(self.path, exc, self.timeout)) from None
             raise MemoryFileError(f"memory {self.path}: corrupt or unwritable ({' '.join(str(exc).split())})") from None
@@ -256,8 +269,9 @@ class MemoryStore:
         try:
             yield
         except sqlite3.Error as exc:
-            raise MemoryFileError(f"memory {self.path}: cannot read ({' '.join(str(exc).split())[:200]}); "
-                                  "the file may be corrupt") from None
+            raise MemoryFileError(
+                f"memory {self.path}: cannot read ({' '.join(str(exc).split())[:200]}); the file may be corrupt"
+            ) from None
 
     def close(self) -> None:
         self.db.close()
@@ -269,9 +283,15 @@ class MemoryStore:
         self.close()
 
     # ---- writing: one transaction per plan ----------------------------------------------
-    def record_plan(self, task: str, planner: str, goal: tuple[str, int], steps: list[str],
-                    decompositions: list[DecompositionRecord],
-                    executions: list[tuple[str, int, int, int]] = ()) -> int:
+    def record_plan(
+        self,
+        task: str,
+        planner: str,
+        goal: tuple[str, int],
+        steps: list[str],
+        decompositions: list[DecompositionRecord],
+        executions: list[tuple[str, int, int, int]] = (),
+    ) -> int:
         """Store one plan, its decompositions and its executions (world, seed, runs, successes) atomically."""
         with self._transaction():
             plan_id = self._insert_plan(task, planner, goal, steps, decompositions, executions)
@@ -281,27 +301,46 @@ class MemoryStore:
         """The rows of one plan, inside the caller's transaction."""
         plan_id = self.db.execute(
             "INSERT INTO plans(task, planner, goal_item, goal_count, steps) VALUES (?,?,?,?,?)",
-            (task, planner, goal[0], goal[1], json.dumps(steps))).lastrowid
+            (task, planner, goal[0], goal[1], json.dumps(steps)),
+        ).lastrowid
         self.db.executemany(
             "INSERT INTO decompositions(plan_id, goal_item, goal_count, context, step, subgoals, yields,"
             " provenance, signature) VALUES (?,?,?,?,?,?,?,?,?)",
-            [(plan_id, d.goal_item, d.goal_count, json.dumps(d.context, sort_keys=True), json.dumps(d.step),
-              json.dumps(d.subgoals), d.yields, d.provenance, d.signature) for d in decompositions])
-        self.db.executemany("INSERT INTO executions(plan_id, world, seed, runs, successes) VALUES (?,?,?,?,?)",
-                            _execution_rows(plan_id, executions))
+            [
+                (
+                    plan_id,
+                    d.goal_item,
+                    d.goal_count,
+                    json.dumps(d.context, sort_keys=True),
+                    json.dumps(d.step),
+                    json.dumps(d.subgoals),
+                    d.yields,
+                    d.provenance,
+                    d.signature,
+                )
+                for d in decompositions
+            ],
+        )
+        self.db.executemany(
+            "INSERT INTO executions(plan_id, world, seed, runs, successes) VALUES (?,?,?,?,?)",
+            _execution_rows(plan_id, executions),
+        )
         return plan_id
 
     def attach_executions(self, plan_id: int, executions: list[tuple[str, int, int, int]]) -> None:
         """Add executions (world, seed, runs, successes) to a recorded plan, in one transaction."""
         with self._transaction():
-            self.db.executemany("INSERT INTO executions(plan_id, world, seed, runs, successes) VALUES (?,?,?,?,?)",
-                                _execution_rows(plan_id, executions))
+            self.db.executemany(
+                "INSERT INTO executions(plan_id, world, seed, runs, successes) VALUES (?,?,?,?,?)",
+                _execution_rows(plan_id, executions),
+            )
 
     def plan_with_steps(self, steps: list[str]) -> int | None:
         """The latest recorded plan with exactly these steps (what ``execute --record`` credits), or None."""
         with self._reading():
-            row = self.db.execute("SELECT id FROM plans WHERE steps = ? ORDER BY id DESC LIMIT 1",
-                                  (json.dumps(steps),)).fetchone()
+            row = self.db.execute(
+                "SELECT id FROM plans WHERE steps = ? ORDER BY id DESC LIMIT 1", (json.dumps(steps),)
+            ).fetchone()
         return row[0] if row else None
 
     def mark_stale(self, signature: str, reason: str) -> None:
@@ -319,23 +358,35 @@ class MemoryStore:
         """Every non-stale decomposition of this goal, pooled by signature, best success rate first."""
         with self._reading():
             rows = self._candidate_rows(item, count)
-        out = [Candidate(r[0], self._record(item, count, r), r[6], r[7], r[8]) for r in rows
-               if r[0] not in self.stale_here]
+        out = [
+            Candidate(r[0], self._record(item, count, r), r[6], r[7], r[8]) for r in rows if r[0] not in self.stale_here
+        ]
         return sorted(out, key=lambda c: (-c.rate, -c.runs, c.signature))
 
     def _record(self, item: str, count: int, row) -> DecompositionRecord:
         """A stored row as a record, checked with the import's model; a damaged row is one line naming it."""
         try:
             fields = RememberedDecomposition.model_validate(
-                {"goal_item": item, "goal_count": count, "context": json.loads(row[1]), "step": json.loads(row[2]),
-                 "subgoals": json.loads(row[3]), "yields": row[4], "provenance": row[5]})
+                {
+                    "goal_item": item,
+                    "goal_count": count,
+                    "context": json.loads(row[1]),
+                    "step": json.loads(row[2]),
+                    "subgoals": json.loads(row[3]),
+                    "yields": row[4],
+                    "provenance": row[5],
+                }
+            )
         except (ValidationError, ValueError, TypeError) as exc:
             why = first_problem(exc) if isinstance(exc, ValidationError) else str(exc)
-            raise MemoryFileError(f"memory {self.path}: the remembered decomposition of {count} {item} "
-                                  f"(signature {row[0][:60]}) is damaged ({why}); export, fix and re-import, "
-                                  "or clear the memory") from None
-        return DecompositionRecord(item, count, json.loads(row[1]), json.loads(row[2]), json.loads(row[3]),
-                                   fields.yields, fields.provenance)
+            raise MemoryFileError(
+                f"memory {self.path}: the remembered decomposition of {count} {item} "
+                f"(signature {row[0][:60]}) is damaged ({why}); export, fix and re-import, "
+                "or clear the memory"
+            ) from None
+        return DecompositionRecord(
+            item, count, json.loads(row[1]), json.loads(row[2]), json.loads(row[3]), fields.yields, fields.provenance
+        )
 
     def _candidate_rows(self, item: str, count: int) -> list:
         return self.db.execute(
@@ -348,12 +399,22 @@ class MemoryStore:
                      GROUP BY plan_id, signature) d
                LEFT JOIN (SELECT plan_id, sum(successes) AS successes, sum(runs) AS runs
                           FROM executions GROUP BY plan_id) e ON e.plan_id = d.plan_id
-               GROUP BY d.signature""", (item, count)).fetchall()
+               GROUP BY d.signature""",
+            (item, count),
+        ).fetchall()
 
     def counts(self) -> dict[str, int]:
         """Table counts from one snapshot (one statement): never a plan without its decompositions."""
-        names = ("plans", "decompositions", "distinct_decompositions", "goals", "executions", "runs", "successes",
-                 "stale")
+        names = (
+            "plans",
+            "decompositions",
+            "distinct_decompositions",
+            "goals",
+            "executions",
+            "runs",
+            "successes",
+            "stale",
+        )
         with self._reading():
             row = self._count_row()
         out = dict(zip(names, row))
@@ -366,12 +427,17 @@ class MemoryStore:
                       (SELECT count(DISTINCT signature) FROM decompositions),
                       (SELECT count(*) FROM (SELECT DISTINCT goal_item, goal_count FROM decompositions)),
                       (SELECT count(*) FROM executions), (SELECT coalesce(sum(runs), 0) FROM executions),
-                      (SELECT coalesce(sum(successes), 0) FROM executions), (SELECT count(*) FROM stale)""").fetchone()
+                      (SELECT coalesce(sum(successes), 0) FROM executions), (SELECT count(*) FROM stale)"""
+        ).fetchone()
 
     def goals(self) -> list[tuple[str, int]]:
         with self._reading():
-            return [tuple(r) for r in self.db.execute(
-                "SELECT DISTINCT goal_item, goal_count FROM decompositions ORDER BY goal_item, goal_count")]
+            return [
+                tuple(r)
+                for r in self.db.execute(
+                    "SELECT DISTINCT goal_item, goal_count FROM decompositions ORDER BY goal_item, goal_count"
+                )
+            ]
 
     # ---- export / import / maintenance ---------------------------------------------------
     def export_plans(self):
@@ -381,15 +447,38 @@ class MemoryStore:
 
     def _export_plans(self):
         for pid, task, planner, item, count, steps in self.db.execute(
-                "SELECT id, task, planner, goal_item, goal_count, steps FROM plans ORDER BY id").fetchall():
-            decs = [{"goal_item": r[0], "goal_count": r[1], "context": json.loads(r[2]), "step": json.loads(r[3]),
-                     "subgoals": json.loads(r[4]), "yields": r[5], "provenance": r[6]}
-                    for r in self.db.execute("SELECT goal_item, goal_count, context, step, subgoals, yields,"
-                                             " provenance FROM decompositions WHERE plan_id=? ORDER BY id", (pid,))]
-            exes = [[w, _read_seed(seed), r, k] for w, seed, r, k in self.db.execute(
-                "SELECT world, seed, runs, successes FROM executions WHERE plan_id=? ORDER BY id", (pid,))]
-            yield {"task": task, "planner": planner, "goal": [item, count], "steps": json.loads(steps),
-                   "decompositions": decs, "executions": exes}
+            "SELECT id, task, planner, goal_item, goal_count, steps FROM plans ORDER BY id"
+        ).fetchall():
+            decs = [
+                {
+                    "goal_item": r[0],
+                    "goal_count": r[1],
+                    "context": json.loads(r[2]),
+                    "step": json.loads(r[3]),
+                    "subgoals": json.loads(r[4]),
+                    "yields": r[5],
+                    "provenance": r[6],
+                }
+                for r in self.db.execute(
+                    "SELECT goal_item, goal_count, context, step, subgoals, yields,"
+                    " provenance FROM decompositions WHERE plan_id=? ORDER BY id",
+                    (pid,),
+                )
+            ]
+            exes = [
+                [w, _read_seed(seed), r, k]
+                for w, seed, r, k in self.db.execute(
+                    "SELECT world, seed, runs, successes FROM executions WHERE plan_id=? ORDER BY id", (pid,)
+                )
+            ]
+            yield {
+                "task": task,
+                "planner": planner,
+                "goal": [item, count],
+                "steps": json.loads(steps),
+                "decompositions": decs,
+                "executions": exes,
+            }
 
     def import_plan(self, record: dict) -> int:
         """Store one exported plan; ValueError (with what is wrong) for a record of another shape."""
@@ -425,7 +514,9 @@ class MemoryStore:
             cur = self.db.execute(
                 """DELETE FROM plans WHERE id IN (
                      SELECT plan_id FROM executions GROUP BY plan_id
-                     HAVING sum(runs) >= ? AND sum(successes) < ? * sum(runs))""", (min_runs, min_rate))
+                     HAVING sum(runs) >= ? AND sum(successes) < ? * sum(runs))""",
+                (min_runs, min_rate),
+            )
         return cur.rowcount
 
     def clear(self) -> None:

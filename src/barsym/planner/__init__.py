@@ -5,17 +5,47 @@
 """
 
 from .backward import BackwardPlanner
-from .result import GoalNode, PlanResult
-from .stats import LLMStats, PlanStats
-from .decomposer import Decomposer, Decomposition, ErrorKind, PlanContext, PlanningError, Unanswered, goal_layer, layer_goal
+from .decomposer import (
+    Decomposer,
+    Decomposition,
+    ErrorKind,
+    PlanContext,
+    PlanningError,
+    Unanswered,
+    goal_layer,
+    layer_goal,
+)
 from .ordering import Need, NoOrder, fuse, fusion_key, order_steps
 from .registry import DEFAULT_PLANNER, make_planner, planner_names, register
+from .result import GoalNode, PlanResult
+from .stats import LLMStats, PlanStats
 from .symbolic import SymbolicDecomposer
 from .verify import check_decomposition, subgoal_roles
 
 __all__ = [
-    "DEFAULT_PLANNER", "BackwardPlanner", "Decomposer", "Decomposition", "ErrorKind", "GoalNode", "Need", "NoOrder",
-    "LLMStats", "PlanContext", "PlanResult", "PlanStats", "PlanningError", "SymbolicDecomposer", "Unanswered", "check_decomposition", "fuse",
-    "fusion_key", "goal_layer", "layer_goal", "make_planner", "order_steps", "planner_names", "register",
+    "DEFAULT_PLANNER",
+    "BackwardPlanner",
+    "Decomposer",
+    "Decomposition",
+    "ErrorKind",
+    "GoalNode",
+    "Need",
+    "NoOrder",
+    "LLMStats",
+    "PlanContext",
+    "PlanResult",
+    "PlanStats",
+    "PlanningError",
+    "SymbolicDecomposer",
+    "Unanswered",
+    "check_decomposition",
+    "fuse",
+    "fusion_key",
+    "goal_layer",
+    "layer_goal",
+    "make_planner",
+    "order_steps",
+    "planner_names",
+    "register",
     "subgoal_roles",
 ]

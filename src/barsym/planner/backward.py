@@ -47,9 +47,18 @@ KEPT_ROLES = ("tool", "station")
 class BackwardPlanner:
     """Plan one goal with any :class:`Decomposer`."""
 
-    def __init__(self, kb: KnowledgeBase, decomposer: Decomposer, graph: CraftGraph | None = None,
-                 validator: Validator | None = None, verify: bool = False, max_goals: int = 20000,
-                 name: str | None = None, keep_invalid: bool = False, rules: Rules | str | None = None):
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        decomposer: Decomposer,
+        graph: CraftGraph | None = None,
+        validator: Validator | None = None,
+        verify: bool = False,
+        max_goals: int = 20000,
+        name: str | None = None,
+        keep_invalid: bool = False,
+        rules: Rules | str | None = None,
+    ):
         self.kb = kb
         self.rules = rules_for(kb, rules if rules is not None else getattr(decomposer, "rules", None))
         self.decomposer = decomposer
@@ -103,8 +112,12 @@ class BackwardPlanner:
                     break
                 failure = exc
                 continue
-            result.stats = dataclasses.replace(result.stats, attempts=attempt, held_materials_used=use_held,
-                                               seconds=round(time.perf_counter() - started, 6))
+            result.stats = dataclasses.replace(
+                result.stats,
+                attempts=attempt,
+                held_materials_used=use_held,
+                seconds=round(time.perf_counter() - started, 6),
+            )
             if result.validation.valid or not share or not self._sharing_used:
                 return result
             kept = result
@@ -129,7 +142,9 @@ class BackwardPlanner:
             if node.covered:
                 continue
             if len(nodes) > self.max_goals:
-                raise PlanningError("decomposition", f"{root}: more than {self.max_goals} goals; the decomposition does not terminate")
+                raise PlanningError(
+                    "decomposition", f"{root}: more than {self.max_goals} goals; the decomposition does not terminate"
+                )
             context.path = self._path(node, nodes)
             try:
                 decomposition = self.decomposer.decompose(node.goal, context)
@@ -144,11 +159,16 @@ class BackwardPlanner:
             if self.verify:
                 problems = check_decomposition(self.kb, node.goal, decomposition, self.rules)
                 if problems:
-                    raise PlanningError("decomposition", f"{node.goal}: {decomposition.provenance} answer rejected: {'; '.join(problems)}")
+                    raise PlanningError(
+                        "decomposition",
+                        f"{node.goal}: {decomposition.provenance} answer rejected: {'; '.join(problems)}",
+                    )
             node.decomposition = decomposition
             roles = subgoal_roles(self.kb, decomposition.step, decomposition.subgoals, self.rules)
             layer = goal_layer(node.goal)
-            item = None if layer is not None else self._canonical(decomposition.step.item or node.goal.item, decomposition)
+            item = (
+                None if layer is not None else self._canonical(decomposition.step.item or node.goal.item, decomposition)
+            )
             context.record(item, decomposition, roles, node.role in KEPT_ROLES, layer)
             stack.append(node.id)
             for index, (sub, role) in enumerate(zip(decomposition.subgoals, roles)):
@@ -210,8 +230,11 @@ class BackwardPlanner:
             return None
         if node.role in KEPT_ROLES:
             tool = self.rules.tool(item)
-            serving = (self.rules.best_held_tool(tool.kind, tool.tier, start.count) if tool is not None
-                       else (item if start.count(item) else None))
+            serving = (
+                self.rules.best_held_tool(tool.kind, tool.tier, start.count)
+                if tool is not None
+                else (item if start.count(item) else None)
+            )
             return f"{serving} is in the start inventory (used, not consumed)" if serving else None
         if not context.use_held and not self.rules.is_persistent(item):
             return None
@@ -237,8 +260,11 @@ class BackwardPlanner:
         """Fuel is burn time: any fuel the start holds covers a fuel goal (coal for planks), in the furnace's order."""
         rules, start = self.rules, context.start
         burn = node.goal.count * rules.fuel_value(item)
-        held = {name: start.count(name) - context.from_start[name] for name in start.counts
-                if rules.fuel_value(name) > 0 and not rules.is_persistent(name)}
+        held = {
+            name: start.count(name) - context.from_start[name]
+            for name in start.counts
+            if rules.fuel_value(name) > 0 and not rules.is_persistent(name)
+        }
         fuel, got = rules.pick_fuel({n: c for n, c in held.items() if c > 0}, burn, reserve={})
         if not fuel:
             return None
@@ -277,9 +303,13 @@ class BackwardPlanner:
                 try:
                     order = order_steps(steps, needs)
                 except NoOrder as again:
-                    raise PlanningError("no_order", f"{root.item}: no order of the steps works: {again.reason}") from None
+                    raise PlanningError(
+                        "no_order", f"{root.item}: no order of the steps works: {again.reason}"
+                    ) from None
             elif exc.surface:
-                raise PlanningError("no_return", f"{root.item} cannot be obtained without climbing back up: {exc.reason}") from None
+                raise PlanningError(
+                    "no_return", f"{root.item} cannot be obtained without climbing back up: {exc.reason}"
+                ) from None
             else:
                 raise PlanningError("no_order", f"{root.item}: no order of the steps works: {exc.reason}") from None
         ordered = [steps[i] for i in order]
@@ -301,11 +331,18 @@ class BackwardPlanner:
         for i in order:
             sources[position[i]] = fused[i]
         return PlanResult(
-            goal=root, plan=plan, nodes=nodes, sources=sources,
-            needs=sorted({(position[d.before], position[d.after], d.role) for d in needs if d.before != d.after}
-                         | self._layer_needs(plan, sources)),
-            raw_steps=tuple(nodes[n].decomposition.step for n in popped), validation=validation,
-            planner=self.name, decomposer=getattr(self.decomposer, "name", "?"),
+            goal=root,
+            plan=plan,
+            nodes=nodes,
+            sources=sources,
+            needs=sorted(
+                {(position[d.before], position[d.after], d.role) for d in needs if d.before != d.after}
+                | self._layer_needs(plan, sources)
+            ),
+            raw_steps=tuple(nodes[n].decomposition.step for n in popped),
+            validation=validation,
+            planner=self.name,
+            decomposer=getattr(self.decomposer, "name", "?"),
             stats=PlanStats(goals=len(nodes), decompositions=calls, shared_stations=share),
         )
 
@@ -337,9 +374,12 @@ class BackwardPlanner:
         for step in plan.steps:
             found = self.rules.step_layers(step)
             if found and max(found) < layer:
-                raise PlanningError("no_return", f"{root.item} needs {step.item}, found on layer "
-                                    f"{max(found)} and above, but the start is on layer "
-                                    f"{self.kb.layer_name(layer)} and the agent never climbs back up")
+                raise PlanningError(
+                    "no_return",
+                    f"{root.item} needs {step.item}, found on layer "
+                    f"{max(found)} and above, but the start is on layer "
+                    f"{self.kb.layer_name(layer)} and the agent never climbs back up",
+                )
 
     @staticmethod
     def _merge(steps: list[Step]) -> Step:
@@ -348,8 +388,9 @@ class BackwardPlanner:
             return first
         return first.model_copy(update={"count": sum(s.count or 0 for s in steps)})
 
-    def _needs(self, nodes: list[GoalNode], steps: list[Step], fused: list[list[int]], at: dict[int, int],
-               share: bool) -> list[Need]:
+    def _needs(
+        self, nodes: list[GoalNode], steps: list[Step], fused: list[list[int]], at: dict[int, int], share: bool
+    ) -> list[Need]:
         """Which fused step must precede which: from the tree, from layers, from sharing."""
         makers: dict[str, list[int]] = {}
         digs: dict[int, int] = {}

@@ -61,8 +61,10 @@ def waste(rules: Rules, d: Decomposition) -> list[str]:
             return [f"{item} fits the 2x2 inventory grid: no crafting_table needed"]
         need = sum(slot.count for slot in craft.needs)
         if sum(units.values()) > need:
-            return [f"too many ingredients: {craft.runs} craft(s) of {item} use {need} unit(s) in all, "
-                    f"the subgoals ask for {sum(units.values())}"]
+            return [
+                f"too many ingredients: {craft.runs} craft(s) of {item} use {need} unit(s) in all, "
+                f"the subgoals ask for {sum(units.values())}"
+            ]
     if step.type is StepType.SMELT:
         fuels = [(g, rules.fuel_value(g.item)) for g, r in zip(d.subgoals, roles) if r == "fuel"]
         inputs = sum(g.count for g, r in zip(d.subgoals, roles) if r == "ingredient")
@@ -87,8 +89,10 @@ def conventions(symbolic: SymbolicDecomposer, asked: Goal, d: Decomposition, roo
     if layer is not None and step.tool:
         wanted = symbolic.dig_tool(layer, root)
         if kb.resolve(step.tool) != wanted:
-            return [f"dig down to layer {layer} with the {wanted}: BAR digs once per pickaxe tier, "
-                    f"right after making that pickaxe"]
+            return [
+                f"dig down to layer {layer} with the {wanted}: BAR digs once per pickaxe tier, "
+                f"right after making that pickaxe"
+            ]
     gathers = step.type in (StepType.MINE, StepType.KILL) and step.item and layer is None
     action = None
     if gathers:

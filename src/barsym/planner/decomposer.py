@@ -45,7 +45,7 @@ def goal_layer(goal: Goal) -> int | None:
     if not goal.item.startswith(LAYER_PREFIX):
         return None
     try:
-        return int(goal.item[len(LAYER_PREFIX):])
+        return int(goal.item[len(LAYER_PREFIX) :])
     except ValueError:
         return None
 
@@ -122,8 +122,7 @@ class Decomposer(Protocol):
 
     name: str
 
-    def decompose(self, goal: Goal, context: "PlanContext") -> Decomposition:
-        ...
+    def decompose(self, goal: Goal, context: "PlanContext") -> Decomposition: ...
 
 
 @dataclass
@@ -166,8 +165,14 @@ class PlanContext:
     def reached(self, layer: int) -> bool:
         return layer <= self.start.layer or layer in self.layers
 
-    def record(self, item: str | None, decomposition: Decomposition, roles: Sequence[str],
-               kept_role: bool = False, layer: int | None = None) -> None:
+    def record(
+        self,
+        item: str | None,
+        decomposition: Decomposition,
+        roles: Sequence[str],
+        kept_role: bool = False,
+        layer: int | None = None,
+    ) -> None:
         """Account for one accepted decomposition (called by the planner only).
 
         ``item`` is the canonical item the step makes (None for a dig down, which

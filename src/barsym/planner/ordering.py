@@ -38,8 +38,14 @@ import networkx as nx
 
 from ..model import Step, StepType
 
-_CLASS = {StepType.CRAFT: 0, StepType.SMELT: 0, StepType.MINE: 1, StepType.KILL: 1, StepType.DIG_DOWN: 2,
-          StepType.CLIMB_UP: 2}
+_CLASS = {
+    StepType.CRAFT: 0,
+    StepType.SMELT: 0,
+    StepType.MINE: 1,
+    StepType.KILL: 1,
+    StepType.DIG_DOWN: 2,
+    StepType.CLIMB_UP: 2,
+}
 
 
 def fusion_key(step: Step) -> tuple | None:
@@ -151,8 +157,9 @@ def drop_blocking_surface(steps: Sequence[Step], needs: Iterable[Need]) -> list[
     return [d for d in needs if not (d.role == "surface" and d.before in blocked)]
 
 
-def insert_layer_moves(steps: Sequence[Step], layers_of, start_layer: int,
-                       next_layer: Callable[[int, str], int]) -> tuple[list[Step], list[int]]:
+def insert_layer_moves(
+    steps: Sequence[Step], layers_of, start_layer: int, next_layer: Callable[[int, str], int]
+) -> tuple[list[Step], list[int]]:
     """Put ``climb up`` (and, after a climb, ``dig down`` again) where a gathering step's layer needs it.
 
     ``next_layer(layer, step type)`` is the rule book's layer arithmetic
@@ -221,7 +228,10 @@ def _explain_cycle(steps: Sequence[Step], needs: list[Need]) -> NoOrder:
         if g.edges[before, after]["role"] == "surface":
             stuck = steps[before]
             needed = steps[cycle[k - 1][0]]
-            return NoOrder(f"{stuck.item} is only found above ground, but '{stuck}' needs '{needed}', which can only "
-                           f"happen after digging down, and BAR's agent never climbs back up", True)
+            return NoOrder(
+                f"{stuck.item} is only found above ground, but '{stuck}' needs '{needed}', which can only "
+                f"happen after digging down, and BAR's agent never climbs back up",
+                True,
+            )
     chain = " -> ".join(str(steps[b]) for b, _ in cycle)
     return NoOrder(f"the steps' needs form a cycle: {chain}", False)

@@ -15,7 +15,8 @@ line to ``_BUILTIN``.
 from __future__ import annotations
 
 import importlib
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from ..graph import CraftGraph
 from ..kb import KnowledgeBase, Rules, rules_for
@@ -29,8 +30,7 @@ from .symbolic import SymbolicDecomposer
 class Planner(Protocol):
     name: str
 
-    def plan(self, goal: Goal, start: State | None = None) -> PlanResult:
-        ...
+    def plan(self, goal: Goal, start: State | None = None) -> PlanResult: ...
 
 
 Factory = Callable[..., Planner]
@@ -55,8 +55,21 @@ FORWARD_PLANNERS = ("deps", "cot")
 
 
 #: what any planner may be handed besides the options a user sets: objects and context
-CONTEXT_KEYS = frozenset({"backend", "progress", "graph", "validator", "log", "command", "rules", "facts", "prefer",
-                          "consistency", "max_goals"})
+CONTEXT_KEYS = frozenset(
+    {
+        "backend",
+        "progress",
+        "graph",
+        "validator",
+        "log",
+        "command",
+        "rules",
+        "facts",
+        "prefer",
+        "consistency",
+        "max_goals",
+    }
+)
 #: the option models (``module:Model``, loaded only when options are given) of every built-in planner: the model's
 #: settings and state consistency's (``consistency=True`` follows any planner with it), and each planner's own
 OPTION_MODELS = ("barsym.reasoning.options:PlannerLLMOptions", "barsym.consistency.repair:ConsistencyConfig")
@@ -74,8 +87,10 @@ def check_options(name: str, options: dict) -> None:
     known = {k for path in OPTION_MODELS + OWN_OPTION_MODELS.get(name, ()) for k in _load(path).model_fields}
     unknown = sorted(keys - known)
     if unknown:
-        raise TypeError(f"the {name} planner takes no option {', '.join(map(repr, unknown))}; its options are "
-                        f"{', '.join(sorted(known | CONTEXT_KEYS | OWN_KEYS.get(name, set())))}")
+        raise TypeError(
+            f"the {name} planner takes no option {', '.join(map(repr, unknown))}; its options are "
+            f"{', '.join(sorted(known | CONTEXT_KEYS | OWN_KEYS.get(name, set())))}"
+        )
 
 
 _graphs: dict[tuple[int, str], tuple[KnowledgeBase, CraftGraph]] = {}
@@ -96,11 +111,13 @@ def symbolic_planner(kb: KnowledgeBase, **options) -> Planner:
     rules = rules_for(kb, options.get("rules"))
     if not rules.can_gather:  # choices depend on the inventory alone: search it
         from .search import SearchPlanner
+
         return SearchPlanner(kb, rules, validator=options.get("validator"))
     graph = options.get("graph") or graph_for(kb, rules)
     decomposer = SymbolicDecomposer(kb, graph=graph, prefer=options.get("prefer", kb.prefer), rules=rules)
-    return BackwardPlanner(kb, decomposer, graph=graph, validator=options.get("validator"), name="symbolic",
-                           rules=rules)
+    return BackwardPlanner(
+        kb, decomposer, graph=graph, validator=options.get("validator"), name="symbolic", rules=rules
+    )
 
 
 def _load(path: str):
@@ -136,6 +153,7 @@ def make_planner(name: str, kb: KnowledgeBase, **options) -> Planner:
         if name not in LLM_PLANNERS:
             raise ValueError(f"--llm-stand-in applies to the LLM planners ({', '.join(LLM_PLANNERS)}), not {name}")
         from ..llm.stand_in import make_stand_in
+
         options = {**options, "backend": make_stand_in(stand_in)}
     planner = factory(kb, **options)
     durable = rules_for(kb, options.get("rules")).profile.durability  # the repairer adds worn tools' copies

@@ -75,7 +75,7 @@ class PlanResult:
         """What this step is for: the items of the steps it feeds ("fuel for X"), or "goal"."""
         names = ["goal"] if position == len(self.plan) - 1 else []
         if not self.sources[position]:  # an inserted climb or dig: for the gathering step it leads to
-            following = next((s for s in self.plan.steps[position + 1:] if not s.type.moves), None)
+            following = next((s for s in self.plan.steps[position + 1 :] if not s.type.moves), None)
             return [following.item] if following is not None and following.item else names
         for before, after, role in self.needs:
             if before != position or role in ("surface", "shared"):

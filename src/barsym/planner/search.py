@@ -31,9 +31,9 @@ from ..kb import Action, KnowledgeBase, Rules, Slot, rules_for
 from ..model import Goal, Plan, Step, StepType
 from ..sim import State
 from ..validation import Validator
+from .decomposer import Decomposition, PlanningError
 from .result import GoalNode, PlanResult
 from .stats import PlanStats
-from .decomposer import Decomposition, PlanningError
 
 MAKES = ("craft", "smelt")  # the actions an inventory search takes
 
@@ -59,9 +59,16 @@ class _Made:
 class SearchPlanner:
     """Plans any goal from a start inventory under a rule profile without gathering."""
 
-    def __init__(self, kb: KnowledgeBase, rules: Rules | str | None = None, validator: Validator | None = None,
-                 max_depth: int = 12, max_expansions: int = 20000, max_alternatives: int = 32,
-                 name: str = "symbolic"):
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        rules: Rules | str | None = None,
+        validator: Validator | None = None,
+        max_depth: int = 12,
+        max_expansions: int = 20000,
+        max_alternatives: int = 32,
+        name: str = "symbolic",
+    ):
         self.kb = kb
         self.rules = rules_for(kb, rules)
         self.validator = validator or Validator(kb, self.rules)
@@ -95,10 +102,20 @@ class SearchPlanner:
         if not validation.valid:
             error = validation.errors[0]
             raise PlanningError("invalid", f"{root.item}: the searched plan fails validation: {error.message}")
-        return PlanResult(goal=root, plan=plan, nodes=nodes, sources=sources, needs=[], raw_steps=plan.steps,
-                          validation=validation, planner=self.name, decomposer=PROVENANCE,
-                          stats=PlanStats(goals=len(nodes), decompositions=len(steps),
-                                          seconds=round(time.perf_counter() - started, 6)))
+        return PlanResult(
+            goal=root,
+            plan=plan,
+            nodes=nodes,
+            sources=sources,
+            needs=[],
+            raw_steps=plan.steps,
+            validation=validation,
+            planner=self.name,
+            decomposer=PROVENANCE,
+            stats=PlanStats(
+                goals=len(nodes), decompositions=len(steps), seconds=round(time.perf_counter() - started, 6)
+            ),
+        )
 
     # ---- the search -----------------------------------------------------------------
     def _held(self, item: str, inventory: dict[str, int]) -> int:
@@ -168,8 +185,9 @@ class SearchPlanner:
         """The crafts and smelts of the rule book's schema that make ``item`` (nothing is gathered here)."""
         return [a for a in self.rules.ways(item, count) if a.kind in MAKES]
 
-    def _obtain(self, item: str, count: int, inventory: dict[str, int], made: list[_Made],
-                path: frozenset[str], depth: int) -> bool:
+    def _obtain(
+        self, item: str, count: int, inventory: dict[str, int], made: list[_Made], path: frozenset[str], depth: int
+    ) -> bool:
         """Make ``inventory`` hold ``count`` units that count as ``item``; record the makes in ``made``.
 
         The first ways found are compared and the one with the fewest actions
@@ -222,8 +240,17 @@ class SearchPlanner:
                 sub = ((self._slot_name(smelt.needs[0]), short),)
                 yield after, [_Made(StepType.SMELT, item, short, sub, record, short)]
 
-    def _pay(self, item: str, craft: Action, short: int, slot: int, inv: dict[str, int], record: list,
-             path: frozenset[str], depth: int) -> Iterator:
+    def _pay(
+        self,
+        item: str,
+        craft: Action,
+        short: int,
+        slot: int,
+        inv: dict[str, int],
+        record: list,
+        path: frozenset[str],
+        depth: int,
+    ) -> Iterator:
         """Fill the recipe's slots from ``slot`` on (backtracking over each slot's ways), then craft."""
         if slot == len(craft.needs):
             fit = self.rules.fitting_recipe(item, short, inv)  # the simulator's choice, applied as it will be
@@ -242,8 +269,16 @@ class SearchPlanner:
         for held, more in self._slot_ways(need.accepts, need.count, inv, path, depth):
             yield from self._pay(item, craft, short, slot + 1, held, record + more, path, depth)
 
-    def _slot_ways(self, accepts: tuple[str, ...], need: int, inv: dict[str, int], path: frozenset[str],
-                   depth: int, first: int = 0, order: tuple[str, ...] | None = None) -> Iterator:
+    def _slot_ways(
+        self,
+        accepts: tuple[str, ...],
+        need: int,
+        inv: dict[str, int],
+        path: frozenset[str],
+        depth: int,
+        first: int = 0,
+        order: tuple[str, ...] | None = None,
+    ) -> Iterator:
         """Ways to top a slot up to ``need`` units: one member for all of it, else a mix, batch by batch.
 
         Mixes take members in one fixed order (most held first), each batch of
@@ -254,8 +289,12 @@ class SearchPlanner:
             yield inv, []
             return
         if order is None:
-            order = tuple(sorted((a for a in accepts if a in self._reach and self._can_make(a) and a not in path),
-                                 key=lambda a: -inv.get(a, 0)))
+            order = tuple(
+                sorted(
+                    (a for a in accepts if a in self._reach and self._can_make(a) and a not in path),
+                    key=lambda a: -inv.get(a, 0),
+                )
+            )
         candidates = order
         if first == 0:
             for member in candidates:
@@ -272,8 +311,9 @@ class SearchPlanner:
         label = slot.label.lstrip("#")
         return label if label in self.kb.items else slot.accepts[0]
 
-    def _flatten(self, made: list[_Made], parent: int, nodes: list[GoalNode], steps: list[Step],
-                 sources: list[list[int]]) -> None:
+    def _flatten(
+        self, made: list[_Made], parent: int, nodes: list[GoalNode], steps: list[Step], sources: list[list[int]]
+    ) -> None:
         """Post-order: a make's children run before it, which is the execution order.
 
         The root's own make (the last top-level entry) becomes the root node's step.
@@ -301,8 +341,9 @@ class SearchPlanner:
         if missing is None or not missing:
             return f"{goal.item} cannot be made from the start inventory under the {self.rules.name} rules"
         listed = ", ".join(f"{n} {name}" for name, n in sorted(missing.items()))
-        return (f"{goal.item} cannot be made from the start inventory under the {self.rules.name} rules: "
-                f"missing {listed}")
+        return (
+            f"{goal.item} cannot be made from the start inventory under the {self.rules.name} rules: missing {listed}"
+        )
 
     def _shortfall(self, item: str, count: int, held: dict[str, int], path: frozenset[str]) -> Counter | None:
         short = count
@@ -321,8 +362,12 @@ class SearchPlanner:
             total: Counter = Counter()
             trial = dict(held)
             for slot in action.needs:
-                part = self._shortfall(slot.accepts[0] if len(slot.accepts) == 1 else
-                                       self._best_member(slot.accepts, trial), slot.count, trial, path)
+                part = self._shortfall(
+                    slot.accepts[0] if len(slot.accepts) == 1 else self._best_member(slot.accepts, trial),
+                    slot.count,
+                    trial,
+                    path,
+                )
                 total.update(part or {})
             if best is None or sum(total.values()) < sum(best.values()):
                 best = total

@@ -88,7 +88,7 @@ def plan_needs(world: World, steps: Sequence[Step], start: State | None = None) 
     barrier: int | None = None
     needs: set[tuple[int, int, str]] = set()
     for j, step in enumerate(steps):
-        move = world.transition(step, state, steps[j + 1:])
+        move = world.transition(step, state, steps[j + 1 :])
         if isinstance(move, Failure):
             rest = {(i, j, "order") for i in range(j)} | {(k - 1, k, "order") for k in range(j + 1, len(steps))}
             return tuple(sorted(needs | rest))
@@ -180,8 +180,9 @@ class HorizonModel:
         return cls(solve([x for x, _ in samples], [y for _, y in samples]), features)
 
 
-def collect(world: World, plans: Sequence[tuple[Sequence[Step], tuple]], episodes: int, seed: int,
-            features: Features) -> list[tuple[list[float], float]]:
+def collect(
+    world: World, plans: Sequence[tuple[Sequence[Step], tuple]], episodes: int, seed: int, features: Features
+) -> list[tuple[list[float], float]]:
     """(features, ticks) of every step that succeeded in ``episodes`` rollouts of each (steps, needs) plan.
 
     The next step is drawn at random among those ready, so the model sees
@@ -263,6 +264,7 @@ class Horizon(Selector):
     def pick(self, options, steps, state, done):
         def later(i):
             return [s for j, s in enumerate(steps) if j not in done and j != i]
+
         return min(options, key=lambda i: (self.model.predict(steps[i], state, later(i)), i))
 
 
@@ -270,8 +272,18 @@ class Horizon(Selector):
 SELECTORS = ("order", "random", "graph", "horizon")
 #: the goals whose symbolic plans a planner's horizon model is rolled out on: DEPS' kinds of task (wood,
 #: stone, iron, mobs, smelting, tools), small enough that the fit takes well under a second
-TRAINING_GOALS = ("wooden_pickaxe", "stone_pickaxe", "furnace", "white_bed", "iron_pickaxe", "bucket", "chest",
-                  "torch", "painting", "shears")
+TRAINING_GOALS = (
+    "wooden_pickaxe",
+    "stone_pickaxe",
+    "furnace",
+    "white_bed",
+    "iron_pickaxe",
+    "bucket",
+    "chest",
+    "torch",
+    "painting",
+    "shears",
+)
 TRAINING_EPISODES = 20
 TRAINING_SEED = 1
 _horizons: dict[tuple[int, str, str], tuple[object, HorizonModel]] = {}
@@ -335,8 +347,16 @@ class Outcome:
         return Episode(self.seed, self.success, self.ticks, self.failure, self.failed_step, self.at_failure)
 
 
-def execute(world: World, steps: Sequence[Step], needs, selector: Selector, goal: Goal, seed: int,
-            budget: int | None, start: State | None = None) -> Outcome:
+def execute(
+    world: World,
+    steps: Sequence[Step],
+    needs,
+    selector: Selector,
+    goal: Goal,
+    seed: int,
+    budget: int | None,
+    start: State | None = None,
+) -> Outcome:
     """One episode in which ``selector`` picks the next step whenever several can run.
 
     When nothing can run, the failure reported is that of the first unfinished

@@ -102,13 +102,24 @@ class MemoryStats:
         return round(self.hits / asked, 4) if asked else 0.0
 
     def to_dict(self) -> dict:
-        return {"memory_hits": self.hits, "memory_misses": self.misses, "memory_stale": self.stale,
-                "memory_share": self.share, "memory_examples": self.examples, "memory_spare": self.spare}
+        return {
+            "memory_hits": self.hits,
+            "memory_misses": self.misses,
+            "memory_stale": self.stale,
+            "memory_share": self.share,
+            "memory_examples": self.examples,
+            "memory_spare": self.spare,
+        }
 
     @classmethod
     def from_dict(cls, data: dict) -> "MemoryStats":
-        return cls(**{name: data[f"memory_{name}"] for name in ("hits", "misses", "stale", "spare", "examples")
-                      if f"memory_{name}" in data})
+        return cls(
+            **{
+                name: data[f"memory_{name}"]
+                for name in ("hits", "misses", "stale", "spare", "examples")
+                if f"memory_{name}" in data
+            }
+        )
 
 
 @dataclass
@@ -163,8 +174,14 @@ class DepsSummary:
     @classmethod
     def of(cls, trace) -> "DepsSummary":
         """The summary of a :class:`~barsym.reasoning.deps.DepsTrace`."""
-        return cls(len(trace.rounds), trace.success_round, trace.stopped.value,
-                   max((r.dropped_rounds for r in trace.rounds), default=0), trace.world, trace.selector)
+        return cls(
+            len(trace.rounds),
+            trace.success_round,
+            trace.stopped.value,
+            max((r.dropped_rounds for r in trace.rounds), default=0),
+            trace.world,
+            trace.selector,
+        )
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

@@ -46,8 +46,14 @@ PROVENANCE = "symbolic"
 class SymbolicDecomposer:
     name = PROVENANCE
 
-    def __init__(self, kb: KnowledgeBase, graph: CraftGraph | None = None, fuel: str | None = None,
-                 prefer: tuple[str, ...] = (), rules: Rules | str | None = None):
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        graph: CraftGraph | None = None,
+        fuel: str | None = None,
+        prefer: tuple[str, ...] = (),
+        rules: Rules | str | None = None,
+    ):
         self.kb = kb
         self.rules = rules_for(kb, rules)
         self.prefer = tuple(prefer)
@@ -74,7 +80,9 @@ class SymbolicDecomposer:
                 return self._smelt(item, goal.count, index, context)
             return self._gather(item, goal.count, context)
         except ValidationError as exc:
-            raise PlanningError("too_large", f"{goal}: a step would exceed the count bound ({exc.errors()[0]['msg']})") from None
+            raise PlanningError(
+                "too_large", f"{goal}: a step would exceed the count bound ({exc.errors()[0]['msg']})"
+            ) from None
 
     # ---- choices ---------------------------------------------------------------------
     def producer(self, item: str) -> tuple[str, str, int]:
@@ -84,8 +92,11 @@ class SymbolicDecomposer:
             action = self.graph.best_producer(item)
             if action is None:
                 why = self.graph.reachability(item)
-                reason = why.reason if not why.reachable else \
-                    f"nothing makes {item} under the {self.rules.name} rules: only the start inventory can hold it"
+                reason = (
+                    why.reason
+                    if not why.reachable
+                    else f"nothing makes {item} under the {self.rules.name} rules: only the start inventory can hold it"
+                )
                 raise PlanningError("unreachable", reason)
             kind, _, rest = action.partition(":")
             name, _, index = rest.partition("#")
@@ -123,8 +134,15 @@ class SymbolicDecomposer:
             out.append((self.choose(accepts), need))
         return out
 
-    def tool_for(self, kind: str, min_tier: int, context: PlanContext | None = None, *,
-                 held: Callable[[str], int] | None = None, best: bool = False) -> str:
+    def tool_for(
+        self,
+        kind: str,
+        min_tier: int,
+        context: PlanContext | None = None,
+        *,
+        held: Callable[[str], int] | None = None,
+        best: bool = False,
+    ) -> str:
         """The rule book's tool choice (:meth:`Rules.choose_tool`): one held that serves (at the start of the
         plan, or ``held``), else the lowest tier, then the cheapest by the graph's costs."""
         costs = self.graph.costs
@@ -155,7 +173,11 @@ class SymbolicDecomposer:
         action = self.rules.action("smelt", item, count, index)
         credit = context.fuel_left(item) if action.fuel else 0.0
         fuel = self.rules.fuel_units(self.fuel, action.fuel - credit) if action.fuel > credit else 0
-        subgoals = [Goal(item=name, count=n) for slot in action.needs for name, n in self._slot(slot.accepts, slot.count, context)]
+        subgoals = [
+            Goal(item=name, count=n)
+            for slot in action.needs
+            for name, n in self._slot(slot.accepts, slot.count, context)
+        ]
         if fuel:
             subgoals.append(Goal(item=self.fuel, count=fuel))
         if action.station:
@@ -191,8 +213,12 @@ class SymbolicDecomposer:
         subgoals = [Goal(item=pickaxe, count=1)]
         if layer > 1:
             subgoals.append(layer_goal(layer - 1))
-        return Decomposition(Step(type=StepType.DIG_DOWN, tool=pickaxe), tuple(subgoals), PROVENANCE,
-                             note=f"to layer {self.kb.layer_name(layer)}")
+        return Decomposition(
+            Step(type=StepType.DIG_DOWN, tool=pickaxe),
+            tuple(subgoals),
+            PROVENANCE,
+            note=f"to layer {self.kb.layer_name(layer)}",
+        )
 
     # ---- depth conventions -----------------------------------------------------------------
     def plan_tier(self, item: str) -> int:

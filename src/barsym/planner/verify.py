@@ -65,8 +65,7 @@ def subgoal_roles(kb: KnowledgeBase, step: Step, subgoals: Sequence[Goal], rules
     units = _units(kb, subgoals)
     craft = rules.fitting_action(item, 1, units) if step.type is StepType.CRAFT and item else None  # which recipe
     smelts = _ways(rules, item, "smelt") if step.type is StepType.SMELT and item else []
-    gather = _gathering(rules, step.type.value, item) if step.type in (StepType.MINE, StepType.KILL) and item \
-        else None
+    gather = _gathering(rules, step.type.value, item) if step.type in (StepType.MINE, StepType.KILL) and item else None
     dig = rules.dig(1).tool
     roles = []
     for goal in subgoals:
@@ -99,8 +98,9 @@ def subgoal_roles(kb: KnowledgeBase, step: Step, subgoals: Sequence[Goal], rules
     return roles
 
 
-def check_decomposition(kb: KnowledgeBase, goal: Goal, decomposition: Decomposition,
-                        rules: Rules | None = None) -> list[str]:
+def check_decomposition(
+    kb: KnowledgeBase, goal: Goal, decomposition: Decomposition, rules: Rules | None = None
+) -> list[str]:
     """Problems with ``decomposition`` as an answer to ``goal``; empty means acceptable."""
     rules = rules_for(kb, rules)
     step = decomposition.step
@@ -129,16 +129,21 @@ def check_decomposition(kb: KnowledgeBase, goal: Goal, decomposition: Decomposit
     elif step.type is StepType.SMELT:
         problems += _check_smelt(rules, made, decomposition)
     elif not rules.can_gather:
-        problems.append(f"under the {rules.name} rules nothing can be mined or killed: {made} must be crafted "
-                        f"or smelted from the inventory")
+        problems.append(
+            f"under the {rules.name} rules nothing can be mined or killed: {made} must be crafted "
+            f"or smelted from the inventory"
+        )
     else:
         problems += _check_gather(rules, made, decomposition)
     return problems
 
 
 def _extras(decomposition: Decomposition, roles: list[str], what: str) -> list[str]:
-    return [f"subgoal {g.count} {g.item} is not needed to {what}"
-            for g, role in zip(decomposition.subgoals, roles) if role == "extra"]
+    return [
+        f"subgoal {g.count} {g.item} is not needed to {what}"
+        for g, role in zip(decomposition.subgoals, roles)
+        if role == "extra"
+    ]
 
 
 def _check_craft(rules: Rules, item: str, d: Decomposition) -> list[str]:
@@ -152,8 +157,10 @@ def _check_craft(rules: Rules, item: str, d: Decomposition) -> list[str]:
     fit = _recipe(rules, item, d.made, units)
     assert fit is not None
     for ingredient, need, have in fit.short:
-        problems.append(f"missing ingredient: {fit.batches} craft(s) of {item} need {need} {ingredient.label.lstrip('#')}, "
-                        f"the subgoals give {have}")
+        problems.append(
+            f"missing ingredient: {fit.batches} craft(s) of {item} need {need} {ingredient.label.lstrip('#')}, "
+            f"the subgoals give {have}"
+        )
     if fit.station_missing:
         problems.append(f"missing station: {item}'s recipe is larger than 2x2 and needs a crafting_table subgoal")
     return problems + _extras(d, subgoal_roles(kb, d.step, d.subgoals, rules), f"craft {item}")
@@ -171,14 +178,18 @@ def _check_smelt(rules: Rules, item: str, d: Decomposition) -> list[str]:
     problems = []
     recipe, _, short = rules.smelt_recipe(item, count, units)
     if short:
-        problems.append(f"missing ingredient: smelting {count} {item} needs {count} {recipe.input.label}, "
-                        f"the subgoals give {count - short}")
+        problems.append(
+            f"missing ingredient: smelting {count} {item} needs {count} {recipe.input.label}, "
+            f"the subgoals give {count - short}"
+        )
     if action.station and units[action.station] == 0:
         problems.append(f"missing station: smelting {item} needs a {action.station} subgoal")
     burn = d.fuel_credit + sum(g.count * rules.fuel_value(g.item) for g, r in zip(d.subgoals, roles) if r == "fuel")
     if action.fuel and burn + EPSILON < action.fuel:
-        problems.append(f"missing fuel: smelting {count} {item} needs fuel for {action.fuel:g} items, "
-                        f"the subgoals burn for {burn:g}")
+        problems.append(
+            f"missing fuel: smelting {count} {item} needs fuel for {action.fuel:g} items, "
+            f"the subgoals burn for {burn:g}"
+        )
     return problems + _extras(d, roles, f"smelt {item}")
 
 
@@ -197,20 +208,22 @@ def _check_gather(rules: Rules, item: str, d: Decomposition) -> list[str]:
             problems.append(f"missing tool: {verb} {item} needs a {tier} {kind} or better as a subgoal")
         named = _resolve(kb, d.step.tool)
         if d.step.tool and (named is None or not rules.is_tool(named, kind, action.tool.tier)):
-            problems.append(f"wrong tool: {verb} {item} needs a {tier} {kind} or better, "
-                            f"the step names {d.step.tool}")
+            problems.append(f"wrong tool: {verb} {item} needs a {tier} {kind} or better, the step names {d.step.tool}")
     units = _units(kb, d.subgoals)
     for slot in action.needs:
         name = slot.accepts[0]
         if units[name] < slot.count:
-            problems.append(f"missing ingredient: {verb} {d.step.count} {item} uses {slot.count} {name}, "
-                            f"the subgoals give {units[name]}")
+            problems.append(
+                f"missing ingredient: {verb} {d.step.count} {item} uses {slot.count} {name}, "
+                f"the subgoals give {units[name]}"
+            )
     if action.layer > 0:
         asked = [goal_layer(g) for g in d.subgoals if goal_layer(g) is not None]
         if not any(layer in action.layers for layer in asked):
             where = ", ".join(str(n) for n in sorted(action.layers))
-            problems.append(f"missing layer: {item} is found on layer {where}; a layer:{action.layer} subgoal "
-                            f"(dig down) is missing")
+            problems.append(
+                f"missing layer: {item} is found on layer {where}; a layer:{action.layer} subgoal (dig down) is missing"
+            )
     return problems + _extras(d, roles, f"{verb} {item}")
 
 
@@ -231,8 +244,10 @@ def _check_dig(rules: Rules, layer: int, d: Decomposition) -> list[str]:
     if tool is not None and units[tool] == 0:
         problems.append(f"missing tool: the subgoals do not obtain the {tool} the dig down uses")
     if layer > 1 and not any(goal_layer(g) == layer - 1 for g in d.subgoals):
-        problems.append(f"missing layer: digging down to layer {layer} starts on layer {layer - 1}; "
-                        f"subgoal layer:{layer - 1} is missing")
+        problems.append(
+            f"missing layer: digging down to layer {layer} starts on layer {layer - 1}; "
+            f"subgoal layer:{layer - 1} is missing"
+        )
     roles = subgoal_roles(kb, step, d.subgoals, rules)
     extra = [g for g, r in zip(d.subgoals, roles) if r == "extra" or (r == "layer" and goal_layer(g) != layer - 1)]
     problems += [f"subgoal {g.count} {g.item} is not needed to dig down" for g in extra]

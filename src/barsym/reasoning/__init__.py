@@ -28,5 +28,6 @@ def __getattr__(name: str):
     """``model_consistency`` without importing the model side at package import."""
     if name == "model_consistency":
         from .bar_sc import model_consistency
+
         return model_consistency
     raise AttributeError(name)

@@ -53,17 +53,17 @@ from ..graph import CraftGraph
 from ..kb import KnowledgeBase, Rules, rules_for
 from ..llm import GrammarError, IncompatibleServerError, LLMBackend, LLMError
 from ..model import MAX_COUNT, Goal, Step, StepType
+from ..planner.conventions import conventions, fitting_craft, waste
+from ..planner.decomposer import Decomposition, PlanContext, Unanswered, goal_layer
+from ..planner.stats import LLMStats
+from ..planner.symbolic import SymbolicDecomposer
+from ..planner.verify import check_decomposition
 from .call_log import CallLog, Verdict
 from .facts import FactBook
 from .model_calls import CUT_OFF, ModelCaller
 from .progress import Phase, Progress, ProgressEvent, goal_words
-from ..planner.stats import LLMStats
-from ..planner.decomposer import Decomposition, PlanContext, Unanswered, goal_layer
-from .reply_grammar import GrammarBuilder, ReplyError, parse_reply, render_goal, render_reply
 from .prompts import PromptBook, feedback_message, unreadable_message
-from ..planner.symbolic import SymbolicDecomposer
-from ..planner.conventions import conventions, fitting_craft, waste
-from ..planner.verify import check_decomposition
+from .reply_grammar import GrammarBuilder, ReplyError, parse_reply, render_goal, render_reply
 
 MODES = ("vocab", "graph")
 #: graph mode by default: over BAR's 53 tasks with the embedded 135M model, vocab-mode answers
@@ -83,12 +83,27 @@ __all__ = ["DEFAULT_MODE", "Examples", "LLMDecomposer", "LLMStats", "MODES", "RE
 class LLMDecomposer:
     """Decomposer that asks a language model (see the module docstring)."""
 
-    def __init__(self, kb: KnowledgeBase, backend: LLMBackend, *, mode: str = DEFAULT_MODE, max_retries: int = 2,
-                 verify: bool = True, fallback=SymbolicDecomposer, graph: CraftGraph | None = None,
-                 temperature: float = 0.0, retry_temperature: float = RETRY_TEMPERATURE, seed: int = 0,
-                 max_calls: int = 300, max_backend_failures: int = 2, progress: Progress | None = None,
-                 facts: bool = True, log: CallLog | None = None, examples: Examples | None = None,
-                 rules: Rules | str | None = None):
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        backend: LLMBackend,
+        *,
+        mode: str = DEFAULT_MODE,
+        max_retries: int = 2,
+        verify: bool = True,
+        fallback=SymbolicDecomposer,
+        graph: CraftGraph | None = None,
+        temperature: float = 0.0,
+        retry_temperature: float = RETRY_TEMPERATURE,
+        seed: int = 0,
+        max_calls: int = 300,
+        max_backend_failures: int = 2,
+        progress: Progress | None = None,
+        facts: bool = True,
+        log: CallLog | None = None,
+        examples: Examples | None = None,
+        rules: Rules | str | None = None,
+    ):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         if max_retries < 0:
@@ -105,11 +120,21 @@ class LLMDecomposer:
         if isinstance(self.fallback, type):
             self.fallback = self.fallback(kb, graph=self.graph, rules=self.rules)
         self.grammars = GrammarBuilder(kb, self.graph, conventions=symbolic)
-        self.facts = FactBook(self.rules, self.graph, choose=symbolic.choose, tool_for=symbolic.tool_for,
-                              fuel=symbolic.fuel) if facts else None
+        self.facts = (
+            FactBook(self.rules, self.graph, choose=symbolic.choose, tool_for=symbolic.tool_for, fuel=symbolic.fuel)
+            if facts
+            else None
+        )
         self.prompts = PromptBook(kb, symbolic, facts=self._facts if facts else None)
-        self.caller = ModelCaller(backend, self.prompts.prefix, seed=seed, max_tokens=self.grammars.token_budget(),
-                                  max_failures=max_backend_failures, log=log, progress=progress)
+        self.caller = ModelCaller(
+            backend,
+            self.prompts.prefix,
+            seed=seed,
+            max_tokens=self.grammars.token_budget(),
+            max_failures=max_backend_failures,
+            log=log,
+            progress=progress,
+        )
         self.name = f"llm-{mode}"
         self.examples = examples  # extra few-shot turns for a goal, e.g. remembered close goals (memory.examples)
         self.start_plan()
@@ -153,8 +178,15 @@ class LLMDecomposer:
 
     def _tell(self, phase: Phase, goal: Goal) -> None:
         if self.progress is not None:
-            self.progress(ProgressEvent(phase, goal_words(self.kb, goal), self.stats.goals,
-                                        max(self.estimate or 0, self.stats.goals) or None, self.stats))
+            self.progress(
+                ProgressEvent(
+                    phase,
+                    goal_words(self.kb, goal),
+                    self.stats.goals,
+                    max(self.estimate or 0, self.stats.goals) or None,
+                    self.stats,
+                )
+            )
 
     def _decompose(self, goal: Goal, context: PlanContext) -> Decomposition:
         if not self.verify and self._name(goal) in {self._name(g) for g in context.path}:
@@ -168,8 +200,9 @@ class LLMDecomposer:
             if spare >= goal.count:
                 self.stats.context_answers += 1
                 step = Step(type=StepType.CRAFT, item=item, count=goal.count)
-                return Decomposition(step, (), CONTEXT, yields=0,
-                                     note=f"{goal.count} of {spare} spare from an earlier batch")
+                return Decomposition(
+                    step, (), CONTEXT, yields=0, note=f"{goal.count} of {spare} spare from an earlier batch"
+                )
             asked = Goal(item=item, count=goal.count - spare)
         grammar, forced = self._grammar(asked, context)
         if forced is not None:
@@ -186,9 +219,14 @@ class LLMDecomposer:
         self.stats.llm_goals += 1
         messages = self.prompts.first(asked, context)
         if self.examples is not None:  # just before the question: after the fixed, KV-cached prefix
-            messages[-1:-1] = [turn for g, d in self.examples(asked, context) for turn in (
-                {"role": "user", "content": self.prompts.goal_message(g, PlanContext(self.kb, context.root))},
-                {"role": "assistant", "content": render_reply(d)})]
+            messages[-1:-1] = [
+                turn
+                for g, d in self.examples(asked, context)
+                for turn in (
+                    {"role": "user", "content": self.prompts.goal_message(g, PlanContext(self.kb, context.root))},
+                    {"role": "assistant", "content": render_reply(d)},
+                )
+            ]
         feedback = False
         problems: list[str] = []
         refused: set[str] = set()
@@ -203,23 +241,26 @@ class LLMDecomposer:
                 problems = [f"grammar refused by the backend: {exc}"]
                 self.stats.backend_errors += 1
                 self.stats.problems.append(str(exc))
-                self.caller.record(shown, attempt + 1, messages, grammar, None, Verdict.BACKEND_ERROR, problems,
-                                   temperature)
+                self.caller.record(
+                    shown, attempt + 1, messages, grammar, None, Verdict.BACKEND_ERROR, problems, temperature
+                )
                 break
             except IncompatibleServerError:
                 raise  # a URL that is not the API: no fallback, the user must fix the setting
             except LLMError as exc:
                 problems = [f"backend error: {exc}"]
-                self.caller.record(shown, attempt + 1, messages, grammar, None, Verdict.BACKEND_ERROR, problems,
-                                   temperature)
+                self.caller.record(
+                    shown, attempt + 1, messages, grammar, None, Verdict.BACKEND_ERROR, problems, temperature
+                )
                 if self.caller.failed(exc):
                     break
                 continue
             text = reply.text
             if text in refused and not (attempt and self.retry_temperature):  # greedy decoding repeats itself
                 problems.append("the model repeated a refused answer")
-                self.caller.record(shown, attempt + 1, messages, grammar, reply, Verdict.REPEATED, problems,
-                                   temperature)
+                self.caller.record(
+                    shown, attempt + 1, messages, grammar, reply, Verdict.REPEATED, problems, temperature
+                )
                 break
             refused.add(text)
             try:
@@ -227,8 +268,9 @@ class LLMDecomposer:
             except ReplyError as exc:
                 self.stats.unreadable += 1
                 problems = [f"unusable reply {text[:80]!r}: {exc}"]
-                self.caller.record(shown, attempt + 1, messages, grammar, reply, Verdict.UNREADABLE, [str(exc)],
-                                   temperature)
+                self.caller.record(
+                    shown, attempt + 1, messages, grammar, reply, Verdict.UNREADABLE, [str(exc)], temperature
+                )
                 messages = self.prompts.follow_up(messages, text, unreadable_message(asked, str(exc)))
                 feedback = True
                 continue
@@ -236,8 +278,9 @@ class LLMDecomposer:
                 problems = self._check(asked, decomposition, context)
                 if problems:
                     self.stats.rejected += 1
-                    self.caller.record(shown, attempt + 1, messages, grammar, reply, Verdict.REFUSED, problems,
-                                       temperature)
+                    self.caller.record(
+                        shown, attempt + 1, messages, grammar, reply, Verdict.REFUSED, problems, temperature
+                    )
                     messages = self.prompts.follow_up(messages, text, feedback_message(asked, problems))
                     feedback = True
                     continue
@@ -333,8 +376,9 @@ class LLMDecomposer:
         problems = self._check(asked, decomposition, context) if self.verify else []
         if problems:
             return self._give_up(goal, context, "the only answer the graph admits is refused: " + "; ".join(problems))
-        return self._widen(goal, asked, dataclasses.replace(decomposition, provenance=GRAPH,
-                                                            note="the only step the graph admits"))
+        return self._widen(
+            goal, asked, dataclasses.replace(decomposition, provenance=GRAPH, note="the only step the graph admits")
+        )
 
     def _give_up(self, goal: Goal, context: PlanContext, reason: str) -> Decomposition:
         if self.fallback is None:

@@ -19,14 +19,20 @@ from __future__ import annotations
 import dataclasses
 import time
 
+from ..consistency.anchors import AnchorMethod, ScoreSource
+from ..consistency.needs import NeedPlanner
+from ..consistency.repair import (
+    ConsistencyConfig,
+    Provenance,
+    RepairerKind,
+    RepairResult,
+    StateConsistency,
+    SymbolicRepairer,
+)
 from ..kb import KnowledgeBase, Rules, rules_for
 from ..model import Goal
 from ..planner.backward import PlanResult
 from ..sim import State
-from ..consistency.anchors import AnchorMethod, ScoreSource
-from ..consistency.needs import NeedPlanner
-from ..consistency.repair import (ConsistencyConfig, Provenance, RepairerKind, RepairResult, StateConsistency,
-                                  SymbolicRepairer)
 
 #: bar-sc's defaults: step scoring from both sources (the model's scores alone pick almost no
 #: anchors with the 135M model; see README), the LLM repairer with the symbolic fallback
@@ -55,7 +61,7 @@ class RepairedPlanResult(PlanResult):
             return ["goal"]
         outcomes = self.validation.rollout.outcomes if self.validation.rollout else ()
         made = outcomes[position].transition.item if position < len(outcomes) and outcomes[position].ok else None
-        for later in outcomes[position + 1:]:  # the first later step that consumes or uses what this one made
+        for later in outcomes[position + 1 :]:  # the first later step that consumes or uses what this one made
             move = later.transition
             if move is None:
                 continue
@@ -66,8 +72,15 @@ class RepairedPlanResult(PlanResult):
         return []
 
 
-def model_consistency(kb: KnowledgeBase, config: ConsistencyConfig | None = None, *, rules: Rules | str | None = None,
-                      backend=None, scorer=None, temperature: float = 0.0) -> StateConsistency:
+def model_consistency(
+    kb: KnowledgeBase,
+    config: ConsistencyConfig | None = None,
+    *,
+    rules: Rules | str | None = None,
+    backend=None,
+    scorer=None,
+    temperature: float = 0.0,
+) -> StateConsistency:
     """State consistency whose configuration may use the model (``backend``): its scores, its repairer.
 
     The model's step scorer and forward repairer live here, above the module,
@@ -82,15 +95,24 @@ def model_consistency(kb: KnowledgeBase, config: ConsistencyConfig | None = None
         raise ValueError(f"this configuration ({config.describe()}) needs a language model")
     if wants_scores and scorer is None:
         from .step_scorer import LLMStepScorer
-        scorer = LLMStepScorer(backend, seed=config.seed, temperature=temperature, method=config.score_method,
-                               rules=rules)
+
+        scorer = LLMStepScorer(
+            backend, seed=config.seed, temperature=temperature, method=config.score_method, rules=rules
+        )
     repairer = None
     if config.repairer is RepairerKind.LLM:
         from .forward_repairer import LLMRepairer
-        repairer = LLMRepairer(needs, backend, fallback=SymbolicRepairer(needs) if config.fallback else None,
-                               seed=config.seed, temperature=temperature)
-    return StateConsistency(kb, config, rules=rules, scorer=scorer if wants_scores else None, llm_repairer=repairer,
-                            needs=needs)
+
+        repairer = LLMRepairer(
+            needs,
+            backend,
+            fallback=SymbolicRepairer(needs) if config.fallback else None,
+            seed=config.seed,
+            temperature=temperature,
+        )
+    return StateConsistency(
+        kb, config, rules=rules, scorer=scorer if wants_scores else None, llm_repairer=repairer, needs=needs
+    )
 
 
 def config_from(options: dict, defaults: dict | None = None) -> ConsistencyConfig:
@@ -119,11 +141,20 @@ class ConsistencyPlanner:
             if j < len(old):
                 kept_at[i] = j
                 j += 1
-        stats = dataclasses.replace(result.stats, seconds=round(time.perf_counter() - started, 6),
-                                    consistency=dataclasses.replace(repaired.stats, step_scores=_step_scores(repaired)))
+        stats = dataclasses.replace(
+            result.stats,
+            seconds=round(time.perf_counter() - started, 6),
+            consistency=dataclasses.replace(repaired.stats, step_scores=_step_scores(repaired)),
+        )
         fields = {f.name: getattr(result, f.name) for f in dataclasses.fields(PlanResult)}
-        fields.update(plan=repaired.plan, validation=repaired.after, planner=self.name, stats=stats,
-                      sources=[[] for _ in repaired.plan.steps], needs=[])
+        fields.update(
+            plan=repaired.plan,
+            validation=repaired.after,
+            planner=self.name,
+            stats=stats,
+            sources=[[] for _ in repaired.plan.steps],
+            needs=[],
+        )
         return RepairedPlanResult(**fields, repair=repaired, inner=result, kept_at=kept_at)
 
 
@@ -131,8 +162,10 @@ def _backend(options: dict):
     backend = options.get("backend")
     if backend is None:
         from .llm_planners import shared_backend
-        backend = shared_backend(options.get("model"), options.get("llm_url"), options.get("threads"),
-                                 options.get("timeout", 30.0))
+
+        backend = shared_backend(
+            options.get("model"), options.get("llm_url"), options.get("threads"), options.get("timeout", 30.0)
+        )
     return backend
 
 
@@ -150,14 +183,16 @@ def with_consistency(planner, kb: KnowledgeBase, name: str | None = None, defaul
     if model is not None:
         options.setdefault("backend", model)
     backend = _backend(options) if config.uses_llm else None
-    consistency = model_consistency(kb, config, rules=options.get("rules"), backend=backend,
-                                   temperature=options.get("temperature") or 0.0)
+    consistency = model_consistency(
+        kb, config, rules=options.get("rules"), backend=backend, temperature=options.get("temperature") or 0.0
+    )
     return ConsistencyPlanner(planner, consistency, name or f"{planner.name}+sc")
 
 
 def bar_sc_planner(kb: KnowledgeBase, **options) -> ConsistencyPlanner:
     """``bar-sc``: ``llm-only``'s backward decomposition, then state consistency (BAR module b)."""
     from .llm_planners import llm_only_planner
+
     options = dict(options)
     options.setdefault("backend", _backend(options))
     inner = llm_only_planner(kb, **options)

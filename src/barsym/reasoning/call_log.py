@@ -135,16 +135,20 @@ class CallLog:
             raise LogError(f"{self.path} is not a barsym call log ({exc})") from None
         if version > SCHEMA_VERSION:
             self.db.close()
-            raise LogError(f"{self.path} has schema version {version}; this barsym reads up to "
-                           f"{SCHEMA_VERSION} (upgrade barsym, or point {ENV_VAR} elsewhere)")
+            raise LogError(
+                f"{self.path} has schema version {version}; this barsym reads up to "
+                f"{SCHEMA_VERSION} (upgrade barsym, or point {ENV_VAR} elsewhere)"
+            )
         self.run: int | None = None
 
     def _prepare(self) -> None:
         """The folder (0700 if made here) and an empty 0600 file, never through a link or into another's file."""
         problem = untrusted(self.path)
         if problem is not None:
-            raise LogError(f"the call log {self.path} {problem}; barsym writes its log only into a file of "
-                           f"its own (point {ENV_VAR} at another path, or set it to off)")
+            raise LogError(
+                f"the call log {self.path} {problem}; barsym writes its log only into a file of "
+                f"its own (point {ENV_VAR} at another path, or set it to off)"
+            )
         private_dir(self.path.parent)
         if not create_private(self.path):  # a log of an older barsym may be world-readable: it holds prompts
             for part in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
@@ -190,16 +194,32 @@ class CallLog:
         return sha
 
     def start_run(self, command: str, planner: str, goal: str, model: str | None) -> int:
-        cur = self.db.execute("INSERT INTO runs (started, command, planner, goal, model) VALUES (?, ?, ?, ?, ?)",
-                              (time.time(), redact(command), planner, redact(goal), redact(model or "") or None))
+        cur = self.db.execute(
+            "INSERT INTO runs (started, command, planner, goal, model) VALUES (?, ?, ?, ?, ?)",
+            (time.time(), redact(command), planner, redact(goal), redact(model or "") or None),
+        )
         self.db.commit()
         self.run = cur.lastrowid
         return self.run
 
-    def record(self, *, goal: str, attempt: int, messages: list[dict[str, str]], prefix: int, grammar: str,
-               reply: str | None, verdict: Verdict, problems: list[str], seconds: float, temperature: float,
-               prompt_tokens: int | None = None, evaluated_tokens: int | None = None,
-               completion_tokens: int | None = None, evaluations: int | None = None) -> None:
+    def record(
+        self,
+        *,
+        goal: str,
+        attempt: int,
+        messages: list[dict[str, str]],
+        prefix: int,
+        grammar: str,
+        reply: str | None,
+        verdict: Verdict,
+        problems: list[str],
+        seconds: float,
+        temperature: float,
+        prompt_tokens: int | None = None,
+        evaluated_tokens: int | None = None,
+        completion_tokens: int | None = None,
+        evaluations: int | None = None,
+    ) -> None:
         """One call; ``prefix`` leading messages are the fixed prefix, stored once. Secrets are redacted first."""
         messages = [{**m, "content": redact(m.get("content") or "")} for m in messages]
         reply = redact(reply) if reply is not None else None
@@ -210,10 +230,25 @@ class CallLog:
             "INSERT INTO calls (run_id, at, goal, attempt, prefix_sha, messages, grammar_sha, reply, verdict,"
             " problems, seconds, temperature, prompt_tokens, evaluated_tokens, completion_tokens, evaluations)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (self.run, time.time(), redact(goal), attempt, prefix_sha, json.dumps(messages[prefix:]),
-             self._text(grammar),
-             reply, Verdict(verdict).value, json.dumps(problems), seconds, temperature, prompt_tokens,
-             evaluated_tokens, completion_tokens, evaluations))
+            (
+                self.run,
+                time.time(),
+                redact(goal),
+                attempt,
+                prefix_sha,
+                json.dumps(messages[prefix:]),
+                self._text(grammar),
+                reply,
+                Verdict(verdict).value,
+                json.dumps(problems),
+                seconds,
+                temperature,
+                prompt_tokens,
+                evaluated_tokens,
+                completion_tokens,
+                evaluations,
+            ),
+        )
         self.db.commit()
 
     def recent(self, limit: int | None = 10) -> list[CallRecord]:
@@ -229,14 +264,17 @@ class CallLog:
         SQLite keeps any value in any column, and a file can be edited: every
         field is checked before it becomes a :class:`CallRecord`.
         """
-        query = ("SELECT c.id, c.at, c.run_id, COALESCE(r.command, ''), c.goal, c.attempt, p.body, c.messages,"
-                 " g.body, c.reply, c.verdict, c.problems, c.seconds, c.temperature, c.prompt_tokens,"
-                 " c.evaluated_tokens, c.completion_tokens, c.evaluations FROM calls c"
-                 " LEFT JOIN runs r ON r.id = c.run_id LEFT JOIN texts p ON p.sha = c.prefix_sha"
-                 " LEFT JOIN texts g ON g.sha = c.grammar_sha ORDER BY c.id DESC")
+        query = (
+            "SELECT c.id, c.at, c.run_id, COALESCE(r.command, ''), c.goal, c.attempt, p.body, c.messages,"
+            " g.body, c.reply, c.verdict, c.problems, c.seconds, c.temperature, c.prompt_tokens,"
+            " c.evaluated_tokens, c.completion_tokens, c.evaluations FROM calls c"
+            " LEFT JOIN runs r ON r.id = c.run_id LEFT JOIN texts p ON p.sha = c.prefix_sha"
+            " LEFT JOIN texts g ON g.sha = c.grammar_sha ORDER BY c.id DESC"
+        )
         try:
-            rows = self.db.execute(query + (" LIMIT ?" if limit is not None else ""),
-                                   (limit,) if limit is not None else ()).fetchall()
+            rows = self.db.execute(
+                query + (" LIMIT ?" if limit is not None else ""), (limit,) if limit is not None else ()
+            ).fetchall()
         except sqlite3.DatabaseError as exc:
             raise LogError(f"cannot read {self.path}: {exc}") from None
         out, damaged = [], []
@@ -288,19 +326,48 @@ def _messages(text) -> list[dict[str, str]]:
 
 def _record(row: tuple) -> CallRecord:
     """One row of :meth:`CallLog.readable`'s query as a record, every field checked (TypeError/ValueError if not)."""
-    (id_, at, run, command, goal, attempt, head, tail, grammar, reply, verdict, problems, seconds,
-     temperature, prompt, evaluated, completion, evaluations) = row
+    (
+        id_,
+        at,
+        run,
+        command,
+        goal,
+        attempt,
+        head,
+        tail,
+        grammar,
+        reply,
+        verdict,
+        problems,
+        seconds,
+        temperature,
+        prompt,
+        evaluated,
+        completion,
+        evaluations,
+    ) = row
     problem_list = json.loads(_text_field(problems, "problems"))
     if not isinstance(problem_list, list) or not all(isinstance(p, str) for p in problem_list):
         raise TypeError("problems is not a list of texts")
     return CallRecord(
-        _number(id_, "id", True), _number(at, "at"), _number(run, "run", True, True),
-        _text_field(command, "command"), _text_field(goal, "goal"), _number(attempt, "attempt", True),
-        (_messages(head) if head else []) + _messages(tail), _text_field(grammar, "grammar", True) or "",
-        _text_field(reply, "reply", True), _text_field(verdict, "verdict"), problem_list,
-        _number(seconds, "seconds"), _number(temperature, "temperature"),
-        _number(prompt, "prompt_tokens", True, True), _number(evaluated, "evaluated_tokens", True, True),
-        _number(completion, "completion_tokens", True, True), _number(evaluations, "evaluations", True, True))
+        _number(id_, "id", True),
+        _number(at, "at"),
+        _number(run, "run", True, True),
+        _text_field(command, "command"),
+        _text_field(goal, "goal"),
+        _number(attempt, "attempt", True),
+        (_messages(head) if head else []) + _messages(tail),
+        _text_field(grammar, "grammar", True) or "",
+        _text_field(reply, "reply", True),
+        _text_field(verdict, "verdict"),
+        problem_list,
+        _number(seconds, "seconds"),
+        _number(temperature, "temperature"),
+        _number(prompt, "prompt_tokens", True, True),
+        _number(evaluated, "evaluated_tokens", True, True),
+        _number(completion, "completion_tokens", True, True),
+        _number(evaluations, "evaluations", True, True),
+    )
 
 
 _warned: set[str] = set()

@@ -27,15 +27,15 @@ from dataclasses import dataclass, field
 
 from ..kb import KnowledgeBase
 from ..llm import LLMBackend, LLMError
-from ..model import Goal, Plan, Step
+from ..model import Goal, Step
+from ..planner.stats import CotSummary, LLMStats, PlanStats
 from ..sim import DeterministicWorld, State
 from .call_log import CallLog, Verdict
 from .forward_plans import END, MAX_STEPS, ForwardPlanResult, Vocabulary, forward_result, parse_plan_text
 from .model_calls import ModelCaller
-from .progress import Phase, Progress, ProgressEvent
 from .plan_facts import PlanFacts
+from .progress import Phase, Progress, ProgressEvent
 from .prompts import few_shot_prefix
-from ..planner.stats import CotSummary, LLMStats, PlanStats
 
 EXAMPLE = Goal(item="stone_bricks", count=1)
 MARK = "; inventory: "
@@ -55,7 +55,7 @@ def simulated(kb: KnowledgeBase, steps, start: State | None = None) -> list[str 
     state = world.reset(0, start or State())
     out: list[str | None] = []
     for i, step in enumerate(steps):
-        result = world.step(state, step, steps[i + 1:])
+        result = world.step(state, step, steps[i + 1 :])
         if result.failure is not None:
             return out + [None] * (len(steps) - i)
         state = result.state
@@ -64,11 +64,13 @@ def simulated(kb: KnowledgeBase, steps, start: State | None = None) -> list[str 
 
 
 def system_prompt() -> str:
-    return ("You plan Minecraft tasks forward, step by step. Write one step per line and, after it, the inventory "
-            "the step leaves: 'craft 4 planks; inventory: 4 planks'. A step is 'mine N item', 'craft N item', "
-            "'smelt N item', 'kill N item', with ' with TOOL' when it needs one, or 'dig down with PICKAXE'. "
-            "Logs are on the surface; dig down for cobblestone and coal (layer 1), iron (layer 2), gold, "
-            "redstone and diamond (layer 3). End with done.")
+    return (
+        "You plan Minecraft tasks forward, step by step. Write one step per line and, after it, the inventory "
+        "the step leaves: 'craft 4 planks; inventory: 4 planks'. A step is 'mine N item', 'craft N item', "
+        "'smelt N item', 'kill N item', with ' with TOOL' when it needs one, or 'dig down with PICKAXE'. "
+        "Logs are on the surface; dig down for cobblestone and coal (layer 1), iron (layer 2), gold, "
+        "redstone and diamond (layer 3). End with done."
+    )
 
 
 def goal_message(goal: Goal, start: State | None = None, facts: PlanFacts | None = None) -> str:
@@ -108,15 +110,24 @@ class CotTrace:
         return sum(a is not None and _entries(w) == _entries(a) for w, a in zip(self.written, self.actual))
 
     def to_dict(self) -> dict:
-        return {"steps": len(self.written), "inventory_agreement": self.agreeing,
-                "inventories": [{"written": w, "simulator": a} for w, a in zip(self.written, self.actual)],
-                "unreadable_lines": list(self.unreadable)}
+        return {
+            "steps": len(self.written),
+            "inventory_agreement": self.agreeing,
+            "inventories": [{"written": w, "simulator": a} for w, a in zip(self.written, self.actual)],
+            "unreadable_lines": list(self.unreadable),
+        }
 
     def lines(self) -> list[str]:
-        out = [f"chain of thought: the model's inventory agrees with the simulator's after {self.agreeing} of "
-               f"{len(self.written)} steps"]
+        out = [
+            f"chain of thought: the model's inventory agrees with the simulator's after {self.agreeing} of "
+            f"{len(self.written)} steps"
+        ]
         for i, (w, a) in enumerate(zip(self.written, self.actual), start=1):
-            mark = "=" if a is not None and _entries(w) == _entries(a) else ("cannot run" if a is None else f"simulator: {a}")
+            mark = (
+                "="
+                if a is not None and _entries(w) == _entries(a)
+                else ("cannot run" if a is None else f"simulator: {a}")
+            )
             out.append(f"  {i:>2}. inventory: {w}  [{mark}]")
         return out
 
@@ -124,22 +135,34 @@ class CotTrace:
 class CotPlanner:
     plan_fallback = False
 
-    def __init__(self, kb: KnowledgeBase, backend: LLMBackend, *, graph, symbolic, seed: int = 0,
-                 temperature: float = 0.0, log: CallLog | None = None, progress: Progress | None = None,
-                 command: str = "", name: str = "cot", facts: bool = True):
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        backend: LLMBackend,
+        *,
+        graph,
+        symbolic,
+        seed: int = 0,
+        temperature: float = 0.0,
+        log: CallLog | None = None,
+        progress: Progress | None = None,
+        command: str = "",
+        name: str = "cot",
+        facts: bool = True,
+    ):
         self.kb, self.name, self.temperature, self.progress, self.command = kb, name, temperature, progress, command
         self.facts = PlanFacts(symbolic) if facts else None
         vocab = Vocabulary(kb, graph)
-        entries = 'entry'
+        entries = "entry"
         for _ in range(MAX_ENTRIES - 1):
             entries = f'entry (", " {entries})?'
-        self.grammar = vocab.plan_grammar("line", COT_STEPS) + "\n".join([
-            f'line ::= step "{MARK}" inv',
-            f'inv ::= "nothing" | {entries}',
-            'entry ::= count " " item']) + "\n"
+        self.grammar = (
+            vocab.plan_grammar("line", COT_STEPS)
+            + "\n".join([f'line ::= step "{MARK}" inv', f'inv ::= "nothing" | {entries}', 'entry ::= count " " item'])
+            + "\n"
+        )
         prefix = few_shot_prefix(system_prompt(), example_turns(kb, symbolic, self.facts))
-        self.caller = ModelCaller(backend, prefix, seed=seed, max_tokens=COT_TOKENS, log=log,
-                                  progress=progress)
+        self.caller = ModelCaller(backend, prefix, seed=seed, max_tokens=COT_TOKENS, log=log, progress=progress)
 
     def plan(self, goal: Goal, start: State | None = None) -> ForwardPlanResult:
         started = time.perf_counter()
@@ -160,27 +183,43 @@ class CotPlanner:
             except LLMError as exc:
                 self.caller.failed(exc)
                 problem, asked = str(exc), None
-                self.caller.record(label, 1, messages, self.grammar, None, Verdict.BACKEND_ERROR, [problem],
-                                   self.temperature)
+                self.caller.record(
+                    label, 1, messages, self.grammar, None, Verdict.BACKEND_ERROR, [problem], self.temperature
+                )
         read = parse_plan_text(text, self.kb, split=split_line)
         if problem is None:
-            self.caller.record(label, 1, messages, self.grammar, asked,
-                               Verdict.ACCEPTED if read.steps else Verdict.UNREADABLE, list(read.unreadable),
-                               self.temperature)
+            self.caller.record(
+                label,
+                1,
+                messages,
+                self.grammar,
+                asked,
+                Verdict.ACCEPTED if read.steps else Verdict.UNREADABLE,
+                list(read.unreadable),
+                self.temperature,
+            )
         steps: tuple[Step, ...] = read.steps[:MAX_STEPS]
-        trace = CotTrace(written=list(read.notes[:len(steps)]), actual=simulated(self.kb, steps, start),
-                         unreadable=read.unreadable)
+        trace = CotTrace(
+            written=list(read.notes[: len(steps)]), actual=simulated(self.kb, steps, start), unreadable=read.unreadable
+        )
         stats.unreadable += len(read.unreadable)
         stats.accepted_first_try = int(bool(steps))
         stats.unanswered = int(not steps)
         if problem is not None:
             stats.problems.append(problem)
-        out = PlanStats(llm=stats, llm_mode="vocab", llm_verified=False, seconds=round(time.perf_counter() - started, 6),
-                        cot=CotSummary(len(steps), trace.agreeing, len(read.unreadable)))
+        out = PlanStats(
+            llm=stats,
+            llm_mode="vocab",
+            llm_verified=False,
+            seconds=round(time.perf_counter() - started, 6),
+            cot=CotSummary(len(steps), trace.agreeing, len(read.unreadable)),
+        )
         if problem is not None and not steps:
             from ..planner.decomposer import ErrorKind, PlanningError
-            raise PlanningError(ErrorKind.DECOMPOSITION, f"the cot planner got no plan: the LLM backend failed "
-                                                         f"({problem})")
+
+            raise PlanningError(
+                ErrorKind.DECOMPOSITION, f"the cot planner got no plan: the LLM backend failed ({problem})"
+            )
         return forward_result(self.kb, goal, steps, start, self.name, out, trace)
 
 
@@ -193,7 +232,15 @@ def cot_planner(kb: KnowledgeBase, **options) -> CotPlanner:
     backend = backend_from_options(options)
     log = options.get("log", True)
     graph = options.get("graph") or graph_for(kb)
-    return CotPlanner(kb, backend, graph=graph, symbolic=symbolic_planner(kb, graph=graph),
-                      seed=options.get("seed", 0), temperature=options.get("temperature", 0.0),
-                      log=open_log() if log is True else (log or None), progress=options.get("progress"),
-                      command=options.get("command", ""), facts=options.get("facts", True))
+    return CotPlanner(
+        kb,
+        backend,
+        graph=graph,
+        symbolic=symbolic_planner(kb, graph=graph),
+        seed=options.get("seed", 0),
+        temperature=options.get("temperature", 0.0),
+        log=open_log() if log is True else (log or None),
+        progress=options.get("progress"),
+        command=options.get("command", ""),
+        facts=options.get("facts", True),
+    )

@@ -45,17 +45,17 @@ from ..llm import LLMBackend, LLMError
 from ..model import Goal, Plan, Step
 from ..planner.decomposer import ErrorKind, PlanningError
 from ..planner.selector import SELECTORS, execute, make_selector, plan_needs
+from ..planner.stats import DepsSummary, LLMStats, PlanStats
 from ..sim import DeterministicWorld, State, StochasticWorld
 from ..sim.execution import describe, play
 from ..sim.stochastic import derive_seed
 from . import deps_prompts as prompts
-from .plan_facts import PlanFacts
-from .prompts import few_shot_prefix
 from .call_log import CallLog, Verdict
 from .forward_plans import ContextBudget, ForwardPlanResult, Vocabulary, forward_result, parse_plan_text, render_plan
 from .model_calls import CUT_OFF, ModelCaller
+from .plan_facts import PlanFacts
 from .progress import Phase, Progress, ProgressEvent
-from ..planner.stats import DepsSummary, LLMStats, PlanStats
+from .prompts import few_shot_prefix
 
 DEFAULT_ROUNDS = 5
 MAX_ROUNDS = 20  # each round costs ~2 calls; the 2048-token context holds about 3 rounds of dialogue anyway
@@ -87,9 +87,16 @@ class DepsRound:
     order: tuple[int, ...] | None = None  # plan positions as a selector ran them; None: as written
 
     def to_dict(self) -> dict:
-        out = {"round": self.number, "plan": [step_to_record(s) for s in self.steps], "success": self.success,
-               "ticks": self.ticks, "description": self.description, "explanation": self.explanation,
-               "unreadable_lines": list(self.unreadable), "dropped_rounds": self.dropped_rounds}
+        out = {
+            "round": self.number,
+            "plan": [step_to_record(s) for s in self.steps],
+            "success": self.success,
+            "ticks": self.ticks,
+            "description": self.description,
+            "explanation": self.explanation,
+            "unreadable_lines": list(self.unreadable),
+            "dropped_rounds": self.dropped_rounds,
+        }
         if self.order is not None:
             out["order"] = [i + 1 for i in self.order]
         return out
@@ -118,18 +125,25 @@ class DepsTrace:
         return kept[-1].steps if kept else None
 
     def to_dict(self) -> dict:
-        out = {"world": self.world, "max_rounds": self.max_rounds, "stopped": self.stopped.value,
-               "success_round": self.success_round, "problem": self.problem,
-               "rounds": [r.to_dict() for r in self.rounds]}
+        out = {
+            "world": self.world,
+            "max_rounds": self.max_rounds,
+            "stopped": self.stopped.value,
+            "success_round": self.success_round,
+            "problem": self.problem,
+            "rounds": [r.to_dict() for r in self.rounds],
+        }
         if self.selector != "order":  # the plan as written: the trace is what it was before selectors
             out["selector"] = self.selector
         return out
 
     def lines(self) -> list[str]:
         picked = f", ready steps picked by the {self.selector} selector" if self.selector != "order" else ""
-        out = [f"DEPS: {len(self.rounds)} plan(s) executed in the {self.world} world{picked}, at most "
-               f"{self.max_rounds} replanning round(s); stopped: {self.stopped.value.replace('_', ' ')}"
-               + (f" ({self.problem})" if self.problem else "")]
+        out = [
+            f"DEPS: {len(self.rounds)} plan(s) executed in the {self.world} world{picked}, at most "
+            f"{self.max_rounds} replanning round(s); stopped: {self.stopped.value.replace('_', ' ')}"
+            + (f" ({self.problem})" if self.problem else "")
+        ]
         for r in self.rounds:
             cut = f", {r.dropped_rounds} earlier round(s) left out of the prompt" if r.dropped_rounds else ""
             bad = f", {len(r.unreadable)} unreadable line(s)" if r.unreadable else ""
@@ -148,11 +162,26 @@ class DepsPlanner:
 
     plan_fallback = False  # nothing checks or replaces the model's plans
 
-    def __init__(self, kb: KnowledgeBase, backend: LLMBackend, *, graph, rounds: int = DEFAULT_ROUNDS,
-                 world: str = "stochastic", seed: int = 0, world_seed: int = 0, temperature: float = 0.0,
-                 log: CallLog | None = None, progress: Progress | None = None, command: str = "",
-                 n_ctx: int | None = None, symbolic=None, name: str = "deps", selector: str = "order",
-                 facts: bool = True):
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        backend: LLMBackend,
+        *,
+        graph,
+        rounds: int = DEFAULT_ROUNDS,
+        world: str = "stochastic",
+        seed: int = 0,
+        world_seed: int = 0,
+        temperature: float = 0.0,
+        log: CallLog | None = None,
+        progress: Progress | None = None,
+        command: str = "",
+        n_ctx: int | None = None,
+        symbolic=None,
+        name: str = "deps",
+        selector: str = "order",
+        facts: bool = True,
+    ):
         if not 0 <= rounds <= MAX_ROUNDS:
             raise ValueError(f"--rounds must be from 0 to {MAX_ROUNDS} for the deps planner, got {rounds}")
         if world not in FEEDBACK_WORLDS:
@@ -166,8 +195,9 @@ class DepsPlanner:
         self.grammar = Vocabulary(kb, graph).plan_grammar()
         self.facts = PlanFacts(symbolic) if facts else None
         self.prefix = few_shot_prefix(prompts.system_prompt(kb), prompts.few_shot(kb, symbolic, self.facts))
-        self.planner_calls = ModelCaller(backend, self.prefix, seed=seed, max_tokens=PLAN_TOKENS, log=log,
-                                         progress=progress)
+        self.planner_calls = ModelCaller(
+            backend, self.prefix, seed=seed, max_tokens=PLAN_TOKENS, log=log, progress=progress
+        )
         self.explainer = ModelCaller(backend, self.prefix, seed=seed, max_tokens=EXPLAIN_TOKENS, log=None)
         counter = getattr(backend, "tokenize_count", None)
         n_ctx = n_ctx or backend.options.n_ctx
@@ -197,8 +227,9 @@ class DepsPlanner:
             asked = caller.ask(messages, grammar, self.temperature)
         except LLMError as exc:
             caller.failed(exc)
-            self.planner_calls.record(label, attempt, messages, grammar, None, Verdict.BACKEND_ERROR, [str(exc)],
-                                      self.temperature)
+            self.planner_calls.record(
+                label, attempt, messages, grammar, None, Verdict.BACKEND_ERROR, [str(exc)], self.temperature
+            )
             return None
         return asked
 
@@ -221,8 +252,9 @@ class DepsPlanner:
                 trace.stopped, trace.problem = StopReason.BACKEND_DOWN, down
                 break
             if self.progress is not None:
-                self.progress(ProgressEvent(Phase.GOAL, f"{label}, round {number}: planning", number + 1,
-                                            self.rounds + 1, stats))
+                self.progress(
+                    ProgressEvent(Phase.GOAL, f"{label}, round {number}: planning", number + 1, self.rounds + 1, stats)
+                )
             fitted = self._fit(dialogue, self.plan_budget)
             if fitted is None:
                 trace.stopped = StopReason.CONTEXT_FULL
@@ -236,9 +268,16 @@ class DepsPlanner:
                 continue  # a single failure: the same round once more
             read = parse_plan_text(asked.text, self.kb)
             stats.unreadable += len(read.unreadable)
-            self.planner_calls.record(label, number + 1, messages, self.grammar, asked,
-                                      Verdict.ACCEPTED if read.steps else Verdict.UNREADABLE,
-                                      list(read.unreadable), self.temperature)
+            self.planner_calls.record(
+                label,
+                number + 1,
+                messages,
+                self.grammar,
+                asked,
+                Verdict.ACCEPTED if read.steps else Verdict.UNREADABLE,
+                list(read.unreadable),
+                self.temperature,
+            )
             this = self._execute(number, read.steps, goal, start, dropped, read.unreadable)
             trace.rounds.append(this)
             if this.success:
@@ -247,14 +286,18 @@ class DepsPlanner:
             if number == self.rounds:
                 trace.stopped = StopReason.ROUNDS_USED
                 break
-            dialogue += [{"role": "assistant", "content": render_plan(read.steps)},
-                         {"role": "user", "content": prompts.failure_message(this.description)}]
+            dialogue += [
+                {"role": "assistant", "content": render_plan(read.steps)},
+                {"role": "user", "content": prompts.failure_message(this.description)},
+            ]
             this.explanation = self._explain(dialogue, label, number)
             if this.explanation is None and self.explainer.down:
                 trace.stopped, trace.problem = StopReason.BACKEND_DOWN, self.explainer.down
                 break
-            dialogue += [{"role": "assistant", "content": this.explanation or "I do not know."},
-                         {"role": "user", "content": prompts.ASK_REPLAN}]
+            dialogue += [
+                {"role": "assistant", "content": this.explanation or "I do not know."},
+                {"role": "user", "content": prompts.ASK_REPLAN},
+            ]
             number += 1
         return self._result(goal, start, trace, stats, started)
 
@@ -268,12 +311,14 @@ class DepsPlanner:
             episode = play(self.world, plan, seed, goal, start, budget)
         else:
             chooser = make_selector(self.selector, self.world, self.graph, seed)
-            outcome = execute(self.world, plan.steps, plan_needs(self.world, plan.steps, start), chooser, goal,
-                              seed, budget, start)
+            outcome = execute(
+                self.world, plan.steps, plan_needs(self.world, plan.steps, start), chooser, goal, seed, budget, start
+            )
             episode, order = outcome.episode(), outcome.order
         text = None if episode.success else describe(episode, plan, tuple(self.kb.layers))
-        return DepsRound(number, plan.steps, episode.success, episode.ticks, text, None, tuple(unreadable), dropped,
-                         order)
+        return DepsRound(
+            number, plan.steps, episode.success, episode.ticks, text, None, tuple(unreadable), dropped, order
+        )
 
     def _explain(self, dialogue, label: str, number: int) -> str | None:
         fitted = self._fit(dialogue, self.explain_budget)
@@ -286,18 +331,23 @@ class DepsPlanner:
         text = asked.text.replace(CUT_OFF, "").strip()
         return " ".join(text.split()) or None
 
-    def _result(self, goal: Goal, start: State, trace: DepsTrace, stats: LLMStats,
-                started: float) -> ForwardPlanResult:
+    def _result(self, goal: Goal, start: State, trace: DepsTrace, stats: LLMStats, started: float) -> ForwardPlanResult:
         if not trace.rounds and trace.stopped is StopReason.BACKEND_DOWN:
-            raise PlanningError(ErrorKind.DECOMPOSITION, f"the deps planner got no plan: the LLM backend failed "
-                                                         f"({trace.problem})")
+            raise PlanningError(
+                ErrorKind.DECOMPOSITION, f"the deps planner got no plan: the LLM backend failed ({trace.problem})"
+            )
         won = trace.success_round
         stats.accepted_first_try = int(won == 0)
         stats.accepted_after_feedback = int(won is not None and won > 0)
         stats.unanswered = int(won is None)
         steps = trace.rounds[-1].steps if trace.rounds else ()
-        out = PlanStats(llm=stats, llm_mode="vocab", llm_verified=False, seconds=round(time.perf_counter() - started, 6),
-                        deps=DepsSummary.of(trace))
+        out = PlanStats(
+            llm=stats,
+            llm_mode="vocab",
+            llm_verified=False,
+            seconds=round(time.perf_counter() - started, 6),
+            deps=DepsSummary.of(trace),
+        )
         return forward_result(self.kb, goal, steps, start, self.name, out, trace)
 
 
@@ -323,9 +373,19 @@ def deps_planner(kb: KnowledgeBase, **options) -> DepsPlanner:
     backend = backend_from_options({**options, "n_ctx": options.get("n_ctx") or context_for(rounds, facts)})
     log = options.get("log", True)
     graph = options.get("graph") or graph_for(kb)
-    return DepsPlanner(kb, backend, graph=graph, rounds=rounds, facts=facts,
-                       world=options.get("feedback_world") or "stochastic", seed=options.get("seed", 0),
-                       world_seed=options.get("world_seed", 0), temperature=options.get("temperature", 0.0),
-                       log=open_log() if log is True else (log or None), progress=options.get("progress"),
-                       command=options.get("command", ""), symbolic=symbolic_planner(kb, graph=graph),
-                       selector=options.get("selector") or "order")
+    return DepsPlanner(
+        kb,
+        backend,
+        graph=graph,
+        rounds=rounds,
+        facts=facts,
+        world=options.get("feedback_world") or "stochastic",
+        seed=options.get("seed", 0),
+        world_seed=options.get("world_seed", 0),
+        temperature=options.get("temperature", 0.0),
+        log=open_log() if log is True else (log or None),
+        progress=options.get("progress"),
+        command=options.get("command", ""),
+        symbolic=symbolic_planner(kb, graph=graph),
+        selector=options.get("selector") or "order",
+    )

@@ -29,8 +29,9 @@ PLAN_EXAMPLE = Goal(item="lantern", count=1)
 REPAIR_EXAMPLE = Goal(item="stone_bricks", count=1)
 #: the step the repair example leaves out, and what the model is shown saying about it
 REMOVED = "crafting_table"
-EXAMPLE_EXPLANATION = ("The plan never crafts a crafting_table, and crafting a wooden_pickaxe needs one; "
-                       "craft the crafting_table first.")
+EXAMPLE_EXPLANATION = (
+    "The plan never crafts a crafting_table, and crafting a wooden_pickaxe needs one; craft the crafting_table first."
+)
 
 ASK_EXPLAIN = "Explain in one sentence why the plan failed."
 ASK_REPLAN = "Write the whole plan again, fixed, one step per line, then done."

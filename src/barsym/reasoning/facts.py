@@ -87,8 +87,15 @@ class GoalFacts:
 class FactBook:
     """Facts for goals, under one rule book and the conventions of one planner."""
 
-    def __init__(self, rules: Rules, graph: CraftGraph, *, choose: Callable[[tuple[str, ...]], str],
-                 tool_for: Callable[[str, int], str], fuel: str):
+    def __init__(
+        self,
+        rules: Rules,
+        graph: CraftGraph,
+        *,
+        choose: Callable[[tuple[str, ...]], str],
+        tool_for: Callable[[str, int], str],
+        fuel: str,
+    ):
         self.rules, self.kb, self.graph = rules, rules.kb, graph
         self.choose, self.tool_for, self.fuel = choose, tool_for, fuel
 
@@ -131,8 +138,9 @@ class FactBook:
             needs.append(Need(1, (action.station,), Role.STATION))
         detail = f"{runs} craft{'s' if runs != 1 else ''} of {action.makes // runs}"
         if runs > 1:
-            detail += ", each " + " and ".join(f"{slot.count // runs} {' or '.join(self.members(slot.accepts))}"
-                                               for slot in action.needs)
+            detail += ", each " + " and ".join(
+                f"{slot.count // runs} {' or '.join(self.members(slot.accepts))}" for slot in action.needs
+            )
         return Way("craft", action.item, action.count, tuple(needs), detail=detail)
 
     def _smelt(self, action: Action, credit: float) -> Way:

@@ -135,15 +135,32 @@ class ForwardPlanResult(PlanResult):
         return ["goal"] if position == len(self.plan) - 1 else []
 
 
-def forward_result(kb: KnowledgeBase, goal: Goal, steps, start: State | None, planner: str, stats: PlanStats,
-                   trace: object | None, rules=None) -> ForwardPlanResult:
+def forward_result(
+    kb: KnowledgeBase,
+    goal: Goal,
+    steps,
+    start: State | None,
+    planner: str,
+    stats: PlanStats,
+    trace: object | None,
+    rules=None,
+) -> ForwardPlanResult:
     """The result of a forward plan, with the validator's verdict (the plan is not changed by it)."""
     plan = Plan(steps=tuple(steps), source=f"{planner}:{goal.item}")
     validation = Validator(kb, rules).validate(plan, goal=goal, start=start)
-    return ForwardPlanResult(goal=goal, plan=plan, nodes=[GoalNode(0, goal, "goal")],
-                             sources=[[] for _ in plan.steps], needs=[], raw_steps=plan.steps,
-                             validation=validation, planner=planner, decomposer="llm-forward", stats=stats,
-                             trace=trace)
+    return ForwardPlanResult(
+        goal=goal,
+        plan=plan,
+        nodes=[GoalNode(0, goal, "goal")],
+        sources=[[] for _ in plan.steps],
+        needs=[],
+        raw_steps=plan.steps,
+        validation=validation,
+        planner=planner,
+        decomposer="llm-forward",
+        stats=stats,
+        trace=trace,
+    )
 
 
 @dataclass
@@ -194,5 +211,12 @@ def backend_from_options(options: dict):
     if backend is not None:
         return backend
     from .llm_planners import shared_backend
-    return shared_backend(options.get("model"), options.get("llm_url"), options.get("threads"),
-                          options.get("timeout", 30.0), options.get("progress"), n_ctx=options.get("n_ctx"))
+
+    return shared_backend(
+        options.get("model"),
+        options.get("llm_url"),
+        options.get("threads"),
+        options.get("timeout", 30.0),
+        options.get("progress"),
+        n_ctx=options.get("n_ctx"),
+    )

@@ -24,17 +24,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..consistency.forward import Candidate, WalkState, Window, WindowRepair, walk
+from ..consistency.needs import NeedPlanner
 from ..kb import KnowledgeBase
 from ..llm import LLMBackend
 from ..llm.grammar import gbnf_literal
-from ..consistency.forward import Candidate, WalkState, Window, WindowRepair, walk
 from .short_calls import LLMUse, ShortCalls
 from .step_scorer import task_text
-from ..consistency.needs import NeedPlanner
 
-SYSTEM = ("You repair Minecraft plans forward, one step at a time, from the state the agent is really in. "
-          "Choose the next step from the options: the one that moves the plan towards the step it must reach. "
-          "Reply with the step exactly as written in the options.")
+SYSTEM = (
+    "You repair Minecraft plans forward, one step at a time, from the state the agent is really in. "
+    "Choose the next step from the options: the one that moves the plan towards the step it must reach. "
+    "Reply with the step exactly as written in the options."
+)
 LABEL = "repaired-llm"
 
 
@@ -43,8 +45,17 @@ class LLMChooser:
 
     label = LABEL
 
-    def __init__(self, kb: KnowledgeBase, backend: LLMBackend, use: LLMUse, *, seed: int = 0,
-                 temperature: float = 0.0, max_failures: int = 2, log=True):
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        backend: LLMBackend,
+        use: LLMUse,
+        *,
+        seed: int = 0,
+        temperature: float = 0.0,
+        max_failures: int = 2,
+        log=True,
+    ):
         self.kb, self.backend, self.use = kb, backend, use
         self.calls = ShortCalls(backend, use, seed=seed, temperature=temperature, max_failures=max_failures, log=log)
 
@@ -54,14 +65,20 @@ class LLMChooser:
 
     def messages(self, window: Window, walk: WalkState, options: Sequence[Candidate]) -> list[dict[str, str]]:
         pair, plan = window.pair, window.plan
-        end = (f"step {pair.end} ({plan[pair.end - 1]}) and the rest can run" if pair.end <= len(plan)
-               else f"the plan ends with {window.task.count} {window.task.item}")
-        fixed = (f"{task_text(window.task, plan)}\n\nSteps {pair.start} to {pair.end - 1} are redone from the state "
-                 f"before step {pair.start}, so that {end}.")
+        end = (
+            f"step {pair.end} ({plan[pair.end - 1]}) and the rest can run"
+            if pair.end <= len(plan)
+            else f"the plan ends with {window.task.count} {window.task.item}"
+        )
+        fixed = (
+            f"{task_text(window.task, plan)}\n\nSteps {pair.start} to {pair.end - 1} are redone from the state "
+            f"before step {pair.start}, so that {end}."
+        )
         done = "; ".join(str(s) for s in walk.taken) or "nothing yet"
         listed = "\n".join(f"- {c.text} ({c.why})" for c in options)
-        variable = (f"Steps taken so far: {done}.\nNow: {walk.state.describe(self.kb.layers)}.\n"
-                    f"Options:\n{listed}\nNext step?")
+        variable = (
+            f"Steps taken so far: {done}.\nNow: {walk.state.describe(self.kb.layers)}.\nOptions:\n{listed}\nNext step?"
+        )
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": f"{fixed}\n\n{variable}"}]
 
     def choose(self, window: Window, walk: WalkState, candidates: Sequence[Candidate]) -> int | None:
@@ -77,8 +94,9 @@ class LLMChooser:
         texts = [candidates[i].text for i in options]
         grammar = "root ::= " + " | ".join(gbnf_literal(t) for t in texts) + "\n"
         about = f"repair steps {window.pair.start}-{window.pair.end - 1} of {window.task.count} {window.task.item}"
-        text = self.calls.ask(self.messages(window, walk, [candidates[i] for i in options]), grammar, 24, about,
-                              lambda t: t in texts)
+        text = self.calls.ask(
+            self.messages(window, walk, [candidates[i] for i in options]), grammar, 24, about, lambda t: t in texts
+        )
         return None if text is None else options[texts.index(text)]
 
 
@@ -87,8 +105,16 @@ class LLMRepairer:
 
     name = "llm"
 
-    def __init__(self, needs: NeedPlanner, backend: LLMBackend, *, fallback=None, seed: int = 0,
-                 temperature: float = 0.0, use: LLMUse | None = None):
+    def __init__(
+        self,
+        needs: NeedPlanner,
+        backend: LLMBackend,
+        *,
+        fallback=None,
+        seed: int = 0,
+        temperature: float = 0.0,
+        use: LLMUse | None = None,
+    ):
         self.needs = needs
         self.use = use or LLMUse()
         self.chooser = LLMChooser(needs.kb, backend, self.use, seed=seed, temperature=temperature)
@@ -102,5 +128,6 @@ class LLMRepairer:
         self.fallbacks += 1
         redone = self.fallback.repair(window)
         redone.note = f"symbolic fallback: the model's walk stopped ({done.note or 'unfinished'})" + (
-            f"; {redone.note}" if redone.note else "")
+            f"; {redone.note}" if redone.note else ""
+        )
         return redone

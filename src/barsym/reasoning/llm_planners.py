@@ -39,15 +39,15 @@ from ..kb import KnowledgeBase, cache_dir
 from ..llm import BackendTimeoutError, BackendUnavailableError, LLMBackend, LLMOptions, default_model_path, make_backend
 from ..llm.openai_http import opener_for, within
 from ..model import Goal
+from ..planner.backward import BackwardPlanner
+from ..planner.decomposer import ErrorKind, PlanningError
+from ..planner.registry import graph_for, symbolic_planner
+from ..planner.result import PlanResult
+from ..planner.symbolic import SymbolicDecomposer
+from ..sim import State
+from .bar_decomposer import DEFAULT_MODE, FALLBACK, RETRY_TEMPERATURE, LLMDecomposer
 from .call_log import CallLog, open_log
 from .progress import Phase, Progress, ProgressEvent
-from ..sim import State
-from ..planner.backward import BackwardPlanner
-from ..planner.result import PlanResult
-from ..planner.decomposer import ErrorKind, PlanningError
-from .bar_decomposer import DEFAULT_MODE, FALLBACK, RETRY_TEMPERATURE, LLMDecomposer
-from ..planner.registry import graph_for, symbolic_planner
-from ..planner.symbolic import SymbolicDecomposer
 
 #: PlanningError kinds that say something about the goal, not about the answers:
 #: the symbolic planner would fail the same way, so there is nothing to fall back to.
@@ -58,8 +58,14 @@ STATE_DIR = "llm-state"  # under the cache folder: saved few-shot prefix states 
 _backends: dict[tuple, LLMBackend] = {}
 
 
-def shared_backend(model: str | None = None, url: str | None = None, threads: int | None = None,
-                   timeout: float = 30.0, progress: Progress | None = None, n_ctx: int | None = None) -> LLMBackend:
+def shared_backend(
+    model: str | None = None,
+    url: str | None = None,
+    threads: int | None = None,
+    timeout: float = 30.0,
+    progress: Progress | None = None,
+    n_ctx: int | None = None,
+) -> LLMBackend:
     """The backend for these settings, created (and the model loaded, or the server probed) once per process.
 
     ``n_ctx`` (default :data:`N_CTX`) sizes an in-process model's context: DEPS' dialogue needs more than
@@ -99,30 +105,51 @@ def probe(base_url: str, timeout: float) -> None:
         if watch.expired or isinstance(exc.reason, (socket.timeout, TimeoutError)):
             raise BackendTimeoutError(f"the LLM server at {base_url} did not answer within {timeout:g}s") from None
         raise BackendUnavailableError(
-            f"cannot reach the LLM server at {base_url}: {exc.reason}; is it running?") from None
-    except (TimeoutError, socket.timeout):
+            f"cannot reach the LLM server at {base_url}: {exc.reason}; is it running?"
+        ) from None
+    except TimeoutError:
         raise BackendTimeoutError(f"the LLM server at {base_url} did not answer within {timeout:g}s") from None
     except (OSError, http.client.HTTPException) as exc:  # a reply that is not HTTP, or cut off at the deadline
         if watch.expired:
             raise BackendTimeoutError(f"the LLM server at {base_url} did not answer within {timeout:g}s") from None
-        raise BackendUnavailableError(f"cannot reach the LLM server at {base_url}: "
-                                      f"{type(exc).__name__}: {exc}") from None
+        raise BackendUnavailableError(
+            f"cannot reach the LLM server at {base_url}: {type(exc).__name__}: {exc}"
+        ) from None
 
 
 class LLMPlanner:
     """BAR's loop with an LLM decomposer, per-plan counters and (for ``bar``) a plan-level net."""
 
-    def __init__(self, kb: KnowledgeBase, decomposer: LLMDecomposer, *, name: str, plan_fallback: bool,
-                 validator=None, max_goals: int = 2000, command: str = ""):
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        decomposer: LLMDecomposer,
+        *,
+        name: str,
+        plan_fallback: bool,
+        validator=None,
+        max_goals: int = 2000,
+        command: str = "",
+    ):
         rules = decomposer.rules  # the profile the decomposer plays by: the loop and the fallbacks play by it too
         self.kb, self.decomposer, self.name = kb, decomposer, name
         self.command = command  # how the call log names the runs: "barsym plan diamond_pickaxe"
         self.graph = decomposer.graph
         self.plan_fallback = plan_fallback
-        self.inner = BackwardPlanner(kb, decomposer, graph=self.graph, validator=validator, verify=decomposer.verify,
-                                     max_goals=max_goals, name=name, keep_invalid=not decomposer.verify, rules=rules)
-        self._symbolic = symbolic_planner(kb, graph=self.graph, validator=validator, rules=rules) if plan_fallback \
-            else None
+        self.inner = BackwardPlanner(
+            kb,
+            decomposer,
+            graph=self.graph,
+            validator=validator,
+            verify=decomposer.verify,
+            max_goals=max_goals,
+            name=name,
+            keep_invalid=not decomposer.verify,
+            rules=rules,
+        )
+        self._symbolic = (
+            symbolic_planner(kb, graph=self.graph, validator=validator, rules=rules) if plan_fallback else None
+        )
         self._estimator = None  # the symbolic planner that counts goals for the progress line
 
     def plan(self, goal: Goal, start: State | None = None) -> PlanResult:
@@ -142,10 +169,15 @@ class LLMPlanner:
                 raise
             result, fell_back = self._symbolic.plan(goal, start), exc.message
             self._relabel(result, exc.message)
-        result.stats = dataclasses.replace(result.stats, llm=self.decomposer.stats, plan_fallback=fell_back,
-                                           llm_mode=self.decomposer.mode, llm_verified=self.decomposer.verify,
-                                           seconds=round(time.perf_counter() - started, 6),
-                                           backend_down=self.decomposer.down or None)
+        result.stats = dataclasses.replace(
+            result.stats,
+            llm=self.decomposer.stats,
+            plan_fallback=fell_back,
+            llm_mode=self.decomposer.mode,
+            llm_verified=self.decomposer.verify,
+            seconds=round(time.perf_counter() - started, 6),
+            backend_down=self.decomposer.down or None,
+        )
         return result
 
     def _estimate(self, goal: Goal, start: State | None) -> int | None:
@@ -155,8 +187,9 @@ class LLMPlanner:
             return None
         try:
             if self._estimator is None:  # not _symbolic: for llm-only that would be a plan-level fallback
-                self._estimator = self._symbolic or symbolic_planner(self.kb, graph=self.graph,
-                                                                     rules=self.decomposer.rules)
+                self._estimator = self._symbolic or symbolic_planner(
+                    self.kb, graph=self.graph, rules=self.decomposer.rules
+                )
             return len(self._estimator.plan(goal, start).nodes)
         except PlanningError:
             return None
@@ -169,19 +202,49 @@ class LLMPlanner:
                 node.decomposition = dataclasses.replace(node.decomposition, provenance=FALLBACK, note=note)
 
 
-def _planner(kb: KnowledgeBase, *, name: str, verify: bool, backend: LLMBackend | None = None,
-             model: str | None = None, llm_url: str | None = None, llm_mode: str = DEFAULT_MODE, max_retries: int = 2,
-             seed: int = 0, threads: int | None = None, temperature: float = 0.0,
-             retry_temperature: float = RETRY_TEMPERATURE, timeout: float = 30.0, progress: Progress | None = None,
-             graph=None, validator=None, facts: bool = True, log: CallLog | None | bool = True, command: str = "",
-             rules=None, **_ignored) -> LLMPlanner:
+def _planner(
+    kb: KnowledgeBase,
+    *,
+    name: str,
+    verify: bool,
+    backend: LLMBackend | None = None,
+    model: str | None = None,
+    llm_url: str | None = None,
+    llm_mode: str = DEFAULT_MODE,
+    max_retries: int = 2,
+    seed: int = 0,
+    threads: int | None = None,
+    temperature: float = 0.0,
+    retry_temperature: float = RETRY_TEMPERATURE,
+    timeout: float = 30.0,
+    progress: Progress | None = None,
+    graph=None,
+    validator=None,
+    facts: bool = True,
+    log: CallLog | None | bool = True,
+    command: str = "",
+    rules=None,
+    **_ignored,
+) -> LLMPlanner:
     """``log``: True for the default call log (``open_log``), False for none, or an open CallLog."""
     backend = backend or shared_backend(model, llm_url, threads, timeout, progress)
     call_log = open_log() if log is True else (log or None)
-    decomposer = LLMDecomposer(kb, backend, mode=llm_mode, max_retries=max_retries, verify=verify,
-                               fallback=SymbolicDecomposer if verify else None, graph=graph or graph_for(kb, rules),
-                               temperature=temperature, retry_temperature=retry_temperature, seed=seed,
-                               progress=progress, facts=facts, log=call_log, rules=rules)
+    decomposer = LLMDecomposer(
+        kb,
+        backend,
+        mode=llm_mode,
+        max_retries=max_retries,
+        verify=verify,
+        fallback=SymbolicDecomposer if verify else None,
+        graph=graph or graph_for(kb, rules),
+        temperature=temperature,
+        retry_temperature=retry_temperature,
+        seed=seed,
+        progress=progress,
+        facts=facts,
+        log=call_log,
+        rules=rules,
+    )
     return LLMPlanner(kb, decomposer, name=name, plan_fallback=verify, validator=validator, command=command)
 
 

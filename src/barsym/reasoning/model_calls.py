@@ -26,9 +26,9 @@ import warnings
 from dataclasses import dataclass
 
 from ..llm import Completion, LLMBackend, LLMError
+from ..planner.stats import LLMStats
 from .call_log import CallLog, Verdict
 from .progress import Phase, Progress, ProgressEvent
-from ..planner.stats import LLMStats
 
 __all__ = ["Asked", "ModelCaller"]
 
@@ -49,9 +49,17 @@ class Asked:
 
 
 class ModelCaller:
-    def __init__(self, backend: LLMBackend, prefix: tuple[dict[str, str], ...], *, seed: int = 0,
-                 max_tokens: int = 256, max_failures: int = 2, log: CallLog | None = None,
-                 progress: Progress | None = None):
+    def __init__(
+        self,
+        backend: LLMBackend,
+        prefix: tuple[dict[str, str], ...],
+        *,
+        seed: int = 0,
+        max_tokens: int = 256,
+        max_failures: int = 2,
+        log: CallLog | None = None,
+        progress: Progress | None = None,
+    ):
         self.backend, self.prefix, self.seed, self.max_tokens = backend, prefix, seed, max_tokens
         self.max_failures, self.log, self.progress = max_failures, log, progress
         self.down: str | None = None  # why the backend is considered down (for the whole process)
@@ -76,16 +84,18 @@ class ModelCaller:
         started = time.perf_counter()
         self.stats.llm_calls += 1
         try:
-            reply = self.backend.complete(messages, grammar=grammar, max_tokens=self.max_tokens,
-                                          temperature=temperature, seed=self.seed)
+            reply = self.backend.complete(
+                messages, grammar=grammar, max_tokens=self.max_tokens, temperature=temperature, seed=self.seed
+            )
         finally:
             self.stats.llm_seconds += time.perf_counter() - started
         self._failures_in_row = 0
         s = self.stats
         s.prompt_tokens += reply.prompt_tokens
         s.completion_tokens += reply.completion_tokens
-        s.evaluated_prompt_tokens += reply.evaluated_prompt_tokens if reply.evaluated_prompt_tokens is not None \
-            else reply.prompt_tokens
+        s.evaluated_prompt_tokens += (
+            reply.evaluated_prompt_tokens if reply.evaluated_prompt_tokens is not None else reply.prompt_tokens
+        )
         s.cached_prompt_tokens += reply.cached_prompt_tokens or 0
         s.evaluations += reply.evaluations if reply.evaluations is not None else reply.completion_tokens + 1
         s.drafted_tokens += reply.drafted_tokens
@@ -126,21 +136,41 @@ class ModelCaller:
         model = getattr(getattr(self.backend, "model_path", None), "name", None) or getattr(self.backend, "model", None)
         self._write(lambda log: log.start_run(command, planner, goal, str(model) if model else None))
 
-    def record(self, goal: str, attempt: int, messages: list[dict[str, str]], grammar: str, asked: Asked | None,
-               verdict: Verdict, problems: list[str], temperature: float, seconds: float = 0.0) -> None:
+    def record(
+        self,
+        goal: str,
+        attempt: int,
+        messages: list[dict[str, str]],
+        grammar: str,
+        asked: Asked | None,
+        verdict: Verdict,
+        problems: list[str],
+        temperature: float,
+        seconds: float = 0.0,
+    ) -> None:
         """Log one real call (reused replies are not calls and are not logged)."""
         if self.log is None or (asked is not None and asked.reused):
             return
         reply = asked.completion if asked is not None else None
         prefix = len(self.prefix) if messages[: len(self.prefix)] == list(self.prefix) else 0
-        self._write(lambda log: log.record(
-            goal=goal, attempt=attempt, messages=messages, prefix=prefix, grammar=grammar,
-            reply=asked.text if asked is not None else None, verdict=verdict, problems=list(problems),
-            seconds=asked.seconds if asked is not None else seconds, temperature=temperature,
-            prompt_tokens=reply.prompt_tokens if reply else None,
-            evaluated_tokens=reply.evaluated_prompt_tokens if reply else None,
-            completion_tokens=reply.completion_tokens if reply else None,
-            evaluations=reply.evaluations if reply else None))
+        self._write(
+            lambda log: log.record(
+                goal=goal,
+                attempt=attempt,
+                messages=messages,
+                prefix=prefix,
+                grammar=grammar,
+                reply=asked.text if asked is not None else None,
+                verdict=verdict,
+                problems=list(problems),
+                seconds=asked.seconds if asked is not None else seconds,
+                temperature=temperature,
+                prompt_tokens=reply.prompt_tokens if reply else None,
+                evaluated_tokens=reply.evaluated_prompt_tokens if reply else None,
+                completion_tokens=reply.completion_tokens if reply else None,
+                evaluations=reply.evaluations if reply else None,
+            )
+        )
 
     def _write(self, action) -> None:
         if self.log is None:

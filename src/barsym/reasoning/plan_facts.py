@@ -33,8 +33,13 @@ class PlanFacts:
         """``symbolic`` is barsym's symbolic planner (a BackwardPlanner with a SymbolicDecomposer)."""
         self.symbolic = symbolic
         decomposer = symbolic.decomposer
-        self.book = FactBook(decomposer.rules, decomposer.graph, choose=decomposer.choose,
-                             tool_for=decomposer.tool_for, fuel=decomposer.fuel)
+        self.book = FactBook(
+            decomposer.rules,
+            decomposer.graph,
+            choose=decomposer.choose,
+            tool_for=decomposer.tool_for,
+            fuel=decomposer.fuel,
+        )
         self._cache: dict[tuple, str] = {}
 
     def lines(self, goal: Goal, start: State | None = None) -> list[str]:

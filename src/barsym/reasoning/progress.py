@@ -46,7 +46,7 @@ def goal_words(kb: KnowledgeBase, goal: Goal) -> str:
     """``dig down to the iron layer`` for ``layer:2``; ``3 iron ingot`` for ``3 iron_ingot``."""
     if goal.item.startswith(LAYER_PREFIX):
         try:
-            layer = int(goal.item[len(LAYER_PREFIX):])
+            layer = int(goal.item[len(LAYER_PREFIX) :])
         except ValueError:
             return goal.item
         if 0 <= layer < len(kb.layers):

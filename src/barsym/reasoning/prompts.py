@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterable, Sequence
 from ..kb import KnowledgeBase
 from ..model import Goal
 from ..planner.decomposer import PlanContext, PlanningError, layer_goal
-from .reply_grammar import render_goal, render_reply
 from ..planner.symbolic import SymbolicDecomposer
+from .reply_grammar import render_goal, render_reply
 
 #: Goals whose symbolic answers become the few-shot turns, in prompt order.
 #: Crafts come last: a small model leans towards the most recent example, and
@@ -120,8 +120,14 @@ class PromptBook:
     what the knowledge base knows about that goal.
     """
 
-    def __init__(self, kb: KnowledgeBase, symbolic: SymbolicDecomposer,
-                 goals: Sequence[Goal] = FEW_SHOT_GOALS, root: Goal = EXAMPLE_ROOT, facts: Facts | None = None):
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        symbolic: SymbolicDecomposer,
+        goals: Sequence[Goal] = FEW_SHOT_GOALS,
+        root: Goal = EXAMPLE_ROOT,
+        facts: Facts | None = None,
+    ):
         self.kb = kb
         self.facts = facts
         rules = symbolic.rules

@@ -34,12 +34,12 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
+from .. import steps as notation
 from ..graph import CraftGraph, item_node
 from ..kb import KnowledgeBase, UnknownItemError
 from ..llm import LLMBackend
 from ..llm.grammar import gbnf_literal, gbnf_word_choice
 from ..model import Plan, Step, StepType
-from .. import steps as notation
 from .reply_grammar import GrammarBuilder
 
 __all__ = ["Clause", "ParsedPlan", "ProseParser", "count_of", "split_clauses"]
@@ -51,21 +51,55 @@ CLOSE = 0.78
 #: as close, for a name only some of whose parts are in the clause ("the iron": iron_ingot)
 CLOSE_PART = 0.9
 
-UNITS = {"a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-         "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-         "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
-         "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "dozen": 12, "pair": 2,
-         "couple": 2, "both": 2}
+UNITS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "single": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "dozen": 12,
+    "pair": 2,
+    "couple": 2,
+    "both": 2,
+}
 _SPLIT = re.compile(r"[.;!?\n]+|,|\b(?:and then|after that|afterwards|then|next|finally|and)\b")
-_FILLER = re.compile(r"^(?:first(?:ly)?|now|lastly|at last|to start|you|we|i|should|will|need to|have to|"
-                     r"must|can|go|please|of|the|some|more|also|\s)+\b")
+_FILLER = re.compile(
+    r"^(?:first(?:ly)?|now|lastly|at last|to start|you|we|i|should|will|need to|have to|"
+    r"must|can|go|please|of|the|some|more|also|\s)+\b"
+)
 #: words that name no item (left out before names are matched: "the" is close to "tnt")
-STOP_WORDS = frozenset("the of into to from for with some more all them it its your my our their this that those "
-                       "these out up down get make made craft crafted mine mined use using by a an ok so".split())
+STOP_WORDS = frozenset(
+    "the of into to from for with some more all them it its your my our their this that those "
+    "these out up down get make made craft crafted mine mined use using by a an ok so".split()
+)
 _DIG = re.compile(r"\bdig(?:s|ging)?\s+down\b|\bdescend\b|\bgo\s+down\b|^down\b")
 
-SYSTEM = ("You turn one sentence of a Minecraft plan into one step: mine, craft, smelt or kill, the count and "
-          "the item, and 'with' the tool if one is named; or 'dig down with' a pickaxe. Reply with the step only.")
+SYSTEM = (
+    "You turn one sentence of a Minecraft plan into one step: mine, craft, smelt or kill, the count and "
+    "the item, and 'with' the tool if one is named; or 'dig down with' a pickaxe. Reply with the step only."
+)
 #: (sentence as the model sees it, the step) -- written for this prompt; no BAR task's plan
 EXAMPLES = (
     ("gather 2 logs", "mine 2 logs"),
@@ -82,17 +116,17 @@ def count_of(words: list[str]) -> tuple[int | None, list[str]]:
     """The clause's count (digits or words: "twenty four", "a dozen") and its words without it."""
     for i, word in enumerate(words):
         if word.isdigit():
-            return int(word), words[:i] + words[i + 1:]
+            return int(word), words[:i] + words[i + 1 :]
         if word in UNITS and word not in ("a", "an", "both"):
             value, j = UNITS[word], i + 1
             if value >= 20 and j < len(words) and UNITS.get(words[j], 99) < 10:
                 value, j = value + UNITS[words[j]], j + 1
             if word in ("dozen", "pair", "couple") and i > 0 and words[i - 1] in ("a", "an"):
-                return value, words[:i - 1] + words[j:]
+                return value, words[: i - 1] + words[j:]
             return value, words[:i] + [w for w in words[j:] if w != "of"]
     for i, word in enumerate(words):
         if word in ("a", "an"):
-            return 1, words[:i] + words[i + 1:]
+            return 1, words[:i] + words[i + 1 :]
     return None, words
 
 
@@ -146,8 +180,10 @@ class ProseParser:
         self._ratios: dict[tuple[str, str], float] = {}
         self.prefix = [{"role": "system", "content": SYSTEM}]
         for sentence, step in EXAMPLES:  # with the facts line the parser gives them, as every question has
-            self.prefix += [{"role": "user", "content": self.question(self.clause(sentence))},
-                            {"role": "assistant", "content": step}]
+            self.prefix += [
+                {"role": "user", "content": self.question(self.clause(sentence))},
+                {"role": "assistant", "content": step},
+            ]
 
     def question(self, clause: Clause) -> str:
         facts = self.facts(clause)
@@ -160,7 +196,7 @@ class ProseParser:
         dig = bool(_DIG.search(source))
         shown = " ".join(words if count is None else self._with_digits(words, count, rest))
         cut = next((i for i, w in enumerate(rest) if w in ("with", "using", "by")), len(rest))
-        tools = tuple(t for t in self.candidates(rest[cut + 1:], self._tool_parts)) if cut < len(rest) else ()
+        tools = tuple(t for t in self.candidates(rest[cut + 1 :], self._tool_parts)) if cut < len(rest) else ()
         return Clause(source, shown, count, self.candidates(rest[:cut]), dig, tools)
 
     @staticmethod
@@ -168,7 +204,7 @@ class ProseParser:
         """The clause with its count in digits where the count was (the verb stays first)."""
         removed = len(words) - len(rest)
         for i in range(len(words) + 1):
-            if words[:i] == rest[:i] and words[i + removed:] == rest[i:]:
+            if words[:i] == rest[:i] and words[i + removed :] == rest[i:]:
                 return rest[:i] + [str(count)] + rest[i:]
         return [str(count), *rest]
 
@@ -178,8 +214,13 @@ class ProseParser:
         words = [w for w in words if w not in STOP_WORDS]
         if not words:
             return ()
-        stems = list(dict.fromkeys(words + [w.rstrip("'s") for w in words if len(w) > 3]
-                                   + [w[:-2] for w in words if w.endswith("es") and len(w) > 4]))
+        stems = list(
+            dict.fromkeys(
+                words
+                + [w.rstrip("'s") for w in words if len(w) > 3]
+                + [w[:-2] for w in words if w.endswith("es") and len(w) > 4]
+            )
+        )
         scored = []
         for name, parts in (names or self._parts).items():
             ratios = [max(self._ratio(part, w) for w in stems) for part in parts]
@@ -228,8 +269,10 @@ class ProseParser:
             by_verb: dict[str, list[str]] = {}
             for verb, name in self.options(clause):
                 by_verb.setdefault(verb, []).append(name)
-            alternatives = [f'{gbnf_literal(verb + " ")} count " " {gbnf_word_choice(names)}{with_tool}'
-                            for verb, names in by_verb.items()]
+            alternatives = [
+                f'{gbnf_literal(verb + " ")} count " " {gbnf_word_choice(names)}{with_tool}'
+                for verb, names in by_verb.items()
+            ]
         rules = [f"root ::= {' | '.join(alternatives)}", count_rule]
         if clause.tools:
             rules += [tool, f"toolname ::= {gbnf_word_choice(clause.tools)}"]
@@ -254,8 +297,9 @@ class ProseParser:
                 out.skipped.append(source)
                 continue
             messages = self.prefix + [{"role": "user", "content": self.question(clause)}]
-            reply = self.backend.complete(messages, grammar=self.grammar(clause), max_tokens=32, temperature=0.0,
-                                          seed=self.seed)
+            reply = self.backend.complete(
+                messages, grammar=self.grammar(clause), max_tokens=32, temperature=0.0, seed=self.seed
+            )
             out.calls += 1
             step = self._step(reply.text.strip().splitlines()[0] if reply.text.strip() else "")
             if step is None:
@@ -276,8 +320,12 @@ class ProseParser:
         try:
             if read.verb is None:
                 return Step(type=StepType.DIG_DOWN, tool=read.tool)
-            return Step(type=StepType(read.verb), item=self.kb.resolve(read.item or "") and read.item,
-                        count=read.count, tool=read.tool)
+            return Step(
+                type=StepType(read.verb),
+                item=self.kb.resolve(read.item or "") and read.item,
+                count=read.count,
+                tool=read.tool,
+            )
         except (UnknownItemError, ValueError):
             return None
 
@@ -289,7 +337,7 @@ def fill_counts(rules, steps: list[Step], open_at: list[int]) -> list[Step]:
     for i in reversed(open_at):
         item = steps[i].item
         wanted = 0
-        for later in steps[i + 1:]:
+        for later in steps[i + 1 :]:
             if later.type not in (StepType.CRAFT, StepType.SMELT) or later.item is None:
                 continue
             try:
@@ -326,8 +374,9 @@ def fill_tools(rules, steps: list[Step]) -> list[Step]:
             options = _tool_options(rules, step)
             if options:
                 earlier = [name for name in reversed(made) if name in options]
-                step = Step(type=step.type, item=step.item, count=step.count,
-                            tool=earlier[0] if earlier else options[0])
+                step = Step(
+                    type=step.type, item=step.item, count=step.count, tool=earlier[0] if earlier else options[0]
+                )
         if step.type is StepType.CRAFT and step.item in rules.tool_items:
             made.append(step.item)
         out.append(step)

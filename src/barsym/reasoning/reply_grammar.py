@@ -40,15 +40,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import steps as notation
 from ..graph import CraftGraph, item_node
 from ..kb import Action, KnowledgeBase, Rules, UnknownItemError
 from ..llm.grammar import gbnf_literal, gbnf_word_choice
-from .. import steps as notation
 from ..model import MAX_COUNT, Goal, Step, StepType
-from ..steps import DIG, ITEM_VERBS
 from ..planner.decomposer import Decomposition, goal_layer, layer_goal
 from ..planner.symbolic import SymbolicDecomposer
-
+from ..steps import DIG, ITEM_VERBS
 
 
 class ReplyError(ValueError):
@@ -94,8 +93,9 @@ def parse_reply(text: str, kb: KnowledgeBase) -> Reply:
     else:
         if match.verb not in ITEM_VERBS:
             raise ReplyError(f"unknown step type {match.verb!r}; use one of {', '.join(ITEM_VERBS)} or dig down")
-        step = Step(type=StepType(match.verb), item=_known(kb, match.item, "item"),
-                    count=_count(match.count), tool=tool)
+        step = Step(
+            type=StepType(match.verb), item=_known(kb, match.item, "item"), count=_count(match.count), tool=tool
+        )
     subgoals = []
     parts = [p.strip() for p in tail.split(",")] if sep else []
     if parts in (["nothing"], ["none"], [""]):
@@ -118,8 +118,9 @@ def _known(kb: KnowledgeBase, name: str, what: str) -> str:
     try:
         kb.resolve(name)
     except UnknownItemError as exc:
-        raise ReplyError(f"unknown {what} {name!r}" + (f" (did you mean {', '.join(exc.suggestions)}?)"
-                                                      if exc.suggestions else "")) from None
+        raise ReplyError(
+            f"unknown {what} {name!r}" + (f" (did you mean {', '.join(exc.suggestions)}?)" if exc.suggestions else "")
+        ) from None
     return name
 
 
@@ -140,8 +141,9 @@ class GoalGrammar:
 class GrammarBuilder:
     """Build the vocab grammar once and graph grammars per goal, for one knowledge base."""
 
-    def __init__(self, kb: KnowledgeBase, graph: CraftGraph, max_subgoals: int = 6,
-                 conventions: SymbolicDecomposer | None = None):
+    def __init__(
+        self, kb: KnowledgeBase, graph: CraftGraph, max_subgoals: int = 6, conventions: SymbolicDecomposer | None = None
+    ):
         self.kb = kb
         self.graph = graph
         self.conventions = conventions or SymbolicDecomposer(kb, graph=graph, prefer=kb.prefer)
@@ -174,8 +176,9 @@ class GrammarBuilder:
             else:
                 sub = self.graph.dependency_subgraph(name)
                 data = sub.nodes(data=True)
-                found = frozenset(d["name"] if d.get("kind") == "item" else n
-                                  for n, d in data if d.get("kind") in ("item", "layer")) - {name}
+                found = frozenset(
+                    d["name"] if d.get("kind") == "item" else n for n, d in data if d.get("kind") in ("item", "layer")
+                ) - {name}
             self._requires[name] = found
         return found
 
@@ -196,7 +199,10 @@ class GrammarBuilder:
             layers = " | ".join(gbnf_literal(str(n)) for n in range(1, self.kb.deepest_layer + 1))
             head, verb, tool, count = notation.step_rules("head", self.verbs, dig=self.can_dig)
             self._vocab = _lines(
-                "root ::= head tail?", head, verb, tool,
+                "root ::= head tail?",
+                head,
+                verb,
+                tool,
                 f'tail ::= ": " {_bounded("sub", self.max_subgoals)}',
                 'sub ::= count " " item' + (' | "layer " layer' if self.can_dig else ""),
                 count,
@@ -206,8 +212,9 @@ class GrammarBuilder:
             )
         return self._vocab
 
-    def for_goal(self, goal: Goal, fuel_credit: float = 0.0, avoid: frozenset[str] = frozenset(),
-                 dig_tool: str | None = None) -> GoalGrammar | None:
+    def for_goal(
+        self, goal: Goal, fuel_credit: float = 0.0, avoid: frozenset[str] = frozenset(), dig_tool: str | None = None
+    ) -> GoalGrammar | None:
         """The graph-mode grammar for ``goal``, or None if the graph admits no producer.
 
         ``fuel_credit`` is burn time already budgeted for this smelted item: the
@@ -259,8 +266,11 @@ class GrammarBuilder:
         item, count = action.item or "", action.count
         names = self._members(action.needs[0].accepts, item)
         missing = max(0.0, action.fuel - credit)
-        fuels = self._conventional([self.conventions.fuel],
-                                   [f for f in self.fuels if self._usable(f, item, self._avoid)]) if missing else []
+        fuels = (
+            self._conventional([self.conventions.fuel], [f for f in self.fuels if self._usable(f, item, self._avoid)])
+            if missing
+            else []
+        )
         if not names or (missing > 0 and not fuels):
             return []
         option = [f"smelt {count} {item}: ", _upto(action.needs[0].count), " ", Choice(tuple(names))]
@@ -278,8 +288,10 @@ class GrammarBuilder:
             return [(head + (": " + ", ".join(needs) if needs else ""),)]
         usable = sorted(t for t in action.tool.options if self._usable(t, item, self._avoid))
         lowest = self.conventions.tool_for(action.tool.kind, action.tool.tier)
-        return [(f"{head} with {tool}: " + ", ".join(used + [f"1 {tool}"] + layer),)
-                for tool in self._conventional([lowest], usable)]
+        return [
+            (f"{head} with {tool}: " + ", ".join(used + [f"1 {tool}"] + layer),)
+            for tool in self._conventional([lowest], usable)
+        ]
 
     def _dig_options(self, layer: int, dig_tool: str | None) -> list[tuple]:
         if not self.can_dig or not 1 <= layer <= self.kb.deepest_layer:
@@ -289,12 +301,17 @@ class GrammarBuilder:
         target = f"layer:{layer}"
         usable = [tool for tool in sorted(action.tool.options) if self._usable(tool, target, self._avoid)]
         above = f", layer {action.layer}" if action.layer > 0 else ""
-        return [(f"{DIG} with {tool}: 1 {tool}{above}",)
-                for tool in self._conventional([dig_tool] if dig_tool else [], usable)]
+        return [
+            (f"{DIG} with {tool}: 1 {tool}{above}",)
+            for tool in self._conventional([dig_tool] if dig_tool else [], usable)
+        ]
 
     def _members(self, accepts: tuple[str, ...], goal: str) -> list[str]:
-        usable = [name for name in accepts if self._usable(name, goal, self._avoid)
-                  and (self.rules.generic_names or name not in self.kb.generic)]
+        usable = [
+            name
+            for name in accepts
+            if self._usable(name, goal, self._avoid) and (self.rules.generic_names or name not in self.kb.generic)
+        ]
         return self._conventional([name for name in usable if name in self.kb.generic], usable)
 
     @staticmethod

@@ -72,8 +72,16 @@ class LLMUse:
 class ShortCalls:
     """A backend behind failure counting, :class:`LLMUse` and the call log."""
 
-    def __init__(self, backend: LLMBackend, use: LLMUse, *, seed: int = 0, temperature: float = 0.0,
-                 max_failures: int = 2, log: CallLog | bool | None = True):
+    def __init__(
+        self,
+        backend: LLMBackend,
+        use: LLMUse,
+        *,
+        seed: int = 0,
+        temperature: float = 0.0,
+        max_failures: int = 2,
+        log: CallLog | bool | None = True,
+    ):
         """``log``: True for the default call log (opened at the first call), False/None for none."""
         self.backend, self.use, self.seed, self.temperature = backend, use, seed, temperature
         self.max_failures = max_failures
@@ -82,15 +90,17 @@ class ShortCalls:
         self._log: CallLog | None = None if log is True else (log or None)
         self._open_log = log is True
 
-    def ask(self, messages: list[dict[str, str]], grammar: str, max_tokens: int, about: str,
-            readable: Callable[[str], bool]) -> str | None:
+    def ask(
+        self, messages: list[dict[str, str]], grammar: str, max_tokens: int, about: str, readable: Callable[[str], bool]
+    ) -> str | None:
         """The stripped reply, or None when the backend failed, is down, or the reply is not ``readable``."""
         if self.down:
             return None
         started = time.perf_counter()
         try:
-            reply = self.backend.complete(messages, grammar=grammar, max_tokens=max_tokens,
-                                          temperature=self.temperature, seed=self.seed)
+            reply = self.backend.complete(
+                messages, grammar=grammar, max_tokens=max_tokens, temperature=self.temperature, seed=self.seed
+            )
         except LLMError as exc:
             self._failed(exc, about, messages, grammar, started)
             return None
@@ -100,8 +110,15 @@ class ShortCalls:
         ok = readable(text)
         if not ok:
             self.use.unreadable += 1
-        self._write(about, messages, grammar, reply, Verdict.ACCEPTED if ok else Verdict.UNREADABLE, [],
-                    time.perf_counter() - started)
+        self._write(
+            about,
+            messages,
+            grammar,
+            reply,
+            Verdict.ACCEPTED if ok else Verdict.UNREADABLE,
+            [],
+            time.perf_counter() - started,
+        )
         return text if ok else None
 
     def weigh(self, messages: list[dict[str, str]], continuations: list[str], about: str) -> list[float] | None:
@@ -119,8 +136,9 @@ class ShortCalls:
         self.use.calls += 1
         self.use.seconds += time.perf_counter() - started
         shown = " ".join(f"{text!r}:{value:.3f}" for text, value in zip(continuations, found))
-        self._write(about, messages, _asked(continuations), _Weighed(shown), Verdict.ACCEPTED, [],
-                    time.perf_counter() - started)
+        self._write(
+            about, messages, _asked(continuations), _Weighed(shown), Verdict.ACCEPTED, [], time.perf_counter() - started
+        )
         return list(found)
 
     def _failed(self, exc: LLMError, about: str, messages, grammar: str, started: float) -> None:
@@ -132,21 +150,31 @@ class ShortCalls:
             self.down = f"{self._failures} failures in a row, last: {exc}"
         self._write(about, messages, grammar, None, Verdict.BACKEND_ERROR, [str(exc)], time.perf_counter() - started)
 
-    def _write(self, about: str, messages, grammar: str, reply, verdict: Verdict, problems: list[str],
-               seconds: float) -> None:
+    def _write(
+        self, about: str, messages, grammar: str, reply, verdict: Verdict, problems: list[str], seconds: float
+    ) -> None:
         if self._open_log:
             self._open_log = False
             self._log = open_log()
         if self._log is None:
             return
         try:
-            self._log.record(goal=about, attempt=1, messages=messages, prefix=0, grammar=grammar,
-                             reply=reply.text if reply is not None else None, verdict=verdict, problems=problems,
-                             seconds=seconds, temperature=self.temperature,
-                             prompt_tokens=reply.prompt_tokens if reply is not None else None,
-                             evaluated_tokens=reply.evaluated_prompt_tokens if reply is not None else None,
-                             completion_tokens=reply.completion_tokens if reply is not None else None,
-                             evaluations=reply.evaluations if reply is not None else None)
+            self._log.record(
+                goal=about,
+                attempt=1,
+                messages=messages,
+                prefix=0,
+                grammar=grammar,
+                reply=reply.text if reply is not None else None,
+                verdict=verdict,
+                problems=problems,
+                seconds=seconds,
+                temperature=self.temperature,
+                prompt_tokens=reply.prompt_tokens if reply is not None else None,
+                evaluated_tokens=reply.evaluated_prompt_tokens if reply is not None else None,
+                completion_tokens=reply.completion_tokens if reply is not None else None,
+                evaluations=reply.evaluations if reply is not None else None,
+            )
         except (sqlite3.Error, OSError) as exc:
             warnings.warn(f"stopped logging LLM calls to {self._log.path}: {exc}", stacklevel=3)
             self._log = None

@@ -45,15 +45,26 @@ from ..model import Goal, Plan, Step, StepType
 from ..validation import Validator
 from .short_calls import LLMUse, ShortCalls
 
-__all__ = ["DEFAULT_METHOD", "LLMStepScorer", "ScoreMethod", "gives_probabilities", "needs_text", "parse_score",
-           "task_text"]
+__all__ = [
+    "DEFAULT_METHOD",
+    "LLMStepScorer",
+    "ScoreMethod",
+    "gives_probabilities",
+    "needs_text",
+    "parse_score",
+    "task_text",
+]
 
 SCORE_GRAMMAR = 'root ::= "10" | [1-9]\n'
-SYSTEM = ("You check Minecraft plans step by step. Rate one step of the plan with a number from 1 to 10: "
-          "1 means the next few steps starting from this step are likely wrong; 10 means they are completely "
-          "accurate. Reply with the number only.")
-YES_SYSTEM = ("You check Minecraft plans step by step. Say whether one step can be done right after the steps "
-              "before it. Reply yes or no.")
+SYSTEM = (
+    "You check Minecraft plans step by step. Rate one step of the plan with a number from 1 to 10: "
+    "1 means the next few steps starting from this step are likely wrong; 10 means they are completely "
+    "accurate. Reply with the number only."
+)
+YES_SYSTEM = (
+    "You check Minecraft plans step by step. Say whether one step can be done right after the steps "
+    "before it. Reply yes or no."
+)
 DIGITS = [str(d) for d in range(1, 11)]
 YES, NO = ("yes", "Yes"), ("no", "No")
 
@@ -109,9 +120,17 @@ class LLMStepScorer:
     and the simulator).
     """
 
-    def __init__(self, backend: LLMBackend, *, seed: int = 0, temperature: float = 0.0,
-                 max_failures: int = 2, log=True, method: ScoreMethod | str | None = ScoreMethod.DIGIT,
-                 rules: Rules | None = None):
+    def __init__(
+        self,
+        backend: LLMBackend,
+        *,
+        seed: int = 0,
+        temperature: float = 0.0,
+        max_failures: int = 2,
+        log=True,
+        method: ScoreMethod | str | None = ScoreMethod.DIGIT,
+        rules: Rules | None = None,
+    ):
         """``method`` None: :data:`DEFAULT_METHOD` where the backend gives token probabilities (the in-process
         model), else ``digit`` (an HTTP server)."""
         self.backend, self.seed, self.temperature = backend, seed, temperature
@@ -119,32 +138,39 @@ class LLMStepScorer:
             method = DEFAULT_METHOD if gives_probabilities(backend) else ScoreMethod.DIGIT
         self.method = ScoreMethod(method)
         if self.method.needs_probabilities and not gives_probabilities(backend):
-            raise ValueError(f"the {self.method.value} step scores need token probabilities, which "
-                             f"{type(backend).__name__} does not give; use the digit method")
+            raise ValueError(
+                f"the {self.method.value} step scores need token probabilities, which "
+                f"{type(backend).__name__} does not give; use the digit method"
+            )
         if self.method is ScoreMethod.YES_FACTS and rules is None:
             raise ValueError("the yes-facts step scores need the rule book (rules=...)")
         self.rules = rules
         self.validator = Validator(rules.kb, rules) if rules is not None else None
         self.use = LLMUse()
-        self.calls = ShortCalls(backend, self.use, seed=seed, temperature=temperature, max_failures=max_failures,
-                                log=log)
+        self.calls = ShortCalls(
+            backend, self.use, seed=seed, temperature=temperature, max_failures=max_failures, log=log
+        )
         self._cache: dict[tuple, tuple[list[float | None], int, float]] = {}
 
     # ---- prompts ------------------------------------------------------------------------
     def messages(self, goal: Goal, steps: Sequence[Step], number: int) -> list[dict[str, str]]:
         if self.method in (ScoreMethod.DIGIT, ScoreMethod.EXPECTED):
             question = f"Rate step {number}: {steps[number - 1]}"
-            return [{"role": "system", "content": SYSTEM},
-                    {"role": "user", "content": f"{task_text(goal, steps)}\n\n{question}"}]
+            return [
+                {"role": "system", "content": SYSTEM},
+                {"role": "user", "content": f"{task_text(goal, steps)}\n\n{question}"},
+            ]
         question = f"Can step {number} ({steps[number - 1]}) be done right after the steps before it?"
-        return [{"role": "system", "content": YES_SYSTEM},
-                {"role": "user", "content": f"{task_text(goal, steps)}\n\n{self._facts(steps, number)}{question}"}]
+        return [
+            {"role": "system", "content": YES_SYSTEM},
+            {"role": "user", "content": f"{task_text(goal, steps)}\n\n{self._facts(steps, number)}{question}"},
+        ]
 
     def _facts(self, steps: Sequence[Step], number: int) -> str:
         if self.method is not ScoreMethod.YES_FACTS:
             return ""
         assert self.validator is not None and self.rules is not None
-        before = self.validator.validate(Plan(steps=tuple(steps[:number - 1])), goal=None).final_state
+        before = self.validator.validate(Plan(steps=tuple(steps[: number - 1])), goal=None).final_state
         needs = needs_text(self.rules, steps[number - 1])
         need = f"Step {number} needs: {needs}.\n" if needs else ""
         return f"Before step {number}: {before.describe(self.rules.kb.layers)}.\n{need}"
@@ -176,7 +202,8 @@ class LLMStepScorer:
         """Step ``number``'s raw score (one model call, not cached)."""
         messages = self.messages(goal, steps, number)
         about = f"score step {number} of {goal.count} {goal.item}" + (
-            "" if self.method is ScoreMethod.DIGIT else f" ({self.method.value})")
+            "" if self.method is ScoreMethod.DIGIT else f" ({self.method.value})"
+        )
         if self.method is ScoreMethod.DIGIT:
             text = self.calls.ask(messages, SCORE_GRAMMAR, 3, about, lambda t: parse_score(t) is not None)
             return None if text is None else float(parse_score(text) or 0)
@@ -184,7 +211,7 @@ class LLMStepScorer:
             found = self.calls.weigh(messages, DIGITS, about)
             return None if found is None else expected_digit(found)
         found = self.calls.weigh(messages, [*YES, *NO], about)
-        return None if found is None else 1.0 + 9.0 * yes_share(found[:len(YES)], found[len(YES):])
+        return None if found is None else 1.0 + 9.0 * yes_share(found[: len(YES)], found[len(YES) :])
 
 
 def gives_probabilities(backend: LLMBackend) -> bool:

@@ -1,13 +1,34 @@
 """Simulator: immutable state, pure ``applicable``/``apply``, structured failures; execution worlds on top."""
 
+from .execution import Episode, Execution, run, wilson_interval
 from .failure import Code, Failure, StepFailed
 from .rollout import Rollout, StepOutcome, future_demand, goal_failure, rollout
 from .simulator import Simulator, Transition
 from .state import State
-from .world import DeterministicWorld, StepResult, World, WorldCode, WorldFailure, WorldState
 from .stochastic import StochasticWorld
-from .execution import Episode, Execution, run, wilson_interval
+from .world import DeterministicWorld, StepResult, World, WorldCode, WorldFailure, WorldState
 
-__all__ = ["Code", "DeterministicWorld", "Episode", "Execution", "Failure", "Rollout", "Simulator", "State",
-           "StepFailed", "StepOutcome", "StepResult", "StochasticWorld", "Transition", "World", "WorldCode",
-           "WorldFailure", "WorldState", "future_demand", "goal_failure", "rollout", "run", "wilson_interval"]
+__all__ = [
+    "Code",
+    "DeterministicWorld",
+    "Episode",
+    "Execution",
+    "Failure",
+    "Rollout",
+    "Simulator",
+    "State",
+    "StepFailed",
+    "StepOutcome",
+    "StepResult",
+    "StochasticWorld",
+    "Transition",
+    "World",
+    "WorldCode",
+    "WorldFailure",
+    "WorldState",
+    "future_demand",
+    "goal_failure",
+    "rollout",
+    "run",
+    "wilson_interval",
+]

@@ -109,16 +109,19 @@ class StepCosts:
         if kind is StepType.DIG_DOWN:
             if move.state.layer == before.layer:
                 return 0
-            return (sum(self.per_block(b, tool) * n for b, n in self.dig_runs(before.layer))
-                    + self.dig_levels(before.layer) * self.model.dig_ticks_per_level)
+            return (
+                sum(self.per_block(b, tool) * n for b, n in self.dig_runs(before.layer))
+                + self.dig_levels(before.layer) * self.model.dig_ticks_per_level
+            )
         gather = self.rules.action(kind.value, move.item, step.count)
         if kind is StepType.KILL:
             mob = self.model.mobs[gather.origin or ""]
             low, high = mob.drops.get(move.item, (1, 1))
             kills = math.ceil(step.count / ((low + high) / 2))
             hunts = kills / (1 - mob.escape)
-            return round(hunts * (mob.encounter_ticks + self.model.chase_ticks)
-                         + kills * mob.health * self.model.hit_ticks)
+            return round(
+                hunts * (mob.encounter_ticks + self.model.chase_ticks) + kills * mob.health * self.model.hit_ticks
+            )
         found, search = self.resource(move.item, before.layer)
         blocks = math.ceil(step.count / found.mean_yield)
         return round(math.ceil(blocks / found.cluster) * search + blocks * self.gather_unit(gather, tool)[0])

@@ -60,7 +60,7 @@ def play(world: World, plan: Plan, seed: int, goal: Goal | None, start: State, b
     steps = plan.steps
     state = world.reset(seed, start, budget)
     for index, step in enumerate(steps):
-        result = world.step(state, step, steps[index + 1:])
+        result = world.step(state, step, steps[index + 1 :])
         state = result.state
         if result.failure is not None:
             return Episode(seed, False, state.ticks, result.failure, index + 1, state)
@@ -150,13 +150,18 @@ class Execution:
         steps and every episode, which is what :meth:`from_dict` needs to rebuild the Execution."""
         low, high = self.interval
         out = {
-            "file": self.plan.source, "world": self.world, "runs": self.runs, "seed": self.seed,
+            "file": self.plan.source,
+            "world": self.world,
+            "runs": self.runs,
+            "seed": self.seed,
             "budget": self.budget,
             "goal": None if self.goal is None else {"item": self.goal.item, "count": self.goal.count},
-            "successes": self.successes, "success_rate": round(self.success_rate, 6),
+            "successes": self.successes,
+            "success_rate": round(self.success_rate, 6),
             "interval": [round(low, 6), round(high, 6)],
             "failures": [f.to_dict() for f in self.failures()],
-            "ticks": None if self.ticks() is None else self.ticks().to_dict(), "description": self.description(),
+            "ticks": None if self.ticks() is None else self.ticks().to_dict(),
+            "description": self.description(),
         }
         if episodes:
             out["layer_names"] = list(self.layer_names)
@@ -171,21 +176,38 @@ class Execution:
             raise ValueError("an Execution is rebuilt from to_dict(episodes=True): this record has no episodes")
         plan = Plan(steps=tuple(Step.model_validate(r) for r in data["steps"]), source=data.get("file"))
         goal = data.get("goal")
-        return cls(plan, data["world"], data["seed"], data.get("budget"), None if goal is None else Goal(**goal),
-                   [_episode_from(e) for e in data["episodes"]], tuple(data.get("layer_names", ())))
+        return cls(
+            plan,
+            data["world"],
+            data["seed"],
+            data.get("budget"),
+            None if goal is None else Goal(**goal),
+            [_episode_from(e) for e in data["episodes"]],
+            tuple(data.get("layer_names", ())),
+        )
 
 
 def _episode_dict(episode: Episode) -> dict:
     out: dict = {"seed": episode.seed, "success": episode.success, "ticks": episode.ticks}
     if episode.failure is not None:
         f = episode.failure
-        out["failure"] = {"code": f.code.value, "message": f.message, "item": f.item,
-                          "cause": None if f.cause is None else f.cause.to_dict()}
+        out["failure"] = {
+            "code": f.code.value,
+            "message": f.message,
+            "item": f.item,
+            "cause": None if f.cause is None else f.cause.to_dict(),
+        }
         out["failed_step"] = episode.failed_step
     if episode.at_failure is not None:
         w = episode.at_failure
-        out["at_failure"] = {"state": w.state.to_dict(), "ticks": w.ticks, "budget": w.budget,
-                             "wear": [list(pair) for pair in w.wear], "seed": w.seed, "steps": w.steps}
+        out["at_failure"] = {
+            "state": w.state.to_dict(),
+            "ticks": w.ticks,
+            "budget": w.budget,
+            "wear": [list(pair) for pair in w.wear],
+            "seed": w.seed,
+            "steps": w.steps,
+        }
     return out
 
 
@@ -201,13 +223,20 @@ def _episode_from(data: dict) -> Episode:
     if data.get("failure") is not None:
         f, cause = data["failure"], data["failure"].get("cause")
         if cause is not None:
-            cause = Failure(**{**cause, "code": Code(cause["code"]), "suggestions": tuple(cause.get("suggestions", ()))})
+            cause = Failure(
+                **{**cause, "code": Code(cause["code"]), "suggestions": tuple(cause.get("suggestions", ()))}
+            )
         failure = WorldFailure(_code(f["code"]), f["message"], f.get("item"), cause)
     where = data.get("at_failure")
     if where is not None:
-        where = WorldState(State.from_dict(where["state"]), where["ticks"], where.get("budget"),
-                           tuple(tuple(pair) for pair in where.get("wear", ())), where.get("seed", 0),
-                           where.get("steps", 0))
+        where = WorldState(
+            State.from_dict(where["state"]),
+            where["ticks"],
+            where.get("budget"),
+            tuple(tuple(pair) for pair in where.get("wear", ())),
+            where.get("seed", 0),
+            where.get("steps", 0),
+        )
     return Episode(data["seed"], data["success"], data["ticks"], failure, data.get("failed_step"), where)
 
 
@@ -231,8 +260,16 @@ def describe(episode: Episode, plan: Plan, layer_names: tuple[str, ...] = ()) ->
     return f"step {episode.failed_step}, {step}, failed: {failure.message}; {tail}"
 
 
-def run(plan: Plan, world: World, runs: int = 1, seed: int = 0, goal: Goal | None = None,
-        start: State | None = None, budget: int | None = None, on_episode=None) -> Execution:
+def run(
+    plan: Plan,
+    world: World,
+    runs: int = 1,
+    seed: int = 0,
+    goal: Goal | None = None,
+    start: State | None = None,
+    budget: int | None = None,
+    on_episode=None,
+) -> Execution:
     """Play ``plan`` ``runs`` times in ``world``; run ``i`` is seeded from ``seed`` and ``i``.
 
     ``goal`` defaults to one of the last step's item (as the validator's);

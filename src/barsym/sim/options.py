@@ -24,15 +24,34 @@ class ExecutionOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     world: Literal["deterministic", "stochastic"] | None = Field(
-        "stochastic", description="deterministic (the simulator: valid plans always work) or stochastic (break "
-        "times, tool wear, search times, controller failures, an episode budget)", json_schema_extra={"metavar": "NAME"})
-    runs: int | None = Field(None, ge=1, le=MAX_RUNS, description="episodes per plan (default 100 in the "
-                             "stochastic world, 1 in the deterministic one)", json_schema_extra={"metavar": "N"})
-    world_seed: int = Field(0, ge=0, le=SEED_MASK, description="seed of the runs: the same seed gives the same "
-                            "results in any process", json_schema_extra={"metavar": "S"})
-    budget: int | None = Field(None, ge=1, le=MAX_BUDGET, description="episode budget in ticks (20 per second) "
-                               "for every plan (default: the world's budget for the deepest layer the plan works "
-                               "on; the deterministic world has none)", json_schema_extra={"metavar": "TICKS"})
+        "stochastic",
+        description="deterministic (the simulator: valid plans always work) or stochastic (break "
+        "times, tool wear, search times, controller failures, an episode budget)",
+        json_schema_extra={"metavar": "NAME"},
+    )
+    runs: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_RUNS,
+        description="episodes per plan (default 100 in the stochastic world, 1 in the deterministic one)",
+        json_schema_extra={"metavar": "N"},
+    )
+    world_seed: int = Field(
+        0,
+        ge=0,
+        le=SEED_MASK,
+        description="seed of the runs: the same seed gives the same results in any process",
+        json_schema_extra={"metavar": "S"},
+    )
+    budget: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_BUDGET,
+        description="episode budget in ticks (20 per second) "
+        "for every plan (default: the world's budget for the deepest layer the plan works "
+        "on; the deterministic world has none)",
+        json_schema_extra={"metavar": "TICKS"},
+    )
 
     @model_validator(mode="after")
     def _a_world_to_run_in(self) -> "ExecutionOptions":

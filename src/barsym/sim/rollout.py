@@ -133,5 +133,10 @@ def goal_failure(kb: KnowledgeBase, goal: Goal, state: State) -> Failure | None:
     have = state.count_any(kb.acceptable(item))
     if have >= goal.count:
         return None
-    return Failure(Code.GOAL_NOT_REACHED, f"the plan ends with {have} {item}; the goal needs {goal.count}",
-                   item=item, needed=goal.count, had=have)
+    return Failure(
+        Code.GOAL_NOT_REACHED,
+        f"the plan ends with {have} {item}; the goal needs {goal.count}",
+        item=item,
+        needed=goal.count,
+        had=have,
+    )

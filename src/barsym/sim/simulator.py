@@ -66,9 +66,12 @@ class Simulator:
             tool = named
         if (step.type.moves or step.type in (StepType.MINE, StepType.KILL)) and not self.rules.can_gather:
             what = str(step) if step.type.moves else f"{step.type.value} {step.item}"
-            return Failure(Code.NOT_ALLOWED, f"{what}: under the {self.rules.name} rules nothing can be mined, "
-                                             f"killed or dug; only crafting and smelting from the inventory",
-                           item=step.item)
+            return Failure(
+                Code.NOT_ALLOWED,
+                f"{what}: under the {self.rules.name} rules nothing can be mined, "
+                f"killed or dug; only crafting and smelting from the inventory",
+                item=step.item,
+            )
         if step.type is StepType.DIG_DOWN:
             return self._dig_down(state, tool)
         if step.type is StepType.CLIMB_UP:
@@ -78,8 +81,12 @@ class Simulator:
             return item
         assert step.count is not None
         if not self.rules.generic_names and item in self.kb.generic:
-            return Failure(Code.NOT_ALLOWED, f"under the {self.rules.name} rules every item is concrete: name the kind "
-                                             f"of {item} (e.g. {self.kb.generic[item]})", item=item)
+            return Failure(
+                Code.NOT_ALLOWED,
+                f"under the {self.rules.name} rules every item is concrete: name the kind "
+                f"of {item} (e.g. {self.kb.generic[item]})",
+                item=item,
+            )
         if step.type is StepType.CRAFT:
             return self._craft(item, step.count, state)
         if step.type is StepType.SMELT:
@@ -104,18 +111,26 @@ class Simulator:
                 Code.MISSING_INGREDIENT,
                 f"crafting {count} {item} ({fit.batches} x {recipe.count}) needs {need} {ingredient.label}, "
                 f"only {had} at hand",
-                item=ingredient.label.lstrip("#"), needed=need, had=had, accepts=ingredient.accepts,
+                item=ingredient.label.lstrip("#"),
+                needed=need,
+                had=had,
+                accepts=ingredient.accepts,
             )
         if fit.station_missing:
             return Failure(
                 Code.MISSING_STATION,
                 f"crafting {item} needs a crafting_table (its recipe is larger than the 2x2 grid); none at hand",
-                item=CRAFTING_TABLE, needed=1, had=0,
+                item=CRAFTING_TABLE,
+                needed=1,
+                had=0,
             )
         made = fit.batches * recipe.count
         return Transition(
-            state.changed(add={item: made}, remove=fit.taken), item=item, produced={item: made},
-            consumed=fit.taken, used=frozenset({fit.station}) if fit.station else frozenset(),
+            state.changed(add={item: made}, remove=fit.taken),
+            item=item,
+            produced={item: made},
+            consumed=fit.taken,
+            used=frozenset({fit.station}) if fit.station else frozenset(),
         )
 
     def _smelt(self, item: str, count: int, state: State, reserve: Mapping[str, int]) -> Transition | Failure:
@@ -124,13 +139,19 @@ class Simulator:
         if chosen is None:
             return self._not_made_by(item, "smelt")
         if rules.furnace_needed and state.count(FURNACE) == 0:
-            return Failure(Code.MISSING_STATION, f"smelting {item} needs a furnace; none at hand", item=FURNACE, needed=1, had=0)
+            return Failure(
+                Code.MISSING_STATION, f"smelting {item} needs a furnace; none at hand", item=FURNACE, needed=1, had=0
+            )
         recipe, taken, short = chosen
         if short:
             have = count - short
             return Failure(
-                Code.MISSING_INGREDIENT, f"smelting {count} {item} needs {count} {recipe.input.label}, only {have} at hand",
-                item=recipe.input.label, needed=count, had=have, accepts=recipe.input.accepts,
+                Code.MISSING_INGREDIENT,
+                f"smelting {count} {item} needs {count} {recipe.input.label}, only {have} at hand",
+                item=recipe.input.label,
+                needed=count,
+                had=have,
+                accepts=recipe.input.accepts,
             )
         after_input = state.changed(remove=taken)
         fuel: dict[str, int] = {}
@@ -142,8 +163,12 @@ class Simulator:
         for name, n in fuel.items():
             consumed[name] = consumed.get(name, 0) + n
         return Transition(
-            state.changed(add={item: count}, remove=consumed), item=item, produced={item: count},
-            consumed=consumed, fuel=fuel, used=frozenset({FURNACE}) if rules.furnace_needed else frozenset(),
+            state.changed(add={item: count}, remove=consumed),
+            item=item,
+            produced={item: count},
+            consumed=consumed,
+            fuel=fuel,
+            used=frozenset({FURNACE}) if rules.furnace_needed else frozenset(),
         )
 
     def _no_fuel(self, item: str, count: int, spare: float, after_input: State, reserve: Mapping[str, int]) -> Failure:
@@ -152,12 +177,17 @@ class Simulator:
         held_back = ""
         if total >= count:
             needed_later = {n: reserve[n] for n in reserve if value(n) > 0 and after_input.count(n)}
-            held_back = " (other fuel at hand is needed by later steps: " + ", ".join(
-                f"{c} {n}" for n, c in sorted(needed_later.items())) + ")"
+            held_back = (
+                " (other fuel at hand is needed by later steps: "
+                + ", ".join(f"{c} {n}" for n, c in sorted(needed_later.items()))
+                + ")"
+            )
         return Failure(
             Code.INSUFFICIENT_FUEL,
             f"smelting {count} {item} needs fuel for {count} items; spare fuel at hand burns for {spare:g}{held_back}",
-            item="fuel", needed=count, had=spare,
+            item="fuel",
+            needed=count,
+            had=spare,
         )
 
     def _gather(self, kind: StepType, item: str, count: int, tool: str | None, state: State) -> Transition | Failure:
@@ -172,11 +202,15 @@ class Simulator:
             return Failure(
                 Code.WRONG_LAYER,
                 f"{item} is found on layer {where}; the agent is on layer {self.kb.layer_name(state.layer)} ({hint})",
-                item=item, needed=action.layer, had=state.layer,
+                item=item,
+                needed=action.layer,
+                had=state.layer,
             )
         used: set[str] = set()
         if tool is not None and state.count(tool) == 0:
-            return Failure(Code.MISSING_TOOL, f"the step names {tool} as its tool, but none is at hand", item=tool, needed=1, had=0)
+            return Failure(
+                Code.MISSING_TOOL, f"the step names {tool} as its tool, but none is at hand", item=tool, needed=1, had=0
+            )
         if action.tool is not None:
             chosen = self._pick_tool(action.tool.kind, action.tool.tier, tool, state, f"{verb} {item}")
             if isinstance(chosen, Failure):
@@ -187,11 +221,21 @@ class Simulator:
         uses = {slot.accepts[0]: slot.count for slot in action.needs}
         for name, need in uses.items():
             if state.count(name) < need:
-                return Failure(Code.MISSING_INGREDIENT,
-                               f"{verb} {count} {item} uses {need} {name} (one per unit), only {state.count(name)} at hand",
-                               item=name, needed=need, had=state.count(name), accepts=(name,))
-        return Transition(state.changed(add={item: count}, remove=uses), item=item, produced={item: count},
-                          consumed=uses, used=frozenset(used))
+                return Failure(
+                    Code.MISSING_INGREDIENT,
+                    f"{verb} {count} {item} uses {need} {name} (one per unit), only {state.count(name)} at hand",
+                    item=name,
+                    needed=need,
+                    had=state.count(name),
+                    accepts=(name,),
+                )
+        return Transition(
+            state.changed(add={item: count}, remove=uses),
+            item=item,
+            produced={item: count},
+            consumed=uses,
+            used=frozenset(used),
+        )
 
     def _pick_tool(self, kind: str, min_tier: int, named: str | None, state: State, doing: str) -> str | Failure:
         kb, rules = self.kb, self.rules
@@ -200,12 +244,20 @@ class Simulator:
                 return named
             info = kb.tool(named)
             if not rules.is_tool(named, kind):
-                return Failure(Code.MISSING_TOOL, f"{doing} needs a {kind}; {named} is not one", item=kind, needed=min_tier, had=None)
+                return Failure(
+                    Code.MISSING_TOOL,
+                    f"{doing} needs a {kind}; {named} is not one",
+                    item=kind,
+                    needed=min_tier,
+                    had=None,
+                )
             if info is not None:
                 return Failure(
                     Code.TOOL_TIER_TOO_LOW,
                     f"{doing} needs a {kind} of tier {kb.tier_name(min_tier)} or better; {named} is {kb.tier_name(info.tier)}",
-                    item=named, needed=min_tier, had=info.tier,
+                    item=named,
+                    needed=min_tier,
+                    had=info.tier,
                 )
             return named
         if kind not in self.rules.tiered_kinds:  # shears: no tiers
@@ -221,24 +273,33 @@ class Simulator:
             return Failure(
                 Code.TOOL_TIER_TOO_LOW,
                 f"{doing} needs a {kind} of tier {kb.tier_name(min_tier)} or better; the best at hand is {top.name}",
-                item=top.name, needed=min_tier, had=top.tier,
+                item=top.name,
+                needed=min_tier,
+                had=top.tier,
             )
         return Failure(
-            Code.MISSING_TOOL, f"{doing} needs a {kb.tier_name(min_tier)} {kind} or better; none at hand",
-            item=f"{kb.tier_name(min_tier)}_{kind}", needed=1, had=0,
+            Code.MISSING_TOOL,
+            f"{doing} needs a {kb.tier_name(min_tier)} {kind} or better; none at hand",
+            item=f"{kb.tier_name(min_tier)}_{kind}",
+            needed=1,
+            had=0,
         )
 
     def _dig_down(self, state: State, tool: str | None) -> Transition | Failure:
         need = self.rules.dig(state.layer + 1).tool
         assert need is not None
         if tool is not None and state.count(tool) == 0:
-            return Failure(Code.MISSING_TOOL, f"dig down names {tool} as its tool, but none is at hand", item=tool, needed=1, had=0)
+            return Failure(
+                Code.MISSING_TOOL, f"dig down names {tool} as its tool, but none is at hand", item=tool, needed=1, had=0
+            )
         chosen = self._pick_tool(need.kind, need.tier, tool, state, "dig down")
         if isinstance(chosen, Failure):
             return chosen
         below = self.rules.next_layer(state.layer, "dig_down")
         if below == state.layer:
-            return Transition(state, used=frozenset({chosen}), notes=("already on the deepest layer: dig down changes nothing",))
+            return Transition(
+                state, used=frozenset({chosen}), notes=("already on the deepest layer: dig down changes nothing",)
+            )
         return Transition(State(state.inventory, below), used=frozenset({chosen}))
 
     def _climb_up(self, state: State) -> Transition | Failure:
@@ -259,4 +320,3 @@ class Simulator:
         else:
             hint = "no recipe, resource or mob drop makes it in this knowledge base"
         return Failure(Code.NOT_OBTAINABLE, f"{item} cannot be obtained by '{verb}': {hint}", item=item)
-

@@ -39,7 +39,12 @@ class State:
     def counts(self) -> Mapping[str, int]:
         return self._counts
 
-    def changed(self, add: Mapping[str, int] = MappingProxyType({}), remove: Mapping[str, int] = MappingProxyType({}), layer: int | None = None) -> "State":
+    def changed(
+        self,
+        add: Mapping[str, int] = MappingProxyType({}),
+        remove: Mapping[str, int] = MappingProxyType({}),
+        layer: int | None = None,
+    ) -> "State":
         """A new state with items added and removed; removing more than held is a bug."""
         counts = dict(self._counts)
         for name, n in remove.items():

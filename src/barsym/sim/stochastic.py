@@ -124,8 +124,9 @@ class StochasticWorld(World):
         elif kind is StepType.KILL:
             outcome = self._hunt(state, step, move, draws)
         elif kind is StepType.CLIMB_UP:
-            outcome = _Outcome(self.costs.climb_ticks(state.state.layer) if move.state.layer != state.state.layer
-                               else 0, move.state)
+            outcome = _Outcome(
+                self.costs.climb_ticks(state.state.layer) if move.state.layer != state.state.layer else 0, move.state
+            )
         elif kind is StepType.CRAFT:
             outcome = _Outcome(self.costs.craft_ticks(move.item, step.count, state.state), move.state)
         else:
@@ -134,9 +135,12 @@ class StochasticWorld(World):
         if draws.random() < probability:
             at = draws.random() * outcome.ticks
             what = kind.value.replace("_", " ")
-            failure = WorldFailure(WorldCode.CONTROLLER_FAILED,
-                                   f"the controller failed the {what} step {at:,.0f} ticks into it "
-                                   f"({100 * probability:g} % of {what} steps fail so)", move.item)
+            failure = WorldFailure(
+                WorldCode.CONTROLLER_FAILED,
+                f"the controller failed the {what} step {at:,.0f} ticks into it "
+                f"({100 * probability:g} % of {what} steps fail so)",
+                move.item,
+            )
             return self.finish(state, at, state.state, failure=failure)
         return self.finish(state, outcome.ticks, outcome.after, outcome.wear, outcome.failure, outcome.progress)
 
@@ -150,8 +154,12 @@ class StochasticWorld(World):
         return self.rules.best_held_tool(kind, min_tier, held)
 
     def _broke(self, tool: str, need_kind: str, done: str) -> WorldFailure:
-        return WorldFailure(WorldCode.TOOL_BROKE, f"{tool} broke after {self.rules.durability(tool)} uses, {done}; "
-                                                  f"no other {need_kind} that can do the job is at hand", tool)
+        return WorldFailure(
+            WorldCode.TOOL_BROKE,
+            f"{tool} broke after {self.rules.durability(tool)} uses, {done}; "
+            f"no other {need_kind} that can do the job is at hand",
+            tool,
+        )
 
     # ---- steps with chance -------------------------------------------------------------------
     def _mine(self, ws: WorldState, step: Step, move: Transition, draws: Draws) -> _Outcome:
@@ -200,8 +208,12 @@ class StochasticWorld(World):
             tool = spare
             per_block, cost = costs.gather_unit(gather, tool)
             life = rules.durability(tool) if tool else None
-        return _Outcome(ticks, move.state.changed(remove=broken) if broken else move.state, _wear_tuple(wear),
-                        progress=f"{min(got, need)} of {need} {item} mined")
+        return _Outcome(
+            ticks,
+            move.state.changed(remove=broken) if broken else move.state,
+            _wear_tuple(wear),
+            progress=f"{min(got, need)} of {need} {item} mined",
+        )
 
     def _dig(self, ws: WorldState, move: Transition) -> _Outcome:
         """A staircase of block runs; per run, the blocks until the pickaxe breaks are counted, not looped."""
@@ -254,8 +266,11 @@ class StochasticWorld(World):
             if draws.random() < mob.escape:
                 escapes += 1
                 if escapes >= model.give_up_after:
-                    failure = WorldFailure(WorldCode.MOB_ESCAPED, f"{escapes} {origin}s got away; {got} of {need} "
-                                                                  f"{item} collected, and the controller gave up", item)
+                    failure = WorldFailure(
+                        WorldCode.MOB_ESCAPED,
+                        f"{escapes} {origin}s got away; {got} of {need} {item} collected, and the controller gave up",
+                        item,
+                    )
                     return _Outcome(ticks, ws.state.changed(add={item: got}), None, failure)
                 continue
             ticks += fight

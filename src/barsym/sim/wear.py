@@ -43,14 +43,17 @@ class WearOut:
         return math.ceil((self.uses - self.life) / self.per_copy)
 
     def message(self) -> str:
-        return (f"{self.tool} wears out here: the plan uses it about {self.uses} times by this step, the "
-                f"{'copy' if self.life == self.per_copy else 'copies'} at hand last {self.life} "
-                f"({self.per_copy} each); make {self.copies_short} more before this step, or the stochastic "
-                f"world ends the run with tool_broke")
+        return (
+            f"{self.tool} wears out here: the plan uses it about {self.uses} times by this step, the "
+            f"{'copy' if self.life == self.per_copy else 'copies'} at hand last {self.life} "
+            f"({self.per_copy} each); make {self.copies_short} more before this step, or the stochastic "
+            f"world ends the run with tool_broke"
+        )
 
 
-def step_uses(rules: Rules, costs: StepCosts, kind: StepType, item: str | None, count: int, layer: int,
-              tool: str) -> int:
+def step_uses(
+    rules: Rules, costs: StepCosts, kind: StepType, item: str | None, count: int, layer: int, tool: str
+) -> int:
     """The expected uses one step costs ``tool`` (the deterministic world's nominal wear)."""
     if kind is StepType.DIG_DOWN:
         return sum(n * costs.block(block, tool)[1] for block, n in costs.dig_runs(layer))

@@ -140,8 +140,14 @@ class World(ABC):
         return found
 
     @staticmethod
-    def finish(before: WorldState, ticks: float, after: State, wear: tuple[tuple[str, int], ...] | None = None,
-               failure: WorldFailure | None = None, progress: str = "") -> StepResult:
+    def finish(
+        before: WorldState,
+        ticks: float,
+        after: State,
+        wear: tuple[tuple[str, int], ...] | None = None,
+        failure: WorldFailure | None = None,
+        progress: str = "",
+    ) -> StepResult:
         """The step's result, with the budget applied: a step that would end after it fails ``out_of_time``.
 
         ``progress`` says how far the step had got when time ran out (``1 of 3 diamond mined``).
@@ -150,12 +156,20 @@ class World(ABC):
         if spent > before.time_left:
             left = int(before.time_left)
             done = f" ({progress})" if progress else ""
-            failure = WorldFailure(WorldCode.OUT_OF_TIME, f"the episode budget of {before.budget:,} ticks ran out "
-                                                          f"{left:,} ticks into the step{done}")
+            failure = WorldFailure(
+                WorldCode.OUT_OF_TIME,
+                f"the episode budget of {before.budget:,} ticks ran out {left:,} ticks into the step{done}",
+            )
             state = replace(before, ticks=before.budget, steps=before.steps + 1)
             return StepResult(state, left, failure)
-        state = WorldState(after, before.ticks + spent, before.budget, before.wear if wear is None else wear,
-                           before.seed, before.steps + 1)
+        state = WorldState(
+            after,
+            before.ticks + spent,
+            before.budget,
+            before.wear if wear is None else wear,
+            before.seed,
+            before.steps + 1,
+        )
         return StepResult(state, spent, failure)
 
 

@@ -23,8 +23,10 @@ from ..llm.fake import RecordedCall, ScriptedLLM
 
 __all__ = ["FactsModel", "SlowFactsModel", "facts_model", "slow_facts_model"]
 
-_KNOWN = re.compile(r"Known: (?P<verb>craft|smelt|mine|kill) (?P<count>\d+) (?P<item>[a-z0-9_:]+)"
-                    r"(?: \([^)]*\))?(?: with [a-z_]+)? needs (?P<needs>[^;.]+)")
+_KNOWN = re.compile(
+    r"Known: (?P<verb>craft|smelt|mine|kill) (?P<count>\d+) (?P<item>[a-z0-9_:]+)"
+    r"(?: \([^)]*\))?(?: with [a-z_]+)? needs (?P<needs>[^;.]+)"
+)
 
 
 def answer(call: RecordedCall) -> str:

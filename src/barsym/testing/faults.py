@@ -29,19 +29,31 @@ def repair_faults(plan: Plan, validator: Validator) -> Iterator[InjectedFault]:
     s = list(plan.steps)
     for i, step in enumerate(s):
         if step.type is StepType.DIG_DOWN:
-            yield InjectedFault("dropped dig down", f"dig down at step {i + 1} dropped", s[:i] + s[i + 1:])
+            yield InjectedFault("dropped dig down", f"dig down at step {i + 1} dropped", s[:i] + s[i + 1 :])
     table = next((i for i, step in enumerate(s) if step.item == "crafting_table"), None)
     if table is not None:
-        rest = s[:table] + s[table + 1:]
-        first_use = next((j for j in range(table, len(rest))
-                          if not validator.validate(Plan(steps=tuple(rest[:j + 1])), goal=None).valid), None)
+        rest = s[:table] + s[table + 1 :]
+        first_use = next(
+            (
+                j
+                for j in range(table, len(rest))
+                if not validator.validate(Plan(steps=tuple(rest[: j + 1])), goal=None).valid
+            ),
+            None,
+        )
         if first_use is not None:
-            yield InjectedFault("table moved after first use", "crafting table moved after its first use",
-                                rest[:first_use + 1] + [s[table]] + rest[first_use + 1:])
+            yield InjectedFault(
+                "table moved after first use",
+                "crafting table moved after its first use",
+                rest[: first_use + 1] + [s[table]] + rest[first_use + 1 :],
+            )
     for i, step in enumerate(s):
         if step.item == "furnace":
-            yield InjectedFault("dropped furnace", f"furnace at step {i + 1} dropped", s[:i] + s[i + 1:])
+            yield InjectedFault("dropped furnace", f"furnace at step {i + 1} dropped", s[:i] + s[i + 1 :])
     for i, step in enumerate(s):
         if step.count and step.count > 1 and not step.type.moves:
-            yield InjectedFault("count cut in half", f"count of step {i + 1} cut to {step.count // 2}",
-                                s[:i] + [step.model_copy(update={"count": step.count // 2})] + s[i + 1:])
+            yield InjectedFault(
+                "count cut in half",
+                f"count of step {i + 1} cut to {step.count // 2}",
+                s[:i] + [step.model_copy(update={"count": step.count // 2})] + s[i + 1 :],
+            )

@@ -50,9 +50,15 @@ class LabelledStep:
         return self.steps[self.number - 1]
 
     def to_dict(self) -> dict:
-        return {"task": self.task, "fault": self.fault, "goal": f"{self.goal.count} {self.goal.item}",
-                "number": self.number, "step": str(self.step), "good": self.good,
-                "simulator_score": self.simulator_score}
+        return {
+            "task": self.task,
+            "fault": self.fault,
+            "goal": f"{self.goal.count} {self.goal.item}",
+            "number": self.number,
+            "step": str(self.step),
+            "good": self.good,
+            "simulator_score": self.simulator_score,
+        }
 
 
 def moved_before_needs(steps: list[Step]) -> list[Step] | None:
@@ -61,7 +67,7 @@ def moved_before_needs(steps: list[Step]) -> list[Step] | None:
     if not crafts or crafts[-1] == 0:
         return None
     last = crafts[-1]
-    return [steps[last]] + steps[:last] + steps[last + 1:]
+    return [steps[last]] + steps[:last] + steps[last + 1 :]
 
 
 def _variants(plan: Plan, validator: Validator) -> Iterator[tuple[str, list[Step]]]:
@@ -99,6 +105,5 @@ def labelled_steps(tasks: Iterable, validator: Validator, *, seed: int = 0, k: i
                 seen.add(fault)
                 chosen = bad[:1] + rng.sample(good, min(len(good), 1))
             for n in sorted(chosen):
-                out.append(LabelledStep(task.key, fault, task.goal, plan.steps, n, n not in failed,
-                                        scores[n - 1]))
+                out.append(LabelledStep(task.key, fault, task.goal, plan.steps, n, n not in failed, scores[n - 1]))
     return out

@@ -10,10 +10,36 @@ from ..model import Goal, Plan, Step, StepType
 from ..sim import State
 
 #: goals of BAR's tech tree (and a few more) that the overworld provides
-TECH_TREE = ("stick", "planks", "crafting_table", "wooden_pickaxe", "wooden_sword", "stone_pickaxe", "stone_axe",
-             "furnace", "torch", "chest", "iron_ingot", "iron_pickaxe", "iron_sword", "bucket", "shears",
-             "gold_ingot", "golden_pickaxe", "clock", "compass", "redstone", "piston", "diamond",
-             "diamond_pickaxe", "diamond_sword", "ladder", "lever", "note_block", "jukebox")
+TECH_TREE = (
+    "stick",
+    "planks",
+    "crafting_table",
+    "wooden_pickaxe",
+    "wooden_sword",
+    "stone_pickaxe",
+    "stone_axe",
+    "furnace",
+    "torch",
+    "chest",
+    "iron_ingot",
+    "iron_pickaxe",
+    "iron_sword",
+    "bucket",
+    "shears",
+    "gold_ingot",
+    "golden_pickaxe",
+    "clock",
+    "compass",
+    "redstone",
+    "piston",
+    "diamond",
+    "diamond_pickaxe",
+    "diamond_sword",
+    "ladder",
+    "lever",
+    "note_block",
+    "jukebox",
+)
 
 
 @lru_cache(maxsize=1)
@@ -36,8 +62,9 @@ def goals(items=TECH_TREE, max_count: int = 4) -> st.SearchStrategy[Goal]:
     return st.builds(Goal, item=st.sampled_from(names), count=st.integers(1, max_count))
 
 
-def inventories(items=TECH_TREE + ("logs", "cobblestone", "iron_ore", "coal"), max_kinds: int = 5,
-                max_count: int = 16) -> st.SearchStrategy[dict[str, int]]:
+def inventories(
+    items=TECH_TREE + ("logs", "cobblestone", "iron_ore", "coal"), max_kinds: int = 5, max_count: int = 16
+) -> st.SearchStrategy[dict[str, int]]:
     """Start inventories: up to ``max_kinds`` item kinds, 1 to ``max_count`` of each."""
     names = tuple(_kb().resolve(name) for name in items)
     return st.dictionaries(st.sampled_from(names), st.integers(1, max_count), max_size=max_kinds)
@@ -45,8 +72,9 @@ def inventories(items=TECH_TREE + ("logs", "cobblestone", "iron_ore", "coal"), m
 
 def states(max_layer: int = 0, **inventory_options) -> st.SearchStrategy[State]:
     """:class:`State` from :func:`inventories` and a layer from 0 (surface) to ``max_layer``."""
-    return st.builds(lambda held, layer: State.start(held, layer), inventories(**inventory_options),
-                     st.integers(0, max_layer))
+    return st.builds(
+        lambda held, layer: State.start(held, layer), inventories(**inventory_options), st.integers(0, max_layer)
+    )
 
 
 @st.composite
@@ -61,6 +89,7 @@ def plans(draw, goal_strategy=None, start_strategy=None) -> Plan:
         result = _symbolic().plan(goal, start) if start is not None else _symbolic().plan(goal)
     except PlanningError:
         from hypothesis import assume
+
         assume(False)
     plan = result.plan
     assert Validator(_kb()).validate(plan, goal=goal, start=start).valid, "the symbolic planner's plans are valid"
@@ -101,12 +130,21 @@ def faulty_plans(draw, plan_strategy=None) -> tuple[Plan, str]:
     return Plan(steps=tuple(steps_) or plan.steps[:1], source=what), what
 
 
-def steps(items=TECH_TREE + ("logs", "cobblestone", "iron_ore", "coal"), max_count: int = 16) -> st.SearchStrategy[Step]:
+def steps(
+    items=TECH_TREE + ("logs", "cobblestone", "iron_ore", "coal"), max_count: int = 16
+) -> st.SearchStrategy[Step]:
     """Well-formed steps (not necessarily applicable anywhere) over ``items``, with digs and climbs."""
     names = tuple(_kb().resolve(name) for name in items)
     tools = (None, "wooden_pickaxe", "stone_pickaxe", "iron_pickaxe")
-    made = st.builds(Step, type=st.sampled_from((StepType.CRAFT, StepType.SMELT, StepType.MINE)),
-                     item=st.sampled_from(names), count=st.integers(1, max_count), tool=st.sampled_from(tools))
-    moves = st.one_of(st.builds(Step, type=st.just(StepType.DIG_DOWN), tool=st.sampled_from(tools[1:])),
-                      st.just(Step(type=StepType.CLIMB_UP)))
+    made = st.builds(
+        Step,
+        type=st.sampled_from((StepType.CRAFT, StepType.SMELT, StepType.MINE)),
+        item=st.sampled_from(names),
+        count=st.integers(1, max_count),
+        tool=st.sampled_from(tools),
+    )
+    moves = st.one_of(
+        st.builds(Step, type=st.just(StepType.DIG_DOWN), tool=st.sampled_from(tools[1:])),
+        st.just(Step(type=StepType.CLIMB_UP)),
+    )
     return st.one_of(made, made, moves)
