@@ -318,7 +318,7 @@ def _fake_ray(fail_on: str | None):
         init=lambda **k: None,
         remote=remote,
         get=get,
-        wait=lambda refs, num_returns: (refs[:1], refs[1:]),
+        wait=lambda refs, num_returns, timeout=None: (refs[:1], refs[1:]) if timeout is None else ([], refs),
         cancel=lambda ref, force: None,
         exceptions=types.SimpleNamespace(WorkerCrashedError=_Crashed),
     )
