@@ -18,6 +18,7 @@ checked on its behalf.
 from __future__ import annotations
 
 from ..model import Goal, StepType
+from ..planner.decomposer import PlanningError
 from ..sim import State
 from .facts import FactBook
 
@@ -46,7 +47,7 @@ class PlanFacts:
         """One line per item the task makes (first made first) and per dig down; [] when the goal is not reachable."""
         try:
             plan = self.symbolic.plan(goal, start).plan
-        except Exception:  # noqa: BLE001 -- an unreachable goal has no facts; the planner says why elsewhere
+        except PlanningError:  # an unreachable goal has no facts; the planner says why elsewhere
             return []
         out: list[str] = []
         seen: set[tuple] = set()
