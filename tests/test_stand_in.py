@@ -76,9 +76,11 @@ def test_facts_lines_become_candidate_replies():
 
 
 def test_the_commands_offer_the_stand_ins_there_are():
-    from barsym.planner.registry import STAND_INS as OFFERED
+    from barsym.llm.settings import ModelSettings
 
-    assert OFFERED == STAND_INS
+    offered = ModelSettings.model_json_schema()["properties"]["llm_stand_in"]["anyOf"][0]["enum"]
+    assert tuple(offered) == STAND_INS
+    assert all(make_stand_in(name).name == name for name in STAND_INS)
 
 
 def test_a_call_without_a_grammar_is_an_llm_error():

@@ -7,9 +7,13 @@ scorer and the LLM repairer take, and that ``barsym``'s options are generated fr
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+#: the choosers --llm-stand-in names (barsym.llm.stand_in implements them)
+StandIn = Literal["copy-facts", "largest", "random", "first"]
+STAND_INS: tuple[str, ...] = get_args(StandIn)
 
 #: llama.cpp's sampler seed is a 32-bit unsigned integer; a larger one overflows in the binding or the server
 MAX_SEED = 2**32 - 1
@@ -28,7 +32,7 @@ class ModelSettings(BaseModel):
         description="OpenAI-compatible server instead of an in-process model, e.g. http://127.0.0.1:8080",
         json_schema_extra={"metavar": "URL"},
     )
-    llm_stand_in: Literal["copy-facts", "largest", "random", "first"] | None = Field(
+    llm_stand_in: StandIn | None = Field(
         None,
         description="no model: a chooser answers under the same grammar, to show what the model adds: "
         "copy-facts, largest, random or first (barsym.llm.stand_in); tables name the planner bar[NAME]",

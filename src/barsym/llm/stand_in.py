@@ -49,10 +49,10 @@ from typing import Any
 
 from .base import Completion, LLMBackend, LLMError, LLMOptions
 from .grammar_match import CompiledGrammar, GrammarState, UnsupportedGrammar, compile_grammar
+from .settings import STAND_INS
 
 __all__ = ["STAND_INS", "StandInLLM", "continuations", "facts_candidates", "make_stand_in"]
 
-STAND_INS = ("copy-facts", "largest", "random", "first")
 MAX_WORD = 64
 MAX_OPTIONS = 20000
 CHARS_PER_TOKEN = 6

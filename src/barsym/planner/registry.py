@@ -48,8 +48,6 @@ _registry: dict[str, str | Factory] = dict(_BUILTIN)
 DEFAULT_PLANNER = "bar"
 #: planners that talk to a language model (and take the --model/--llm-* options)
 LLM_PLANNERS = ("bar", "llm-only", "bar-sc", "deps", "cot")
-#: the stand-ins --llm-stand-in names (barsym.llm.stand_in.STAND_INS; here so the commands need not import barsym.llm)
-STAND_INS = ("copy-facts", "largest", "random", "first")
 #: planners whose model writes the whole plan forward, unchecked (DEPS, chain-of-thought)
 FORWARD_PLANNERS = ("deps", "cot")
 
