@@ -7,6 +7,7 @@ one test of it runs only where those are installed.
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -56,6 +57,61 @@ def test_no_bar_or_deps_goal_is_the_goal_of_an_example(kb, examples):
         assert row["goal"] in first_line.split() or f"{row['goal']}." in first_line
 
 
+@pytest.fixture(scope="module")
+def verdict_rows(kb):
+    generator = DataGenerator(kb, seed=5)
+    return generator, list(generator.generate(80, {"yes-facts": 0.5, "yes-state": 0.5}))
+
+
+def test_no_held_out_goal_is_the_plan_of_a_step_verdict(kb, verdict_rows):
+    generator, rows = verdict_rows
+    held = held_out_items(kb)
+    assert {r["kind"] for r in rows} == {"yes-facts", "yes-state"}
+    for row in rows:
+        assert row["goal"] not in held and row["goal"] in generator.pool.items()
+        if row["kind"] == "yes-facts":  # the task line names the goal whose plan the step is part of
+            assert row["messages"][1]["content"].startswith(f"Task: obtain {row['count']} {row['goal']}.\n")
+
+
+def test_the_step_verdicts_are_the_validators_and_balanced(kb, verdict_rows):
+    """yes-facts: the step replayed in its plan; yes-state: the step alone from the stated state."""
+    _, rows = verdict_rows
+    validator = Validator(kb)
+    for row in rows:
+        text = row["messages"][1]["content"]
+        assert row["reply"] in ("yes", "no")
+        if row["kind"] == "yes-facts":
+            listing = text.split("Plan:\n")[1].split("\n\n")[0]
+            steps = parse_plan_text("\n".join(line.split(". ", 1)[1] for line in listing.splitlines()), kb).steps
+            number = int(text.split("Can step ")[1].split(" ")[0])
+            failed = validator.validate(Plan(steps=steps), Goal(item=row["goal"], count=row["count"])).failed_steps
+            assert (row["reply"] == "yes") == (number not in failed), text
+        else:
+            have = text.split("Have: ")[1].split("\n")[0].rstrip(".")
+            step = parse_plan_text(text.split("Step: ")[1].split("\n")[0], kb).steps
+            verdict = validator.validate(Plan(steps=step), goal=None, start=_state(have))
+            assert (row["reply"] == "yes") == verdict.valid, text  # the facts shown decide the verdict
+    for kind in ("yes-facts", "yes-state"):
+        replies = [r["reply"] for r in rows if r["kind"] == kind]
+        assert 0.35 <= replies.count("yes") / len(replies) <= 0.65, (kind, replies.count("yes"), len(replies))
+
+
+def test_the_fact_reading_faults():
+    from barsym.distill.verdicts import count_short_by_one, ingredient_never_made, swapped
+    from barsym.model import Step, StepType
+
+    logs = Step(type=StepType.MINE, item="logs", count=3)
+    planks = Step(type=StepType.CRAFT, item="planks", count=9)
+    rng = random.Random(0)
+    assert count_short_by_one([logs, planks], rng) in (
+        [logs.model_copy(update={"count": 2}), planks],
+        [logs, planks.model_copy(update={"count": 8})],
+    )
+    assert count_short_by_one([logs.model_copy(update={"count": 1})], rng) is None
+    assert ingredient_never_made([logs, planks], rng) == [planks]
+    assert swapped([logs, planks], rng) == [planks, logs]
+
+
 def test_every_kind_is_made_in_its_share(examples):
     _, rows = examples
     kinds = {k: sum(r["kind"] == k for r in rows) for k in KINDS}
@@ -90,6 +146,17 @@ def test_replies_are_right_and_in_the_planners_formats(kb, examples):
             assert ("\nKnown: " in row["messages"][-1]["content"]) == (kind == "bar") or kind == "bar"
         else:
             assert parse_score(reply) in (1, 10)
+
+
+def _state(text: str) -> State:
+    """``layer 0 (surface); inventory: 3 logs, 4 planks`` as a start state."""
+    layer_part, _, items = text.partition("; inventory: ")
+    inventory = {}
+    for entry in items.split(", "):
+        if entry and entry != "nothing":
+            n, item = entry.split(" ", 1)
+            inventory[item] = int(n)
+    return State.start(inventory, layer=int(layer_part.split()[1]))
 
 
 def _start(row) -> State | None:

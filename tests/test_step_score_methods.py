@@ -116,3 +116,27 @@ def test_the_labelled_set_is_labelled_by_the_validator(kb, bar_tasks):
 def test_moving_the_last_craft_to_the_front_breaks_its_needs():
     assert moved_before_needs([LOGS, PLANKS, TABLE]) == [TABLE, LOGS, PLANKS]
     assert moved_before_needs([LOGS]) is None
+
+
+def test_the_state_method_shows_the_state_the_step_and_its_needs_without_the_plan(kb):
+    rules = Rules(kb)
+    backend = ScriptedLLM([{"no": 0.0}] * 3, probabilities=True)
+    scorer = LLMStepScorer(backend, method=ScoreMethod.YES_STATE, rules=rules, log=False)
+    assert scorer.raw([LOGS, PLANKS, TABLE], GOAL) == [pytest.approx(1.0)] * 3
+    third = backend.calls[2].last_user_message
+    assert third == (
+        "Have: layer 0 (surface); inventory: 3 logs, 4 planks.\n"
+        "Step: craft 1 crafting_table\n"
+        "Needs: 4 planks.\n"
+        "Can the step be done now?"
+    )
+    assert "mine 4 logs" not in third and "Task:" not in third  # the plan is not repeated
+    with pytest.raises(ValueError, match="yes-state step scores need the rule book"):
+        LLMStepScorer(ScriptedLLM([], probabilities=True), method="yes-state", log=False)
+
+
+def test_the_state_method_names_every_tool_of_the_lowest_serving_tier(kb):
+    rules = Rules(kb)
+    mine = Step(type=StepType.MINE, item="cobblestone", count=1, tool="wooden_pickaxe")
+    assert "a golden_pickaxe or better" in needs_text(rules, mine)  # yes-facts' wording, kept as it was
+    assert "a golden_pickaxe or wooden_pickaxe or better" in needs_text(rules, mine, every_lowest_tool=True)

@@ -48,16 +48,23 @@ class ScoreSource(str, Enum):
 
 class ScoreMethod(str, Enum):
     """How the model's score is read (:mod:`barsym.reasoning.step_scorer`): one generated digit, the
-    expected digit, or P(yes) to "can this step be done now?", with or without the state's facts."""
+    expected digit, or P(yes) to "can this step be done now?", with or without the state's facts
+    (``yes-state``: the facts alone, without the plan)."""
 
     DIGIT = "digit"
     EXPECTED = "expected"
     YES = "yes"
     YES_FACTS = "yes-facts"
+    YES_STATE = "yes-state"
 
     @property
     def needs_probabilities(self) -> bool:
         return self is not ScoreMethod.DIGIT
+
+    @property
+    def needs_rules(self) -> bool:
+        """Whether the prompt shows facts from the rule book and the simulator."""
+        return self in (ScoreMethod.YES_FACTS, ScoreMethod.YES_STATE)
 
 
 #: what ``--scores llm`` / ``both`` read unless told otherwise: the best on the labelled step set

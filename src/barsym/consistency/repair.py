@@ -113,7 +113,8 @@ class ConsistencyConfig(BaseModel):
         description="how the model's scores are read: digit (one "
         "generated 1-10), expected (the expected digit), yes (P(yes) to 'can "
         "this step be done now?'), yes-facts (the same with the state and the "
-        f"step's needs); default {DEFAULT_SCORE_METHOD.value} for an "
+        "step's needs), yes-state (the state, the step and its needs without the plan); "
+        f"default {DEFAULT_SCORE_METHOD.value} for an "
         "in-process model, digit for --llm-url",
         json_schema_extra={"metavar": "METHOD"},
     )

@@ -1,6 +1,7 @@
 """The training set: a mix of the planners' calls over the training goals, as JSON lines.
 
-One line per example: ``kind`` (bar, bar-nofacts, cot, deps, score), the
+One line per example: ``kind`` (bar, bar-nofacts, cot, deps, score,
+yes-facts, yes-state: the step scorer's probability prompts, :mod:`.verdicts`), the
 goal the prompt asks for, the messages and the oracle's reply. The mix leans
 towards what the evaluation asks most and the base model does worst: whole
 forward plans (cot, deps) and BAR's decompositions without facts. Duplicate
@@ -21,8 +22,9 @@ from ..planner.decomposer import PlanningError
 from ..planner.registry import graph_for, symbolic_planner
 from . import oracle
 from .goals import GoalPool, random_count, start_state, training_pool
+from .verdicts import VERDICT_KINDS, verdict_examples
 
-KINDS = ("cot", "deps", "bar-nofacts", "bar", "score")
+KINDS = ("cot", "deps", "bar-nofacts", "bar", "score", *VERDICT_KINDS)
 #: share of the examples of each kind
 DEFAULT_MIX = {"cot": 0.3, "deps": 0.3, "bar-nofacts": 0.2, "bar": 0.1, "score": 0.1}
 
@@ -77,6 +79,8 @@ class DataGenerator:
             return oracle.bar_examples(self.kb, goal, facts=kind == "bar", graph=self.graph)
         if kind == "score":
             return oracle.score_examples(self.kb, goal, plan, self.rng)
+        if kind in VERDICT_KINDS:
+            return verdict_examples(self.kb, goal, plan, self.rng, kind)
         start = start_state(self.kb, plan, self.rng)
         if start is not None:
             plan = self.symbolic.plan(goal, start).plan

@@ -17,12 +17,19 @@ One generated digit says little: the embedded 135M model wrote 10 for all
   before it played as written) and what the step needs (the rule book's action
   schema). The model still has to compare them -- "needs 3 cobblestone" with
   "2 cobblestone" -- which is counting, not copying.
+- ``yes-state``: the facts alone -- what the player has, the step, what it
+  needs -- without the task and the numbered plan, which the facts make
+  redundant (the state already is the steps before, played). Its prompt is a
+  fifth of ``yes-facts``' and the same for a step wherever it stands, which is
+  what makes teaching it affordable on this CPU (``barsym distill``, kind
+  ``yes-state``; docs/step-scores.md). Tools are named by their lowest serving
+  tier ("a wooden_pickaxe or golden_pickaxe or better").
 
 The probability methods need :meth:`~barsym.llm.LLMBackend.continuation_logprobs`
 (the in-process model); :meth:`LLMStepScorer.raw` gives their unrounded values
 (what an AUC is computed from), :meth:`LLMStepScorer.score` the 1-10 integers
 anchors are chosen from. Which method is the default was decided by measuring
-all four on a labelled step set (``bench/bench_step_scores.py``,
+all of them on a labelled step set (``bench/bench_step_scores.py``,
 docs/step-scores.md).
 
 **Cost.** Everything up to the step number is the same for every step of a
@@ -65,6 +72,10 @@ YES_SYSTEM = (
     "You check Minecraft plans step by step. Say whether one step can be done right after the steps "
     "before it. Reply yes or no."
 )
+YES_STATE_SYSTEM = (
+    "You check Minecraft plans step by step. Given what the player has and what one step needs, say whether "
+    "the step can be done now. Reply yes or no."
+)
 DIGITS = [str(d) for d in range(1, 11)]
 YES, NO = ("yes", "Yes"), ("no", "No")
 
@@ -82,8 +93,12 @@ def parse_score(text: str) -> int | None:
     return int(text) if text.isdigit() and 1 <= int(text) <= 10 else None
 
 
-def needs_text(rules: Rules, step: Step) -> str:
-    """What ``step`` needs, in words, from the rule book's action schema ("" when the rules do not know it)."""
+def needs_text(rules: Rules, step: Step, *, every_lowest_tool: bool = False) -> str:
+    """What ``step`` needs, in words, from the rule book's action schema ("" when the rules do not know it).
+
+    A tool is named by the first that serves ("a golden_pickaxe or better": golden is wooden's tier), or,
+    with ``every_lowest_tool``, by every tool of the lowest serving tier ("a golden_pickaxe or wooden_pickaxe
+    or better"), so a plan's own tool is among the names."""
     if step.type is StepType.CLIMB_UP:
         return "nothing (it climbs one layer up)"
     kind = step.type.value
@@ -99,10 +114,20 @@ def needs_text(rules: Rules, step: Step) -> str:
     if action.fuel:
         parts.append(f"fuel for {action.fuel:g} items")
     if action.tool is not None:
-        parts.append(f"a {action.tool.options[0] if action.tool.options else action.tool.kind} or better")
+        parts.append(f"a {_tool_name(rules, action.tool, every_lowest_tool)} or better")
     if action.layer:
         parts.append(f"being on layer {action.layer} or deeper")
     return ", ".join(parts) or "nothing"
+
+
+def _tool_name(rules: Rules, tool, every_lowest: bool) -> str:
+    if not tool.options:
+        return tool.kind
+    if not every_lowest:
+        return tool.options[0]
+    tiers = {name: (rules.kb.tools[name].tier if name in rules.kb.tools else 0) for name in tool.options}
+    low = min(tiers.values())
+    return " or ".join(sorted(name for name in tool.options if tiers[name] == low))
 
 
 def _slot_name(rules: Rules, accepts: tuple[str, ...]) -> str:
@@ -116,8 +141,8 @@ def _slot_name(rules: Rules, accepts: tuple[str, ...]) -> str:
 class LLMStepScorer:
     """Rates every step of a plan with the model (see the module docstring).
 
-    ``rules`` is needed by ``yes-facts`` only (the facts come from the rule book
-    and the simulator).
+    ``rules`` is needed by ``yes-facts`` and ``yes-state`` only (the facts come
+    from the rule book and the simulator).
     """
 
     def __init__(
@@ -142,8 +167,8 @@ class LLMStepScorer:
                 f"the {self.method.value} step scores need token probabilities, which "
                 f"{type(backend).__name__} does not give; use the digit method"
             )
-        if self.method is ScoreMethod.YES_FACTS and rules is None:
-            raise ValueError("the yes-facts step scores need the rule book (rules=...)")
+        if self.method.needs_rules and rules is None:
+            raise ValueError(f"the {self.method.value} step scores need the rule book (rules=...)")
         self.rules = rules
         self.validator = Validator(rules.kb, rules) if rules is not None else None
         self.use = LLMUse()
@@ -160,6 +185,11 @@ class LLMStepScorer:
                 {"role": "system", "content": SYSTEM},
                 {"role": "user", "content": f"{task_text(goal, steps)}\n\n{question}"},
             ]
+        if self.method is ScoreMethod.YES_STATE:
+            return [
+                {"role": "system", "content": YES_STATE_SYSTEM},
+                {"role": "user", "content": self._state_question(steps, number)},
+            ]
         question = f"Can step {number} ({steps[number - 1]}) be done right after the steps before it?"
         return [
             {"role": "system", "content": YES_SYSTEM},
@@ -174,6 +204,15 @@ class LLMStepScorer:
         needs = needs_text(self.rules, steps[number - 1])
         need = f"Step {number} needs: {needs}.\n" if needs else ""
         return f"Before step {number}: {before.describe(self.rules.kb.layers)}.\n{need}"
+
+    def _state_question(self, steps: Sequence[Step], number: int) -> str:
+        assert self.validator is not None and self.rules is not None
+        before = self.validator.validate(Plan(steps=tuple(steps[: number - 1])), goal=None).final_state
+        step = steps[number - 1]
+        needs = needs_text(self.rules, step, every_lowest_tool=True) or "unknown"
+        return (
+            f"Have: {before.describe(self.rules.kb.layers)}.\nStep: {step}\nNeeds: {needs}.\nCan the step be done now?"
+        )
 
     # ---- scores -------------------------------------------------------------------------
     def raw(self, plan: Sequence[Step], goal: Goal) -> list[float | None]:

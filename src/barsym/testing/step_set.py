@@ -8,7 +8,7 @@ without any human labels: AUC and Spearman of the scores against the labels
 
 The plans are BAR's expert plans (every step can run: the positives) and
 faulty variants of them: the fault classes of BAR's module (b) that
-:func:`~barsym.testing.faults.repair_faults` injects (a dropped dig down or
+:func:`~barsym.consistency.faults.repair_faults` injects (a dropped dig down or
 furnace, the crafting table moved after its first use, a count cut in half)
 and one more, a step moved before what it needs (the plan's last craft moved
 to the front). A step is *good* when the validator plays it without a
@@ -27,10 +27,10 @@ import random
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from ..consistency.faults import moved_before_needs, repair_faults
 from ..consistency.scores import simulator_scores
-from ..model import Goal, Plan, Step, StepType
+from ..model import Goal, Plan, Step
 from ..validation import Validator
-from .faults import repair_faults
 
 __all__ = ["LabelledStep", "labelled_steps", "moved_before_needs"]
 
@@ -59,15 +59,6 @@ class LabelledStep:
             "good": self.good,
             "simulator_score": self.simulator_score,
         }
-
-
-def moved_before_needs(steps: list[Step]) -> list[Step] | None:
-    """The plan with its last craft moved to the front (it then comes before what it needs), or None."""
-    crafts = [i for i, step in enumerate(steps) if step.type is StepType.CRAFT]
-    if not crafts or crafts[-1] == 0:
-        return None
-    last = crafts[-1]
-    return [steps[last]] + steps[:last] + steps[last + 1 :]
 
 
 def _variants(plan: Plan, validator: Validator) -> Iterator[tuple[str, list[Step]]]:
