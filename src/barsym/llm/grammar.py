@@ -106,7 +106,8 @@ def gbnf_word_choice(values: Iterable[str]) -> str:
     return "(" + _radix_alternation(_clean_names(values, "values")) + ")"
 
 
-_GBNF_TOKEN = re.compile(
+#: one GBNF token (the lexer of lint_gbnf and of the matcher in :mod:`.grammar_match`)
+GBNF_TOKEN = re.compile(
     r"""(?P<space>[ \t\r\n]+|\#[^\n]*)"""
     r"""|(?P<lit>"(?:\\.|[^"\\\n])*")"""
     r"""|(?P<cls>\[(?:\\.|[^\]\\\n])*\])"""
@@ -135,7 +136,7 @@ def lint_gbnf(text: str) -> list[str]:
     pos, line = 0, 1
     tokens: list[tuple[str, str, int]] = []
     while pos < len(text):
-        m = _GBNF_TOKEN.match(text, pos)
+        m = GBNF_TOKEN.match(text, pos)
         if m is None:
             ch = text[pos]
             hint = " (rule names may use only letters, digits and '-')" if ch == "_" else ""
