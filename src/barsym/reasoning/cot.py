@@ -197,17 +197,8 @@ class CotPlanner:
                     label, 1, messages, self.grammar, None, Verdict.BACKEND_ERROR, [problem], self.temperature
                 )
         read, folded = fold_repeats(parse_plan_text(text, self.kb, split=split_line))
-        if problem is None:
-            self.caller.record(
-                label,
-                1,
-                messages,
-                self.grammar,
-                asked,
-                Verdict.ACCEPTED if read.steps else Verdict.UNREADABLE,
-                list(read.unreadable),
-                self.temperature,
-            )
+        if problem is None and asked is not None:
+            self.caller.record_plan(label, 1, messages, self.grammar, asked, read, self.temperature)
         steps: tuple[Step, ...] = read.steps[:MAX_STEPS]
         trace = CotTrace(
             written=list(read.notes[: len(steps)]),
