@@ -125,9 +125,8 @@ def _tool_name(rules: Rules, tool, every_lowest: bool) -> str:
         return tool.kind
     if not every_lowest:
         return tool.options[0]
-    tiers = {name: (rules.kb.tools[name].tier if name in rules.kb.tools else 0) for name in tool.options}
-    low = min(tiers.values())
-    return " or ".join(sorted(name for name in tool.options if tiers[name] == low))
+    lowest = tool.options[0]  # the options come lowest tier first
+    return " or ".join(sorted(name for name in tool.options if rules.compare_tools(name, lowest) == 0))
 
 
 def _slot_name(rules: Rules, accepts: tuple[str, ...]) -> str:
