@@ -93,6 +93,13 @@ class ValidationResult:
     def final_state(self) -> State:
         return self.trace[-1]
 
+    def failure(self) -> str | None:
+        """Where and why the plan first fails, in words (``fails at step 3: ...``); None for a plan that runs."""
+        if self.valid:
+            return None
+        error = self.errors[0]
+        return f"fails at {f'step {error.step}' if error.step else 'the end'}: {error.message}"
+
     def to_dict(self) -> dict:
         out = {
             "file": self.source,
