@@ -472,7 +472,7 @@ def test_progress_line_still_draws_and_escapes_task_names():
     import io
 
     from barsym.commands.common import EscapedOutput
-    from barsym.commands.llm_options import TerminalProgress
+    from barsym.commands.progress_bar import TerminalProgress
 
     class Tty(io.StringIO):
         def isatty(self):

@@ -22,8 +22,8 @@ from ..planner import PlanningError
 from ..private_files import private_dir
 from ..sim.options import ExecutionOptions
 from .common import UsageError, add_format, add_output, check_writable, fail, kb_from_args, number_option, to_stdout
-from .llm_options import TerminalProgress
 from .options import add_model, read_model
+from .progress_bar import TerminalProgress
 
 #: what each action does, for its own ``--help``
 HELP = {

@@ -33,8 +33,9 @@ from .common import (
     outcome,
     write_output,
 )
-from .llm_options import TerminalProgress, add_llm_arguments, build_planner
+from .llm_options import add_llm_arguments, build_planner
 from .options import add_model, read_model
+from .progress_bar import TerminalProgress
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
 
