@@ -39,7 +39,6 @@ from ..eval.workers import Executor, ExecutorError
 from ..memory import TaskRecorder, with_memory
 from ..memory.options import MemoryOptions
 from ..memory.recorder import RecordingPlanner
-from ..planner import DEFAULT_PLANNER, planner_names
 from ..planner.registry import planner_label
 from ..sim.options import ExecutionOptions
 from .common import (
@@ -53,9 +52,15 @@ from .common import (
     to_stdout,
     write_output,
 )
-from .llm_options import add_llm_arguments, make_from_options, planner_options
+from .llm_options import (
+    add_llm_arguments,
+    add_planner_arguments,
+    check_dialect,
+    check_planner,
+    make_from_options,
+    planner_options,
+)
 from .options import Deprecated, add_model, read_model
-from .plan import check_dialect, check_planner
 from .progress_bar import EvalProgress
 from .state_options import rules_from_args
 
@@ -76,13 +81,7 @@ def add_parser(sub) -> None:
         help=f"a bundled task set ({', '.join(dataset_names())}; see barsym datasets), a BAR "
         "tech-tree folder (tasks.json + GROUP/TASK.jsonl) or a task-list JSON file",
     )
-    p.add_argument(
-        "--planner",
-        default=DEFAULT_PLANNER,
-        metavar="NAME",
-        help=f"{', '.join(planner_names())} (default {DEFAULT_PLANNER})",
-    )
-    p.add_argument("--dialect", metavar="NAME", help="name dialect of the task set, e.g. deps for DEPS's old names")
+    add_planner_arguments(p, "", "name dialect of the task set, e.g. deps for DEPS's old names")
     add_format(
         p,
         "text|json",

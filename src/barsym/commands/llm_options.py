@@ -20,13 +20,36 @@ from ..consistency import ConsistencyConfig
 from ..eval.spec import server_backend
 from ..kb import KnowledgeBase
 from ..llm.settings import ModelSettings
-from ..planner import make_planner
+from ..planner import DEFAULT_PLANNER, make_planner, planner_names
 from ..planner.registry import FORWARD_PLANNERS, LLM_PLANNERS
 from ..reasoning.options import DepsOptions, PlannerLLMOptions
 from .common import UsageError, require_llm_extra
 from .options import Deprecated, add_model, flag, given, read_model
 
 CONSISTENCY = "state consistency (BAR module b)"
+
+
+def add_planner_arguments(parser: argparse.ArgumentParser, lead: str, dialect: str) -> None:
+    """``--planner NAME`` (its help: ``lead``, then the planners' names) and ``--dialect NAME`` (``plan``, ``eval``)."""
+    parser.add_argument(
+        "--planner",
+        default=DEFAULT_PLANNER,
+        metavar="NAME",
+        help=f"{lead}{', '.join(planner_names())} (default {DEFAULT_PLANNER})",
+    )
+    parser.add_argument("--dialect", metavar="NAME", help=dialect)
+
+
+def check_planner(name: str) -> str:
+    if name not in planner_names():
+        raise UsageError(f"unknown planner {name!r}; choose one of: {', '.join(planner_names())}")
+    return name
+
+
+def check_dialect(kb, dialect: str | None) -> str | None:
+    if dialect is not None and dialect not in kb.dialects:
+        raise UsageError(f"unknown dialect {dialect!r}; known: {', '.join(sorted(kb.dialects)) or 'none'}")
+    return dialect
 
 
 def add_llm_arguments(parser: argparse.ArgumentParser) -> None:

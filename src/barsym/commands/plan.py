@@ -20,7 +20,7 @@ from ..bar_io import format_plan
 from ..memory import MemoryFileError, record, with_memory
 from ..memory.options import MemoryOptions
 from ..model import MAX_COUNT, Goal
-from ..planner import DEFAULT_PLANNER, PlanningError, PlanResult, planner_names
+from ..planner import PlanningError, PlanResult
 from ..validation import Validator
 from .common import (
     UsageError,
@@ -33,7 +33,7 @@ from .common import (
     outcome,
     write_output,
 )
-from .llm_options import add_llm_arguments, build_planner
+from .llm_options import add_llm_arguments, add_planner_arguments, build_planner, check_dialect, check_planner
 from .options import add_model, read_model
 from .progress_bar import TerminalProgress
 from .state_options import add_state_arguments, rules_from_args, start_from_args
@@ -48,13 +48,7 @@ def add_parser(sub) -> None:
     )
     p.add_argument("item", help="item to obtain, e.g. diamond_pickaxe (aliases such as 'boat' work)")
     p.add_argument("--count", default="1", metavar="N", help=f"how many (1 to {MAX_COUNT}, default 1)")
-    p.add_argument(
-        "--planner",
-        default=DEFAULT_PLANNER,
-        metavar="NAME",
-        help=f"which planner decomposes goals: {', '.join(planner_names())} (default {DEFAULT_PLANNER})",
-    )
-    p.add_argument("--dialect", metavar="NAME", help="read ITEM in a task set's old names, e.g. deps")
+    add_planner_arguments(p, "which planner decomposes goals: ", "read ITEM in a task set's old names, e.g. deps")
     add_format(
         p, "text|json|bar", "text: numbered steps with provenance; json: plan + decomposition tree; bar: BAR JSON Lines"
     )
@@ -63,18 +57,6 @@ def add_parser(sub) -> None:
     add_llm_arguments(p)
     add_model(p, MemoryOptions, "stage memory (BAR module c)")
     p.set_defaults(run=run)
-
-
-def check_planner(name: str) -> str:
-    if name not in planner_names():
-        raise UsageError(f"unknown planner {name!r}; choose one of: {', '.join(planner_names())}")
-    return name
-
-
-def check_dialect(kb, dialect: str | None) -> str | None:
-    if dialect is not None and dialect not in kb.dialects:
-        raise UsageError(f"unknown dialect {dialect!r}; known: {', '.join(sorted(kb.dialects)) or 'none'}")
-    return dialect
 
 
 def render_json(result: PlanResult, code: int = 0) -> str:
