@@ -219,3 +219,22 @@ def test_prose_files_that_cannot_be_a_plan_are_refused(tmp_path):
             read_text(str(tmp_path / name))
     (tmp_path / "ok.txt").write_text("chop four logs")
     assert read_text(str(tmp_path / "ok.txt")) == "chop four logs"
+
+
+def test_an_evaluation_run_reports_as_barsym_eval_does(kb, capsys):
+    from barsym.eval.run_report import execution_part, report_record, report_text
+    from barsym.eval.scale import EvaluationRun
+
+    tasks = load_dataset(BAR_DIR, kb)[:2]
+    assert len(tasks) == 2
+    evaluation = evaluate(tasks, make_planner("symbolic", kb), kb, name="symbolic")
+    options = ExecutionOptions(world="deterministic", runs=2)
+    run_ = EvaluationRun(evaluation, {}, execute_evaluation(evaluation, DeterministicWorld(kb), 2))
+    table, executed = execution_part(run_, options)
+    assert table.startswith("execution in the deterministic world (2 runs per plan, seed 0)")
+    assert execution_part(run_, ExecutionOptions(world=None)) is None
+    text = report_text(run_, "symbolic", "bar", 2, execution=table, recorded="recorded 2 plan(s)", quiet=True)
+    assert text.startswith("planner symbolic on bar (2 tasks)\n") and "\n\nrecorded 2 plan(s)\n" in text
+    assert "memory:" not in text and "memory: " in report_text(run_, "symbolic", "bar", 2, memory=True)
+    record = report_record(run_, executed)
+    assert record["execution"]["runs"] == 2 and "summary" in record and set(record["tasks"]) == {t.key for t in tasks}

@@ -28,10 +28,9 @@ import sys
 from pathlib import Path
 
 from ..datasets import names as dataset_names
-from ..eval import DatasetError, format_details, format_table, load_dataset, plancraft, resolve_dataset
-from ..eval.execution_report import execution_record, format_execution, group_executions
+from ..eval import DatasetError, load_dataset, plancraft, resolve_dataset
 from ..eval.interrupt import reassert_sigint, resume_hint, terminated_as_exit
-from ..eval.llm_report import format_memory, format_summary, summarize
+from ..eval.run_report import execution_part, report_record, report_text
 from ..eval.runfile import RunFileError, check_resumable
 from ..eval.scale import run_evaluation, run_header, select_tasks
 from ..eval.spec import RunSpec, WorldSpec
@@ -234,7 +233,7 @@ def _run(args: argparse.Namespace) -> int:
     with _text_report(args):
         if any(t.label_possible is not None for t in tasks):
             return _report_plancraft(args, tasks, outcome, name, rules, execution)
-        return _report(args, tasks, outcome, name, execution, store, recording, planner_label(name, options))
+        return _report(args, tasks, outcome, execution, store, recording, planner_label(name, options))
 
 
 def _text_report(args):
@@ -249,27 +248,28 @@ def _write_json(args, data: dict) -> None:
         write_output(args.output, json.dumps(data, indent=2) + "\n", args.stdout)
 
 
-def _report(args, tasks, outcome, name, execution, store, recording, label: str) -> int:
+def _report(args, tasks, outcome, execution, store, recording, label: str) -> int:
     evaluation = outcome.evaluation
-    summary = summarize(evaluation)
-    used = evaluation.first_stats().llm_mode  # what the planner ran (deps and cot: vocab), not the option
-    mode = f" ({used} mode)" if used is not None else ""
-    print(f"planner {label}{mode} on {args.dataset} ({len(tasks)} tasks)")
-    print(format_table(evaluation))
-    print()
-    print(format_summary(summary))
-    if store is not None:
-        print(format_memory(evaluation))
-    executed = _print_execution(evaluation, execution, outcome.executions)
+    executed = execution_part(outcome, execution)
+    recorded = None
     if recording is not None:
-        recording.recorder.credit(executed)
+        recording.recorder.credit(executed and executed[1])
         runs = f" with {execution.episodes} {execution.world} run(s) each" if executed else ""
-        print(f"\nrecorded {len(recording.recorder.plan_ids)} plan(s){runs} into {store.path}")
-    details = format_details(evaluation)
-    if details and not args.quiet:
-        print()
-        print(details)
-    _write_json(args, _with_execution({**evaluation.to_dict(), "summary": summary}, executed))
+        recorded = f"recorded {len(recording.recorder.plan_ids)} plan(s){runs} into {store.path}"
+    memory, table = store is not None, executed and executed[0]
+    sys.stdout.write(
+        report_text(
+            outcome,
+            label,
+            args.dataset,
+            len(tasks),
+            memory=memory,
+            execution=table,
+            recorded=recorded,
+            quiet=args.quiet,
+        )
+    )
+    _write_json(args, report_record(outcome, executed and executed[1]))
     if recording is not None and recording.recorder.failure is not None:  # after every result is written
         r = recording.recorder
         return fail(
@@ -299,16 +299,6 @@ def _names(text: str | None, option: str) -> list[str]:
     return names
 
 
-def _print_execution(evaluation, execution, tasks) -> dict | None:
-    """With ``--world``: every plan (and expert plan) executed, and a table of success rates per group."""
-    if execution.world is None:
-        return None
-    rows = group_executions(evaluation, tasks, execution.episodes)
-    print()
-    print(format_execution(rows, execution.world, execution.episodes, execution.world_seed))
-    return execution_record(rows, tasks, execution.world, execution.episodes, execution.world_seed)
-
-
 def _on_task(progress: EvalProgress, recording: RecordingPlanner | None):
     """What a serial run calls as each task starts: the progress bar, and which task a recorded plan is for."""
     if recording is None:
@@ -322,20 +312,16 @@ def _on_task(progress: EvalProgress, recording: RecordingPlanner | None):
     return started
 
 
-def _with_execution(report: dict, executed: dict | None) -> dict:
-    if executed is not None:
-        report["execution"] = executed
-    return report
-
-
 def _report_plancraft(args, tasks, outcome, name, rules, execution) -> int:
     """Plancraft's tasks: verdicts against the labels, plans replayed from each inventory, lengths."""
     evaluation = outcome.evaluation
     table = plancraft.rows(evaluation, rules)
     print(f"planner {name} on {args.dataset} ({len(tasks)} Plancraft tasks, {rules.name} rules)")
     print(plancraft.format_report(table))
-    executed = _print_execution(evaluation, execution, outcome.executions)
-    _write_json(args, _with_execution(plancraft.to_dict(table, name), executed))
+    executed = execution_part(outcome, execution)
+    if executed is not None:
+        print(f"\n{executed[0]}")
+    _write_json(args, {**plancraft.to_dict(table, name), **({"execution": executed[1]} if executed else {})})
     broken = [r for r in table if r.possible and not r.executes]
     failed = [r for r in table if r.outcome.error is not None and not r.outcome.error.kind.about_goal]
     if broken:
