@@ -28,7 +28,7 @@ import time
 from typing import TextIO
 
 from ..eval.workers import event_text
-from .common import escape_controls, raw_stream
+from ..redact import escape_controls, raw_stream
 
 POSTFIX = 64  # characters of "what is happening now" after the bar
 #: the clock and the redraw period (tests set a fake clock, and None: no thread)
