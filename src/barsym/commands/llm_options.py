@@ -17,7 +17,7 @@ import contextlib
 import sys
 
 from ..consistency import ConsistencyConfig
-from ..eval.spec import server_backend
+from ..eval.spec import planner_from_options
 from ..kb import KnowledgeBase
 from ..llm.settings import ModelSettings
 from ..planner import DEFAULT_PLANNER, make_planner, planner_names
@@ -166,17 +166,8 @@ def make_from_options(
     with model_errors(
         f"the {name} planner", None if backend else options.get("model"), bool(backend or options.get("llm_url"))
     ):
-        if backend is None:
-            backend = server_backend(options)
-        return make_planner(
-            name,
-            kb,
-            progress=progress,
-            rules=rules,
-            command=command or "barsym",
-            **({"backend": backend} if backend is not None else {}),
-            **options,
-        )
+        context = {"progress": progress, "command": command or "barsym"}
+        return planner_from_options(name, kb, options, rules=rules, backend=backend, **context)
 
 
 def backend_from(options: ModelSettings):

@@ -179,26 +179,31 @@ def server_backend(options: dict):
     return backend
 
 
+def planner_from_options(name: str, kb: KnowledgeBase, options: dict, *, rules=None, backend=None, **context):
+    """``make_planner`` with the planner's options as plain data, and the server backend they name built first.
+
+    With ``llm_url`` and a key or model name (:func:`server_backend`) the backend is
+    an OpenAI-compatible client made here, since no planner reads ``api_key`` itself;
+    ``backend`` given (a test's fake, a spec's stand-in) is used as it is. ``context``
+    is what the caller hands over besides options (``progress``, ``command``).
+    """
+    backend = backend if backend is not None else server_backend(options)
+    if backend is not None:
+        context["backend"] = backend
+    return make_planner(name, kb, rules=rules, **context, **options)
+
+
 def build_planner(spec: RunSpec, progress=None, command: str = "", api_key: str | None = None):
     """A new planner as the spec says (``progress`` only where it is drawn: in the parent process)."""
-    options = dict(spec.options)
-    if api_key:
-        options["api_key"] = api_key
+    options = {**spec.options, **({"api_key": api_key} if api_key else {})}
+    backend = None
     if spec.backend:
         module, _, name = spec.backend.partition(":")
-        options["backend"] = getattr(importlib.import_module(module), name)()
-    else:
-        backend = server_backend(options)
-        if backend is not None:
-            options["backend"] = backend
-    if progress is not None:
-        options["progress"] = progress
-    return make_planner(
-        spec.planner,
-        _kb(spec.mc_version),
-        rules=spec.rules,
-        command=command or f"barsym eval --planner {spec.planner}",
-        **options,
+        backend = getattr(importlib.import_module(module), name)()
+    context = {"progress": progress} if progress is not None else {}
+    command = command or f"barsym eval --planner {spec.planner}"
+    return planner_from_options(
+        spec.planner, _kb(spec.mc_version), options, rules=spec.rules, backend=backend, command=command, **context
     )
 
 
