@@ -17,7 +17,7 @@ from barsym.planner.registry import graph_for, symbolic_planner
 from barsym.reasoning import deps_prompts as prompts
 from barsym.reasoning.cot import CotPlanner, split_line
 from barsym.reasoning.deps import DepsPlanner, StopReason
-from barsym.reasoning.forward_plans import Vocabulary, parse_plan_text, render_plan
+from barsym.reasoning.forward_plans import Vocabulary, fold_repeats, parse_plan_text, render_plan
 
 GOAL = Goal(item="wooden_pickaxe", count=1)
 NO_TABLE = "mine 3 logs\ncraft 9 planks\ncraft 2 stick\ncraft 1 wooden_pickaxe\ndone"
@@ -154,3 +154,29 @@ def test_cot_writes_steps_and_inventories_and_the_trace_compares_them(kb):
     assert result.trace.actual[2] == "10 planks, 4 stick" and result.trace.agreeing == 2  # 9: the model's slip
     assert "; inventory: " in backend.calls[0].grammar and result.validation.valid
     assert split_line("craft 2 stick; inventory: 4 stick") == ("craft 2 stick", "4 stick")
+
+
+def test_cot_folds_a_step_the_model_writes_again_at_once_but_keeps_moves(kb):
+    reply = (
+        "mine 3 logs; inventory: 3 logs\ncraft 9 planks; inventory: 12 planks\n"
+        "craft 1 crafting_table; inventory: 1 crafting_table, 8 planks\n"
+        "craft 1 crafting_table; inventory: 2 crafting_table, 4 planks\n"
+        "craft 1 crafting_table; inventory: 3 crafting_table\n"
+        "craft 2 stick; inventory: 4 stick\ndone"
+    )
+    graph = graph_for(kb)
+    planner = CotPlanner(kb, ScriptedLLM([reply]), graph=graph, symbolic=symbolic_planner(kb, graph=graph))
+    result = planner.plan(Goal(item="stick", count=2))
+    assert [str(s) for s in result.plan.steps] == [
+        "mine 3 logs",
+        "craft 9 planks",
+        "craft 1 crafting_table",
+        "craft 2 stick",
+    ]
+    assert result.trace.written == ["3 logs", "12 planks", "1 crafting_table, 8 planks", "4 stick"]
+    assert result.trace.folded == 2 and result.stats.cot.folded_repeats == 2
+    assert result.trace.to_dict()["folded_repeats"] == 2 and "2 repeated line(s) folded" in result.trace.lines()[0]
+
+    moves = "dig down with wooden_pickaxe\ndig down with wooden_pickaxe\nmine 1 iron_ore with stone_pickaxe\ndone"
+    read, folded = fold_repeats(parse_plan_text(moves, kb))
+    assert folded == 0 and len(read.steps) == 3  # two dig downs in a row go two layers down

@@ -18,7 +18,8 @@ from http.server import ThreadingHTTPServer
 import pytest
 
 from barsym.llm import BackendTimeoutError, BackendUnavailableError, LLMError, OpenAIHTTPBackend
-from barsym.llm.openai_http import MAX_REPLY_BYTES, _is_loopback
+from barsym.llm.http_transport import is_loopback
+from barsym.llm.openai_http import MAX_REPLY_BYTES
 from cli_run import one_line, run
 from loopback import ChatStub, JsonHandler
 
@@ -196,7 +197,7 @@ def test_a_redirecting_server_is_one_line_and_exit_2_on_the_command_line(recorde
     ],
 )
 def test_every_spelling_of_loopback_is_loopback(host):
-    assert _is_loopback(host)
+    assert is_loopback(host)
 
 
 @pytest.mark.parametrize(
@@ -216,7 +217,7 @@ def test_every_spelling_of_loopback_is_loopback(host):
     ],
 )
 def test_other_hosts_are_not_loopback(host):
-    assert not _is_loopback(host)
+    assert not is_loopback(host)
 
 
 def test_a_loopback_spelling_never_goes_through_the_proxy(recorder, monkeypatch):

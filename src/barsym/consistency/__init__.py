@@ -9,17 +9,9 @@ builds the configurations that use it.
 """
 
 from .anchors import DEFAULT_T, AnchorMethod, AnchorPair, ScoreSource, merge, sliding_window, step_scoring
-from .repair import (
-    DEFAULT_ROUNDS,
-    CannotRepair,
-    ConsistencyConfig,
-    Provenance,
-    RepairerKind,
-    RepairResult,
-    RoundRecord,
-    StateConsistency,
-    SymbolicRepairer,
-)
+from .config import DEFAULT_ROUNDS, ConsistencyConfig, RepairerKind
+from .repair import CannotRepair, StateConsistency, SymbolicRepairer
+from .results import Provenance, RepairResult, RoundRecord
 from .scores import DEFAULT_K, FailureKind, StepFault, StepScore, combine, score_plan, simulator_scores
 
 __all__ = [

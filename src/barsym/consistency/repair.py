@@ -23,11 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from enum import Enum
 from typing import Protocol
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from ..kb import KnowledgeBase, Rules, UnknownItemError, rules_for
 from ..model import Goal, Plan, Step
@@ -36,102 +32,19 @@ from ..planner.stats import RepairStats
 from ..sim import State
 from ..validation import ValidationResult, Validator
 from .anchors import (
-    DEFAULT_SCORE_METHOD,
-    DEFAULT_T,
     AnchorMethod,
     AnchorPair,
-    ScoreMethod,
     ScoreSource,
     merge,
     sliding_window,
     step_scoring,
 )
+from .config import ConsistencyConfig, RepairerKind
 from .durability import top_up_tools
-from .forward import KEPT, SymbolicChooser, Window, WindowRepair, walk
+from .forward import SymbolicChooser, Window, WindowRepair, walk
 from .needs import NeedPlanner
-from .scores import DEFAULT_K, FailureKind, StepFault, StepScore, combine, simulator_scores
-
-DEFAULT_ROUNDS = 3
-MAX_ROUNDS = 20
-#: the longest window from an anchor (and the scores' lookahead) anyone asks for; past it a window is the plan
-MAX_K = 50
-
-
-class Provenance(str, Enum):
-    KEPT = KEPT
-    REPAIRED_LLM = "repaired-llm"
-    REPAIRED_SYMBOLIC = "repaired-symbolic"
-
-
-class RepairerKind(str, Enum):
-    LLM = "llm"
-    SYMBOLIC = "symbolic"
-
-
-class ConsistencyConfig(BaseModel):
-    """How state consistency runs: the library's configuration, and what ``--anchors`` ... ``--repair-rounds``
-    are generated from (one range for both)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    anchors: AnchorMethod = Field(
-        AnchorMethod.STEP_SCORING,
-        description="step-scoring: every step scored below "
-        "T starts a pair; sliding-window: pairs of K steps at seeded random offsets",
-        json_schema_extra={"metavar": "METHOD"},
-    )
-    scores: ScoreSource = Field(
-        ScoreSource.SIMULATOR,
-        description="who scores the steps: the simulator, the LLM, or both (the lower score)",
-        json_schema_extra={"metavar": "SOURCE"},
-    )
-    t: int = Field(DEFAULT_T, ge=1, le=10, description="score threshold of an anchor")
-    k: int = Field(
-        DEFAULT_K, ge=1, le=MAX_K, description="steps from a start anchor to its end anchor, and the scores' lookahead"
-    )
-    repairer: RepairerKind = Field(
-        RepairerKind.SYMBOLIC,
-        description="llm: the model proposes each next step "
-        "among those that apply; symbolic: the symbolic planner plans what is missing",
-        json_schema_extra={"metavar": "KIND"},
-    )
-    fallback: bool = Field(
-        True,
-        description="the llm repairer without the symbolic fallback for windows it does not finish",
-        json_schema_extra={"flag": "--no-fallback"},
-    )
-    rounds: int = Field(
-        DEFAULT_ROUNDS,
-        ge=1,
-        le=MAX_ROUNDS,
-        description="repair rounds at most (score, anchor, repair, splice)",
-        json_schema_extra={"flag": "--repair-rounds", "metavar": "N"},
-    )
-    seed: int = Field(0, ge=0, description="the sliding window's seed")
-    score_method: ScoreMethod | None = Field(
-        None,
-        description="how the model's scores are read: digit (one "
-        "generated 1-10), expected (the expected digit), yes (P(yes) to 'can "
-        "this step be done now?'), yes-facts (the same with the state and the "
-        f"step's needs); default {DEFAULT_SCORE_METHOD.value} for an "
-        "in-process model, digit for --llm-url",
-        json_schema_extra={"metavar": "METHOD"},
-    )
-
-    @property
-    def uses_llm(self) -> bool:
-        return self.repairer is RepairerKind.LLM or (
-            self.anchors is AnchorMethod.STEP_SCORING and self.scores is not ScoreSource.SIMULATOR
-        )
-
-    def describe(self) -> str:
-        scores = f", {self.scores.value} scores, t={self.t}" if self.anchors is AnchorMethod.STEP_SCORING else ""
-        if self.anchors is AnchorMethod.STEP_SCORING and self.scores is not ScoreSource.SIMULATOR:
-            scores += f" (model read as {(self.score_method or DEFAULT_SCORE_METHOD).value})"
-        repairer = self.repairer.value + (
-            " + symbolic fallback" if self.repairer is RepairerKind.LLM and self.fallback else ""
-        )
-        return f"{self.anchors.value}{scores}, k={self.k}, repairer {repairer}, at most {self.rounds} round(s)"
+from .results import Provenance, RepairResult, RoundRecord
+from .scores import StepScore, combine, simulator_scores
 
 
 class CannotRepair(ValueError):
@@ -169,144 +82,6 @@ class SymbolicRepairer:
 
     def repair(self, window: Window) -> WindowRepair:
         return walk(window, self.needs, self.chooser)
-
-
-@dataclass
-class RoundRecord:
-    number: int
-    simulator: list[StepScore]
-    llm: list[int | None] | None
-    pairs: list[AnchorPair]
-    windows: list[AnchorPair]
-    repairs: list[WindowRepair] = field(default_factory=list)
-
-    def to_dict(self) -> dict:
-        return {
-            "round": self.number,
-            "anchors": [p.as_list() for p in self.pairs],
-            "windows": [w.as_list() for w in self.windows],
-            "repairs": [
-                {
-                    "window": r.window.pair.as_list(),
-                    "repairer": r.repairer,
-                    "done": r.done,
-                    "steps": [str(s) for s in r.steps],
-                    "dropped": [str(s) for s in r.dropped],
-                    **({"note": r.note} if r.note else {}),
-                }
-                for r in self.repairs
-            ],
-        }
-
-
-@dataclass
-class RepairResult:
-    original: Plan
-    goal: Goal
-    plan: Plan
-    provenance: list[Provenance]
-    before: ValidationResult
-    after: ValidationResult
-    rounds: list[RoundRecord]
-    config: ConsistencyConfig
-    seconds: float = 0.0
-    stats: RepairStats = field(default_factory=RepairStats)
-    initial: list[StepScore] = field(default_factory=list)  # the simulator's scores of the original plan
-    #: the rounds as :meth:`RoundRecord.to_dict` wrote them, for a result read back by :meth:`from_dict`
-    round_summaries: list[dict] | None = field(default=None, repr=False)
-
-    def to_dict(self) -> dict:
-        """Plain JSON data: both plans, goal, provenance, both verdicts in full, rounds, configuration, stats.
-
-        The rounds are written as summaries (anchors, windows, each window's new steps); a result read
-        back with :meth:`from_dict` has them in ``round_summaries`` and an empty ``rounds``.
-        """
-        c = self.config
-        return {
-            "goal": {"item": self.goal.item, "count": self.goal.count},
-            "original": [s.model_dump(mode="json") for s in self.original.steps],
-            "steps": [s.model_dump(mode="json") for s in self.plan.steps],
-            "provenance": [p.value for p in self.provenance],
-            "before": self.before.to_dict(),
-            "after": self.after.to_dict(),
-            "rounds": [r.to_dict() for r in self.rounds] if self.round_summaries is None else self.round_summaries,
-            "config": {
-                "anchors": c.anchors.value,
-                "scores": c.scores.value,
-                "t": c.t,
-                "k": c.k,
-                "repairer": c.repairer.value,
-                "fallback": c.fallback,
-                "rounds": c.rounds,
-                "seed": c.seed,
-            },
-            "seconds": self.seconds,
-            "stats": self.stats.to_dict(),
-            "initial": [
-                {
-                    "step": s.step,
-                    "score": s.score,
-                    "blamed": s.blamed,
-                    "fault": None
-                    if s.fault is None
-                    else {
-                        "step": s.fault.step,
-                        "kind": s.fault.kind.value,
-                        "code": s.fault.code,
-                        "message": s.fault.message,
-                    },
-                }
-                for s in self.initial
-            ],
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "RepairResult":
-        """The result :meth:`to_dict` wrote (rounds as summaries: see there)."""
-
-        def plan(records: list, source: str | None) -> Plan:
-            return Plan(steps=tuple(Step.model_validate(r) for r in records), source=source)
-
-        before, after = ValidationResult.from_dict(data["before"]), ValidationResult.from_dict(data["after"])
-        initial = [
-            StepScore(
-                s["step"],
-                s["score"],
-                None
-                if s["fault"] is None
-                else StepFault(
-                    s["fault"]["step"], FailureKind(s["fault"]["kind"]), s["fault"]["code"], s["fault"]["message"]
-                ),
-                s.get("blamed", False),
-            )
-            for s in data.get("initial", ())
-        ]
-        return cls(
-            plan(data["original"], before.source),
-            Goal(**data["goal"]),
-            plan(data["steps"], after.source),
-            [Provenance(p) for p in data["provenance"]],
-            before,
-            after,
-            [],
-            ConsistencyConfig(**data["config"]),
-            data.get("seconds", 0.0),
-            RepairStats.from_dict(data.get("stats", {})),
-            initial,
-            list(data.get("rounds", ())),
-        )
-
-    @property
-    def valid_before(self) -> bool:
-        return self.before.valid
-
-    @property
-    def valid_after(self) -> bool:
-        return self.after.valid
-
-    @property
-    def changed(self) -> bool:
-        return self.plan.steps != self.original.steps
 
 
 class StateConsistency:

@@ -8,11 +8,11 @@ rest of barsym (and its tests) work without the optional ``llm`` extra.
 
 Typical use::
 
-    from barsym.llm import make_backend, decomposition_grammar
+    from barsym.llm import make_backend
 
     with make_backend() as llm:                   # packaged SmolLM2 GGUF, in-process
-        reply = llm.complete(messages, grammar=decomposition_grammar(items, tools=tools))
-        data = reply.parse_json()
+        reply = llm.complete(messages, grammar='root ::= "yes" | "no"', max_tokens=2)
+        print(reply.text)
 """
 
 from __future__ import annotations
@@ -36,18 +36,11 @@ from .base import (
 from .embedded import ENV_VAR as MODEL_ENV_VAR
 from .embedded import default_model_path, packaged_model_path
 from .fake import RecordedCall, ScriptedLLM, ScriptExhaustedError
-from .grammar import (
-    DEFAULT_STEP_TYPES,
-    decomposition_grammar,
-    decomposition_schema,
-    decomposition_token_budget,
-    lint_gbnf,
-)
+from .grammar import lint_gbnf
 from .llamacpp import LlamaCppBackend
 from .openai_http import OpenAIHTTPBackend
 
 __all__ = [
-    "DEFAULT_STEP_TYPES",
     "MODEL_ENV_VAR",
     "URL_ENV_VAR",
     "BackendTimeoutError",
@@ -65,9 +58,6 @@ __all__ = [
     "RecordedCall",
     "ScriptExhaustedError",
     "ScriptedLLM",
-    "decomposition_grammar",
-    "decomposition_schema",
-    "decomposition_token_budget",
     "default_model_path",
     "lint_gbnf",
     "make_backend",

@@ -24,8 +24,9 @@ implementation, so both admit exactly the same tokens. Anything else raises
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
+
+from .grammar import GBNF_TOKEN
 
 __all__ = ["CompiledGrammar", "GrammarState", "UnsupportedGrammar", "compile_grammar"]
 
@@ -37,15 +38,6 @@ class UnsupportedGrammar(ValueError):
     """The grammar uses something this recogniser does not mirror exactly (or is malformed)."""
 
 
-_TOKEN = re.compile(
-    r"""(?P<space>[ \t\r\n]+|\#[^\n]*)"""
-    r"""|(?P<lit>"(?:\\.|[^"\\\n])*")"""
-    r"""|(?P<cls>\[(?:\\.|[^\]\\\n])*\])"""
-    r"""|(?P<define>::=)"""
-    r"""|(?P<name>[a-zA-Z0-9-]+)"""
-    r"""|(?P<rep>\{\s*\d*\s*(?:,\s*\d*\s*)?\})"""
-    r"""|(?P<op>[()|?*+.])"""
-)
 _ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", '"': '"', "[": "[", "]": "]", "-": "-", "^": "^"}
 
 # An element is ("c", ranges) -- ranges a tuple of (low, high) code points -- or ("r", rule index).
@@ -93,7 +85,7 @@ class _Parser:
         self.tokens: list[tuple[str, str]] = []
         pos = 0
         while pos < len(text):
-            m = _TOKEN.match(text, pos)
+            m = GBNF_TOKEN.match(text, pos)
             if m is None:
                 raise UnsupportedGrammar(f"cannot read {text[pos : pos + 20]!r}")
             if m.lastgroup != "space":

@@ -45,18 +45,14 @@ fault of the server, not a reason to throw away the model's answer.
 
 from __future__ import annotations
 
-import contextlib
 import http.client
-import ipaddress
 import json
 import socket
-import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import warnings
-from collections.abc import Iterator
 from typing import Any, Literal
 
 from ..redact import redact, url_without_password
@@ -71,6 +67,8 @@ from .base import (
     LLMOptions,
 )
 from .grammar import lint_gbnf
+from .http_transport import TooLarge, Watch, is_loopback, opener_for, read_capped, warn_plain_http, within
+from .usage import token_counts
 
 __all__ = ["OpenAIHTTPBackend"]
 
@@ -100,195 +98,6 @@ def _excerpt(body: bytes | str) -> str:
     return text[:_EXCERPT] + ("..." if len(text) > _EXCERPT else "")
 
 
-#: more tokens than one call of any model can involve: a count above it is a server fault
-_MAX_TOKENS = 10_000_000
-
-
-def _count(fields: dict, key: str, bad: list[str]) -> int | None:
-    """A token count from ``usage`` or ``timings``; None if absent, or unusable (then noted in ``bad``).
-
-    Servers disagree on types (``12``, ``12.0``, ``"12"``), so those are read;
-    a count that is negative, fractional, huge or not a number is not a count.
-    """
-    value = fields.get(key)
-    if value is None:
-        return None
-    number = value
-    if isinstance(value, float) and value.is_integer():
-        number = int(value)
-    elif isinstance(value, str) and value.strip().isdecimal() and len(value) < 20:
-        number = int(value)
-    if isinstance(number, int) and not isinstance(number, bool) and 0 <= number <= _MAX_TOKENS:
-        return number
-    text = repr(value)
-    bad.append(f"{key}={text if len(text) <= 40 else text[:30] + '...'}")
-    return None
-
-
-def _is_loopback(host: str) -> bool:
-    """True for every spelling of this machine: ``localhost``, 127.0.0.0/8 as ``inet_aton`` reads it, ::1, ...
-
-    ``127.1``, ``0x7f.1``, ``2130706433`` and ``0177.0.0.1`` all reach 127.0.0.1
-    (the C resolver reads IPv4 numbers as ``inet_aton`` does), and so do
-    ``::1``, ``[::ffff:127.0.0.1]`` and ``0.0.0.0``: none of them may be sent
-    through ``$http_proxy`` (with the key), and none is "a remote host".
-    """
-    name = host.strip().strip("[]").rstrip(".").lower()
-    if name == "localhost" or name.endswith(".localhost"):
-        return True
-    try:
-        address = ipaddress.ip_address(name.split("%", 1)[0])
-    except ValueError:
-        if not name or any(c not in "0123456789abcdefx." for c in name):
-            return False
-        try:
-            address = ipaddress.ip_address(socket.inet_aton(name))
-        except OSError:
-            return False
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return address.is_loopback or address.is_unspecified
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """Redirects are not followed: the ``Authorization`` header would go to whatever host the server names.
-
-    urllib then raises the 3xx as an ``HTTPError``, which :meth:`OpenAIHTTPBackend._post` names in one line.
-    """
-
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        return None
-
-
-class _Watch:
-    """The deadline of one call: at ``at`` (monotonic) every socket the call opened is shut down.
-
-    urllib's ``timeout`` bounds each socket operation, so a server that sends a
-    byte a second never times out; shutting the socket down ends whatever read
-    is waiting, headers or body.
-    """
-
-    def __init__(self, seconds: float):
-        self.at = time.monotonic() + seconds
-        self.expired = False
-        self.sockets: list[socket.socket] = []
-        self._lock = threading.Lock()
-        self._timer = threading.Timer(seconds, self.expire)
-        self._timer.daemon = True
-        self._timer.start()
-
-    def add(self, sock) -> None:
-        with self._lock:
-            self.sockets.append(sock)
-            if self.expired:
-                self._shut(sock)
-
-    def expire(self) -> None:
-        with self._lock:
-            self.expired = True
-            for sock in self.sockets:
-                self._shut(sock)
-
-    @staticmethod
-    def _shut(sock) -> None:
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-
-    def cancel(self) -> None:
-        self._timer.cancel()
-
-
-class _WatchedHTTP(urllib.request.HTTPHandler):
-    """Hands each connection's socket to the current call's :class:`_Watch` (``watch`` None: no deadline)."""
-
-    watch: _Watch | None = None
-
-    def http_open(self, req):
-        return self.do_open(_watched(http.client.HTTPConnection, self), req)
-
-
-class _WatchedHTTPS(urllib.request.HTTPSHandler):
-    watch: _Watch | None = None
-
-    def https_open(self, req):
-        return self.do_open(_watched(http.client.HTTPSConnection, self), req, context=self._context)
-
-
-def _watched(connection: type, handler) -> type:
-    class Watched(connection):
-        def connect(self):
-            super().connect()
-            if handler.watch is not None:
-                handler.watch.add(self.sock)
-
-    return Watched
-
-
-@contextlib.contextmanager
-def within(opener: urllib.request.OpenerDirector, seconds: float) -> Iterator[_Watch]:
-    """Every connection ``opener`` makes inside the block is shut down ``seconds`` after it starts.
-
-    Yields the :class:`_Watch`; ``watch.expired`` then tells a cut-off reply
-    (an empty read, a reset) from a real one. For openers of :func:`opener_for`.
-    """
-    watch = _Watch(seconds)
-    handlers = [h for h in opener.handlers if isinstance(h, (_WatchedHTTP, _WatchedHTTPS))]
-    for handler in handlers:
-        handler.watch = watch
-    try:
-        yield watch
-    finally:
-        watch.cancel()
-        for handler in handlers:
-            handler.watch = None
-
-
-def opener_for(host: str | None) -> urllib.request.OpenerDirector:
-    """An opener for a server on ``host``: never follows a redirect; a loopback host never goes via $http_proxy."""
-    handlers = [urllib.request.ProxyHandler({})] if _is_loopback(host or "") else []
-    return urllib.request.build_opener(*handlers, _NoRedirect, _WatchedHTTP(), _WatchedHTTPS())
-
-
-def _read_capped(response, limit: int) -> bytes:
-    """The body, or LLMError when it is (or says it will be) over ``limit`` bytes: never buffered whole."""
-    declared = response.headers.get("Content-Length") if getattr(response, "headers", None) else None
-    if declared is not None and declared.strip().isdigit() and int(declared) > limit:
-        raise _TooLarge(int(declared))
-    chunks, size = [], 0
-    while True:
-        chunk = response.read(min(65536, limit + 1 - size))
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > limit:
-            raise _TooLarge(None)
-
-
-class _TooLarge(Exception):
-    def __init__(self, declared: int | None):
-        super().__init__(declared)
-        self.declared = declared
-
-
-_warned_plain_http: set[str] = set()
-
-
-def _warn_plain_http(url: str, host: str) -> None:
-    """Once per server: a key sent over plain http to another machine can be read on the way."""
-    if url in _warned_plain_http:
-        return
-    _warned_plain_http.add(url)
-    warnings.warn(
-        f"the API key goes to {host} over plain http, unencrypted: anyone on the way can read it; "
-        f"use https:// for a server on another machine",
-        RuntimeWarning,
-        stacklevel=4,
-    )
-
-
 class OpenAIHTTPBackend(LLMBackend):
     """Chat completions via ``POST {base_url}/v1/chat/completions``.
 
@@ -297,7 +106,7 @@ class OpenAIHTTPBackend(LLMBackend):
     (a server that drips a byte a second is cut off at the deadline), so a
     stuck server surfaces as :class:`BackendTimeoutError` instead of a hang;
     a reply over :data:`MAX_REPLY_BYTES` is refused, not buffered.
-    Requests to loopback hosts (every spelling: :func:`_is_loopback`) bypass
+    Requests to loopback hosts (every spelling: :func:`is_loopback`) bypass
     any ``http_proxy`` setting, since a proxy cannot reach this machine's
     127.0.0.1 anyway. Redirects are never followed (the key would go along),
     ``user:password@`` in the URL is sent as Basic auth and never echoed, and
@@ -351,8 +160,8 @@ class OpenAIHTTPBackend(LLMBackend):
         self.confirmed = False  # set by the first reply shaped like a chat completion
         self._warned_usage = False  # one warning about bad token counts per backend, not one per call
         self._opener = opener_for(parsed.hostname)
-        if api_key and parsed.scheme == "http" and not _is_loopback(parsed.hostname):
-            _warn_plain_http(self.base_url, parsed.hostname)
+        if api_key and parsed.scheme == "http" and not is_loopback(parsed.hostname):
+            warn_plain_http(self.base_url, parsed.hostname)
 
     # ------------------------------------------------------------------ grammar
     def detect_grammar_style(self) -> str:
@@ -369,11 +178,11 @@ class OpenAIHTTPBackend(LLMBackend):
                 within(self._opener, min(self.timeout, 10.0)),
                 self._opener.open(self.base_url + "/v1/models", timeout=min(self.timeout, 10.0)) as reply,
             ):
-                data = json.loads(_read_capped(reply, MAX_ERROR_BYTES).decode("utf-8", "replace"))
+                data = json.loads(read_capped(reply, MAX_ERROR_BYTES).decode("utf-8", "replace"))
             models = data.get("data") if isinstance(data, dict) else None
             if isinstance(models, list) and models and isinstance(models[0], dict):
                 owner = str(models[0].get("owned_by") or "").lower()
-        except (OSError, ValueError, RecursionError, http.client.HTTPException, _TooLarge):
+        except (OSError, ValueError, RecursionError, http.client.HTTPException, TooLarge):
             return "llama"  # no model list: the llama.cpp servers' form, as before
         host_only = urllib.parse.urlsplit(self.base_url).hostname or ""
         if not owner and not host_only.endswith("openai.com"):
@@ -450,14 +259,14 @@ class OpenAIHTTPBackend(LLMBackend):
         with within(self._opener, self.timeout) as watch:
             return self._send(request, watch)
 
-    def _send(self, request: urllib.request.Request, watch: _Watch) -> bytes:
+    def _send(self, request: urllib.request.Request, watch: Watch) -> bytes:
         try:
             with self._opener.open(request, timeout=self.timeout) as response:
-                body = _read_capped(response, MAX_REPLY_BYTES)
+                body = read_capped(response, MAX_REPLY_BYTES)
             if watch.expired:  # the shut-down socket read as the end of the body: it is not the whole reply
                 raise self._timeout_error()
             return body
-        except _TooLarge as exc:
+        except TooLarge as exc:
             size = f"a reply of {exc.declared} bytes" if exc.declared is not None else "a longer reply"
             raise LLMError(
                 f"server {self.base_url} sent {size}; barsym reads at most "
@@ -598,29 +407,7 @@ class OpenAIHTTPBackend(LLMBackend):
                 ) from None
             raise LLMError(f"server {self.base_url} sent JSON without choices[0].message: {_excerpt(body)!r}") from None
         self.confirmed = True
-        usage = reply.get("usage") if isinstance(reply.get("usage"), dict) else {}
-        details = usage.get("prompt_tokens_details")
-        timings = reply.get("timings")
-        details = details if isinstance(details, dict) else {}
-        timings = timings if isinstance(timings, dict) else {}
-        bad: list[str] = []
-        prompt_tokens = _count(usage, "prompt_tokens", bad) or 0
-        completion_tokens = _count(usage, "completion_tokens", bad) or 0
-        # OpenAI reports reuse as usage.prompt_tokens_details.cached_tokens;
-        # llama.cpp's llama-server as timings.cache_n (reused) / prompt_n (evaluated).
-        cached = _count(details, "cached_tokens", bad)
-        if cached is None:
-            cached = _count(timings, "cache_n", bad)
-        evaluated = _count(timings, "prompt_n", bad)
-        if prompt_tokens:  # parts of the prompt cannot exceed it
-            if cached is not None and cached > prompt_tokens:
-                bad.append(f"cached {cached} > prompt_tokens {prompt_tokens}")
-                cached = None
-            if evaluated is not None and evaluated > prompt_tokens:
-                bad.append(f"evaluated {evaluated} > prompt_tokens {prompt_tokens}")
-                evaluated = None
-        if evaluated is None and cached is not None:
-            evaluated = max(0, prompt_tokens - cached)
+        prompt_tokens, completion_tokens, cached, evaluated, bad = token_counts(reply)
         if bad:
             self._warn_usage(bad)
         finish = choice.get("finish_reason")

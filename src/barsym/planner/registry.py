@@ -70,7 +70,7 @@ CONTEXT_KEYS = frozenset(
 )
 #: the option models (``module:Model``, loaded only when options are given) of every built-in planner: the model's
 #: settings and state consistency's (``consistency=True`` follows any planner with it), and each planner's own
-OPTION_MODELS = ("barsym.reasoning.options:PlannerLLMOptions", "barsym.consistency.repair:ConsistencyConfig")
+OPTION_MODELS = ("barsym.reasoning.options:PlannerLLMOptions", "barsym.consistency.config:ConsistencyConfig")
 OWN_OPTION_MODELS = {"deps": ("barsym.reasoning.options:DepsOptions",)}
 OWN_KEYS = {"deps": {"world_seed"}}  # the seed of its feedback runs (a caller's, not a command-line option)
 

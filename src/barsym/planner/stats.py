@@ -195,18 +195,22 @@ class DepsSummary:
 
 @dataclass(frozen=True)
 class CotSummary:
-    """``stats["cot"]``: steps read, how many of the model's inventories were right, lines not read."""
+    """``stats["cot"]``: steps read, how many of the model's inventories were right, lines not read,
+    steps folded because they repeated the step before them."""
 
     steps: int
     inventory_agreement: int
     unreadable_lines: int
+    folded_repeats: int = 0
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> "CotSummary":
-        return cls(**{"steps": 0, "inventory_agreement": 0, "unreadable_lines": 0, **_known(cls, data)})
+        return cls(
+            **{"steps": 0, "inventory_agreement": 0, "unreadable_lines": 0, "folded_repeats": 0, **_known(cls, data)}
+        )
 
 
 @dataclass(frozen=True)

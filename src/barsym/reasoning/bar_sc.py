@@ -20,15 +20,10 @@ import dataclasses
 import time
 
 from ..consistency.anchors import AnchorMethod, ScoreSource
+from ..consistency.config import ConsistencyConfig, RepairerKind
 from ..consistency.needs import NeedPlanner
-from ..consistency.repair import (
-    ConsistencyConfig,
-    Provenance,
-    RepairerKind,
-    RepairResult,
-    StateConsistency,
-    SymbolicRepairer,
-)
+from ..consistency.repair import StateConsistency, SymbolicRepairer
+from ..consistency.results import Provenance, RepairResult
 from ..kb import KnowledgeBase, Rules, rules_for
 from ..model import Goal
 from ..planner.backward import PlanResult

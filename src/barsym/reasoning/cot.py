@@ -31,7 +31,15 @@ from ..model import Goal, Step
 from ..planner.stats import CotSummary, LLMStats, PlanStats
 from ..sim import DeterministicWorld, State
 from .call_log import CallLog, Verdict
-from .forward_plans import END, MAX_STEPS, ForwardPlanResult, Vocabulary, forward_result, parse_plan_text
+from .forward_plans import (
+    END,
+    MAX_STEPS,
+    ForwardPlanResult,
+    Vocabulary,
+    fold_repeats,
+    forward_result,
+    parse_plan_text,
+)
 from .model_calls import ModelCaller
 from .plan_facts import PlanFacts
 from .progress import Phase, Progress, ProgressEvent
@@ -103,6 +111,7 @@ class CotTrace:
     written: list[str] = field(default_factory=list)
     actual: list[str | None] = field(default_factory=list)
     unreadable: tuple[str, ...] = ()
+    folded: int = 0  # steps dropped because they repeated the step before (:func:`.forward_plans.fold_repeats`)
 
     @property
     def agreeing(self) -> int:
@@ -115,12 +124,13 @@ class CotTrace:
             "inventory_agreement": self.agreeing,
             "inventories": [{"written": w, "simulator": a} for w, a in zip(self.written, self.actual)],
             "unreadable_lines": list(self.unreadable),
+            "folded_repeats": self.folded,
         }
 
     def lines(self) -> list[str]:
         out = [
             f"chain of thought: the model's inventory agrees with the simulator's after {self.agreeing} of "
-            f"{len(self.written)} steps"
+            f"{len(self.written)} steps" + (f" ({self.folded} repeated line(s) folded)" if self.folded else "")
         ]
         for i, (w, a) in enumerate(zip(self.written, self.actual), start=1):
             mark = (
@@ -186,21 +196,15 @@ class CotPlanner:
                 self.caller.record(
                     label, 1, messages, self.grammar, None, Verdict.BACKEND_ERROR, [problem], self.temperature
                 )
-        read = parse_plan_text(text, self.kb, split=split_line)
-        if problem is None:
-            self.caller.record(
-                label,
-                1,
-                messages,
-                self.grammar,
-                asked,
-                Verdict.ACCEPTED if read.steps else Verdict.UNREADABLE,
-                list(read.unreadable),
-                self.temperature,
-            )
+        read, folded = fold_repeats(parse_plan_text(text, self.kb, split=split_line))
+        if problem is None and asked is not None:
+            self.caller.record_plan(label, 1, messages, self.grammar, asked, read, self.temperature)
         steps: tuple[Step, ...] = read.steps[:MAX_STEPS]
         trace = CotTrace(
-            written=list(read.notes[: len(steps)]), actual=simulated(self.kb, steps, start), unreadable=read.unreadable
+            written=list(read.notes[: len(steps)]),
+            actual=simulated(self.kb, steps, start),
+            unreadable=read.unreadable,
+            folded=folded,
         )
         stats.unreadable += len(read.unreadable)
         stats.accepted_first_try = int(bool(steps))
@@ -212,7 +216,7 @@ class CotPlanner:
             llm_mode="vocab",
             llm_verified=False,
             seconds=round(time.perf_counter() - started, 6),
-            cot=CotSummary(len(steps), trace.agreeing, len(read.unreadable)),
+            cot=CotSummary(len(steps), trace.agreeing, len(read.unreadable), folded),
         )
         if problem is not None and not steps:
             from ..planner.decomposer import ErrorKind, PlanningError

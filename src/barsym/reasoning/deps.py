@@ -268,16 +268,7 @@ class DepsPlanner:
                 continue  # a single failure: the same round once more
             read = parse_plan_text(asked.text, self.kb)
             stats.unreadable += len(read.unreadable)
-            self.planner_calls.record(
-                label,
-                number + 1,
-                messages,
-                self.grammar,
-                asked,
-                Verdict.ACCEPTED if read.steps else Verdict.UNREADABLE,
-                list(read.unreadable),
-                self.temperature,
-            )
+            self.planner_calls.record_plan(label, number + 1, messages, self.grammar, asked, read, self.temperature)
             this = self._execute(number, read.steps, goal, start, dropped, read.unreadable)
             trace.rounds.append(this)
             if this.success:

@@ -96,6 +96,28 @@ def parse_plan_text(text: str, kb: KnowledgeBase, split=None) -> ReadPlan:
     return ReadPlan(tuple(steps), tuple(bad), ended, tuple(notes))
 
 
+def fold_repeats(read: ReadPlan) -> tuple[ReadPlan, int]:
+    """``read`` without the steps that repeat the step right before them, and how many were dropped.
+
+    Why: the small model's chain of thought falls into loops (``craft 1
+    crafting_table`` written again and again to the step cap); no expert plan of
+    BAR's repeats a step at once, since two equal steps in a row are one step
+    with the sum of their counts, or waste. Folding a loop into its first line
+    stops it spoiling the rest of the plan's score; the call log keeps what the
+    model wrote. Moves (dig down, climb up) are kept: two in a row go two layers.
+    """
+    steps: list[Step] = []
+    notes: list[str] = []
+    for i, step in enumerate(read.steps):
+        if steps and step == steps[-1] and not step.type.moves:
+            continue
+        steps.append(step)
+        if i < len(read.notes):
+            notes.append(read.notes[i])
+    folded = len(read.steps) - len(steps)
+    return ReadPlan(tuple(steps), read.unreadable, read.ended, tuple(notes)), folded
+
+
 class Vocabulary:
     """The names the forward grammars admit: reachable items (and the generic families), tools, verbs."""
 

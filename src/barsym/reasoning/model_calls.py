@@ -172,6 +172,20 @@ class ModelCaller:
             )
         )
 
+    def record_plan(
+        self,
+        goal: str,
+        attempt: int,
+        messages: list[dict[str, str]],
+        grammar: str,
+        asked: Asked,
+        read,
+        temperature: float,
+    ) -> None:
+        """Log a forward planner's plan reply: accepted when ``read`` (a ``ReadPlan``) has steps, else unreadable."""
+        verdict = Verdict.ACCEPTED if read.steps else Verdict.UNREADABLE
+        self.record(goal, attempt, messages, grammar, asked, verdict, list(read.unreadable), temperature)
+
     def _write(self, action) -> None:
         if self.log is None:
             return

@@ -1,0 +1,93 @@
+"""How state consistency runs (BAR module b): the configuration the library and the command line share.
+
+One pydantic model states every option's range once; ``barsym plan --consistency``,
+``bar-sc`` and ``make_planner`` read it, and the CLI's flags are generated from
+its fields (:mod:`barsym.commands.options`).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .anchors import DEFAULT_SCORE_METHOD, DEFAULT_T, AnchorMethod, ScoreMethod, ScoreSource
+from .scores import DEFAULT_K
+
+__all__ = ["DEFAULT_ROUNDS", "MAX_K", "MAX_ROUNDS", "ConsistencyConfig", "RepairerKind"]
+
+DEFAULT_ROUNDS = 3
+MAX_ROUNDS = 20
+#: the longest window from an anchor (and the scores' lookahead) anyone asks for; past it a window is the plan
+MAX_K = 50
+
+
+class RepairerKind(str, Enum):
+    LLM = "llm"
+    SYMBOLIC = "symbolic"
+
+
+class ConsistencyConfig(BaseModel):
+    """How state consistency runs: the library's configuration, and what ``--anchors`` ... ``--repair-rounds``
+    are generated from (one range for both)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    anchors: AnchorMethod = Field(
+        AnchorMethod.STEP_SCORING,
+        description="step-scoring: every step scored below "
+        "T starts a pair; sliding-window: pairs of K steps at seeded random offsets",
+        json_schema_extra={"metavar": "METHOD"},
+    )
+    scores: ScoreSource = Field(
+        ScoreSource.SIMULATOR,
+        description="who scores the steps: the simulator, the LLM, or both (the lower score)",
+        json_schema_extra={"metavar": "SOURCE"},
+    )
+    t: int = Field(DEFAULT_T, ge=1, le=10, description="score threshold of an anchor")
+    k: int = Field(
+        DEFAULT_K, ge=1, le=MAX_K, description="steps from a start anchor to its end anchor, and the scores' lookahead"
+    )
+    repairer: RepairerKind = Field(
+        RepairerKind.SYMBOLIC,
+        description="llm: the model proposes each next step "
+        "among those that apply; symbolic: the symbolic planner plans what is missing",
+        json_schema_extra={"metavar": "KIND"},
+    )
+    fallback: bool = Field(
+        True,
+        description="the llm repairer without the symbolic fallback for windows it does not finish",
+        json_schema_extra={"flag": "--no-fallback"},
+    )
+    rounds: int = Field(
+        DEFAULT_ROUNDS,
+        ge=1,
+        le=MAX_ROUNDS,
+        description="repair rounds at most (score, anchor, repair, splice)",
+        json_schema_extra={"flag": "--repair-rounds", "metavar": "N"},
+    )
+    seed: int = Field(0, ge=0, description="the sliding window's seed")
+    score_method: ScoreMethod | None = Field(
+        None,
+        description="how the model's scores are read: digit (one "
+        "generated 1-10), expected (the expected digit), yes (P(yes) to 'can "
+        "this step be done now?'), yes-facts (the same with the state and the "
+        f"step's needs); default {DEFAULT_SCORE_METHOD.value} for an "
+        "in-process model, digit for --llm-url",
+        json_schema_extra={"metavar": "METHOD"},
+    )
+
+    @property
+    def uses_llm(self) -> bool:
+        return self.repairer is RepairerKind.LLM or (
+            self.anchors is AnchorMethod.STEP_SCORING and self.scores is not ScoreSource.SIMULATOR
+        )
+
+    def describe(self) -> str:
+        scores = f", {self.scores.value} scores, t={self.t}" if self.anchors is AnchorMethod.STEP_SCORING else ""
+        if self.anchors is AnchorMethod.STEP_SCORING and self.scores is not ScoreSource.SIMULATOR:
+            scores += f" (model read as {(self.score_method or DEFAULT_SCORE_METHOD).value})"
+        repairer = self.repairer.value + (
+            " + symbolic fallback" if self.repairer is RepairerKind.LLM and self.fallback else ""
+        )
+        return f"{self.anchors.value}{scores}, k={self.k}, repairer {repairer}, at most {self.rounds} round(s)"
