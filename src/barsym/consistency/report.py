@@ -13,7 +13,7 @@ from ..bar_io import step_to_record
 from ..model import Goal, Plan
 from ..validation import ValidationResult
 from .anchors import AnchorPair, merge, step_scoring
-from .repair import RepairResult
+from .results import RepairResult
 from .scores import StepScore, combine
 
 
