@@ -129,10 +129,13 @@ def test_greedy_decoding_is_reproducible(smol, monkeypatch):
     assert smol.complete(SHORT, temperature=0, seed=1, max_tokens=16).text == first.text
 
 
-def test_seeded_sampling_is_reproducible(smol, monkeypatch):
+def test_seeded_sampling_is_reproducible_and_the_seed_counts(smol, monkeypatch):
     monkeypatch.setattr(smol, "prefix_cache", False)  # identical evaluation path each call
     texts = {smol.complete(SHORT, temperature=0.9, seed=1234, max_tokens=16).text for _ in range(2)}
     assert len(texts) == 1
+    # the temperature and the seed are used: other seeds write other texts (a backend ignoring both would not)
+    others = {smol.complete(SHORT, temperature=0.9, seed=seed, max_tokens=16).text for seed in range(1, 6)}
+    assert len(others | texts) > 1
 
 
 # ----------------------------------------------------------------- prefix caching
