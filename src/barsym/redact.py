@@ -1,5 +1,8 @@
-"""Secrets out of everything barsym writes down or echoes (API keys, bearer tokens, passwords in URLs), and
-control characters out of everything it shows (:func:`escape_controls`).
+"""Secrets out of everything barsym writes down or echoes, and terminal controls out of everything it shows.
+
+Secrets are API keys, bearer tokens and passwords in URLs (:func:`redact`); the
+controls are escaped by :func:`escape_controls` (:class:`EscapedOutput` on stdout
+and stderr for a whole command).
 
 Why: the call log keeps each run's command line (``--api-key sk-...``) and
 every prompt and reply; an error names the server URL the user gave, which may
