@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from barsym.commands.common import importable
 from barsym.llm import ModelNotFoundError, packaged_model_path
+from barsym.llm.install import importable
 
 SERVER_STARTUP_TIMEOUT_S = 60
 SERVER_MODULES = ("uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")

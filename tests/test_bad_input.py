@@ -447,7 +447,7 @@ def test_names_inside_a_plan_are_shown_escaped(capsys, tmp_path, json_output):
 
 
 def test_escaping_keeps_layout_and_text():
-    from barsym.commands.common import escape_controls
+    from barsym.redact import escape_controls
 
     assert escape_controls("a\tb\nc é 日本 \u2192") == "a\tb\nc é 日本 \u2192"
     assert escape_controls("\x1b\r\x7f\x85\udcff") == "\\x1b\\x0d\\x7f\\x85\\udcff"
@@ -471,8 +471,8 @@ def test_streams_are_restored_after_main(capsys):
 def test_progress_line_still_draws_and_escapes_task_names():
     import io
 
-    from barsym.commands.common import EscapedOutput
-    from barsym.commands.llm_options import TerminalProgress
+    from barsym.commands.progress_bar import TerminalProgress
+    from barsym.redact import EscapedOutput
 
     class Tty(io.StringIO):
         def isatty(self):

@@ -150,7 +150,7 @@ class _Terminal:
 
 
 def test_build_draws_a_bar_only_on_a_terminal(tmp_path, capsys, monkeypatch):
-    from barsym.commands import llm_options
+    from barsym.commands import progress_bar
 
     m = tmp_path / "m.sqlite"
     build = ["memory", "build", "--memory", str(m), "--dataset", str(BAR_DIR), "--limit", "3", "--runs", "5"]
@@ -159,7 +159,7 @@ def test_build_draws_a_bar_only_on_a_terminal(tmp_path, capsys, monkeypatch):
     assert "\r" not in piped.err and "\033" not in piped.err and "#" not in piped.err
     assert piped.err.count("\n") == 3 and "[3/3]" in piped.err  # one line per task, as before
     terminal = _Terminal()
-    monkeypatch.setattr(llm_options.sys, "stderr", terminal)
+    monkeypatch.setattr(progress_bar.sys, "stderr", terminal)
     assert main(build) == 0
     assert "[" + "#" * 10 + "-" * 20 + "] 1/3" in terminal.text and terminal.text.endswith("\r\033[K")
     assert "runs succeeded" not in terminal.text  # the bar replaces the per-task lines

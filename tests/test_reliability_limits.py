@@ -495,7 +495,7 @@ def test_sigterm_ends_the_workers_and_the_resource_tracker_with_143(tmp_path, wo
 
 REASSERT = textwrap.dedent("""
     import ctypes, os, signal, time
-    from barsym.commands.eval import reassert_sigint
+    from barsym.eval.interrupt import reassert_sigint
     libc = ctypes.CDLL(None)
     libc.signal(signal.SIGINT, ctypes.c_void_p(1))  # SIG_IGN set under Python, as a native library might
     reassert_sigint()
@@ -575,7 +575,7 @@ def test_a_killed_real_ray_worker_is_retried_once_then_one_line(tmp_path, kb):
 RAY_SIGTERM = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from barsym.commands.eval import terminated_as_exit
+    from barsym.eval.interrupt import terminated_as_exit
     from barsym.eval import load_dataset
     from barsym.eval.scale import run_evaluation
     from barsym.eval.spec import RunSpec

@@ -121,3 +121,18 @@ def test_server_options_without_a_server_are_refused(capsys):
         code = main(["plan", "stick", "--planner", "bar", *option])
         out, err = capsys.readouterr()
         assert code == 2 and out == "" and f"{option[0]} is for an OpenAI-compatible server; give --llm-url" in err
+
+
+def test_the_api_builds_the_same_server_backend_as_the_cli(monkeypatch):
+    """``barsym.plan(..., llm_url=, api_key=, llm_model=)`` reaches the server with the key and model, as the CLI does."""
+    from barsym import api
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    loop, requests = server("vllm")
+    try:
+        planned = api.plan("stick", 4, planner="bar", llm_url=loop.url, llm_model="big-model", api_key="sk-api")
+        assert planned.valid
+        assert requests and all(r["body"]["model"] == "big-model" for r in requests)
+        assert all(r["headers"]["Authorization"] == "Bearer sk-api" for r in requests)
+    finally:
+        loop.close()

@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from barsym.commands.common import escape_controls
 from barsym.reasoning.call_log import CallLog
+from barsym.redact import escape_controls
 from cli_run import run
 
 BIDI = [

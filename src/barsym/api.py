@@ -28,7 +28,7 @@ from pathlib import Path
 from .bar_io import parse_plan, read_plan, step_from_record
 from .kb import KnowledgeBase, load_kb
 from .model import Goal, Plan, Step
-from .planner import PlanningError, make_planner
+from .planner import PlanningError
 from .planner.result import PlanResult
 from .planner.stats import PlanStats
 from .sim import State
@@ -162,12 +162,14 @@ def plan(
 ) -> Planned:
     """Plan ``count`` of ``item`` with a planner (``bar``, ``llm-only``, ``bar-sc``, ``symbolic``, ...).
 
-    ``options`` are the planner's (``model``, ``llm_url``, ``seed``, ``max_retries``, ``backend``, ...).
+    ``options`` are the planner's (``model``, ``llm_url`` with ``api_key``/``llm_model``, ``seed``, ``backend``, ...).
     Raises :class:`~barsym.planner.PlanningError` when no plan can be made (``kind`` says why).
     """
     kb = knowledge_base(mc_version)
     goal = _goal(kb, item, count)
-    chosen = make_planner(planner, kb, rules=rules, **options)
+    from .eval.spec import planner_from_options  # a server backend when llm_url comes with a key or model name
+
+    chosen = planner_from_options(planner, kb, options, rules=rules, backend=options.pop("backend", None))
     state = _start(kb, start, layer)
     result = chosen.plan(goal, state) if state is not None else chosen.plan(goal)
     provenance = tuple(tuple(result.provenance(i)) for i in range(len(result.plan)))

@@ -53,7 +53,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; everything, imports and parsing included, is inside the one ``try``.
 
-    stdout and stderr are escaped for the run (:class:`~barsym.commands.common.EscapedOutput`):
+    stdout and stderr are escaped for the run (:class:`~barsym.redact.EscapedOutput`):
     user-supplied names echoed in any message cannot drive the terminal.
     """
     streams = sys.stdout, sys.stderr
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import warnings
 
-        from .commands.common import EscapedOutput
+        from .redact import EscapedOutput
 
         sys.stdout, sys.stderr = EscapedOutput(sys.stdout), EscapedOutput(sys.stderr)
         args = build_parser().parse_args(argv)

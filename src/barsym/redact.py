@@ -1,4 +1,8 @@
-"""Secrets out of everything barsym writes down or echoes: API keys, bearer tokens, passwords in URLs.
+"""Secrets out of everything barsym writes down or echoes, and terminal controls out of everything it shows.
+
+Secrets are API keys, bearer tokens and passwords in URLs (:func:`redact`); the
+controls are escaped by :func:`escape_controls` (:class:`EscapedOutput` on stdout
+and stderr for a whole command).
 
 Why: the call log keeps each run's command line (``--api-key sk-...``) and
 every prompt and reply; an error names the server URL the user gave, which may
@@ -12,8 +16,17 @@ from __future__ import annotations
 import os
 import re
 import urllib.parse
+from typing import TextIO
 
-__all__ = ["HIDDEN", "redact", "redact_argv", "url_without_password"]
+__all__ = [
+    "HIDDEN",
+    "EscapedOutput",
+    "escape_controls",
+    "raw_stream",
+    "redact",
+    "redact_argv",
+    "url_without_password",
+]
 
 HIDDEN = "***"
 #: options whose value is a secret (``--api-key KEY`` and ``--api-key=KEY``)
@@ -70,3 +83,55 @@ def url_without_password(url: str) -> str:
         return url
     host = parts.netloc.rpartition("@")[2]
     return urllib.parse.urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+
+
+#: C0 controls but tab and newline, DEL, C1 controls, lone surrogates (undecodable bytes of a file name), and
+#: the bidirectional controls (U+061C, U+200E/F, U+202A-202E, U+2066-2069), which reorder what a line shows:
+#: a reply ``craft 1 \u202ekcits`` would read as another item on the screen than the one in the plan
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with every control character shown as ``\\x1b`` (``\\udcff``: a lone surrogate; ``\\u202e``: bidi).
+
+    Item names, file names and plan fields come from the user and are echoed
+    in messages; an ESC inside one (``oak\\x1b[31mplanks``, ``"\\u001b[2J"``
+    in a plan) would recolour or clear the terminal, a carriage return would
+    overwrite the line it is on. Tabs and newlines are layout, and kept.
+    """
+    return _UNSAFE.sub(_escaped, text)
+
+
+def _escaped(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+class EscapedOutput:
+    """A text stream that passes everything through :func:`escape_controls`.
+
+    ``barsym.cli.main`` puts stdout and stderr behind one for the whole run, so
+    every line any command prints is covered, including lines added later.
+    JSON output is unchanged by it (``json.dumps`` already escapes controls).
+    Code that must send control sequences on purpose (the progress line)
+    writes to ``raw``.
+    """
+
+    def __init__(self, raw: TextIO):
+        self.raw = raw
+
+    def write(self, text: str) -> int:
+        self.raw.write(escape_controls(text))
+        return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str):  # flush, isatty, encoding, buffer, ...
+        return getattr(self.raw, name)
+
+
+def raw_stream(stream: TextIO) -> TextIO:
+    """The stream under an :class:`EscapedOutput`, for deliberate control sequences."""
+    return stream.raw if isinstance(stream, EscapedOutput) else stream

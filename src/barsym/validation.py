@@ -93,6 +93,53 @@ class ValidationResult:
     def final_state(self) -> State:
         return self.trace[-1]
 
+    def failure(self) -> str | None:
+        """Where and why the plan first fails, in words (``fails at step 3: ...``); None for a plan that runs."""
+        if self.valid:
+            return None
+        error = self.errors[0]
+        return f"fails at {f'step {error.step}' if error.step else 'the end'}: {error.message}"
+
+    def to_text(self, plan: Plan, layers: tuple[str, ...] = (), quiet: bool = False) -> str:
+        """The verdict as ``barsym validate`` prints it: a line, then each root error with the state before it,
+        the knock-on failures in one line, the warnings; ``quiet``: nothing for a plainly valid plan."""
+        goal = f"goal {self.goal.count} {self.goal.item}" if self.goal else "no goal"
+        if self.verdict is Verdict.VALID:
+            return "" if quiet else f"{self.source}: valid ({len(plan)} steps, {goal})\n"
+        if self.verdict is Verdict.WASTEFUL:
+            lines = [f"{self.source}: valid with waste ({len(plan)} steps, {goal})"]
+        else:
+            where = f"step {self.failed_step}" if self.failed_step else "the end"
+            lines = [f"{self.source}: INVALID at {where} ({len(plan)} steps, {goal})"]
+        knock_on = [e for e in self.errors if e.caused_by is not None]
+        for error in self.errors:
+            if error.caused_by is not None:
+                continue
+            if error.step:
+                lines.append(f"  step {error.step}: {plan.steps[error.step - 1]}")
+            lines.append(f"    error [{error.code}] {error.message}")
+            before = self.state_before(error.step) if error.step else self.final_state
+            lines.append(f"    {'state before' if error.step else 'final state'}: {before.describe(layers)}")
+        if knock_on:
+            steps = ", ".join(str(e.step) for e in knock_on[:8]) + (", ..." if len(knock_on) > 8 else "")
+            cause_of = {e.step: e.caused_by for e in self.errors}
+            roots = set()
+            for e in knock_on:
+                root = e.caused_by
+                while cause_of.get(root) is not None:
+                    root = cause_of[root]
+                roots.add(root)
+            causes = ", ".join(str(c) for c in sorted(roots))
+            lines.append(
+                f"  {len(knock_on)} later step(s) also fail (steps {steps}): knock-on failures of step(s) {causes}, "
+                "which made nothing"
+            )
+        for warning in self.warnings:
+            lines.append(
+                f"  {f'step {warning.step}' if warning.step else 'plan'}: warning [{warning.code}] {warning.message}"
+            )
+        return "\n".join(lines) + "\n"
+
     def to_dict(self) -> dict:
         out = {
             "file": self.source,

@@ -109,7 +109,8 @@ def test_the_plan_command_survives_a_simulated_crash(gguf_path, tmp_path):
 
     env = {**os.environ, FAULT_ENV: "plain", "BARSYM_CACHE_DIR": str(tmp_path), "BARSYM_LOG_DB": str(tmp_path / "l.db")}
     done = subprocess.run(
-        [sys.executable, "-m", "barsym.cli", "plan", "stick", "--threads", "2"],
+        # one thread: two llama.cpp threads on a shared 2-core machine spin for each other (600 s were not enough)
+        [sys.executable, "-m", "barsym.cli", "plan", "stick", "--threads", "1"],
         capture_output=True,
         text=True,
         env=env,

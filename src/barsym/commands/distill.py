@@ -16,7 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-from .common import UsageError, check_writable, fail, importable, kb_from_args, number_option
+from ..llm.install import importable
+from .common import UsageError, check_writable, fail, kb_from_args, number_option
 from .options import Deprecated
 
 TRAIN_HINT = "pip install 'barsym[train]'"

@@ -24,22 +24,20 @@ import contextlib
 import io
 import json
 import os
-import signal
 import sys
-import threading
 from pathlib import Path
 
 from ..datasets import names as dataset_names
-from ..eval import DatasetError, format_details, format_table, load_dataset, plancraft, resolve_dataset
-from ..eval.execution_report import format_execution, group_executions
-from ..eval.llm_report import format_summary, summarize
-from ..eval.runfile import RunFileError, check_resumable, read_run
+from ..eval import DatasetError, load_dataset, plancraft, resolve_dataset
+from ..eval.interrupt import reassert_sigint, resume_hint, terminated_as_exit
+from ..eval.run_report import execution_part, report_record, report_text
+from ..eval.runfile import RunFileError, check_resumable
 from ..eval.scale import run_evaluation, run_header, select_tasks
 from ..eval.spec import RunSpec, WorldSpec
 from ..eval.workers import Executor, ExecutorError
 from ..memory import TaskRecorder, with_memory
 from ..memory.options import MemoryOptions
-from ..planner import DEFAULT_PLANNER, PlanStats, planner_names
+from ..memory.recorder import RecordingPlanner
 from ..planner.registry import planner_label
 from ..sim.options import ExecutionOptions
 from .common import (
@@ -53,9 +51,15 @@ from .common import (
     to_stdout,
     write_output,
 )
-from .llm_options import add_llm_arguments, make_from_options, planner_options
+from .llm_options import (
+    add_llm_arguments,
+    add_planner_arguments,
+    check_dialect,
+    check_planner,
+    make_from_options,
+    planner_options,
+)
 from .options import Deprecated, add_model, read_model
-from .plan import check_dialect, check_planner
 from .progress_bar import EvalProgress
 from .state_options import rules_from_args
 
@@ -76,13 +80,7 @@ def add_parser(sub) -> None:
         help=f"a bundled task set ({', '.join(dataset_names())}; see barsym datasets), a BAR "
         "tech-tree folder (tasks.json + GROUP/TASK.jsonl) or a task-list JSON file",
     )
-    p.add_argument(
-        "--planner",
-        default=DEFAULT_PLANNER,
-        metavar="NAME",
-        help=f"{', '.join(planner_names())} (default {DEFAULT_PLANNER})",
-    )
-    p.add_argument("--dialect", metavar="NAME", help="name dialect of the task set, e.g. deps for DEPS's old names")
+    add_planner_arguments(p, "", "name dialect of the task set, e.g. deps for DEPS's old names")
     add_format(
         p,
         "text|json",
@@ -134,45 +132,6 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-@contextlib.contextmanager
-def terminated_as_exit():
-    """SIGTERM ends the run like Ctrl-C does: cleanup runs (workers stopped and reaped), exit status 143.
-
-    Python's default for SIGTERM is to die on the spot, which leaves a pool's
-    workers and multiprocessing's resource tracker running with PPID 1. As a
-    ``SystemExit(143)`` raised in the main thread it unwinds through the
-    executors' ``finally`` blocks instead; 143 (128 + 15) is what a shell
-    reports for a process killed by SIGTERM, with any executor.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def ended(signum, frame):
-        raise SystemExit(128 + signum)
-
-    previous = signal.signal(signal.SIGTERM, ended)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def reassert_sigint() -> None:
-    """Install Python's SIGINT handler again at the C level, after code that may have replaced it.
-
-    A native library loading a model (llama.cpp, OpenMP, Ray's core) may set
-    its own SIGINT disposition with ``sigaction``; Python still believes its
-    handler is in place (``signal.getsignal`` reads Python's table), and
-    Ctrl-C is then lost. Setting the handler Python has on record again puts
-    it back where the kernel looks.
-    """
-    if threading.current_thread() is threading.main_thread():
-        current = signal.getsignal(signal.SIGINT)
-        if current is not None:
-            signal.signal(signal.SIGINT, current)
-
-
 def run(args: argparse.Namespace) -> int:
     with terminated_as_exit():
         try:
@@ -180,17 +139,6 @@ def run(args: argparse.Namespace) -> int:
         except KeyboardInterrupt as exc:  # barsym's Ctrl-C line says how to go on (cli.main prints it)
             exc.hint = resume_hint(args.run_file)
             raise
-
-
-def resume_hint(run_file: Path | None) -> str:
-    """After Ctrl-C: how to resume (the run file and what it kept), or how to make a run resumable."""
-    if run_file is None:
-        return "no task was kept: run with --run FILE.jsonl to keep each finished task and resume after a stop"
-    try:
-        kept = len({r["key"] for r in read_run(run_file)[1]})
-    except (RunFileError, OSError):
-        kept = 0
-    return f"resume with --run {run_file} ({kept} finished task(s) kept in it; the same command again runs the rest)"
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -219,12 +167,7 @@ def _run(args: argparse.Namespace) -> int:
         parallel = workers > 1 or args.executor == Executor.RAY.value
         if parallel and options and "threads" not in args and not options.get("llm_url"):
             options["threads"] = max(1, (os.cpu_count() or 1) // workers)  # cores shared, not oversubscribed
-        world = (
-            WorldSpec(execution.world, execution.episodes, execution.world_seed, execution.budget)
-            if execution.world is not None
-            else None
-        )
-        spec = RunSpec(name, options, rules.name, getattr(args, "mc_version", "1.16.5"), world)
+        spec = RunSpec(name, options, rules.name, getattr(args, "mc_version", "1.16.5"), WorldSpec.of(execution))
         if args.run_file is not None:  # a file that cannot be resumed is refused before the model loads
             check_resumable(args.run_file, run_header(spec, str(dataset_path.resolve()), args.dialect, len(tasks)))
         store = read_model(args, MemoryOptions).open()  # before the model loads: a bad memory file is found at once
@@ -248,7 +191,7 @@ def _run(args: argparse.Namespace) -> int:
             except ValueError as exc:
                 raise UsageError(f"--memory: {exc}") from None
             if args.record:
-                planner = recording = _Recording(planner, TaskRecorder(store, planner.memory))
+                planner = recording = RecordingPlanner(planner, TaskRecorder(store, planner.memory))
     except (UsageError, DatasetError, RunFileError) as exc:
         progress.close()
         return fail(str(exc))
@@ -290,7 +233,7 @@ def _run(args: argparse.Namespace) -> int:
     with _text_report(args):
         if any(t.label_possible is not None for t in tasks):
             return _report_plancraft(args, tasks, outcome, name, rules, execution)
-        return _report(args, tasks, outcome, name, execution, store, recording, planner_label(name, options))
+        return _report(args, tasks, outcome, execution, store, recording, planner_label(name, options))
 
 
 def _text_report(args):
@@ -305,46 +248,40 @@ def _write_json(args, data: dict) -> None:
         write_output(args.output, json.dumps(data, indent=2) + "\n", args.stdout)
 
 
-def _report(args, tasks, outcome, name, execution, store, recording, label: str) -> int:
+def _report(args, tasks, outcome, execution, store, recording, label: str) -> int:
     evaluation = outcome.evaluation
-    summary = summarize(evaluation)
-    used = _first_stats(evaluation).llm_mode  # what the planner ran (deps and cot: vocab), not the option
-    mode = f" ({used} mode)" if used is not None else ""
-    print(f"planner {label}{mode} on {args.dataset} ({len(tasks)} tasks)")
-    print(format_table(evaluation))
-    print()
-    print(format_summary(summary))
-    if store is not None:
-        print(_memory_line(evaluation))
-    executed = _print_execution(evaluation, execution, outcome.executions)
+    executed = execution_part(outcome, execution)
+    recorded = None
     if recording is not None:
-        _record_executions(recording.recorder, executed)
+        recording.recorder.credit(executed and executed[1])
         runs = f" with {execution.episodes} {execution.world} run(s) each" if executed else ""
-        print(f"\nrecorded {len(recording.recorder.plan_ids)} plan(s){runs} into {store.path}")
-    details = format_details(evaluation)
-    if details and not args.quiet:
-        print()
-        print(details)
-    _write_json(args, _with_execution({**evaluation.to_dict(), "summary": summary}, executed))
+        recorded = f"recorded {len(recording.recorder.plan_ids)} plan(s){runs} into {store.path}"
+    memory, table = store is not None, executed and executed[0]
+    sys.stdout.write(
+        report_text(
+            outcome,
+            label,
+            args.dataset,
+            len(tasks),
+            memory=memory,
+            execution=table,
+            recorded=recorded,
+            quiet=args.quiet,
+        )
+    )
+    _write_json(args, report_record(outcome, executed and executed[1]))
     if recording is not None and recording.recorder.failure is not None:  # after every result is written
         r = recording.recorder
         return fail(
             f"{r.failure}; {r.missed} plan(s) not recorded (the results above and any -o/--run file are complete)"
         )
     failed = evaluation.counts()["failed"]
-    broken = sum(o.result is not None and not o.result.validation.valid for o in evaluation.outcomes)
+    broken = evaluation.unexecutable()
     if failed:
         print(f"barsym: {failed} task(s) could not be planned", file=sys.stderr)
     if broken:
         print(f"barsym: {broken} plan(s) cannot be executed (validator)", file=sys.stderr)
-    down = next(
-        (
-            o.result.stats.backend_down
-            for o in evaluation.outcomes
-            if o.result is not None and o.result.stats.backend_down
-        ),
-        None,
-    )
+    down = evaluation.backend_down()
     if down:
         print(
             f"barsym: warning: the LLM backend failed ({down}); the symbolic decomposer answered in its place",
@@ -362,43 +299,7 @@ def _names(text: str | None, option: str) -> list[str]:
     return names
 
 
-def _print_execution(evaluation, execution, tasks) -> dict | None:
-    """With ``--world``: every plan (and expert plan) executed, and a table of success rates per group."""
-    if execution.world is None:
-        return None
-    rows = group_executions(evaluation, tasks, execution.episodes)
-    print()
-    print(format_execution(rows, execution.world, execution.episodes, execution.world_seed))
-    return {
-        "world": execution.world,
-        "runs": execution.episodes,
-        "seed": execution.world_seed,
-        "groups": {row.name: row.to_dict() for row in rows},
-        "tasks": {key: t.to_dict() for key, t in tasks.items()},
-    }
-
-
-class _Recording:
-    """The planner of a serial run with ``--record``: each plan is written to the memory as soon as it is made.
-
-    Right away, because the memory decomposer forgets the contexts it noted
-    when the next plan starts; the executions are credited at the end.
-    """
-
-    def __init__(self, planner, recorder: TaskRecorder):
-        self.inner, self.recorder, self.task = planner, recorder, None
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
-
-    def plan(self, goal, start=None):
-        result = self.inner.plan(goal, start)
-        if self.task is not None:
-            self.recorder.planned(self.task, result)
-        return result
-
-
-def _on_task(progress: EvalProgress, recording: _Recording | None):
+def _on_task(progress: EvalProgress, recording: RecordingPlanner | None):
     """What a serial run calls as each task starts: the progress bar, and which task a recorded plan is for."""
     if recording is None:
         return progress.task_started if progress.enabled else None
@@ -411,42 +312,16 @@ def _on_task(progress: EvalProgress, recording: _Recording | None):
     return started
 
 
-def _memory_line(evaluation) -> str:
-    stats = [o.result.stats.memory for o in evaluation.outcomes if o.result is not None]
-    stats = [s for s in stats if s is not None]
-    hits, misses = sum(s.hits for s in stats), sum(s.misses for s in stats)
-    stale, few = sum(s.stale for s in stats), sum(s.examples for s in stats)
-    share = f" ({100 * hits / (hits + misses):.1f} %)" if hits + misses else ""
-    return (
-        f"memory: {hits} of {hits + misses} goal(s) answered from memory{share}, {stale} entries refused as "
-        f"stale, {few} goal(s) given remembered examples of close goals"
-    )
-
-
-def _record_executions(recorder: TaskRecorder, executed: dict | None) -> None:
-    """Credit each recorded plan with its runs (with the seed the execution report gave that task)."""
-    if executed is None:
-        return
-    for key, task in executed["tasks"].items():
-        ran = task["planner"]
-        if ran is not None:
-            recorder.executed(key, executed["world"], ran.get("seed", executed["seed"]), ran["runs"], ran["successes"])
-
-
-def _with_execution(report: dict, executed: dict | None) -> dict:
-    if executed is not None:
-        report["execution"] = executed
-    return report
-
-
 def _report_plancraft(args, tasks, outcome, name, rules, execution) -> int:
     """Plancraft's tasks: verdicts against the labels, plans replayed from each inventory, lengths."""
     evaluation = outcome.evaluation
     table = plancraft.rows(evaluation, rules)
     print(f"planner {name} on {args.dataset} ({len(tasks)} Plancraft tasks, {rules.name} rules)")
     print(plancraft.format_report(table))
-    executed = _print_execution(evaluation, execution, outcome.executions)
-    _write_json(args, _with_execution(plancraft.to_dict(table, name), executed))
+    executed = execution_part(outcome, execution)
+    if executed is not None:
+        print(f"\n{executed[0]}")
+    _write_json(args, {**plancraft.to_dict(table, name), **({"execution": executed[1]} if executed else {})})
     broken = [r for r in table if r.possible and not r.executes]
     failed = [r for r in table if r.outcome.error is not None and not r.outcome.error.kind.about_goal]
     if broken:
@@ -454,7 +329,3 @@ def _report_plancraft(args, tasks, outcome, name, rules, execution) -> int:
     if failed:
         print(f"barsym: {len(failed)} task(s) could not be planned", file=sys.stderr)
     return 1 if broken or failed else 0
-
-
-def _first_stats(evaluation) -> PlanStats:
-    return next((o.result.stats for o in evaluation.outcomes if o.result is not None), PlanStats())

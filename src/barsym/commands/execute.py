@@ -24,9 +24,6 @@ from .plan_files import add_plan_file_arguments, each_plan
 from .progress_bar import runs_progress
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
-#: failure lines shown per plan in text output (--format json has them all)
-SHOWN_FAILURES = 5
-
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -52,42 +49,6 @@ def add_parser(sub) -> None:
         },
     )
     p.set_defaults(run=run)
-
-
-def _minutes(ticks: float) -> str:
-    """Game time of ``ticks`` (20 per second) in the unit that reads best."""
-    return f"{ticks / 1200:.1f} min" if ticks >= 1200 else f"{ticks / 20:.1f} s"
-
-
-def _print_text(execution: Execution) -> None:
-    low, high = execution.interval
-    budget = f", budget {execution.budget:,} ticks" if execution.budget is not None else ", no budget"
-    print(
-        f"{execution.plan.source}: {execution.successes}/{execution.runs} runs succeeded: "
-        f"{100 * execution.success_rate:.1f} % (95 % interval {100 * low:.1f}-{100 * high:.1f} %) "
-        f"in the {execution.world} world{budget}"
-    )
-    ticks = execution.ticks()
-    if ticks is not None:
-        print(
-            f"  ticks of successful runs: median {ticks.median:,.0f} ({_minutes(ticks.median)}), "
-            f"90th percentile {ticks.p90:,} ({_minutes(ticks.p90)})"
-        )
-    failures = execution.failures()
-    for count in failures[:SHOWN_FAILURES]:
-        where = (
-            f"step {count.step} ({execution.plan.steps[count.step - 1]})"
-            if count.step is not None
-            else "the end (goal check)"
-        )
-        print(f"  {count.count:>5} failed at {where}: {count.code}")
-    if len(failures) > SHOWN_FAILURES:
-        rest = sum(c.count for c in failures[SHOWN_FAILURES:])
-        ways = len(failures) - SHOWN_FAILURES
-        print(f"  {rest:>5} failed in {ways} other way{'s' if ways > 1 else ''} (--format json lists them)")
-    description = execution.description()
-    if description is not None:
-        print(f"  a typical failed run: {description}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -127,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
             if args.format != "json":
                 if line:
                     line.clear()
-                _print_text(execution)
+                sys.stdout.write(execution.to_text())
     finally:
         if line:
             line.close()

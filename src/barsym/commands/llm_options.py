@@ -15,20 +15,41 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from typing import TextIO
 
 from ..consistency import ConsistencyConfig
-from ..eval.spec import server_backend
-from ..eval.workers import event_text
+from ..eval.spec import planner_from_options
 from ..kb import KnowledgeBase
 from ..llm.settings import ModelSettings
-from ..planner import make_planner
+from ..planner import DEFAULT_PLANNER, make_planner, planner_names
 from ..planner.registry import FORWARD_PLANNERS, LLM_PLANNERS
 from ..reasoning.options import DepsOptions, PlannerLLMOptions
-from .common import UsageError, escape_controls, raw_stream, require_llm_extra
+from .common import UsageError, require_llm_extra
 from .options import Deprecated, add_model, flag, given, read_model
 
 CONSISTENCY = "state consistency (BAR module b)"
+
+
+def add_planner_arguments(parser: argparse.ArgumentParser, lead: str, dialect: str) -> None:
+    """``--planner NAME`` (its help: ``lead``, then the planners' names) and ``--dialect NAME`` (``plan``, ``eval``)."""
+    parser.add_argument(
+        "--planner",
+        default=DEFAULT_PLANNER,
+        metavar="NAME",
+        help=f"{lead}{', '.join(planner_names())} (default {DEFAULT_PLANNER})",
+    )
+    parser.add_argument("--dialect", metavar="NAME", help=dialect)
+
+
+def check_planner(name: str) -> str:
+    if name not in planner_names():
+        raise UsageError(f"unknown planner {name!r}; choose one of: {', '.join(planner_names())}")
+    return name
+
+
+def check_dialect(kb, dialect: str | None) -> str | None:
+    if dialect is not None and dialect not in kb.dialects:
+        raise UsageError(f"unknown dialect {dialect!r}; known: {', '.join(sorted(kb.dialects)) or 'none'}")
+    return dialect
 
 
 def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
@@ -145,17 +166,8 @@ def make_from_options(
     with model_errors(
         f"the {name} planner", None if backend else options.get("model"), bool(backend or options.get("llm_url"))
     ):
-        if backend is None:
-            backend = server_backend(options)
-        return make_planner(
-            name,
-            kb,
-            progress=progress,
-            rules=rules,
-            command=command or "barsym",
-            **({"backend": backend} if backend is not None else {}),
-            **options,
-        )
+        context = {"progress": progress, "command": command or "barsym"}
+        return planner_from_options(name, kb, options, rules=rules, backend=backend, **context)
 
 
 def backend_from(options: ModelSettings):
@@ -190,55 +202,3 @@ def build_planner(name: str, kb: KnowledgeBase, args: argparse.Namespace, progre
     """``make_planner`` with the command line's options; model and server problems become UsageError."""
     command = " ".join(["barsym", *getattr(args, "argv", [])]) or "barsym"
     return make_from_options(name, kb, planner_options(name, kb, args, rules), progress, rules, command)
-
-
-class TerminalProgress:
-    """One self-overwriting status line on stderr, only when stderr is a terminal.
-
-    It draws from the planners' :class:`~barsym.reasoning.progress.ProgressEvent`:
-    from the first moment (loading the model, preparing its prompt), then per
-    goal -- "goal 4 of about 18: 1 stone pickaxe" -- with the LLM counters so
-    far. A silent terminal during a fresh start or a 53-task evaluation looks
-    like a hang; redirected output stays clean.
-    """
-
-    def __init__(self, stream: TextIO | None = None):
-        self.stream = raw_stream(stream or sys.stderr)  # its own control sequences must reach the terminal
-        self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.label = ""
-        self._shown = False
-
-    def task(self, label: str) -> None:
-        self.label = label
-
-    def __call__(self, event) -> None:
-        if not self.enabled:
-            return
-        where = f"{self.label}: " if self.label else ""
-        s = None if event.phase in ("loading", "priming") else event.stats
-        counts = (
-            f" ({s.llm_calls} LLM calls, {s.accepted_first_try + s.accepted_after_feedback} accepted, "
-            f"{s.fallbacks} fallbacks)"
-            if s is not None
-            else ""
-        )
-        text = f"{where}{event_text(event)}{counts}"
-        self.stream.write("\r\033[K" + escape_controls(text)[:150])  # task names come from the dataset
-        self.stream.flush()
-        self._shown = True
-
-    def bar(self, done: int, total: int, label: str = "", width: int = 30) -> None:
-        """A bar for long loops over tasks (``memory build``): ``[#####-----] 12/53 label``; terminal only."""
-        if not self.enabled or total <= 0:
-            return
-        filled = round(width * done / total)
-        text = f"[{'#' * filled}{'-' * (width - filled)}] {done}/{total} {label}"
-        self.stream.write("\r\033[K" + escape_controls(text)[:150])
-        self.stream.flush()
-        self._shown = True
-
-    def clear(self) -> None:
-        if self.enabled and self._shown:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
-            self._shown = False

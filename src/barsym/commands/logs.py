@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from dataclasses import asdict
 
 from .common import add_format, fail, number_option
@@ -76,34 +75,7 @@ def run(args: argparse.Namespace) -> int:
         if not records and not damaged:
             print(f"barsym: no LLM calls logged yet ({path})", file=sys.stderr)
         for record in records:
-            sys.stdout.write(render(record, args.full))
+            sys.stdout.write(record.to_text(args.full))
     if damaged:  # the readable calls are shown; the damaged ones are named in one line
         return fail(" ".join(f"{path}: {damaged_summary(damaged)}".split()))
     return 0
-
-
-def render(r, full: bool) -> str:
-    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r.at))
-    lines = [
-        f"#{r.id}  {when}  run {r.run}: {r.command or '?'}",
-        f"  goal {r.goal}, attempt {r.attempt}, temperature {r.temperature:g}",
-    ]
-    asked = r.messages if full else r.messages[-1:]
-    for message in asked:
-        text = message["content"].replace("\n", "\n    ")
-        lines.append(f"  {message['role']}: {text}")
-    lines.append(f"  reply: {r.reply if r.reply is not None else '(none)'}")
-    verdict = r.verdict + (": " + "; ".join(r.problems) if r.problems else "")
-    lines.append(f"  verdict: {verdict}")
-    cost = f"  {r.seconds:.2f} s"
-    if r.prompt_tokens is not None:
-        cost += (
-            f"; prompt {r.prompt_tokens} tokens ({r.evaluated_tokens} evaluated), reply {r.completion_tokens} "
-            f"tokens in {r.evaluations} model evaluations"
-        )
-    lines.append(cost)
-    if full:
-        lines.append("  grammar:\n    " + r.grammar.rstrip("\n").replace("\n", "\n    "))
-    else:
-        lines.append(f"  grammar: {r.grammar.count('::=')} rule(s), {len(r.grammar)} characters (--full shows it)")
-    return "\n".join(lines) + "\n\n"

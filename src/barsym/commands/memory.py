@@ -16,12 +16,14 @@ import sys
 from pathlib import Path
 
 from ..bar_io import read_input
-from ..memory import MemoryStore, default_path, record, with_memory
+from ..memory import MemoryStore, default_path, with_memory
+from ..memory.maintenance import build, decomposition_line, decompositions, export_jsonl, import_jsonl
+from ..planner import PlanningError
 from ..private_files import private_dir
 from ..sim.options import ExecutionOptions
 from .common import UsageError, add_format, add_output, check_writable, fail, kb_from_args, number_option, to_stdout
-from .llm_options import TerminalProgress
 from .options import add_model, read_model
+from .progress_bar import TerminalProgress
 
 #: what each action does, for its own ``--help``
 HELP = {
@@ -140,9 +142,7 @@ def run(args: argparse.Namespace) -> int:
 def _build(store: MemoryStore, args) -> int:
     from ..eval import DatasetError, load_dataset
     from ..kb import rules_for
-    from ..planner.decomposer import PlanningError
     from ..planner.registry import make_planner
-    from ..sim.execution import run as run_plan
 
     kb = kb_from_args(args)
     try:
@@ -154,32 +154,18 @@ def _build(store: MemoryStore, args) -> int:
         planner = with_memory(make_planner(args.planner, kb), kb, None)
     except (KeyError, ValueError) as exc:
         raise UsageError(f"--planner: {exc.args[0]}") from None
-    options = args.execution
-    world = options.make_world(kb, rules_for(kb, None))
+    world = args.execution.make_world(kb, rules_for(kb, None))
     bar = TerminalProgress()  # a bar on a terminal; one line per task when stderr is piped
     done = runs = successes = 0
-    for number, task in enumerate(tasks, start=1):
-        bar.bar(number - 1, len(tasks), task.key)
-        try:
-            result = planner.plan(task.goal, task.start)
-        except PlanningError as exc:
+    starting = lambda number, task: bar.bar(number - 1, len(tasks), task.key)  # noqa: E731
+    for number, (task, ran) in enumerate(build(store, planner, tasks, world, args.execution, starting), start=1):
+        if isinstance(ran, PlanningError):
             bar.clear()
-            print(f"{task.key}: no plan ({exc.message})", file=sys.stderr)
+            print(f"{task.key}: no plan ({ran.message})", file=sys.stderr)
             continue
-        execution = run_plan(result.plan, world, options.episodes, options.world_seed, start=task.start)
-        record(
-            store,
-            task.key,
-            result,
-            planner.memory,
-            [(options.world, options.world_seed, execution.runs, execution.successes)],
-        )
-        done, runs, successes = done + 1, runs + execution.runs, successes + execution.successes
+        done, runs, successes = done + 1, runs + ran.runs, successes + ran.successes
         if not bar.enabled:
-            print(
-                f"[{number}/{len(tasks)}] {task.key}: {execution.successes}/{execution.runs} runs succeeded",
-                file=sys.stderr,
-            )
+            print(f"[{number}/{len(tasks)}] {task.key}: {ran.successes}/{ran.runs} runs succeeded", file=sys.stderr)
     bar.clear()
     print(f"recorded {done} of {len(tasks)} plan(s) into {store.path} ({successes}/{runs} runs succeeded)")
     return 0
@@ -191,45 +177,22 @@ def _stats(store: MemoryStore, args) -> int:
 
 
 def _show(store: MemoryStore, args) -> int:
-    rows = []
-    for item, count in store.goals():
-        for c in store.candidates(item, count):
-            rows.append(
-                {
-                    "goal": {"item": item, "count": count},
-                    "signature": c.signature,
-                    "context": c.record.context,
-                    "step": c.record.step,
-                    "subgoals": c.record.subgoals,
-                    "yields": c.record.yields,
-                    "provenance": c.record.provenance,
-                    "successes": c.successes,
-                    "runs": c.runs,
-                    "plans": c.plans,
-                    "rate": round(c.rate, 6),
-                }
-            )
+    rows = decompositions(store)
     if args.format == "json":
         print(json.dumps(rows, indent=2))
-        return 0
-    for row in rows:
-        subgoals = ", ".join(f"{g['count']} {g['item']}" for g in row["subgoals"]) or "nothing"
-        print(
-            f"{row['goal']['count']} {row['goal']['item']}: {row['step'].get('type')} -> needs {subgoals}; "
-            f"{row['successes']}/{row['runs']} runs over {row['plans']} plan(s) [{row['provenance']}]"
-        )
+    else:
+        for row in rows:
+            print(decomposition_line(row))
     return 0
 
 
 def _export(store: MemoryStore, args) -> int:
     if to_stdout(args.output):
-        for plan in store.export_plans():
-            sys.stdout.write(json.dumps(plan) + "\n")
+        export_jsonl(store, sys.stdout)
         return 0
     try:
         with open(args.output, "w", encoding="utf-8") as out:
-            for plan in store.export_plans():
-                out.write(json.dumps(plan) + "\n")
+            export_jsonl(store, out)
     except OSError as exc:
         raise UsageError(f"memory export {args.output}: cannot write ({exc.strerror})") from None
     return 0
@@ -237,22 +200,15 @@ def _export(store: MemoryStore, args) -> int:
 
 def _import(store: MemoryStore, args) -> int:
     try:
-        lines = read_input(args.file).decode("utf-8").splitlines()
+        text = read_input(args.file).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         why = exc.strerror if isinstance(exc, OSError) else f"not UTF-8 text: bad byte at offset {exc.start}"
         raise UsageError(f"memory import {args.file}: cannot read ({why})") from None
-    records = []
-    for number, line in enumerate(lines, start=1):
-        if line.strip():
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise UsageError(f"{args.file}:{number}: not JSON ({exc.msg})") from None
     try:
-        added = store.import_plans(records)  # all or none: a bad record leaves the memory as it was
+        added, read = import_jsonl(store, text, args.file)  # all or none: a bad record leaves the memory as it was
     except ValueError as exc:
-        raise UsageError(f"{args.file}: {exc}; nothing imported") from None
-    kept = f" ({len(records) - added} already there, not added again)" if added < len(records) else ""
+        raise UsageError(str(exc)) from None
+    kept = f" ({read - added} already there, not added again)" if added < read else ""
     print(f"imported {added} plan(s) into {store.path}{kept}")
     return 0
 

@@ -17,7 +17,8 @@ import argparse
 import json
 import sys
 
-from ..bar_io import MAX_INPUT_BYTES, PlanFormatError, read_stream
+from ..bar_io import PlanFormatError
+from ..reasoning.prose_io import parsed_record, parsed_text, read_text
 from ..validation import Validator, Verdict
 from .common import UsageError, add_format, fail, kb_from_args
 from .llm_options import add_model_arguments, backend_from, model_settings
@@ -43,30 +44,6 @@ def add_parse_arguments(p, goal: bool = True) -> None:
         p.add_argument("--goal", metavar="ITEM", help="item the plan must end with (default: the last step's item)")
         p.add_argument("--goal-count", type=int, metavar="N", help="how many of the --goal item (default 1)")
     add_model_arguments(p)
-
-
-def read_text(path: str) -> str:
-    """The prose in ``path`` ('-': stdin); PlanFormatError for a file that is missing, empty, binary or not UTF-8."""
-    where = "<stdin>" if path == "-" else path
-    try:
-        if path == "-":
-            data = read_stream(sys.stdin.buffer, where)
-        else:
-            with open(path, "rb") as handle:
-                data = read_stream(handle, where, MAX_INPUT_BYTES)
-    except IsADirectoryError:
-        raise PlanFormatError(where, "is a directory; give a text file") from None
-    except OSError as exc:
-        raise PlanFormatError(where, f"cannot read it: {exc.strerror}") from None
-    if b"\x00" in data:
-        raise PlanFormatError(where, "binary file (contains NUL bytes); expected the plan as text")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise PlanFormatError(where, f"not UTF-8 text (bad byte at offset {exc.start})") from None
-    if not text.strip():
-        raise PlanFormatError(where, "empty; write the plan in words, e.g. 'chop four logs, then make planks'")
-    return text
 
 
 def run(args: argparse.Namespace) -> int:
@@ -110,38 +87,10 @@ def parse_and_validate(args: argparse.Namespace, path: str) -> int:
     result = Validator(kb).validate(plan, goal=goal, start=start)
     made_by = f"stand-in {options.llm_stand_in}" if options.llm_stand_in else "model"
     if args.format == "json":
-        print(
-            json.dumps(
-                {
-                    "file": where,
-                    "parsed_by": made_by,
-                    "calls": parsed.calls,
-                    "steps": [
-                        {"step": str(s), "from": src, "reply": rep}
-                        for s, src, rep in zip(parsed.steps, parsed.sources, parsed.replies)
-                    ],
-                    "skipped": parsed.skipped,
-                    "validation": result.to_dict(),
-                },
-                indent=2,
-            )
-        )
+        print(json.dumps(parsed_record(parsed, where, made_by, result), indent=2))
     else:
-        print(
-            f"{where}: {len(parsed.steps)} steps from {len(parsed.steps) + len(parsed.skipped)} clauses "
-            f"({made_by}, {parsed.calls} calls)"
-        )
-        width = max(len(str(s)) for s in parsed.steps)
-        for i, (step, source) in enumerate(zip(parsed.steps, parsed.sources), 1):
-            print(f"  {i:>2}. {str(step):<{width}}  <- {source}")
-        for source in parsed.skipped:
-            print(f"  skipped (no step): {source}")
-        goal_text = f"goal {result.goal.count} {result.goal.item}" if result.goal else "no goal"
-        print(f"verdict: {result.verdict.value} ({goal_text})")
-        for error in result.errors:
-            if error.caused_by is None:
-                print(f"  step {error.step}: {error.message}" if error.step else f"  {error.message}")
+        sys.stdout.write(parsed_text(parsed, where, made_by, result))
     return 1 if result.verdict is Verdict.INVALID else 0
 
 
-__all__ = ["add_parse_arguments", "add_parser", "parse_and_validate", "read_text", "run"]
+__all__ = ["add_parse_arguments", "add_parser", "parse_and_validate", "run"]

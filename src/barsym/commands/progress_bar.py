@@ -28,7 +28,7 @@ import time
 from typing import TextIO
 
 from ..eval.workers import event_text
-from .common import escape_controls, raw_stream
+from ..redact import escape_controls, raw_stream
 
 POSTFIX = 64  # characters of "what is happening now" after the bar
 #: the clock and the redraw period (tests set a fake clock, and None: no thread)
@@ -154,12 +154,81 @@ def runs_progress(total: int, label: str = "execute", stream: TextIO | None = No
     return ProgressLine(stream, total, unit="run", label=label)
 
 
-class EvalProgress:
+class StatusLine:
+    """A line on stderr that rewrites itself, drawn only when stderr is a terminal (``enabled``).
+
+    Its own control sequences go to the raw stream under barsym's escaping
+    one; the text shown is escaped (task and item names come from the user)
+    and cut to ``width`` so that it never wraps.
+    """
+
+    width = 150
+
     def __init__(self, stream: TextIO | None = None):
-        self.stream = raw_stream(stream or sys.stderr)
+        self.stream = raw_stream(stream or sys.stderr)  # its own control sequences must reach the terminal
         self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._shown = False
+
+    def show(self, text: str) -> None:
+        self.stream.write("\r\033[K" + escape_controls(text)[: self.width])
+        self.stream.flush()
+        self._shown = True
+
+    def wipe(self) -> None:
+        if self._shown:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+            self._shown = False
+
+
+class TerminalProgress(StatusLine):
+    """The planners' :class:`~barsym.reasoning.progress.ProgressEvent` as a status line (``barsym plan``).
+
+    From the first moment (loading the model, preparing its prompt), then per
+    goal -- "goal 4 of about 18: 1 stone pickaxe" -- with the LLM counters so
+    far: a silent terminal during a fresh start looks like a hang; redirected
+    output stays clean.
+    """
+
+    def __init__(self, stream: TextIO | None = None):
+        super().__init__(stream)
+        self.label = ""
+
+    def task(self, label: str) -> None:
+        self.label = label
+
+    def __call__(self, event) -> None:
+        if not self.enabled:
+            return
+        where = f"{self.label}: " if self.label else ""
+        s = None if event.phase in ("loading", "priming") else event.stats
+        counts = (
+            f" ({s.llm_calls} LLM calls, {s.accepted_first_try + s.accepted_after_feedback} accepted, "
+            f"{s.fallbacks} fallbacks)"
+            if s is not None
+            else ""
+        )
+        self.show(f"{where}{event_text(event)}{counts}")
+
+    def bar(self, done: int, total: int, label: str = "", width: int = 30) -> None:
+        """A bar for long loops over tasks (``memory build``): ``[#####-----] 12/53 label``; terminal only."""
+        if self.enabled and total > 0:
+            filled = round(width * done / total)
+            self.show(f"[{'#' * filled}{'-' * (width - filled)}] {done}/{total} {label}")
+
+    def clear(self) -> None:
+        if self.enabled:
+            self.wipe()
+
+
+class EvalProgress(StatusLine):
+    """``barsym eval``'s line: what the planner does before the first task, then the task bar."""
+
+    width = POSTFIX
+
+    def __init__(self, stream: TextIO | None = None):
+        super().__init__(stream)
         self._bar: ProgressLine | None = None
-        self._status = ""  # shown before the bar exists (loading the model)
         self._task = ""
 
     # -- the planner's events (in-process runs) --------------------------------------------------
@@ -181,7 +250,7 @@ class EvalProgress:
     def start(self, total: int, done: int) -> None:
         if not self.enabled:
             return
-        self._clear_status()
+        self.wipe()
         self._bar = ProgressLine(self.stream, total, done, unit="task", label="eval")
 
     def finished(self, record: dict) -> None:
@@ -192,21 +261,12 @@ class EvalProgress:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
-        self._clear_status()
+        self.wipe()
 
     clear = close
 
     def _show(self, text: str) -> None:
-        text = escape_controls(text)[:POSTFIX]
         if self._bar is not None:
-            self._bar.set_postfix(text)
+            self._bar.set_postfix(escape_controls(text)[:POSTFIX])
         elif self.enabled:
-            self.stream.write("\r\033[K" + text)
-            self.stream.flush()
-            self._status = text
-
-    def _clear_status(self) -> None:
-        if self._status:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
-            self._status = ""
+            self.show(text)  # before the bar exists (loading the model)

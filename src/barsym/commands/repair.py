@@ -17,12 +17,12 @@ cannot be used).
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import sys
 
-from ..bar_io import format_plan, step_to_record
-from ..consistency import CannotRepair, ConsistencyConfig, RepairResult, StateConsistency
+from ..bar_io import format_plan
+from ..consistency import CannotRepair, ConsistencyConfig, StateConsistency
+from ..consistency.report import repair_record, repair_status, repair_text
 from ..model import Plan
 from .common import UsageError, add_format, kb_from_args, outcome
 from .llm_options import add_consistency_arguments, add_model_arguments, backend_from, model_settings
@@ -61,72 +61,6 @@ def build(kb, args, rules) -> StateConsistency:
     return model_consistency(kb, config, rules=rules, backend=backend, temperature=llm.temperature)
 
 
-def diff_lines(result: RepairResult) -> list[str]:
-    """The repair as a diff: ``-`` the user's steps it removes, ``+`` the steps it adds, with step numbers."""
-    old = [str(s) for s in result.original.steps]
-    new = [str(s) for s in result.plan.steps]
-    lines = []
-    for op, a0, a1, b0, b1 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
-        if op == "equal":
-            lines += [f"  {a0 + i + 1:>3} {b0 + i + 1:>3}  {old[a0 + i]}" for i in range(a1 - a0)]
-            continue
-        lines += [f"- {i + 1:>3}      {old[i]}" for i in range(a0, a1)]
-        lines += [f"+     {i + 1:>3}  {new[i]}  [{result.provenance[i].value}]" for i in range(b0, b1)]
-    return lines
-
-
-def render_text(path: str, result: RepairResult) -> str:
-    before, after = result.before.verdict.value, result.after.verdict.value
-    if result.valid_before:
-        return f"{path}: {before}: nothing to repair ({len(result.original)} steps)\n"
-    windows = "; ".join(
-        f"round {r.number}: " + (", ".join(f"steps {w.start}-{w.end - 1}" for w in r.windows) or "no anchors")
-        for r in result.rounds
-    )
-    lines = [f"{path}: {before} -> {after} ({result.config.describe()})", f"  {windows}", "  old new  step"] + [
-        "  " + line for line in diff_lines(result)
-    ]
-    lines.append(f"  {result.stats.repaired_steps} step(s) repaired, {result.stats.kept_steps} kept")
-    if not result.valid_after:
-        error = result.after.errors[0]
-        where = f"step {error.step}" if error.step else "the end"
-        lines.append(f"  cannot repair: still fails at {where}: {error.message}")
-    return "\n".join(lines) + "\n"
-
-
-def to_record(path: str, result: RepairResult) -> dict:
-    first = result.rounds[0] if result.rounds else None
-    sim, llm = result.initial, first.llm if first is not None else None
-    if result.valid_before:
-        status, reason, code = "valid", None, 0
-    elif result.valid_after:
-        status, reason, code = "repaired", None, 0
-    else:
-        error = result.after.errors[0]
-        status, code = "unrepaired", 1
-        reason = f"still fails at {f'step {error.step}' if error.step else 'the end'}: {error.message}"
-    return {
-        **outcome(status, reason, code),
-        "file": path,
-        "goal": {"item": result.goal.item, "count": result.goal.count},
-        "valid_before": result.valid_before,
-        "valid_after": result.valid_after,
-        "verdict_before": result.before.verdict.value,
-        "verdict_after": result.after.verdict.value,
-        "scores": [
-            {"step": s.step, "simulator": s.score, "llm": llm[i] if llm else None, "reason": s.reason()}
-            for i, s in enumerate(sim)
-        ],
-        "anchors": [p.as_list() for p in first.pairs] if first else [],
-        "windows": [w.as_list() for w in first.windows] if first else [],
-        "rounds": [r.to_dict() for r in result.rounds],
-        "steps": [step_to_record(s) for s in result.plan.steps],
-        "provenance": [p.value for p in result.provenance],
-        "errors_after": [e.to_dict() for e in result.after.errors],
-        "stats": result.stats.to_dict(),
-    }
-
-
 def run(args: argparse.Namespace) -> int:
     if args.format == "bar" and len(args.files) > 1:
         raise UsageError("--format bar prints one plan; give one file, or use --format json")
@@ -162,11 +96,14 @@ def run(args: argparse.Namespace) -> int:
             continue
         unrepaired += not result.valid_after
         if args.format == "json":
-            records.append(to_record(shown_path, result))
+            status, reason = repair_status(result)
+            records.append(
+                {**outcome(status, reason, int(status == "unrepaired")), **repair_record(shown_path, result)}
+            )
         elif args.format == "bar":
             sys.stdout.write(format_plan(Plan(steps=result.plan.steps)))
         else:
-            sys.stdout.write(render_text(shown_path, result))
+            sys.stdout.write(repair_text(shown_path, result))
     if args.format == "json":
         print(json.dumps(records, indent=2))
     if unusable:

@@ -16,8 +16,9 @@ import argparse
 import json
 import sys
 
-from ..consistency import AnchorPair, ConsistencyConfig, combine, merge, simulator_scores, step_scoring
+from ..consistency import ConsistencyConfig, simulator_scores
 from ..consistency.crosscheck import CrossCheck
+from ..consistency.report import crosscheck_text, score_record, score_text
 from ..validation import Validator
 from .common import UsageError, add_format, kb_from_args
 from .llm_options import add_model_arguments, backend_from, model_settings
@@ -48,10 +49,6 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def _pairs(scores: list[int | None], t: int, k: int) -> list[list[int]]:
-    return [p.as_list() for p in step_scoring([10 if s is None else s for s in scores], t, k)]
-
-
 def run(args: argparse.Namespace) -> int:
     config = read_model(args, ConsistencyConfig, scores="both")
     t, k, source = config.t, config.k, config.scores.value
@@ -80,84 +77,13 @@ def run(args: argparse.Namespace) -> int:
         llm_scores = scorer.score(plan.steps, plan_goal) if scorer is not None else None
         if llm_scores is not None:
             check.add([s.score for s in sim], llm_scores)
-        record = _record(path, plan, plan_goal, validation, sim, llm_scores, source, t, k)
+        record = score_record(path, plan, plan_goal, validation, sim, llm_scores, source, t, k)
         records.append(record)
         if args.format != "json":
-            sys.stdout.write(_text(record))
+            sys.stdout.write(score_text(record))
     summary = check.to_dict() if scorer is not None else None
     if args.format == "json":
         print(json.dumps({"plans": records, "crosscheck": summary}, indent=2))
     elif summary is not None and len(records) > 1:
-        print(_summary(summary))
+        print(crosscheck_text(summary))
     return 2 if unusable else 0
-
-
-def _record(path, plan, goal, validation, sim, llm, source, t, k) -> dict:
-    both = [combine(s.score, v) for s, v in zip(sim, llm)] if llm is not None else None
-    steps = []
-    for i, (step, s) in enumerate(zip(plan.steps, sim)):
-        steps.append(
-            {
-                "step": i + 1,
-                "text": str(step),
-                "simulator": s.score,
-                "reason": s.reason(),
-                "llm": llm[i] if llm is not None else None,
-                "both": both[i] if both is not None else None,
-            }
-        )
-    anchors = {"simulator": _pairs([s.score for s in sim], t, k)}
-    if llm is not None:
-        anchors["llm"] = _pairs(llm, t, k)
-        anchors["both"] = _pairs(both, t, k)
-    chosen = anchors["simulator"] if source == "simulator" else anchors[source]
-    windows = [w.as_list() for w in merge([AnchorPair(*p) for p in chosen])]
-    return {
-        "file": "<stdin>" if path == "-" else path,
-        "goal": {"item": goal.item, "count": goal.count},
-        "verdict": validation.verdict.value,
-        "t": t,
-        "k": k,
-        "scores": steps,
-        "anchors": anchors,
-        "source": source,
-        "windows": windows,
-    }
-
-
-def _text(record: dict) -> str:
-    goal = record["goal"]
-    lines = [
-        f"{record['file']}: {record['verdict']} ({len(record['scores'])} steps, goal {goal['count']} "
-        f"{goal['item']}); scores 1-10, anchors below t={record['t']}, k={record['k']}"
-    ]
-    width = max((len(s["text"]) for s in record["scores"]), default=4)
-    lines.append(f"  {'step':>4}  {'':<{width}}  sim  llm  both  simulator's reason")
-
-    def show(value) -> str:
-        return "-" if value is None else str(value)
-
-    for s in record["scores"]:
-        lines.append(
-            f"  {s['step']:>4}  {s['text']:<{width}}  {s['simulator']:>3}  {show(s['llm']):>3}  "
-            f"{show(s['both']):>4}  {s['reason']}"
-        )
-    for source, pairs in record["anchors"].items():
-        listed = ", ".join(f"[{a}, {b}]" for a, b in pairs) or "none"
-        lines.append(f"  anchors from {source} scores: {listed}")
-    listed = ", ".join(f"steps {a}-{b - 1}" for a, b in record["windows"]) or "none"
-    lines.append(f"  windows a repair with {record['source']} scores regenerates: {listed}")
-    return "\n".join(lines) + "\n"
-
-
-def _summary(d: dict) -> str:
-    def show(value) -> str:
-        return "-" if value is None else f"{value:.3f}"
-
-    dist = ", ".join(f"{k}: {v}" for k, v in d["llm_distribution"].items())
-    return (
-        f"cross-check over {d['plans']} plans, {d['steps']} steps: Spearman {show(d['spearman'])} "
-        f"(mean per plan {show(d['spearman_per_plan_mean'])}); anchors at t={d['t']}: simulator "
-        f"{d['simulator_anchors']}, llm {d['llm_anchors']}, both {d['both_anchors']}; llm precision "
-        f"{show(d['precision'])}, recall {show(d['recall'])}; the model's scores: {dist or 'none'}"
-    )

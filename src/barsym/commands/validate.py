@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
-from ..model import Plan
-from ..validation import ValidationResult, Validator, Verdict
+from ..validation import Validator, Verdict
 from .common import add_format, fail, kb_from_args
 from .plan_files import add_plan_file_arguments, each_plan, goal_from_args
 from .state_options import add_state_arguments, rules_from_args, start_from_args
@@ -37,46 +37,6 @@ def add_parser(sub) -> None:
     add_model_arguments(p)
     next(a for a in p._actions if a.dest == "files").nargs = "*"  # --text FILE stands in for the plan files
     p.set_defaults(run=run)
-
-
-def _print_text(result: ValidationResult, plan: Plan, quiet: bool, layers: tuple[str, ...]) -> None:
-    goal = f"goal {result.goal.count} {result.goal.item}" if result.goal else "no goal"
-    if result.verdict is Verdict.VALID:
-        if not quiet:
-            print(f"{result.source}: valid ({len(plan)} steps, {goal})")
-        return
-    if result.verdict is Verdict.WASTEFUL:
-        print(f"{result.source}: valid with waste ({len(plan)} steps, {goal})")
-    else:
-        where = f"step {result.failed_step}" if result.failed_step else "the end"
-        print(f"{result.source}: INVALID at {where} ({len(plan)} steps, {goal})")
-    knock_on = [e for e in result.errors if e.caused_by is not None]
-    for error in result.errors:
-        if error.caused_by is not None:
-            continue
-        if error.step:
-            print(f"  step {error.step}: {plan.steps[error.step - 1]}")
-        print(f"    error [{error.code}] {error.message}")
-        before = result.state_before(error.step) if error.step else result.final_state
-        label = "state before" if error.step else "final state"
-        print(f"    {label}: {before.describe(layers)}")
-    if knock_on:
-        steps = ", ".join(str(e.step) for e in knock_on[:8]) + (", ..." if len(knock_on) > 8 else "")
-        cause_of = {e.step: e.caused_by for e in result.errors}
-        roots = set()
-        for e in knock_on:
-            root = e.caused_by
-            while cause_of.get(root) is not None:
-                root = cause_of[root]
-            roots.add(root)
-        causes = ", ".join(str(c) for c in sorted(roots))
-        print(
-            f"  {len(knock_on)} later step(s) also fail (steps {steps}): knock-on failures of step(s) {causes}, "
-            f"which made nothing"
-        )
-    for warning in result.warnings:
-        step = f"step {warning.step}" if warning.step else "plan"
-        print(f"  {step}: warning [{warning.code}] {warning.message}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -116,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         counts[result.verdict] += 1
         records.append(result.to_dict())
         if args.format != "json":
-            _print_text(result, plan, args.quiet, kb.layers)
+            sys.stdout.write(result.to_text(plan, kb.layers, args.quiet))
     if args.format == "json":
         print(json.dumps(records, indent=2))
     else:

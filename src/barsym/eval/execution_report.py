@@ -161,6 +161,17 @@ def group_executions(evaluation: Evaluation, executions: dict[str, TaskExecution
     return list(groups.values()) + [total]
 
 
+def execution_record(rows: list[GroupExecution], executions: dict[str, TaskExecution], world, runs, seed) -> dict:
+    """The execution report as plain data (``barsym eval --world``'s ``execution``): the rows and every task's runs."""
+    return {
+        "world": world,
+        "runs": runs,
+        "seed": seed,
+        "groups": {row.name: row.to_dict() for row in rows},
+        "tasks": {key: t.to_dict() for key, t in executions.items()},
+    }
+
+
 def format_execution(rows: list[GroupExecution], world: str, runs: int, seed: int) -> str:
     expert = any(r.expert_runs for r in rows)
     lines = [

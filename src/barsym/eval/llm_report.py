@@ -186,3 +186,16 @@ def format_summary(summary: dict) -> str:
             f"step refused): {s['not_asked']}, {went}"
         )
     return "\n".join(lines)
+
+
+def format_memory(evaluation: Evaluation) -> str:
+    """One line on the stage memory over a whole run: goals answered from it, entries refused as stale, few-shot help."""
+    stats = [o.result.stats.memory for o in evaluation.outcomes if o.result is not None]
+    stats = [s for s in stats if s is not None]
+    hits, misses = sum(s.hits for s in stats), sum(s.misses for s in stats)
+    stale, few = sum(s.stale for s in stats), sum(s.examples for s in stats)
+    share = f" ({100 * hits / (hits + misses):.1f} %)" if hits + misses else ""
+    return (
+        f"memory: {hits} of {hits + misses} goal(s) answered from memory{share}, {stale} entries refused as "
+        f"stale, {few} goal(s) given remembered examples of close goals"
+    )

@@ -23,6 +23,7 @@ from ..metrics import GroupScore, TaskScore, as_records, score_task
 from ..model import Plan, StepType
 from ..planner import PlanningError
 from ..planner.result import PlanResult
+from ..planner.stats import PlanStats
 from ..validation import ValidationResult, Validator, Verdict
 from .dataset import Task
 
@@ -183,6 +184,20 @@ class Evaluation:
 
     def group_names(self) -> list[str]:
         return ordered_groups(o.task.group for o in self.outcomes)
+
+    def first_stats(self) -> PlanStats:
+        """The first plan's statistics (what the planner ran, e.g. its LLM mode); empty when nothing was planned."""
+        return next((o.result.stats for o in self.outcomes if o.result is not None), PlanStats())
+
+    def unexecutable(self) -> int:
+        """How many plans the validator says cannot run (only an unchecked planner such as llm-only writes any)."""
+        return sum(o.result is not None and not o.result.validation.valid for o in self.outcomes)
+
+    def backend_down(self) -> str | None:
+        """Why the LLM backend failed during the run (the symbolic decomposer answered then), if it did."""
+        return next(
+            (o.result.stats.backend_down for o in self.outcomes if o.result and o.result.stats.backend_down), None
+        )
 
     def to_dict(self) -> dict:
         groups = self.groups()

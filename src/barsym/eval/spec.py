@@ -27,6 +27,7 @@ from ..planner import PlanningError, make_planner
 from ..planner.result import PlanResult
 from ..planner.stats import PlanStats
 from ..sim import State
+from ..sim.options import ExecutionOptions
 from ..validation import Validator
 from .dataset import Task
 from .runner import TaskOutcome
@@ -45,6 +46,13 @@ class WorldSpec:
 
     def to_dict(self) -> dict:
         return {"name": self.name, "runs": self.runs, "seed": self.seed, "budget": self.budget}
+
+    @classmethod
+    def of(cls, options: ExecutionOptions) -> "WorldSpec | None":
+        """The execution world the options name, as data; None when they name none (no execution)."""
+        if options.world is None:
+            return None
+        return cls(options.world, options.episodes, options.world_seed, options.budget)
 
 
 @dataclass(frozen=True)
@@ -171,26 +179,31 @@ def server_backend(options: dict):
     return backend
 
 
+def planner_from_options(name: str, kb: KnowledgeBase, options: dict, *, rules=None, backend=None, **context):
+    """``make_planner`` with the planner's options as plain data, and the server backend they name built first.
+
+    With ``llm_url`` and a key or model name (:func:`server_backend`) the backend is
+    an OpenAI-compatible client made here, since no planner reads ``api_key`` itself;
+    ``backend`` given (a test's fake, a spec's stand-in) is used as it is. ``context``
+    is what the caller hands over besides options (``progress``, ``command``).
+    """
+    backend = backend if backend is not None else server_backend(options)
+    if backend is not None:
+        context["backend"] = backend
+    return make_planner(name, kb, rules=rules, **context, **options)
+
+
 def build_planner(spec: RunSpec, progress=None, command: str = "", api_key: str | None = None):
     """A new planner as the spec says (``progress`` only where it is drawn: in the parent process)."""
-    options = dict(spec.options)
-    if api_key:
-        options["api_key"] = api_key
+    options = {**spec.options, **({"api_key": api_key} if api_key else {})}
+    backend = None
     if spec.backend:
         module, _, name = spec.backend.partition(":")
-        options["backend"] = getattr(importlib.import_module(module), name)()
-    else:
-        backend = server_backend(options)
-        if backend is not None:
-            options["backend"] = backend
-    if progress is not None:
-        options["progress"] = progress
-    return make_planner(
-        spec.planner,
-        _kb(spec.mc_version),
-        rules=spec.rules,
-        command=command or f"barsym eval --planner {spec.planner}",
-        **options,
+        backend = getattr(importlib.import_module(module), name)()
+    context = {"progress": progress} if progress is not None else {}
+    command = command or f"barsym eval --planner {spec.planner}"
+    return planner_from_options(
+        spec.planner, _kb(spec.mc_version), options, rules=spec.rules, backend=backend, command=command, **context
     )
 
 

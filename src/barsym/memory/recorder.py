@@ -102,3 +102,35 @@ class TaskRecorder:
             self.failure = str(exc)
             return False
         return True
+
+    def credit(self, executed: dict | None) -> None:
+        """Credit each recorded plan with its runs from an evaluation's execution report (``report["execution"]``),
+        with the seed the report gave that task."""
+        if executed is None:
+            return
+        for key, task in executed["tasks"].items():
+            ran = task["planner"]
+            if ran is not None:
+                self.executed(key, executed["world"], ran.get("seed", executed["seed"]), ran["runs"], ran["successes"])
+
+
+class RecordingPlanner:
+    """A planner whose every plan is written to the memory as soon as it is made, for the task named in ``task``.
+
+    Right away, because the memory decomposer forgets the contexts it noted
+    when the next plan starts; the executions are credited at the end
+    (:meth:`TaskRecorder.credit`). Everything else is the wrapped planner's.
+    """
+
+    def __init__(self, planner, recorder: TaskRecorder):
+        self.inner, self.recorder = planner, recorder
+        self.task: str | None = None
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def plan(self, goal, start=None):
+        result = self.inner.plan(goal, start)
+        if self.task is not None:
+            self.recorder.planned(self.task, result)
+        return result

@@ -94,3 +94,15 @@ class PlanResult:
 
     def tree(self) -> dict:
         return self.nodes[0].to_dict(self.nodes)
+
+    def to_text(self) -> str:
+        """The plan as ``barsym plan`` prints it (:func:`~barsym.planner.render.plan_text`)."""
+        from .render import plan_text
+
+        return plan_text(self)
+
+    def to_dict(self) -> dict:
+        """The plan as plain data, as ``barsym plan --format json`` writes it (without the exit status)."""
+        from .render import plan_record
+
+        return plan_record(self)

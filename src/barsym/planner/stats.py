@@ -204,7 +204,11 @@ class CotSummary:
     folded_repeats: int = 0
 
     def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        """``folded_repeats`` only when some were folded, so the stats of runs before the fold read back unchanged."""
+        out = dataclasses.asdict(self)
+        if not self.folded_repeats:
+            del out["folded_repeats"]
+        return out
 
     @classmethod
     def from_dict(cls, data: dict) -> "CotSummary":

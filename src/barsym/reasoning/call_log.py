@@ -34,13 +34,13 @@ import os
 import sqlite3
 import time
 import warnings
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
 from ..kb import cache_dir
 from ..private_files import create_private, private_dir, untrusted
 from ..redact import redact
+from .call_records import CallRecord, damaged_summary, record_from_row
 
 __all__ = ["CallLog", "CallRecord", "LogError", "Verdict", "damaged_summary", "default_log_path", "open_log"]
 
@@ -74,29 +74,6 @@ class Verdict(str, Enum):
     UNREADABLE = "unreadable"  # not a step at all
     REPEATED = "repeated"  # a greedy retry repeated a refused answer: the goal went to the fallback
     BACKEND_ERROR = "backend-error"  # no reply
-
-
-@dataclass(frozen=True)
-class CallRecord:
-    """One logged call as ``barsym logs`` shows it."""
-
-    id: int
-    at: float
-    run: int | None
-    command: str
-    goal: str
-    attempt: int
-    messages: list[dict[str, str]]  # the whole prompt, prefix included
-    grammar: str
-    reply: str | None
-    verdict: str
-    problems: list[str]
-    seconds: float
-    temperature: float
-    prompt_tokens: int | None
-    evaluated_tokens: int | None
-    completion_tokens: int | None
-    evaluations: int | None
 
 
 def default_log_path() -> Path | None:
@@ -280,94 +257,13 @@ class CallLog:
         out, damaged = [], []
         for row in reversed(rows):
             try:
-                out.append(_record(row))
+                out.append(record_from_row(row))
             except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
                 damaged.append((row[0], str(exc)))
         return out, damaged
 
     def close(self) -> None:
         self.db.close()
-
-
-def damaged_summary(damaged: list[tuple[int, str]]) -> str:
-    first_id, why = damaged[0]
-    ids = ", ".join(f"#{i}" for i, _ in damaged[:5]) + (", ..." if len(damaged) > 5 else "")
-    return f"{len(damaged)} damaged call record(s) skipped ({ids}; #{first_id}: {why})"
-
-
-def _number(value, name: str, whole: bool = False, optional: bool = False):
-    if value is None and optional:
-        return None
-    kinds = (int,) if whole else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kinds) or value != value:
-        raise TypeError(f"{name} is {value!r:.40}, not a {'whole ' if whole else ''}number")
-    return value
-
-
-def _text_field(value, name: str, optional: bool = False):
-    if value is None and optional:
-        return None
-    if not isinstance(value, str):
-        raise TypeError(f"{name} is {value!r:.40}, not text")
-    return value
-
-
-def _messages(text) -> list[dict[str, str]]:
-    messages = json.loads(_text_field(text, "messages"))
-    if not isinstance(messages, list):
-        raise TypeError("messages is not a list")
-    for message in messages:
-        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
-            raise TypeError("a message has no role")
-        if not isinstance(message.get("content"), str):
-            raise TypeError(f"a {message['role'][:20]} message has no text content")
-    return messages
-
-
-def _record(row: tuple) -> CallRecord:
-    """One row of :meth:`CallLog.readable`'s query as a record, every field checked (TypeError/ValueError if not)."""
-    (
-        id_,
-        at,
-        run,
-        command,
-        goal,
-        attempt,
-        head,
-        tail,
-        grammar,
-        reply,
-        verdict,
-        problems,
-        seconds,
-        temperature,
-        prompt,
-        evaluated,
-        completion,
-        evaluations,
-    ) = row
-    problem_list = json.loads(_text_field(problems, "problems"))
-    if not isinstance(problem_list, list) or not all(isinstance(p, str) for p in problem_list):
-        raise TypeError("problems is not a list of texts")
-    return CallRecord(
-        _number(id_, "id", True),
-        _number(at, "at"),
-        _number(run, "run", True, True),
-        _text_field(command, "command"),
-        _text_field(goal, "goal"),
-        _number(attempt, "attempt", True),
-        (_messages(head) if head else []) + _messages(tail),
-        _text_field(grammar, "grammar", True) or "",
-        _text_field(reply, "reply", True),
-        _text_field(verdict, "verdict"),
-        problem_list,
-        _number(seconds, "seconds"),
-        _number(temperature, "temperature"),
-        _number(prompt, "prompt_tokens", True, True),
-        _number(evaluated, "evaluated_tokens", True, True),
-        _number(completion, "completion_tokens", True, True),
-        _number(evaluations, "evaluations", True, True),
-    )
 
 
 _warned: set[str] = set()

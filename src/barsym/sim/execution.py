@@ -24,6 +24,8 @@ from .world import World, WorldCode, WorldFailure, WorldState
 
 #: z for a 95 % interval
 Z95 = 1.959963984540054
+#: failure lines a text summary shows (the JSON record has them all)
+SHOWN_FAILURES = 5
 
 
 def wilson_interval(successes: int, runs: int, z: float = Z95) -> tuple[float, float]:
@@ -145,6 +147,34 @@ class Execution:
         episode = self.typical_failure()
         return None if episode is None else describe(episode, self.plan, self.layer_names)
 
+    def to_text(self, shown: int = SHOWN_FAILURES) -> str:
+        """The summary ``barsym execute`` prints: success rate with its interval, ticks, the ``shown`` most
+        common failures (the rest counted in one line), and a typical failed run in words."""
+        low, high = self.interval
+        budget = f", budget {self.budget:,} ticks" if self.budget is not None else ", no budget"
+        lines = [
+            f"{self.plan.source}: {self.successes}/{self.runs} runs succeeded: "
+            f"{100 * self.success_rate:.1f} % (95 % interval {100 * low:.1f}-{100 * high:.1f} %) "
+            f"in the {self.world} world{budget}"
+        ]
+        ticks = self.ticks()
+        if ticks is not None:
+            lines.append(
+                f"  ticks of successful runs: median {ticks.median:,.0f} ({_minutes(ticks.median)}), "
+                f"90th percentile {ticks.p90:,} ({_minutes(ticks.p90)})"
+            )
+        failures = self.failures()
+        for count in failures[:shown]:
+            where = f"step {count.step} ({self.plan.steps[count.step - 1]})" if count.step is not None else None
+            lines.append(f"  {count.count:>5} failed at {where or 'the end (goal check)'}: {count.code}")
+        if len(failures) > shown:
+            rest, ways = sum(c.count for c in failures[shown:]), len(failures) - shown
+            lines.append(f"  {rest:>5} failed in {ways} other way{'s' if ways > 1 else ''} (--format json lists them)")
+        description = self.description()
+        if description is not None:
+            lines.append(f"  a typical failed run: {description}")
+        return "\n".join(lines) + "\n"
+
     def to_dict(self, episodes: bool = False) -> dict:
         """What the runs add up to (``barsym execute --json``'s record); with ``episodes``, also the plan's
         steps and every episode, which is what :meth:`from_dict` needs to rebuild the Execution."""
@@ -238,6 +268,11 @@ def _episode_from(data: dict) -> Episode:
             where.get("steps", 0),
         )
     return Episode(data["seed"], data["success"], data["ticks"], failure, data.get("failed_step"), where)
+
+
+def _minutes(ticks: float) -> str:
+    """Game time of ``ticks`` (20 per second) in the unit that reads best."""
+    return f"{ticks / 1200:.1f} min" if ticks >= 1200 else f"{ticks / 20:.1f} s"
 
 
 def describe(episode: Episode, plan: Plan, layer_names: tuple[str, ...] = ()) -> str:

@@ -1,0 +1,64 @@
+"""What ``barsym eval`` prints and writes of a finished run: BAR's table, the run's cost, the differences.
+
+The text is, in order: the planner and task set, Acc / F1 / ED per group,
+what the run cost (executable plans, LLM calls, tokens, time), the stage
+memory's line, the execution table when plans were executed in a world,
+then every task whose plan differs from the expert plan. The record is the
+evaluation as JSON with the same summary (and the executions). A script that
+runs :func:`~barsym.eval.scale.run_evaluation` itself gets both from here.
+"""
+
+from __future__ import annotations
+
+from ..sim.options import ExecutionOptions
+from .execution_report import execution_record, format_execution, group_executions
+from .llm_report import format_memory, format_summary, summarize
+from .runner import format_details, format_table
+from .scale import EvaluationRun
+
+
+def execution_part(run: EvaluationRun, options: ExecutionOptions) -> tuple[str, dict] | None:
+    """With a world: the table of success rates per group, and the record of every task's runs; else None."""
+    if options.world is None:
+        return None
+    rows = group_executions(run.evaluation, run.executions, options.episodes)
+    table = format_execution(rows, options.world, options.episodes, options.world_seed)
+    return table, execution_record(rows, run.executions, options.world, options.episodes, options.world_seed)
+
+
+def report_text(
+    run: EvaluationRun,
+    label: str,
+    dataset: str,
+    tasks: int,
+    *,
+    memory: bool = False,
+    execution: str | None = None,
+    recorded: str | None = None,
+    quiet: bool = False,
+) -> str:
+    """The report; ``memory``: a line on the stage memory, ``execution``: the table of :func:`execution_part`,
+    ``recorded``: what was recorded into the memory; ``quiet``: without the per-task differences."""
+    evaluation = run.evaluation
+    used = evaluation.first_stats().llm_mode  # what the planner ran (deps and cot: vocab), not the option
+    mode = f" ({used} mode)" if used is not None else ""
+    lines = [f"planner {label}{mode} on {dataset} ({tasks} tasks)", format_table(evaluation), ""]
+    lines.append(format_summary(summarize(evaluation)))
+    if memory:
+        lines.append(format_memory(evaluation))
+    if execution is not None:
+        lines += ["", execution]
+    if recorded is not None:
+        lines += ["", recorded]
+    details = format_details(evaluation)
+    if details and not quiet:
+        lines += ["", details]
+    return "\n".join(lines) + "\n"
+
+
+def report_record(run: EvaluationRun, executed: dict | None = None) -> dict:
+    """The evaluation as plain data with its summary, and the executions (``execution_part``'s record) if any."""
+    report = {**run.evaluation.to_dict(), "summary": summarize(run.evaluation)}
+    if executed is not None:
+        report["execution"] = executed
+    return report

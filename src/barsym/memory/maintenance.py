@@ -1,0 +1,97 @@
+"""Filling, listing and moving a stage memory: what ``barsym memory build|show|export|import`` do, for scripts too.
+
+A build plans each task with the memory decomposer in front (noting
+contexts, not answering: the memory records what the planner itself
+decides), executes the plan and records tree and runs in one transaction.
+The listing and the JSON Lines export and import are the same data a script
+reading the memory through the API gets, so the two cannot disagree.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import TextIO
+
+from ..planner import PlanningError
+from ..sim.execution import Execution
+from ..sim.execution import run as run_plan
+from ..sim.options import ExecutionOptions
+from ..sim.world import World
+from .recorder import record
+from .store import MemoryStore
+
+
+def build(
+    store: MemoryStore, planner, tasks: Iterable, world: World, options: ExecutionOptions, starting=None
+) -> Iterator[tuple[object, Execution | PlanningError]]:
+    """Plan, execute and record each task in turn; yields ``(task, execution)``, or the PlanningError of a task
+    no plan was found for (nothing is recorded for it). ``planner`` is a :func:`~barsym.memory.with_memory`
+    planner without a store, so that it notes the contexts of its answers; ``starting(number, task)`` is
+    called before each task is planned (a progress bar)."""
+    for number, task in enumerate(tasks, start=1):
+        if starting is not None:
+            starting(number, task)
+        try:
+            result = planner.plan(task.goal, task.start)
+        except PlanningError as exc:
+            yield task, exc
+            continue
+        execution = run_plan(result.plan, world, options.episodes, options.world_seed, start=task.start)
+        ran = (options.world, options.world_seed, execution.runs, execution.successes)
+        record(store, task.key, result, planner.memory, [ran])
+        yield task, execution
+
+
+def decompositions(store: MemoryStore) -> list[dict]:
+    """Every remembered decomposition of every goal with the success counts of the plans that used it."""
+    rows = []
+    for item, count in store.goals():
+        for c in store.candidates(item, count):
+            rows.append(
+                {
+                    "goal": {"item": item, "count": count},
+                    "signature": c.signature,
+                    "context": c.record.context,
+                    "step": c.record.step,
+                    "subgoals": c.record.subgoals,
+                    "yields": c.record.yields,
+                    "provenance": c.record.provenance,
+                    "successes": c.successes,
+                    "runs": c.runs,
+                    "plans": c.plans,
+                    "rate": round(c.rate, 6),
+                }
+            )
+    return rows
+
+
+def decomposition_line(row: dict) -> str:
+    """One :func:`decompositions` row in a line: the goal, the step, what it needs, its runs."""
+    subgoals = ", ".join(f"{g['count']} {g['item']}" for g in row["subgoals"]) or "nothing"
+    return (
+        f"{row['goal']['count']} {row['goal']['item']}: {row['step'].get('type')} -> needs {subgoals}; "
+        f"{row['successes']}/{row['runs']} runs over {row['plans']} plan(s) [{row['provenance']}]"
+    )
+
+
+def export_jsonl(store: MemoryStore, out: TextIO) -> None:
+    """Every remembered plan as one JSON line (its decompositions and executions with it)."""
+    for plan in store.export_plans():
+        out.write(json.dumps(plan) + "\n")
+
+
+def import_jsonl(store: MemoryStore, text: str, where: str) -> tuple[int, int]:
+    """Add the plans of an export, all or none; ``(added, read)``. ValueError naming the line or the record
+    that is wrong (``where:N: not JSON (...)``); the memory is then as it was."""
+    records = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{where}:{number}: not JSON ({exc.msg})") from None
+    try:
+        return store.import_plans(records), len(records)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}; nothing imported") from None

@@ -1,0 +1,147 @@
+"""A plan result as a person reads it and as JSON: what ``barsym plan`` prints, for API users too.
+
+The text is the numbered steps with who answered each and what it is for,
+the validator's verdict, then a line or two per module that ran (the model's
+counters, the stage memory, state consistency); the record is the same
+content as plain data. One place writes both, so ``barsym plan`` and
+:meth:`~barsym.planner.result.PlanResult.to_text` cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..bar_io import step_to_record
+from .stats import PlanStats
+
+if TYPE_CHECKING:
+    from .result import PlanResult
+
+#: how the few-shot prefix of the prompt was made ready (LLMStats.prefix)
+PRIMED = {"disk": "loaded from the cache", "evaluated": "evaluated", "memory": "already in memory"}
+
+
+def plan_text(result: PlanResult) -> str:
+    """The plan as ``barsym plan`` prints it: a header, the numbered steps, why it cannot run, the modules' lines."""
+    goal, validation = result.goal, result.validation
+    lines = [
+        f"Plan for {goal.count} {goal.item}: {len(result.plan)} steps, planner {result.planner}, "
+        f"validator: {validation.verdict.value}"
+    ]
+    start = validation.trace[0] if validation.trace else None
+    if start is not None and (start.inventory or start.layer):
+        lines.append(f"  from the start state: {start.describe()}")
+    if not result.plan.steps:
+        lines.append(
+            "  nothing to do: the start inventory already holds the goal"
+            if validation.valid
+            else "  no steps: the planner wrote no usable plan"
+        )
+    width = max((len(str(s)) for s in result.plan.steps), default=0)
+    for i, step in enumerate(result.plan.steps):
+        serves = ", ".join(result.serves(i))
+        purpose = f" for {serves}" if serves else ""  # forward planners (deps, cot) know only the last step's
+        lines.append(f"{i + 1:>3}. {str(step):<{width}}  [{', '.join(result.provenance(i))}]{purpose}")
+    if not validation.valid:
+        lines.append(f"  cannot run: {validation.failure()}")
+    unanswered = [n for n in result.nodes if n.unanswered]
+    lines += [f"  no step for {node.goal}: {node.unanswered}" for node in unanswered[:5]]
+    if len(unanswered) > 5:
+        lines.append(f"  ... and {len(unanswered) - 5} more goals without a step")
+    trace = getattr(result, "trace", None)  # deps' rounds, cot's inventories
+    if trace is not None:
+        lines += trace.lines()
+    lines += llm_lines(result.stats) + memory_lines(result.stats) + consistency_lines(result.stats)
+    return "\n".join(lines) + "\n"
+
+
+def plan_record(result: PlanResult) -> dict:
+    """The plan as plain data: goal, planner, verdict, findings, the steps with provenance, the tree, the stats."""
+    steps = [
+        {
+            "n": i + 1,
+            **step_to_record(step),
+            "text": str(step),
+            "provenance": result.provenance(i),
+            "for": result.serves(i),
+        }
+        for i, step in enumerate(result.plan.steps)
+    ]
+    data = {
+        "goal": {"item": result.goal.item, "count": result.goal.count},
+        "planner": result.planner,
+        "decomposer": result.decomposer,
+        "verdict": result.validation.verdict.value,
+        "errors": [e.to_dict() for e in result.validation.errors],
+        "warnings": [w.to_dict() for w in result.validation.warnings],
+        "steps": steps,
+        "tree": result.tree(),
+        "stats": result.stats.to_dict(),
+    }
+    trace = getattr(result, "trace", None)
+    if trace is not None:
+        data["trace"] = trace.to_dict()
+    return data
+
+
+def memory_lines(stats: PlanStats) -> list[str]:
+    """One line on the stage memory, if the plan had one."""
+    m = stats.memory
+    if m is None:
+        return []
+    shots = f", {m.examples} goal(s) given remembered examples of close goals" if m.examples else ""
+    return [
+        f"memory: {m.hits} goal(s) answered from memory, {m.misses} passed on "
+        f"({100 * m.share:.0f} % from memory), {m.stale} refused as stale{shots}"
+    ]
+
+
+def consistency_lines(stats: PlanStats) -> list[str]:
+    """One line on what state consistency (bar-sc, --consistency) did, if it ran."""
+    c = stats.consistency
+    if c is None:
+        return []
+    if c.valid_before:
+        return ["state consistency: the plan was valid; nothing to repair"]
+    return [
+        f"state consistency: invalid -> {'valid' if c.valid_after else 'invalid'} in {c.rounds} round(s), "
+        f"{c.windows} window(s), {c.repaired_steps} step(s) repaired, {c.kept_steps} kept; "
+        f"LLM calls: {c.scoring_llm_calls or 0} scoring, {c.repair_llm_calls or 0} repair "
+        f"({c.repair_forced or 0} steps with a single option, no call), "
+        f"{c.symbolic_fallbacks} symbolic fallback(s); {c.seconds:.1f} s"
+    ]
+
+
+def llm_lines(stats: PlanStats) -> list[str]:
+    """The LLM counters of one plan, in two lines (nothing for planners without a model)."""
+    s = stats.llm
+    if s is None:
+        return []
+    # fallbacks (or llm-only's unanswered goals) beyond the goals put to the model were given up without a call
+    left = max(0, s.llm_goals - s.accepted_first_try - s.accepted_after_feedback)
+    not_asked = max(0, s.fallbacks + s.unanswered - left)
+    without = f" ({not_asked} without a call)" if not_asked else ""
+    if stats.llm_verified is not False:
+        decided = (
+            f"accepted first try {s.accepted_first_try}, after feedback {s.accepted_after_feedback}, "
+            f"symbolic fallback {s.fallbacks}{without}"
+        )
+    else:
+        decided = (
+            f"used unchecked {s.accepted_first_try + s.accepted_after_feedback}, "
+            f"no usable answer {s.unanswered}{without}, loops cut {s.loops_cut}"
+        )
+    prefix = (
+        f" (few-shot prefix {PRIMED.get(s.prefix, s.prefix)} in {round(s.prefix_seconds, 3):.2f} s)" if s.prefix else ""
+    )
+    lines = [
+        f"LLM ({stats.llm_mode or '?'} mode): {s.llm_calls} calls for {s.llm_goals} goals"
+        f" ({s.retries} retries, {s.reused_replies} replies reused); {decided}; "
+        f"answered without a call: {s.context_answers} from context, {s.graph_forced} forced by the graph",
+        f"tokens: prompt {s.prompt_tokens} (evaluated {s.evaluated_prompt_tokens}, cached "
+        f"{s.cached_prompt_tokens}), completion {s.completion_tokens} in {s.evaluations} model "
+        f"evaluations; LLM time {round(s.llm_seconds, 3):.1f} s of {stats.seconds or 0:.1f} s{prefix}",
+    ]
+    if stats.plan_fallback:
+        lines.append(f"plan-level fallback to the symbolic planner: {stats.plan_fallback}")
+    return lines
