@@ -21,7 +21,7 @@ LAYERS = [
     ("testing",),  # hypothesis strategies and fakes for users' tests
     ("env",),  # the gym-style environment over the execution worlds
     ("api",),  # barsym.plan/validate/execute/repair with typed results
-    ("cli",),
+    ("cli", "__main__"),
     ("commands",),
     ("distill",),  # barsym distill: the oracle's training data, LoRA training, the GGUF written
     ("eval",),
