@@ -21,7 +21,8 @@ LAYERS = [
     ("testing",),  # hypothesis strategies and fakes for users' tests
     ("env",),  # the gym-style environment over the execution worlds
     ("api",),  # barsym.plan/validate/execute/repair with typed results
-    ("cli", "__main__"),
+    ("__main__",),  # python -m barsym: runs cli
+    ("cli",),
     ("commands",),
     ("distill",),  # barsym distill: the oracle's training data, LoRA training, the GGUF written
     ("eval",),
