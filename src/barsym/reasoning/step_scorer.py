@@ -198,20 +198,22 @@ class LLMStepScorer:
     def _facts(self, steps: Sequence[Step], number: int) -> str:
         if self.method is not ScoreMethod.YES_FACTS:
             return ""
-        assert self.validator is not None and self.rules is not None
-        before = self.validator.validate(Plan(steps=tuple(steps[: number - 1])), goal=None).final_state
+        assert self.rules is not None
         needs = needs_text(self.rules, steps[number - 1])
         need = f"Step {number} needs: {needs}.\n" if needs else ""
-        return f"Before step {number}: {before.describe(self.rules.kb.layers)}.\n{need}"
+        return f"Before step {number}: {self._state_before(steps, number)}.\n{need}"
 
     def _state_question(self, steps: Sequence[Step], number: int) -> str:
-        assert self.validator is not None and self.rules is not None
-        before = self.validator.validate(Plan(steps=tuple(steps[: number - 1])), goal=None).final_state
+        assert self.rules is not None
         step = steps[number - 1]
         needs = needs_text(self.rules, step, every_lowest_tool=True) or "unknown"
-        return (
-            f"Have: {before.describe(self.rules.kb.layers)}.\nStep: {step}\nNeeds: {needs}.\nCan the step be done now?"
-        )
+        return f"Have: {self._state_before(steps, number)}.\nStep: {step}\nNeeds: {needs}.\nCan the step be done now?"
+
+    def _state_before(self, steps: Sequence[Step], number: int) -> str:
+        """The inventory and layer step ``number`` is played from (the steps before it played as written), in words."""
+        assert self.validator is not None and self.rules is not None
+        before = self.validator.validate(Plan(steps=tuple(steps[: number - 1])), goal=None).final_state
+        return before.describe(self.rules.kb.layers)
 
     # ---- scores -------------------------------------------------------------------------
     def raw(self, plan: Sequence[Step], goal: Goal) -> list[float | None]:
