@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from ..llm import Completion, LLMBackend, LLMError
 from ..planner.stats import LLMStats
 from .call_log import CallLog, Verdict
+from .forward_plans import ReadPlan
 from .progress import Phase, Progress, ProgressEvent
 
 __all__ = ["Asked", "ModelCaller"]
@@ -179,10 +180,10 @@ class ModelCaller:
         messages: list[dict[str, str]],
         grammar: str,
         asked: Asked,
-        read,
+        read: ReadPlan,
         temperature: float,
     ) -> None:
-        """Log a forward planner's plan reply: accepted when ``read`` (a ``ReadPlan``) has steps, else unreadable."""
+        """Log a forward planner's plan reply: accepted when ``read`` has steps, else unreadable."""
         verdict = Verdict.ACCEPTED if read.steps else Verdict.UNREADABLE
         self.record(goal, attempt, messages, grammar, asked, verdict, list(read.unreadable), temperature)
 
