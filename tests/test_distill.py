@@ -211,9 +211,8 @@ def test_data_only_writes_the_examples_without_the_train_extra(tmp_path, capsys)
 
 
 def test_training_without_the_train_extra_is_one_line_naming_it(tmp_path, monkeypatch, capsys):
-    import barsym.commands.distill as command
 
-    monkeypatch.setattr(command, "importable", lambda module: module not in ("torch", "peft"))
+    monkeypatch.setattr("barsym.llm.install.importable", lambda module: module not in ("torch", "peft"))
     assert main(["distill", "--out", str(tmp_path / "m.gguf"), "--examples", "5"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "barsym[train]" in err[0] and "torch, peft are not installed" in err[0]

@@ -16,11 +16,10 @@ import sys
 import time
 from pathlib import Path
 
-from ..llm.install import importable
-from .common import UsageError, check_writable, fail, kb_from_args, number_option
-from .options import Deprecated
-
-TRAIN_HINT = "pip install 'barsym[train]'"
+from ..distill import TRAIN_HINT, missing_train_extra
+from ..distill.options import DistillOptions, TrainConfig
+from .common import UsageError, check_writable, fail, kb_from_args
+from .options import add_model, read_model
 
 
 def add_parser(sub) -> None:
@@ -31,53 +30,9 @@ def add_parser(sub) -> None:
         "planners' own prompts (BAR's and DEPS' task goals held out), fine-tune the "
         "embedded model with LoRA on the CPU, and write a GGUF for barsym plan --model.",
     )
-    p.add_argument("--out", metavar="MODEL.gguf", help="the GGUF to write (required unless --data-only)")
-    p.add_argument(
-        "--data-only",
-        metavar="FILE.jsonl",
-        help="only write the training examples to FILE and stop (needs no [train] extra)",
-    )
-    p.add_argument("--data", metavar="FILE.jsonl", help="train on these examples instead of generating them")
-    p.add_argument("--examples", default="2000", help="how many examples to generate (default 2000)")
-    p.add_argument(
-        "--mix", help="shares of the example kinds, e.g. cot=3,deps=3,bar-nofacts=2,bar=1,score=1 (the default)"
-    )
-    p.add_argument("--steps", default="200", help="optimizer steps (default 200)")
-    p.add_argument("--accumulate", default="4", help="examples per optimizer step (default 4)")
-    p.add_argument("--lora-rank", default="16", help="LoRA rank (default 16)")
-    p.add_argument(
-        "--lora-layers",
-        help="put adapters on the last N transformer blocks only (default: all); "
-        "fewer is cheaper: the backward pass stops at the lowest",
-    )
-    p.add_argument("--learning-rate", default="5e-4", help="AdamW learning rate (default 5e-4)")
-    p.add_argument(
-        "--seq-len", default="512", help="longest example tail after the shared prompt prefix, in tokens (default 512)"
-    )
-    p.add_argument("--minutes", help="stop training after this many minutes and write the model anyway")
-    p.add_argument("--threads", help="torch threads (default: torch's choice)")
-    p.add_argument(
-        "--out-type",
-        choices=["q8_0", "f16", "f32"],
-        default="q8_0",
-        help="precision of the trained tensors in the GGUF (default q8_0)",
-    )
-    p.add_argument("--base", metavar="MODEL.gguf", help="the GGUF to start from (default: the embedded model)")
-    p.add_argument(
-        "--train-seed", dest="seed", default="0", metavar="N", help="seed of the data and the training (default 0)"
-    )
-    p.add_argument("--seed", dest="seed", action=Deprecated, new="--train-seed", help=argparse.SUPPRESS)
+    add_model(p, DistillOptions)
+    add_model(p, TrainConfig, "training", skip=("lora_alpha", "refresh"), deprecated={"--seed": "seed"})
     p.set_defaults(run=run)
-
-
-def missing_train_extra() -> str | None:
-    """The [train] extra's modules this install lacks, as words; None when all are there."""
-    from ..distill import TRAIN_MODULES
-
-    missing = [m for m in TRAIN_MODULES if not importable(m)]
-    if not missing:
-        return None
-    return f"{missing[0]} is not installed" if len(missing) == 1 else f"{', '.join(missing)} are not installed"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -88,30 +43,27 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    examples = number_option(args.examples, "--examples", int, 1, 1_000_000)
-    seed = number_option(args.seed, "--train-seed", int, 0)
-    if args.data_only is None and args.out is None:
-        raise UsageError("give --out MODEL.gguf (the model to write), or --data-only FILE.jsonl for the data alone")
-    if args.data_only is not None and args.data is not None:
-        raise UsageError("--data-only writes examples and --data reads them: give one of the two")
-    if args.data_only is None:
-        missing = missing_train_extra()
-        if missing:
-            raise UsageError(
-                f"barsym distill trains with torch, transformers, peft and gguf, and {missing}: "
-                f"{TRAIN_HINT} (or use --data-only FILE.jsonl for the data alone)"
-            )
-    out_data = Path(args.data_only) if args.data_only else None
-    check_writable(out_data, "--data-only")
-    check_writable(Path(args.out) if args.out else None, "--out")
+    options, config = read_model(args, DistillOptions), read_model(args, TrainConfig)
+    if options.data_only is None and (missing := missing_train_extra()):
+        raise UsageError(
+            f"barsym distill trains with torch, transformers, peft and gguf, and {missing}: "
+            f"{TRAIN_HINT} (or use --data-only FILE.jsonl for the data alone)"
+        )
+    check_writable(options.data_only, "--data-only")
+    check_writable(options.out, "--out")
     kb = kb_from_args(args)
-    if args.data is not None:
-        rows = _read(Path(args.data))
+    if options.data is not None:
+        from ..distill.data import DataError, read_examples
+
+        try:
+            rows = read_examples(options.data)
+        except DataError as exc:
+            raise UsageError(f"--data {options.data}: {exc}") from None
     else:
-        rows = _generate(kb, examples, seed, args.mix, out_data)
-    if out_data is not None:
+        rows = _generate(kb, options.examples, config.seed, options.mix, options.data_only)
+    if options.data_only is not None:
         return 0
-    return _train(args, rows, seed)
+    return _train(options, rows, config)
 
 
 def _generate(kb, n: int, seed: int, mix: str | None, path: Path | None) -> list[dict]:
@@ -138,50 +90,18 @@ def _generate(kb, n: int, seed: int, mix: str | None, path: Path | None) -> list
     return rows
 
 
-def _read(path: Path) -> list[dict]:
-    from ..distill.data import read_jsonl
-
-    try:
-        rows = read_jsonl(path)
-    except FileNotFoundError:
-        raise UsageError(f"--data {path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UsageError(f"--data {path}: not a JSON-lines file of examples ({exc})") from None
-    bad = next(
-        (i for i, r in enumerate(rows, 1) if not isinstance(r, dict) or not {"kind", "messages", "reply"} <= set(r)),
-        None,
-    )
-    if bad is not None or not rows:
-        raise UsageError(
-            f"--data {path}: line {bad or 1} is not an example (kind, messages, reply); write the file with --data-only"
-        )
-    return rows
-
-
-def _train(args, rows: list[dict], seed: int) -> int:
+def _train(options: DistillOptions, rows: list[dict], config: TrainConfig) -> int:
     from ..distill.pipeline import distill
-    from ..distill.train import TrainConfig
+    from ..llm.base import ModelNotFoundError
     from ..llm.embedded import default_model_path
 
-    config = TrainConfig(
-        steps=number_option(args.steps, "--steps", int, 1, 1_000_000),
-        lora_rank=number_option(args.lora_rank, "--lora-rank", int, 1, 1024),
-        lora_layers=number_option(args.lora_layers, "--lora-layers", int, 1, 1024),
-        learning_rate=number_option(args.learning_rate, "--learning-rate", float, 1e-7, 1.0),
-        seq_len=number_option(args.seq_len, "--seq-len", int, 16, 8192),
-        accumulate=number_option(args.accumulate, "--accumulate", int, 1, 1024),
-        minutes=number_option(args.minutes, "--minutes", float, 0.0),
-        threads=number_option(args.threads, "--threads", int, 1, 256),
-        seed=seed,
-    )
-    from ..llm.base import ModelNotFoundError
-
     try:
-        base = str(default_model_path(args.base))
+        base = str(default_model_path(options.base))
     except ModelNotFoundError as exc:
         raise UsageError(f"--base: {exc}") from None
-    summary = distill(rows, base, args.out, config, out_type=args.out_type, log=_say)
-    _say(f"wrote {args.out} ({summary['gguf_bytes'] / 1e6:.1f} MB); load it with --model {args.out}")
+    out = str(options.out)
+    summary = distill(rows, base, out, config, out_type=options.out_type, log=_say)
+    _say(f"wrote {out} ({summary['gguf_bytes'] / 1e6:.1f} MB); load it with --model {out}")
     print(json.dumps(summary, indent=2))
     return 0
 

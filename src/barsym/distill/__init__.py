@@ -16,3 +16,14 @@ peft and gguf are imported only inside :mod:`.train` and :mod:`.gguf_out`.
 
 TRAIN_EXTRA = "barsym[train]"
 TRAIN_MODULES = ("torch", "transformers", "peft", "gguf")
+TRAIN_HINT = "pip install 'barsym[train]'"
+
+
+def missing_train_extra() -> str | None:
+    """The [train] extra's modules this install lacks, as words; None when all are there."""
+    from ..llm.install import importable
+
+    missing = [m for m in TRAIN_MODULES if not importable(m)]
+    if not missing:
+        return None
+    return f"{missing[0]} is not installed" if len(missing) == 1 else f"{', '.join(missing)} are not installed"

@@ -137,3 +137,18 @@ def write_jsonl(examples, path: Path) -> Counter:
 def read_jsonl(path: Path) -> list[oracle.Example]:
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
+
+
+def read_examples(path: Path) -> list[oracle.Example]:
+    """The examples of a file :func:`write_jsonl` wrote, every line checked; a DataError says what is wrong."""
+    try:
+        rows = read_jsonl(path)
+    except FileNotFoundError:
+        raise DataError("no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataError(f"not a JSON-lines file of examples ({exc})") from None
+    keys = {"kind", "messages", "reply"}
+    bad = next((i for i, r in enumerate(rows, 1) if not isinstance(r, dict) or not keys <= set(r)), None)
+    if bad is not None or not rows:
+        raise DataError(f"line {bad or 1} is not an example (kind, messages, reply); write the file with --data-only")
+    return rows

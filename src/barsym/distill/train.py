@@ -35,22 +35,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .options import TrainConfig
+
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
-
-
-@dataclass
-class TrainConfig:
-    steps: int = 200
-    lora_rank: int = 16
-    lora_alpha: float = 32.0
-    lora_layers: int | None = None  # adapters on the last N blocks only (None: all); see the module docstring
-    learning_rate: float = 5e-4
-    seq_len: int = 512  # the tail (everything after the shared prefix) is cut to this many tokens
-    accumulate: int = 4  # examples per optimizer step
-    refresh: int = 25  # optimizer steps between recomputations of the prefix caches
-    minutes: float | None = None  # stop (and still write the model) after this long
-    threads: int | None = None
-    seed: int = 0
 
 
 @dataclass

@@ -1,0 +1,109 @@
+"""What ``barsym distill`` is asked to do, as two models: the training's settings and the run's files.
+
+:class:`TrainConfig` is what :func:`~.train.train` takes; :class:`DistillOptions` is what is decided
+before training starts (how many examples of which mix, which files are read and written). Each
+range is stated here once: the command line's options are generated from these fields
+(:mod:`barsym.commands.options`), so ``barsym distill --steps 0`` and ``TrainConfig(steps=0)`` are
+refused by the same rule, and a script that trains from Python gets the CLI's checks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+MAX_STEPS = 1_000_000
+
+
+class TrainConfig(BaseModel):
+    """LoRA fine-tuning's settings (:mod:`.train` says what each one costs)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    steps: int = Field(200, ge=1, le=MAX_STEPS, description="optimizer steps", json_schema_extra={"metavar": "N"})
+    accumulate: int = Field(
+        4, ge=1, le=1024, description="examples per optimizer step", json_schema_extra={"metavar": "N"}
+    )
+    lora_rank: int = Field(16, ge=1, le=1024, description="LoRA rank", json_schema_extra={"metavar": "R"})
+    lora_alpha: float = Field(32.0, gt=0, allow_inf_nan=False, description="LoRA scaling (alpha / rank)")
+    lora_layers: int | None = Field(
+        None,
+        ge=1,
+        le=1024,
+        description="put adapters on the last N transformer blocks only (default: all); "
+        "fewer is cheaper: the backward pass stops at the lowest",
+        json_schema_extra={"metavar": "N"},
+    )
+    learning_rate: float = Field(
+        5e-4, ge=1e-7, le=1.0, description="AdamW learning rate", json_schema_extra={"metavar": "LR"}
+    )
+    seq_len: int = Field(
+        512,
+        ge=16,
+        le=8192,
+        description="longest example tail after the shared prompt prefix, in tokens",
+        json_schema_extra={"metavar": "N"},
+    )
+    refresh: int = Field(25, ge=1, description="optimizer steps between recomputations of the prefix caches")
+    minutes: float | None = Field(
+        None,
+        ge=0,
+        allow_inf_nan=False,
+        description="stop training after this many minutes and write the model anyway",
+        json_schema_extra={"metavar": "M"},
+    )
+    threads: int | None = Field(
+        None, ge=1, le=256, description="torch threads (default: torch's choice)", json_schema_extra={"metavar": "N"}
+    )
+    seed: int = Field(
+        0,
+        ge=0,
+        description="seed of the data and the training",
+        json_schema_extra={"flag": "--train-seed", "metavar": "N"},
+    )
+
+
+class DistillOptions(BaseModel):
+    """Which examples are made or read, and which files are written."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    out: Path | None = Field(
+        None, description="the GGUF to write (required unless --data-only)", json_schema_extra={"metavar": "MODEL.gguf"}
+    )
+    data_only: Path | None = Field(
+        None,
+        description="only write the training examples to FILE and stop (needs no [train] extra)",
+        json_schema_extra={"metavar": "FILE.jsonl"},
+    )
+    data: Path | None = Field(
+        None,
+        description="train on these examples instead of generating them",
+        json_schema_extra={"metavar": "FILE.jsonl"},
+    )
+    examples: int = Field(
+        2000, ge=1, le=1_000_000, description="how many examples to generate", json_schema_extra={"metavar": "N"}
+    )
+    mix: str | None = Field(
+        None,
+        description="shares of the example kinds, e.g. cot=3,deps=3,bar-nofacts=2,bar=1,score=1 (the default)",
+        json_schema_extra={"metavar": "KIND=W,..."},
+    )
+    out_type: Literal["q8_0", "f16", "f32"] = Field(
+        "q8_0", description="precision of the trained tensors in the GGUF", json_schema_extra={"metavar": "TYPE"}
+    )
+    base: Path | None = Field(
+        None,
+        description="the GGUF to start from (default: the embedded model)",
+        json_schema_extra={"metavar": "MODEL.gguf"},
+    )
+
+    @model_validator(mode="after")
+    def _one_thing_to_do(self) -> DistillOptions:
+        if self.data_only is None and self.out is None:
+            raise ValueError("give --out MODEL.gguf (the model to write), or --data-only FILE.jsonl for the data alone")
+        if self.data_only is not None and self.data is not None:
+            raise ValueError("--data-only writes examples and --data reads them: give one of the two")
+        return self
