@@ -20,37 +20,25 @@ model or server that cannot be used is exit 2 before any task starts.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
-import os
 import sys
 from pathlib import Path
 
 from ..datasets import names as dataset_names
-from ..eval import DatasetError, load_dataset, plancraft, resolve_dataset
+from ..eval import DatasetError, load_dataset, resolve_dataset
 from ..eval.interrupt import reassert_sigint, resume_hint, terminated_as_exit
-from ..eval.run_report import execution_part, report_record, report_text
+from ..eval.options import RunOptions
+from ..eval.run_report import execution_part, plancraft_report, tech_tree_report
 from ..eval.runfile import RunFileError, check_resumable
-from ..eval.scale import run_evaluation, run_header, select_tasks
+from ..eval.scale import run_evaluation, run_header
 from ..eval.spec import RunSpec, WorldSpec
-from ..eval.workers import Executor, ExecutorError
+from ..eval.workers import ExecutorError
 from ..memory import TaskRecorder, with_memory
 from ..memory.options import MemoryOptions
 from ..memory.recorder import RecordingPlanner
 from ..planner.registry import planner_label
 from ..sim.options import ExecutionOptions
-from .common import (
-    UsageError,
-    add_format,
-    add_output,
-    check_writable,
-    fail,
-    kb_from_args,
-    number_option,
-    to_stdout,
-    write_output,
-)
+from .common import UsageError, add_format, add_output, check_writable, fail, kb_from_args, to_stdout, write_output
 from .llm_options import (
     add_llm_arguments,
     add_planner_arguments,
@@ -62,8 +50,6 @@ from .llm_options import (
 from .options import Deprecated, add_model, read_model
 from .progress_bar import EvalProgress
 from .state_options import rules_from_args
-
-MAX_WORKERS = 256
 
 
 def add_parser(sub) -> None:
@@ -94,33 +80,7 @@ def add_parser(sub) -> None:
         metavar="NAME",
         help="rule profile: survival (default) or crafting (implied by Plancraft's task file)",
     )
-    chosen = p.add_argument_group("which tasks")
-    chosen.add_argument("--tasks", metavar="NAME,...", help="only these tasks (name or group/name)")
-    chosen.add_argument("--groups", metavar="G,...", help="only the tasks of these groups")
-    chosen.add_argument("--limit", metavar="N", help="only the first N of the chosen tasks")
-    where = p.add_argument_group("where tasks run")
-    where.add_argument(
-        "--workers",
-        default="1",
-        metavar="N",
-        help="processes planning at once, each with its own model on cores/N threads (default 1)",
-    )
-    where.add_argument(
-        "--executor",
-        choices=[e.value for e in Executor],
-        default=Executor.LOCAL.value,
-        help="local: this machine's processes (default); ray: Ray tasks (pip install 'barsym[ray]')",
-    )
-    where.add_argument(
-        "--ray-address", metavar="ADDR", help="a running Ray cluster (default: start a local one with --workers CPUs)"
-    )
-    where.add_argument(
-        "--run",
-        dest="run_file",
-        type=Path,
-        metavar="FILE.jsonl",
-        help="keep each finished task in FILE (one JSON line, flushed); run again to skip them",
-    )
+    add_model(p, RunOptions, "which tasks, and where they run")
     add_llm_arguments(p)
     add_model(p, ExecutionOptions, "execution world", defaults={"world": "no execution"})
     add_model(
@@ -137,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             return _run(args)
         except KeyboardInterrupt as exc:  # barsym's Ctrl-C line says how to go on (cli.main prints it)
-            exc.hint = resume_hint(args.run_file)
+            exc.hint = resume_hint(getattr(args, "run_file", None))
             raise
 
 
@@ -148,15 +108,12 @@ def _run(args: argparse.Namespace) -> int:
         name = check_planner(args.planner)
         kb = kb_from_args(args)
         check_dialect(kb, args.dialect)
-        workers = number_option(args.workers, "--workers", int, 1, MAX_WORKERS)
-        limit = number_option(args.limit, "--limit", int, 1, None)
-        if args.ray_address is not None and args.executor != Executor.RAY.value:
-            raise UsageError("--ray-address needs --executor ray")
+        scale = read_model(args, RunOptions)
         dataset_path, implied_dialect = resolve_dataset(args.dataset)
         if args.dialect is None:  # a bundled task set names its dialect (deps)
             args.dialect = implied_dialect
         tasks = load_dataset(dataset_path, kb, dialect=args.dialect)
-        tasks = select_tasks(tasks, _names(args.tasks, "--tasks"), _names(args.groups, "--groups"), limit)
+        tasks = scale.choose(tasks)
         implied = next((t.rules for t in tasks if t.rules), None)  # Plancraft's tasks imply the crafting rules
         rules = rules_from_args(kb, args, default=implied)
         execution = read_model(args, ExecutionOptions, world=None)
@@ -164,16 +121,15 @@ def _run(args: argparse.Namespace) -> int:
         # never written into a run file, nor into os.environ (Ray's processes would inherit it):
         # handed to the planner here and to each worker as an argument
         api_key = options.pop("api_key", None)
-        parallel = workers > 1 or args.executor == Executor.RAY.value
-        if parallel and options and "threads" not in args and not options.get("llm_url"):
-            options["threads"] = max(1, (os.cpu_count() or 1) // workers)  # cores shared, not oversubscribed
+        if scale.parallel and options and "threads" not in args and not options.get("llm_url"):
+            options["threads"] = scale.threads_per_worker()  # cores shared, not oversubscribed
         spec = RunSpec(name, options, rules.name, getattr(args, "mc_version", "1.16.5"), WorldSpec.of(execution))
-        if args.run_file is not None:  # a file that cannot be resumed is refused before the model loads
-            check_resumable(args.run_file, run_header(spec, str(dataset_path.resolve()), args.dialect, len(tasks)))
+        if scale.run_file is not None:  # a file that cannot be resumed is refused before the model loads
+            check_resumable(scale.run_file, run_header(spec, str(dataset_path.resolve()), args.dialect, len(tasks)))
         store = read_model(args, MemoryOptions).open()  # before the model loads: a bad memory file is found at once
         if store is not None and any(t.label_possible is not None for t in tasks):
             raise UsageError("--memory works with tech-tree task sets (BAR's, DEPS's), not Plancraft's")
-        if store is not None and parallel:
+        if store is not None and scale.parallel:
             raise UsageError(
                 "--memory needs a serial run (one process answers from and records into the "
                 "memory); drop --workers/--executor ray"
@@ -199,7 +155,7 @@ def _run(args: argparse.Namespace) -> int:
     def started(total: int, done: int) -> None:
         if done:
             print(
-                f"barsym: resuming {args.run_file}: {done} of {total} task(s) kept, {total - done} to run",
+                f"barsym: resuming {scale.run_file}: {done} of {total} task(s) kept, {total - done} to run",
                 file=sys.stderr,
             )
         progress.start(total, done)
@@ -212,11 +168,11 @@ def _run(args: argparse.Namespace) -> int:
             name=planner_label(name, options),
             dataset=str(dataset_path.resolve()),
             dialect=args.dialect,
-            executor=args.executor,
-            workers=workers,
-            ray_address=args.ray_address,
-            run_path=args.run_file,
-            planner=None if parallel else planner,
+            executor=scale.executor,
+            workers=scale.workers,
+            ray_address=scale.ray_address,
+            run_path=scale.run_file,
+            planner=None if scale.parallel else planner,
             on_start=started,
             on_record=progress.finished,
             on_task=_on_task(progress, recording),
@@ -230,73 +186,41 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     args.stdout = sys.stdout  # where JSON results go when they go to stdout: not the text report's redirection
-    with _text_report(args):
-        if any(t.label_possible is not None for t in tasks):
-            return _report_plancraft(args, tasks, outcome, name, rules, execution)
-        return _report(args, tasks, outcome, execution, store, recording, planner_label(name, options))
-
-
-def _text_report(args):
-    """Where the text report goes: stdout, unless the JSON results go there (``--format json``, ``-o -``)."""
-    json_out = args.format == "json" or (args.output is not None and to_stdout(args.output))
-    return contextlib.redirect_stdout(io.StringIO()) if json_out else contextlib.nullcontext()
-
-
-def _write_json(args, data: dict) -> None:
-    """The JSON results to ``-o FILE``, or to stdout under ``--format json``/``-o -``."""
-    if args.output is not None or args.format == "json":
-        write_output(args.output, json.dumps(data, indent=2) + "\n", args.stdout)
-
-
-def _report(args, tasks, outcome, execution, store, recording, label: str) -> int:
-    evaluation = outcome.evaluation
     executed = execution_part(outcome, execution)
-    recorded = None
-    if recording is not None:
-        recording.recorder.credit(executed and executed[1])
-        runs = f" with {execution.episodes} {execution.world} run(s) each" if executed else ""
-        recorded = f"recorded {len(recording.recorder.plan_ids)} plan(s){runs} into {store.path}"
-    memory, table = store is not None, executed and executed[0]
-    sys.stdout.write(
-        report_text(
+    if any(t.label_possible is not None for t in tasks):
+        report = plancraft_report(outcome, name, args.dataset, len(tasks), rules, executed)
+    else:
+        recorded = None
+        if recording is not None:
+            recording.recorder.credit(executed and executed[1])
+            runs = f" with {execution.episodes} {execution.world} run(s) each" if executed else ""
+            recorded = f"recorded {len(recording.recorder.plan_ids)} plan(s){runs} into {store.path}"
+        label = planner_label(name, options)
+        report = tech_tree_report(
             outcome,
             label,
             args.dataset,
             len(tasks),
-            memory=memory,
-            execution=table,
+            executed,
+            memory=store is not None,
             recorded=recorded,
             quiet=args.quiet,
         )
-    )
-    _write_json(args, report_record(outcome, executed and executed[1]))
+    json_out = args.format == "json" or (args.output is not None and to_stdout(args.output))
+    if not json_out:  # the text report goes to stdout unless the JSON results go there (--format json, -o -)
+        sys.stdout.write(report.text)
+    if args.output is not None or args.format == "json":
+        write_output(args.output, json.dumps(report.record, indent=2) + "\n", args.stdout)
     if recording is not None and recording.recorder.failure is not None:  # after every result is written
         r = recording.recorder
         return fail(
             f"{r.failure}; {r.missed} plan(s) not recorded (the results above and any -o/--run file are complete)"
         )
-    failed = evaluation.counts()["failed"]
-    broken = evaluation.unexecutable()
-    if failed:
-        print(f"barsym: {failed} task(s) could not be planned", file=sys.stderr)
-    if broken:
-        print(f"barsym: {broken} plan(s) cannot be executed (validator)", file=sys.stderr)
-    down = evaluation.backend_down()
-    if down:
-        print(
-            f"barsym: warning: the LLM backend failed ({down}); the symbolic decomposer answered in its place",
-            file=sys.stderr,
-        )
-    return 1 if failed or broken else 0
-
-
-def _names(text: str | None, option: str) -> list[str]:
-    if text is None:
-        return []
-    names = [n.strip() for n in text.split(",") if n.strip()]
-    if not names:
-        raise UsageError(f"{option} needs at least one name")
-    return names
+    for line in report.problems:
+        print(f"barsym: {line}", file=sys.stderr)
+    for line in report.warnings:
+        print(f"barsym: warning: {line}", file=sys.stderr)
+    return 1 if report.problems else 0
 
 
 def _on_task(progress: EvalProgress, recording: RecordingPlanner | None):
@@ -310,22 +234,3 @@ def _on_task(progress: EvalProgress, recording: RecordingPlanner | None):
             progress.task_started(key)
 
     return started
-
-
-def _report_plancraft(args, tasks, outcome, name, rules, execution) -> int:
-    """Plancraft's tasks: verdicts against the labels, plans replayed from each inventory, lengths."""
-    evaluation = outcome.evaluation
-    table = plancraft.rows(evaluation, rules)
-    print(f"planner {name} on {args.dataset} ({len(tasks)} Plancraft tasks, {rules.name} rules)")
-    print(plancraft.format_report(table))
-    executed = execution_part(outcome, execution)
-    if executed is not None:
-        print(f"\n{executed[0]}")
-    _write_json(args, {**plancraft.to_dict(table, name), **({"execution": executed[1]} if executed else {})})
-    broken = [r for r in table if r.possible and not r.executes]
-    failed = [r for r in table if r.outcome.error is not None and not r.outcome.error.kind.about_goal]
-    if broken:
-        print(f"barsym: {len(broken)} plan(s) cannot be executed from their inventory (validator)", file=sys.stderr)
-    if failed:
-        print(f"barsym: {len(failed)} task(s) could not be planned", file=sys.stderr)
-    return 1 if broken or failed else 0

@@ -5,12 +5,18 @@ what the run cost (executable plans, LLM calls, tokens, time), the stage
 memory's line, the execution table when plans were executed in a world,
 then every task whose plan differs from the expert plan. The record is the
 evaluation as JSON with the same summary (and the executions). A script that
-runs :func:`~barsym.eval.scale.run_evaluation` itself gets both from here.
+runs :func:`~barsym.eval.scale.run_evaluation` itself gets both from here, and
+what went wrong in words (:class:`RunReport`): the CLI prints those lines and
+exits 1, a script can assert on them.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
+from ..kb import Rules
 from ..sim.options import ExecutionOptions
+from . import plancraft
 from .execution_report import execution_record, format_execution, group_executions
 from .llm_report import format_memory, format_summary, summarize
 from .runner import format_details, format_table
@@ -62,3 +68,50 @@ def report_record(run: EvaluationRun, executed: dict | None = None) -> dict:
     if executed is not None:
         report["execution"] = executed
     return report
+
+
+@dataclass
+class RunReport:
+    """A finished run as shown: the text, the JSON record, and what went wrong (``problems``: exit 1)."""
+
+    text: str
+    record: dict
+    problems: list[str]
+    warnings: list[str] = field(default_factory=list)
+
+
+def tech_tree_report(
+    run: EvaluationRun,
+    label: str,
+    dataset: str,
+    tasks: int,
+    executed: tuple[str, dict] | None,
+    *,
+    memory: bool = False,
+    recorded: str | None = None,
+    quiet: bool = False,
+) -> RunReport:
+    """BAR's and DEPS' task sets: :func:`report_text` and :func:`report_record`, with the tasks that failed."""
+    evaluation = run.evaluation
+    table = executed and executed[0]
+    text = report_text(run, label, dataset, tasks, memory=memory, execution=table, recorded=recorded, quiet=quiet)
+    failed, broken, down = evaluation.counts()["failed"], evaluation.unexecutable(), evaluation.backend_down()
+    problems = [f"{failed} task(s) could not be planned"] if failed else []
+    problems += [f"{broken} plan(s) cannot be executed (validator)"] if broken else []
+    warnings = [f"the LLM backend failed ({down}); the symbolic decomposer answered in its place"] if down else []
+    return RunReport(text, report_record(run, executed and executed[1]), problems, warnings)
+
+
+def plancraft_report(
+    run: EvaluationRun, label: str, dataset: str, tasks: int, rules: Rules, executed: tuple[str, dict] | None
+) -> RunReport:
+    """Plancraft's tasks: verdicts against the labels, plans replayed from each inventory, lengths."""
+    table = plancraft.rows(run.evaluation, rules)
+    text = f"planner {label} on {dataset} ({tasks} Plancraft tasks, {rules.name} rules)\n"
+    text += plancraft.format_report(table) + "\n" + (f"\n{executed[0]}\n" if executed else "")
+    record = {**plancraft.to_dict(table, label), **({"execution": executed[1]} if executed else {})}
+    broken = sum(r.possible and not r.executes for r in table)
+    failed = sum(r.outcome.error is not None and not r.outcome.error.kind.about_goal for r in table)
+    problems = [f"{broken} plan(s) cannot be executed from their inventory (validator)"] if broken else []
+    problems += [f"{failed} task(s) could not be planned"] if failed else []
+    return RunReport(text, record, problems)
