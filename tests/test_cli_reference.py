@@ -3,9 +3,24 @@
 from __future__ import annotations
 
 import difflib
+import importlib.util
+from pathlib import Path
 
 from barsym.cli import build_parser
-from barsym.commands.reference import DOC, render
+
+TOOL = Path(__file__).resolve().parents[1] / "tools" / "gen_cli_reference.py"
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("gen_cli_reference", TOOL)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+TOOL_MODULE = _tool()
+render, DOC = TOOL_MODULE.render, TOOL_MODULE.DOC
 
 
 def test_the_cli_reference_matches_the_parsers():
