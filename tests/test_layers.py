@@ -29,7 +29,7 @@ LAYERS = [
     ("reasoning",),  # everything that asks the model
     ("consistency", "memory"),
     ("planner",),  # BAR's loop, the symbolic decomposer, the verifier
-    ("validation", "metrics"),
+    ("validation", "metrics", "start_state"),  # start_state: a start read from --start/--inventory/--layer
     ("sim", "graph", "graph_export", "bar_io"),
     ("llm", "kb", "model", "datasets"),
     ("private_files", "redact"),  # barsym's own 0600 files and secrets kept out of logs: used by all

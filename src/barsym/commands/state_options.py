@@ -1,7 +1,7 @@
 """Where a plan starts and which rules it plays by: options shared by plan, validate and eval.
 
 ``--start ITEM=N`` (repeatable), ``--inventory FILE.json`` and ``--layer N`` describe the start
-state, read and checked by :func:`barsym.sim.start.start_state`; ``--rules NAME`` picks a rule
+state, read and checked by :func:`barsym.start_state.start_state`; ``--rules NAME`` picks a rule
 profile from the knowledge base (``survival``, ``crafting``). Every bad value is one line and exit
 status 2.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..kb import KnowledgeBase, Rules
 from ..sim import State
-from ..sim.start import INVENTORY_HELP, StartError, start_state
+from ..start_state import INVENTORY_HELP, StartError, start_state
 from .common import UsageError
 
 

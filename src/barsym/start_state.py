@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..bar_io import PlanFormatError, loads_json, read_input, shown
-from ..kb import KnowledgeBase, UnknownItemError
-from ..model import MAX_COUNT
-from .state import State
+from .bar_io import PlanFormatError, loads_json, read_input, shown
+from .kb import KnowledgeBase, UnknownItemError
+from .model import MAX_COUNT
+from .sim import State
 
 #: the JSON an inventory file may hold: {"oak_log": 3, ...} or {"inventory": {...}, "layer": N}
 INVENTORY_HELP = 'JSON object of item counts, e.g. {"iron_ingot": 3}, or {"inventory": {...}, "layer": N}'
