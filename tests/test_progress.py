@@ -14,8 +14,8 @@ import time
 
 import pytest
 
-from barsym.commands import progress_bar
-from barsym.commands.progress_bar import EvalProgress, ProgressLine, clock_text
+from barsym.eval import progress_line as progress_bar
+from barsym.eval.progress_line import EvalProgress, ProgressLine, clock_text
 from barsym.eval.runfile import read_run
 from cli_run import run
 from testdata import BAR_DIR, REPO
@@ -158,9 +158,7 @@ def test_eval_bar_moves_while_a_fake_planner_plans(fake_clock, kb):
         kb,
         name="symbolic",
         planner=SlowPlanner(),
-        on_start=progress.start,
-        on_record=progress.finished,
-        on_task=progress.task_started,
+        **progress.hooks(),  # what a script calling the library passes to get the bar
     )
     progress.close()
     assert seen == [("00:20", "?"), ("00:40", "00:20"), ("01:00", "00:00")]

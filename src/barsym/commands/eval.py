@@ -28,6 +28,7 @@ from ..datasets import names as dataset_names
 from ..eval import DatasetError, load_dataset, resolve_dataset
 from ..eval.interrupt import reassert_sigint, resume_hint, terminated_as_exit
 from ..eval.options import RunOptions
+from ..eval.progress_line import EvalProgress
 from ..eval.run_report import execution_part, plancraft_report, tech_tree_report
 from ..eval.runfile import RunFileError, check_resumable
 from ..eval.scale import run_evaluation, run_header
@@ -48,7 +49,6 @@ from .llm_options import (
     planner_options,
 )
 from .options import Deprecated, add_model, read_model
-from .progress_bar import EvalProgress
 from .state_options import rules_from_args
 
 
@@ -152,14 +152,14 @@ def _run(args: argparse.Namespace) -> int:
         progress.close()
         return fail(str(exc))
 
-    def started(total: int, done: int) -> None:
+    def resuming(total: int, done: int) -> None:
         if done:
             print(
                 f"barsym: resuming {scale.run_file}: {done} of {total} task(s) kept, {total - done} to run",
                 file=sys.stderr,
             )
-        progress.start(total, done)
 
+    recorded_task = None if recording is None else lambda key: setattr(recording, "task", key)
     try:
         outcome = run_evaluation(
             spec,
@@ -173,10 +173,7 @@ def _run(args: argparse.Namespace) -> int:
             ray_address=scale.ray_address,
             run_path=scale.run_file,
             planner=None if scale.parallel else planner,
-            on_start=started,
-            on_record=progress.finished,
-            on_task=_on_task(progress, recording),
-            on_goal=progress.goal if progress.enabled else None,
+            **progress.hooks(on_task=recorded_task, on_start=resuming),
             on_warning=lambda line: print(f"barsym: warning: {line}", file=sys.stderr),
             api_key=api_key,
         )
@@ -221,16 +218,3 @@ def _run(args: argparse.Namespace) -> int:
     for line in report.warnings:
         print(f"barsym: warning: {line}", file=sys.stderr)
     return 1 if report.problems else 0
-
-
-def _on_task(progress: EvalProgress, recording: RecordingPlanner | None):
-    """What a serial run calls as each task starts: the progress bar, and which task a recorded plan is for."""
-    if recording is None:
-        return progress.task_started if progress.enabled else None
-
-    def started(key: str) -> None:
-        recording.task = key
-        if progress.enabled:
-            progress.task_started(key)
-
-    return started

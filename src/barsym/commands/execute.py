@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 
+from ..eval.progress_line import runs_progress
 from ..memory.options import MemoryOptions
 from ..sim.execution import Execution
 from ..sim.execution import run as run_plan
@@ -21,7 +22,6 @@ from ..sim.options import ExecutionOptions
 from .common import UsageError, add_format, kb_from_args
 from .options import add_model, read_model
 from .plan_files import add_plan_file_arguments, each_plan
-from .progress_bar import runs_progress
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
 

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from ..bar_io import read_input
+from ..eval.progress_line import TerminalProgress
 from ..memory import MemoryStore, default_path, with_memory
 from ..memory.maintenance import build, decomposition_line, decompositions, export_jsonl, import_jsonl
 from ..planner import PlanningError
@@ -23,7 +24,6 @@ from ..private_files import private_dir
 from ..sim.options import ExecutionOptions
 from .common import UsageError, add_format, add_output, check_writable, fail, kb_from_args, number_option, to_stdout
 from .options import add_model, read_model
-from .progress_bar import TerminalProgress
 
 #: what each action does, for its own ``--help``
 HELP = {

@@ -17,6 +17,7 @@ import json
 import sys
 
 from ..bar_io import format_plan
+from ..eval.progress_line import TerminalProgress
 from ..memory import MemoryFileError, record, with_memory
 from ..memory.options import MemoryOptions
 from ..model import MAX_COUNT, Goal
@@ -35,7 +36,6 @@ from .common import (
 )
 from .llm_options import add_llm_arguments, add_planner_arguments, build_planner, check_dialect, check_planner
 from .options import add_model, read_model
-from .progress_bar import TerminalProgress
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
 

@@ -1,4 +1,9 @@
-"""Progress lines that move: ``barsym eval``'s task bar and ``barsym execute``'s run counter.
+"""Progress lines that move on a terminal: an evaluation's task bar, a planner's goals, runs played.
+
+They draw what the library reports as it works -- :func:`~.scale.run_evaluation`'s callbacks
+(:meth:`EvalProgress.hooks` is all of them), the planners' progress events, the runs of an
+execution -- so ``barsym eval``, ``plan``, ``execute`` and ``memory build`` show them, and so can a
+script or a bench run that calls the library.
 
 A 53-task run with a model takes minutes and one goal can take 20 s; a bar
 redrawn only when a task finishes sits at ``[00:00<?`` through the first one
@@ -27,8 +32,8 @@ import threading
 import time
 from typing import TextIO
 
-from ..eval.workers import event_text
 from ..redact import escape_controls, raw_stream
+from .workers import event_text
 
 POSTFIX = 64  # characters of "what is happening now" after the bar
 #: the clock and the redraw period (tests set a fake clock, and None: no thread)
@@ -245,6 +250,27 @@ class EvalProgress(StatusLine):
         """What a worker is doing (pool runs): its task and goal."""
         if self.enabled:
             self._show(f"{key}: {text}")
+
+    def hooks(self, on_task=None, on_start=None) -> dict:
+        """:func:`~.scale.run_evaluation`'s progress callbacks, drawing this line; ``on_task(key)`` and
+        ``on_start(total, done)`` are called too, before it (which task a recorded plan is for, a note)."""
+
+        def started(total: int, done: int) -> None:
+            if on_start is not None:
+                on_start(total, done)
+            self.start(total, done)
+
+        def task(key: str) -> None:
+            if on_task is not None:
+                on_task(key)
+            self.task_started(key)
+
+        return {
+            "on_start": started,
+            "on_record": self.finished,
+            "on_task": task if on_task is not None or self.enabled else None,
+            "on_goal": self.goal if self.enabled else None,
+        }
 
     # -- the run's tasks ------------------------------------------------------------------------
     def start(self, total: int, done: int) -> None:
