@@ -186,12 +186,17 @@ def test_a_bad_selector_is_one_line_exit_2(capsys, tmp_path, command):
 def test_a_selector_for_another_planner_is_named_as_ignored(capsys):
     code, out, err = run(capsys, "plan", "stick", "--planner", "symbolic", "--selector", "horizon")
     assert code == 0 and "the symbolic planner asks no model; ignored: --selector" in err
-    from argparse import Namespace
+    from barsym.consistency import ConsistencyConfig
+    from barsym.kb import load_kb
+    from barsym.reasoning.options import DepsOptions, PlannerLLMOptions, planner_options
 
-    from barsym.commands.llm_options import deps_options
-
-    assert deps_options("cot", Namespace(selector="graph", feedback_world=None)) == {}
-    assert "the cot planner executes no plan; ignored: --selector" in capsys.readouterr().err
+    llm, config = PlannerLLMOptions(), ConsistencyConfig()
+    options, ignored = planner_options("cot", load_kb(), llm, config, DepsOptions(selector="graph"))
+    assert "selector" not in options and ignored == ("executes no plan", [(DepsOptions, "selector")])
+    code, out, err = run(
+        capsys, "plan", "stick", "--planner", "cot", "--selector", "graph", "--llm-stand-in", "copy-facts"
+    )
+    assert "the cot planner executes no plan; ignored: --selector" in err
 
 
 def test_eval_workers_carry_the_selector(capsys, stub, tmp_path):

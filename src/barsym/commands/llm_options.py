@@ -21,10 +21,10 @@ from ..eval.spec import planner_from_options
 from ..kb import KnowledgeBase
 from ..llm.settings import ModelSettings
 from ..planner import DEFAULT_PLANNER, make_planner, planner_names
-from ..planner.registry import FORWARD_PLANNERS, LLM_PLANNERS
 from ..reasoning.options import DepsOptions, PlannerLLMOptions
+from ..reasoning.options import planner_options as choose_options
 from .common import UsageError, require_llm_extra
-from .options import Deprecated, add_model, flag, given, read_model
+from .options import Deprecated, add_model, flag, read_model
 
 CONSISTENCY = "state consistency (BAR module b)"
 
@@ -97,64 +97,24 @@ def model_settings(args: argparse.Namespace) -> ModelSettings:
     return read_model(args, ModelSettings, skip=("api_key", "llm_model"))
 
 
-def deps_options(name: str, args: argparse.Namespace) -> dict:
-    """``--deps-rounds``, ``--feedback-world`` and ``--selector`` for the deps planner.
-
-    ``--selector`` given to another model planner is named in a warning, as the
-    options a planner without a model would not use are (:func:`planner_options`).
-    """
-    options = read_model(args, DepsOptions).model_dump(exclude_none=True)
-    if name == "deps":
-        return options
-    if "feedback_world" in options or "deps_rounds" in options:
-        raise UsageError(f"{flag(DepsOptions, next(iter(options)))} applies to --planner deps only")
-    if "selector" in options and name in LLM_PLANNERS:
-        print(f"barsym: warning: the {name} planner executes no plan; ignored: --selector", file=sys.stderr)
-    return {}
-
-
-def _as_options(llm: PlannerLLMOptions) -> dict:
-    """The model settings as planner options: the server's key and model name, and ``facts``, only when set."""
-    return {
-        k: v
-        for k, v in llm.model_dump().items()
-        if (v is not None or k not in ("api_key", "llm_model")) and (k != "facts" or k in llm.model_fields_set)
-    }
-
-
 def planner_options(name: str, kb: KnowledgeBase, args: argparse.Namespace, rules=None) -> dict:
-    """The planner's options from the command line, as plain data (a worker rebuilds the planner from them).
-
-    Options the planner would not use are named in one warning line instead of being dropped unseen.
-    """
+    """The planner's options from the command line (:func:`barsym.reasoning.options.planner_options`);
+    options it would not use are named in one warning line."""
     legacy = getattr(args, "legacy_rounds", None)  # --rounds: DEPS' rounds with deps, repair rounds otherwise
     if legacy is not None:
         args = argparse.Namespace(**{"deps_rounds" if name == "deps" else "rounds": legacy, **vars(args)})
+    models = [read_model(args, m) for m in (PlannerLLMOptions, DepsOptions)]
     config = read_model(args, ConsistencyConfig, skip=("seed",))
-    extra = config.model_dump(mode="json", include=config.model_fields_set)
-    if getattr(args, "consistency", False):
-        extra["consistency"] = True
-    extra.update(deps_options(name, args))
-    llm = read_model(args, PlannerLLMOptions)
-    if name in FORWARD_PLANNERS and "llm_mode" in llm.model_fields_set and llm.llm_mode != "graph":
-        raise UsageError(
-            f"--llm-mode applies to bar and llm-only; the {name} planner's grammar is always the game's vocabulary"
+    try:
+        options, ignored = choose_options(
+            name, kb, models[0], config, models[1], consistency=getattr(args, "consistency", False), rules=rules
         )
-    if name not in LLM_PLANNERS and not extra.get("consistency"):
-        ignored = [
-            flag(m, n)
-            for m in (PlannerLLMOptions, ConsistencyConfig, DepsOptions)
-            for n in given(args, m, skip=("seed",) if m is ConsistencyConfig else ())
-        ]
-        if ignored:
-            print(f"barsym: warning: the {name} planner asks no model; ignored: {', '.join(ignored)}", file=sys.stderr)
-        return {}
-    if name in FORWARD_PLANNERS and rules is not None and rules.name != kb.default_profile:
-        raise UsageError(
-            f"the {name} planner's grammar and checks play by the {kb.default_profile} rules; for "
-            f"--rules {rules.name} use --planner bar, llm-only, bar-sc or symbolic"
-        )
-    return {**_as_options(llm), **extra}
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if ignored is not None:
+        flags = ", ".join(flag(model, field) for model, field in ignored[1])
+        print(f"barsym: warning: the {name} planner {ignored[0]}; ignored: {flags}", file=sys.stderr)
+    return options
 
 
 def make_from_options(

@@ -3,6 +3,7 @@
 Each LLM planner's factory names the models it takes (``factory.options``), so the registry can
 refuse a key no planner would read instead of dropping it unseen, and the command line is
 generated from the same fields (:mod:`barsym.commands.options`): one range, one default, one help.
+:func:`planner_options` decides which of them a planner is handed.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..consistency import ConsistencyConfig
 from ..llm.settings import ModelSettings
+from ..planner.registry import FORWARD_PLANNERS, LLM_PLANNERS
 from ..planner.selector import SELECTORS
 from .bar_decomposer import DEFAULT_MODE, RETRY_TEMPERATURE
 
@@ -74,3 +77,55 @@ class DepsOptions(BaseModel):
         "learned horizon model)",
         json_schema_extra={"metavar": "NAME"},
     )
+
+
+#: a warning's worth of options a planner would not use: why, and the (model, field) pairs a user set
+Ignored = tuple[str, list[tuple[type[BaseModel], str]]]
+
+
+def planner_options(
+    name: str,
+    kb,
+    llm: PlannerLLMOptions,
+    config: ConsistencyConfig,
+    deps: DepsOptions,
+    *,
+    consistency: bool = False,
+    rules=None,
+) -> tuple[dict, Ignored | None]:
+    """What ``make_planner(name, ...)`` is handed, as plain data (a worker rebuilds the planner from it).
+
+    Each model's ``model_fields_set`` is what the user set. Options the planner would not use are
+    returned (``ignored``) to be named in one warning rather than dropped unseen; options that
+    cannot work with it (DEPS' rounds for bar, another rule profile for a forward planner's grammar)
+    are a ValueError naming the option.
+    """
+    extra = config.model_dump(mode="json", include=config.model_fields_set - {"seed"})
+    if consistency:
+        extra["consistency"] = True
+    chosen, ignored = deps.model_dump(include=deps.model_fields_set, exclude_none=True), None
+    if name == "deps":
+        extra.update(chosen)
+    elif "feedback_world" in chosen or "deps_rounds" in chosen:
+        raise ValueError(f"--{next(iter(chosen)).replace('_', '-')} applies to --planner deps only")
+    elif "selector" in chosen and name in LLM_PLANNERS:
+        ignored = ("executes no plan", [(DepsOptions, "selector")])
+    if name in FORWARD_PLANNERS and "llm_mode" in llm.model_fields_set and llm.llm_mode != "graph":
+        raise ValueError(
+            f"--llm-mode applies to bar and llm-only; the {name} planner's grammar is always the game's vocabulary"
+        )
+    if name not in LLM_PLANNERS and not extra.get("consistency"):
+        given = [(type(m), n) for m in (llm, config, deps) for n in type(m).model_fields if n in m.model_fields_set]
+        given = [(m, n) for m, n in given if (m, n) != (ConsistencyConfig, "seed")]
+        return {}, ("asks no model", given) if given else None
+    if name in FORWARD_PLANNERS and rules is not None and rules.name != kb.default_profile:
+        raise ValueError(
+            f"the {name} planner's grammar and checks play by the {kb.default_profile} rules; for "
+            f"--rules {rules.name} use --planner bar, llm-only, bar-sc or symbolic"
+        )
+    settings = {
+        k: v
+        for k, v in llm.model_dump().items()
+        if (v is not None or k not in ("api_key", "llm_model")) and (k != "facts" or k in llm.model_fields_set)
+    }  # the server's key and model name, and facts, only when set
+    return {**settings, **extra}, ignored
