@@ -89,12 +89,13 @@ def add_model(
             text += f"; one of {', '.join(known)}"
         elif span(model, name):
             text += f"; {span(model, name)}"
-        if default is not None and "default" not in text:
+        if default is not None and not field.is_required() and "default" not in text:
             text += f" (default {default.value if isinstance(default, Enum) else _show(default)})"
         group.add_argument(
             flag(model, name),
             *extra.get("short", ()),
             dest=name,
+            required=field.is_required(),
             default=argparse.SUPPRESS,
             metavar=extra.get("metavar", name.upper()),
             help=text,

@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import TextIO
 
+from ..bar_io import read_input
 from ..planner import PlanningError
 from ..sim.execution import Execution
 from ..sim.execution import run as run_plan
@@ -95,3 +96,13 @@ def import_jsonl(store: MemoryStore, text: str, where: str) -> tuple[int, int]:
         return store.import_plans(records), len(records)
     except ValueError as exc:
         raise ValueError(f"{where}: {exc}; nothing imported") from None
+
+
+def import_file(store: MemoryStore, path) -> tuple[int, int]:
+    """:func:`import_jsonl` of a file an export wrote; a file that cannot be read is a ValueError too."""
+    try:
+        text = read_input(path).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else f"not UTF-8 text: bad byte at offset {exc.start}"
+        raise ValueError(f"{path}: cannot read ({why})") from None
+    return import_jsonl(store, text, str(path))

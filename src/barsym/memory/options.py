@@ -1,5 +1,5 @@
 """Where the stage memory is and whether a run records into it, as one model (``--memory``, ``--record``,
-``--no-memory`` are generated from it).
+``--no-memory`` are generated from it); what ``memory build`` plans and what ``memory prune`` deletes.
 
 The file is ``memory``, else ``$BARSYM_MEMORY`` (one memory for every run), and ``no_memory`` ignores
 the variable for one run. Without ``record`` the file is opened read-only: a memory that is only
@@ -49,3 +49,29 @@ class MemoryOptions(BaseModel):
             return None
         env = os.environ.get(ENV_VAR, "").strip()
         return self.memory if self.memory is not None else Path(env) if env else None
+
+
+class BuildOptions(BaseModel):
+    """``barsym memory build``: which tasks are planned, by which planner (the world is ExecutionOptions')."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dataset: Path = Field(description="the tasks to plan", json_schema_extra={"metavar": "PATH"})
+    planner: str = Field("symbolic", description="planner", json_schema_extra={"metavar": "NAME"})
+    limit: int | None = Field(None, ge=1, description="only the first N tasks", json_schema_extra={"metavar": "N"})
+
+
+class PruneOptions(BaseModel):
+    """``barsym memory prune``: which plans are too unreliable to keep (:meth:`MemoryStore.prune`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    min_rate: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        allow_inf_nan=False,
+        description="delete plans below this success rate",
+        json_schema_extra={"metavar": "R"},
+    )
+    min_runs: int = Field(5, ge=0, description="... over at least this many runs", json_schema_extra={"metavar": "N"})
