@@ -1,4 +1,4 @@
-"""The one plan model every part of barsym speaks: Step, Plan, Goal.
+"""The one plan model every part of barsym speaks: Step, Plan, Goal (and the goal a plan file is checked against).
 
 Names are kept as written (``logs``, ``wooden_slab``); the knowledge base
 resolves them when a plan is simulated, so a plan read from a file writes back
@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from . import steps as notation
 from .steps import MAX_COUNT  # the step notation's bound (barsym.steps)
 
-__all__ = ["MAX_COUNT", "Goal", "Plan", "Step", "StepType"]
+__all__ = ["MAX_COUNT", "Goal", "GoalOptions", "Plan", "Step", "StepType"]
 
 
 class StepType(str, Enum):
@@ -74,10 +74,44 @@ class Goal(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     item: str
-    count: int = Field(default=1, ge=1, le=MAX_COUNT)
+    count: int = Field(default=1, ge=1, le=MAX_COUNT, description="how many", json_schema_extra={"metavar": "N"})
 
     def __str__(self) -> str:
         return f"obtain {self.count} {self.item}"
+
+
+class GoalOptions(BaseModel):
+    """``--goal ITEM [--goal-count N]``: the goal a plan read from a file must reach.
+
+    Without ``goal`` each plan defaults to its last step's item (one of it); a ``goal_count`` alone is
+    refused rather than applied to those defaults: with several files it would quietly mean a
+    different item for each.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    goal: str | None = Field(
+        None,
+        description="item the plan must end with (default: the last step's item)",
+        json_schema_extra={"metavar": "ITEM"},
+    )
+    goal_count: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_COUNT,
+        description="how many of the --goal item (default 1)",
+        json_schema_extra={"metavar": "N"},
+    )
+
+    @model_validator(mode="after")
+    def _a_count_of_a_goal(self) -> GoalOptions:
+        if self.goal is None and self.goal_count is not None:
+            n = self.goal_count
+            raise ValueError(
+                f"--goal-count {n} needs --goal ITEM too, e.g. --goal diamond --goal-count {n} "
+                "(without --goal each plan must end with 1 of its last step's item)"
+            )
+        return self
 
 
 class Plan(BaseModel):

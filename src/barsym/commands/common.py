@@ -9,8 +9,6 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from pydantic import Field, ValidationError, create_model
-
 from ..kb import DataFileError, KnowledgeBase, UnknownItemError, UnknownProfileError, VersionNotSupportedError, load_kb
 from ..llm.install import LLM_EXTRA, missing_llm_extra
 
@@ -101,22 +99,6 @@ def write_output(path: Path | None, text: str, stdout: TextIO | None = None) -> 
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror}") from None
-
-
-def number_option(text: str | None, option: str, kind: type, low: float, high: float | None = None):
-    """``text`` as an ``int`` or ``float`` from ``low`` to ``high``, for the few numbers no option model holds."""
-    if text is None:
-        return None
-    model = create_model(
-        "Number",
-        value=(kind, Field(ge=low, le=high, allow_inf_nan=False)) if kind is float else (kind, Field(ge=low, le=high)),
-    )
-    try:
-        return model(value=text).value
-    except ValidationError as exc:
-        from .options import message
-
-        raise UsageError(message(model, exc, {"value": text}).replace("--value", option, 1)) from None
 
 
 def require_llm_extra(what: str, model: str | None) -> None:

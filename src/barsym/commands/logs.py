@@ -16,10 +16,9 @@ import json
 import sys
 from dataclasses import asdict
 
-from .common import add_format, fail, number_option
-
-DEFAULT_LIMIT = 10
-MAX_LIMIT = 1_000_000
+from ..reasoning.call_log import LogQuery
+from .common import add_format, fail
+from .options import add_model, read_model
 
 
 def add_parser(sub) -> None:
@@ -29,14 +28,7 @@ def add_parser(sub) -> None:
         description="Show the last LLM calls the bar and llm-only planners made, from the call log "
         "($BARSYM_LOG_DB, else logs.db in the cache folder).",
     )
-    p.add_argument(
-        "-n",
-        "--limit",
-        default=str(DEFAULT_LIMIT),
-        metavar="N",
-        help=f"how many calls, newest last (default {DEFAULT_LIMIT}; 0 for all)",
-    )
-    p.add_argument("--full", action="store_true", help="the whole prompt and grammar, not only the goal's message")
+    add_model(p, LogQuery)
     add_format(
         p,
         "text|json",
@@ -49,7 +41,7 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..reasoning.call_log import CallLog, LogError, damaged_summary, default_log_path
 
-    limit = number_option(args.limit, "--limit", int, 0, MAX_LIMIT) or None
+    query = read_model(args, LogQuery)
     path = default_log_path()
     if path is None:
         print("barsym: LLM call logging is off (BARSYM_LOG_DB=off)", file=sys.stderr)
@@ -64,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     except (LogError, OSError) as exc:
         return fail(" ".join(str(exc).split()))
     try:
-        records, damaged = log.readable(limit)
+        records, damaged = log.readable(query.limit or None)
     except LogError as exc:
         return fail(" ".join(str(exc).split()))
     finally:
@@ -75,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         if not records and not damaged:
             print(f"barsym: no LLM calls logged yet ({path})", file=sys.stderr)
         for record in records:
-            sys.stdout.write(record.to_text(args.full))
+            sys.stdout.write(record.to_text(query.full))
     if damaged:  # the readable calls are shown; the damaged ones are named in one line
         return fail(" ".join(f"{path}: {damaged_summary(damaged)}".split()))
     return 0

@@ -18,10 +18,12 @@ import json
 import sys
 
 from ..bar_io import PlanFormatError
+from ..model import GoalOptions
 from ..reasoning.prose_io import parsed_record, parsed_text, read_text
 from ..validation import Validator, Verdict
 from .common import UsageError, add_format, fail, kb_from_args
 from .llm_options import add_model_arguments, backend_from, model_settings
+from .options import add_model
 from .plan_files import goal_from_args
 
 
@@ -41,8 +43,7 @@ def add_parse_arguments(p, goal: bool = True) -> None:
     """What ``parse`` and ``validate --text`` share (``validate`` has its own ``--goal``)."""
     add_format(p, "text|json", "text: the steps and the verdict (default); json: one object")
     if goal:
-        p.add_argument("--goal", metavar="ITEM", help="item the plan must end with (default: the last step's item)")
-        p.add_argument("--goal-count", type=int, metavar="N", help="how many of the --goal item (default 1)")
+        add_model(p, GoalOptions)
     add_model_arguments(p)
 
 

@@ -20,7 +20,7 @@ from ..bar_io import format_plan
 from ..eval.progress_line import TerminalProgress
 from ..memory import MemoryFileError, record, with_memory
 from ..memory.options import MemoryOptions
-from ..model import MAX_COUNT, Goal
+from ..model import Goal
 from ..planner import PlanningError, PlanResult
 from ..validation import Validator
 from .common import (
@@ -30,7 +30,6 @@ from .common import (
     check_writable,
     fail,
     kb_from_args,
-    number_option,
     outcome,
     write_output,
 )
@@ -47,7 +46,7 @@ def add_parser(sub) -> None:
         "with the validator before printing it.",
     )
     p.add_argument("item", help="item to obtain, e.g. diamond_pickaxe (aliases such as 'boat' work)")
-    p.add_argument("--count", default="1", metavar="N", help=f"how many (1 to {MAX_COUNT}, default 1)")
+    add_model(p, Goal, skip=("item",))
     add_planner_arguments(p, "which planner decomposes goals: ", "read ITEM in a task set's old names, e.g. deps")
     add_format(
         p, "text|json|bar", "text: numbered steps with provenance; json: plan + decomposition tree; bar: BAR JSON Lines"
@@ -66,10 +65,10 @@ def render_json(result: PlanResult, code: int = 0) -> str:
 
 def run(args: argparse.Namespace) -> int:
     check_writable(args.output, "-o")
-    count = number_option(args.count, "--count", int, 1, MAX_COUNT)
+    goal = read_model(args, Goal, skip=("item",), item=args.item)  # the count checked before the model loads
     name = check_planner(args.planner)
     kb = kb_from_args(args)
-    goal = Goal(item=kb.resolve(args.item, dialect=check_dialect(kb, args.dialect)), count=count)
+    goal = goal.model_copy(update={"item": kb.resolve(args.item, dialect=check_dialect(kb, args.dialect))})
     rules = rules_from_args(kb, args)
     start = start_from_args(kb, args)
     store = read_model(args, MemoryOptions).open()  # before the model loads: a bad memory file is found at once

@@ -12,8 +12,9 @@ from collections.abc import Callable, Iterable, Iterator
 
 from ..bar_io import PlanFormatError, decode_text, parse_plan, read_plan, read_stream
 from ..kb import KnowledgeBase, UnknownItemError
-from ..model import MAX_COUNT, Goal, Plan
-from .common import UsageError, number_option
+from ..model import Goal, GoalOptions, Plan
+from .common import UsageError
+from .options import add_model, read_model
 
 
 def add_plan_file_arguments(p, goal: bool = True) -> None:
@@ -25,29 +26,19 @@ def add_plan_file_arguments(p, goal: bool = True) -> None:
         "or what `barsym plan` prints); '-' reads stdin",
     )
     if goal:
-        p.add_argument("--goal", metavar="ITEM", help="item the plan must end with (default: the last step's item)")
-        p.add_argument("--goal-count", metavar="N", help="how many of the --goal item (default 1)")
+        add_model(p, GoalOptions)
 
 
 def goal_from_args(kb: KnowledgeBase, args) -> Goal | None:
-    """The --goal option as a Goal; None lets each plan default to its last step's item (one of it).
-
-    --goal-count alone is refused rather than applied to those defaults: with
-    several files it would quietly mean a different item for each.
-    """
-    count = number_option(args.goal_count, "--goal-count", int, 1, MAX_COUNT) or 1
-    if args.goal is None:
-        if args.goal_count is not None:
-            raise UsageError(
-                f"--goal-count {count} needs --goal ITEM too, e.g. --goal diamond --goal-count {count} "
-                "(without --goal each plan must end with 1 of its last step's item)"
-            )
+    """The --goal option as a Goal (:class:`~barsym.model.GoalOptions`); None: each plan's last step's item."""
+    chosen = read_model(args, GoalOptions)
+    if chosen.goal is None:
         return None
     try:
-        kb.resolve(args.goal)
+        kb.resolve(chosen.goal)
     except UnknownItemError as exc:
         raise UsageError(f"--goal: {exc}") from None
-    return Goal(item=args.goal, count=count)
+    return Goal(item=chosen.goal, count=chosen.goal_count or 1)
 
 
 def load_plan_file(path: str) -> Plan:

@@ -37,6 +37,8 @@ import warnings
 from enum import Enum
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from ..kb import cache_dir
 from ..private_files import create_private, private_dir, untrusted
 from ..redact import redact
@@ -74,6 +76,21 @@ class Verdict(str, Enum):
     UNREADABLE = "unreadable"  # not a step at all
     REPEATED = "repeated"  # a greedy retry repeated a refused answer: the goal went to the fallback
     BACKEND_ERROR = "backend-error"  # no reply
+
+
+class LogQuery(BaseModel):
+    """What ``barsym logs`` shows: how many of the last calls, and whether whole (its options are made from this)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    limit: int = Field(
+        10,
+        ge=0,
+        le=1_000_000,
+        description="how many calls, newest last (0 for all)",
+        json_schema_extra={"short": ("-n",), "metavar": "N"},
+    )
+    full: bool = Field(False, description="the whole prompt and grammar, not only the goal's message")
 
 
 def default_log_path() -> Path | None:
