@@ -4,12 +4,15 @@
 (``--start``, ``--inventory``, ``--layer``), so it is read and checked here once, against the
 knowledge base: item names resolved (with a suggestion), counts from 0 to ``MAX_COUNT``, the layer
 one the world has. Every bad value is a :class:`StartError` whose text is the one line to show.
+:class:`StartOptions` is those options (and ``--rules``) as typed; the command line is made from it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from .bar_io import PlanFormatError, loads_json, read_input, shown
 from .kb import KnowledgeBase, UnknownItemError
@@ -110,3 +113,30 @@ def start_state(
         names = ", ".join(f"{n} {name}" for n, name in enumerate(kb.layers))
         raise StartError(f"the start layer must be one of {names}; got {shown(chosen)}")
     return State.start(counts, chosen)
+
+
+class StartOptions(BaseModel):
+    """Where a plan starts and which rules it plays by, as the user typed them (read by :meth:`state`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    start: list[str] = Field(
+        default_factory=list,
+        description="an item the agent holds at the start (repeatable), e.g. --start stone_pickaxe=1",
+        json_schema_extra={"metavar": "ITEM=N"},
+    )
+    inventory: Path | None = Field(
+        None, description=f"start inventory from a file: {INVENTORY_HELP}", json_schema_extra={"metavar": "FILE"}
+    )
+    layer: str | None = Field(
+        None, description="the layer the agent starts on (0 = surface, the default)", json_schema_extra={"metavar": "N"}
+    )
+    rules: str | None = Field(
+        None,
+        description="rule profile: survival (BAR's world, default) or crafting (Plancraft's: nothing is "
+        "mined, the 3x3 grid is at hand, smelting needs no furnace or fuel)",
+        json_schema_extra={"metavar": "NAME"},
+    )
+
+    def state(self, kb: KnowledgeBase) -> State:
+        return start_state(kb, self.inventory, self.start, self.layer)

@@ -73,7 +73,7 @@ def add_model(
         if name in skip:
             continue
         extra = field.json_schema_extra or {}
-        default = (defaults or {}).get(name, field.default)
+        default = (defaults or {}).get(name, field.get_default(call_default_factory=True))
         text = (helps or {}).get(name) or field.description or ""
         if field.annotation is bool:
             group.add_argument(
@@ -89,13 +89,14 @@ def add_model(
             text += f"; one of {', '.join(known)}"
         elif span(model, name):
             text += f"; {span(model, name)}"
-        if default is not None and not field.is_required() and "default" not in text:
+        if default not in (None, []) and not field.is_required() and "default" not in text:
             text += f" (default {default.value if isinstance(default, Enum) else _show(default)})"
         group.add_argument(
             flag(model, name),
             *extra.get("short", ()),
             dest=name,
             required=field.is_required(),
+            action="append" if typing.get_origin(field.annotation) is list else "store",  # repeatable
             default=argparse.SUPPRESS,
             metavar=extra.get("metavar", name.upper()),
             help=text,

@@ -61,7 +61,7 @@ def parse_and_validate(args: argparse.Namespace, path: str) -> int:
         kb = kb_from_args(args)
         goal = goal_from_args(kb, args)
         start = None
-        if hasattr(args, "inventory"):  # validate --text: its --start/--inventory/--layer apply
+        if hasattr(args, "files"):  # validate --text: its --start/--inventory/--layer apply
             from .state_options import start_from_args
 
             start = start_from_args(kb, args)
