@@ -342,3 +342,13 @@ def test_a_ray_address_nothing_answers_at_is_one_line_exit_2(capsys):
         "127.0.0.1:1",
     )
     assert code == 2 and out == "" and err.count("\n") == 1 and "nothing answers there" in err
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a read-only folder")
+def test_a_run_file_that_cannot_be_written_is_refused_before_any_task(capsys, tmp_path):
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    folder.chmod(0o500)
+    target = folder / "run.jsonl"
+    code, out, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "1", "--run", target)
+    assert code == 2 and out == "" and f"--run {target}: cannot write there" in err and not target.exists()

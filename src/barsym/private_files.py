@@ -117,3 +117,30 @@ def write_private(path: Path | str, data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+def unwritable(path: Path | str) -> str | None:
+    """Why ``path`` cannot be written (as words to follow its name), or None: checked before the work starts.
+
+    An evaluation takes minutes with a model; finding then that its output names
+    a folder that does not exist throws the run away. Opening for append tries
+    exactly what the final write will need (permissions, read-only disks, ACLs,
+    running as root) without touching an existing file; a file this creates is
+    removed again, so a failed run leaves nothing behind.
+    """
+    path = Path(path)
+    existed = path.exists()
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except IsADirectoryError:
+        return "is a folder; give the name of a file (in it, or elsewhere)"
+    except FileNotFoundError:
+        return f"folder {path.parent} does not exist; create it or write elsewhere"
+    except OSError as exc:
+        return f"cannot write there ({exc.strerror})"
+    except ValueError as exc:  # a NUL byte in the name
+        return f"not a usable file name ({exc})"
+    if not existed:
+        path.unlink(missing_ok=True)
+    return None

@@ -11,6 +11,7 @@ from typing import TextIO
 
 from ..kb import DataFileError, KnowledgeBase, UnknownItemError, UnknownProfileError, VersionNotSupportedError, load_kb
 from ..llm.install import LLM_EXTRA, missing_llm_extra
+from ..private_files import unwritable
 
 
 class UsageError(Exception):
@@ -36,32 +37,11 @@ def kb_from_args(args) -> KnowledgeBase:
 
 
 def check_writable(path: Path | None, option: str) -> None:
-    """Refuse an output file that cannot be written before the work starts, not after it.
-
-    An evaluation takes minutes with a model; finding then that ``--json`` names
-    a folder that does not exist throws the run away. Opening for append tries
-    exactly what the final write will need (permissions, read-only disks, ACLs,
-    running as root) without touching an existing file; a file this creates is
-    removed again, so a failed run leaves nothing behind.
-    """
-    if to_stdout(path):
-        return
-    existed = path.exists()
-    try:
-        with open(path, "a", encoding="utf-8"):
-            pass
-    except IsADirectoryError:
-        raise UsageError(f"{option} {path}: is a folder; give the name of a file (in it, or elsewhere)") from None
-    except FileNotFoundError:
-        raise UsageError(
-            f"{option} {path}: folder {path.parent} does not exist; create it or write elsewhere"
-        ) from None
-    except OSError as exc:
-        raise UsageError(f"{option} {path}: cannot write there ({exc.strerror})") from None
-    except ValueError as exc:  # a NUL byte in the name
-        raise UsageError(f"{option} {path!r}: not a usable file name ({exc})") from None
-    if not existed:
-        path.unlink(missing_ok=True)
+    """Refuse an output file that cannot be written before the work starts, not after it."""
+    why = None if to_stdout(path) else unwritable(path)
+    if why is not None:
+        shown = repr(str(path)) if why.startswith("not a usable") else str(path)
+        raise UsageError(f"{option} {shown}: {why}")
 
 
 def add_format(parser, formats: str, help: str, json_alias: bool = False) -> None:

@@ -23,6 +23,7 @@ import stat
 from pathlib import Path
 
 from ..bar_io import read_input
+from ..private_files import unwritable
 
 RUN_VERSION = 1
 
@@ -85,6 +86,9 @@ def check_resumable(path: Path, header: dict) -> None:
         raise RunFileError(f"--run {path}: the folder {path.parent} does not exist")
     if path.exists() and not path.is_file():
         raise RunFileError(f"--run {path}: not a regular file; give the name of a file")
+    why = unwritable(path)  # a read-only file or folder: found now, not when the first task is done
+    if why is not None:
+        raise RunFileError(f"--run {path}: {why}")
     if not path.is_file() or b"\n" not in _read(path):
         return
     old, _, _ = read_run(path)
