@@ -171,10 +171,16 @@ def test_a_recording_planner_records_each_plan_and_credits_its_runs(kb, tmp_path
         planner.task = "t/stick"
         planner.plan(Goal(item="stick"))
         assert list(planner.recorder.plan_ids) == ["t/stick"]
-        planner.recorder.credit(
-            {"world": "deterministic", "seed": 0, "tasks": {"t/stick": {"planner": {"runs": 3, "successes": 3}}}}
+        line = planner.recorder.credit(
+            {
+                "world": "deterministic",
+                "runs": 3,
+                "seed": 0,
+                "tasks": {"t/stick": {"planner": {"runs": 3, "successes": 3}}},
+            }
         )
-        planner.recorder.credit(None)  # no execution: nothing to credit
+        assert line == f"recorded 1 plan(s) with 3 deterministic run(s) each into {store.path}"
+        assert planner.recorder.credit(None) == f"recorded 1 plan(s) into {store.path}"  # nothing to credit
         assert sum(r["runs"] for r in decompositions(store)) >= 3
 
 

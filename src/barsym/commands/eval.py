@@ -39,6 +39,7 @@ from ..memory.options import MemoryOptions
 from ..memory.recorder import RecordingPlanner
 from ..planner.registry import planner_label
 from ..sim.options import ExecutionOptions
+from ..start_state import StartOptions
 from .common import UsageError, add_format, add_output, check_writable, fail, kb_from_args, to_stdout, write_output
 from .llm_options import (
     add_llm_arguments,
@@ -75,11 +76,8 @@ def add_parser(sub) -> None:
     add_output(p, "also write the JSON results to FILE")
     p.add_argument("--json", dest="output", type=Path, action=Deprecated, new="-o/--output", help=argparse.SUPPRESS)
     p.add_argument("--quiet", action="store_true", help="print the tables only, not the per-task differences")
-    p.add_argument(
-        "--rules",
-        metavar="NAME",
-        help="rule profile: survival (default) or crafting (implied by Plancraft's task file)",
-    )
+    rules = "rule profile: survival (default) or crafting (implied by Plancraft's task file)"
+    add_model(p, StartOptions, skip=("start", "inventory", "layer"), helps={"rules": rules})
     add_model(p, RunOptions, "which tasks, and where they run")
     add_llm_arguments(p)
     add_model(p, ExecutionOptions, "execution world", defaults={"world": "no execution"})
@@ -182,16 +180,11 @@ def _run(args: argparse.Namespace) -> int:
         return fail(str(exc))
     finally:
         progress.close()
-    args.stdout = sys.stdout  # where JSON results go when they go to stdout: not the text report's redirection
     executed = execution_part(outcome, execution)
     if any(t.label_possible is not None for t in tasks):
         report = plancraft_report(outcome, name, args.dataset, len(tasks), rules, executed)
     else:
-        recorded = None
-        if recording is not None:
-            recording.recorder.credit(executed and executed[1])
-            runs = f" with {execution.episodes} {execution.world} run(s) each" if executed else ""
-            recorded = f"recorded {len(recording.recorder.plan_ids)} plan(s){runs} into {store.path}"
+        recorded = None if recording is None else recording.recorder.credit(executed and executed[1])
         label = planner_label(name, options)
         report = tech_tree_report(
             outcome,
@@ -207,7 +200,7 @@ def _run(args: argparse.Namespace) -> int:
     if not json_out:  # the text report goes to stdout unless the JSON results go there (--format json, -o -)
         sys.stdout.write(report.text)
     if args.output is not None or args.format == "json":
-        write_output(args.output, json.dumps(report.record, indent=2) + "\n", args.stdout)
+        write_output(args.output, json.dumps(report.record, indent=2) + "\n")
     if recording is not None and recording.recorder.failure is not None:  # after every result is written
         r = recording.recorder
         return fail(

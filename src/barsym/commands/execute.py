@@ -16,7 +16,7 @@ import sys
 
 from ..eval.progress_line import runs_progress
 from ..memory.options import MemoryOptions
-from ..sim.execution import Execution
+from ..memory.recorder import credit_runs
 from ..sim.execution import run as run_plan
 from ..sim.options import ExecutionOptions
 from .common import UsageError, add_format, kb_from_args
@@ -83,8 +83,16 @@ def run(args: argparse.Namespace) -> int:
             runs += execution.runs
             successes += execution.successes
             records.append(execution.to_dict())
-            if store is not None:
-                credited += _credit(store, path, plan, execution, options.world)
+            if store is not None and credit_runs(
+                store, plan, options.world, execution.seed, execution.runs, execution.successes
+            ):
+                credited += 1
+            elif store is not None:
+                print(
+                    f"barsym: warning: {path}: no plan in the memory has these steps (record it with barsym plan "
+                    f"--record first); its runs are not recorded",
+                    file=sys.stderr,
+                )
             if args.format != "json":
                 if line:
                     line.clear()
@@ -109,17 +117,3 @@ def run(args: argparse.Namespace) -> int:
         )
         store.close()
     return 2 if unusable else 0
-
-
-def _credit(store, path: str, plan, execution: Execution, world: str) -> int:
-    """Add the runs to the plan in memory with the same steps (recorded by ``plan --record``); 1 if there is one."""
-    plan_id = store.plan_with_steps([str(step) for step in plan.steps])
-    if plan_id is None:
-        print(
-            f"barsym: warning: {path}: no plan in the memory has these steps (record it with barsym plan "
-            f"--record first); its runs are not recorded",
-            file=sys.stderr,
-        )
-        return 0
-    store.attach_executions(plan_id, [(world, execution.seed, execution.runs, execution.successes)])
-    return 1

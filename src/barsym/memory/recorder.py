@@ -103,15 +103,23 @@ class TaskRecorder:
             return False
         return True
 
-    def credit(self, executed: dict | None) -> None:
+    def credit(self, executed: dict | None) -> str:
         """Credit each recorded plan with its runs from an evaluation's execution report (``report["execution"]``),
-        with the seed the report gave that task."""
-        if executed is None:
-            return
-        for key, task in executed["tasks"].items():
+        with the seed the report gave that task; what was recorded, in a line."""
+        for key, task in (executed or {}).get("tasks", {}).items():
             ran = task["planner"]
             if ran is not None:
                 self.executed(key, executed["world"], ran.get("seed", executed["seed"]), ran["runs"], ran["successes"])
+        runs = f" with {executed['runs']} {executed['world']} run(s) each" if executed else ""
+        return f"recorded {len(self.plan_ids)} plan(s){runs} into {self.store.path}"
+
+
+def credit_runs(store: MemoryStore, plan, world: str, seed: int, runs: int, successes: int) -> bool:
+    """Add runs to the plan in memory with the same steps (``barsym plan --record`` wrote it); False if none has."""
+    plan_id = store.plan_with_steps([str(step) for step in plan.steps])
+    if plan_id is not None:
+        store.attach_executions(plan_id, [(world, seed, runs, successes)])
+    return plan_id is not None
 
 
 class RecordingPlanner:
