@@ -88,26 +88,10 @@ def run(args: argparse.Namespace) -> int:
         progress.clear()
         if exc.kind == "too_large":
             raise UsageError(exc.message) from None
-        unchecked = getattr(planner, "plan_fallback", True) is False
-        internal = exc.kind in ("invalid", "decomposition", "no_order") and not unchecked
-        if args.format == "json":  # no plan is a result too: on stdout, with why and the exit status
-            write_output(
-                args.output,
-                json.dumps(
-                    outcome(
-                        "internal_error" if internal else "no_plan",
-                        exc.message,
-                        1,
-                        kind=exc.kind,
-                        goal={"item": goal.item, "count": goal.count},
-                        planner=name,
-                    ),
-                    indent=2,
-                )
-                + "\n",
-            )
-        print(f"barsym: {'internal error: ' if internal else ''}{exc.message}", file=sys.stderr)
-        return 1
+        # a planner that checks its plans failing for any reason but the goal's is a bug in barsym
+        internal = not exc.kind.about_goal and getattr(planner, "plan_fallback", True) is not False
+        where = {"kind": exc.kind.value, "goal": {"item": goal.item, "count": goal.count}, "planner": name}
+        return _failed(args, "internal_error" if internal else "no_plan", exc.message, **where)
     progress.clear()
     if result.stats.backend_down:
         print(
@@ -125,10 +109,7 @@ def run(args: argparse.Namespace) -> int:
             f"the {name} planner produced a plan its validator rejects "
             f"(step {error.step}: {error.message}); please report this"
         )
-        if args.format == "json":
-            write_output(args.output, json.dumps(outcome("internal_error", message, 1, planner=name), indent=2) + "\n")
-        print(f"barsym: internal error: {message}", file=sys.stderr)
-        return 1
+        return _failed(args, "internal_error", message, planner=name)
     unrecorded = None
     if store is not None and args.record:
         try:
@@ -137,3 +118,11 @@ def run(args: argparse.Namespace) -> int:
             unrecorded = str(exc)
     write_output(args.output, render(result))
     return fail(f"{unrecorded}; the plan was not recorded") if unrecorded else 0
+
+
+def _failed(args: argparse.Namespace, status: str, message: str, **fields) -> int:
+    """No plan: one line on stderr and exit 1; under ``--format json`` a result too (why, and the exit status)."""
+    if args.format == "json":
+        write_output(args.output, json.dumps(outcome(status, message, 1, **fields), indent=2) + "\n")
+    print(f"barsym: {'internal error: ' if status == 'internal_error' else ''}{message}", file=sys.stderr)
+    return 1
