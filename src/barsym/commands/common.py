@@ -7,7 +7,6 @@ import gc
 import json
 import sys
 from pathlib import Path
-from typing import TextIO
 
 from ..kb import DataFileError, KnowledgeBase, UnknownItemError, UnknownProfileError, VersionNotSupportedError, load_kb
 from ..llm.install import LLM_EXTRA, missing_llm_extra
@@ -70,10 +69,10 @@ def to_stdout(path: Path | None) -> bool:
     return path is None or str(path) == "-"
 
 
-def write_output(path: Path | None, text: str, stdout: TextIO | None = None) -> None:
+def write_output(path: Path | None, text: str) -> None:
     """``text`` into ``-o FILE``, or onto stdout (``-`` or no ``-o``); a file that cannot be written is a UsageError."""
     if to_stdout(path):
-        (stdout or sys.stdout).write(text)
+        sys.stdout.write(text)
         return
     try:
         path.write_text(text, encoding="utf-8")
@@ -98,6 +97,11 @@ def require_llm_extra(what: str, model: str | None) -> None:
 def fail(message: str) -> int:
     print(f"barsym: error: {message}", file=sys.stderr)
     return 2
+
+
+def warn(message: str) -> None:
+    """A warning line on stderr: the work goes on (a setting not used, a record left out, a fallback)."""
+    print(f"barsym: warning: {message}", file=sys.stderr)
 
 
 def outcome(status: str, reason: str | None, exit_code: int, **fields) -> dict:

@@ -40,7 +40,17 @@ from ..memory.recorder import RecordingPlanner
 from ..planner.registry import planner_label
 from ..sim.options import ExecutionOptions
 from ..start_state import StartOptions
-from .common import UsageError, add_format, add_output, check_writable, fail, kb_from_args, to_stdout, write_output
+from .common import (
+    UsageError,
+    add_format,
+    add_output,
+    check_writable,
+    fail,
+    kb_from_args,
+    to_stdout,
+    warn,
+    write_output,
+)
 from .llm_options import (
     add_llm_arguments,
     add_planner_arguments,
@@ -172,7 +182,7 @@ def _run(args: argparse.Namespace) -> int:
             run_path=scale.run_file,
             planner=None if scale.parallel else planner,
             **progress.hooks(on_task=recorded_task, on_start=resuming),
-            on_warning=lambda line: print(f"barsym: warning: {line}", file=sys.stderr),
+            on_warning=warn,
             api_key=api_key,
         )
     except (RunFileError, ExecutorError, DatasetError) as exc:
@@ -209,5 +219,5 @@ def _run(args: argparse.Namespace) -> int:
     for line in report.problems:
         print(f"barsym: {line}", file=sys.stderr)
     for line in report.warnings:
-        print(f"barsym: warning: {line}", file=sys.stderr)
+        warn(line)
     return 1 if report.problems else 0

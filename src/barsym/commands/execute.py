@@ -19,7 +19,7 @@ from ..memory.options import MemoryOptions
 from ..memory.recorder import credit_runs
 from ..sim.execution import run as run_plan
 from ..sim.options import ExecutionOptions
-from .common import UsageError, add_format, kb_from_args
+from .common import UsageError, add_format, kb_from_args, warn
 from .options import add_model, read_model
 from .plan_files import add_plan_file_arguments, each_plan
 from .state_options import add_state_arguments, rules_from_args, start_from_args
@@ -88,10 +88,9 @@ def run(args: argparse.Namespace) -> int:
             ):
                 credited += 1
             elif store is not None:
-                print(
-                    f"barsym: warning: {path}: no plan in the memory has these steps (record it with barsym plan "
-                    f"--record first); its runs are not recorded",
-                    file=sys.stderr,
+                warn(
+                    f"{path}: no plan in the memory has these steps (record it with barsym plan --record first); "
+                    "its runs are not recorded"
                 )
             if args.format != "json":
                 if line:

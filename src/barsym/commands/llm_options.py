@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import sys
 
 from ..consistency import ConsistencyConfig
 from ..eval.spec import planner_from_options
@@ -23,7 +22,7 @@ from ..llm.settings import ModelSettings
 from ..planner import DEFAULT_PLANNER, make_planner, planner_names
 from ..reasoning.options import DepsOptions, PlannerLLMOptions
 from ..reasoning.options import planner_options as choose_options
-from .common import UsageError, require_llm_extra
+from .common import UsageError, require_llm_extra, warn
 from .options import Deprecated, add_model, flag, read_model
 
 CONSISTENCY = "state consistency (BAR module b)"
@@ -113,7 +112,7 @@ def planner_options(name: str, kb: KnowledgeBase, args: argparse.Namespace, rule
         raise UsageError(str(exc)) from None
     if ignored is not None:
         flags = ", ".join(flag(model, field) for model, field in ignored[1])
-        print(f"barsym: warning: the {name} planner {ignored[0]}; ignored: {flags}", file=sys.stderr)
+        warn(f"the {name} planner {ignored[0]}; ignored: {flags}")
     return options
 
 

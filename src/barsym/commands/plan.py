@@ -31,6 +31,7 @@ from .common import (
     fail,
     kb_from_args,
     outcome,
+    warn,
     write_output,
 )
 from .llm_options import add_llm_arguments, add_planner_arguments, build_planner, check_dialect, check_planner
@@ -94,11 +95,7 @@ def run(args: argparse.Namespace) -> int:
         return _failed(args, "internal_error" if internal else "no_plan", exc.message, **where)
     progress.clear()
     if result.stats.backend_down:
-        print(
-            f"barsym: warning: the LLM backend failed ({result.stats.backend_down}); "
-            f"the symbolic decomposer answered in its place",
-            file=sys.stderr,
-        )
+        warn(f"the LLM backend failed ({result.stats.backend_down}); the symbolic decomposer answered in its place")
     check = Validator(kb, rules).validate(result.plan, goal=goal, start=start)
     if not check.valid and not result.validation.valid:  # an unchecked planner's plan: shown, and exit 1
         write_output(args.output, render(result, 1) if args.format == "json" else render(result))

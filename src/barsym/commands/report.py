@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..eval.html_report import load_runs, render
 from ..eval.runfile import RunFileError
-from .common import add_output, check_writable, fail, to_stdout, write_output
+from .common import add_output, check_writable, fail, to_stdout, warn, write_output
 
 
 def add_parser(sub) -> None:
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     except RunFileError as exc:
         return fail(str(exc))
     for line in warnings:  # one line per damaged record; the report is written from the others
-        print(f"barsym: warning: {line}", file=sys.stderr)
+        warn(line)
     existed = not to_stdout(args.output) and args.output.is_file()
     write_output(args.output, render(runs))
     if existed:  # a report made earlier is gone: one line, so that nobody wonders where it went
