@@ -373,3 +373,19 @@ class Validator:
                     )
                 )
         return found
+
+
+def unusable_record(name: str, message: str) -> dict:
+    """A plan file that cannot be read, as a record of the shape of :meth:`ValidationResult.to_dict`'s."""
+    error = {"step": None, "code": "bad_input", "message": message}
+    return {"file": name, "valid": False, "verdict": "unusable input", "errors": [error], "warnings": []}
+
+
+def summary_line(verdicts: list[Verdict], unusable: int = 0) -> str:
+    """``summary: 3 plan(s): 1 valid, 1 valid with waste, 1 invalid, 1 unusable`` (the unusable counted in)."""
+    extra = f", {unusable} unusable" if unusable else ""
+    valid, wasteful, invalid = (verdicts.count(v) for v in (Verdict.VALID, Verdict.WASTEFUL, Verdict.INVALID))
+    return (
+        f"summary: {len(verdicts) + unusable} plan(s): {valid} valid, {wasteful} valid with waste, "
+        f"{invalid} invalid{extra}"
+    )

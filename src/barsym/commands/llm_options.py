@@ -130,15 +130,11 @@ def make_from_options(
 
 
 def backend_from(options: ModelSettings):
-    """The shared model backend for ``score`` and ``repair``; a model or server that cannot be used is a UsageError."""
-    from ..reasoning.llm_planners import shared_backend
+    """The model backend for ``score``, ``repair`` and ``parse``; a model or server that cannot be used is a UsageError."""
+    from ..reasoning.llm_planners import settings_backend
 
-    if options.llm_stand_in:
-        from ..llm.stand_in import make_stand_in
-
-        return make_stand_in(options.llm_stand_in)
     with model_errors("LLM scoring or repair", options.model, options.llm_url is not None):
-        return shared_backend(options.model, options.llm_url, options.threads, options.timeout)
+        return settings_backend(options)
 
 
 @contextlib.contextmanager

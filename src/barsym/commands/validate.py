@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from ..validation import Validator, Verdict
+from ..validation import Validator, Verdict, summary_line, unusable_record
 from .common import add_format, fail, kb_from_args
 from .plan_files import add_plan_file_arguments, each_plan, goal_from_args
 from .state_options import add_state_arguments, rules_from_args, start_from_args
@@ -56,36 +56,20 @@ def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(kb, args)
     validator = Validator(kb, rules)
     records: list[dict] = []
-    counts = {Verdict.VALID: 0, Verdict.WASTEFUL: 0, Verdict.INVALID: 0}
+    verdicts: list[Verdict] = []
     unusable: list[str] = []
 
     def unusable_file(name: str, message: str) -> None:
         unusable.append(name)
-        records.append(
-            {
-                "file": name,
-                "valid": False,
-                "verdict": "unusable input",
-                "errors": [{"step": None, "code": "bad_input", "message": message}],
-                "warnings": [],
-            }
-        )
+        records.append(unusable_record(name, message))
 
     for _, plan in each_plan(args.files, unusable_file, show_errors=args.format != "json"):
         result = validator.validate(plan, goal=goal, start=start)
-        counts[result.verdict] += 1
+        verdicts.append(result.verdict)
         records.append(result.to_dict())
         if args.format != "json":
             sys.stdout.write(result.to_text(plan, kb.layers, args.quiet))
-    if args.format == "json":
-        print(json.dumps(records, indent=2))
-    else:
-        total = len(args.files)
-        extra = f", {len(unusable)} unusable" if unusable else ""
-        print(
-            f"summary: {total} plan(s): {counts[Verdict.VALID]} valid, {counts[Verdict.WASTEFUL]} valid with waste, "
-            f"{counts[Verdict.INVALID]} invalid{extra}"
-        )
+    print(json.dumps(records, indent=2) if args.format == "json" else summary_line(verdicts, len(unusable)))
     if unusable:
         return 2
-    return 1 if counts[Verdict.INVALID] else 0
+    return 1 if Verdict.INVALID in verdicts else 0

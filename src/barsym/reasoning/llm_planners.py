@@ -93,6 +93,16 @@ def shared_backend(
     return backend
 
 
+def settings_backend(settings) -> LLMBackend:
+    """The backend :class:`~barsym.llm.settings.ModelSettings` name: a stand-in chooser, or the shared model or server
+    (``barsym score``, ``repair`` and ``parse``, which take the model's settings without a planner's)."""
+    if settings.llm_stand_in:
+        from ..llm.stand_in import make_stand_in
+
+        return make_stand_in(settings.llm_stand_in)
+    return shared_backend(settings.model, settings.llm_url, settings.threads, settings.timeout)
+
+
 def probe(base_url: str, timeout: float) -> None:
     """Check that something answers HTTP at ``base_url`` within ``timeout`` s overall; any HTTP status counts as up."""
     opener = opener_for(urllib.parse.urlsplit(base_url).hostname)
