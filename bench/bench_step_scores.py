@@ -1,6 +1,6 @@
 """Benchmark: how well each step-scoring method tells steps that cannot run from steps that can.
 
-    python bench/bench_step_scores.py [--methods digit,expected,yes,yes-facts,yes-state] [--limit N] [--seed 0]
+    python bench/bench_step_scores.py [--methods digit,expected,yes,yes-facts,yes-state,default] [--limit N] [--seed 0]
                                       [--model FILE.gguf] [--json FILE]
 
 The labelled set (:mod:`barsym.testing.step_set`) is built from BAR's 53 expert plans and faulty
@@ -10,6 +10,10 @@ gives, per method, the AUC against the labels, Spearman's rho against the labels
 simulator's own 1-10 score, the share of steps without an answer, and seconds per step. Two rows need
 no model and bound the table: ``simulator`` (the deterministic score: what a perfect scorer reaches)
 and ``constant`` (one score for every step: chance, AUC 0.5).
+
+``default`` is what ``--scores llm`` reads when no ``--score-method`` is given: the method the model
+declares (a ``barsym distill`` model names the one it was taught), else ``expected``; its row names
+which it was.
 
 ``--limit N`` keeps N steps (a seeded sample that keeps the good/bad ratio); the default is the whole
 set (567 steps). The model is the embedded SmolLM2-135M unless ``--model`` names another GGUF
@@ -78,7 +82,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", dest="json_out", default=None, help="write the table and the set here")
     args = parser.parse_args(argv)
-    methods = [ScoreMethod(name.strip()) for name in args.methods.split(",") if name.strip()]
+    names = [name.strip() for name in args.methods.split(",") if name.strip()]
+    known = [m.value for m in ScoreMethod] + ["default"]
+    if unknown := [name for name in names if name not in known]:
+        parser.error(f"--methods: unknown method {unknown[0]!r}; choose from {', '.join(known)}")
+    methods = [None if name == "default" else ScoreMethod(name) for name in names]
 
     kb = load_kb()
     rules = Rules(kb)
@@ -108,9 +116,10 @@ def main(argv: list[str] | None = None) -> int:
             started = time.perf_counter()
             scores = [scorer.step(x.goal, x.steps, x.number) for x in items]
             seconds = time.perf_counter() - started
-            rows.append(row(method.value, scores, items, seconds))
-            per_step[method.value] = scores
-            print(f"  {method.value}: done in {seconds:.1f} s", flush=True)
+            name = scorer.method.value if method else f"default ({scorer.method_text})"
+            rows.append(row(name, scores, items, seconds))
+            per_step[name] = scores
+            print(f"  {name}: done in {seconds:.1f} s", flush=True)
         backend.close()
 
     print()

@@ -13,10 +13,11 @@ import pytest
 
 from barsym.bar_io import read_plan
 from barsym.consistency import ConsistencyConfig
+from barsym.consistency.anchors import DEFAULT_SCORE_METHOD, SCORE_METHOD_KEY
 from barsym.llm import LlamaCppBackend, LLMOptions
 from barsym.model import Plan, StepType
 from barsym.reasoning import model_consistency
-from barsym.reasoning.step_scorer import LLMStepScorer
+from barsym.reasoning.step_scorer import LLMStepScorer, default_method
 from testdata import EXPERT_FILES
 
 pytestmark = pytest.mark.llm
@@ -38,6 +39,12 @@ def test_real_scores_are_one_to_ten_and_the_prefix_is_cached(backend):
     assert use.calls == len(PLAN) and use.unreadable == 0 and use.completion_tokens <= 2 * len(PLAN)
     # about one prompt plus short completions: after the first call only the step's own line is new
     assert use.evaluated_prompt_tokens < use.prompt_tokens / 3
+
+
+def test_the_embedded_model_declares_no_score_method_so_the_default_reads_it(backend):
+    assert backend.model_metadata("general.architecture") == "llama"
+    assert backend.model_metadata(SCORE_METHOD_KEY) is None
+    assert default_method(backend) == (DEFAULT_SCORE_METHOD, "default")
 
 
 def test_the_real_llm_repairer_fixes_a_dropped_dig_down(backend, validator):

@@ -326,3 +326,31 @@ def test_a_few_lora_steps_on_a_toy_llama_lower_the_loss():
         optimizer.step()
         losses.append(loss.item())
     assert losses[-1] < losses[0]
+
+
+@pytest.mark.skipif(not __import__("importlib").util.find_spec("gguf"), reason="needs the [train] extra's gguf package")
+def test_the_written_gguf_declares_the_method_it_was_taught(tmp_path):
+    import numpy as np
+    from gguf import GGUFReader, GGUFWriter
+
+    from barsym.consistency.anchors import SCORE_METHOD_KEY
+    from barsym.distill.gguf_out import write_gguf
+
+    source, out = tmp_path / "toy.gguf", tmp_path / "stamped.gguf"
+    writer = GGUFWriter(str(source), "llama")
+    writer.add_string("general.name", "toy")
+    writer.add_string(SCORE_METHOD_KEY, "expected")  # replaced, not written twice
+    writer.add_tensor("blk.0.attn_q.weight", np.ones((4, 32), dtype=np.float32))
+    writer.add_tensor("token_embd.weight", np.zeros((2, 32), dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    trained = {"blk.0.attn_q.weight": np.full((4, 32), 2.0, dtype=np.float32)}
+    write_gguf(str(source), trained, str(out), "f32", metadata={SCORE_METHOD_KEY: "yes-facts"})
+    reader = GGUFReader(str(out))
+    assert reader.fields[SCORE_METHOD_KEY].contents() == "yes-facts"
+    assert [k for k in reader.fields if k == SCORE_METHOD_KEY] == [SCORE_METHOD_KEY]
+    assert reader.fields["general.architecture"].contents() == "llama"
+    tensors = {t.name: np.asarray(t.data) for t in reader.tensors}
+    assert tensors["blk.0.attn_q.weight"].min() == 2.0 and tensors["token_embd.weight"].max() == 0.0

@@ -7,12 +7,12 @@ import math
 import pytest
 
 from barsym.consistency import ConsistencyConfig
-from barsym.consistency.anchors import ScoreMethod
+from barsym.consistency.anchors import SCORE_METHOD_KEY, ScoreMethod
 from barsym.consistency.crosscheck import auc
 from barsym.kb import Rules
 from barsym.llm.fake import ScriptedLLM
 from barsym.model import Goal, Plan, Step, StepType
-from barsym.reasoning.step_scorer import LLMStepScorer, expected_digit, needs_text, yes_share
+from barsym.reasoning.step_scorer import LLMStepScorer, default_method, expected_digit, needs_text, yes_share
 from barsym.testing.step_set import labelled_steps, moved_before_needs
 from barsym.validation import Validator
 
@@ -140,3 +140,28 @@ def test_the_state_method_names_every_tool_of_the_lowest_serving_tier(kb):
     mine = Step(type=StepType.MINE, item="cobblestone", count=1, tool="wooden_pickaxe")
     assert "a golden_pickaxe or better" in needs_text(rules, mine)  # yes-facts' wording, kept as it was
     assert "a golden_pickaxe or wooden_pickaxe or better" in needs_text(rules, mine, every_lowest_tool=True)
+
+
+def test_a_model_that_declares_its_method_is_read_with_it(kb):
+    rules = Rules(kb)
+    declares = ScriptedLLM(probabilities=True, metadata={SCORE_METHOD_KEY: "yes-facts"})
+    scorer = LLMStepScorer(declares, method=None, rules=rules, log=False)
+    assert (scorer.method, scorer.method_text) == (ScoreMethod.YES_FACTS, "yes-facts, declared by the model")
+    given = LLMStepScorer(declares, method="yes", rules=rules, log=False)
+    assert (given.method, given.method_text) == (ScoreMethod.YES, "yes")
+
+
+def test_a_declared_method_the_backend_cannot_serve_or_this_version_does_not_know_is_ignored():
+    assert default_method(ScriptedLLM(probabilities=True)) == (ScoreMethod.EXPECTED, "default")
+    unknown = ScriptedLLM(probabilities=True, metadata={SCORE_METHOD_KEY: "vibes"})
+    assert default_method(unknown) == (ScoreMethod.EXPECTED, "default")
+    no_probabilities = ScriptedLLM(metadata={SCORE_METHOD_KEY: "yes-facts"})
+    assert default_method(no_probabilities) == (ScoreMethod.DIGIT, "server")
+
+
+def test_the_method_a_distilled_model_declares_is_the_verdict_kind_it_was_taught():
+    from barsym.distill.verdicts import taught_score_method
+
+    assert taught_score_method([{"kind": "yes-state"}, {"kind": "cot"}]) is ScoreMethod.YES_STATE
+    assert taught_score_method([{"kind": "yes-state"}, {"kind": "yes-facts"}]) is ScoreMethod.YES_FACTS
+    assert taught_score_method([{"kind": "cot"}, {"kind": "bar"}]) is None

@@ -77,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
         llm_scores = scorer.score(plan.steps, plan_goal) if scorer is not None else None
         if llm_scores is not None:
             check.add([s.score for s in sim], llm_scores)
-        record = score_record(path, plan, plan_goal, validation, sim, llm_scores, source, t, k)
+        method = scorer.method_text if scorer is not None else None
+        record = score_record(path, plan, plan_goal, validation, sim, llm_scores, source, t, k, method)
         records.append(record)
         if args.format != "json":
             sys.stdout.write(score_text(record))

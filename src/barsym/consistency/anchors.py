@@ -67,9 +67,12 @@ class ScoreMethod(str, Enum):
         return self in (ScoreMethod.YES_FACTS, ScoreMethod.YES_STATE)
 
 
-#: what ``--scores llm`` / ``both`` read unless told otherwise: the best on the labelled step set
-#: (bench/bench_step_scores.py, docs/step-scores.md)
+#: what ``--scores llm`` / ``both`` read unless told otherwise or the model declares its own: the best
+#: for the embedded model on the labelled step set (bench/bench_step_scores.py, docs/step-scores.md)
 DEFAULT_SCORE_METHOD = ScoreMethod.EXPECTED
+#: the GGUF metadata key a model declares its step-score method under (``barsym distill`` writes the
+#: method it taught; a distilled scorer is read the way it was taught, by default)
+SCORE_METHOD_KEY = "barsym.step_score_method"
 
 
 @dataclass(frozen=True, order=True)

@@ -73,8 +73,8 @@ class ConsistencyConfig(BaseModel):
         "generated 1-10), expected (the expected digit), yes (P(yes) to 'can "
         "this step be done now?'), yes-facts (the same with the state and the "
         "step's needs), yes-state (the state, the step and its needs without the plan); "
-        f"default {DEFAULT_SCORE_METHOD.value} for an "
-        "in-process model, digit for --llm-url",
+        "default: the method a distilled model declares (barsym distill writes it), else "
+        f"{DEFAULT_SCORE_METHOD.value} for an in-process model, digit for --llm-url",
         json_schema_extra={"metavar": "METHOD"},
     )
 
@@ -87,7 +87,12 @@ class ConsistencyConfig(BaseModel):
     def describe(self) -> str:
         scores = f", {self.scores.value} scores, t={self.t}" if self.anchors is AnchorMethod.STEP_SCORING else ""
         if self.anchors is AnchorMethod.STEP_SCORING and self.scores is not ScoreSource.SIMULATOR:
-            scores += f" (model read as {(self.score_method or DEFAULT_SCORE_METHOD).value})"
+            read = (
+                self.score_method.value
+                if self.score_method
+                else f"the model's own method, else {DEFAULT_SCORE_METHOD.value}"
+            )
+            scores += f" (model read as {read})"
         repairer = self.repairer.value + (
             " + symbolic fallback" if self.repairer is RepairerKind.LLM and self.fallback else ""
         )

@@ -98,6 +98,7 @@ def score_record(
     source: str,
     t: int,
     k: int,
+    method: str | None = None,
 ) -> dict:
     """One plan's scores per step (simulator, model, both), the anchors each source picks and the windows."""
     both = [combine(s.score, v) for s, v in zip(sim, llm)] if llm is not None else None
@@ -129,6 +130,7 @@ def score_record(
         "anchors": anchors,
         "source": source,
         "windows": windows,
+        "llm_method": method,
     }
 
 
@@ -139,6 +141,8 @@ def score_text(record: dict) -> str:
         f"{record['file']}: {record['verdict']} ({len(record['scores'])} steps, goal {goal['count']} "
         f"{goal['item']}); scores 1-10, anchors below t={record['t']}, k={record['k']}"
     ]
+    if record.get("llm_method"):
+        lines[0] += f"; the model's scores read as {record['llm_method']}"
     width = max((len(s["text"]) for s in record["scores"]), default=4)
     lines.append(f"  {'step':>4}  {'':<{width}}  sim  llm  both  simulator's reason")
 

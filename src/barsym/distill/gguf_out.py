@@ -81,9 +81,15 @@ def check_layout(reader, base_weights: dict[str, np.ndarray], layers=(0,)) -> No
 
 
 def write_gguf(
-    source: str, weights: dict[str, np.ndarray], out: str, out_type: str = "q8_0", name: str = "barsym distilled"
+    source: str,
+    weights: dict[str, np.ndarray],
+    out: str,
+    out_type: str = "q8_0",
+    name: str = "barsym distilled",
+    metadata: dict[str, str] | None = None,
 ) -> None:
-    """Copy ``source`` to ``out`` with the tensors in ``weights`` replaced (quantized to ``out_type``)."""
+    """Copy ``source`` to ``out`` with the tensors in ``weights`` replaced (quantized to ``out_type``) and
+    the string keys in ``metadata`` added (or replaced): what barsym should know about the model."""
     from gguf import GGMLQuantizationType, GGUFReader, GGUFValueType, GGUFWriter
     from gguf.quants import quantize
 
@@ -93,7 +99,7 @@ def write_gguf(
     arch = reader.fields["general.architecture"].contents()
     writer = GGUFWriter(out, arch)
     for key, field in reader.fields.items():
-        if key.startswith("GGUF.") or key == "general.architecture":
+        if key.startswith("GGUF.") or key == "general.architecture" or key in (metadata or {}):
             continue
         value = field.contents()
         if key == "general.name":
@@ -101,6 +107,8 @@ def write_gguf(
         kind = field.types[0]
         sub = field.types[-1] if kind == GGUFValueType.ARRAY else None
         writer.add_key_value(key, value, kind, sub)
+    for key, text in (metadata or {}).items():
+        writer.add_string(key, text)
     qtype = {"q8_0": GGMLQuantizationType.Q8_0, "f16": GGMLQuantizationType.F16, "f32": GGMLQuantizationType.F32}[
         out_type
     ]

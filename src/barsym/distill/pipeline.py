@@ -12,8 +12,10 @@ import resource
 import time
 from collections.abc import Callable
 
+from ..consistency.anchors import SCORE_METHOD_KEY
 from .gguf_out import check_layout, gguf_weights, write_gguf
 from .train import TrainConfig, train
+from .verdicts import taught_score_method
 
 
 def peak_rss_mb() -> float:
@@ -47,7 +49,8 @@ def distill(
     import numpy as np
 
     np.savez(out + ".weights.npz", **weights)  # the trained projections, should writing the GGUF fail
-    write_gguf(base, weights, out, out_type)
+    method = taught_score_method(rows)
+    write_gguf(base, weights, out, out_type, metadata={SCORE_METHOD_KEY: method.value} if method else None)
     reread = GGUFReader(out)
     if len(reread.tensors) != len(GGUFReader(base).tensors):
         raise RuntimeError(f"{out}: {len(reread.tensors)} tensors written, the base has more")
@@ -60,5 +63,6 @@ def distill(
         total_seconds=round(time.perf_counter() - started, 1),
         peak_rss_mb=round(peak_rss_mb()),
         layout_checked=bool(checked),
+        score_method=method.value if method else None,
     )
     return summary

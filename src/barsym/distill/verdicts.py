@@ -40,6 +40,17 @@ VERDICT_KINDS = {"yes-facts": ScoreMethod.YES_FACTS, "yes-state": ScoreMethod.YE
 YES, NO = "yes", "no"
 
 
+def taught_score_method(rows: list[dict]) -> ScoreMethod | None:
+    """The step-score method a model trained on ``rows`` should be read with, or None (no verdicts taught).
+
+    ``barsym distill`` writes it into the GGUF (:data:`~barsym.consistency.anchors.SCORE_METHOD_KEY`),
+    so ``--scores llm`` reads a distilled scorer the way it was taught. Taught both, ``yes-facts``
+    wins: its prompt holds the task and the plan as well as the facts, and it ranked better
+    (AUC 0.818 vs 0.797, docs/step-scores.md)."""
+    kinds = {row.get("kind") for row in rows}
+    return next((VERDICT_KINDS[k] for k in VERDICT_KINDS if k in kinds), None)
+
+
 class _PromptsOnly(LLMBackend):
     """A backend the scorer accepts for its probability methods and never calls (only messages are built)."""
 

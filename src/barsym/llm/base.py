@@ -223,6 +223,16 @@ class LLMBackend(ABC):
             "use the in-process model (the default, or --model FILE.gguf)"
         )
 
+    def model_metadata(self, key: str) -> str | None:
+        """A value the model file declares under ``key`` (GGUF metadata), or None.
+
+        How a model tells its users what it was made for: ``barsym distill``
+        writes the step-score method it taught (``barsym.step_score_method``),
+        which the step scorer then reads by default. Only an in-process model has
+        a file to read; a server or a fake says nothing unless told.
+        """
+        return None
+
     def prime(self, messages: list[dict[str, str]]) -> Priming | None:
         """Prepare for many calls whose messages start with ``messages`` (a fixed few-shot prefix).
 

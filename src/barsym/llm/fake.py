@@ -70,13 +70,23 @@ class ScriptedLLM(LLMBackend):
     """
 
     def __init__(
-        self, replies: Iterable[Reply] = (), options: LLMOptions | None = None, *, probabilities: bool = False
+        self,
+        replies: Iterable[Reply] = (),
+        options: LLMOptions | None = None,
+        *,
+        probabilities: bool = False,
+        metadata: dict[str, str] | None = None,
     ) -> None:
-        """``probabilities``: say it gives token probabilities (scripted dicts), as the in-process model does."""
+        """``probabilities``: say it gives token probabilities (scripted dicts), as the in-process model does;
+        ``metadata``: what :meth:`model_metadata` answers, as a model file's keys would."""
         super().__init__(options)
         self.gives_probabilities = probabilities
+        self._metadata = dict(metadata or {})
         self._queue: deque[Reply] = deque(replies)
         self.calls: list[RecordedCall] = []
+
+    def model_metadata(self, key: str) -> str | None:
+        return self._metadata.get(key)
 
     def push(self, *replies: Reply) -> None:
         """Append more replies to the end of the queue."""

@@ -346,6 +346,11 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
             out.append(total)
         return out
 
+    def model_metadata(self, key: str) -> str | None:
+        if self._model is None:
+            raise LLMError("this LlamaCppBackend was closed; create a new one")
+        return self._model.metadata(key)
+
     def tokenize_count(self, text: str) -> int:
         """Number of tokens ``text`` takes with this model (for prompt budgeting)."""
         if self._model is None:

@@ -31,17 +31,16 @@ from collections import deque
 
 from ..graph import CraftGraph
 from ..kb import EPSILON, KnowledgeBase, Rules, UnknownItemError, rules_for
-from ..model import Goal, Plan, Step, StepType
+from ..model import Goal, Plan
 from ..sim import State
 from ..sim.wear import CODE as WEAR_CODE
 from ..validation import Validator
 from .decomposer import Decomposer, Decomposition, PlanContext, PlanningError, Unanswered, goal_layer
-from .ordering import Need, NoOrder, drop_blocking_surface, insert_layer_moves, order_steps
+from .fusion import KEPT_ROLES, fuse, fusion_needs, layer_needs
+from .ordering import NoOrder, drop_blocking_surface, insert_layer_moves, order_steps
 from .result import GoalNode, PlanResult
 from .stats import PlanStats
 from .verify import check_decomposition, subgoal_roles
-
-KEPT_ROLES = ("tool", "station")
 
 
 class BackwardPlanner:
@@ -278,21 +277,9 @@ class BackwardPlanner:
     # ---- fusion, ordering, validation -------------------------------------------------------
     def _finish(self, root: Goal, nodes: list[GoalNode], stack: list[int], share: bool, calls: int) -> PlanResult:
         popped = stack[::-1]  # BAR pops the stack: deepest goals first
-        keys: dict[tuple, int] = {}
-        fused: list[list[int]] = []
-        for nid in popped:
-            step = nodes[nid].decomposition.step
-            if step.type is StepType.DIG_DOWN:
-                key: tuple = ("dig", goal_layer(nodes[nid].goal))
-            else:
-                key = (step.type, self.kb.resolve(step.item), step.tool)
-            if key not in keys:
-                keys[key] = len(fused)
-                fused.append([])
-            fused[keys[key]].append(nid)
-        steps = [self._merge([nodes[n].decomposition.step for n in group]) for group in fused]
-        at = {nid: i for i, group in enumerate(fused) for nid in group}
-        needs = self._needs(nodes, steps, fused, at, share)
+        fusion = fuse(self.kb, nodes, popped)
+        steps, fused, at = fusion.steps, fusion.groups, fusion.at
+        needs = fusion_needs(self.kb, self.rules, nodes, fusion, share)
         try:
             order = order_steps(steps, needs)
         except NoOrder as exc:
@@ -315,7 +302,9 @@ class BackwardPlanner:
         ordered = [steps[i] for i in order]
         moved = list(range(len(ordered)))
         if self.rules.can_climb:
-            ordered, moved = insert_layer_moves(ordered, self._gather_layers, self._start.layer, self.rules.next_layer)
+            ordered, moved = insert_layer_moves(
+                ordered, self.rules.step_layers, self._start.layer, self.rules.next_layer
+            )
         position = {old: moved[new] for new, old in enumerate(order)}
         plan = Plan(steps=tuple(ordered), source=f"barsym plan {root.item} ({self.name})")
         for nid, i in at.items():
@@ -337,7 +326,7 @@ class BackwardPlanner:
             sources=sources,
             needs=sorted(
                 {(position[d.before], position[d.after], d.role) for d in needs if d.before != d.after}
-                | self._layer_needs(plan, sources)
+                | layer_needs(self.rules, plan, sources)
             ),
             raw_steps=tuple(nodes[n].decomposition.step for n in popped),
             validation=validation,
@@ -345,26 +334,6 @@ class BackwardPlanner:
             decomposer=getattr(self.decomposer, "name", "?"),
             stats=PlanStats(goals=len(nodes), decompositions=calls, shared_stations=share),
         )
-
-    def _layer_needs(self, plan: Plan, sources: list[list[int]]) -> set[tuple[int, int, str]]:
-        """Where climbs were put in: layer moves keep their order and each gathering step its layer segment."""
-        if all(sources):
-            return set()
-        moves = [i for i, step in enumerate(plan.steps) if step.type.moves]
-        out = {(a, b, "layer") for a, b in zip(moves, moves[1:])}
-        for i, step in enumerate(plan.steps):
-            if self._gather_layers(step) is None:
-                continue
-            prior = [m for m in moves if m < i]
-            later = [m for m in moves if m > i]
-            if prior:
-                out.add((prior[-1], i, "layer"))
-            if later:
-                out.add((i, later[0], "layer"))
-        return out
-
-    def _gather_layers(self, step: Step) -> frozenset[int] | None:
-        return self.rules.step_layers(step)
 
     def _check_climb(self, root: Goal, plan: Plan) -> None:
         """A start below the surface cannot gather what only grows above it: say so, not 'invalid'."""
@@ -380,65 +349,3 @@ class BackwardPlanner:
                     f"{max(found)} and above, but the start is on layer "
                     f"{self.kb.layer_name(layer)} and the agent never climbs back up",
                 )
-
-    @staticmethod
-    def _merge(steps: list[Step]) -> Step:
-        first = steps[0]
-        if first.type is StepType.DIG_DOWN:
-            return first
-        return first.model_copy(update={"count": sum(s.count or 0 for s in steps)})
-
-    def _needs(
-        self, nodes: list[GoalNode], steps: list[Step], fused: list[list[int]], at: dict[int, int], share: bool
-    ) -> list[Need]:
-        """Which fused step must precede which: from the tree, from layers, from sharing."""
-        makers: dict[str, list[int]] = {}
-        digs: dict[int, int] = {}
-        for i, group in enumerate(fused):
-            node = nodes[group[0]]
-            layer = goal_layer(node.goal)
-            if layer is not None:
-                digs[layer] = i
-            else:
-                makers.setdefault(self.kb.resolve(steps[i].item), []).append(i)
-        needs: list[Need] = []
-        for nid, after in at.items():
-            for cid in nodes[nid].children:
-                child = nodes[cid]
-                if child.held:  # the start state provides it: no step comes first
-                    continue
-                if child.decomposition is not None:
-                    befores = [at[cid]]
-                else:
-                    layer = goal_layer(child.goal)
-                    if layer is not None:  # reached by a planned dig, or already at the start
-                        befores = [digs[layer]] if layer in digs else []
-                    else:
-                        befores = makers.get(self.kb.resolve(child.goal.item), [])
-                for before in befores:
-                    needs.append(Need(before, after, child.role, child.index, child.goal.item))
-        for i, step in enumerate(steps):  # surface-only resources before going deeper
-            found = self.rules.step_layers(step)
-            if found and max(found) + 1 in digs:
-                needs.append(Need(i, digs[max(found) + 1], "surface", 0, step.item))
-        if share:
-            needs += self._shared(needs)
-        return needs
-
-    @staticmethod
-    def _shared(needs: list[Need]) -> list[Need]:
-        """Where one unit is both used (tool/station) and consumed: every use comes first."""
-        users: dict[int, set[int]] = {}
-        takers: dict[int, set[int]] = {}
-        for d in needs:
-            if d.role in KEPT_ROLES:
-                users.setdefault(d.before, set()).add(d.after)
-            elif d.role in ("ingredient", "fuel"):
-                takers.setdefault(d.before, set()).add(d.after)
-        extra = []
-        for maker in set(users) & set(takers):
-            for user in users[maker]:
-                for taker in takers[maker]:
-                    if user != taker:
-                        extra.append(Need(user, taker, "shared", 0))
-        return extra
