@@ -16,9 +16,8 @@ import argparse
 import json
 import sys
 
-from ..consistency import ConsistencyConfig, simulator_scores
-from ..consistency.crosscheck import CrossCheck
-from ..consistency.report import crosscheck_text, score_record, score_text
+from ..consistency import ConsistencyConfig
+from ..consistency.report import ScoreSheet, crosscheck_text, score_text
 from ..validation import Validator
 from .common import UsageError, add_format, kb_from_args
 from .llm_options import add_model_arguments, backend_from, model_settings
@@ -51,13 +50,12 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     config = read_model(args, ConsistencyConfig, scores="both")
-    t, k, source = config.t, config.k, config.scores.value
     kb = kb_from_args(args)
     goal = goal_from_args(kb, args)
     start = start_from_args(kb, args)
     rules = rules_from_args(kb, args)
     scorer = None
-    if source != "simulator":
+    if config.scores.value != "simulator":
         from ..reasoning.step_scorer import LLMStepScorer
 
         llm = model_settings(args)
@@ -67,24 +65,14 @@ def run(args: argparse.Namespace) -> int:
             )
         except ValueError as exc:  # a probability method on a server that gives none
             raise UsageError(f"--score-method: {exc}") from None
-    validator = Validator(kb, rules)
-    check = CrossCheck(t=t)
-    records, unusable = [], []
+    sheet, unusable = ScoreSheet(Validator(kb, rules), config, scorer), []
     for path, plan in each_plan(args.files, lambda name, _: unusable.append(name)):
-        plan_goal = goal or plan.default_goal()
-        validation = validator.validate(plan, goal=plan_goal, start=start)
-        sim = simulator_scores(validator, validation, k)
-        llm_scores = scorer.score(plan.steps, plan_goal) if scorer is not None else None
-        if llm_scores is not None:
-            check.add([s.score for s in sim], llm_scores)
-        method = scorer.method_text if scorer is not None else None
-        record = score_record(path, plan, plan_goal, validation, sim, llm_scores, source, t, k, method)
-        records.append(record)
+        record = sheet.add(path, plan, goal, start)
         if args.format != "json":
             sys.stdout.write(score_text(record))
-    summary = check.to_dict() if scorer is not None else None
+    summary = sheet.crosscheck()
     if args.format == "json":
-        print(json.dumps({"plans": records, "crosscheck": summary}, indent=2))
-    elif summary is not None and len(records) > 1:
+        print(json.dumps({"plans": sheet.records, "crosscheck": summary}, indent=2))
+    elif summary is not None and len(sheet.records) > 1:
         print(crosscheck_text(summary))
     return 2 if unusable else 0

@@ -11,10 +11,12 @@ import difflib
 
 from ..bar_io import step_to_record
 from ..model import Goal, Plan
-from ..validation import ValidationResult
+from ..validation import ValidationResult, Validator
 from .anchors import AnchorPair, merge, step_scoring
+from .config import ConsistencyConfig
+from .crosscheck import CrossCheck
 from .results import RepairResult
-from .scores import StepScore, combine
+from .scores import StepScore, combine, simulator_scores
 
 
 def diff_lines(result: RepairResult) -> list[str]:
@@ -132,6 +134,32 @@ def score_record(
         "windows": windows,
         "llm_method": method,
     }
+
+
+class ScoreSheet:
+    """Plans scored one by one as ``barsym score`` does: each one's :func:`score_record`, and the cross-check of the
+    model's scores (``scorer``, an :class:`~barsym.reasoning.step_scorer.LLMStepScorer`) against the simulator's."""
+
+    def __init__(self, validator: Validator, config: ConsistencyConfig, scorer=None):
+        self.validator, self.config, self.scorer = validator, config, scorer
+        self.check, self.records = CrossCheck(t=config.t), []
+
+    def add(self, path: str, plan: Plan, goal: Goal | None = None, start=None) -> dict:
+        """Score ``plan`` (against ``goal``, else its last step's item) and keep its record."""
+        goal = goal or plan.default_goal()
+        validation = self.validator.validate(plan, goal=goal, start=start)
+        sim = simulator_scores(self.validator, validation, self.config.k)
+        llm = self.scorer.score(plan.steps, goal) if self.scorer is not None else None
+        if llm is not None:
+            self.check.add([s.score for s in sim], llm)
+        method = self.scorer.method_text if self.scorer is not None else None
+        c = self.config
+        self.records.append(score_record(path, plan, goal, validation, sim, llm, c.scores.value, c.t, c.k, method))
+        return self.records[-1]
+
+    def crosscheck(self) -> dict | None:
+        """The cross-check over every plan added; None without the model's scores."""
+        return self.check.to_dict() if self.scorer is not None else None
 
 
 def score_text(record: dict) -> str:
