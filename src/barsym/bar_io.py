@@ -298,6 +298,17 @@ def read_plan(path: str | Path) -> Plan:
     return parse_plan(decode_text(data, str(path)), str(path))
 
 
+def read_plan_or_stdin(path: str) -> Plan:
+    """A plan file as a user names it, where ``-`` is standard input (as for prose, :mod:`barsym.reasoning.prose_io`)."""
+    if path != "-":
+        return read_plan(path)
+    try:
+        data = read_stream(sys.stdin.buffer, "<stdin>")
+    except OSError as exc:
+        raise PlanFormatError("<stdin>", exc.strerror) from None
+    return parse_plan(decode_text(data, "<stdin>"), "<stdin>")
+
+
 def decode_text(data: bytes, source: str) -> str:
     if b"\x00" in data:
         raise PlanFormatError(source, "binary file (contains NUL bytes); expected JSON Lines text")

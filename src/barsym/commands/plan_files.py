@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Iterator
 
-from ..bar_io import PlanFormatError, decode_text, parse_plan, read_plan, read_stream
+from ..bar_io import PlanFormatError, read_plan_or_stdin
 from ..kb import KnowledgeBase, UnknownItemError
 from ..model import Goal, GoalOptions, Plan
 from .common import UsageError
@@ -41,17 +41,6 @@ def goal_from_args(kb: KnowledgeBase, args) -> Goal | None:
     return Goal(item=chosen.goal, count=chosen.goal_count or 1)
 
 
-def load_plan_file(path: str) -> Plan:
-    """A plan file named on the command line; '-' is standard input."""
-    if path == "-":
-        try:
-            data = read_stream(sys.stdin.buffer, "<stdin>")
-        except OSError as exc:
-            raise PlanFormatError("<stdin>", exc.strerror) from None
-        return parse_plan(decode_text(data, "<stdin>"), "<stdin>")
-    return read_plan(path)
-
-
 def each_plan(
     paths: Iterable[str], unusable: Callable[[str, str], None] | None = None, show_errors: bool = True
 ) -> Iterator[tuple[str, Plan]]:
@@ -64,7 +53,7 @@ def each_plan(
     for path in paths:
         name = "<stdin>" if path == "-" else path
         try:
-            plan = load_plan_file(path)
+            plan = read_plan_or_stdin(path)
         except PlanFormatError as exc:
             if show_errors:
                 print(f"barsym: error: {exc}", file=sys.stderr)
