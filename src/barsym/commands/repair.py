@@ -22,7 +22,7 @@ import sys
 
 from ..bar_io import format_plan
 from ..consistency import CannotRepair, ConsistencyConfig, StateConsistency
-from ..consistency.report import repair_record, repair_status, repair_text
+from ..consistency.report import cannot_repair_record, repair_record, repair_status, repair_text
 from ..model import Plan
 from .common import UsageError, add_format, kb_from_args, outcome
 from .llm_options import add_consistency_arguments, add_model_arguments, backend_from, model_settings
@@ -81,18 +81,9 @@ def run(args: argparse.Namespace) -> int:
             result = engine.repair(plan, goal=goal, start=start)
         except CannotRepair as exc:
             unrepaired += 1
-            message = f"cannot repair {shown_path}: {exc}"
             if args.format == "json":
-                records.append(
-                    {
-                        **outcome("cannot_repair", str(exc), 1),
-                        "file": shown_path,
-                        "valid_before": False,
-                        "valid_after": False,
-                        "cannot_repair": str(exc),
-                    }
-                )
-            print(f"barsym: {message}", file=sys.stderr)
+                records.append({**outcome("cannot_repair", str(exc), 1), **cannot_repair_record(shown_path, exc)})
+            print(f"barsym: cannot repair {shown_path}: {exc}", file=sys.stderr)
             continue
         unrepaired += not result.valid_after
         if args.format == "json":

@@ -60,6 +60,11 @@ def repair_status(result: RepairResult) -> tuple[str, str | None]:
     return "unrepaired", f"still {result.after.failure()}"
 
 
+def cannot_repair_record(path: str, reason: object) -> dict:
+    """A plan whose goal cannot be had at all (:class:`~.results.CannotRepair`), as a :func:`repair_record` is read."""
+    return {"file": path, "valid_before": False, "valid_after": False, "cannot_repair": str(reason)}
+
+
 def repair_record(path: str, result: RepairResult) -> dict:
     """One file's repair as plain data: verdicts, scores, anchors, windows, rounds, the new steps."""
     first = result.rounds[0] if result.rounds else None
