@@ -66,13 +66,9 @@ def _run(args: argparse.Namespace) -> int:
     return _train(options, rows, config)
 
 
-def _generate(kb, n: int, seed: int, mix: str | None, path: Path | None) -> list[dict]:
-    from ..distill.data import DataError, DataGenerator, parse_mix
+def _generate(kb, n: int, seed: int, shares: dict[str, float], path: Path | None) -> list[dict]:
+    from ..distill.data import DataGenerator
 
-    try:
-        shares = parse_mix(mix)
-    except DataError as exc:
-        raise UsageError(str(exc)) from None
     started = time.perf_counter()
     generator = DataGenerator(kb, seed)
     _say(f"data: {len(generator.pool.goals)} training goals; {len(generator.pool.held_out)} BAR/DEPS goals held out")

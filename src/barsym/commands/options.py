@@ -159,4 +159,4 @@ def message(model: type[BaseModel], exc: ValidationError, typed: dict) -> str:
         return f"{option} must be a number {where}, got {shown(value)}"
     if kind.startswith(("greater_than", "less_than")):
         return f"{option} must be {where}, got {shown(value)}"
-    return f"{option}: {str(error['msg']).removeprefix('Value error, ')}"
+    return f"{option}: {str(error['msg']).removeprefix('Value error, ').removeprefix(f'{option}: ')}"

@@ -30,7 +30,7 @@ DEFAULT_MIX = {"cot": 0.3, "deps": 0.3, "bar-nofacts": 0.2, "bar": 0.1, "score":
 
 
 class DataError(ValueError):
-    """A data option that cannot work (an unknown kind, a non-positive count)."""
+    """A data option that cannot work (an unknown kind, a non-positive count); the message names ``--mix``."""
 
 
 def parse_mix(text: str | None) -> dict[str, float]:

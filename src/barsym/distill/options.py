@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 MAX_STEPS = 1_000_000
 
@@ -86,8 +86,9 @@ class DistillOptions(BaseModel):
     examples: int = Field(
         2000, ge=1, le=1_000_000, description="how many examples to generate", json_schema_extra={"metavar": "N"}
     )
-    mix: str | None = Field(
-        None,
+    mix: dict[str, float] = Field(
+        None,  # type: ignore[assignment]  # validated: None is the default mix
+        validate_default=True,
         description="shares of the example kinds, e.g. cot=3,deps=3,bar-nofacts=2,bar=1,score=1 (the default)",
         json_schema_extra={"metavar": "KIND=W,..."},
     )
@@ -99,6 +100,15 @@ class DistillOptions(BaseModel):
         description="the GGUF to start from (default: the embedded model)",
         json_schema_extra={"metavar": "MODEL.gguf"},
     )
+
+    @field_validator("mix", mode="before")
+    @classmethod
+    def _shares(cls, value):
+        """``cot=3,deps=1`` as typed, or a mapping, as normalised shares (:func:`~.data.parse_mix`)."""
+        from .data import parse_mix
+
+        text = ",".join(f"{k}={v}" for k, v in value.items()) if isinstance(value, dict) else value
+        return parse_mix(text)
 
     @model_validator(mode="after")
     def _one_thing_to_do(self) -> DistillOptions:
