@@ -19,7 +19,7 @@ import sys
 
 from ..bar_io import PlanFormatError
 from ..model import GoalOptions
-from ..reasoning.prose_io import parsed_record, parsed_text, read_text
+from ..reasoning.prose_io import parse_prose, parsed_record, parsed_text, read_text
 from ..validation import Validator, Verdict
 from .common import UsageError, add_format, fail, kb_from_args
 from .llm_options import add_model_arguments, backend_from, model_settings
@@ -52,9 +52,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def parse_and_validate(args: argparse.Namespace, path: str) -> int:
-    from ..planner.registry import graph_for
-    from ..reasoning.prose import ProseParser
+    from ..llm import LLMError  # the model failing mid-parse: one line, like any setting that cannot be used
 
+    where = "<stdin>" if path == "-" else path
     try:
         if args.format not in ("text", "json"):
             raise UsageError(f"--format must be text or json, got {args.format!r}")
@@ -65,26 +65,13 @@ def parse_and_validate(args: argparse.Namespace, path: str) -> int:
             from .state_options import start_from_args
 
             start = start_from_args(kb, args)
-        text = read_text(path)
+        text = read_text(path)  # before the model loads: a file that is not prose is found at once
         options = model_settings(args)
-        backend = backend_from(options)
-    except UsageError as exc:
+        parsed, plan = parse_prose(kb, text, where, backend_from(options), seed=options.seed)
+    except (UsageError, PlanFormatError) as exc:
         return fail(str(exc))
-    except PlanFormatError as exc:
-        return fail(str(exc))
-    from ..llm import LLMError
-
-    try:
-        parsed = ProseParser(kb, graph_for(kb), backend, seed=options.seed).parse(text)
     except LLMError as exc:
         return fail(" ".join(str(exc).split()))
-    where = "<stdin>" if path == "-" else path
-    if not parsed.steps:
-        return fail(
-            f"{where}: no step found (no clause names an item barsym knows); write e.g. "
-            "'mine 3 logs, then craft planks'"
-        )
-    plan = parsed.plan(where)
     result = Validator(kb).validate(plan, goal=goal, start=start)
     made_by = f"stand-in {options.llm_stand_in}" if options.llm_stand_in else "model"
     if args.format == "json":

@@ -12,8 +12,9 @@ from __future__ import annotations
 import sys
 
 from ..bar_io import MAX_INPUT_BYTES, PlanFormatError, read_stream
+from ..model import Plan
 from ..validation import ValidationResult
-from .prose import ParsedPlan
+from .prose import ParsedPlan, ProseParser
 
 
 def read_text(path: str) -> str:
@@ -38,6 +39,18 @@ def read_text(path: str) -> str:
     if not text.strip():
         raise PlanFormatError(where, "empty; write the plan in words, e.g. 'chop four logs, then make planks'")
     return text
+
+
+def parse_prose(kb, text: str, where: str, backend, seed: int = 0) -> tuple[ParsedPlan, Plan]:
+    """The steps the model reads in ``text``, and them as a plan; a PlanFormatError when no clause gave one."""
+    from ..planner.registry import graph_for
+
+    parsed = ProseParser(kb, graph_for(kb), backend, seed=seed).parse(text)
+    if not parsed.steps:
+        raise PlanFormatError(
+            where, "no step found (no clause names an item barsym knows); write e.g. 'mine 3 logs, then craft planks'"
+        )
+    return parsed, parsed.plan(where)
 
 
 def parsed_record(parsed: ParsedPlan, where: str, made_by: str, result: ValidationResult) -> dict:
