@@ -17,7 +17,7 @@ import sys
 from ..eval.progress_line import runs_progress
 from ..memory.options import MemoryOptions
 from ..memory.recorder import credit_runs
-from ..sim.execution import run as run_plan
+from ..sim.execution import summary_line
 from ..sim.options import ExecutionOptions
 from .common import UsageError, add_format, kb_from_args, warn
 from .options import add_model, read_model
@@ -71,15 +71,7 @@ def run(args: argparse.Namespace) -> int:
     line = runs_progress(len(args.files) * options.episodes)  # on a terminal: runs played, at once and every second
     try:
         for path, plan in each_plan(args.files, unusable_file, show_errors=args.format != "json"):
-            execution = run_plan(
-                plan,
-                world,
-                options.episodes,
-                options.world_seed,
-                start=start,
-                budget=options.budget,
-                on_episode=line.update if line else None,
-            )
+            execution = options.execute(plan, world, start, on_episode=line.update if line else None)
             runs += execution.runs
             successes += execution.successes
             records.append(execution.to_dict())
@@ -102,13 +94,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(records, indent=2))
     else:
-        total = len(args.files)
-        extra = f", {len(unusable)} unusable" if unusable else ""
-        rate = f" ({100 * successes / runs:.1f} %)" if runs else ""
-        print(
-            f"summary: {total} plan(s){extra}, {runs:,} runs in the {options.world} world "
-            f"(seed {options.world_seed}): {successes:,} succeeded{rate}"
-        )
+        print(summary_line(len(args.files), len(unusable), runs, successes, options.world, options.world_seed))
     if store is not None:
         print(
             f"recorded the runs of {credited} of {len(args.files) - len(unusable)} plan(s) into {store.path}",

@@ -16,7 +16,6 @@ from typing import TextIO
 from ..bar_io import read_input
 from ..planner import PlanningError
 from ..sim.execution import Execution
-from ..sim.execution import run as run_plan
 from ..sim.options import ExecutionOptions
 from ..sim.world import World
 from .recorder import record
@@ -38,7 +37,7 @@ def build(
         except PlanningError as exc:
             yield task, exc
             continue
-        execution = run_plan(result.plan, world, options.episodes, options.world_seed, start=task.start)
+        execution = options.execute(result.plan, world, start=task.start)
         ran = (options.world, options.world_seed, execution.runs, execution.successes)
         record(store, task.key, result, planner.memory, [ran])
         yield task, execution

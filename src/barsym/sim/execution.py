@@ -323,3 +323,10 @@ def run(
         if on_episode is not None:
             on_episode()
     return execution
+
+
+def summary_line(plans: int, unusable: int, runs: int, successes: int, world: str, seed: int) -> str:
+    """``barsym execute``'s last line: the plans, the runs in the world, how many succeeded."""
+    extra = f", {unusable} unusable" if unusable else ""
+    rate = f" ({100 * successes / runs:.1f} %)" if runs else ""
+    return f"summary: {plans} plan(s){extra}, {runs:,} runs in the {world} world (seed {seed}): {successes:,} succeeded{rate}"

@@ -64,6 +64,12 @@ class ExecutionOptions(BaseModel):
         """The world these options name (None: no execution)."""
         return None if self.world is None else WORLDS[self.world](kb, rules)
 
+    def execute(self, plan, world, start=None, on_episode=None):
+        """Play ``plan`` in ``world`` as these options say: ``episodes`` runs from ``world_seed``, within ``budget``."""
+        from .execution import run
+
+        return run(plan, world, self.episodes, self.world_seed, start=start, budget=self.budget, on_episode=on_episode)
+
     @property
     def episodes(self) -> int:
         """``runs``, or the world's own default."""
