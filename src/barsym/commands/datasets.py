@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from ..datasets import BUNDLED
+from .common import add_format
 
 
 def add_parser(sub) -> None:
@@ -19,25 +21,14 @@ def add_parser(sub) -> None:
         help="list the bundled task sets (for eval --dataset NAME)",
         description="The task sets barsym ships, with task counts, source and licence.",
     )
-    p.add_argument(
-        "--format",
-        choices=["text", "json"],
-        default="text",
-        help="text: one block per task set (default); json: a list of records",
-    )
+    add_format(p, "text|json", "text: one block per task set (default); json: a list of records")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    records = [d.to_dict() for d in BUNDLED.values()]
     if args.format == "json":
-        print(json.dumps(records, indent=2))
+        print(json.dumps([d.to_dict() for d in BUNDLED.values()], indent=2))
         return 0
-    for r in records:
-        dialect = f"; object names in the {r['dialect']} dialect" if r["dialect"] else ""
-        print(f"{r['name']} ({r['tasks']} tasks): {r['description']}{dialect}")
-        print(f"  source:  {r['source']}")
-        print(f"  licence: {r['licence']}")
-        print(f"  files:   {r['folder']} (the data, SOURCE.md, LICENSE if any)")
+    sys.stdout.write("".join(d.to_text() for d in BUNDLED.values()))
     print("use one with: barsym eval --dataset NAME")
     return 0

@@ -71,6 +71,14 @@ class BundledDataset:
             "source_note": str(self.source_note),
         }
 
+    def to_text(self) -> str:
+        """The listing ``barsym datasets`` prints: name and size, what it is, where from, its licence and files."""
+        dialect = f"; object names in the {self.dialect} dialect" if self.dialect else ""
+        return (
+            f"{self.name} ({self.count()} tasks): {self.description}{dialect}\n  source:  {self.source}\n"
+            f"  licence: {self.licence}\n  files:   {self.home} (the data, SOURCE.md, LICENSE if any)\n"
+        )
+
 
 BUNDLED: dict[str, BundledDataset] = {
     d.name: d
