@@ -16,13 +16,12 @@ import sys
 from pathlib import Path
 
 from ..eval.progress_line import TerminalProgress
-from ..memory import MemoryStore, default_path, with_memory
-from ..memory.maintenance import build, decomposition_line, decompositions, export_jsonl, import_file
+from ..memory import MemoryStore, with_memory
+from ..memory.maintenance import build, decomposition_line, decompositions, export_jsonl, import_file, open_memory
 from ..memory.options import BuildOptions, PruneOptions
 from ..planner import PlanningError
-from ..private_files import private_dir
 from ..sim.options import ExecutionOptions
-from .common import UsageError, add_format, add_output, check_writable, fail, kb_from_args, to_stdout
+from .common import UsageError, add_format, add_output, check_writable, kb_from_args, to_stdout
 from .options import add_model, read_model
 
 #: the actions that change the memory (the others open it read-only)
@@ -70,7 +69,6 @@ def _add_export(a) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    path = getattr(args, "memory", None) or default_path()
     if args.action == "export":
         if args.file is not None:  # the positional FILE of before -o: still read
             args.output = args.output or Path(args.file)
@@ -81,13 +79,8 @@ def run(args: argparse.Namespace) -> int:
     args.options = options and read_model(args, options)
     if args.action == "build":
         args.execution = read_model(args, ExecutionOptions, runs=20)
-    try:
-        if args.action in WRITES and not path.parent.exists() and getattr(args, "memory", None) is None:
-            private_dir(path.parent)  # barsym's own data folder: 0700
-        store = MemoryStore(path, readonly=args.action not in WRITES)  # a damaged or locked file: one line (barsym.cli)
-    except OSError as exc:  # the default folder cannot be made (a read-only home)
-        return fail(f"memory {path}: cannot create the folder {path.parent} ({exc.strerror or exc})")
-    with store:
+    # a damaged or locked file, or a data folder that cannot be made: one line (barsym.cli)
+    with open_memory(getattr(args, "memory", None), write=args.action in WRITES) as store:
         return ACTIONS[args.action][2](store, args)
 
 

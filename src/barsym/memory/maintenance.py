@@ -11,15 +11,35 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import TextIO
 
 from ..bar_io import read_input
 from ..planner import PlanningError
+from ..private_files import private_dir
 from ..sim.execution import Execution
 from ..sim.options import ExecutionOptions
 from ..sim.world import World
+from .memory_file import MemoryFileError, default_path
 from .recorder import record
 from .store import MemoryStore
+
+
+def open_memory(path: Path | None, write: bool) -> MemoryStore:
+    """The memory at ``path``, else the default one (:func:`~.memory_file.default_path`), read-only unless ``write``.
+
+    Writing into the default memory creates barsym's own data folder (0700) first; a folder that cannot be
+    made (a read-only home) is a one-line MemoryFileError, as a damaged or locked file is.
+    """
+    chosen = path or default_path()
+    if write and path is None and not chosen.parent.exists():
+        try:
+            private_dir(chosen.parent)
+        except OSError as exc:
+            raise MemoryFileError(
+                f"memory {chosen}: cannot create the folder {chosen.parent} ({exc.strerror or exc})"
+            ) from None
+    return MemoryStore(chosen, readonly=not write)
 
 
 def build(
