@@ -24,8 +24,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..datasets import names as dataset_names
-from ..eval import DatasetError, load_dataset, resolve_dataset
+from ..eval import DatasetError
 from ..eval.interrupt import reassert_sigint, resume_hint, terminated_as_exit
 from ..eval.options import RunOptions
 from ..eval.progress_line import EvalProgress
@@ -70,13 +69,7 @@ def add_parser(sub) -> None:
         description="Plan every task of a dataset and compare with the expert plans "
         "(AccuracyHard, F1ScoreHard, EditDistanceHard per group).",
     )
-    p.add_argument(
-        "--dataset",
-        required=True,
-        metavar="NAME|PATH",
-        help=f"a bundled task set ({', '.join(dataset_names())}; see barsym datasets), a BAR "
-        "tech-tree folder (tasks.json + GROUP/TASK.jsonl) or a task-list JSON file",
-    )
+    add_model(p, RunOptions, skip=set(RunOptions.model_fields) - {"dataset"})
     add_planner_arguments(p, "", "name dialect of the task set, e.g. deps for DEPS's old names")
     add_format(
         p,
@@ -88,7 +81,7 @@ def add_parser(sub) -> None:
     p.add_argument("--quiet", action="store_true", help="print the tables only, not the per-task differences")
     rules = "rule profile: survival (default) or crafting (implied by Plancraft's task file)"
     add_model(p, StartOptions, skip=("start", "inventory", "layer"), helps={"rules": rules})
-    add_model(p, RunOptions, "which tasks, and where they run")
+    add_model(p, RunOptions, "which tasks, and where they run", skip=("dataset",))
     add_llm_arguments(p)
     add_model(p, ExecutionOptions, "execution world", defaults={"world": "no execution"})
     add_model(
@@ -117,11 +110,7 @@ def _run(args: argparse.Namespace) -> int:
         kb = kb_from_args(args)
         check_dialect(kb, args.dialect)
         scale = read_model(args, RunOptions)
-        dataset_path, implied_dialect = resolve_dataset(args.dataset)
-        if args.dialect is None:  # a bundled task set names its dialect (deps)
-            args.dialect = implied_dialect
-        tasks = load_dataset(dataset_path, kb, dialect=args.dialect)
-        tasks = scale.choose(tasks)
+        dataset_path, args.dialect, tasks = scale.load(kb, args.dialect)  # a bundled set names its dialect (deps)
         implied = next((t.rules for t in tasks if t.rules), None)  # Plancraft's tasks imply the crafting rules
         rules = rules_from_args(kb, args, default=implied)
         execution = read_model(args, ExecutionOptions, world=None)

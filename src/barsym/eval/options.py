@@ -1,6 +1,6 @@
 """Which tasks of a data set an evaluation runs, and where, as one model.
 
-``barsym eval``'s ``--tasks/--groups/--limit`` and ``--workers/--executor/--ray-address/--run`` are
+``barsym eval``'s ``--dataset``, ``--tasks/--groups/--limit`` and ``--workers/--executor/--ray-address/--run`` are
 generated from these fields (:mod:`barsym.commands.options`), so each range and each rule between
 them (``--ray-address`` only with Ray) is stated here once, and a script that calls
 :func:`~.scale.run_evaluation` itself gets the same checks from the same model.
@@ -14,7 +14,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from .dataset import Task
+from ..datasets import names as dataset_names
+from ..kb import KnowledgeBase
+from .dataset import Task, load_dataset, resolve_dataset
 from .scale import select_tasks
 from .workers import Executor
 
@@ -24,6 +26,11 @@ MAX_WORKERS = 256
 class RunOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    dataset: str = Field(
+        description=f"a bundled task set ({', '.join(dataset_names())}; see barsym datasets), a BAR "
+        "tech-tree folder (tasks.json + GROUP/TASK.jsonl) or a task-list JSON file",
+        json_schema_extra={"metavar": "NAME|PATH"},
+    )
     tasks: list[str] | None = Field(
         None, description="only these tasks (name or group/name)", json_schema_extra={"metavar": "NAME,..."}
     )
@@ -82,3 +89,10 @@ class RunOptions(BaseModel):
 
     def choose(self, tasks: Sequence[Task]) -> list[Task]:
         return select_tasks(tasks, self.tasks or (), self.groups or (), self.limit)
+
+    def load(self, kb: KnowledgeBase, dialect: str | None = None) -> tuple[Path, str | None, list[Task]]:
+        """The data set's files, its name dialect (``dialect``, else the one a bundled set names) and the chosen
+        tasks; a DatasetError says what is wrong with the data set or the choice."""
+        path, implied = resolve_dataset(self.dataset)
+        dialect = dialect or implied
+        return path, dialect, self.choose(load_dataset(path, kb, dialect=dialect))
