@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 from ..kb import DataFileError, KnowledgeBase, UnknownItemError, UnknownProfileError, VersionNotSupportedError, load_kb
-from ..llm.install import LLM_EXTRA, missing_llm_extra
 from ..private_files import unwritable
 
 
@@ -78,20 +77,6 @@ def write_output(path: Path | None, text: str) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror}") from None
-
-
-def require_llm_extra(what: str, model: str | None) -> None:
-    """UsageError naming the extra to install when ``what`` needs an in-process model this install lacks.
-
-    Called when building the backend failed: only then is the model known to be needed (a symbolic
-    planner with ``--consistency`` takes LLM options and may never load one).
-    """
-    missing = missing_llm_extra(model)
-    if missing is not None:
-        raise UsageError(
-            f"{what} runs a language model in-process and {missing}: {LLM_EXTRA} "
-            "(or give --llm-url URL for an OpenAI-compatible server)"
-        )
 
 
 def fail(message: str) -> int:

@@ -18,11 +18,12 @@ import contextlib
 from ..consistency import ConsistencyConfig
 from ..eval.spec import planner_from_options
 from ..kb import KnowledgeBase
+from ..llm.install import llm_extra_hint
 from ..llm.settings import ModelSettings
 from ..planner import DEFAULT_PLANNER, make_planner, planner_names
 from ..reasoning.options import DepsOptions, PlannerLLMOptions
 from ..reasoning.options import planner_options as choose_options
-from .common import UsageError, require_llm_extra, warn
+from .common import UsageError, warn
 from .options import Deprecated, add_model, flag, read_model
 
 CONSISTENCY = "state consistency (BAR module b)"
@@ -146,9 +147,8 @@ def model_errors(what: str, model: str | None, remote: bool):
     try:
         yield
     except LLMError as exc:
-        if not remote:
-            require_llm_extra(what, model)
-        raise UsageError(" ".join(str(exc).split())) from None
+        hint = None if remote else llm_extra_hint(what, model)
+        raise UsageError(hint or " ".join(str(exc).split())) from None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 

