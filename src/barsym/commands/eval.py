@@ -131,10 +131,9 @@ def _run(args: argparse.Namespace) -> int:
                 "--memory needs a serial run (one process answers from and records into the "
                 "memory); drop --workers/--executor ray"
             )
-        command = " ".join(["barsym", *getattr(args, "argv", [])]) or "barsym"
         # built here in every case: a model or server that cannot be used is exit 2 before any task runs
         planner = make_from_options(
-            name, kb, {**options, **({"api_key": api_key} if api_key else {})}, progress, rules, command
+            name, kb, {**options, **({"api_key": api_key} if api_key else {})}, args, progress, rules
         )
         reassert_sigint()  # a model load may have replaced the SIGINT handler under Python
         recording = None

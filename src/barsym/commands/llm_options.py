@@ -117,17 +117,13 @@ def planner_options(name: str, kb: KnowledgeBase, args: argparse.Namespace, rule
     return options
 
 
-def make_from_options(
-    name: str, kb: KnowledgeBase, options: dict, progress=None, rules=None, command: str = "", backend=None
-):
+def make_from_options(name: str, kb: KnowledgeBase, options: dict, args: argparse.Namespace, progress=None, rules=None):
     """``make_planner`` with checked options; model and server problems become UsageError."""
-    if not options and backend is None:
+    if not options:
         return make_planner(name, kb, rules=rules)
-    with model_errors(
-        f"the {name} planner", None if backend else options.get("model"), bool(backend or options.get("llm_url"))
-    ):
-        context = {"progress": progress, "command": command or "barsym"}
-        return planner_from_options(name, kb, options, rules=rules, backend=backend, **context)
+    command = " ".join(["barsym", *getattr(args, "argv", [])])  # what the call log records as the caller
+    with model_errors(f"the {name} planner", options.get("model"), bool(options.get("llm_url"))):
+        return planner_from_options(name, kb, options, rules=rules, progress=progress, command=command)
 
 
 def backend_from(options: ModelSettings):
@@ -155,5 +151,4 @@ def model_errors(what: str, model: str | None, remote: bool):
 
 def build_planner(name: str, kb: KnowledgeBase, args: argparse.Namespace, progress=None, rules=None):
     """``make_planner`` with the command line's options; model and server problems become UsageError."""
-    command = " ".join(["barsym", *getattr(args, "argv", [])]) or "barsym"
-    return make_from_options(name, kb, planner_options(name, kb, args, rules), progress, rules, command)
+    return make_from_options(name, kb, planner_options(name, kb, args, rules), args, progress, rules)
