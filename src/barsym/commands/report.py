@@ -30,11 +30,6 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_writable(args.output, "-o")
-    for path in args.runs:
-        if path.exists() and not path.is_file():
-            return fail(f"{path}: not a regular file; give a run file written by barsym eval --run")
-        if not path.is_file():
-            return fail(f"{path}: no such run file")
     warnings: list[str] = []
     try:
         runs = load_runs(args.runs, warnings)

@@ -42,6 +42,10 @@ def read_run_lines(path: Path) -> tuple[dict, list[tuple[int, dict]], int]:
     """As :func:`read_run`, each record with its line number (for messages naming a damaged one)."""
     try:
         data = read_input(path)
+    except FileNotFoundError:
+        raise RunFileError(f"{path}: no such run file") from None
+    except IsADirectoryError:
+        raise RunFileError(f"{path}: not a regular file; give a run file written by barsym eval --run") from None
     except OSError as exc:
         raise RunFileError(f"{path}: cannot read ({exc.strerror})") from None
     lines = data.split(b"\n")
