@@ -143,9 +143,9 @@ def default_method(backend: LLMBackend) -> tuple[ScoreMethod, str]:
     file declares it under :data:`SCORE_METHOD_KEY`), ``"default"`` (:data:`DEFAULT_METHOD`, the
     in-process model) or ``"server"`` (``digit``: a server gives no probabilities).
 
-    Why the model decides: a distilled scorer was taught one prompt (``yes-facts`` scored AUC 0.82
-    where ``expected`` scored 0.50 with it), the embedded model scores best with ``expected`` (0.61,
-    ``yes-facts`` 0.34). A declared method the backend cannot serve, or one this version does not
+    Why the model decides: a distilled scorer was taught its prompts (``yes-facts`` scored AUC
+    0.82-0.85 where ``expected`` scored 0.50 with it), the embedded model scores best with
+    ``expected`` (0.61, ``yes-facts`` 0.34). A declared method the backend cannot serve, or one this version does not
     know, is ignored rather than trusted."""
     if not gives_probabilities(backend):
         return ScoreMethod.DIGIT, "server"
