@@ -167,14 +167,7 @@ def _start(row) -> State | None:
     )
     if "You start with:" not in task:
         return None
-    text = task.split("You start with: ")[1].split("\n")[0].rstrip(".")
-    layer_part, _, items = text.partition("; inventory: ")
-    inventory = {}
-    for entry in items.split(", "):
-        if entry and entry != "nothing":
-            n, item = entry.split(" ", 1)
-            inventory[item] = int(n)
-    return State.start(inventory, layer=int(layer_part.split()[1]))
+    return _state(task.split("You start with: ")[1].split("\n")[0].rstrip("."))
 
 
 def test_the_oracle_replies_pass_the_grammars_the_planners_send():
