@@ -12,7 +12,7 @@ import random
 import pytest
 
 from barsym.cli import main
-from barsym.distill.data import KINDS, DataError, DataGenerator, parse_mix, read_jsonl
+from barsym.distill.data import KINDS, DataError, DataGenerator, goal_weights, parse_mix, read_jsonl
 from barsym.distill.goals import held_out_items
 from barsym.distill.oracle import admitted, explanation
 from barsym.eval.dataset import load_dataset, resolve_dataset
@@ -195,6 +195,30 @@ def test_a_mix_names_known_kinds_only():
         parse_mix("cot=many")
 
 
+def test_goals_drawn_by_length_favour_the_long_tech_tree_plans(examples):
+    """``--goals length``: a goal is drawn in proportion to its plan's length cubed (uniform: all alike)."""
+    generator, _ = examples
+    pool = generator.pool
+    assert goal_weights(pool, "uniform") == [1.0] * len(pool.goals)
+    weights = goal_weights(pool, "length")
+    lengths = [len(plan.steps) for _, plan in pool.goals]
+    assert all(w == n**3 for w, n in zip(weights, lengths, strict=True))
+
+    def deep_share(ws):
+        deep = sum(
+            w for (_, plan), w in zip(pool.goals, ws, strict=True) if any(s.item == "iron_ore" for s in plan.steps)
+        )
+        return deep / sum(ws)
+
+    assert deep_share(weights) > 2 * deep_share([1.0] * len(weights))
+
+
+def test_goal_weighting_is_an_option_of_the_data(tmp_path):
+    out = tmp_path / "data.jsonl"
+    assert main(["distill", "--data-only", str(out), "--examples", "6", "--mix", "cot=1", "--goals", "length"]) == 0
+    assert len(read_jsonl(out)) == 6
+
+
 def test_data_only_writes_the_examples_without_the_train_extra(tmp_path, capsys):
     out = tmp_path / "data.jsonl"
     assert main(["distill", "--data-only", str(out), "--examples", "12", "--mix", "cot=1,bar-nofacts=1"]) == 0
@@ -219,6 +243,7 @@ def test_training_without_the_train_extra_is_one_line_naming_it(tmp_path, monkey
         (["distill", "--data-only", "a.jsonl", "--data", "b.jsonl"], "give one of the two"),
         (["distill", "--data-only", "x.jsonl", "--examples", "0"], "--examples must be from 1"),
         (["distill", "--data-only", "x.jsonl", "--mix", "cot=-1"], "must not be negative"),
+        (["distill", "--data-only", "x.jsonl", "--goals", "deep"], "--goals must be one of uniform, length"),
     ],
 )
 def test_unusable_options_are_one_line(argv, message, capsys, tmp_path, monkeypatch):

@@ -14,7 +14,6 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
 from ..distill import TRAIN_HINT, missing_train_extra
 from ..distill.options import DistillOptions, TrainConfig
@@ -60,17 +59,18 @@ def _run(args: argparse.Namespace) -> int:
         except DataError as exc:
             raise UsageError(f"--data {options.data}: {exc}") from None
     else:
-        rows = _generate(kb, options.examples, config.seed, options.mix, options.data_only)
+        rows = _generate(kb, options, config.seed)
     if options.data_only is not None:
         return 0
     return _train(options, rows, config)
 
 
-def _generate(kb, n: int, seed: int, shares: dict[str, float], path: Path | None) -> list[dict]:
+def _generate(kb, options: DistillOptions, seed: int) -> list[dict]:
     from ..distill.data import DataGenerator
 
+    n, shares, path = options.examples, options.mix, options.data_only
     started = time.perf_counter()
-    generator = DataGenerator(kb, seed)
+    generator = DataGenerator(kb, seed, options.goals)
     _say(f"data: {len(generator.pool.goals)} training goals; {len(generator.pool.held_out)} BAR/DEPS goals held out")
     rows = list(generator.generate(n, shares, progress=_counter("data")))
     _say(

@@ -15,6 +15,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Literal
 
 from ..kb import KnowledgeBase
 from ..model import Goal
@@ -55,19 +56,37 @@ def parse_mix(text: str | None) -> dict[str, float]:
     return {k: v / total for k, v in mix.items() if v > 0}
 
 
+GoalWeighting = Literal["uniform", "length"]
+
+
+def goal_weights(pool: GoalPool, how: GoalWeighting) -> list[float]:
+    """How often each training goal is drawn: all alike, or in proportion to its plan's length cubed.
+
+    Most training goals are short (dyes, slabs: 6 steps) while the benchmarks'
+    are tech-tree tools of 13-25 steps, past iron. A small model taught on the
+    short ones drops lines of the long ones (run 5: the furnace, the second
+    dig); ``length`` draws the 44 goals that mine iron or deeper for 37 % of
+    the examples instead of 11 %.
+    """
+    if how == "uniform":
+        return [1.0] * len(pool.goals)
+    return [float(len(plan.steps)) ** 3 for _, plan in pool.goals]
+
+
 class DataGenerator:
     """Examples of one kind at a time, from random training goals and start states (seeded)."""
 
-    def __init__(self, kb: KnowledgeBase, seed: int = 0):
+    def __init__(self, kb: KnowledgeBase, seed: int = 0, goals: GoalWeighting = "uniform"):
         self.kb = kb
         self.rng = random.Random(seed)
         self.graph = graph_for(kb)
         self.symbolic = symbolic_planner(kb, graph=self.graph)
         self.pool: GoalPool = training_pool(kb, self.symbolic)
+        self.weights = goal_weights(self.pool, goals)
         self.seen: set[str] = set()
 
     def _goal(self):
-        item, plan = self.rng.choice(self.pool.goals)
+        item, plan = self.rng.choices(self.pool.goals, self.weights)[0]
         goal = Goal(item=item, count=random_count(self.rng))
         if goal.count != 1:
             plan = self.symbolic.plan(goal).plan

@@ -92,6 +92,11 @@ class DistillOptions(BaseModel):
         description="shares of the example kinds, e.g. cot=3,deps=3,bar-nofacts=2,bar=1,score=1 (the default)",
         json_schema_extra={"metavar": "KIND=W,..."},
     )
+    goals: Literal["uniform", "length"] = Field(
+        "uniform",
+        description="how training goals are drawn: uniform, or length (in proportion to the cube of "
+        "their plan's length, so long tech-tree plans are most of the data)",
+    )
     out_type: Literal["q8_0", "f16", "f32"] = Field(
         "q8_0", description="precision of the trained tensors in the GGUF", json_schema_extra={"metavar": "TYPE"}
     )
