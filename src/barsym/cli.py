@@ -77,18 +77,49 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:
-        from .commands.common import UsageError, refuse, unusable_input
-
-        if isinstance(exc, UsageError):  # bad input found by a command: one line (and a JSON result with --format json)
-            _clear_line(streams[1])
-            return refuse(args, str(exc))
-        message = unusable_input(exc)
+        message = _unusable_input(exc)
         if message is None:
             raise
         _clear_line(streams[1])
-        return refuse(args, message)
+        return _refuse(args, message)
     finally:
         sys.stdout, sys.stderr = streams
+
+
+def _refuse(args, message: str) -> int:
+    """One ``barsym: error:`` line; under ``--format json`` also a JSON result on stdout, so a script
+    reading stdout sees every outcome, not an empty stream."""
+    import json
+
+    from .commands.common import fail, outcome
+
+    if getattr(args, "format", None) == "json":
+        sys.stdout.write(json.dumps(outcome("refused", message, 2), indent=2) + "\n")
+    return fail(message)
+
+
+def _unusable_input(exc: BaseException) -> str | None:
+    """The one-line message for bad input (a command's UsageError, an unknown item or rule profile) or a
+    setting found unusable only once planning started; None for anything else (a bug: the traceback).
+
+    An LLM server URL that answers HTTP, but not as the OpenAI API, shows at its
+    first call (:class:`~barsym.llm.IncompatibleServerError`), deep inside a
+    planner; the CLI turns it into exit status 2 like any other bad setting.
+    Only the LLM planners import :mod:`barsym.llm`; if they did not run, the
+    error cannot be one of theirs, and the symbolic commands stay light.
+    """
+    from .commands.common import UsageError
+    from .kb import UnknownItemError, UnknownProfileError
+
+    if isinstance(exc, (UsageError, UnknownItemError, UnknownProfileError)):
+        return str(exc)
+    llm = sys.modules.get("barsym.llm.base")
+    if llm is not None and isinstance(exc, llm.IncompatibleServerError):
+        return " ".join(str(exc).split())
+    memory = sys.modules.get("barsym.memory.store")  # a memory page found damaged, or locked, mid-plan
+    if memory is not None and isinstance(exc, memory.MemoryFileError):
+        return " ".join(str(exc).split())
+    return None
 
 
 def _clear_line(stream) -> None:

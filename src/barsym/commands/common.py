@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import sys
 from pathlib import Path
 
-from ..kb import DataFileError, KnowledgeBase, UnknownItemError, UnknownProfileError, VersionNotSupportedError, load_kb
+from ..kb import DataFileError, KnowledgeBase, VersionNotSupportedError, load_kb
 from ..private_files import unwritable
 
 
@@ -92,31 +91,3 @@ def warn(message: str) -> None:
 def outcome(status: str, reason: str | None, exit_code: int, **fields) -> dict:
     """Every result a command prints as JSON carries these three: what happened, why, and the exit status."""
     return {"status": status, "reason": reason, "exit_code": exit_code, **fields}
-
-
-def refuse(args, message: str) -> int:
-    """:func:`fail`; under ``--format json`` the refusal is also a JSON result on stdout, so a script
-    reading stdout sees every outcome, not an empty stream."""
-    if getattr(args, "format", None) == "json":
-        sys.stdout.write(json.dumps(outcome("refused", message, 2), indent=2) + "\n")
-    return fail(message)
-
-
-def unusable_input(exc: BaseException) -> str | None:
-    """The one-line message for a setting found unusable only once planning started; None for anything else.
-
-    An LLM server URL that answers HTTP, but not as the OpenAI API, shows at its
-    first call (:class:`~barsym.llm.IncompatibleServerError`), deep inside a
-    planner; the CLI turns it into exit status 2 like any other bad setting.
-    Only the LLM planners import :mod:`barsym.llm`; if they did not run, the
-    error cannot be one of theirs, and the symbolic commands stay light.
-    """
-    if isinstance(exc, (UnknownItemError, UnknownProfileError)):  # an item or rule profile the game does not have
-        return str(exc)
-    llm = sys.modules.get("barsym.llm.base")
-    if llm is not None and isinstance(exc, llm.IncompatibleServerError):
-        return " ".join(str(exc).split())
-    memory = sys.modules.get("barsym.memory.store")  # a memory page found damaged, or locked, mid-plan
-    if memory is not None and isinstance(exc, memory.MemoryFileError):
-        return " ".join(str(exc).split())
-    return None

@@ -17,7 +17,7 @@ import time
 
 from ..distill import TRAIN_HINT, missing_train_extra
 from ..distill.options import DistillOptions, TrainConfig
-from .common import UsageError, check_writable, fail, kb_from_args
+from .common import UsageError, check_writable, kb_from_args
 from .options import add_model, read_model
 
 
@@ -35,13 +35,6 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        return _run(args)
-    except UsageError as exc:
-        return fail(str(exc))
-
-
-def _run(args: argparse.Namespace) -> int:
     options, config = read_model(args, DistillOptions), read_model(args, TrainConfig)
     if options.data_only is None and (missing := missing_train_extra()):
         raise UsageError(

@@ -94,59 +94,59 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    progress = EvalProgress()
     with terminated_as_exit():
         try:
-            return _run(args)
+            return _run(args, progress)
         except KeyboardInterrupt as exc:  # barsym's Ctrl-C line says how to go on (cli.main prints it)
             exc.hint = resume_hint(getattr(args, "run_file", None))
             raise
+        except (DatasetError, RunFileError, ExecutorError) as exc:  # one line, exit 2 (barsym.cli)
+            raise UsageError(str(exc)) from None
+        finally:
+            progress.close()
 
 
-def _run(args: argparse.Namespace) -> int:
-    progress = EvalProgress()
-    try:
-        check_writable(args.output, "-o")
-        name = check_planner(args.planner)
-        kb = kb_from_args(args)
-        check_dialect(kb, args.dialect)
-        scale = read_model(args, RunOptions)
-        dataset_path, args.dialect, tasks = scale.load(kb, args.dialect)  # a bundled set names its dialect (deps)
-        implied = next((t.rules for t in tasks if t.rules), None)  # Plancraft's tasks imply the crafting rules
-        rules = rules_from_args(kb, args, default=implied)
-        execution = read_model(args, ExecutionOptions, world=None)
-        options = planner_options(name, kb, args, rules)
-        # never written into a run file, nor into os.environ (Ray's processes would inherit it):
-        # handed to the planner here and to each worker as an argument
-        api_key = options.pop("api_key", None)
-        if scale.parallel and options and "threads" not in args and not options.get("llm_url"):
-            options["threads"] = scale.threads_per_worker()  # cores shared, not oversubscribed
-        spec = RunSpec(name, options, rules.name, getattr(args, "mc_version", "1.16.5"), WorldSpec.of(execution))
-        if scale.run_file is not None:  # a file that cannot be resumed is refused before the model loads
-            check_resumable(scale.run_file, run_header(spec, str(dataset_path.resolve()), args.dialect, len(tasks)))
-        store = read_model(args, MemoryOptions).open()  # before the model loads: a bad memory file is found at once
-        if store is not None and any(t.label_possible is not None for t in tasks):
-            raise UsageError("--memory works with tech-tree task sets (BAR's, DEPS's), not Plancraft's")
-        if store is not None and scale.parallel:
-            raise UsageError(
-                "--memory needs a serial run (one process answers from and records into the "
-                "memory); drop --workers/--executor ray"
-            )
-        # built here in every case: a model or server that cannot be used is exit 2 before any task runs
-        planner = make_from_options(
-            name, kb, {**options, **({"api_key": api_key} if api_key else {})}, args, progress, rules
+def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
+    check_writable(args.output, "-o")
+    name = check_planner(args.planner)
+    kb = kb_from_args(args)
+    check_dialect(kb, args.dialect)
+    scale = read_model(args, RunOptions)
+    dataset_path, args.dialect, tasks = scale.load(kb, args.dialect)  # a bundled set names its dialect (deps)
+    implied = next((t.rules for t in tasks if t.rules), None)  # Plancraft's tasks imply the crafting rules
+    rules = rules_from_args(kb, args, default=implied)
+    execution = read_model(args, ExecutionOptions, world=None)
+    options = planner_options(name, kb, args, rules)
+    # never written into a run file, nor into os.environ (Ray's processes would inherit it):
+    # handed to the planner here and to each worker as an argument
+    api_key = options.pop("api_key", None)
+    if scale.parallel and options and "threads" not in args and not options.get("llm_url"):
+        options["threads"] = scale.threads_per_worker()  # cores shared, not oversubscribed
+    spec = RunSpec(name, options, rules.name, getattr(args, "mc_version", "1.16.5"), WorldSpec.of(execution))
+    if scale.run_file is not None:  # a file that cannot be resumed is refused before the model loads
+        check_resumable(scale.run_file, run_header(spec, str(dataset_path.resolve()), args.dialect, len(tasks)))
+    store = read_model(args, MemoryOptions).open()  # before the model loads: a bad memory file is found at once
+    if store is not None and any(t.label_possible is not None for t in tasks):
+        raise UsageError("--memory works with tech-tree task sets (BAR's, DEPS's), not Plancraft's")
+    if store is not None and scale.parallel:
+        raise UsageError(
+            "--memory needs a serial run (one process answers from and records into the "
+            "memory); drop --workers/--executor ray"
         )
-        reassert_sigint()  # a model load may have replaced the SIGINT handler under Python
-        recording = None
-        if store is not None:
-            try:
-                planner = with_memory(planner, kb, store)
-            except ValueError as exc:
-                raise UsageError(f"--memory: {exc}") from None
-            if args.record:
-                planner = recording = RecordingPlanner(planner, TaskRecorder(store, planner.memory))
-    except (UsageError, DatasetError, RunFileError) as exc:
-        progress.close()
-        return fail(str(exc))
+    # built here in every case: a model or server that cannot be used is exit 2 before any task runs
+    planner = make_from_options(
+        name, kb, {**options, **({"api_key": api_key} if api_key else {})}, args, progress, rules
+    )
+    reassert_sigint()  # a model load may have replaced the SIGINT handler under Python
+    recording = None
+    if store is not None:
+        try:
+            planner = with_memory(planner, kb, store)
+        except ValueError as exc:
+            raise UsageError(f"--memory: {exc}") from None
+        if args.record:
+            planner = recording = RecordingPlanner(planner, TaskRecorder(store, planner.memory))
 
     def resuming(total: int, done: int) -> None:
         if done:
@@ -156,28 +156,23 @@ def _run(args: argparse.Namespace) -> int:
             )
 
     recorded_task = None if recording is None else lambda key: setattr(recording, "task", key)
-    try:
-        outcome = run_evaluation(
-            spec,
-            tasks,
-            kb,
-            name=planner_label(name, options),
-            dataset=str(dataset_path.resolve()),
-            dialect=args.dialect,
-            executor=scale.executor,
-            workers=scale.workers,
-            ray_address=scale.ray_address,
-            run_path=scale.run_file,
-            planner=None if scale.parallel else planner,
-            **progress.hooks(on_task=recorded_task, on_start=resuming),
-            on_warning=warn,
-            api_key=api_key,
-        )
-    except (RunFileError, ExecutorError, DatasetError) as exc:
-        progress.close()
-        return fail(str(exc))
-    finally:
-        progress.close()
+    outcome = run_evaluation(
+        spec,
+        tasks,
+        kb,
+        name=planner_label(name, options),
+        dataset=str(dataset_path.resolve()),
+        dialect=args.dialect,
+        executor=scale.executor,
+        workers=scale.workers,
+        ray_address=scale.ray_address,
+        run_path=scale.run_file,
+        planner=None if scale.parallel else planner,
+        **progress.hooks(on_task=recorded_task, on_start=resuming),
+        on_warning=warn,
+        api_key=api_key,
+    )
+    progress.close()
     executed = execution_part(outcome, execution)
     if any(t.label_possible is not None for t in tasks):
         report = plancraft_report(outcome, name, args.dataset, len(tasks), rules, executed)

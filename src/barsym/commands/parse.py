@@ -21,7 +21,7 @@ from ..bar_io import PlanFormatError
 from ..model import GoalOptions
 from ..reasoning.prose_io import parse_prose, parsed_record, parsed_text, read_text
 from ..validation import Validator, Verdict
-from .common import UsageError, add_format, fail, kb_from_args
+from .common import UsageError, add_format, kb_from_args
 from .llm_options import add_model_arguments, backend_from, model_settings
 from .options import add_model
 from .plan_files import goal_from_args
@@ -55,23 +55,21 @@ def parse_and_validate(args: argparse.Namespace, path: str) -> int:
     from ..llm import LLMError  # the model failing mid-parse: one line, like any setting that cannot be used
 
     where = "<stdin>" if path == "-" else path
-    try:
-        if args.format not in ("text", "json"):
-            raise UsageError(f"--format must be text or json, got {args.format!r}")
-        kb = kb_from_args(args)
-        goal = goal_from_args(kb, args)
-        start = None
-        if hasattr(args, "files"):  # validate --text: its --start/--inventory/--layer apply
-            from .state_options import start_from_args
+    if args.format not in ("text", "json"):
+        raise UsageError(f"--format must be text or json, got {args.format!r}")
+    kb = kb_from_args(args)
+    goal = goal_from_args(kb, args)
+    start = None
+    if hasattr(args, "files"):  # validate --text: its --start/--inventory/--layer apply
+        from .state_options import start_from_args
 
-            start = start_from_args(kb, args)
+        start = start_from_args(kb, args)
+    options = model_settings(args)
+    try:
         text = read_text(path)  # before the model loads: a file that is not prose is found at once
-        options = model_settings(args)
         parsed, plan = parse_prose(kb, text, where, backend_from(options), seed=options.seed)
-    except (UsageError, PlanFormatError) as exc:
-        return fail(str(exc))
-    except LLMError as exc:
-        return fail(" ".join(str(exc).split()))
+    except (PlanFormatError, LLMError) as exc:  # one line, exit 2 (barsym.cli)
+        raise UsageError(" ".join(str(exc).split())) from None
     result = Validator(kb).validate(plan, goal=goal, start=start)
     made_by = f"stand-in {options.llm_stand_in}" if options.llm_stand_in else "model"
     if args.format == "json":

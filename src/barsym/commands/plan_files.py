@@ -11,8 +11,9 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 
 from ..bar_io import PlanFormatError, read_plan_or_stdin
-from ..kb import KnowledgeBase, UnknownItemError
+from ..kb import KnowledgeBase, Rules, UnknownItemError
 from ..model import Goal, GoalOptions, Plan
+from ..sim import State
 from .common import UsageError
 from .options import add_model, read_model
 
@@ -39,6 +40,15 @@ def goal_from_args(kb: KnowledgeBase, args) -> Goal | None:
     except UnknownItemError as exc:
         raise UsageError(f"--goal: {exc}") from None
     return Goal(item=chosen.goal, count=chosen.goal_count or 1)
+
+
+def plan_inputs(args) -> tuple[KnowledgeBase, Goal | None, State, Rules]:
+    """What every plan-reading command starts from: the knowledge base, ``--goal``, the start state, the rules."""
+    from .common import kb_from_args
+    from .state_options import rules_from_args, start_from_args
+
+    kb = kb_from_args(args)
+    return kb, goal_from_args(kb, args), start_from_args(kb, args), rules_from_args(kb, args)
 
 
 def each_plan(

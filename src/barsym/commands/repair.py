@@ -24,11 +24,11 @@ from ..bar_io import format_plan
 from ..consistency import CannotRepair, ConsistencyConfig, StateConsistency
 from ..consistency.report import cannot_repair_record, repair_record, repair_status, repair_text
 from ..model import Plan
-from .common import UsageError, add_format, kb_from_args, outcome
+from .common import UsageError, add_format, outcome
 from .llm_options import add_consistency_arguments, add_model_arguments, backend_from, model_settings
 from .options import read_model
-from .plan_files import add_plan_file_arguments, each_plan, goal_from_args
-from .state_options import add_state_arguments, rules_from_args, start_from_args
+from .plan_files import add_plan_file_arguments, each_plan, plan_inputs
+from .state_options import add_state_arguments
 
 
 def add_parser(sub) -> None:
@@ -64,10 +64,7 @@ def build(kb, args, rules) -> StateConsistency:
 def run(args: argparse.Namespace) -> int:
     if args.format == "bar" and len(args.files) > 1:
         raise UsageError("--format bar prints one plan; give one file, or use --format json")
-    kb = kb_from_args(args)
-    goal = goal_from_args(kb, args)
-    start = start_from_args(kb, args)
-    rules = rules_from_args(kb, args)
+    kb, goal, start, rules = plan_inputs(args)
     engine = build(kb, args, rules)
     records, unusable, unrepaired = [], [], 0
 

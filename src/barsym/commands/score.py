@@ -19,11 +19,11 @@ import sys
 from ..consistency import ConsistencyConfig
 from ..consistency.report import ScoreSheet, crosscheck_text, score_text
 from ..validation import Validator
-from .common import UsageError, add_format, kb_from_args
+from .common import UsageError, add_format
 from .llm_options import add_model_arguments, backend_from, model_settings
 from .options import add_model, read_model
-from .plan_files import add_plan_file_arguments, each_plan, goal_from_args
-from .state_options import add_state_arguments, rules_from_args, start_from_args
+from .plan_files import add_plan_file_arguments, each_plan, plan_inputs
+from .state_options import add_state_arguments
 
 
 def add_parser(sub) -> None:
@@ -50,10 +50,7 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     config = read_model(args, ConsistencyConfig, scores="both")
-    kb = kb_from_args(args)
-    goal = goal_from_args(kb, args)
-    start = start_from_args(kb, args)
-    rules = rules_from_args(kb, args)
+    kb, goal, start, rules = plan_inputs(args)
     scorer = None
     if config.scores.value != "simulator":
         from ..reasoning.step_scorer import LLMStepScorer

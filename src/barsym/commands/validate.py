@@ -11,9 +11,9 @@ import json
 import sys
 
 from ..validation import Validator, Verdict, summary_line, unusable_record
-from .common import add_format, fail, kb_from_args
-from .plan_files import add_plan_file_arguments, each_plan, goal_from_args
-from .state_options import add_state_arguments, rules_from_args, start_from_args
+from .common import add_format, fail
+from .plan_files import add_plan_file_arguments, each_plan, plan_inputs
+from .state_options import add_state_arguments
 
 
 def add_parser(sub) -> None:
@@ -50,10 +50,7 @@ def run(args: argparse.Namespace) -> int:
         from .parse import parse_and_validate
 
         return parse_and_validate(args, args.text)
-    kb = kb_from_args(args)
-    goal = goal_from_args(kb, args)
-    start = start_from_args(kb, args)
-    rules = rules_from_args(kb, args)
+    kb, goal, start, rules = plan_inputs(args)
     validator = Validator(kb, rules)
     records: list[dict] = []
     verdicts: list[Verdict] = []
