@@ -117,3 +117,21 @@ def test_repair_json_gives_every_file_a_status(capsys, tmp_path):
         "reason": err.strip().removeprefix("barsym: error: "),
         "exit_code": 2,
     }
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("eval", "--dataset", "no-such-set", "--planner", "symbolic"),  # a task set that is not there
+        ("eval", "--dataset", "bar", "--planner", "symbolic", "--run", "{tmp}/run.txt"),  # not a run file
+        ("parse", "{tmp}/empty.txt", "--llm-stand-in", "first"),  # no prose to parse
+    ],
+)
+def test_eval_and_parse_json_for_refused_input_is_a_result_too(capsys, tmp_path, argv):
+    (tmp_path / "empty.txt").write_text("")
+    (tmp_path / "run.txt").write_text("not a run file\n")
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    code, out, err = run(capsys, *argv, "--format", "json")
+    data = json.loads(out)
+    assert code == 2 == data["exit_code"] and data["status"] == "refused" and one_line(err)
+    assert data["reason"] in err
