@@ -91,3 +91,15 @@ def warn(message: str) -> None:
 def outcome(status: str, reason: str | None, exit_code: int, **fields) -> dict:
     """Every result a command prints as JSON carries these three: what happened, why, and the exit status."""
     return {"status": status, "reason": reason, "exit_code": exit_code, **fields}
+
+
+def remembering(planner, kb: KnowledgeBase, store):
+    """``planner`` with the stage memory in front (``plan``, ``eval``); unchanged without ``--memory``."""
+    if store is None:
+        return planner
+    from ..memory import with_memory
+
+    try:
+        return with_memory(planner, kb, store)
+    except ValueError as exc:  # a planner without a decomposer
+        raise UsageError(f"--memory: {exc}") from None

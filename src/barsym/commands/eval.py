@@ -33,7 +33,7 @@ from ..eval.runfile import RunFileError, check_resumable
 from ..eval.scale import run_evaluation, run_header
 from ..eval.spec import RunSpec, WorldSpec
 from ..eval.workers import ExecutorError
-from ..memory import TaskRecorder, with_memory
+from ..memory import TaskRecorder
 from ..memory.options import MemoryOptions
 from ..memory.recorder import RecordingPlanner
 from ..planner.registry import planner_label
@@ -46,6 +46,7 @@ from .common import (
     check_writable,
     fail,
     kb_from_args,
+    remembering,
     to_stdout,
     warn,
     write_output,
@@ -108,12 +109,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
+    """Everything that can be refused is checked before the model loads; then the run, then the report."""
     check_writable(args.output, "-o")
     name = check_planner(args.planner)
     kb = kb_from_args(args)
     check_dialect(kb, args.dialect)
     scale = read_model(args, RunOptions)
     dataset_path, args.dialect, tasks = scale.load(kb, args.dialect)  # a bundled set names its dialect (deps)
+    plancraft = any(t.label_possible is not None for t in tasks)
     implied = next((t.rules for t in tasks if t.rules), None)  # Plancraft's tasks imply the crafting rules
     rules = rules_from_args(kb, args, default=implied)
     execution = read_model(args, ExecutionOptions, world=None)
@@ -126,27 +129,14 @@ def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
     spec = RunSpec(name, options, rules.name, getattr(args, "mc_version", "1.16.5"), WorldSpec.of(execution))
     if scale.run_file is not None:  # a file that cannot be resumed is refused before the model loads
         check_resumable(scale.run_file, run_header(spec, str(dataset_path.resolve()), args.dialect, len(tasks)))
-    store = read_model(args, MemoryOptions).open()  # before the model loads: a bad memory file is found at once
-    if store is not None and any(t.label_possible is not None for t in tasks):
-        raise UsageError("--memory works with tech-tree task sets (BAR's, DEPS's), not Plancraft's")
-    if store is not None and scale.parallel:
-        raise UsageError(
-            "--memory needs a serial run (one process answers from and records into the "
-            "memory); drop --workers/--executor ray"
-        )
+    store = _open_memory(args, plancraft, scale.parallel)
     # built here in every case: a model or server that cannot be used is exit 2 before any task runs
-    planner = make_from_options(
-        name, kb, {**options, **({"api_key": api_key} if api_key else {})}, args, progress, rules
-    )
+    keyed = {**options, **({"api_key": api_key} if api_key else {})}
+    planner = remembering(make_from_options(name, kb, keyed, args, progress, rules), kb, store)
     reassert_sigint()  # a model load may have replaced the SIGINT handler under Python
     recording = None
-    if store is not None:
-        try:
-            planner = with_memory(planner, kb, store)
-        except ValueError as exc:
-            raise UsageError(f"--memory: {exc}") from None
-        if args.record:
-            planner = recording = RecordingPlanner(planner, TaskRecorder(store, planner.memory))
+    if store is not None and args.record:
+        planner = recording = RecordingPlanner(planner, TaskRecorder(store, planner.memory))
 
     def resuming(total: int, done: int) -> None:
         if done:
@@ -174,14 +164,13 @@ def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
     )
     progress.close()
     executed = execution_part(outcome, execution)
-    if any(t.label_possible is not None for t in tasks):
+    if plancraft:
         report = plancraft_report(outcome, name, args.dataset, len(tasks), rules, executed)
     else:
         recorded = None if recording is None else recording.recorder.credit(executed and executed[1])
-        label = planner_label(name, options)
         report = tech_tree_report(
             outcome,
-            label,
+            planner_label(name, options),
             args.dataset,
             len(tasks),
             executed,
@@ -189,16 +178,32 @@ def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
             recorded=recorded,
             quiet=args.quiet,
         )
+    return _write_report(args, report, None if recording is None else recording.recorder)
+
+
+def _open_memory(args: argparse.Namespace, plancraft: bool, parallel: bool):
+    """The ``--memory`` store, opened before the model loads (a bad file is found at once), or None."""
+    store = read_model(args, MemoryOptions).open()
+    if store is not None and plancraft:
+        raise UsageError("--memory works with tech-tree task sets (BAR's, DEPS's), not Plancraft's")
+    if store is not None and parallel:
+        raise UsageError(
+            "--memory needs a serial run (one process answers from and records into the "
+            "memory); drop --workers/--executor ray"
+        )
+    return store
+
+
+def _write_report(args: argparse.Namespace, report, recorder) -> int:
+    """The tables (stdout), the JSON results (``--format json``, ``-o``), then what went wrong (stderr)."""
     json_out = args.format == "json" or (args.output is not None and to_stdout(args.output))
     if not json_out:  # the text report goes to stdout unless the JSON results go there (--format json, -o -)
         sys.stdout.write(report.text)
     if args.output is not None or args.format == "json":
         write_output(args.output, json.dumps(report.record, indent=2) + "\n")
-    if recording is not None and recording.recorder.failure is not None:  # after every result is written
-        r = recording.recorder
-        return fail(
-            f"{r.failure}; {r.missed} plan(s) not recorded (the results above and any -o/--run file are complete)"
-        )
+    if recorder is not None and recorder.failure is not None:  # after every result is written
+        missed = f"{recorder.missed} plan(s) not recorded"
+        return fail(f"{recorder.failure}; {missed} (the results above and any -o/--run file are complete)")
     for line in report.problems:
         print(f"barsym: {line}", file=sys.stderr)
     for line in report.warnings:

@@ -18,7 +18,7 @@ import sys
 
 from ..bar_io import format_plan
 from ..eval.progress_line import TerminalProgress
-from ..memory import MemoryFileError, record, with_memory
+from ..memory import MemoryFileError, record
 from ..memory.options import MemoryOptions
 from ..model import Goal
 from ..planner import PlanningError, PlanResult
@@ -31,6 +31,7 @@ from .common import (
     fail,
     kb_from_args,
     outcome,
+    remembering,
     warn,
     write_output,
 )
@@ -74,12 +75,7 @@ def run(args: argparse.Namespace) -> int:
     start = start_from_args(kb, args)
     store = read_model(args, MemoryOptions).open()  # before the model loads: a bad memory file is found at once
     progress = TerminalProgress()
-    try:
-        planner = build_planner(name, kb, args, progress, rules=rules)
-        if store is not None:
-            planner = with_memory(planner, kb, store)
-    except ValueError as exc:  # a planner without a decomposer
-        raise UsageError(f"--memory: {exc}") from None
+    planner = remembering(build_planner(name, kb, args, progress, rules=rules), kb, store)
     render = {"text": PlanResult.to_text, "json": render_json, "bar": lambda r, code=0: format_plan(r.plan)}[
         args.format
     ]
