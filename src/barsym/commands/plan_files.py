@@ -14,8 +14,9 @@ from ..bar_io import PlanFormatError, read_plan_or_stdin
 from ..kb import KnowledgeBase, Rules, UnknownItemError
 from ..model import Goal, GoalOptions, Plan
 from ..sim import State
-from .common import UsageError
+from .common import UsageError, kb_from_args
 from .options import add_model, read_model
+from .state_options import rules_from_args, start_from_args
 
 
 def add_plan_file_arguments(p, goal: bool = True) -> None:
@@ -44,9 +45,6 @@ def goal_from_args(kb: KnowledgeBase, args) -> Goal | None:
 
 def plan_inputs(args) -> tuple[KnowledgeBase, Goal | None, State, Rules]:
     """What every plan-reading command starts from: the knowledge base, ``--goal``, the start state, the rules."""
-    from .common import kb_from_args
-    from .state_options import rules_from_args, start_from_args
-
     kb = kb_from_args(args)
     return kb, goal_from_args(kb, args), start_from_args(kb, args), rules_from_args(kb, args)
 
