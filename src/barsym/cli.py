@@ -1,7 +1,8 @@
 """``barsym`` command line: a thin argparse front over the library.
 
 Each sub-command lives in :mod:`barsym.commands` as a module with
-``add_parser(subparsers)`` and ``run(args) -> int``. Exit codes: 0 success,
+``HELP``, ``DESCRIPTION``, ``add_arguments(parser)`` and ``run(args) -> int``;
+the parser is made here, the same way for all. Exit codes: 0 success,
 1 the job ran and found a problem (an invalid plan), 2 unusable input,
 130 interrupted (Ctrl-C).
 
@@ -40,7 +41,9 @@ def build_parser():
     sub.required = True
     for name in COMMANDS:
         module = importlib.import_module(f"barsym.commands.{name}")
-        module.add_parser(sub)
+        command = sub.add_parser(name, help=module.HELP, description=module.DESCRIPTION)
+        module.add_arguments(command)
+        command.set_defaults(run=module.run)
     parser.set_defaults(parser=parser)  # for what is made from the parsers (barsym completion)
     return parser
 

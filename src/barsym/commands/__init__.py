@@ -1,4 +1,4 @@
-"""Sub-commands of the ``barsym`` CLI, one module each (``add_parser`` + ``run``)."""
+"""Sub-commands of the ``barsym`` CLI, one module each (``HELP``, ``DESCRIPTION``, ``add_arguments``, ``run``)."""
 
 COMMANDS = [
     "validate",

@@ -10,15 +10,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+HELP = "print a bash or zsh completion script"
+DESCRIPTION = "Print a shell completion script for barsym, made from its own parsers."
 
-def add_parser(sub) -> None:
-    p = sub.add_parser(
-        "completion",
-        help="print a bash or zsh completion script",
-        description="Print a shell completion script for barsym, made from its own parsers.",
-    )
+
+def add_arguments(p) -> None:
     p.add_argument("shell", choices=["bash", "zsh"], help="the shell to complete in")
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -14,15 +14,12 @@ import sys
 from ..datasets import BUNDLED
 from .common import add_format
 
+HELP = "list the bundled task sets (for eval --dataset NAME)"
+DESCRIPTION = "The task sets barsym ships, with task counts, source and licence."
 
-def add_parser(sub) -> None:
-    p = sub.add_parser(
-        "datasets",
-        help="list the bundled task sets (for eval --dataset NAME)",
-        description="The task sets barsym ships, with task counts, source and licence.",
-    )
+
+def add_arguments(p) -> None:
     add_format(p, "text|json", "text: one block per task set (default); json: a list of records")
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

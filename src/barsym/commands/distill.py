@@ -20,18 +20,17 @@ from ..distill.options import DistillOptions, TrainConfig
 from .common import UsageError, check_writable, kb_from_args
 from .options import add_model, read_model
 
+HELP = "fine-tune the embedded model on the symbolic oracle's answers"
+DESCRIPTION = (
+    "Generate training data from the symbolic planner and the simulator in the LLM "
+    "planners' own prompts (BAR's and DEPS' task goals held out), fine-tune the "
+    "embedded model with LoRA on the CPU, and write a GGUF for barsym plan --model."
+)
 
-def add_parser(sub) -> None:
-    p = sub.add_parser(
-        "distill",
-        help="fine-tune the embedded model on the symbolic oracle's answers",
-        description="Generate training data from the symbolic planner and the simulator in the LLM "
-        "planners' own prompts (BAR's and DEPS' task goals held out), fine-tune the "
-        "embedded model with LoRA on the CPU, and write a GGUF for barsym plan --model.",
-    )
+
+def add_arguments(p) -> None:
     add_model(p, DistillOptions)
     add_model(p, TrainConfig, "training", skip=("lora_alpha", "refresh"), deprecated={"--seed": "seed"})
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

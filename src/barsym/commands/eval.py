@@ -62,14 +62,14 @@ from .llm_options import (
 from .options import Deprecated, add_model, read_model
 from .state_options import rules_from_args
 
+HELP = "score a planner on a task set with BAR's metrics"
+DESCRIPTION = (
+    "Plan every task of a dataset and compare with the expert plans "
+    "(AccuracyHard, F1ScoreHard, EditDistanceHard per group)."
+)
 
-def add_parser(sub) -> None:
-    p = sub.add_parser(
-        "eval",
-        help="score a planner on a task set with BAR's metrics",
-        description="Plan every task of a dataset and compare with the expert plans "
-        "(AccuracyHard, F1ScoreHard, EditDistanceHard per group).",
-    )
+
+def add_arguments(p) -> None:
     add_model(p, RunOptions, skip=set(RunOptions.model_fields) - {"dataset"})
     add_planner_arguments(p, "", "name dialect of the task set, e.g. deps for DEPS's old names")
     add_format(
@@ -91,7 +91,6 @@ def add_parser(sub) -> None:
         "stage memory (BAR module c)",
         helps={"record": "also record into the memory: each plan's decompositions (and with --world, its executions)"},
     )
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

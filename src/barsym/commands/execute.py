@@ -24,15 +24,15 @@ from .options import add_model, read_model
 from .plan_files import add_plan_file_arguments, each_plan
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
+HELP = "run plans many times in an execution world: success rate, ticks, failures"
+DESCRIPTION = (
+    "Execute BAR JSON Lines plans in the deterministic or stochastic world and report "
+    "success rates (95 % Wilson interval), failures by step and code, ticks of "
+    "successful runs and a typical failure in words."
+)
 
-def add_parser(sub) -> None:
-    p = sub.add_parser(
-        "execute",
-        help="run plans many times in an execution world: success rate, ticks, failures",
-        description="Execute BAR JSON Lines plans in the deterministic or stochastic world and report "
-        "success rates (95 % Wilson interval), failures by step and code, ticks of "
-        "successful runs and a typical failure in words.",
-    )
+
+def add_arguments(p) -> None:
     add_plan_file_arguments(p, goal=False)
     add_format(
         p, "text|json", "text: a summary per plan (default); json: one array with a record per plan", json_alias=True
@@ -48,7 +48,6 @@ def add_parser(sub) -> None:
             "record": "record each plan's executions, for the plan in memory with the same steps",
         },
     )
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -14,18 +14,15 @@ from ..graph import CraftGraph
 from ..graph_export import to_dot, to_mermaid
 from .common import add_format, add_output, check_writable, kb_from_args, write_output
 
+HELP = "write the crafting sub-graph an item depends on"
+DESCRIPTION = "Write the items, actions, tools, stations and layers an item depends on."
 
-def add_parser(sub) -> None:
-    p = sub.add_parser(
-        "graph",
-        help="write the crafting sub-graph an item depends on",
-        description="Write the items, actions, tools, stations and layers an item depends on.",
-    )
+
+def add_arguments(p) -> None:
     p.add_argument("item", help="item name, e.g. diamond_pickaxe (aliases such as 'boat' work)")
     add_format(p, "dot|mermaid", "output format (default dot)")
     p.add_argument("--full", action="store_true", help="keep every alternative (all wood types, all fuels)")
     add_output(p)
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

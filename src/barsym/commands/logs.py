@@ -20,14 +20,14 @@ from ..reasoning.call_log import LogQuery
 from .common import add_format, fail
 from .options import add_model, read_model
 
+HELP = "show the last LLM calls: prompt, grammar, reply, verdict, time"
+DESCRIPTION = (
+    "Show the last LLM calls the bar and llm-only planners made, from the call log "
+    "($BARSYM_LOG_DB, else logs.db in the cache folder)."
+)
 
-def add_parser(sub) -> None:
-    p = sub.add_parser(
-        "logs",
-        help="show the last LLM calls: prompt, grammar, reply, verdict, time",
-        description="Show the last LLM calls the bar and llm-only planners made, from the call log "
-        "($BARSYM_LOG_DB, else logs.db in the cache folder).",
-    )
+
+def add_arguments(p) -> None:
     add_model(p, LogQuery)
     add_format(
         p,
@@ -35,7 +35,6 @@ def add_parser(sub) -> None:
         "text: each call's messages, reply, verdict and cost (default); json: one array of the calls",
         json_alias=True,
     )
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

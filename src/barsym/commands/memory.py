@@ -28,26 +28,30 @@ from .options import add_model, read_model
 WRITES = ("build", "import", "prune", "clear")
 
 
-def add_parser(sub) -> None:
-    memory = argparse.ArgumentParser(add_help=False)  # --memory before the action or after it
-    memory.add_argument(
+HELP = "build, inspect and maintain the stage memory of goal decompositions"
+DESCRIPTION = (
+    "BAR's stage memory: goal decompositions with the success rates of the plans "
+    "that used them. 'barsym memory ACTION --help' describes each action."
+)
+
+
+def add_arguments(p) -> None:
+    _memory_option(p)  # --memory before the action or after it
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    for name, (text, arguments, _) in ACTIONS.items():
+        action = actions.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
+        _memory_option(action)
+        arguments(action)
+
+
+def _memory_option(parser) -> None:
+    parser.add_argument(
         "--memory",
         type=Path,
         metavar="PATH",
         default=argparse.SUPPRESS,  # SUPPRESS: a value given before the action is kept after it
         help="memory file (default $BARSYM_MEMORY or the user data directory)",
     )
-    p = sub.add_parser(
-        "memory",
-        parents=[memory],
-        help="build, inspect and maintain the stage memory of goal decompositions",
-        description="BAR's stage memory: goal decompositions with the success rates of the plans "
-        "that used them. 'barsym memory ACTION --help' describes each action.",
-    )
-    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
-    for name, (text, arguments, _) in ACTIONS.items():
-        arguments(actions.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".", parents=[memory]))
-    p.set_defaults(run=run)
 
 
 def _add_build(a) -> None:

@@ -26,17 +26,16 @@ from .llm_options import add_model_arguments, backend_from, model_settings
 from .options import add_model
 from .plan_files import goal_from_args
 
+HELP = "turn a plan written in prose into BAR steps (with the model) and validate it"
+DESCRIPTION = (
+    "Each clause of the text becomes one step, written by the model under barsym's "
+    "step grammar; the steps are then validated."
+)
 
-def add_parser(sub) -> None:
-    p = sub.add_parser(
-        "parse",
-        help="turn a plan written in prose into BAR steps (with the model) and validate it",
-        description="Each clause of the text becomes one step, written by the model under barsym's "
-        "step grammar; the steps are then validated.",
-    )
+
+def add_arguments(p) -> None:
     p.add_argument("file", metavar="FILE", help="a text file with the plan in words; '-' reads stdin")
     add_parse_arguments(p)
-    p.set_defaults(run=run)
 
 
 def add_parse_arguments(p, goal: bool = True) -> None:
@@ -79,4 +78,4 @@ def parse_and_validate(args: argparse.Namespace, path: str) -> int:
     return 1 if result.verdict is Verdict.INVALID else 0
 
 
-__all__ = ["add_parse_arguments", "add_parser", "parse_and_validate", "run"]
+__all__ = ["add_arguments", "add_parse_arguments", "parse_and_validate", "run"]

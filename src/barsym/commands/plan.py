@@ -39,14 +39,13 @@ from .llm_options import add_llm_arguments, add_planner_arguments, build_planner
 from .options import add_model, read_model
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
+HELP = "plan how to obtain an item, BAR-style (backward from the goal)"
+DESCRIPTION = (
+    "Decompose the goal backwards, fuse and order the steps, and check the plan with the validator before printing it."
+)
 
-def add_parser(sub) -> None:
-    p = sub.add_parser(
-        "plan",
-        help="plan how to obtain an item, BAR-style (backward from the goal)",
-        description="Decompose the goal backwards, fuse and order the steps, and check the plan "
-        "with the validator before printing it.",
-    )
+
+def add_arguments(p) -> None:
     p.add_argument("item", help="item to obtain, e.g. diamond_pickaxe (aliases such as 'boat' work)")
     add_model(p, Goal, skip=("item",))
     add_planner_arguments(p, "which planner decomposes goals: ", "read ITEM in a task set's old names, e.g. deps")
@@ -57,7 +56,6 @@ def add_parser(sub) -> None:
     add_state_arguments(p)
     add_llm_arguments(p)
     add_model(p, MemoryOptions, "stage memory (BAR module c)")
-    p.set_defaults(run=run)
 
 
 def render_json(result: PlanResult, code: int = 0) -> str:

@@ -30,14 +30,14 @@ from .options import read_model
 from .plan_files import add_plan_file_arguments, each_plan, plan_inputs
 from .state_options import add_state_arguments
 
+HELP = "repair plans forward between anchors (BAR's state consistency)"
+DESCRIPTION = (
+    "Score every step, pick anchor pairs, regenerate the windows between them "
+    "forward from the simulated state, and show the fix as a diff."
+)
 
-def add_parser(sub) -> None:
-    p = sub.add_parser(
-        "repair",
-        help="repair plans forward between anchors (BAR's state consistency)",
-        description="Score every step, pick anchor pairs, regenerate the windows between them "
-        "forward from the simulated state, and show the fix as a diff.",
-    )
+
+def add_arguments(p) -> None:
     add_plan_file_arguments(p)
     add_format(
         p,
@@ -48,7 +48,6 @@ def add_parser(sub) -> None:
     add_state_arguments(p)
     add_consistency_arguments(p)
     add_model_arguments(p, "LLM (for --scores llm|both and --repairer llm)")
-    p.set_defaults(run=run)
 
 
 def build(kb, args, rules) -> StateConsistency:

@@ -16,16 +16,13 @@ from ..eval.html_report import load_runs, render
 from ..eval.runfile import RunFileError
 from .common import add_output, check_writable, fail, to_stdout, warn, write_output
 
+HELP = "an HTML report (tables, charts) of eval runs"
+DESCRIPTION = "Compare the runs 'barsym eval --run FILE' wrote in one self-contained HTML file."
 
-def add_parser(sub) -> None:
-    p = sub.add_parser(
-        "report",
-        help="an HTML report (tables, charts) of eval runs",
-        description="Compare the runs 'barsym eval --run FILE' wrote in one self-contained HTML file.",
-    )
+
+def add_arguments(p) -> None:
     p.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="run files written by barsym eval --run")
     add_output(p, "the HTML file to write (default report.html)", default=Path("report.html"))
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

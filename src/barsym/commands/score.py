@@ -25,14 +25,14 @@ from .options import add_model, read_model
 from .plan_files import add_plan_file_arguments, each_plan, plan_inputs
 from .state_options import add_state_arguments
 
+HELP = "score every step 1-10 (simulator and LLM) and show the anchors"
+DESCRIPTION = (
+    "BAR's step scores (1: the next steps are likely wrong; 10: they are right) "
+    "from the simulator's rollout and from the model, and the anchors they pick."
+)
 
-def add_parser(sub) -> None:
-    p = sub.add_parser(
-        "score",
-        help="score every step 1-10 (simulator and LLM) and show the anchors",
-        description="BAR's step scores (1: the next steps are likely wrong; 10: they are right) "
-        "from the simulator's rollout and from the model, and the anchors they pick.",
-    )
+
+def add_arguments(p) -> None:
     add_plan_file_arguments(p)
     add_model(
         p,
@@ -45,7 +45,6 @@ def add_parser(sub) -> None:
     )
     add_state_arguments(p)
     add_model_arguments(p, "LLM (for --scores llm|both)")
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

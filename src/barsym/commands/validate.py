@@ -15,13 +15,11 @@ from .common import add_format, fail
 from .plan_files import add_plan_file_arguments, each_plan, plan_inputs
 from .state_options import add_state_arguments
 
+HELP = "check plans (BAR JSON Lines or `mine 4 logs` lines) step by step"
+DESCRIPTION = "Play each plan forward and report valid / valid with waste / invalid."
 
-def add_parser(sub) -> None:
-    p = sub.add_parser(
-        "validate",
-        help="check plans (BAR JSON Lines or `mine 4 logs` lines) step by step",
-        description="Play each plan forward and report valid / valid with waste / invalid.",
-    )
+
+def add_arguments(p) -> None:
     add_plan_file_arguments(p)
     add_format(
         p,
@@ -36,7 +34,6 @@ def add_parser(sub) -> None:
     p.add_argument("--text", metavar="FILE", help="a plan written in prose: parse it into steps first (barsym parse)")
     add_model_arguments(p)
     next(a for a in p._actions if a.dest == "files").nargs = "*"  # --text FILE stands in for the plan files
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
