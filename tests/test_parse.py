@@ -141,3 +141,19 @@ def test_bad_options_are_one_line_exit_2(capsys, tmp_path, argv):
         code, (_out, err) = exited.code, capsys.readouterr()
         err = err.splitlines()[-1] + "\n"
     assert code == 2 and one_line(err)
+
+
+def test_validate_text_plays_by_the_rules_it_is_given(capsys, tmp_path):
+    path = tmp_path / "plan.txt"
+    path.write_text("Chop four logs, make planks, then a crafting table.")
+    code, out, err = run(capsys, "validate", "--text", path, "--llm-stand-in", "copy-facts")
+    assert code == 0 and "verdict: valid" in out
+    code, out, err = run(capsys, "validate", "--text", path, "--llm-stand-in", "copy-facts", "--rules", "crafting")
+    assert code == 1 and "under the crafting rules nothing can be mined" in out
+
+
+def test_validate_text_and_files_together_is_refused_as_json_too(capsys, tmp_path):
+    path = tmp_path / "plan.txt"
+    path.write_text(PROSE)
+    code, out, err = run(capsys, "validate", "--text", path, "x.jsonl", "--format", "json")
+    assert code == 2 and json.loads(out)["status"] == "refused" and "not both" in json.loads(out)["reason"]

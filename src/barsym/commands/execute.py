@@ -21,7 +21,7 @@ from ..sim.execution import summary_line
 from ..sim.options import ExecutionOptions
 from .common import UsageError, add_format, kb_from_args, warn
 from .options import add_model, read_model
-from .plan_files import add_plan_file_arguments, each_plan
+from .plan_files import PlanFiles, add_plan_file_arguments
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
 HELP = "run plans many times in an execution world: success rate, ticks, failures"
@@ -60,16 +60,15 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("execute plans nothing, so --memory only records: add --record")
     store = read_model(args, MemoryOptions).open() if args.record else None
     records: list[dict] = []
-    unusable: list[str] = []
     runs = successes = credited = 0
-
-    def unusable_file(name: str, message: str) -> None:
-        unusable.append(name)
-        records.append({"file": name, "world": options.world, "error": message})
-
+    files = PlanFiles(
+        args.files,
+        lambda name, why: records.append({"file": name, "world": options.world, "error": why}),
+        args.format != "json",
+    )
     line = runs_progress(len(args.files) * options.episodes)  # on a terminal: runs played, at once and every second
     try:
-        for path, plan in each_plan(args.files, unusable_file, show_errors=args.format != "json"):
+        for path, plan in files:
             execution = options.execute(plan, world, start, on_episode=line.update if line else None)
             runs += execution.runs
             successes += execution.successes
@@ -93,11 +92,11 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(records, indent=2))
     else:
-        print(summary_line(len(args.files), len(unusable), runs, successes, options.world, options.world_seed))
+        print(summary_line(len(args.files), len(files.unusable), runs, successes, options.world, options.world_seed))
     if store is not None:
         print(
-            f"recorded the runs of {credited} of {len(args.files) - len(unusable)} plan(s) into {store.path}",
+            f"recorded the runs of {credited} of {len(args.files) - len(files.unusable)} plan(s) into {store.path}",
             file=sys.stderr,
         )
         store.close()
-    return 2 if unusable else 0
+    return 2 if files.unusable else 0

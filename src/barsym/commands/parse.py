@@ -21,10 +21,10 @@ from ..bar_io import PlanFormatError
 from ..model import GoalOptions
 from ..reasoning.prose_io import parse_prose, parsed_record, parsed_text, read_text
 from ..validation import Validator, Verdict
-from .common import UsageError, add_format, kb_from_args
+from .common import UsageError, add_format
 from .llm_options import add_model_arguments, backend_from, model_settings
 from .options import add_model
-from .plan_files import goal_from_args
+from .plan_files import plan_inputs
 
 HELP = "turn a plan written in prose into BAR steps (with the model) and validate it"
 DESCRIPTION = (
@@ -35,14 +35,8 @@ DESCRIPTION = (
 
 def add_arguments(p) -> None:
     p.add_argument("file", metavar="FILE", help="a text file with the plan in words; '-' reads stdin")
-    add_parse_arguments(p)
-
-
-def add_parse_arguments(p, goal: bool = True) -> None:
-    """What ``parse`` and ``validate --text`` share (``validate`` has its own ``--goal``)."""
     add_format(p, "text|json", "text: the steps and the verdict (default); json: one object")
-    if goal:
-        add_model(p, GoalOptions)
+    add_model(p, GoalOptions)
     add_model_arguments(p)
 
 
@@ -54,28 +48,17 @@ def parse_and_validate(args: argparse.Namespace, path: str) -> int:
     from ..llm import LLMError  # the model failing mid-parse: one line, like any setting that cannot be used
 
     where = "<stdin>" if path == "-" else path
-    if args.format not in ("text", "json"):
-        raise UsageError(f"--format must be text or json, got {args.format!r}")
-    kb = kb_from_args(args)
-    goal = goal_from_args(kb, args)
-    start = None
-    if hasattr(args, "files"):  # validate --text: its --start/--inventory/--layer apply
-        from .state_options import start_from_args
-
-        start = start_from_args(kb, args)
+    kb, goal, start, rules = plan_inputs(args)  # validate --text: its --start/--inventory/--layer/--rules apply
     options = model_settings(args)
     try:
         text = read_text(path)  # before the model loads: a file that is not prose is found at once
         parsed, plan = parse_prose(kb, text, where, backend_from(options), seed=options.seed)
     except (PlanFormatError, LLMError) as exc:  # one line, exit 2 (barsym.cli)
         raise UsageError(" ".join(str(exc).split())) from None
-    result = Validator(kb).validate(plan, goal=goal, start=start)
+    result = Validator(kb, rules).validate(plan, goal=goal, start=start)
     made_by = f"stand-in {options.llm_stand_in}" if options.llm_stand_in else "model"
     if args.format == "json":
         print(json.dumps(parsed_record(parsed, where, made_by, result), indent=2))
     else:
         sys.stdout.write(parsed_text(parsed, where, made_by, result))
     return 1 if result.verdict is Verdict.INVALID else 0
-
-
-__all__ = ["add_arguments", "add_parse_arguments", "parse_and_validate", "run"]

@@ -19,10 +19,10 @@ from .options import add_model, read_model
 from .state_options import rules_from_args, start_from_args
 
 
-def add_plan_file_arguments(p, goal: bool = True) -> None:
+def add_plan_file_arguments(p, goal: bool = True, files: str = "+") -> None:
     p.add_argument(
         "files",
-        nargs="+",
+        nargs=files,
         metavar="FILE",
         help="plan files in BAR JSON Lines or barsym's notation (`mine 4 logs` lines, "
         "or what `barsym plan` prints); '-' reads stdin",
@@ -49,23 +49,31 @@ def plan_inputs(args) -> tuple[KnowledgeBase, Goal | None, State, Rules]:
     return kb, goal_from_args(kb, args), start_from_args(kb, args), rules_from_args(kb, args)
 
 
-def each_plan(
-    paths: Iterable[str], unusable: Callable[[str, str], None] | None = None, show_errors: bool = True
-) -> Iterator[tuple[str, Plan]]:
+class PlanFiles:
     """``(name, plan)`` for every file that reads as a plan, in order (``-`` is ``<stdin>``).
 
     A file that does not is reported as one ``barsym: error:`` line (unless
-    ``show_errors`` is off, for JSON output) and handed to ``unusable(name,
-    message)``, so the command can count it and keep its place in the output.
+    ``show_errors`` is off, for JSON output), named in :attr:`unusable` (the
+    command exits 2) and handed to ``on_unusable(name, message)``, so that the
+    command can keep its place in the output.
     """
-    for path in paths:
-        name = "<stdin>" if path == "-" else path
-        try:
-            plan = read_plan_or_stdin(path)
-        except PlanFormatError as exc:
-            if show_errors:
-                print(f"barsym: error: {exc}", file=sys.stderr)
-            if unusable is not None:
-                unusable(name, str(exc))
-            continue
-        yield name, plan
+
+    def __init__(
+        self, paths: Iterable[str], on_unusable: Callable[[str, str], object] | None = None, show_errors: bool = True
+    ):
+        self.paths, self.on_unusable, self.show_errors = list(paths), on_unusable, show_errors
+        self.unusable: list[str] = []
+
+    def __iter__(self) -> Iterator[tuple[str, Plan]]:
+        for path in self.paths:
+            name = "<stdin>" if path == "-" else path
+            try:
+                plan = read_plan_or_stdin(path)
+            except PlanFormatError as exc:
+                if self.show_errors:
+                    print(f"barsym: error: {exc}", file=sys.stderr)
+                self.unusable.append(name)
+                if self.on_unusable is not None:
+                    self.on_unusable(name, str(exc))
+                continue
+            yield name, plan

@@ -27,7 +27,7 @@ from ..model import Plan
 from .common import UsageError, add_format, outcome
 from .llm_options import add_consistency_arguments, add_model_arguments, backend_from, model_settings
 from .options import read_model
-from .plan_files import add_plan_file_arguments, each_plan, plan_inputs
+from .plan_files import PlanFiles, add_plan_file_arguments, plan_inputs
 from .state_options import add_state_arguments
 
 HELP = "repair plans forward between anchors (BAR's state consistency)"
@@ -65,14 +65,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--format bar prints one plan; give one file, or use --format json")
     kb, goal, start, rules = plan_inputs(args)
     engine = build(kb, args, rules)
-    records, unusable, unrepaired = [], [], 0
-
-    def unusable_file(name: str, message: str) -> None:
-        unusable.append(name)
-        if args.format == "json":
-            records.append({**outcome("unusable", message, 2), "file": name})
-
-    for shown_path, plan in each_plan(args.files, unusable_file):
+    records: list[dict] = []  # printed under --format json
+    unrepaired = 0
+    files = PlanFiles(args.files, lambda name, why: records.append({**outcome("unusable", why, 2), "file": name}))
+    for shown_path, plan in files:
         try:
             result = engine.repair(plan, goal=goal, start=start)
         except CannotRepair as exc:
@@ -93,6 +89,6 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(repair_text(shown_path, result))
     if args.format == "json":
         print(json.dumps(records, indent=2))
-    if unusable:
+    if files.unusable:
         return 2
     return 1 if unrepaired else 0

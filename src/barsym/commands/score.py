@@ -22,7 +22,7 @@ from ..validation import Validator
 from .common import UsageError, add_format
 from .llm_options import add_model_arguments, backend_from, model_settings
 from .options import add_model, read_model
-from .plan_files import add_plan_file_arguments, each_plan, plan_inputs
+from .plan_files import PlanFiles, add_plan_file_arguments, plan_inputs
 from .state_options import add_state_arguments
 
 HELP = "score every step 1-10 (simulator and LLM) and show the anchors"
@@ -61,8 +61,8 @@ def run(args: argparse.Namespace) -> int:
             )
         except ValueError as exc:  # a probability method on a server that gives none
             raise UsageError(f"--score-method: {exc}") from None
-    sheet, unusable = ScoreSheet(Validator(kb, rules), config, scorer), []
-    for path, plan in each_plan(args.files, lambda name, _: unusable.append(name)):
+    sheet, files = ScoreSheet(Validator(kb, rules), config, scorer), PlanFiles(args.files)
+    for path, plan in files:
         record = sheet.add(path, plan, goal, start)
         if args.format != "json":
             sys.stdout.write(score_text(record))
@@ -71,4 +71,4 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"plans": sheet.records, "crosscheck": summary}, indent=2))
     elif summary is not None and len(sheet.records) > 1:
         print(crosscheck_text(summary))
-    return 2 if unusable else 0
+    return 2 if files.unusable else 0

@@ -11,8 +11,9 @@ import json
 import sys
 
 from ..validation import Validator, Verdict, summary_line, unusable_record
-from .common import add_format, fail
-from .plan_files import add_plan_file_arguments, each_plan, plan_inputs
+from .common import UsageError, add_format
+from .llm_options import add_model_arguments
+from .plan_files import PlanFiles, add_plan_file_arguments, plan_inputs
 from .state_options import add_state_arguments
 
 HELP = "check plans (BAR JSON Lines or `mine 4 logs` lines) step by step"
@@ -20,7 +21,7 @@ DESCRIPTION = "Play each plan forward and report valid / valid with waste / inva
 
 
 def add_arguments(p) -> None:
-    add_plan_file_arguments(p)
+    add_plan_file_arguments(p, files="*")  # --text FILE stands in for the plan files
     add_format(
         p,
         "text|json",
@@ -29,21 +30,16 @@ def add_arguments(p) -> None:
     )
     p.add_argument("--quiet", action="store_true", help="text output: only plans that are not plainly valid")
     add_state_arguments(p)
-    from .llm_options import add_model_arguments  # only for --text: the model options of barsym parse
-
     p.add_argument("--text", metavar="FILE", help="a plan written in prose: parse it into steps first (barsym parse)")
-    add_model_arguments(p)
-    next(a for a in p._actions if a.dest == "files").nargs = "*"  # --text FILE stands in for the plan files
+    add_model_arguments(p)  # for --text: the model options of barsym parse
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.text is not None or not args.files:  # barsym validate --text FILE: barsym parse FILE
-        if args.text is None or args.files:
-            return fail(
-                "give plan files, or --text FILE for a plan in prose, not both"
-                if args.files
-                else "give the plan files to validate (or --text FILE for a plan in prose)"
-            )
+    if args.text is not None and args.files:
+        raise UsageError("give plan files, or --text FILE for a plan in prose, not both")
+    if args.text is None and not args.files:
+        raise UsageError("give the plan files to validate (or --text FILE for a plan in prose)")
+    if args.text is not None:  # barsym validate --text FILE: barsym parse FILE
         from .parse import parse_and_validate
 
         return parse_and_validate(args, args.text)
@@ -51,19 +47,14 @@ def run(args: argparse.Namespace) -> int:
     validator = Validator(kb, rules)
     records: list[dict] = []
     verdicts: list[Verdict] = []
-    unusable: list[str] = []
-
-    def unusable_file(name: str, message: str) -> None:
-        unusable.append(name)
-        records.append(unusable_record(name, message))
-
-    for _, plan in each_plan(args.files, unusable_file, show_errors=args.format != "json"):
+    files = PlanFiles(args.files, lambda name, why: records.append(unusable_record(name, why)), args.format != "json")
+    for _, plan in files:
         result = validator.validate(plan, goal=goal, start=start)
         verdicts.append(result.verdict)
         records.append(result.to_dict())
         if args.format != "json":
             sys.stdout.write(result.to_text(plan, kb.layers, args.quiet))
-    print(json.dumps(records, indent=2) if args.format == "json" else summary_line(verdicts, len(unusable)))
-    if unusable:
+    print(json.dumps(records, indent=2) if args.format == "json" else summary_line(verdicts, len(files.unusable)))
+    if files.unusable:
         return 2
     return 1 if Verdict.INVALID in verdicts else 0
