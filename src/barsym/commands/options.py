@@ -75,32 +75,20 @@ def add_model(
         extra = field.json_schema_extra or {}
         default = (defaults or {}).get(name, field.get_default(call_default_factory=True))
         text = (helps or {}).get(name) or field.description or ""
-        if field.annotation is bool:
-            group.add_argument(
-                flag(model, name),
-                dest=name,
-                default=field.default,
-                help=text,
-                action="store_false" if field.default else "store_true",
-            )
-            continue
-        known = choices(field.annotation)
-        if known:
-            text += f"; one of {', '.join(known)}"
-        elif span(model, name):
-            text += f"; {span(model, name)}"
-        if default not in (None, []) and not field.is_required() and "default" not in text:
-            text += f" (default {default.value if isinstance(default, Enum) else _show(default)})"
-        group.add_argument(
-            flag(model, name),
-            *extra.get("short", ()),
-            dest=name,
-            required=field.is_required(),
-            action="append" if typing.get_origin(field.annotation) is list else "store",  # repeatable
-            default=argparse.SUPPRESS,
-            metavar=extra.get("metavar", name.upper()),
-            help=text,
-        )
+        if field.annotation is bool:  # a switch: given when flipped
+            kind = {"action": "store_false" if field.default else "store_true", "default": field.default}
+        else:
+            known = choices(field.annotation)
+            if known:
+                text += f"; one of {', '.join(known)}"
+            elif span(model, name):
+                text += f"; {span(model, name)}"
+            if default not in (None, []) and not field.is_required() and "default" not in text:
+                text += f" (default {default.value if isinstance(default, Enum) else _show(default)})"
+            repeatable = typing.get_origin(field.annotation) is list
+            kind = {"action": "append" if repeatable else "store", "default": argparse.SUPPRESS}
+            kind |= {"required": field.is_required(), "metavar": extra.get("metavar", name.upper())}
+        group.add_argument(flag(model, name), *extra.get("short", ()), dest=name, help=text, **kind)
     for old, name in (deprecated or {}).items():
         group.add_argument(
             old, dest=name, default=argparse.SUPPRESS, help=argparse.SUPPRESS, action=Deprecated, new=flag(model, name)
@@ -140,6 +128,10 @@ def read_model(args: argparse.Namespace, model: type[BaseModel], skip=(), **valu
         raise UsageError(message(model, exc, typed)) from None
 
 
+#: what a value must be, by how pydantic's error type begins (int_parsing, greater_than_equal, ...)
+MUST_BE = {"int": "a whole number", "finite": "a finite number", "float": "a number", "greater": "", "less": ""}
+
+
 def message(model: type[BaseModel], exc: ValidationError, typed: dict) -> str:
     """pydantic's first error as the line a user reads: the flag, what it takes, what was given."""
     error = exc.errors()[0]
@@ -151,12 +143,7 @@ def message(model: type[BaseModel], exc: ValidationError, typed: dict) -> str:
     known = choices(model.model_fields[name].annotation)
     if known:
         return f"{option} must be one of {', '.join(known)}, got {shown(value)}"
-    if kind.startswith("int_"):
-        return f"{option} must be a whole number {where}, got {shown(value)}".replace("  ", " ")
-    if kind == "finite_number":
-        return f"{option} must be a finite number {where}, got {shown(value)}"
-    if kind.startswith("float_"):
-        return f"{option} must be a number {where}, got {shown(value)}"
-    if kind.startswith(("greater_than", "less_than")):
-        return f"{option} must be {where}, got {shown(value)}"
+    what = next((text for prefix, text in MUST_BE.items() if kind.startswith(prefix)), None)
+    if what is not None:
+        return f"{option} must be {' '.join(filter(None, (what, where)))}, got {shown(value)}"
     return f"{option}: {str(error['msg']).removeprefix('Value error, ').removeprefix(f'{option}: ')}"
