@@ -12,6 +12,7 @@ named in one line).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from dataclasses import asdict
@@ -48,18 +49,12 @@ def run(args: argparse.Namespace) -> int:
     if path.is_dir():
         return fail(f"the call log {path} is a folder; set BARSYM_LOG_DB to a file")
     try:
-        log = CallLog(path, create=False)
-    except FileNotFoundError:
-        print(f"barsym: no LLM calls logged yet ({path})", file=sys.stderr)
-        return 0
+        with contextlib.closing(CallLog(path, create=False)) as log:
+            records, damaged = log.readable(query.limit or None)
+    except FileNotFoundError:  # nothing logged yet: not an error (and the file is not made)
+        records, damaged = [], []
     except (LogError, OSError) as exc:
         return fail(" ".join(str(exc).split()))
-    try:
-        records, damaged = log.readable(query.limit or None)
-    except LogError as exc:
-        return fail(" ".join(str(exc).split()))
-    finally:
-        log.close()
     if args.format == "json":
         sys.stdout.write(json.dumps([asdict(r) for r in records], indent=2) + "\n")
     else:

@@ -11,6 +11,7 @@ comes from a newer barsym is one line and exit status 2, and is left as it was.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from pathlib import Path
@@ -21,7 +22,7 @@ from ..memory.maintenance import build, decomposition_line, decompositions, expo
 from ..memory.options import BuildOptions, PruneOptions
 from ..planner import PlanningError
 from ..sim.options import ExecutionOptions
-from .common import UsageError, add_format, add_output, check_writable, kb_from_args, to_stdout
+from .common import UsageError, add_format, add_output, check_writable, kb_from_args, write_output
 from .options import add_model, read_model
 
 #: the actions that change the memory (the others open it read-only)
@@ -135,14 +136,9 @@ def _show(store: MemoryStore, args) -> int:
 
 
 def _export(store: MemoryStore, args) -> int:
-    if to_stdout(args.output):
-        export_jsonl(store, sys.stdout)
-        return 0
-    try:
-        with open(args.output, "w", encoding="utf-8") as out:
-            export_jsonl(store, out)
-    except OSError as exc:
-        raise UsageError(f"memory export {args.output}: cannot write ({exc.strerror})") from None
+    plans = io.StringIO()  # all read before the file is written: a failed export writes nothing
+    export_jsonl(store, plans)
+    write_output(args.output, plans.getvalue())
     return 0
 
 
