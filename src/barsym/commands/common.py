@@ -43,8 +43,6 @@ def check_writable(path: Path | None, option: str) -> None:
 
 def add_format(parser, formats: str, help: str, json_alias: bool = False) -> None:
     """``--format A|B|...`` (the first is the default); ``json_alias``: the old ``--json`` switch still works."""
-    from .options import Deprecated
-
     names = formats.split("|")
     parser.add_argument("--format", choices=names, default=names[0], help=help)
     if json_alias:
@@ -57,6 +55,18 @@ def add_format(parser, formats: str, help: str, json_alias: bool = False) -> Non
             default=argparse.SUPPRESS,
             help=argparse.SUPPRESS,
         )
+
+
+class Deprecated(argparse.Action):
+    """An old spelling that still works for a release: it sets what the new one does, with a note on stderr."""
+
+    def __init__(self, option_strings, dest, new: str, const=None, **kwargs):
+        super().__init__(option_strings, dest, nargs=0 if const is not None else None, const=const, **kwargs)
+        self.new = new
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"barsym: {option_string} is deprecated, use {self.new}", file=sys.stderr)
+        setattr(namespace, self.dest, self.const if self.const is not None else values)
 
 
 def add_output(parser, what: str = "write to FILE instead of stdout", default=None) -> None:

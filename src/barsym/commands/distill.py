@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _generate(kb, options: DistillOptions, seed: int) -> list[dict]:
-    from ..distill.data import DataGenerator
+    from ..distill.data import DataGenerator, write_jsonl
 
     n, shares, path = options.examples, options.mix, options.data_only
     started = time.perf_counter()
@@ -71,8 +71,6 @@ def _generate(kb, options: DistillOptions, seed: int) -> list[dict]:
         + ")"
     )
     if path is not None:
-        from ..distill.data import write_jsonl
-
         write_jsonl(rows, path)
         _say(f"data: written to {path}")
     return rows

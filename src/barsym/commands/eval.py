@@ -40,6 +40,7 @@ from ..planner.registry import planner_label
 from ..sim.options import ExecutionOptions
 from ..start_state import StartOptions
 from .common import (
+    Deprecated,
     UsageError,
     add_format,
     add_output,
@@ -59,7 +60,7 @@ from .llm_options import (
     make_from_options,
     planner_options,
 )
-from .options import Deprecated, add_model, read_model
+from .options import add_model, read_model
 from .state_options import rules_from_args
 
 HELP = "score a planner on a task set with BAR's metrics"

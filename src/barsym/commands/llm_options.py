@@ -23,8 +23,8 @@ from ..llm.settings import ModelSettings
 from ..planner import DEFAULT_PLANNER, make_planner, planner_names
 from ..reasoning.options import DepsOptions, PlannerLLMOptions
 from ..reasoning.options import planner_options as choose_options
-from .common import UsageError, warn
-from .options import Deprecated, add_model, flag, read_model
+from .common import Deprecated, UsageError, warn
+from .options import add_model, flag, read_model
 
 CONSISTENCY = "state consistency (BAR module b)"
 

@@ -12,14 +12,13 @@ then what was given) and turns pydantic's complaint into one line naming the fla
 from __future__ import annotations
 
 import argparse
-import sys
 import typing
 from enum import Enum
 
 from pydantic import BaseModel, ValidationError
 
 from ..bar_io import shown
-from .common import UsageError
+from .common import Deprecated, UsageError
 
 
 def flag(model: type[BaseModel], name: str) -> str:
@@ -37,20 +36,15 @@ def choices(annotation) -> list[str] | None:
     return None
 
 
-def bounds(model: type[BaseModel], name: str) -> tuple[object, object]:
-    low = high = None
-    for m in model.model_fields[name].metadata:
-        low = getattr(m, "ge", low)
-        high = getattr(m, "le", high)
-    return low, high
-
-
 def _show(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def span(model: type[BaseModel], name: str) -> str:
-    low, high = bounds(model, name)
+    """A field's range in words (``from 1 to 10``, ``at least 0``), from its ``ge``/``le`` constraints."""
+    low = high = None
+    for m in model.model_fields[name].metadata:
+        low, high = getattr(m, "ge", low), getattr(m, "le", high)
     if low is not None and high is not None:
         return f"from {_show(low)} to {_show(high)}"
     return f"at least {_show(low)}" if low is not None else ""
@@ -93,18 +87,6 @@ def add_model(
         group.add_argument(
             old, dest=name, default=argparse.SUPPRESS, help=argparse.SUPPRESS, action=Deprecated, new=flag(model, name)
         )
-
-
-class Deprecated(argparse.Action):
-    """An old spelling that still works for a release: it sets what the new one does, with a note on stderr."""
-
-    def __init__(self, option_strings, dest, new: str, const=None, **kwargs):
-        super().__init__(option_strings, dest, nargs=0 if const is not None else None, const=const, **kwargs)
-        self.new = new
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        print(f"barsym: {option_string} is deprecated, use {self.new}", file=sys.stderr)
-        setattr(namespace, self.dest, self.const if self.const is not None else values)
 
 
 def given(args: argparse.Namespace, model: type[BaseModel], skip=()) -> dict:

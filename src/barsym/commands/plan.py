@@ -63,6 +63,10 @@ def render_json(result: PlanResult, code: int = 0) -> str:
     return json.dumps({**outcome(status, result.validation.failure(), code), **result.to_dict()}, indent=2) + "\n"
 
 
+#: what each --format prints a plan as (``code``: the exit status a JSON result names)
+RENDER = {"text": PlanResult.to_text, "json": render_json, "bar": lambda r, code=0: format_plan(r.plan)}
+
+
 def run(args: argparse.Namespace) -> int:
     check_writable(args.output, "-o")
     goal = read_model(args, Goal, skip=("item",), item=args.item)  # the count checked before the model loads
@@ -74,9 +78,7 @@ def run(args: argparse.Namespace) -> int:
     store = read_model(args, MemoryOptions).open()  # before the model loads: a bad memory file is found at once
     progress = TerminalProgress()
     planner = remembering(build_planner(name, kb, args, progress, rules=rules), kb, store)
-    render = {"text": PlanResult.to_text, "json": render_json, "bar": lambda r, code=0: format_plan(r.plan)}[
-        args.format
-    ]
+    render = RENDER[args.format]
     try:
         result = planner.plan(goal, start)
     except PlanningError as exc:
