@@ -88,6 +88,8 @@ def test_a_bad_limit_is_one_line_and_exit_2(log_path, capsys, limit):
 def test_no_log_yet_is_not_an_error(log_path, capsys):
     assert main(["logs"]) == 0
     assert "no LLM calls logged yet" in capsys.readouterr().err
+    assert main(["logs", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []  # a script reads an empty list, not an empty stream
     assert not log_path.exists()  # reading never creates the file
 
 
