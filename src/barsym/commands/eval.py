@@ -126,6 +126,7 @@ def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
     api_key = options.pop("api_key", None)
     if scale.parallel and options and "threads" not in args and not options.get("llm_url"):
         options["threads"] = scale.threads_per_worker()  # cores shared, not oversubscribed
+    label = planner_label(name, options)  # how the tables name it, e.g. bar[copy-facts] for a stand-in
     spec = RunSpec(name, options, rules.name, getattr(args, "mc_version", "1.16.5"), WorldSpec.of(execution))
     if scale.run_file is not None:  # a file that cannot be resumed is refused before the model loads
         check_resumable(scale.run_file, run_header(spec, str(dataset_path.resolve()), args.dialect, len(tasks)))
@@ -150,7 +151,7 @@ def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
         spec,
         tasks,
         kb,
-        name=planner_label(name, options),
+        name=label,
         dataset=str(dataset_path.resolve()),
         dialect=args.dialect,
         executor=scale.executor,
@@ -170,7 +171,7 @@ def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
         recorded = None if recording is None else recording.recorder.credit(executed and executed[1])
         report = tech_tree_report(
             outcome,
-            planner_label(name, options),
+            label,
             args.dataset,
             len(tasks),
             executed,
