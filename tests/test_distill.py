@@ -372,3 +372,48 @@ def test_the_written_gguf_declares_the_method_it_was_taught(tmp_path):
     assert reader.fields["general.architecture"].contents() == "llama"
     tensors = {t.name: np.asarray(t.data) for t in reader.tensors}
     assert tensors["blk.0.attn_q.weight"].min() == 2.0 and tensors["token_embd.weight"].max() == 0.0
+
+
+@pytest.fixture(scope="module")
+def parse_rows(kb):
+    return list(DataGenerator(kb, seed=5).generate(40, {"parse": 1.0}))
+
+
+def test_parse_examples_are_the_parsers_own_calls_answered_with_the_step_told(kb, parse_rows):
+    from barsym.distill.data import _NO_MODEL
+    from barsym.planner.registry import graph_for
+    from barsym.reasoning.prose import ProseParser
+
+    parser = ProseParser(kb, graph_for(kb), _NO_MODEL)
+    assert len(parse_rows) == 40
+    for row in parse_rows:
+        assert row["kind"] == "parse" and row["goal"] not in held_out_items(kb)
+        assert row["messages"][: len(parser.prefix)] == parser.prefix  # the prompt parse sends, few-shot turns first
+        sentence = row["messages"][-1]["content"].split("\n")[0].removeprefix("Sentence: ")
+        clause = parser.clause(sentence)
+        assert admitted(row["reply"], parser.grammar(clause))
+        if clause.candidates:
+            assert row["reply"].split()[2] in clause.candidates
+
+
+def test_parse_examples_share_no_phrase_list_with_the_parse_benchmark():
+    """tests/data/paraphrases.json is made from bench/make_paraphrases.py's lists: training uses others."""
+    import importlib.util
+    from pathlib import Path
+
+    from barsym.distill import prose_data
+
+    spec = importlib.util.spec_from_file_location(
+        "make_paraphrases", Path(__file__).parents[1] / "bench" / "make_paraphrases.py"
+    )
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    notation = {"mine", "craft", "smelt", "dig down", "go down", "descend"}  # words the step notation and parser own
+    for kind, words in prose_data.VERBS.items():
+        shared = set(words) & set(bench.VERBS.get(kind, ())) - notation
+        assert not shared, (kind, shared)
+    for item, names in prose_data.SYNONYMS.items():
+        assert not set(names) & set(bench.SYNONYMS.get(item, ())), item
+    assert not {w for names in prose_data.SYNONYMS.values() for w in names} & {
+        w for names in bench.SYNONYMS.values() for w in names
+    }

@@ -14,5 +14,6 @@ COMMANDS = [
     "logs",
     "datasets",
     "distill",
+    "model",
     "completion",
 ]

@@ -86,8 +86,14 @@ def _train(options: DistillOptions, rows: list[dict], config: TrainConfig) -> in
     except ModelNotFoundError as exc:
         raise UsageError(f"--base: {exc}") from None
     out = str(options.out)
-    summary = distill(rows, base, out, config, out_type=options.out_type, log=_say)
-    _say(f"wrote {out} ({summary['gguf_bytes'] / 1e6:.1f} MB); load it with --model {out}")
+    resume = str(options.resume) if options.resume is not None else None
+    try:
+        summary = distill(rows, base, out, config, out_type=options.out_type, resume=resume, log=_say)
+    except ValueError as exc:
+        if resume is None:
+            raise
+        raise UsageError(f"--resume {resume}: {exc}") from None
+    _say(f"wrote {out} ({summary['adapter_bytes'] / 1e6:.1f} MB); load it with --adapter {out}")
     print(json.dumps(summary, indent=2))
     return 0
 

@@ -1,6 +1,6 @@
 """The training set: a mix of the planners' calls over the training goals, as JSON lines.
 
-One line per example: ``kind`` (bar, bar-nofacts, cot, deps, score,
+One line per example: ``kind`` (bar, bar-nofacts, cot, deps, score, parse (:mod:`.prose_data`),
 yes-facts, yes-state: the step scorer's probability prompts, :mod:`.verdicts`), the
 goal the prompt asks for, the messages and the oracle's reply. The mix leans
 towards what the evaluation asks most and the base model does worst: whole
@@ -23,9 +23,11 @@ from ..planner.decomposer import PlanningError
 from ..planner.registry import graph_for, symbolic_planner
 from . import oracle
 from .goals import GoalPool, random_count, start_state, training_pool
+from .oracle import _NO_MODEL
+from .prose_data import parse_examples
 from .verdicts import VERDICT_KINDS, verdict_examples
 
-KINDS = ("cot", "deps", "bar-nofacts", "bar", "score", *VERDICT_KINDS)
+KINDS = ("cot", "deps", "bar-nofacts", "bar", "score", "parse", *VERDICT_KINDS)
 #: share of the examples of each kind
 DEFAULT_MIX = {"cot": 0.3, "deps": 0.3, "bar-nofacts": 0.2, "bar": 0.1, "score": 0.1}
 
@@ -84,6 +86,15 @@ class DataGenerator:
         self.pool: GoalPool = training_pool(kb, self.symbolic)
         self.weights = goal_weights(self.pool, goals)
         self.seen: set[str] = set()
+        self._parser = None
+
+    def _prose_parser(self):
+        """``barsym parse``'s parser, built once (its prompt prefix and name tables are the same for every goal)."""
+        if self._parser is None:
+            from ..reasoning.prose import ProseParser
+
+            self._parser = ProseParser(self.kb, self.graph, _NO_MODEL)
+        return self._parser
 
     def _goal(self):
         item, plan = self.rng.choices(self.pool.goals, self.weights)[0]
@@ -100,6 +111,8 @@ class DataGenerator:
             return oracle.score_examples(self.kb, goal, plan, self.rng)
         if kind in VERDICT_KINDS:
             return verdict_examples(self.kb, goal, plan, self.rng, kind)
+        if kind == "parse":
+            return parse_examples(self._prose_parser(), goal, plan, self.rng)
         start = start_state(self.kb, plan, self.rng)
         if start is not None:
             plan = self.symbolic.plan(goal, start).plan

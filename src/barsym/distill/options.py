@@ -54,6 +54,13 @@ class TrainConfig(BaseModel):
         description="stop training after this many minutes and write the model anyway",
         json_schema_extra={"metavar": "M"},
     )
+    checkpoint_minutes: float = Field(
+        10.0,
+        gt=0,
+        allow_inf_nan=False,
+        description="write the adapter and a resumable checkpoint (OUT.ckpt) every M minutes of training",
+        json_schema_extra={"metavar": "M"},
+    )
     threads: int | None = Field(
         None, ge=1, le=256, description="torch threads (default: torch's choice)", json_schema_extra={"metavar": "N"}
     )
@@ -71,7 +78,14 @@ class DistillOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     out: Path | None = Field(
-        None, description="the GGUF to write (required unless --data-only)", json_schema_extra={"metavar": "MODEL.gguf"}
+        None,
+        description="the LoRA adapter GGUF to write (required unless --data-only); a checkpoint goes beside it (OUT.ckpt)",
+        json_schema_extra={"metavar": "ADAPTER.gguf"},
+    )
+    resume: Path | None = Field(
+        None,
+        description="go on training from a checkpoint written by an earlier run (OUT.ckpt), with the same --data",
+        json_schema_extra={"metavar": "CKPT"},
     )
     data_only: Path | None = Field(
         None,
@@ -97,8 +111,8 @@ class DistillOptions(BaseModel):
         description="how training goals are drawn: uniform, or length (in proportion to the cube of "
         "their plan's length, so long tech-tree plans are most of the data)",
     )
-    out_type: Literal["q8_0", "f16", "f32"] = Field(
-        "q8_0", description="precision of the trained tensors in the GGUF", json_schema_extra={"metavar": "TYPE"}
+    out_type: Literal["f16", "f32"] = Field(
+        "f16", description="precision of the adapter's tensors", json_schema_extra={"metavar": "TYPE"}
     )
     base: Path | None = Field(
         None,
@@ -119,6 +133,8 @@ class DistillOptions(BaseModel):
     def _one_thing_to_do(self) -> DistillOptions:
         if self.data_only is None and self.out is None:
             raise ValueError("give --out MODEL.gguf (the model to write), or --data-only FILE.jsonl for the data alone")
+        if self.resume is not None and self.data is None:
+            raise ValueError("--resume goes on with the examples the run started with: give --data FILE.jsonl too")
         if self.data_only is not None and self.data is not None:
             raise ValueError("--data-only writes examples and --data reads them: give one of the two")
         return self

@@ -103,8 +103,33 @@ def encode(examples, tokenizer, renderer: ChatRenderer, seq_len: int) -> tuple[d
     return prefixes, out
 
 
-def train(examples, gguf_path: str, config: TrainConfig, log: Callable[[str], None] = print, before=None):
-    """Fine-tune; returns (the merged transformers model, a summary dict). ``before(model)`` sees the base model."""
+def data_digest(rows: list[Encoded]) -> str:
+    """What the examples are, as a short hash: a resumed run must go on with the data it started with."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for row in rows:
+        h.update(f"{row.kind}:{row.scored_from}:{','.join(map(str, row.tail))};".encode())
+    return h.hexdigest()[:16]
+
+
+def train(
+    examples,
+    gguf_path: str,
+    config: TrainConfig,
+    log: Callable[[str], None] = print,
+    before=None,
+    *,
+    resume: str | None = None,
+    checkpoint: Callable[[object, dict], None] | None = None,
+):
+    """Fine-tune; returns (the peft model with its adapters, a summary dict).
+
+    ``before(model)`` sees the base model. ``resume``: a checkpoint :func:`train` handed to
+    ``checkpoint`` before (adapters, optimizer, schedule, data order, counters): training goes on
+    from its step to ``config.steps``, and the summary adds up both runs. ``checkpoint(model,
+    state)`` is called every ``config.checkpoint_minutes`` and at the end, so a run that is
+    stopped -- by ``--minutes`` or by the machine -- loses at most that much."""
     import torch
     from gguf import GGUFReader
     from peft import LoraConfig, get_peft_model
@@ -120,6 +145,7 @@ def train(examples, gguf_path: str, config: TrainConfig, log: Callable[[str], No
     if before is not None:
         before(model)
     prefixes, rows = encode(examples, tokenizer, renderer, config.seq_len)
+    digest = data_digest(rows)
     log(
         f"loaded the model in {time.perf_counter() - started:.0f} s; {len(rows)} examples, shared prefixes "
         + ", ".join(f"{k} {len(p)}" for k, p in prefixes.items())
@@ -149,13 +175,43 @@ def train(examples, gguf_path: str, config: TrainConfig, log: Callable[[str], No
     )
     rng = random.Random(config.seed)
     order: list[int] = []
-    caches: dict = {}
     losses: list[float] = []
-    tokens = 0
-    training_started = time.perf_counter()
-    step = 0
-    for step in range(1, config.steps + 1):
-        if (step - 1) % config.refresh == 0:
+    tokens, done, earlier_seconds, runs = 0, 0, 0.0, 1
+    if resume is not None:
+        saved = torch.load(resume, weights_only=False)
+        _check_resumable(saved, config, digest)
+        missing = model.load_state_dict(saved["adapters"], strict=False)
+        if missing.unexpected_keys:
+            raise ValueError(f"{resume}: adapters this model does not have ({missing.unexpected_keys[0]} ...)")
+        optimizer.load_state_dict(saved["optimizer"])
+        schedule.load_state_dict(saved["schedule"])
+        rng.setstate(saved["rng"])
+        order, losses, tokens, done = list(saved["order"]), list(saved["losses"]), saved["tokens"], saved["step"]
+        earlier_seconds, runs = saved["train_seconds"], saved.get("runs", 1) + 1
+        log(f"resumed from {resume}: step {done}, {tokens} tail tokens, {earlier_seconds:.0f} s of training so far")
+    caches: dict = {}
+    training_started = last_saved = time.perf_counter()
+
+    def state(step: int) -> dict:
+        trained = {k: v.detach().clone() for k, v in model.state_dict().items() if "lora_" in k}
+        return {
+            "adapters": trained,
+            "optimizer": optimizer.state_dict(),
+            "schedule": schedule.state_dict(),
+            "rng": rng.getstate(),
+            "order": list(order),
+            "losses": list(losses),
+            "tokens": tokens,
+            "step": step,
+            "train_seconds": earlier_seconds + time.perf_counter() - training_started,
+            "runs": runs,
+            "config": config.model_dump(),
+            "data": digest,
+        }
+
+    step = done
+    for step in range(done + 1, config.steps + 1):
+        if (step - done - 1) % config.refresh == 0:
             caches = _prefix_caches(model, prefixes)
         optimizer.zero_grad()
         total = 0.0
@@ -173,27 +229,51 @@ def train(examples, gguf_path: str, config: TrainConfig, log: Callable[[str], No
         schedule.step()
         losses.append(total)
         elapsed = time.perf_counter() - training_started
-        if step % 5 == 0 or step == 1 or step == config.steps:
+        if step % 5 == 0 or step == done + 1 or step == config.steps:
             recent = sum(losses[-5:]) / len(losses[-5:])
-            log(f"step {step}/{config.steps}: loss {recent:.3f}, {tokens / elapsed:.0f} tokens/s, {elapsed:.0f} s")
+            log(
+                f"step {step}/{config.steps}: loss {recent:.3f}, {tokens / (earlier_seconds + elapsed):.0f} tokens/s, {elapsed:.0f} s"
+            )
+        if checkpoint is not None and time.perf_counter() - last_saved > 60 * config.checkpoint_minutes:
+            checkpoint(model, state(step))
+            last_saved = time.perf_counter()
         if config.minutes is not None and elapsed > 60 * config.minutes:
             log(f"stopping after {step} steps: the time limit of {config.minutes:g} min is reached")
             break
-    merged = model.merge_and_unload()
+    final = state(step)
+    if checkpoint is not None:
+        checkpoint(model, final)
     summary = {
         "steps": step,
+        "runs": runs,
         "examples": len(rows),
+        "data_digest": digest,
         "tail_tokens": tokens,
         "first_loss": losses[0] if losses else None,
         "last_loss": sum(losses[-5:]) / max(1, len(losses[-5:])),
-        "train_seconds": round(time.perf_counter() - training_started, 1),
+        "train_seconds": round(final["train_seconds"], 1),
         "lora_rank": config.lora_rank,
+        "lora_alpha": config.lora_alpha,
         "lora_layers": config.lora_layers or model.config.num_hidden_layers,
         "learning_rate": config.learning_rate,
         "seq_len": config.seq_len,
         "accumulate": config.accumulate,
+        "seed": config.seed,
     }
-    return merged, summary
+    return model, summary
+
+
+def _check_resumable(saved: dict, config: TrainConfig, digest: str) -> None:
+    """A checkpoint goes on only with the adapters' shape and the data it was made with."""
+    before = saved.get("config", {})
+    for key in ("lora_rank", "lora_alpha", "lora_layers", "seq_len", "accumulate", "seed"):
+        if before.get(key) != getattr(config, key):
+            flag = "--train-seed" if key == "seed" else "--" + key.replace("_", "-")
+            raise ValueError(f"the checkpoint was made with {flag} {before.get(key)}, not {getattr(config, key)}")
+    if saved.get("data") != digest:
+        raise ValueError("the checkpoint was trained on other examples: resume with the same --data file")
+    if saved.get("step", 0) >= config.steps:
+        raise ValueError(f"the checkpoint is at step {saved.get('step')}: give --steps above it to train further")
 
 
 def _field_text(reader, key: str) -> str | None:

@@ -41,6 +41,7 @@ Things this backend takes care of (each checked against llama-cpp-python
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import sys
@@ -55,6 +56,7 @@ from typing import Any
 
 import numpy as np
 
+from .adapter import resolve_adapter
 from .base import (
     BackendUnavailableError,
     Completion,
@@ -83,6 +85,9 @@ DECODERS = ("spans", "tokens")
 #: the llama-cpp-python releases barsym is tested with (pyproject.toml pins the same)
 SUPPORTED_VERSIONS = ("0.3.36",)
 UNTESTED_ENV = "BARSYM_UNTESTED_LLAMA_CPP"
+#: the text whose next-token logits must move when an adapter is applied (a chat turn in barsym's notation)
+ADAPTER_PROBE = "<|im_start|>user\nGoal: 1 stone_pickaxe<|im_end|>\n<|im_start|>assistant\n"
+ADAPTER_MIN_CHANGE = 1e-4
 
 
 def import_llama_cpp() -> Any:
@@ -157,6 +162,7 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
         verbose: bool = False,
         decoder: str = "spans",
         state_dir: str | os.PathLike | None = None,
+        adapter: str | os.PathLike | None = None,
     ) -> None:
         super().__init__(options)
         if decoder not in DECODERS:
@@ -186,7 +192,12 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
             self.options.resolved_threads(),
             folder=self.state_dir,
         )
+        self.adapter_path = resolve_adapter(adapter, self.model_path)
+        self._adapter = None
         self._model, self._context = self._load(self.model_path)
+        if self.adapter_path is not None:
+            self._apply_adapter(self.adapter_path)
+        self.model_name = self.model_path.name + (f"+{self.adapter_path.name}" if self.adapter_path else "")
         self._prompt = ChatPrompt(self._model)
         self._spans: SpanDecoder | None = SpanDecoder(self._context) if decoder == "spans" else None
 
@@ -230,6 +241,37 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
             ) from None
         self.load_time_s = time.perf_counter() - start
         return model, context
+
+    def _apply_adapter(self, path: Path) -> None:
+        """Load the LoRA adapter onto the model and context, and check that it changes what the model says."""
+        lc, context = self._llama_cpp, self._context
+        probe = self._model.tokenize(ADAPTER_PROBE, add_bos=False, special=True)
+        before = context.evaluate(probe, first_output=len(probe) - 1)[-1].copy()
+        context.truncate(0)
+        with _captured_stderr_fd() as captured:
+            handle = lc.llama_adapter_lora_init(self._model.model, str(path).encode("utf-8"))
+        if not handle:
+            detail = " ".join(captured[0].split())[-300:] if captured and captured[0] else "no detail"
+            self.close()
+            raise ModelLoadError(
+                f"--adapter {path}: llama.cpp cannot apply it to {self.model_path.name} ({detail}); give a LoRA "
+                f"adapter GGUF made for this model (barsym distill --out), or --adapter none"
+            )
+        self._adapter = handle
+        adapters = (lc.llama_adapter_lora_p_ctypes * 1)(handle)
+        scales = (ctypes.c_float * 1)(1.0)
+        if lc.llama_set_adapters_lora(context.ctx, adapters, 1, scales) != 0:
+            self.close()
+            raise ModelLoadError(f"--adapter {path}: llama.cpp would not set it on the context")
+        after = context.evaluate(probe, first_output=len(probe) - 1)[-1].copy()
+        context.truncate(0)
+        if not np.isfinite(after).all() or float(np.max(np.abs(after - before))) < ADAPTER_MIN_CHANGE:
+            self.close()
+            raise ModelLoadError(
+                f"--adapter {path}: loaded, but it does not change the model's output (a fixed prompt gives the "
+                f"same logits with and without it), so it is not applied; check that it was trained for "
+                f"{self.model_path.name}, or run --adapter none"
+            )
 
     # ------------------------------------------------------------------ grammars
 
@@ -311,7 +353,7 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
             cached_prompt_tokens=result.prompt_tokens - result.evaluated_prompt_tokens,
             finish_reason=result.finish_reason,
             elapsed_s=time.perf_counter() - start,
-            model=self.model_path.name,
+            model=self.model_name,
             evaluations=result.evaluations,  # one for the prompt, then one per generated token
         )
 
@@ -347,8 +389,15 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
         return out
 
     def model_metadata(self, key: str) -> str | None:
+        """A metadata value of the model; a ``barsym.*`` key of the adapter first (what it was taught, e.g.
+        its step-score method, overrides the base's)."""
         if self._model is None:
             raise LLMError("this LlamaCppBackend was closed; create a new one")
+        if self._adapter is not None and key.startswith("barsym."):
+            buf = ctypes.create_string_buffer(1024)
+            n = self._llama_cpp.llama_adapter_meta_val_str(self._adapter, key.encode("utf-8"), buf, len(buf))
+            if n >= 0:
+                return buf.value.decode("utf-8", "replace")
         return self._model.metadata(key)
 
     def tokenize_count(self, text: str) -> int:

@@ -2,7 +2,7 @@
 
 Kept apart from the backend's loading and token-by-token code so each stays
 readable; the methods use the backend's attributes (``_context``, ``_prompt``,
-``_spans``, ``store``, ``runtime``, ``prefix_cache``, ``model_path``) and are
+``_spans``, ``store``, ``runtime``, ``prefix_cache``, ``model_path``, ``adapter_path``, ``model_name``) and are
 only meant to be mixed into it. See :mod:`.span_decoder` for the decoding and
 :mod:`.prefix_state` for the saved states.
 
@@ -55,7 +55,7 @@ class SpanDecoding:
             cached_prompt_tokens=result.prompt_tokens - result.evaluated_prompt_tokens,
             finish_reason=finish,
             elapsed_s=time.perf_counter() - start,
-            model=self.model_path.name,
+            model=self.model_name,
             evaluations=result.evaluations,
             drafted_tokens=result.drafted,
         )
@@ -150,6 +150,8 @@ class SpanDecoding:
     def _prefix_key(self, messages, tokens: list[int]) -> PrefixKey | None:
         try:
             model = model_identity(self.model_path)
+            if self.adapter_path is not None:  # the adapter changes every key and value of the prefix
+                model += "|adapter=" + model_identity(self.adapter_path)
         except OSError:
             return None
         settings = f"{self._context.settings()} profile={self.runtime.profile.name}"

@@ -27,6 +27,13 @@ class ModelSettings(BaseModel):
         description="GGUF model to run in-process (default: $BARSYM_MODEL, else the packaged SmolLM2-135M)",
         json_schema_extra={"metavar": "PATH"},
     )
+    adapter: str | None = Field(
+        None,
+        description="LoRA adapter on the in-process model: by default the one barsym ships (taught by barsym "
+        "distill, for the embedded model; `barsym model` shows its card), 'none' for the base model alone, "
+        "or a path to another adapter GGUF",
+        json_schema_extra={"metavar": "PATH|none"},
+    )
     llm_url: str | None = Field(
         None,
         description="OpenAI-compatible server instead of an in-process model, e.g. http://127.0.0.1:8080",
@@ -79,6 +86,13 @@ class ModelSettings(BaseModel):
             raise ValueError("give either --model (in-process) or --llm-url (server), not both")
         if self.llm_stand_in is not None and (self.model is not None or self.llm_url is not None):
             raise ValueError("--llm-stand-in replaces the model; drop --model/--llm-url")
+        if self.adapter is not None and self.llm_url is not None:
+            raise ValueError(
+                "--adapter is for the in-process model; a server applies its own (python -m llama_cpp.server "
+                "--lora_path ADAPTER.gguf): drop --adapter"
+            )
+        if self.adapter is not None and self.llm_stand_in is not None:
+            raise ValueError("--llm-stand-in replaces the model; drop --adapter")
         for option, value in (("--api-key", self.api_key), ("--llm-model", self.llm_model)):
             if value is not None and self.llm_url is None:
                 raise ValueError(f"{option} is for an OpenAI-compatible server; give --llm-url too")

@@ -159,7 +159,11 @@ def _backend(options: dict):
         from .llm_planners import shared_backend
 
         backend = shared_backend(
-            options.get("model"), options.get("llm_url"), options.get("threads"), options.get("timeout", 30.0)
+            options.get("model"),
+            options.get("llm_url"),
+            options.get("threads"),
+            options.get("timeout", 30.0),
+            adapter=options.get("adapter"),
         )
     return backend
 

