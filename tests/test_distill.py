@@ -347,31 +347,55 @@ def test_a_few_lora_steps_on_a_toy_llama_lower_the_loss():
 
 
 @pytest.mark.skipif(not __import__("importlib").util.find_spec("gguf"), reason="needs the [train] extra's gguf package")
-def test_the_written_gguf_declares_the_method_it_was_taught(tmp_path):
+def test_the_adapter_file_is_llama_cpps_lora_format_with_the_taught_method(tmp_path):
+    """peft's lora_A/lora_B under the base's tensor names, q/k rows of B regrouped, alpha and the method declared."""
     import numpy as np
+    import torch
     from gguf import GGUFReader, GGUFWriter
 
     from barsym.consistency.anchors import SCORE_METHOD_KEY
-    from barsym.distill.gguf_out import write_gguf
+    from barsym.distill.gguf_out import LayoutError, lora_tensors, to_gguf_rows, write_adapter
 
-    source, out = tmp_path / "toy.gguf", tmp_path / "stamped.gguf"
-    writer = GGUFWriter(str(source), "llama")
-    writer.add_string("general.name", "toy")
-    writer.add_string(SCORE_METHOD_KEY, "expected")  # replaced, not written twice
-    writer.add_tensor("blk.0.attn_q.weight", np.ones((4, 32), dtype=np.float32))
-    writer.add_tensor("token_embd.weight", np.zeros((2, 32), dtype=np.float32))
+    base, out = tmp_path / "toy.gguf", tmp_path / "adapter.gguf"
+    writer = GGUFWriter(str(base), "llama")
+    writer.add_tensor("blk.0.attn_q.weight", np.ones((8, 32), dtype=np.float32))  # numpy (out, in)
+    writer.add_tensor("blk.0.ffn_up.weight", np.ones((16, 32), dtype=np.float32))
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
     writer.close()
-    trained = {"blk.0.attn_q.weight": np.full((4, 32), 2.0, dtype=np.float32)}
-    write_gguf(str(source), trained, str(out), "f32", metadata={SCORE_METHOD_KEY: "yes-facts"})
+
+    class Config:
+        num_attention_heads, num_key_value_heads = 2, 1
+
+    b = torch.arange(8 * 4, dtype=torch.float32).reshape(8, 4)
+    state = {
+        "base_model.model.model.layers.0.self_attn.q_proj.lora_A.default.weight": torch.ones(4, 32),
+        "base_model.model.model.layers.0.self_attn.q_proj.lora_B.default.weight": b,
+        "base_model.model.model.layers.0.mlp.up_proj.lora_A.default.weight": torch.ones(4, 32),
+        "base_model.model.model.layers.0.mlp.up_proj.lora_B.default.weight": torch.ones(16, 4),
+        "base_model.model.model.layers.0.self_attn.q_proj.base_layer.weight": torch.ones(8, 32),  # not an adapter
+    }
+    tensors = lora_tensors(state, Config)
+    assert sorted(tensors) == [
+        "blk.0.attn_q.weight.lora_a",
+        "blk.0.attn_q.weight.lora_b",
+        "blk.0.ffn_up.weight.lora_a",
+        "blk.0.ffn_up.weight.lora_b",
+    ]
+    assert (tensors["blk.0.attn_q.weight.lora_b"] == to_gguf_rows(b.numpy(), 2)).all()
+    assert (tensors["blk.0.ffn_up.weight.lora_b"] == 1).all()
+    write_adapter(str(base), tensors, str(out), alpha=32.0, metadata={SCORE_METHOD_KEY: "yes-facts"})
     reader = GGUFReader(str(out))
-    assert reader.fields[SCORE_METHOD_KEY].contents() == "yes-facts"
-    assert [k for k in reader.fields if k == SCORE_METHOD_KEY] == [SCORE_METHOD_KEY]
+    assert reader.fields["general.type"].contents() == "adapter"
+    assert reader.fields["adapter.type"].contents() == "lora"
+    assert reader.fields["adapter.lora.alpha"].contents() == 32.0
     assert reader.fields["general.architecture"].contents() == "llama"
-    tensors = {t.name: np.asarray(t.data) for t in reader.tensors}
-    assert tensors["blk.0.attn_q.weight"].min() == 2.0 and tensors["token_embd.weight"].max() == 0.0
+    assert reader.fields[SCORE_METHOD_KEY].contents() == "yes-facts"
+    shapes = {t.name: tuple(int(n) for n in t.shape) for t in reader.tensors}  # ggml order: (ne0, ne1)
+    assert shapes["blk.0.attn_q.weight.lora_a"] == (32, 4) and shapes["blk.0.attn_q.weight.lora_b"] == (4, 8)
+    with pytest.raises(LayoutError, match="does not fit"):
+        write_adapter(str(base), {"blk.0.ffn_up.weight.lora_b": np.ones((8, 4), np.float32)}, str(out), alpha=1.0)
 
 
 @pytest.fixture(scope="module")
