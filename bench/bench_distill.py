@@ -53,9 +53,11 @@ def seen_goals(path: str, kinds: set[str], n: int) -> list[Goal]:
     return found
 
 
-def run(kb, what: str, model: str | None, threads: int, targets: list[Goal], label: str, rounds: int = 5) -> dict:
+def run(
+    kb, what: str, model: str | None, threads: int, targets: list[Goal], label: str, rounds: int = 5, adapter=None
+) -> dict:
     validator = Validator(kb)
-    options = dict(model=model, threads=threads, log=False)
+    options = dict(model=model, threads=threads, log=False, adapter=adapter)
     if what == "deps":
         options["deps_rounds"] = rounds
     if what == "bar-nofacts":
@@ -105,6 +107,7 @@ def main(argv=None) -> int:
     parser.add_argument("--limit", type=int, help="only the first N held-out tasks of each set")
     parser.add_argument("--seen", type=int, default=0, help="also N goals from the training data (needs --data)")
     parser.add_argument("--data", help="the training examples (barsym distill --data-only)")
+    parser.add_argument("--adapter", help="LoRA adapter (default: the shipped one for the embedded model; none: base)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--json", help="write the results here")
     parser.add_argument("--rounds", type=int, default=5, help="deps: replanning rounds (default 5, DEPS' own)")
@@ -114,13 +117,31 @@ def main(argv=None) -> int:
     for what in args.what.split(","):
         dataset = "deps" if what == "deps" else "bar"
         results.append(
-            run(kb, what, args.model, args.threads, goals(kb, dataset, args.limit), f"held-out {dataset}", args.rounds)
+            run(
+                kb,
+                what,
+                args.model,
+                args.threads,
+                goals(kb, dataset, args.limit),
+                f"held-out {dataset}",
+                args.rounds,
+                args.adapter,
+            )
         )
         print(json.dumps(results[-1]), flush=True)
         if args.seen and args.data:
             kinds = {"deps"} if what == "deps" else ({"bar-nofacts", "bar"} if what == "bar-nofacts" else {"cot"})
             results.append(
-                run(kb, what, args.model, args.threads, seen_goals(args.data, kinds, args.seen), "seen", args.rounds)
+                run(
+                    kb,
+                    what,
+                    args.model,
+                    args.threads,
+                    seen_goals(args.data, kinds, args.seen),
+                    "seen",
+                    args.rounds,
+                    args.adapter,
+                )
             )
             print(json.dumps(results[-1]), flush=True)
     if args.json:

@@ -120,6 +120,7 @@ def main() -> int:
     parser.add_argument("--parsers", default="model," + ",".join(STAND_INS))
     parser.add_argument("--limit", type=int, help="only the first N plans")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--adapter", help="LoRA adapter (default: the shipped one for the embedded model; none: base)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--records", type=Path, help="append one JSON line per parsed plan here")
     parser.add_argument("--tasks-of", type=Path, help="only the plans a --records file holds (to compare a cut run)")
@@ -136,7 +137,7 @@ def main() -> int:
         if label == "model":
             from barsym.reasoning.llm_planners import shared_backend
 
-            backend = shared_backend(threads=args.threads)  # loaded before the timing starts
+            backend = shared_backend(threads=args.threads, adapter=args.adapter)  # loaded before the timing starts
         else:
             backend = make_stand_in(label)
         log = args.records.open("a", encoding="utf-8") if args.records else None

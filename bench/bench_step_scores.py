@@ -80,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--model", default=None, help="a GGUF file (default: the embedded model)")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--adapter", help="LoRA adapter (default: the shipped one for the embedded model; none: base)")
     parser.add_argument("--json", dest="json_out", default=None, help="write the table and the set here")
     args = parser.parse_args(argv)
     names = [name.strip() for name in args.methods.split(",") if name.strip()]
@@ -109,8 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         from barsym.llm import LLMOptions
         from barsym.llm.llamacpp import LlamaCppBackend
 
-        backend = LlamaCppBackend(args.model, options=LLMOptions(n_threads=args.threads))
-        print(f"model: {backend.model_path.name}", flush=True)
+        backend = LlamaCppBackend(args.model, options=LLMOptions(n_threads=args.threads), adapter=args.adapter)
+        print(f"model: {backend.model_name}", flush=True)
         for method in methods:
             scorer = LLMStepScorer(backend, method=method, rules=rules, log=False)
             started = time.perf_counter()

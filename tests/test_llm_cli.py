@@ -52,6 +52,9 @@ def oracle_reply(messages):
         (["--threads", "0"], "--threads must be from 1 to 512"),
         (["--temperature", "hot"], "--temperature must be a number"),
         (["--retry-temperature", "-0.5"], "--retry-temperature must be from 0 to 5"),
+        (["--adapter", "none", "--llm-url", "http://127.0.0.1:9"], "--adapter is for the in-process model"),
+        (["--adapter", "none", "--llm-stand-in", "first"], "--llm-stand-in replaces the model; drop --adapter"),
+        (["--adapter", "/nonexistent/adapter.gguf"], "--adapter /nonexistent/adapter.gguf: no such file"),
     ],
 )
 @pytest.mark.parametrize("command", ["plan", "eval"])

@@ -182,6 +182,8 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
         self.load_time_s = 0.0
         self.model_path = default_model_path(model)
         self._check_magic(self.model_path)
+        self.adapter_path = resolve_adapter(adapter, self.model_path)  # a missing file fails before any loading
+        self._adapter = None
         self.library = getattr(self._llama_cpp, "__version__", "?")
         self.system = system_info(self._llama_cpp)
         self.runtime: RuntimeVerdict = choose_profile(
@@ -192,8 +194,6 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
             self.options.resolved_threads(),
             folder=self.state_dir,
         )
-        self.adapter_path = resolve_adapter(adapter, self.model_path)
-        self._adapter = None
         self._model, self._context = self._load(self.model_path)
         if self.adapter_path is not None:
             self._apply_adapter(self.adapter_path)
