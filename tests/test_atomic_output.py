@@ -189,3 +189,15 @@ def test_memory_export_to_stdout_is_unchanged(capsys, tmp_path):
     target = tmp_path / "out.jsonl"
     assert run(capsys, "memory", "export", "--memory", memory, "-o", target)[0] == 0
     assert code == 0 and target.read_text() == out and json.loads(out.splitlines()[0])["steps"]
+
+
+def test_a_file_in_a_folder_that_takes_no_new_file_is_refused_before_the_work(tmp_path, monkeypatch):
+    from barsym import private_files
+
+    target = tmp_path / "plan.json"
+    target.write_text(PRECIOUS)
+    real_access = os.access
+    monkeypatch.setattr(private_files.os, "access", lambda p, mode: p != tmp_path and real_access(p, mode))
+    why = private_files.unwritable(target)
+    assert why is not None and "cannot write in its folder" in why
+    assert private_files.unwritable(target, replaced=False) is None  # a run file is appended to, in place

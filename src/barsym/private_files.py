@@ -150,14 +150,16 @@ def write_private(path: Path | str, data: bytes) -> None:
     write_atomic(path, data, mode=PRIVATE_FILE_MODE, follow=False)
 
 
-def unwritable(path: Path | str) -> str | None:
+def unwritable(path: Path | str, replaced: bool = True) -> str | None:
     """Why ``path`` cannot be written (as words to follow its name), or None: checked before the work starts.
 
     An evaluation takes minutes with a model; finding then that its output names
     a folder that does not exist throws the run away. Opening for append tries
     exactly what the final write will need (permissions, read-only disks, ACLs,
     running as root) without touching an existing file; a file this creates is
-    removed again, so a failed run leaves nothing behind.
+    removed again, so a failed run leaves nothing behind. ``replaced``: the file
+    will be replaced (:mod:`barsym.atomic_files` makes the new one beside it), so
+    its folder must take a new file too; a run file, only appended to, need not.
     """
     path = Path(path)
     existed = path.exists()
@@ -174,4 +176,7 @@ def unwritable(path: Path | str) -> str | None:
         return f"not a usable file name ({exc})"
     if not existed:
         path.unlink(missing_ok=True)
+    folder = Path(os.path.realpath(path)).parent
+    if replaced and os.path.isfile(path) and not os.access(folder, os.W_OK | os.X_OK):
+        return f"cannot write in its folder {folder} (the new file is made beside the old one, then renamed)"
     return None

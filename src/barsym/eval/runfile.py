@@ -92,7 +92,7 @@ def check_resumable(path: Path, header: dict) -> None:
         raise RunFileError(f"--run {path}: the folder {path.parent} does not exist")
     if path.exists() and not path.is_file():
         raise RunFileError(f"--run {path}: not a regular file; give the name of a file")
-    why = unwritable(path)  # a read-only file or folder: found now, not when the first task is done
+    why = unwritable(path, replaced=False)  # a read-only file or folder: found now, not after the first task
     if why is not None:
         raise RunFileError(f"--run {path}: {why}")
     if not path.is_file() or b"\n" not in _read(path):
