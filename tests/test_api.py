@@ -161,3 +161,34 @@ def test_the_validation_module_does_not_shadow_the_function():
     import barsym.validation  # noqa: F401
 
     assert callable(barsym.validate) and barsym.validate.__module__ == "barsym.api"
+
+
+# ------------------------------------------------------------------ issue 34: arguments named, the notation accepted
+
+
+@pytest.mark.parametrize(
+    "call, error, words",
+    [
+        (lambda: barsym.plan("stick", layer="2", planner="symbolic"), TypeError, "layer must be a whole number"),
+        (lambda: barsym.plan("stick", layer=99, planner="symbolic"), ValueError, "layer must be from 0 to"),
+        (lambda: barsym.plan(None), TypeError, "needs the item"),
+        (lambda: barsym.plan(7, planner="symbolic"), TypeError, "goal must be an item name or a Goal"),
+        (lambda: barsym.plan("stick", 0, planner="symbolic"), ValueError, "count must be from 1 to"),
+        (lambda: barsym.plan("stick", "4", planner="symbolic"), TypeError, "count must be a whole number"),
+        (lambda: barsym.plan("stick", start={"planks": -1}, planner="symbolic"), ValueError, "start"),
+        (lambda: barsym.validate([42], "stick"), TypeError, "step 1 must be a Step"),
+        (lambda: barsym.validate(["fly to the moon"], "stick"), ValueError, "step 1: not a step"),
+    ],
+)
+def test_bad_arguments_are_named(call, error, words):
+    with pytest.raises(error, match=words):
+        call()
+
+
+def test_validate_takes_barsyms_own_notation():
+    result = barsym.validate(["mine 3 logs"], "logs", 3)
+    assert result.valid
+    same = barsym.validate([{"type": "mine", "obj_name": "logs", "obj_num": 3, "tool": None}], "logs", 3)
+    assert result.verdict == same.verdict
+    planned = barsym.plan("stick", 4, planner="symbolic")
+    assert barsym.validate([str(step) for step in planned.steps], "stick", 4).valid

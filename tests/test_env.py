@@ -81,3 +81,32 @@ def test_ansi_render_describes_the_episode():
     assert barsym.env.CraftingEnv("stick", world="deterministic").render() is None
     with pytest.raises(ValueError, match="render_mode"):
         barsym.env.CraftingEnv("stick", render_mode="human")
+
+
+@pytest.mark.parametrize(
+    "options, error, words",
+    [
+        ({"layer": 9}, ValueError, "layer must be from 0 to"),
+        ({"layer": -1}, ValueError, "layer must be from 0 to"),
+        ({"layer": "2"}, TypeError, "layer must be a whole number"),
+        ({"max_steps": -5}, ValueError, "max_steps must be at least 1"),
+        ({"max_steps": 0}, ValueError, "max_steps must be at least 1"),
+        ({"budget": -1}, ValueError, "budget must be at least 1"),
+        ({"budget": 2.5}, TypeError, "budget must be a whole number"),
+    ],
+)
+def test_arguments_out_of_range_are_refused_by_the_constructor(options, error, words):
+    with pytest.raises(error, match=words):
+        barsym.env.CraftingEnv("stick", **options)  # not an IndexError at reset() or step()
+
+
+def test_the_deepest_layer_is_accepted():
+    env = barsym.env.CraftingEnv("stick", layer=env_deepest())
+    observation, _ = env.reset(seed=0)
+    assert observation["layer"] == env_deepest()
+
+
+def env_deepest() -> int:
+    from barsym.api import knowledge_base
+
+    return knowledge_base().deepest_layer

@@ -644,3 +644,116 @@ def test_plan_record_into_a_locked_memory_still_prints_the_plan(capsys, tmp_path
         other.execute("ROLLBACK")
     assert code == 2 and one_line(err) and "locked by another writer" in err and "not recorded" in err
     assert '"obj_name": "stick"' in out  # the plan itself is not lost
+
+
+# ------------------------------------------------------------------ issue 34: a real full disk, a lock held first, SIGTERM
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 64 KiB tmpfs (where ``mount`` is permitted: as root, as on CI); a filler takes all but ``room`` bytes."""
+    folder = tmp_path / "t"
+    folder.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"mount is not permitted here ({done.stderr.decode().strip()[:80]}); CI runs as root")
+
+    def fill(room: int) -> None:
+        with open(folder / "filler", "wb") as filler:
+            filler.write(b"\0" * (64 * 1024 - room))
+
+    try:
+        yield folder, fill
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], capture_output=True)
+
+
+def test_a_run_file_on_a_real_full_disk_is_one_line_without_a_half_line(capsys, small_disk):
+    folder, fill = small_disk
+    fill(8192)  # two pages: the header and a few records fit, then the disk is full
+    path = folder / "run.jsonl"
+    code, out, err = run(
+        capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "20", "--quiet", "--run", path
+    )
+    assert code == 2 and one_line(err), err  # not OSError [Errno 28] from close()
+    assert "No space left on device" in err and "kept" in err and "resume" in err
+    data = path.read_bytes()
+    assert data.endswith(b"\n") and all(json.loads(line) for line in data.splitlines())  # no half line
+    kept = len(data.splitlines()) - 1
+    assert 0 < kept < 20 and f"{kept} finished task(s)" in err
+
+
+def test_plan_record_with_the_lock_held_before_it_starts_prints_the_plan(capsys, tmp_path, monkeypatch):
+    path = tmp_path / "m.sqlite"
+    MemoryStore(path).close()
+    monkeypatch.setattr(MemoryStore.__init__, "__defaults__", (False, 0.2))
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")  # held before barsym starts
+    try:
+        code, out, err = run(capsys, "plan", "cobblestone", "--planner", "symbolic", "--memory", path, "--record")
+    finally:
+        other.execute("ROLLBACK")
+    assert code == 2 and one_line(err), err
+    assert "locked by another writer" in err and "not recorded" in err and "without the memory" in err
+    assert "mine 1 cobblestone" in out  # the plan is printed
+
+
+def test_plan_from_a_locked_memory_without_record_warns_and_plans(capsys, tmp_path, monkeypatch):
+    path = tmp_path / "m.sqlite"
+    MemoryStore(path).close()
+    monkeypatch.setattr(MemoryStore.__init__, "__defaults__", (False, 0.2))
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("PRAGMA journal_mode=DELETE")
+    other.execute("BEGIN EXCLUSIVE")  # a rollback-journal writer: even readers wait
+    try:
+        code, out, err = run(capsys, "plan", "cobblestone", "--planner", "symbolic", "--memory", path)
+    finally:
+        other.execute("ROLLBACK")
+    assert code == 0 and one_line(err) and "warning" in err and "locked by another writer" in err, err
+    assert "mine 1 cobblestone" in out
+
+
+def test_eval_record_with_the_lock_held_before_it_starts_keeps_going(capsys, tmp_path, monkeypatch):
+    path = tmp_path / "m.sqlite"
+    MemoryStore(path).close()
+    monkeypatch.setattr(MemoryStore.__init__, "__defaults__", (False, 0.2))
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    out_json = tmp_path / "out.json"
+    argv = ["eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "3", "--quiet"]
+    try:
+        code, out, err = run(capsys, *argv, "--memory", path, "--record", "-o", out_json)
+    finally:
+        other.execute("ROLLBACK")
+    assert code == 2 and one_line(err), err
+    assert "locked by another writer" in err and "no plan recorded" in err
+    assert len(json.loads(out_json.read_text())["tasks"]) == 3 and "Acc" in out
+
+
+def test_sigterm_during_eval_run_says_how_to_resume(tmp_path):
+    run_file = tmp_path / "run.jsonl"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from barsym.cli import main; raise SystemExit(main())",
+            *SIGTERM_EVAL,
+            "--run",
+            run_file,
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    for _ in range(1200):  # until the first task is in the run file (up to two minutes on a busy machine)
+        if run_file.exists() and run_file.read_bytes().count(b"\n") >= 2 or process.poll() is not None:
+            break
+        time.sleep(0.1)
+    assert process.poll() is None
+    process.send_signal(signal.SIGTERM)
+    err = process.communicate(timeout=60)[1].decode()
+    assert process.returncode == 143
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("barsym: terminated; resume with --run") and str(run_file) in last, err
+    assert "finished task(s) kept" in last and "Traceback" not in err

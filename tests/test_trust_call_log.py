@@ -286,3 +286,48 @@ def test_a_log_on_a_read_only_mount_is_shown_not_called_foreign(read_only_mount,
     with pytest.warns(UserWarning) as said:
         assert open_log() is None  # writing is off, with one line that does not call it foreign
     assert "not a barsym call log" not in str(said[0].message)
+
+
+# ----------------------------------------------------------------- issue 34: a server that echoes the secrets back
+
+ECHOED_KEY = "sk-echoed-9876543210fedcba"
+ECHOED_PASSWORD = "s3cret-in-the-url"
+
+
+@pytest.mark.parametrize("where", ["api key", "url password"])
+def test_a_secret_the_server_echoes_is_in_no_file_and_no_output(tmp_path, monkeypatch, capsys, where):
+    from barsym import redact as redact_module
+
+    monkeypatch.setattr(redact_module, "_KNOWN", set())  # this test's secrets only
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    path = tmp_path / "logs.db"
+    monkeypatch.setenv("BARSYM_LOG_DB", str(path))
+    secret = ECHOED_KEY if where == "api key" else ECHOED_PASSWORD
+    stub = ChatStub(lambda messages: f"craft 4 {secret}: 2 planks")  # a reply quoting the secret
+    url = stub.url if where == "api key" else stub.url.replace("http://", f"http://me:{secret}@")
+    key = ["--api-key", ECHOED_KEY] if where == "api key" else []
+    out_file = tmp_path / "plan.json"
+    try:
+        code, out, err = run(
+            capsys,
+            "plan",
+            "stick",
+            "--count",
+            "4",
+            "--planner",
+            "llm-only",
+            "--llm-url",
+            url,
+            *key,
+            "--format",
+            "json",
+            "-o",
+            out_file,
+        )
+    finally:
+        stub.close()
+    assert "Traceback" not in err
+    assert secret not in out and secret not in err and secret not in out_file.read_text()
+    assert secret.encode() not in _raw_bytes(path)  # calls.reply, calls.problems
+    code, shown, err = run(capsys, "logs", "--full")
+    assert code == 0 and secret not in shown and "craft 4 ***" in shown

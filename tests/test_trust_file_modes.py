@@ -82,3 +82,71 @@ def test_a_fresh_cache_log_and_memory_are_all_private(tmp_path, monkeypatch, loo
     print("\n".join(f"{shown}  {name}" for name, (shown, _) in listing.items()))
     for name, (shown, folder) in listing.items():
         assert shown == ("drwx------" if folder else "-rw-------"), (name, shown)
+
+
+# ----------------------------------------------------------------- issue 34: SQLite's side files, saved prompt states
+
+
+@pytest.mark.parametrize("suffix", ["-wal", "-shm"])
+@pytest.mark.parametrize("damage", ["0666", "link"])
+def test_a_loose_or_linked_side_file_of_the_call_log_is_refused(tmp_path, suffix, damage, loose_umask):
+    from barsym.reasoning.call_log import CallLog, LogError
+
+    path = tmp_path / "logs.db"
+    CallLog(path).close()
+    side = tmp_path / f"logs.db{suffix}"
+    side.unlink(missing_ok=True)
+    if damage == "link":
+        (tmp_path / "elsewhere").write_bytes(b"")
+        side.symlink_to(tmp_path / "elsewhere")
+    else:
+        side.write_bytes(b"")
+        side.chmod(0o666)
+    for create in (True, False):  # writing a plan's calls, and barsym logs
+        with pytest.raises(LogError, match=f"logs.db{suffix}"):
+            CallLog(path, create=create)
+
+
+def test_a_memory_with_a_side_file_others_can_write_is_one_line(tmp_path, capsys, loose_umask):
+    path = tmp_path / "m.sqlite"
+    with MemoryStore(path) as store:
+        store.record_plan("stick", "symbolic", ("stick", 4), ["craft 4 stick"], [], [])
+    wal = tmp_path / "m.sqlite-wal"
+    wal.write_bytes(b"")
+    wal.chmod(0o666)
+    code, _, err = run(capsys, "memory", "stats", "--memory", path)
+    assert code == 2 and err.count("\n") == 1 and "m.sqlite-wal can be written by other users" in err, err
+
+
+def _state(store, tokens=(1, 2, 3)):
+    from barsym.llm.prefix_state import PrefixKey, StateCheck
+
+    key = PrefixKey.for_prompt("model", "prompt", list(tokens), "0.3", "ctx")
+    return key, list(tokens), StateCheck((1,), (0.5,))
+
+
+def test_saved_prompt_states_follow_the_same_rules(tmp_path, loose_umask):
+    import warnings
+
+    from barsym.llm.prefix_state import PrefixStateStore, PrefixStateWarning
+
+    folder = tmp_path / "cache" / "llm-state"
+    store = PrefixStateStore(folder)
+    key, tokens, check = _state(store)
+    saved = store.save(key, tokens, b"kv-cells", check)
+    assert saved is not None and _mode(saved) == 0o600
+    assert _mode(folder) == 0o700 and _mode(tmp_path / "cache") == 0o700  # every folder made here
+    assert store.load(key, tokens) is not None
+    os.chmod(saved, 0o666)  # a state someone else could have rewritten
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert store.load(key, tokens) is None
+    assert any(
+        issubclass(w.category, PrefixStateWarning) and "written by other users" in str(w.message) for w in caught
+    )
+    os.chmod(saved, 0o600)
+    os.chmod(folder, 0o777)  # a folder others can plant files in: nothing is read from it or saved in it
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        assert store.load(key, tokens) is None
+    assert store.save(key, tokens, b"kv-cells", check) is None

@@ -25,9 +25,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .bar_io import parse_plan, read_plan, step_from_record
+from .bar_io import PlanFormatError, parse_plan, read_plan, step_from_record, step_from_text
 from .kb import KnowledgeBase, load_kb
-from .model import Goal, Plan, Step
+from .model import MAX_COUNT, Goal, Plan, Step
 from .planner import PlanningError
 from .planner.result import PlanResult
 from .planner.stats import PlanStats
@@ -113,18 +113,56 @@ class Planned:
         )
 
 
+def whole_argument(name: str, value: object, low: int, high: int | None = None) -> int:
+    """``value`` if it is a whole number in range; else TypeError (not a number) or ValueError naming the argument.
+
+    Why here: a script's ``layer="2"`` or ``count=0`` otherwise surfaced deep inside as a TypeError
+    comparing str and int, an IndexError, or pydantic's wording about a field the caller never named.
+    """
+    span = f"from {low} to {high}" if high is not None else f"at least {low}"
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be a whole number {span}, got {value!r}")
+    if value < low or (high is not None and value > high):
+        raise ValueError(f"{name} must be {span}, got {value}")
+    return value
+
+
 def _start(kb: KnowledgeBase, start: Mapping[str, int] | State | None, layer: int) -> State | None:
     if isinstance(start, State):
         return start
+    whole_argument("layer", layer, 0, kb.deepest_layer)
+    if start is not None and not isinstance(start, Mapping):
+        raise TypeError(f"start must be a mapping of item names to counts, got {type(start).__name__}")
     if not start and not layer:
         return None
-    return State.start({kb.resolve(name): count for name, count in (start or {}).items()}, layer)
+    inventory = {}
+    for name, units in (start or {}).items():
+        if not isinstance(name, str):
+            raise TypeError(f"start: item names must be strings, got {name!r}")
+        inventory[kb.resolve(name)] = whole_argument(f"start[{name!r}]", units, 0, MAX_COUNT)
+    return State.start(inventory, layer)
 
 
 def _goal(kb: KnowledgeBase, item: str | Goal | None, count: int = 1) -> Goal | None:
     if item is None or isinstance(item, Goal):
         return item
-    return Goal(item=kb.resolve(item), count=count)
+    if not isinstance(item, str):
+        raise TypeError(f"goal must be an item name or a Goal, got {type(item).__name__}")
+    return Goal(item=kb.resolve(item), count=whole_argument("count", count, 1, MAX_COUNT))
+
+
+def _step(value: object, number: int) -> Step:
+    """One step of a plan given as a sequence: a Step, a BAR record, or a line of barsym's notation."""
+    if isinstance(value, Step):
+        return value
+    if isinstance(value, str):
+        try:
+            return step_from_text(value)
+        except ValueError as exc:
+            raise PlanFormatError(f"step {number}", f"{exc} (expected a step such as `mine 4 logs`)") from None
+    if isinstance(value, Mapping):
+        return step_from_record(dict(value), f"step {number}")
+    raise TypeError(f"step {number} must be a Step, a BAR record or a step such as 'mine 4 logs', got {value!r}")
 
 
 def as_plan(steps: PlanLike) -> Plan:
@@ -141,12 +179,9 @@ def as_plan(steps: PlanLike) -> Plan:
             if "\n" not in steps and Path(steps).suffix in (".jsonl", ".jsonlines")
             else parse_plan(steps)
         )
-    items = list(steps)
-    return Plan(
-        steps=tuple(
-            s if isinstance(s, Step) else step_from_record(dict(s), f"step {i}") for i, s in enumerate(items, start=1)
-        )
-    )
+    if not isinstance(steps, Iterable):
+        raise TypeError(f"steps must be a Plan, a sequence of steps, plan text or a path, got {type(steps).__name__}")
+    return Plan(steps=tuple(_step(s, i) for i, s in enumerate(steps, start=1)))
 
 
 def plan(
@@ -166,6 +201,8 @@ def plan(
     Raises :class:`~barsym.planner.PlanningError` when no plan can be made (``kind`` says why).
     """
     kb = knowledge_base(mc_version)
+    if item is None:
+        raise TypeError("plan() needs the item to plan for, e.g. plan('stick', 4)")
     goal = _goal(kb, item, count)
     from .eval.spec import planner_from_options  # a server backend when llm_url comes with a key or model name
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from . import steps as notation
+from .atomic_files import write_atomic
 from .model import MAX_COUNT, Plan, Step, StepType
 
 _BAR_TYPES = {"mine", "craft", "smelt", "kill", "special"}
@@ -323,4 +324,5 @@ def format_plan(plan: Plan) -> str:
 
 
 def write_plan(plan: Plan, path: str | Path) -> None:
-    Path(path).write_text(format_plan(plan), encoding="utf-8")
+    """``plan`` as BAR JSON Lines into ``path``, replaced all at once (the old file kept on a failure)."""
+    write_atomic(path, format_plan(plan))

@@ -27,8 +27,10 @@ def build_parser():
 
     class _Parser(argparse.ArgumentParser):
         def error(self, message: str) -> None:  # argparse's own exit code is 2 as well
+            from .commands.common import cut_message
+
             self.print_usage(sys.stderr)
-            self.exit(2, f"barsym: error: {message}\n")
+            self.exit(2, f"barsym: error: {cut_message(message)}\n")  # an option's 10 MB value is not echoed whole
 
     parser = _Parser(prog="barsym", description="Plan, validate and evaluate Minecraft tech-tree plans.")
     parser.add_argument("--version", action="version", version=f"barsym {__version__}")
@@ -94,8 +96,9 @@ def _refuse(args, message: str) -> int:
     reading stdout sees every outcome, not an empty stream."""
     import json
 
-    from .commands.common import fail, outcome
+    from .commands.common import cut_message, fail, outcome
 
+    message = cut_message(message)
     if getattr(args, "format", None) == "json":
         sys.stdout.write(json.dumps(outcome("refused", message, 2), indent=2) + "\n")
     return fail(message)

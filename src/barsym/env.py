@@ -86,7 +86,7 @@ class CraftingEnv(gymnasium.Env):
         rules: str | None = None,
         render_mode: str | None = None,
     ):
-        from .api import knowledge_base
+        from .api import knowledge_base, whole_argument
         from .sim.stochastic import StochasticWorld
         from .sim.world import DeterministicWorld
 
@@ -94,6 +94,10 @@ class CraftingEnv(gymnasium.Env):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode
         self.kb = knowledge_base()
+        whole_argument("layer", layer, 0, self.kb.deepest_layer)  # here, not as an IndexError at reset()
+        whole_argument("max_steps", max_steps, 1)
+        if budget is not None:
+            whole_argument("budget", budget, 1)
         self.goal = goal if isinstance(goal, Goal) else Goal(item=self.kb.resolve(goal), count=count)
         self.rules = rules
         if isinstance(world, str):

@@ -17,17 +17,26 @@ database. So every writer goes through the same three calls:
   atomically with a 0600 file.
 
 The lowest layer of barsym (tests/test_layers.py): everything may import it,
-it imports nothing of barsym's.
+it imports only :mod:`barsym.atomic_files`.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 
-__all__ = ["PRIVATE_DIR_MODE", "PRIVATE_FILE_MODE", "create_private", "private_dir", "untrusted", "write_private"]
+from .atomic_files import write_atomic
+
+__all__ = [
+    "PRIVATE_DIR_MODE",
+    "PRIVATE_FILE_MODE",
+    "create_private",
+    "private_dir",
+    "untrusted",
+    "untrusted_side_file",
+    "write_private",
+]
 
 PRIVATE_DIR_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
@@ -77,6 +86,41 @@ def untrusted(path: Path | str) -> str | None:
     return None
 
 
+#: the files SQLite keeps beside a database: written into as much as the database itself
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def untrusted_side_file(path: Path | str) -> str | None:
+    """Why a SQLite database's side file (``-wal``, ``-shm``, ``-journal``) must not be used, or None.
+
+    SQLite opens them without a question: a ``-wal`` others can write is a way to
+    plant rows in a database they cannot write, and one left 0666 by an older
+    database is used silently forever after. A side file must be a file (not a
+    link) of the database's owner, writable by no one the database itself does
+    not let write. The message names the side file.
+    """
+    try:
+        main = os.stat(path)
+    except OSError:
+        return None
+    for suffix in SQLITE_SIDE_FILES:
+        side = f"{path}{suffix}"
+        try:
+            info = os.lstat(side)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            return f"{side} cannot be checked ({exc.strerror or exc})"
+        if stat.S_ISLNK(info.st_mode):
+            return f"{side} is a symbolic link"
+        if info.st_uid != main.st_uid:
+            return f"{side} is owned by another user (uid {info.st_uid})"
+        looser = info.st_mode & ~main.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+        if looser:
+            return f"{side} can be written by other users (mode {stat.S_IMODE(info.st_mode):04o})"
+    return None
+
+
 def create_private(path: Path | str) -> bool:
     """Create ``path`` as an empty 0600 file unless it exists; never through a symbolic link.
 
@@ -100,33 +144,22 @@ def create_private(path: Path | str) -> bool:
 def write_private(path: Path | str, data: bytes) -> None:
     """Replace ``path`` with a 0600 file holding ``data``, atomically (a reader sees the old or the new file).
 
-    The temporary file is made by :func:`tempfile.mkstemp` (0600, never an
-    existing name); ``os.replace`` swaps it in, replacing a link by a file
-    rather than writing through it.
+    :func:`barsym.atomic_files.write_atomic`, the one helper every replaced file goes through, with
+    ``follow=False``: a link in ``path``'s place is replaced by a file rather than written through.
     """
-    path = Path(path)
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            os.fchmod(handle.fileno(), PRIVATE_FILE_MODE)
-            handle.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+    write_atomic(path, data, mode=PRIVATE_FILE_MODE, follow=False)
 
 
-def unwritable(path: Path | str) -> str | None:
+def unwritable(path: Path | str, replaced: bool = True) -> str | None:
     """Why ``path`` cannot be written (as words to follow its name), or None: checked before the work starts.
 
     An evaluation takes minutes with a model; finding then that its output names
     a folder that does not exist throws the run away. Opening for append tries
     exactly what the final write will need (permissions, read-only disks, ACLs,
     running as root) without touching an existing file; a file this creates is
-    removed again, so a failed run leaves nothing behind.
+    removed again, so a failed run leaves nothing behind. ``replaced``: the file
+    will be replaced (:mod:`barsym.atomic_files` makes the new one beside it), so
+    its folder must take a new file too; a run file, only appended to, need not.
     """
     path = Path(path)
     existed = path.exists()
@@ -143,4 +176,7 @@ def unwritable(path: Path | str) -> str | None:
         return f"not a usable file name ({exc})"
     if not existed:
         path.unlink(missing_ok=True)
+    folder = Path(os.path.realpath(path)).parent
+    if replaced and os.path.isfile(path) and not os.access(folder, os.W_OK | os.X_OK):
+        return f"cannot write in its folder {folder} (the new file is made beside the old one, then renamed)"
     return None

@@ -22,9 +22,11 @@ __all__ = [
     "HIDDEN",
     "EscapedOutput",
     "escape_controls",
+    "hide_secrets",
     "raw_stream",
     "redact",
     "redact_argv",
+    "remember_secret",
     "url_without_password",
 ]
 
@@ -40,13 +42,36 @@ _BEARER = re.compile(r"(\b(?:Authorization\s*[:=]\s*)?Bearer\s+)([^\s\"',;]+)", 
 _USERINFO = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*://)([^/@\s:]*):([^/@\s]*)@")
 
 
-def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
-    """``text`` with ``--api-key`` values, bearer tokens, URL passwords and the known ``secrets`` hidden."""
+#: every secret value this process was given (``--api-key``, a URL's password): hidden wherever it turns up
+_KNOWN: set[str] = set()
+
+
+def remember_secret(*values: str) -> None:
+    """Hide these values from now on in everything :func:`redact` and :class:`EscapedOutput` pass on.
+
+    Why a registry and not only patterns: a server may echo the key in its reply
+    (``invalid key sk-...``), and that reply is logged, quoted in problems and
+    printed; only the value itself finds it there. Values shorter than six
+    characters are not hidden (they would blank ordinary words).
+    """
+    _KNOWN.update(v for v in values if isinstance(v, str) and len(v) >= _MIN_SECRET)
+
+
+def hide_secrets(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """``text`` with every known secret value (:func:`remember_secret`, ``$OPENAI_API_KEY``, ``secrets``) hidden."""
     if not text:
         return text
-    known = [s for s in (*secrets, *(os.environ.get(v, "") for v in SECRET_VARIABLES)) if len(s) >= _MIN_SECRET]
-    for secret in sorted(set(known), key=len, reverse=True):
+    known = [*secrets, *_KNOWN, *(os.environ.get(v, "") for v in SECRET_VARIABLES)]
+    for secret in sorted({s for s in known if len(s) >= _MIN_SECRET}, key=len, reverse=True):
         text = text.replace(secret, HIDDEN)
+    return text
+
+
+def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """``text`` with ``--api-key`` values, bearer tokens, URL passwords and the known secrets hidden."""
+    if not text:
+        return text
+    text = hide_secrets(text, secrets)
     text = _OPTION.sub(lambda m: m.group(1) + HIDDEN, text)
     text = _BEARER.sub(lambda m: m.group(1) + HIDDEN, text)
     return _USERINFO.sub(lambda m: f"{m.group(1)}{m.group(2)}:{HIDDEN}@", text)
@@ -108,7 +133,7 @@ def _escaped(match: re.Match) -> str:
 
 
 class EscapedOutput:
-    """A text stream that passes everything through :func:`escape_controls`.
+    """A text stream that passes everything through :func:`escape_controls`, known secrets hidden (:func:`hide_secrets`).
 
     ``barsym.cli.main`` puts stdout and stderr behind one for the whole run, so
     every line any command prints is covered, including lines added later.
@@ -121,7 +146,7 @@ class EscapedOutput:
         self.raw = raw
 
     def write(self, text: str) -> int:
-        self.raw.write(escape_controls(text))
+        self.raw.write(escape_controls(hide_secrets(text)))
         return len(text)
 
     def writelines(self, lines) -> None:

@@ -7,8 +7,10 @@ import gc
 import sys
 from pathlib import Path
 
+from ..atomic_files import write_atomic
 from ..kb import DataFileError, KnowledgeBase, VersionNotSupportedError, load_kb
 from ..private_files import unwritable
+from ..redact import hide_secrets
 
 
 class UsageError(Exception):
@@ -78,24 +80,39 @@ def to_stdout(path: Path | None) -> bool:
 
 
 def write_output(path: Path | None, text: str) -> None:
-    """``text`` into ``-o FILE``, or onto stdout (``-`` or no ``-o``); a file that cannot be written is a UsageError."""
+    """``text`` into ``-o FILE``, or onto stdout (``-`` or no ``-o``); a file that cannot be written is a UsageError.
+
+    The file is replaced all at once (:func:`~barsym.atomic_files.write_atomic`): a full disk leaves the old
+    file as it was, not cut short.
+    """
     if to_stdout(path):
         sys.stdout.write(text)
         return
     try:
-        path.write_text(text, encoding="utf-8")
+        write_atomic(path, hide_secrets(text))  # stdout hides them too (cli.main's EscapedOutput)
     except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}; it is left as it was") from None
+
+
+#: the longest one-line message barsym prints: input quoted in it (a 10 MB item name) is cut to fit
+MOST_MESSAGE = 2000
+
+
+def cut_message(message: str) -> str:
+    """``message`` at most :data:`MOST_MESSAGE` characters, its end kept (that is where the hint is)."""
+    if len(message) <= MOST_MESSAGE:
+        return message
+    return f"{message[: MOST_MESSAGE - 400]} ...({len(message)} characters in all)... {message[-300:]}"
 
 
 def fail(message: str) -> int:
-    print(f"barsym: error: {message}", file=sys.stderr)
+    print(f"barsym: error: {cut_message(message)}", file=sys.stderr)
     return 2
 
 
 def warn(message: str) -> None:
     """A warning line on stderr: the work goes on (a setting not used, a record left out, a fallback)."""
-    print(f"barsym: warning: {message}", file=sys.stderr)
+    print(f"barsym: warning: {cut_message(message)}", file=sys.stderr)
 
 
 def outcome(status: str, reason: str | None, exit_code: int, **fields) -> dict:

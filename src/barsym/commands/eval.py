@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from ..eval import DatasetError
-from ..eval.interrupt import reassert_sigint, resume_hint, terminated_as_exit
+from ..eval.interrupt import TERMINATED, reassert_sigint, resume_hint, terminated_as_exit
 from ..eval.options import RunOptions
 from ..eval.progress_line import EvalProgress
 from ..eval.run_report import execution_part, plancraft_report, tech_tree_report
@@ -33,7 +33,7 @@ from ..eval.runfile import RunFileError, check_resumable
 from ..eval.scale import run_evaluation, run_header
 from ..eval.spec import RunSpec, WorldSpec
 from ..eval.workers import ExecutorError
-from ..memory import TaskRecorder
+from ..memory import MemoryLockedError, TaskRecorder
 from ..memory.options import MemoryOptions
 from ..memory.recorder import RecordingPlanner
 from ..planner.registry import planner_label
@@ -102,6 +102,11 @@ def run(args: argparse.Namespace) -> int:
         except KeyboardInterrupt as exc:  # barsym's Ctrl-C line says how to go on (cli.main prints it)
             exc.hint = resume_hint(getattr(args, "run_file", None))
             raise
+        except SystemExit as exc:  # SIGTERM (terminated_as_exit): the same line as Ctrl-C, then exit 143
+            if exc.code == TERMINATED:
+                progress.close()
+                print(f"barsym: terminated; {resume_hint(getattr(args, 'run_file', None))}", file=sys.stderr)
+            raise
         except (DatasetError, RunFileError, ExecutorError) as exc:  # one line, exit 2 (barsym.cli)
             raise UsageError(str(exc)) from None
         finally:
@@ -130,7 +135,7 @@ def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
     spec = RunSpec(name, options, rules.name, getattr(args, "mc_version", "1.16.5"), WorldSpec.of(execution))
     if scale.run_file is not None:  # a file that cannot be resumed is refused before the model loads
         check_resumable(scale.run_file, run_header(spec, str(dataset_path.resolve()), args.dialect, len(tasks)))
-    store = _open_memory(args, plancraft, scale.parallel)
+    store, locked = _open_memory(args, plancraft, scale.parallel)
     # built here in every case: a model or server that cannot be used is exit 2 before any task runs
     keyed = {**options, **({"api_key": api_key} if api_key else {})}
     planner = remembering(make_from_options(name, kb, keyed, args, progress, rules), kb, store)
@@ -179,12 +184,24 @@ def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
             recorded=recorded,
             quiet=args.quiet,
         )
-    return _write_report(args, report, None if recording is None else recording.recorder)
+    return _write_report(args, report, None if recording is None else recording.recorder, locked)
 
 
 def _open_memory(args: argparse.Namespace, plancraft: bool, parallel: bool):
-    """The ``--memory`` store, opened before the model loads (a bad file is found at once), or None."""
-    store = read_model(args, MemoryOptions).open()
+    """(the ``--memory`` store or None, why nothing will be recorded or None), opened before the model loads.
+
+    A bad file is refused at once; a memory another process holds locked is not a
+    reason to lose the run: it goes on without the memory, and with ``--record``
+    the last line says that nothing was recorded.
+    """
+    options = read_model(args, MemoryOptions)
+    try:
+        store = options.open()
+    except MemoryLockedError as exc:
+        if args.record:
+            return None, str(exc)
+        warn(f"{exc}; evaluating without the memory")
+        return None, None
     if store is not None and plancraft:
         raise UsageError("--memory works with tech-tree task sets (BAR's, DEPS's), not Plancraft's")
     if store is not None and parallel:
@@ -192,16 +209,18 @@ def _open_memory(args: argparse.Namespace, plancraft: bool, parallel: bool):
             "--memory needs a serial run (one process answers from and records into the "
             "memory); drop --workers/--executor ray"
         )
-    return store
+    return store, None
 
 
-def _write_report(args: argparse.Namespace, report, recorder) -> int:
+def _write_report(args: argparse.Namespace, report, recorder, locked: str | None = None) -> int:
     """The tables (stdout), the JSON results (``--format json``, ``-o``), then what went wrong (stderr)."""
     json_out = args.format == "json" or (args.output is not None and to_stdout(args.output))
     if not json_out:  # the text report goes to stdout unless the JSON results go there (--format json, -o -)
         sys.stdout.write(report.text)
     if args.output is not None or args.format == "json":
         write_output(args.output, json.dumps(report.record, indent=2) + "\n")
+    if locked is not None:
+        return fail(f"{locked}; no plan recorded (the results above and any -o/--run file are complete)")
     if recorder is not None and recorder.failure is not None:  # after every result is written
         missed = f"{recorder.missed} plan(s) not recorded"
         return fail(f"{recorder.failure}; {missed} (the results above and any -o/--run file are complete)")

@@ -144,7 +144,8 @@ def model_errors(what: str, model: str | None, remote: bool):
         yield
     except LLMError as exc:
         hint = None if remote else llm_extra_hint(what, model)
-        raise UsageError(hint or " ".join(str(exc).split())) from None
+        text = " ".join(str(exc).split()).replace("the model_path argument", "--model")  # the flag the user typed
+        raise UsageError(hint or text) from None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 

@@ -48,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if path.is_dir():
         return fail(f"the call log {path} is a folder; set BARSYM_LOG_DB to a file")
+    if path.exists() and not path.is_file():  # /dev/zero, a FIFO: not "nothing logged yet"
+        return fail(f"the call log {path} is not a regular file; set BARSYM_LOG_DB to a file")
     try:
         with contextlib.closing(CallLog(path, create=False)) as log:
             records, damaged = log.readable(query.limit or None)

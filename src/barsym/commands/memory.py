@@ -20,6 +20,7 @@ from ..eval.progress_line import TerminalProgress
 from ..memory import MemoryStore, with_memory
 from ..memory.maintenance import build, decomposition_line, decompositions, export_jsonl, import_file, open_memory
 from ..memory.options import BuildOptions, PruneOptions
+from ..memory.row_checks import Vocabulary
 from ..planner import PlanningError
 from ..sim.options import ExecutionOptions
 from .common import UsageError, add_format, add_output, check_writable, kb_from_args, write_output
@@ -86,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
         args.execution = read_model(args, ExecutionOptions, runs=20)
     # a damaged or locked file, or a data folder that cannot be made: one line (barsym.cli)
     with open_memory(getattr(args, "memory", None), write=args.action in WRITES) as store:
+        if args.action in ("show", "export"):  # every row shown is checked against the knowledge base's names
+            store.vocabulary = Vocabulary.of(kb_from_args(args))
         return ACTIONS[args.action][2](store, args)
 
 
@@ -144,7 +147,8 @@ def _export(store: MemoryStore, args) -> int:
 
 def _import(store: MemoryStore, args) -> int:
     try:
-        added, read = import_file(store, args.file)  # all or none: a bad record leaves the memory as it was
+        # all or none, checked against the knowledge base: a bad record leaves the memory as it was
+        added, read = import_file(store, args.file, Vocabulary.of(kb_from_args(args)))
     except ValueError as exc:
         raise UsageError(f"memory import {exc}") from None
     kept = f" ({read - added} already there, not added again)" if added < read else ""

@@ -18,7 +18,7 @@ import sys
 
 from ..bar_io import format_plan
 from ..eval.progress_line import TerminalProgress
-from ..memory import MemoryFileError, record
+from ..memory import MemoryFileError, MemoryLockedError, record
 from ..memory.options import MemoryOptions
 from ..model import Goal
 from ..planner import PlanningError, PlanResult
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     goal = goal.model_copy(update={"item": kb.resolve(args.item, dialect=check_dialect(kb, args.dialect))})
     rules = rules_from_args(kb, args)
     start = start_from_args(kb, args)
-    store = read_model(args, MemoryOptions).open()  # before the model loads: a bad memory file is found at once
+    store, unrecorded = _open_memory(args)  # before the model loads: a bad memory file is found at once
     progress = TerminalProgress()
     planner = remembering(build_planner(name, kb, args, progress, rules=rules), kb, store)
     render = RENDER[args.format]
@@ -103,14 +103,31 @@ def run(args: argparse.Namespace) -> int:
             f"(step {error.step}: {error.message}); please report this"
         )
         return _failed(args, "internal_error", message, planner=name)
-    unrecorded = None
+    write_output(args.output, render(result))  # printed first: a memory that cannot take it costs nothing
     if store is not None and args.record:
         try:
             record(store, f"plan/{goal.item}", result, planner.memory)  # no executions: `memory build` adds those
-        except MemoryFileError as exc:  # locked past the busy timeout, a full disk: the plan is still shown
+        except MemoryFileError as exc:  # locked past the busy timeout, a full disk: the plan is shown above
             unrecorded = str(exc)
-    write_output(args.output, render(result))
     return fail(f"{unrecorded}; the plan was not recorded") if unrecorded else 0
+
+
+def _open_memory(args: argparse.Namespace):
+    """(the ``--memory`` store or None, why the plan will not be recorded or None).
+
+    A memory another process holds locked does not cost the plan: it is made
+    without the memory and printed; with ``--record`` the one line after it says
+    it was not recorded (exit 2), without it a warning says the memory was not
+    used. Any other unusable memory file is refused (exit 2) before planning.
+    """
+    options = read_model(args, MemoryOptions)
+    try:
+        return options.open(), None
+    except MemoryLockedError as exc:
+        if args.record:  # the one line comes after the plan
+            return None, f"{exc}; the plan was made without the memory"
+        warn(f"{exc}; planning without the memory")
+        return None, None
 
 
 def _failed(args: argparse.Namespace, status: str, message: str, **fields) -> int:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Literal
 
+from ..atomic_files import replacing
 from ..kb import KnowledgeBase
 from ..model import Goal
 from ..planner.decomposer import PlanningError
@@ -159,7 +160,7 @@ class DataGenerator:
 def write_jsonl(examples, path: Path) -> Counter:
     """Write the examples one per line; the count per kind."""
     counts: Counter = Counter()
-    with open(path, "w", encoding="utf-8") as out:
+    with replacing(path) as out:  # the old file kept whole until the new one is complete
         for example in examples:
             out.write(json.dumps(example, ensure_ascii=False) + "\n")
             counts[example["kind"]] += 1

@@ -16,6 +16,9 @@ from pathlib import Path
 
 from .runfile import RunFileError, read_run
 
+#: the exit status of a run ended by SIGTERM (128 + 15, what a shell reports for a process it killed)
+TERMINATED = 128 + signal.SIGTERM
+
 
 @contextlib.contextmanager
 def terminated_as_exit():

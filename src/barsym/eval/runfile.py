@@ -16,6 +16,7 @@ refused too (an exclusive ``flock`` for the life of the run).
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -24,6 +25,7 @@ from pathlib import Path
 
 from ..bar_io import read_input
 from ..private_files import unwritable
+from ..redact import hide_secrets
 
 RUN_VERSION = 1
 
@@ -90,7 +92,7 @@ def check_resumable(path: Path, header: dict) -> None:
         raise RunFileError(f"--run {path}: the folder {path.parent} does not exist")
     if path.exists() and not path.is_file():
         raise RunFileError(f"--run {path}: not a regular file; give the name of a file")
-    why = unwritable(path)  # a read-only file or folder: found now, not when the first task is done
+    why = unwritable(path, replaced=False)  # a read-only file or folder: found now, not after the first task
     if why is not None:
         raise RunFileError(f"--run {path}: {why}")
     if not path.is_file() or b"\n" not in _read(path):
@@ -112,7 +114,7 @@ class RunFile:
         self.lines: dict[str, list[tuple[int, dict]]] = {}  # key -> every (line, record) of it, in file order
         self._count = 1  # the number of the file's last line
         try:
-            self._file = open(self.path, "a+b")
+            self._file = open(self.path, "a+b", buffering=0)  # unbuffered: nothing left to flush, or fail, at close
         except OSError as exc:
             raise RunFileError(f"--run {self.path}: cannot open ({exc.strerror})") from None
         if not stat.S_ISREG(os.fstat(self._file.fileno()).st_mode):  # /dev/full, a FIFO: nothing to resume
@@ -153,27 +155,35 @@ class RunFile:
         self.lines.setdefault(record["key"], []).append((self._count, record))
 
     def _write(self, value: dict) -> None:
-        """One line, flushed to disk; a full disk is one line saying what was kept (the lines before it)."""
-        line = (json.dumps(value, sort_keys=True) + "\n").encode("utf-8")
+        """One line, written whole and synced to disk; a full disk is one line saying what was kept.
+
+        The file is unbuffered and written with ``os.write`` until every byte is
+        out: a short write on a full disk is seen here, the line's start is cut
+        off again with ``ftruncate`` (no half line is left for the next run),
+        and closing the file later has no buffer whose flush could fail again.
+        """
+        line = (hide_secrets(json.dumps(value, sort_keys=True)) + "\n").encode("utf-8")
+        descriptor = self._file.fileno()
+        end = None
         try:
-            self._file.seek(0, os.SEEK_END)
-            end = self._file.tell()
-            self._file.write(line)
-            self._file.flush()
-            os.fsync(self._file.fileno())
+            end = os.lseek(descriptor, 0, os.SEEK_END)
+            view = memoryview(line)
+            while view:
+                view = view[os.write(descriptor, view) :]
+            os.fsync(descriptor)
         except OSError as exc:
-            try:  # no half line left behind for the next run to read
-                self._file.truncate(end)
-            except (OSError, UnboundLocalError):
-                pass
+            if end is not None:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(descriptor, end)
             raise RunFileError(
-                f"--run {self.path}: cannot write ({exc.strerror}); the tasks finished before "
-                "are kept in it; free some space and run again to go on"
+                f"--run {self.path}: cannot write ({exc.strerror}); {len(self.done)} finished task(s) are kept "
+                "in it: free some space, then resume with the same command (it runs the rest)"
             ) from None
 
     def close(self) -> None:
         if not self._file.closed:
-            self._file.close()
+            with contextlib.suppress(OSError):  # unbuffered: there is nothing left to lose here
+                self._file.close()
 
     def __enter__(self) -> "RunFile":
         return self

@@ -33,7 +33,14 @@ class UnknownItemError(KeyError):
 
     def __str__(self) -> str:
         hint = f"; did you mean {', '.join(self.suggestions)}?" if self.suggestions else ""
-        return f"unknown item {self.name!r}{hint}"
+        shown = (
+            repr(self.name) if len(self.name) <= _SHOWN else f"{self.name[:_SHOWN]!r}... ({len(self.name)} characters)"
+        )
+        return f"unknown item {shown}{hint}"  # a 10 MB name is not echoed back whole
+
+
+#: the longest item name quoted back in a message (the longest real one is under 40 characters)
+_SHOWN = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +178,8 @@ class KnowledgeBase:
         raise UnknownItemError(name, self.suggest(key))
 
     def suggest(self, name: str, n: int = 3) -> list[str]:
+        if len(name) > 4 * _SHOWN:  # no item is called anything like it; difflib would only take its time
+            return []
         pool = self._name_pool
         close = difflib.get_close_matches(name, pool, n=n, cutoff=0.6)
         if not close:

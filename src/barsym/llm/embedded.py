@@ -37,6 +37,8 @@ def _checked(path: Path, source: str) -> Path:
         raise ModelNotFoundError(
             f"model path from {source} is a directory, not a GGUF file: {path}. Point it at the .gguf file itself."
         )
+    if path.exists() and not path.is_file():  # /dev/zero, a FIFO, a socket: there, but not a file
+        raise ModelNotFoundError(f"model path from {source} is not a regular file: {path}. Point it at a .gguf file.")
     if not path.is_file():
         raise ModelNotFoundError(
             f"model file from {source} does not exist: {path}. "

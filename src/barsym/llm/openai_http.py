@@ -55,7 +55,7 @@ import urllib.request
 import warnings
 from typing import Any, Literal
 
-from ..redact import redact, url_without_password
+from ..redact import redact, remember_secret, url_without_password
 from .base import (
     BackendTimeoutError,
     BackendUnavailableError,
@@ -144,8 +144,11 @@ class OpenAIHTTPBackend(LLMBackend):
         if parsed.username is not None or parsed.password is not None:
             import base64
 
-            pair = f"{urllib.parse.unquote(parsed.username or '')}:{urllib.parse.unquote(parsed.password or '')}"
+            password = urllib.parse.unquote(parsed.password or "")
+            pair = f"{urllib.parse.unquote(parsed.username or '')}:{password}"
             self._basic = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+            remember_secret(password, pair, self._basic.split()[1])  # a server echoing them: hidden all the same
+        remember_secret(api_key or "")  # hidden from the call log, the output and every message from now on
         root = url_without_password(base_url.strip()).rstrip("/")
         if root.endswith("/v1"):
             root = root[: -len("/v1")]

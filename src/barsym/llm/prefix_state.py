@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import struct
-import tempfile
 import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from ..private_files import private_dir, untrusted, write_private
 
 __all__ = ["PrefixKey", "PrefixStateStore", "PrefixStateWarning", "StateCheck", "model_identity"]
 
@@ -95,6 +95,10 @@ class PrefixStateStore:
     def load(self, key: PrefixKey, tokens: list[int]) -> tuple[bytes, StateCheck] | None:
         """The saved state for ``key`` and ``tokens`` and its check; None if there is none or it is unusable (warned)."""
         path = self.path_for(key)
+        problem = untrusted(self.directory) or untrusted(path)  # planted: the same rules as every file barsym keeps
+        if problem and path.exists():
+            self._warn(path, f"it or its folder {problem}")
+            return None
         try:
             blob = path.read_bytes()
         except FileNotFoundError:
@@ -141,7 +145,8 @@ class PrefixStateStore:
         return "", (body[4 * count :], StateCheck(ids, logits))
 
     def save(self, key: PrefixKey, tokens: list[int], payload: bytes, check: StateCheck) -> Path | None:
-        """Write atomically (temporary file, then rename); a folder that cannot be written is skipped."""
+        """Write atomically as a 0600 file (:func:`~barsym.private_files.write_private`); a folder that cannot be
+        written, or that others could write, is skipped."""
         path = self.path_for(key)
         body = struct.pack(f"<{len(tokens)}i", *tokens) + payload
         header = json.dumps(
@@ -155,11 +160,10 @@ class PrefixStateStore:
             }
         ).encode()
         try:
-            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-            with tempfile.NamedTemporaryFile("wb", dir=self.directory, delete=False, suffix=".tmp") as tmp:
-                os.chmod(tmp.name, 0o600)
-                tmp.write(MAGIC + struct.pack("<Q", len(header)) + header + body)
-            os.replace(tmp.name, path)
+            private_dir(self.directory)  # every folder made here 0700
+            if untrusted(self.directory):  # another user's, or one others can write: nothing saved there
+                return None
+            write_private(path, MAGIC + struct.pack("<Q", len(header)) + header + body)
         except OSError:
             return None  # a read-only cache must not stop planning: the next run evaluates the prefix again
         self._prune(path)

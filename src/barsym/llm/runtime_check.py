@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..private_files import private_dir, write_private
 from .base import BackendUnavailableError
 from .native import LoadProfile
 
@@ -155,12 +156,7 @@ def _load(path: Path) -> dict[str, Any] | None:
 
 def _save(path: Path, verdict: dict[str, Any]) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(verdict, handle)
-        os.replace(tmp, path)
+        write_private(private_dir(path.parent) / path.name, json.dumps(verdict).encode("utf-8"))
     except OSError:
         pass  # a read-only cache: the check runs again next time
 

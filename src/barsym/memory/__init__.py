@@ -2,7 +2,7 @@
 
 from .decomposer import DEFAULT_MIN_RUNS, DEFAULT_THRESHOLD, MEMORY, MemoryDecomposer, MemoryPlanner, with_memory
 from .recorder import TaskRecorder, record, records
-from .store import MemoryFileError, MemoryStore, default_path
+from .store import MemoryFileError, MemoryLockedError, MemoryStore, default_path
 
 __all__ = [
     "DEFAULT_MIN_RUNS",
@@ -10,6 +10,7 @@ __all__ = [
     "MEMORY",
     "MemoryDecomposer",
     "MemoryFileError",
+    "MemoryLockedError",
     "MemoryPlanner",
     "MemoryStore",
     "TaskRecorder",

@@ -32,6 +32,7 @@ from ..planner.decomposer import Decomposer, Decomposition, PlanContext, goal_la
 from ..planner.stats import MemoryStats
 from ..planner.verify import check_decomposition
 from .examples import DEFAULT_EXAMPLES, CloseGoalExamples
+from .row_checks import Vocabulary
 from .store import Candidate, MemoryStore
 
 MEMORY = "memory"
@@ -211,6 +212,8 @@ def with_memory(
         loop = loop.inner
     if not hasattr(loop, "decomposer"):
         raise ValueError(f"planner {planner.name} has no goal decomposer, so it cannot use a memory")
+    if store is not None and store.vocabulary is None:  # every remembered row is checked against kb's names
+        store.vocabulary = Vocabulary.of(kb)
     memory = MemoryDecomposer(kb, loop.decomposer, store, threshold, min_runs, rules=getattr(loop, "rules", None))
     if store is not None and examples > 0 and hasattr(loop.decomposer, "examples"):
         memory.examples = CloseGoalExamples(kb, store, threshold, min_runs, examples, memory.rules)

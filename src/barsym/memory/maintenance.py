@@ -22,6 +22,7 @@ from ..sim.options import ExecutionOptions
 from ..sim.world import World
 from .memory_file import MemoryFileError, default_path
 from .recorder import record
+from .row_checks import Vocabulary
 from .store import MemoryStore
 
 
@@ -101,27 +102,36 @@ def export_jsonl(store: MemoryStore, out: TextIO) -> None:
         out.write(json.dumps(plan) + "\n")
 
 
-def import_jsonl(store: MemoryStore, text: str, where: str) -> tuple[int, int]:
+def import_jsonl(store: MemoryStore, text: str, where: str, vocabulary: Vocabulary | None = None) -> tuple[int, int]:
     """Add the plans of an export, all or none; ``(added, read)``. ValueError naming the line or the record
-    that is wrong (``where:N: not JSON (...)``); the memory is then as it was."""
-    records = []
+    that is wrong (``where:N: not JSON (...)``); the memory is then as it was.
+
+    ``vocabulary`` (:meth:`Vocabulary.of` a knowledge base) also refuses items, worlds and layers it does not
+    know; without it only the shape, the step notation and the counts are checked.
+    """
+    records, lines = [], []
     for number, line in enumerate(text.splitlines(), start=1):
         if line.strip():
             try:
                 records.append(json.loads(line))
             except json.JSONDecodeError as exc:
-                raise ValueError(f"{where}:{number}: not JSON ({exc.msg})") from None
+                raise ValueError(f"{where}:{number}: not JSON ({exc.msg}); nothing imported") from None
+            except RecursionError:
+                raise ValueError(f"{where}:{number}: JSON nested too deeply to read; nothing imported") from None
+            except ValueError:  # an integer of more than 4300 digits
+                raise ValueError(f"{where}:{number}: a number too long to read; nothing imported") from None
+            lines.append(number)
     try:
-        return store.import_plans(records), len(records)
+        return store.import_plans(records, vocabulary, lines), len(records)
     except ValueError as exc:
         raise ValueError(f"{where}: {exc}; nothing imported") from None
 
 
-def import_file(store: MemoryStore, path) -> tuple[int, int]:
+def import_file(store: MemoryStore, path, vocabulary: Vocabulary | None = None) -> tuple[int, int]:
     """:func:`import_jsonl` of a file an export wrote; a file that cannot be read is a ValueError too."""
     try:
         text = read_input(path).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         why = exc.strerror if isinstance(exc, OSError) else f"not UTF-8 text: bad byte at offset {exc.start}"
         raise ValueError(f"{path}: cannot read ({why})") from None
-    return import_jsonl(store, text, str(path))
+    return import_jsonl(store, text, str(path), vocabulary)

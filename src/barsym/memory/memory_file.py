@@ -15,7 +15,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from ..private_files import create_private
+from ..private_files import create_private, untrusted_side_file
 
 #: "BSYM": marks a SQLite file as a barsym memory
 APPLICATION_ID = 0x4253594D
@@ -81,12 +81,30 @@ class MemoryFileError(Exception):
     """The memory file cannot be used; the message is one line for the user."""
 
 
+class MemoryLockedError(MemoryFileError):
+    """Another process holds the memory's lock past the busy timeout: the work can go on without the memory."""
+
+
+def _unusable(path: Path, exc: sqlite3.Error, timeout: float) -> MemoryFileError:
+    """The one-line error for a failed write or lock; a lock held by another process is a MemoryLockedError."""
+    text = str(exc)
+    locked = "locked" in text or "busy" in text
+    return (MemoryLockedError if locked else MemoryFileError)(_why_unwritable(path, exc, timeout))
+
+
 def default_path() -> Path:
     """``$BARSYM_MEMORY``, else ``memory.sqlite`` in the user data directory (XDG)."""
     if os.environ.get("BARSYM_MEMORY"):
         return Path(os.environ["BARSYM_MEMORY"])
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "barsym" / "memory.sqlite"
+
+
+def _first_damage(rows: list) -> str:
+    """The first damage ``quick_check`` lists, or "ok"; a row edited past a CHECK constraint is not damage
+    to the file (the reads skip it, with a warning naming it: :mod:`.row_checks`)."""
+    found = [str(row[0]) for row in rows if not str(row[0]).startswith("CHECK constraint failed")]
+    return found[0] if found else "ok"
 
 
 class MemoryFile:
@@ -113,6 +131,9 @@ class MemoryFile:
                 create_private(self.path)
             except OSError as exc:
                 raise MemoryFileError(f"memory {self.path}: cannot create the file ({exc.strerror or exc})") from None
+        side = untrusted_side_file(self.path)  # a -wal others can write plants rows in a file they cannot
+        if side is not None:
+            raise MemoryFileError(f"memory {self.path}: {side}; delete it (with no barsym running) or fix its mode")
         try:
             uri = f"file:{self.path}?mode={'ro' if readonly else 'rwc'}"
             self.db = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None)
@@ -129,6 +150,10 @@ class MemoryFile:
             app = self.db.execute("PRAGMA application_id").fetchone()[0]
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
             tables = self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):  # an exclusive lock held before this command started
+                raise _unusable(self.path, exc, self.timeout) from None
+            raise MemoryFileError(f"memory {self.path}: not a barsym memory or corrupt ({exc})") from None
         except sqlite3.DatabaseError as exc:
             raise MemoryFileError(f"memory {self.path}: not a barsym memory or corrupt ({exc})") from None
         if app != APPLICATION_ID and (tables or version):
@@ -141,6 +166,11 @@ class MemoryFile:
                 f"reads up to {SCHEMA_VERSION}); upgrade barsym"
             )
         if readonly:
+            if version == 0 and not tables:  # an empty file: nothing recorded into it yet
+                raise MemoryFileError(
+                    f"memory {self.path}: is empty (nothing recorded yet); record into it with --record "
+                    "(or memory build/import), or give another --memory file"
+                )
             if version < SCHEMA_VERSION:
                 raise MemoryFileError(f"memory {self.path}: schema {version} needs migrating; open it for writing")
             try:  # a read-only reader checks too: a damaged page would otherwise surface mid-plan
@@ -154,14 +184,14 @@ class MemoryFile:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
-            problem = self.db.execute("PRAGMA quick_check").fetchone()[0]
+            problem = _first_damage(self.db.execute("PRAGMA quick_check").fetchall())
         except sqlite3.OperationalError as exc:
             if "readonly" in str(exc):  # write-protected beyond what os.access sees (immutable file, read-only disk)
                 raise MemoryFileError(
                     f"memory {self.path}: cannot write the file or its folder ({exc}); recording needs to write it"
                 ) from None
             if any(word in str(exc) for word in ("locked", "busy", "full")):
-                raise MemoryFileError(_why_unwritable(self.path, exc, self.timeout)) from None
+                raise _unusable(self.path, exc, self.timeout) from None
             raise MemoryFileError(f"memory {self.path}: corrupt or unwritable ({' '.join(str(exc).split())})") from None
         except sqlite3.DatabaseError as exc:
             raise MemoryFileError(f"memory {self.path}: corrupt or unwritable ({' '.join(str(exc).split())})") from None
@@ -213,7 +243,7 @@ class MemoryFile:
         except sqlite3.IntegrityError:
             raise
         except sqlite3.Error as exc:
-            raise MemoryFileError(_why_unwritable(self.path, exc, self.timeout)) from None
+            raise _unusable(self.path, exc, self.timeout) from None
 
     @contextlib.contextmanager
     def _reading(self):

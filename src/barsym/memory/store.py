@@ -14,10 +14,19 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import warnings
 from collections import Counter
 from dataclasses import dataclass
 
-from .memory_file import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, MemoryFile, MemoryFileError, default_path
+from .memory_file import (
+    APPLICATION_ID,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    MemoryFile,
+    MemoryFileError,
+    MemoryLockedError,
+    default_path,
+)
 from .records import (
     DecompositionRecord,
     RememberedDecomposition,
@@ -25,8 +34,8 @@ from .records import (
     as_export,
     canonical,
     first_problem,
-    parsed_export,
 )
+from .row_checks import GOOD_EXECUTION, GOOD_GOAL, Vocabulary, checked_export, decomposition_problem
 
 __all__ = [
     "APPLICATION_ID",
@@ -35,6 +44,7 @@ __all__ = [
     "Candidate",
     "DecompositionRecord",
     "MemoryFileError",
+    "MemoryLockedError",
     "MemoryStore",
     "default_path",
 ]
@@ -72,8 +82,39 @@ class Candidate:
         return self.successes / self.runs if self.runs else 0.0
 
 
+class MemoryRowWarning(UserWarning):
+    """A damaged row of the memory was skipped (named in the message): never shown, never used."""
+
+
 class MemoryStore(MemoryFile):
-    """An open memory: plans, their decompositions and executions (see the module docstring)."""
+    """An open memory: plans, their decompositions and executions (see the module docstring).
+
+    Every row read is checked (:mod:`.row_checks`); ``vocabulary``, set by whoever has the knowledge base
+    (:func:`~barsym.memory.with_memory`, ``barsym memory``), adds the item names to the checks.
+    """
+
+    vocabulary: Vocabulary | None = None
+
+    def skipped(self, what: str, why: str) -> None:
+        """One warning per damaged row and process: the row is left out of what is shown or used."""
+        key = (what, why)
+        seen = self.__dict__.setdefault("_skipped", set())
+        if key not in seen:
+            seen.add(key)
+            warnings.warn(f"memory {self.path}: {what} is damaged ({why}); skipped", MemoryRowWarning, stacklevel=3)
+
+    def _skip_bad_executions(self) -> None:
+        """Warn once about every execution row that cannot be counted (the SQL of the reads leaves them out)."""
+        if self.__dict__.get("_executions_checked"):
+            return
+        self._executions_checked = True
+        for row_id, plan_id, runs, successes in self.db.execute(
+            f"SELECT id, plan_id, runs, successes FROM executions WHERE NOT ({GOOD_EXECUTION})"
+        ).fetchall():
+            self.skipped(
+                f"execution row {row_id} (plan {plan_id})",
+                f"{str(successes)[:20]} successes of {str(runs)[:20]} runs; need whole numbers, 0 <= successes <= runs",
+            )
 
     # ---- writing: one transaction per plan ----------------------------------------------
     def record_plan(
@@ -150,40 +191,43 @@ class MemoryStore(MemoryFile):
     def candidates(self, item: str, count: int) -> list[Candidate]:
         """Every non-stale decomposition of this goal, pooled by signature, best success rate first."""
         with self._reading():
+            self._skip_bad_executions()
             rows = self._candidate_rows(item, count)
-        out = [
-            Candidate(r[0], self._record(item, count, r), r[6], r[7], r[8]) for r in rows if r[0] not in self.stale_here
-        ]
+        out = []
+        for r in rows:
+            record = self._record(item, count, r)
+            if record is not None and r[0] not in self.stale_here:
+                out.append(Candidate(r[0], record, r[6], r[7], r[8]))
         return sorted(out, key=lambda c: (-c.rate, -c.runs, c.signature))
 
-    def _record(self, item: str, count: int, row) -> DecompositionRecord:
-        """A stored row as a record, checked with the import's model; a damaged row is one line naming it."""
+    def _record(self, item: str, count: int, row) -> DecompositionRecord | None:
+        """A stored row as a record, checked as an import is; a damaged row is one warning naming it, and None."""
         try:
+            loaded = [json.loads(text) for text in row[1:4]]
             fields = RememberedDecomposition.model_validate(
                 {
                     "goal_item": item,
                     "goal_count": count,
-                    "context": json.loads(row[1]),
-                    "step": json.loads(row[2]),
-                    "subgoals": json.loads(row[3]),
+                    "context": loaded[0],
+                    "step": loaded[1],
+                    "subgoals": loaded[2],
                     "yields": row[4],
                     "provenance": row[5],
                 }
             )
-        except (ValidationError, ValueError, TypeError) as exc:
-            why = first_problem(exc) if isinstance(exc, ValidationError) else str(exc)
-            raise MemoryFileError(
-                f"memory {self.path}: the remembered decomposition of {count} {item} "
-                f"(signature {row[0][:60]}) is damaged ({why}); export, fix and re-import, "
-                "or clear the memory"
-            ) from None
-        return DecompositionRecord(
-            item, count, json.loads(row[1]), json.loads(row[2]), json.loads(row[3]), fields.yields, fields.provenance
-        )
+            why = decomposition_problem(fields, self.vocabulary)
+        except ValidationError as exc:
+            why = first_problem(exc)
+        except (ValueError, TypeError, RecursionError) as exc:  # not JSON, or nested past the parser's depth
+            why = "not JSON" if isinstance(exc, (ValueError, RecursionError)) else str(exc)
+        if why:
+            self.skipped(f"the remembered decomposition of {count} {item[:60]} (signature {str(row[0])[:60]})", why)
+            return None
+        return DecompositionRecord(item, count, *loaded, fields.yields, fields.provenance)
 
     def _candidate_rows(self, item: str, count: int) -> list:
         return self.db.execute(
-            """SELECT d.signature, min(d.context), min(d.step), min(d.subgoals), min(d.yields), min(d.provenance),
+            f"""SELECT d.signature, min(d.context), min(d.step), min(d.subgoals), min(d.yields), min(d.provenance),
                       coalesce(sum(e.successes), 0), coalesce(sum(e.runs), 0), count(DISTINCT d.plan_id)
                FROM (SELECT plan_id, signature, min(context) AS context, min(step) AS step,
                             min(subgoals) AS subgoals, min(yields) AS yields, min(provenance) AS provenance
@@ -191,7 +235,7 @@ class MemoryStore(MemoryFile):
                        AND signature NOT IN (SELECT signature FROM stale)
                      GROUP BY plan_id, signature) d
                LEFT JOIN (SELECT plan_id, sum(successes) AS successes, sum(runs) AS runs
-                          FROM executions GROUP BY plan_id) e ON e.plan_id = d.plan_id
+                          FROM executions WHERE {GOOD_EXECUTION} GROUP BY plan_id) e ON e.plan_id = d.plan_id
                GROUP BY d.signature""",
             (item, count),
         ).fetchall()
@@ -209,6 +253,7 @@ class MemoryStore(MemoryFile):
             "stale",
         )
         with self._reading():
+            self._skip_bad_executions()
             row = self._count_row()
         out = dict(zip(names, row))
         out["stale"] += len(self.stale_here)
@@ -216,21 +261,36 @@ class MemoryStore(MemoryFile):
 
     def _count_row(self):
         return self.db.execute(
-            """SELECT (SELECT count(*) FROM plans), (SELECT count(*) FROM decompositions),
+            f"""SELECT (SELECT count(*) FROM plans), (SELECT count(*) FROM decompositions),
                       (SELECT count(DISTINCT signature) FROM decompositions),
                       (SELECT count(*) FROM (SELECT DISTINCT goal_item, goal_count FROM decompositions)),
-                      (SELECT count(*) FROM executions), (SELECT coalesce(sum(runs), 0) FROM executions),
-                      (SELECT coalesce(sum(successes), 0) FROM executions), (SELECT count(*) FROM stale)"""
+                      (SELECT count(*) FROM executions WHERE {GOOD_EXECUTION}),
+                      (SELECT coalesce(sum(runs), 0) FROM executions WHERE {GOOD_EXECUTION}),
+                      (SELECT coalesce(sum(successes), 0) FROM executions WHERE {GOOD_EXECUTION}),
+                      (SELECT count(*) FROM stale)"""
         ).fetchone()
 
     def goals(self) -> list[tuple[str, int]]:
+        """Every remembered goal; a row whose goal is not one (count ``-5`` or ``'abc'``, an unknown item) is
+        skipped with one warning naming it."""
         with self._reading():
-            return [
-                tuple(r)
-                for r in self.db.execute(
-                    "SELECT DISTINCT goal_item, goal_count FROM decompositions ORDER BY goal_item, goal_count"
-                )
-            ]
+            for row_id, item, count in self.db.execute(
+                f"SELECT id, goal_item, goal_count FROM decompositions WHERE NOT ({GOOD_GOAL})"
+            ).fetchall():
+                self.skipped(f"decomposition row {row_id}", f"goal {str(count)[:20]} {str(item)[:60]} is not a goal")
+            found = self.db.execute(
+                f"SELECT DISTINCT goal_item, goal_count FROM decompositions WHERE {GOOD_GOAL} "
+                "ORDER BY goal_item, goal_count"
+            ).fetchall()
+        known = self.vocabulary
+        out = []
+        for item, count in found:
+            problem = None if known is None else known.item_problem(item)
+            if problem:
+                self.skipped(f"the remembered goal {count} {item[:60]}", problem)
+            else:
+                out.append((item, count))
+        return out
 
     # ---- export / import / maintenance ---------------------------------------------------
     def export_plans(self):
@@ -239,53 +299,74 @@ class MemoryStore(MemoryFile):
             yield from self._export_plans()
 
     def _export_plans(self):
+        """Every plan that reads back as an export would be imported; a damaged one is one warning, skipped."""
         for pid, task, planner, item, count, steps in self.db.execute(
             "SELECT id, task, planner, goal_item, goal_count, steps FROM plans ORDER BY id"
         ).fetchall():
-            decs = [
-                {
-                    "goal_item": r[0],
-                    "goal_count": r[1],
-                    "context": json.loads(r[2]),
-                    "step": json.loads(r[3]),
-                    "subgoals": json.loads(r[4]),
-                    "yields": r[5],
-                    "provenance": r[6],
-                }
-                for r in self.db.execute(
-                    "SELECT goal_item, goal_count, context, step, subgoals, yields,"
-                    " provenance FROM decompositions WHERE plan_id=? ORDER BY id",
-                    (pid,),
-                )
-            ]
-            exes = [
-                [w, _read_seed(seed), r, k]
-                for w, seed, r, k in self.db.execute(
-                    "SELECT world, seed, runs, successes FROM executions WHERE plan_id=? ORDER BY id", (pid,)
-                )
-            ]
-            yield {
-                "task": task,
-                "planner": planner,
-                "goal": [item, count],
-                "steps": json.loads(steps),
-                "decompositions": decs,
-                "executions": exes,
+            try:
+                plan = self._exported(pid, task, planner, item, count, steps)
+                checked_export(plan, pid, self.vocabulary)
+            except (ValueError, TypeError, RecursionError) as exc:
+                why = "a field is not JSON" if isinstance(exc, (RecursionError, json.JSONDecodeError)) else str(exc)
+                self.skipped(f"plan {pid}", why.removeprefix(f"record {pid}: "))
+                continue
+            yield plan
+
+    def _exported(self, pid, task, planner, item, count, steps) -> dict:
+        """One plan's rows as an exported record (not yet checked)."""
+        decs = [
+            {
+                "goal_item": r[0],
+                "goal_count": r[1],
+                "context": json.loads(r[2]),
+                "step": json.loads(r[3]),
+                "subgoals": json.loads(r[4]),
+                "yields": r[5],
+                "provenance": r[6],
             }
+            for r in self.db.execute(
+                "SELECT goal_item, goal_count, context, step, subgoals, yields,"
+                " provenance FROM decompositions WHERE plan_id=? ORDER BY id",
+                (pid,),
+            )
+        ]
+        exes = [
+            [w, _read_seed(seed) if isinstance(seed, int) else seed, r, k]
+            for w, seed, r, k in self.db.execute(
+                "SELECT world, seed, runs, successes FROM executions WHERE plan_id=? ORDER BY id", (pid,)
+            )
+        ]
+        return {
+            "task": task,
+            "planner": planner,
+            "goal": [item, count],
+            "steps": json.loads(steps),
+            "decompositions": decs,
+            "executions": exes,
+        }
 
     def import_plan(self, record: dict) -> int:
         """Store one exported plan; ValueError (with what is wrong) for a record of another shape."""
         return self.import_plans([record])
 
-    def import_plans(self, records: list) -> int:
+    def import_plans(self, records: list, vocabulary: Vocabulary | None = None, lines: list[int] | None = None) -> int:
         """Store exported plans all or none (one transaction); ValueError naming the first bad record.
+
+        ``vocabulary`` (the knowledge base's names) refuses unknown items, worlds and layers too;
+        ``lines`` are the records' line numbers in the file, for the message.
 
         Idempotent: a plan already in the memory (equal in every field, executions
         included) is not added again, so importing one export twice counts its
         runs once. Plans that occur twice in the export occur twice after it: the
         comparison counts copies. Returns how many plans were added.
         """
-        parsed = [parsed_export(record, number) for number, record in enumerate(records, start=1)]
+        parsed = []
+        for number, record in enumerate(records, start=1):
+            try:  # the shape, then the sense: known items and worlds, real steps, counts in range
+                parsed.append(checked_export(record, number, vocabulary))
+            except ValueError as exc:
+                where = f"line {lines[number - 1]}, " if lines else ""
+                raise ValueError(f"{where}{exc}") from None
         added = 0
         with self._transaction():
             present = Counter(canonical(plan) for plan in self._export_plans())

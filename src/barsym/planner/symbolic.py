@@ -37,7 +37,7 @@ from pydantic import ValidationError
 
 from ..graph import CraftGraph, item_node
 from ..kb import KnowledgeBase, Rules, rules_for
-from ..model import Goal, Step, StepType
+from ..model import MAX_COUNT, Goal, Step, StepType
 from .decomposer import Decomposition, PlanContext, PlanningError, goal_layer, layer_goal
 
 PROVENANCE = "symbolic"
@@ -79,9 +79,12 @@ class SymbolicDecomposer:
             if kind == "smelt":
                 return self._smelt(item, goal.count, index, context)
             return self._gather(item, goal.count, context)
-        except ValidationError as exc:
+        except ValidationError as exc:  # said in barsym's words, not pydantic's ("Input should be ...")
+            needed = exc.errors()[0].get("input")
+            amount = f"{needed} units" if isinstance(needed, int) else "more units"
             raise PlanningError(
-                "too_large", f"{goal}: a step would exceed the count bound ({exc.errors()[0]['msg']})"
+                "too_large",
+                f"{goal}: a step would need {amount}, more than the {MAX_COUNT} one step may make; ask for fewer",
             ) from None
 
     # ---- choices ---------------------------------------------------------------------

@@ -40,7 +40,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..kb import cache_dir
-from ..private_files import create_private, private_dir, untrusted
+from ..private_files import create_private, private_dir, untrusted, untrusted_side_file
 from ..redact import redact
 from .call_records import CallRecord, damaged_summary, record_from_row
 
@@ -114,10 +114,12 @@ class CallLog:
 
     def __init__(self, path: Path, *, create: bool = True):
         self.path = Path(path)
-        if not create and not self.path.is_file():
-            raise FileNotFoundError(str(self.path))
+        if not create and (not self.path.is_file() or self.path.stat().st_size == 0):
+            raise FileNotFoundError(str(self.path))  # missing, or empty: nothing logged yet
         if create:
             self._prepare()
+        elif untrusted_side_file(self.path) is not None:  # what it would show could be planted there
+            raise LogError(f"not reading the call log {self.path}: {untrusted_side_file(self.path)}; delete it")
         try:
             self.db = self._connect(create)
             version = self._version(create)
@@ -146,8 +148,11 @@ class CallLog:
         private_dir(self.path.parent)
         if not create_private(self.path):  # a log of an older barsym may be world-readable: it holds prompts
             for part in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
-                if part.exists() and not part.is_symlink() and part.stat().st_mode & 0o077:
+                if part.exists() and not part.is_symlink() and untrusted(part) is None and part.stat().st_mode & 0o077:
                     part.chmod(0o600)
+        problem = untrusted_side_file(self.path)  # SQLite would write into it without a question
+        if problem is not None:
+            raise LogError(f"not using the call log {self.path}: {problem}; delete it, or point {ENV_VAR} elsewhere")
 
     def _connect(self, create: bool) -> sqlite3.Connection:
         if create:
@@ -174,6 +179,9 @@ class CallLog:
             db.executescript(_SCHEMA)
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
             db.commit()
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "meta" not in tables:  # not "no such table: meta": another database, or a log made and never written
+            raise sqlite3.DatabaseError("it has no barsym tables")
         row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         if row is None:
             raise sqlite3.DatabaseError("no schema version")
