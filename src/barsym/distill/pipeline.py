@@ -4,7 +4,7 @@ The layout check runs on the *base* weights before training starts (a
 mapping error costs seconds, not a training run). While training runs, the
 adapter and a resumable checkpoint are written every few minutes, each to a
 temporary file renamed over the last (a run stopped at any moment leaves the
-previous pair whole); the last pair is written when training stops. The
+previous pair whole, :mod:`barsym.atomic_files`); the last pair is written when training stops. The
 adapter is read back once to be sure every tensor is there.
 """
 
@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import os
 import resource
+import tempfile
 import time
 from collections.abc import Callable
 
+from ..atomic_files import replacing, write_atomic
 from ..consistency.anchors import SCORE_METHOD_KEY
 from .gguf_out import check_layout, gguf_weights, lora_tensors, write_adapter
 from .train import TrainConfig, train
@@ -55,22 +57,13 @@ def distill(
 
     def save(model, state: dict) -> None:
         tensors = lora_tensors(model.state_dict(), model.get_base_model().config)
-        for path, write in (
-            (
-                out,
-                lambda tmp: write_adapter(
-                    base, tensors, tmp, alpha=config.lora_alpha, out_type=out_type, metadata=metadata
-                ),
-            ),
-            (checkpoint_path(out), lambda tmp: torch.save(state, tmp)),
-        ):
-            tmp = f"{path}.tmp-{os.getpid()}"
-            try:
-                write(tmp)
-                os.replace(tmp, path)
-            finally:
-                if os.path.exists(tmp):
-                    os.unlink(tmp)
+        with tempfile.TemporaryDirectory(dir=os.path.dirname(os.path.abspath(out))) as scratch:
+            made = os.path.join(scratch, "adapter.gguf")  # the gguf writer wants a path of its own
+            write_adapter(base, tensors, made, alpha=config.lora_alpha, out_type=out_type, metadata=metadata)
+            with open(made, "rb") as written:
+                write_atomic(out, written.read())
+        with replacing(checkpoint_path(out), binary=True) as handle:
+            torch.save(state, handle)
         log(f"step {state['step']}: wrote {out} and {checkpoint_path(out)}")
 
     model, summary = train(rows, base, config, log=log, before=check, resume=resume, checkpoint=save)
