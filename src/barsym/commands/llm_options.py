@@ -45,7 +45,7 @@ def make_from_options(name: str, kb: KnowledgeBase, options: dict, args: argpars
 
 def backend_from(options: ModelSettings):
     """The model backend for ``score``, ``repair`` and ``parse``; a model or server that cannot be used is a UsageError."""
-    from ..reasoning.llm_planners import settings_backend
+    from ..reasoning.backends import settings_backend
 
     with model_errors("LLM scoring or repair", options.model, options.llm_url is not None):
         return settings_backend(options)
