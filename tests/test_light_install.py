@@ -86,7 +86,6 @@ DISTRIBUTIONS = {
     "networkx": "networkx",
     "pydantic": "pydantic",
     "numpy": "numpy",
-    "tqdm": "tqdm",
     "llama_cpp": "llama-cpp-python",
     "ray": "ray",
     "hypothesis": "hypothesis",
