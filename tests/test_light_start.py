@@ -81,3 +81,7 @@ def test_the_parser_of_one_command_parses_its_line_as_the_full_parser_does():
     mine, theirs = vars(one.parse_args(line)), vars(full.parse_args(line))
     assert {k: v for k, v in mine.items() if k != "parser"} == {k: v for k, v in theirs.items() if k != "parser"}
     assert list(one._subparsers._group_actions[0].choices) == ["plan"]
+    everything = build_parser(["--help", "plan"])  # the top-level help lists every command
+    assert list(everything._subparsers._group_actions[0].choices) == list(
+        theirs["parser"]._subparsers._group_actions[0].choices
+    )

@@ -62,8 +62,8 @@ def _command(argv: list[str]) -> str | None:
     """The sub-command ``argv`` names: its first word that is not an option (nor ``--mc-version``'s value)."""
     words = iter(argv)
     for word in words:
-        if word == "--":
-            return None
+        if word == "--" or word == "-h" or (len(word) > 2 and "--help".startswith(word)):
+            return None  # barsym --help COMMAND shows the top-level help, which lists every command
         if not word.startswith("-"):
             return word
         if len(word) > 2 and "=" not in word and "--mc-version".startswith(word):
