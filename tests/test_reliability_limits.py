@@ -627,15 +627,15 @@ def test_plan_record_into_a_locked_memory_still_prints_the_plan(capsys, tmp_path
     MemoryStore(path).close()
     monkeypatch.setattr(MemoryStore.__init__, "__defaults__", (False, 0.2))
     other = sqlite3.connect(path, isolation_level=None)
-    from barsym.commands import plan as plan_command
+    import barsym.memory.recorder as recorder  # plan imports record from here when it records
 
-    original = plan_command.record
+    original = recorder.record
 
     def locked(*args, **kwargs):
         other.execute("BEGIN IMMEDIATE")
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(plan_command, "record", locked)
+    monkeypatch.setattr(recorder, "record", locked)
     try:
         code, out, err = run(
             capsys, "plan", "stick", "--planner", "symbolic", "--memory", path, "--record", "--format", "bar"

@@ -1,13 +1,13 @@
-"""The planner options of ``plan`` and ``eval``, and the model options of ``score`` and ``repair``.
+"""The model side of ``plan``, ``eval``, ``score``, ``repair`` and ``parse``: LLM planners and backends from
+the settings :mod:`.planner_arguments` reads.
 
-The LLM planners take the same settings in both commands, and both must turn a
+The LLM planners take the same settings in every command, and each must turn a
 bad setting (a model path that is not there, a file that is not a GGUF, a
 server URL nothing answers at) into one line on stderr and exit status 2
-before any planning starts, never a traceback. The options themselves are the
-library's models (:class:`~barsym.reasoning.options.PlannerLLMOptions`,
-:class:`~barsym.reasoning.options.DepsOptions`,
-:class:`~barsym.consistency.ConsistencyConfig`), turned into arguments by
-:mod:`.options`; this module decides which of them a planner gets.
+before any planning starts, never a traceback. Only the commands that ask a
+model import this module (it loads the LLM planners' factory and the
+evaluation package); the arguments themselves are in :mod:`.planner_arguments`
+(and still importable from here).
 """
 
 from __future__ import annotations
@@ -15,106 +15,23 @@ from __future__ import annotations
 import argparse
 import contextlib
 
-from ..consistency import ConsistencyConfig
 from ..eval.spec import planner_from_options
 from ..kb import KnowledgeBase
 from ..llm.install import llm_extra_hint
 from ..llm.settings import ModelSettings
-from ..planner import DEFAULT_PLANNER, make_planner, planner_names
-from ..reasoning.options import DepsOptions, PlannerLLMOptions
-from ..reasoning.options import planner_options as choose_options
-from .common import Deprecated, UsageError, warn
-from .options import add_model, flag, read_model
-
-CONSISTENCY = "state consistency (BAR module b)"
-
-
-def add_planner_arguments(parser: argparse.ArgumentParser, lead: str, dialect: str) -> None:
-    """``--planner NAME`` (its help: ``lead``, then the planners' names) and ``--dialect NAME`` (``plan``, ``eval``)."""
-    parser.add_argument(
-        "--planner",
-        default=DEFAULT_PLANNER,
-        metavar="NAME",
-        help=f"{lead}{', '.join(planner_names())} (default {DEFAULT_PLANNER})",
-    )
-    parser.add_argument("--dialect", metavar="NAME", help=dialect)
-
-
-def check_planner(name: str) -> str:
-    if name not in planner_names():
-        raise UsageError(f"unknown planner {name!r}; choose one of: {', '.join(planner_names())}")
-    return name
-
-
-def check_dialect(kb, dialect: str | None) -> str | None:
-    if dialect is not None and dialect not in kb.dialects:
-        raise UsageError(f"unknown dialect {dialect!r}; known: {', '.join(sorted(kb.dialects)) or 'none'}")
-    return dialect
-
-
-def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
-    """The LLM planners' options, DEPS' and state consistency's (``plan``, ``eval``)."""
-    add_model(
-        parser, PlannerLLMOptions, "LLM planners (bar, llm-only, bar-sc, deps, cot)", deprecated={"--seed": "seed"}
-    )
-    add_model(parser, DepsOptions, "DEPS (--planner deps)")
-    add_consistency_arguments(parser, planners=True)
-
-
-def add_consistency_arguments(parser: argparse.ArgumentParser, planners: bool = False) -> None:
-    """State consistency's options; ``planners`` (``plan``, ``eval``) adds ``--consistency``, and the old
-    ``--rounds`` there meant DEPS' rounds with ``--planner deps``."""
-    group = parser.add_argument_group(CONSISTENCY)
-    if planners:
-        group.add_argument(
-            "--consistency",
-            action="store_true",
-            help="repair the planner's plan forward between anchors (bar-sc always does)",
-        )
-        group.add_argument(
-            "--rounds",
-            dest="legacy_rounds",
-            help=argparse.SUPPRESS,
-            action=Deprecated,
-            new="--repair-rounds (or --deps-rounds with --planner deps)",
-        )
-    defaults = {"scores": "simulator; bar-sc: both", "repairer": "symbolic; bar-sc: llm"} if planners else None
-    add_model(
-        group,
-        ConsistencyConfig,
-        skip=("seed",),
-        defaults=defaults,
-        deprecated=None if planners else {"--rounds": "rounds"},
-    )
-
-
-def add_model_arguments(parser: argparse.ArgumentParser, title: str = "LLM") -> None:
-    """The model options of ``score`` and ``repair`` (the planners' retry options do not apply)."""
-    add_model(parser, ModelSettings, title, skip=("api_key", "llm_model"), deprecated={"--seed": "seed"})
-
-
-def model_settings(args: argparse.Namespace) -> ModelSettings:
-    return read_model(args, ModelSettings, skip=("api_key", "llm_model"))
-
-
-def planner_options(name: str, kb: KnowledgeBase, args: argparse.Namespace, rules=None) -> dict:
-    """The planner's options from the command line (:func:`barsym.reasoning.options.planner_options`);
-    options it would not use are named in one warning line."""
-    legacy = getattr(args, "legacy_rounds", None)  # --rounds: DEPS' rounds with deps, repair rounds otherwise
-    if legacy is not None:
-        args = argparse.Namespace(**{"deps_rounds" if name == "deps" else "rounds": legacy, **vars(args)})
-    models = [read_model(args, m) for m in (PlannerLLMOptions, DepsOptions)]
-    config = read_model(args, ConsistencyConfig, skip=("seed",))
-    try:
-        options, ignored = choose_options(
-            name, kb, models[0], config, models[1], consistency=getattr(args, "consistency", False), rules=rules
-        )
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    if ignored is not None:
-        flags = ", ".join(flag(model, field) for model, field in ignored[1])
-        warn(f"the {name} planner {ignored[0]}; ignored: {flags}")
-    return options
+from ..planner import make_planner
+from .common import UsageError
+from .planner_arguments import (  # noqa: F401 -- the arguments' half, still importable from here
+    CONSISTENCY,
+    add_consistency_arguments,
+    add_llm_arguments,
+    add_model_arguments,
+    add_planner_arguments,
+    check_dialect,
+    check_planner,
+    model_settings,
+    planner_options,
+)
 
 
 def make_from_options(name: str, kb: KnowledgeBase, options: dict, args: argparse.Namespace, progress=None, rules=None):
@@ -128,7 +45,7 @@ def make_from_options(name: str, kb: KnowledgeBase, options: dict, args: argpars
 
 def backend_from(options: ModelSettings):
     """The model backend for ``score``, ``repair`` and ``parse``; a model or server that cannot be used is a UsageError."""
-    from ..reasoning.llm_planners import settings_backend
+    from ..reasoning.backends import settings_backend
 
     with model_errors("LLM scoring or repair", options.model, options.llm_url is not None):
         return settings_backend(options)

@@ -17,11 +17,9 @@ import json
 import sys
 
 from ..bar_io import format_plan
-from ..eval.progress_line import TerminalProgress
-from ..memory import MemoryFileError, MemoryLockedError, record
 from ..memory.options import MemoryOptions
 from ..model import Goal
-from ..planner import PlanningError, PlanResult
+from ..planner import PlanningError, PlanResult, make_planner
 from ..validation import Validator
 from .common import (
     UsageError,
@@ -35,8 +33,8 @@ from .common import (
     warn,
     write_output,
 )
-from .llm_options import add_llm_arguments, add_planner_arguments, build_planner, check_dialect, check_planner
 from .options import add_model, read_model
+from .planner_arguments import add_llm_arguments, add_planner_arguments, check_dialect, check_planner, planner_options
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
 HELP = "plan how to obtain an item, BAR-style (backward from the goal)"
@@ -76,20 +74,20 @@ def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(kb, args)
     start = start_from_args(kb, args)
     store, unrecorded = _open_memory(args)  # before the model loads: a bad memory file is found at once
-    progress = TerminalProgress()
-    planner = remembering(build_planner(name, kb, args, progress, rules=rules), kb, store)
+    planner, progress = build_planner(name, kb, args, rules)
+    planner = remembering(planner, kb, store)
     render = RENDER[args.format]
     try:
         result = planner.plan(goal, start)
     except PlanningError as exc:
-        progress.clear()
+        _clear(progress)
         if exc.kind == "too_large":
             raise UsageError(exc.message) from None
         # a planner that checks its plans failing for any reason but the goal's is a bug in barsym
         internal = not exc.kind.about_goal and getattr(planner, "plan_fallback", True) is not False
         where = {"kind": exc.kind.value, "goal": {"item": goal.item, "count": goal.count}, "planner": name}
         return _failed(args, "internal_error" if internal else "no_plan", exc.message, **where)
-    progress.clear()
+    _clear(progress)
     if result.stats.backend_down:
         warn(f"the LLM backend failed ({result.stats.backend_down}); the symbolic decomposer answered in its place")
     check = Validator(kb, rules).validate(result.plan, goal=goal, start=start)
@@ -105,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
         return _failed(args, "internal_error", message, planner=name)
     write_output(args.output, render(result))  # printed first: a memory that cannot take it costs nothing
     if store is not None and args.record:
+        from ..memory.recorder import record
+        from ..memory.store import MemoryFileError
+
         try:
             record(store, f"plan/{goal.item}", result, planner.memory)  # no executions: `memory build` adds those
         except MemoryFileError as exc:  # locked past the busy timeout, a full disk: the plan is shown above
@@ -121,6 +122,10 @@ def _open_memory(args: argparse.Namespace):
     used. Any other unusable memory file is refused (exit 2) before planning.
     """
     options = read_model(args, MemoryOptions)
+    if options.path is None:
+        return None, None  # no memory: its modules stay unloaded
+    from ..memory import MemoryLockedError
+
     try:
         return options.open(), None
     except MemoryLockedError as exc:
@@ -128,6 +133,28 @@ def _open_memory(args: argparse.Namespace):
             return None, f"{exc}; the plan was made without the memory"
         warn(f"{exc}; planning without the memory")
         return None, None
+
+
+def build_planner(name: str, kb, args: argparse.Namespace, rules):
+    """The planner, and the progress line its model calls draw (None for a planner that asks no model).
+
+    A planner that is handed no options (one that asks no model, without ``--consistency``) is made by the
+    registry: only one that asks a model loads the model side (:mod:`.llm_options`) and the progress line,
+    so ``plan --planner symbolic`` starts light.
+    """
+    options = planner_options(name, kb, args, rules)
+    if not options:
+        return make_planner(name, kb, rules=rules), None
+    from ..eval.progress_line import TerminalProgress
+    from .llm_options import make_from_options
+
+    progress = TerminalProgress()
+    return make_from_options(name, kb, options, args, progress, rules), progress
+
+
+def _clear(progress) -> None:
+    if progress is not None:
+        progress.clear()
 
 
 def _failed(args: argparse.Namespace, status: str, message: str, **fields) -> int:

@@ -12,8 +12,8 @@ import sys
 
 from ..validation import Validator, Verdict, summary_line, unusable_record
 from .common import UsageError, add_format
-from .llm_options import add_model_arguments
 from .plan_files import PlanFiles, add_plan_file_arguments, plan_inputs
+from .planner_arguments import add_model_arguments
 from .state_options import add_state_arguments
 
 HELP = "check plans (BAR JSON Lines or `mine 4 logs` lines) step by step"

@@ -8,11 +8,45 @@ repairer) lives in :mod:`barsym.reasoning`; ``barsym.reasoning.model_consistency
 builds the configurations that use it.
 """
 
-from .anchors import DEFAULT_T, AnchorMethod, AnchorPair, ScoreSource, merge, sliding_window, step_scoring
-from .config import DEFAULT_ROUNDS, ConsistencyConfig, RepairerKind
-from .repair import CannotRepair, StateConsistency, SymbolicRepairer
-from .results import Provenance, RepairResult, RoundRecord
-from .scores import DEFAULT_K, FailureKind, StepFault, StepScore, combine, score_plan, simulator_scores
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .anchors import DEFAULT_T, AnchorMethod, AnchorPair, ScoreSource, merge, sliding_window, step_scoring
+    from .config import DEFAULT_ROUNDS, ConsistencyConfig, RepairerKind
+    from .repair import CannotRepair, StateConsistency, SymbolicRepairer
+    from .results import Provenance, RepairResult, RoundRecord
+    from .scores import DEFAULT_K, FailureKind, StepFault, StepScore, combine, score_plan, simulator_scores
+
+#: loaded on first use, so that reading the options (ConsistencyConfig, for a command's arguments) does not
+#: load the repairer and the planner below it
+_LAZY = {
+    "DEFAULT_T": "anchors",
+    "AnchorMethod": "anchors",
+    "AnchorPair": "anchors",
+    "ScoreSource": "anchors",
+    "merge": "anchors",
+    "sliding_window": "anchors",
+    "step_scoring": "anchors",
+    "DEFAULT_ROUNDS": "config",
+    "ConsistencyConfig": "config",
+    "RepairerKind": "config",
+    "CannotRepair": "repair",
+    "StateConsistency": "repair",
+    "SymbolicRepairer": "repair",
+    "Provenance": "results",
+    "RepairResult": "results",
+    "RoundRecord": "results",
+    "DEFAULT_K": "scores",
+    "FailureKind": "scores",
+    "StepFault": "scores",
+    "StepScore": "scores",
+    "combine": "scores",
+    "score_plan": "scores",
+    "simulator_scores": "scores",
+}
 
 __all__ = [
     "DEFAULT_K",
@@ -39,3 +73,16 @@ __all__ = [
     "sliding_window",
     "step_scoring",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'barsym.consistency' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

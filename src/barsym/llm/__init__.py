@@ -2,9 +2,10 @@
 
 The planner proposes decomposition steps with a small local model and checks
 them against the symbolic crafting graph; this subpackage is the only place
-that talks to a model.  Importing it is cheap and never imports
-``llama_cpp``: that happens when an in-process backend is created, so the
-rest of barsym (and its tests) work without the optional ``llm`` extra.
+that talks to a model.  Importing it is cheap: the backends' modules (and
+numpy, which the in-process one's span decoder needs) load on first use of
+their names, and ``llama_cpp`` only when an in-process backend is created, so
+the rest of barsym (and its tests) work without the optional ``llm`` extra.
 
 Typical use::
 
@@ -17,8 +18,9 @@ Typical use::
 
 from __future__ import annotations
 
+import importlib
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .base import (
     BackendTimeoutError,
@@ -33,12 +35,42 @@ from .base import (
     ModelNotFoundError,
     validate_messages,
 )
-from .embedded import ENV_VAR as MODEL_ENV_VAR
-from .embedded import default_model_path, packaged_model_path
-from .fake import RecordedCall, ScriptedLLM, ScriptExhaustedError
-from .grammar import lint_gbnf
-from .llamacpp import LlamaCppBackend
-from .openai_http import OpenAIHTTPBackend
+
+if TYPE_CHECKING:
+    from .embedded import ENV_VAR as MODEL_ENV_VAR
+    from .embedded import default_model_path, packaged_model_path
+    from .fake import RecordedCall, ScriptedLLM, ScriptExhaustedError
+    from .grammar import lint_gbnf
+    from .llamacpp import LlamaCppBackend
+    from .openai_http import OpenAIHTTPBackend
+
+#: the names loaded on first use: the backends (the in-process one brings numpy and the span decoder),
+#: so that ``import barsym.llm`` -- and every command that only reads the model settings -- stays light
+_LAZY = {
+    "MODEL_ENV_VAR": ("embedded", "ENV_VAR"),
+    "default_model_path": ("embedded", "default_model_path"),
+    "packaged_model_path": ("embedded", "packaged_model_path"),
+    "RecordedCall": ("fake", "RecordedCall"),
+    "ScriptedLLM": ("fake", "ScriptedLLM"),
+    "ScriptExhaustedError": ("fake", "ScriptExhaustedError"),
+    "lint_gbnf": ("grammar", "lint_gbnf"),
+    "LlamaCppBackend": ("llamacpp", "LlamaCppBackend"),
+    "OpenAIHTTPBackend": ("openai_http", "OpenAIHTTPBackend"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module 'barsym.llm' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{where[0]}"), where[1])
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "MODEL_ENV_VAR",
@@ -98,5 +130,11 @@ def make_backend(
     if url is None and model_path is None:
         url = os.environ.get(URL_ENV_VAR, "").strip() or None
     if url is not None:
+        from .openai_http import OpenAIHTTPBackend
+
         return OpenAIHTTPBackend(url, options=options, timeout=timeout, api_key=api_key, **backend_kwargs)
+    try:
+        from .llamacpp import LlamaCppBackend
+    except ImportError as exc:  # numpy, which the in-process backend needs (the [llm] extra's): one line
+        raise BackendUnavailableError(f"the in-process backend cannot be loaded: {exc}") from exc
     return LlamaCppBackend(model_path, options=options, prefix_cache=prefix_cache, verbose=verbose, **backend_kwargs)

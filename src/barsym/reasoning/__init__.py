@@ -6,12 +6,13 @@ method says so, not) by the symbolic layer below:
 - :mod:`.bar_decomposer`: BAR's backward decomposition of one goal by the model, under a reply
   grammar (:mod:`.reply_grammar`) and the few-shot prompts (:mod:`.prompts`), checked by the
   planner's verifier, with retries and the symbolic fallback;
-- :mod:`.llm_planners`: the ``bar`` and ``llm-only`` planners and the shared backend;
+- :mod:`.llm_planners`: the ``bar`` and ``llm-only`` planners;
 - :mod:`.step_scorer` and :mod:`.forward_repairer`: the model's side of state consistency (BAR
   module b), and :mod:`.bar_sc`: ``bar-sc`` and ``--consistency`` (:func:`model_consistency`);
 
 and what every call goes through:
 
+- :mod:`.backends`: the backends every planner shares, one per process and settings;
 - :mod:`.model_calls`: priming the prefix, reuse, counters, the call log;
 - :mod:`.facts`: the knowledge base's facts about a goal, for its prompt (computed by the rule book);
 - :mod:`.call_log`: every model call (prompt, grammar, reply, verdict, time) in a SQLite file,

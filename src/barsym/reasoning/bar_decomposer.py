@@ -61,19 +61,11 @@ from ..planner.verify import check_decomposition
 from .call_log import CallLog, Verdict
 from .facts import FactBook
 from .model_calls import CUT_OFF, ModelCaller
+from .options import DEFAULT_MODE, MODES, RETRY_TEMPERATURE
 from .progress import Phase, Progress, ProgressEvent, goal_words
 from .prompts import PromptBook, feedback_message, unreadable_message
 from .reply_grammar import GrammarBuilder, ReplyError, parse_reply, render_goal, render_reply
 
-MODES = ("vocab", "graph")
-#: graph mode by default: over BAR's 53 tasks with the embedded 135M model, vocab-mode answers
-#: are accepted for 0.1 % of the goals (median 34 s per task), graph-mode answers for 65 %
-#: (46.5 % first try, 18.7 % after feedback; median 6.8 s per task).
-DEFAULT_MODE = "graph"
-#: Retries sample instead of decoding greedily: a greedy model repeats the answer just refused
-#: (53 tasks, graph mode: 0 % of goals accepted after feedback greedily, 18.7 % at 0.8).
-#: Sampling is seeded, so a run is still reproducible.
-RETRY_TEMPERATURE = 0.8
 LLM, AFTER_FEEDBACK, FALLBACK, CONTEXT, GRAPH = "llm", "llm-after-feedback", "symbolic-fallback", "context", "graph"
 #: (goal, plan so far) -> worked examples (goal, its decomposition) to show the model before that goal
 Examples = Callable[[Goal, PlanContext], Sequence[tuple[Goal, Decomposition]]]

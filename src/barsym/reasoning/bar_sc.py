@@ -156,7 +156,7 @@ class ConsistencyPlanner:
 def _backend(options: dict):
     backend = options.get("backend")
     if backend is None:
-        from .llm_planners import shared_backend
+        from .backends import shared_backend
 
         backend = shared_backend(
             options.get("model"),

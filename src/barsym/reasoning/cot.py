@@ -230,8 +230,8 @@ class CotPlanner:
 def cot_planner(kb: KnowledgeBase, **options) -> CotPlanner:
     """``cot``: forward chain-of-thought with the inventory after every step; the LLM options apply."""
     from ..planner.registry import graph_for, symbolic_planner
+    from .backends import backend_from_options
     from .call_log import open_log
-    from .forward_plans import backend_from_options
 
     backend = backend_from_options(options)
     log = options.get("log", True)

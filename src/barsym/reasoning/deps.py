@@ -355,8 +355,8 @@ def deps_planner(kb: KnowledgeBase, **options) -> DepsPlanner:
     """``deps``: options ``deps_rounds`` (0..20, default 5), ``feedback_world``, ``world_seed``, ``selector``
     (``order``, the default, ``random``, ``graph`` or ``horizon``) and the LLM options."""
     from ..planner.registry import graph_for, symbolic_planner
+    from .backends import backend_from_options
     from .call_log import open_log
-    from .forward_plans import backend_from_options
 
     rounds = options.get("deps_rounds")
     rounds = DEFAULT_ROUNDS if rounds is None else rounds

@@ -221,25 +221,3 @@ class ContextBudget:
 
     def fits(self, messages: list[dict[str, str]]) -> bool:
         return self.tokens(messages) <= self.limit
-
-
-def backend_from_options(options: dict):
-    """The model the options name (``backend``, or the process's shared one for ``model``/``llm_url``).
-
-    The one place these planners reach the BAR planners' module, which owns
-    the shared backends (one model per process).
-    """
-    backend = options.get("backend")
-    if backend is not None:
-        return backend
-    from .llm_planners import shared_backend
-
-    return shared_backend(
-        options.get("model"),
-        options.get("llm_url"),
-        options.get("threads"),
-        options.get("timeout", 30.0),
-        options.get("progress"),
-        n_ctx=options.get("n_ctx"),
-        adapter=options.get("adapter"),
-    )

@@ -14,9 +14,9 @@ this module adds what belongs to a whole plan rather than to one goal:
   ``symbolic-fallback``, so ``bar`` always returns an executable plan and the
   report says it had to. ``llm-only`` has no net: its plan comes back with
   the validator's verdict, executable or not.
-- **One model per process.** Backends are cached by their settings, so an
-  evaluation over 53 tasks, or several planners in one test session, load the
-  GGUF once. A server URL is probed once when the planner is built, so a
+- **One model per process.** Backends are cached by their settings (:mod:`.backends`,
+  which every planner shares), so an evaluation over 53 tasks, or several planners in
+  one test session, load the GGUF once. A server URL is probed once when the planner is built, so a
   server that is not there is a one-line error before any planning starts.
   The in-process model keeps its few-shot prefix state in the cache folder
   (``llm-state/``), so the next process loads it instead of evaluating it.
@@ -29,15 +29,10 @@ this module adds what belongs to a whole plan rather than to one goal:
 from __future__ import annotations
 
 import dataclasses
-import http.client
-import socket
 import time
-import urllib.error
-import urllib.parse
 
-from ..kb import KnowledgeBase, cache_dir
-from ..llm import BackendTimeoutError, BackendUnavailableError, LLMBackend, LLMOptions, default_model_path, make_backend
-from ..llm.openai_http import opener_for, within
+from ..kb import KnowledgeBase
+from ..llm import LLMBackend
 from ..model import Goal
 from ..planner.backward import BackwardPlanner
 from ..planner.decomposer import ErrorKind, PlanningError
@@ -45,91 +40,16 @@ from ..planner.registry import graph_for, symbolic_planner
 from ..planner.result import PlanResult
 from ..planner.symbolic import SymbolicDecomposer
 from ..sim import State
+
+# the shared backends moved to .backends (issue 36); their names stay importable from here
+from .backends import N_CTX, STATE_DIR, probe, settings_backend, shared_backend  # noqa: F401
 from .bar_decomposer import DEFAULT_MODE, FALLBACK, RETRY_TEMPERATURE, LLMDecomposer
 from .call_log import CallLog, open_log
-from .progress import Phase, Progress, ProgressEvent
+from .progress import Progress
 
 #: PlanningError kinds that say something about the goal, not about the answers:
 #: the symbolic planner would fail the same way, so there is nothing to fall back to.
 GOAL_ERRORS = tuple(kind for kind in ErrorKind if kind.about_goal)
-N_CTX = 2048  # few-shot prefix ~1000 tokens with facts + a goal's conversation with two retries
-STATE_DIR = "llm-state"  # under the cache folder: saved few-shot prefix states (llm.prefix_state)
-
-_backends: dict[tuple, LLMBackend] = {}
-
-
-def shared_backend(
-    model: str | None = None,
-    url: str | None = None,
-    threads: int | None = None,
-    timeout: float = 30.0,
-    progress: Progress | None = None,
-    n_ctx: int | None = None,
-    adapter: str | None = None,
-) -> LLMBackend:
-    """The backend for these settings, created (and the model loaded, or the server probed) once per process.
-
-    ``n_ctx`` (default :data:`N_CTX`) sizes an in-process model's context: DEPS' dialogue needs more than
-    ``bar``'s calls, and a context of another size is another backend (the model is loaded once more)."""
-    n_ctx = n_ctx or N_CTX
-    if model is not None and url is not None:
-        raise ValueError("give either --model (in-process) or --llm-url (server), not both")
-    if url is not None:
-        key: tuple = ("url", url.strip(), timeout)
-    else:
-        key = ("model", str(default_model_path(model)), threads, n_ctx, adapter)
-    backend = _backends.get(key)
-    if backend is None:
-        options = LLMOptions(n_threads=threads, n_ctx=n_ctx)
-        if url is not None:
-            if progress is not None:
-                progress(ProgressEvent(Phase.LOADING, f"connecting to the LLM server at {url.strip()}"))
-            backend = make_backend(url=url.strip(), options=options, timeout=timeout)
-            probe(backend.base_url, min(timeout, 10.0))
-        else:
-            if progress is not None:
-                progress(ProgressEvent(Phase.LOADING, f"loading the model {key[1].rsplit('/', 1)[-1]}"))
-            backend = make_backend(
-                model_path=key[1], options=options, state_dir=cache_dir() / STATE_DIR, adapter=adapter
-            )
-        _backends[key] = backend
-    return backend
-
-
-def settings_backend(settings) -> LLMBackend:
-    """The backend :class:`~barsym.llm.settings.ModelSettings` name: a stand-in chooser, or the shared model or server
-    (``barsym score``, ``repair`` and ``parse``, which take the model's settings without a planner's)."""
-    if settings.llm_stand_in:
-        from ..llm.stand_in import make_stand_in
-
-        return make_stand_in(settings.llm_stand_in)
-    return shared_backend(
-        settings.model, settings.llm_url, settings.threads, settings.timeout, adapter=settings.adapter
-    )
-
-
-def probe(base_url: str, timeout: float) -> None:
-    """Check that something answers HTTP at ``base_url`` within ``timeout`` s overall; any HTTP status counts as up."""
-    opener = opener_for(urllib.parse.urlsplit(base_url).hostname)
-    try:
-        with within(opener, timeout) as watch, opener.open(base_url + "/v1/models", timeout=timeout):
-            return
-    except urllib.error.HTTPError:
-        return  # it answered; not every server lists models
-    except urllib.error.URLError as exc:
-        if watch.expired or isinstance(exc.reason, (socket.timeout, TimeoutError)):
-            raise BackendTimeoutError(f"the LLM server at {base_url} did not answer within {timeout:g}s") from None
-        raise BackendUnavailableError(
-            f"cannot reach the LLM server at {base_url}: {exc.reason}; is it running?"
-        ) from None
-    except TimeoutError:
-        raise BackendTimeoutError(f"the LLM server at {base_url} did not answer within {timeout:g}s") from None
-    except (OSError, http.client.HTTPException) as exc:  # a reply that is not HTTP, or cut off at the deadline
-        if watch.expired:
-            raise BackendTimeoutError(f"the LLM server at {base_url} did not answer within {timeout:g}s") from None
-        raise BackendUnavailableError(
-            f"cannot reach the LLM server at {base_url}: {type(exc).__name__}: {exc}"
-        ) from None
 
 
 class LLMPlanner:

@@ -1,0 +1,122 @@
+"""The model backends the planners share: one per process and settings, built from the planners' options.
+
+Loading the in-process model takes seconds and its few-shot prefix state is worth keeping, so every planner
+of a process -- ``bar`` and ``llm-only`` (:mod:`.llm_planners`), ``deps`` and ``cot`` (forward plans),
+``bar-sc``'s scorer and repairer, and the commands that ask a model without a planner (``score``,
+``repair``, ``parse``) -- gets its backend here, cached by its settings. A server URL is probed once,
+when the backend is made, so a server that is not there is a one-line error before any planning starts.
+
+Kept apart from the planners so that each of them can reach the shared backend without importing
+another planner's module (before issue 36 the forward planners reached it through ``llm_planners``, a
+cycle of four modules).
+"""
+
+from __future__ import annotations
+
+import http.client
+import socket
+import urllib.error
+import urllib.parse
+
+from ..kb import cache_dir
+from ..llm import BackendTimeoutError, BackendUnavailableError, LLMBackend, LLMOptions, default_model_path, make_backend
+from ..llm.openai_http import opener_for, within
+from .progress import Phase, Progress, ProgressEvent
+
+N_CTX = 2048  # few-shot prefix ~1000 tokens with facts + a goal's conversation with two retries
+STATE_DIR = "llm-state"  # under the cache folder: saved few-shot prefix states (llm.prefix_state)
+
+_backends: dict[tuple, LLMBackend] = {}
+
+
+def shared_backend(
+    model: str | None = None,
+    url: str | None = None,
+    threads: int | None = None,
+    timeout: float = 30.0,
+    progress: Progress | None = None,
+    n_ctx: int | None = None,
+    adapter: str | None = None,
+) -> LLMBackend:
+    """The backend for these settings, created (and the model loaded, or the server probed) once per process.
+
+    ``n_ctx`` (default :data:`N_CTX`) sizes an in-process model's context: DEPS' dialogue needs more than
+    ``bar``'s calls, and a context of another size is another backend (the model is loaded once more)."""
+    n_ctx = n_ctx or N_CTX
+    if model is not None and url is not None:
+        raise ValueError("give either --model (in-process) or --llm-url (server), not both")
+    if url is not None:
+        key: tuple = ("url", url.strip(), timeout)
+    else:
+        key = ("model", str(default_model_path(model)), threads, n_ctx, adapter)
+    backend = _backends.get(key)
+    if backend is None:
+        options = LLMOptions(n_threads=threads, n_ctx=n_ctx)
+        if url is not None:
+            if progress is not None:
+                progress(ProgressEvent(Phase.LOADING, f"connecting to the LLM server at {url.strip()}"))
+            backend = make_backend(url=url.strip(), options=options, timeout=timeout)
+            probe(backend.base_url, min(timeout, 10.0))
+        else:
+            if progress is not None:
+                progress(ProgressEvent(Phase.LOADING, f"loading the model {key[1].rsplit('/', 1)[-1]}"))
+            backend = make_backend(
+                model_path=key[1], options=options, state_dir=cache_dir() / STATE_DIR, adapter=adapter
+            )
+        _backends[key] = backend
+    return backend
+
+
+def settings_backend(settings) -> LLMBackend:
+    """The backend :class:`~barsym.llm.settings.ModelSettings` name: a stand-in chooser, or the shared model or server
+    (``barsym score``, ``repair`` and ``parse``, which take the model's settings without a planner's)."""
+    if settings.llm_stand_in:
+        from ..llm.stand_in import make_stand_in
+
+        return make_stand_in(settings.llm_stand_in)
+    return shared_backend(
+        settings.model, settings.llm_url, settings.threads, settings.timeout, adapter=settings.adapter
+    )
+
+
+def probe(base_url: str, timeout: float) -> None:
+    """Check that something answers HTTP at ``base_url`` within ``timeout`` s overall; any HTTP status counts as up."""
+    opener = opener_for(urllib.parse.urlsplit(base_url).hostname)
+    try:
+        with within(opener, timeout) as watch, opener.open(base_url + "/v1/models", timeout=timeout):
+            return
+    except urllib.error.HTTPError:
+        return  # it answered; not every server lists models
+    except urllib.error.URLError as exc:
+        if watch.expired or isinstance(exc.reason, (socket.timeout, TimeoutError)):
+            raise BackendTimeoutError(f"the LLM server at {base_url} did not answer within {timeout:g}s") from None
+        raise BackendUnavailableError(
+            f"cannot reach the LLM server at {base_url}: {exc.reason}; is it running?"
+        ) from None
+    except TimeoutError:
+        raise BackendTimeoutError(f"the LLM server at {base_url} did not answer within {timeout:g}s") from None
+    except (OSError, http.client.HTTPException) as exc:  # a reply that is not HTTP, or cut off at the deadline
+        if watch.expired:
+            raise BackendTimeoutError(f"the LLM server at {base_url} did not answer within {timeout:g}s") from None
+        raise BackendUnavailableError(
+            f"cannot reach the LLM server at {base_url}: {type(exc).__name__}: {exc}"
+        ) from None
+
+
+def backend_from_options(options: dict):
+    """The model the options name (``backend``, or the process's shared one for ``model``/``llm_url``).
+
+    What the forward planners (``deps``, ``cot``) are handed: a backend, or the settings of the shared one.
+    """
+    backend = options.get("backend")
+    if backend is not None:
+        return backend
+    return shared_backend(
+        options.get("model"),
+        options.get("llm_url"),
+        options.get("threads"),
+        options.get("timeout", 30.0),
+        options.get("progress"),
+        n_ctx=options.get("n_ctx"),
+        adapter=options.get("adapter"),
+    )
