@@ -17,7 +17,8 @@ this module adds what belongs to a whole plan rather than to one goal:
 - **One model per process.** Backends are cached by their settings, so an
   evaluation over 53 tasks, or several planners in one test session, load the
   GGUF once. A server URL is probed once when the planner is built, so a
-  server that is not there is a one-line error before any planning starts.
+  server that is not there is a one-line error before any planning starts, and one
+  line says what a server that is there does unlike the in-process model.
   The in-process model keeps its few-shot prefix state in the cache folder
   (``llm-state/``), so the next process loads it instead of evaluating it.
 - **Progress and the call log.** With a progress callback, each plan first
@@ -37,7 +38,7 @@ import urllib.parse
 
 from ..kb import KnowledgeBase, cache_dir
 from ..llm import BackendTimeoutError, BackendUnavailableError, LLMBackend, LLMOptions, default_model_path, make_backend
-from ..llm.openai_http import opener_for, within
+from ..llm.openai_http import OpenAIHTTPBackend, opener_for, within
 from ..model import Goal
 from ..planner.backward import BackwardPlanner
 from ..planner.decomposer import ErrorKind, PlanningError
@@ -86,6 +87,8 @@ def shared_backend(
                 progress(ProgressEvent(Phase.LOADING, f"connecting to the LLM server at {url.strip()}"))
             backend = make_backend(url=url.strip(), options=options, timeout=timeout)
             probe(backend.base_url, min(timeout, 10.0))
+            if isinstance(backend, OpenAIHTTPBackend):  # one line: what differs from the in-process model
+                backend.announce()
         else:
             if progress is not None:
                 progress(ProgressEvent(Phase.LOADING, f"loading the model {key[1].rsplit('/', 1)[-1]}"))
