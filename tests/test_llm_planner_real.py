@@ -15,7 +15,7 @@ import json
 import pytest
 
 from barsym.cli import main
-from barsym.llm import LlamaCppBackend, LLMOptions
+from barsym.llm import LlamaCppBackend, LLMOptions, OpenAIHTTPBackend
 from barsym.model import Goal
 from barsym.planner import make_planner
 from barsym.planner.registry import graph_for
@@ -85,3 +85,20 @@ def test_bar_through_a_real_llama_cpp_server(capsys, llama_server, kb):
     assert data["verdict"] == "valid" and data["planner"] == "bar"
     assert {p for step in data["steps"] for p in step["provenance"]} <= PROVENANCE
     assert data["stats"]["llm_calls"] >= 1 and data["stats"]["backend_errors"] == 0, data["stats"]["problems"]
+
+
+def test_the_server_plans_as_the_in_process_model(gguf_path, llama_server, kb):
+    """The same GGUF (no adapter) in-process and through ``llama_cpp.server``: the same plan for 2 sticks.
+
+    The call is one whose reply repeats a count (``craft 2 stick: 2 planks``): llama-cpp-python's server
+    penalises a repeated token unless asked not to, and with its default (1.1) it answered ``4 bamboo``.
+    """
+    goal = Goal(item="stick", count=2)
+    served = OpenAIHTTPBackend(llama_server, timeout=600)
+    with LlamaCppBackend(gguf_path, adapter="none", options=LLMOptions(n_threads=1, n_ctx=2048)) as local:
+        here, there = (
+            make_planner("bar", kb, backend=b, llm_mode="graph", log=False).plan(goal) for b in (local, served)
+        )
+    assert here.stats.llm.llm_calls == there.stats.llm.llm_calls == 1
+    assert [str(s) for s in here.plan.steps] == [str(s) for s in there.plan.steps]
+    assert not any(s.item == "bamboo" for s in there.plan.steps), [str(s) for s in there.plan.steps]

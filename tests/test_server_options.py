@@ -130,9 +130,78 @@ def test_the_api_builds_the_same_server_backend_as_the_cli(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     loop, requests = server("vllm")
     try:
-        planned = api.plan("stick", 4, planner="bar", llm_url=loop.url, llm_model="big-model", api_key="sk-api")
+        with pytest.warns(RuntimeWarning, match="through the server at .*: sampled replies"):
+            planned = api.plan("stick", 4, planner="bar", llm_url=loop.url, llm_model="big-model", api_key="sk-api")
         assert planned.valid
         assert requests and all(r["body"]["model"] == "big-model" for r in requests)
         assert all(r["headers"]["Authorization"] == "Bearer sk-api" for r in requests)
+    finally:
+        loop.close()
+
+
+SAMPLER_NAMES = ("repeat_penalty", "repetition_penalty", "top_k", "top_p", "min_p")
+
+
+@pytest.mark.parametrize(
+    "owner, sent",
+    [
+        # llama-cpp-python's server penalises repeats by default (1.1): barsym asks for its own sampler
+        ("me", {"repeat_penalty": 1.0, "top_k": 40, "top_p": 0.95, "min_p": 0.05}),
+        ("llamacpp", {"repeat_penalty": 1.0, "top_k": 40, "top_p": 0.95, "min_p": 0.05}),
+        (None, {"repeat_penalty": 1.0, "top_k": 40, "top_p": 0.95, "min_p": 0.05}),
+        ("vllm", {"repetition_penalty": 1.0, "top_k": 40, "top_p": 0.95, "min_p": 0.05}),
+        ("openai", {}),  # OpenAI's API refuses fields it does not know
+    ],
+)
+@pytest.mark.parametrize("grammar", [GRAMMAR, None])
+def test_sampler_settings_go_in_the_servers_own_fields(owner, sent, grammar):
+    loop, requests = server(owner)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the openai owner's warning is the test above's
+            OpenAIHTTPBackend(loop.url, timeout=5).complete(
+                [{"role": "user", "content": "Goal: 4 stick"}], grammar=grammar
+            )
+        body = requests[0]["body"]
+        assert {name: body[name] for name in SAMPLER_NAMES if name in body} == sent
+        assert body.get("presence_penalty", 0.0) == body.get("frequency_penalty", 0.0) == 0.0
+    finally:
+        loop.close()
+
+
+@pytest.mark.parametrize(
+    "owner, line",
+    [
+        ("me", "through the server at {url}: sampled replies (temperature > 0"),
+        ("vllm", "through the server at {url}: sampled replies (temperature > 0"),
+        ("openai", "the server at {url} cannot constrain output"),  # said by the grammar check, not twice
+        ("acme", "the server at {url} (models owned by 'acme') is not one barsym knows"),
+    ],
+)
+def test_what_differs_from_the_in_process_model_is_said_once(owner, line):
+    loop, requests = server(owner)
+    try:
+        backend = OpenAIHTTPBackend(loop.url, timeout=5)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            backend.announce()
+            backend.announce()
+            backend.complete([{"role": "user", "content": "Goal: 4 stick"}], grammar=GRAMMAR)
+        messages = [str(w.message) for w in caught]
+        assert len(messages) == 1 and messages[0].startswith(line.format(url=loop.url)), messages
+        assert len(requests) == 1  # announcing asked /v1/models only, no chat call
+    finally:
+        loop.close()
+
+
+def test_a_run_through_a_server_starts_with_the_line(capsys):
+    loop, requests = server("me")
+    try:
+        code = main(["plan", "stick", "--count", "4", "--planner", "bar", "--llm-url", loop.url])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        said = [line for line in err.splitlines() if "through the server at" in line]
+        assert len(said) == 1 and said[0].startswith("barsym: warning: through the server at "), err
+        assert requests and all(r["body"]["repeat_penalty"] == 1.0 for r in requests)
     finally:
         loop.close()

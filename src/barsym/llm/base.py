@@ -34,10 +34,16 @@ __all__ = [
     "ModelLoadError",
     "ModelNotFoundError",
     "Priming",
+    "SAMPLER",
     "validate_messages",
 ]
 
 FinishReason = Literal["stop", "length", "unknown"]
+
+#: the sampler barsym's own decoders run, and so ask a server for: no penalty on repeated tokens (a reply
+#: like ``craft 2 stick: 2 planks`` repeats its count), and when sampling (temperature > 0) top-k, top-p and
+#: min-p as llama-cpp-python's ``create_chat_completion`` sets them
+SAMPLER = {"top_k": 40, "top_p": 0.95, "min_p": 0.05, "repeat_penalty": 1.0}
 
 
 # --------------------------------------------------------------------------- errors

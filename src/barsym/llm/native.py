@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from .base import SAMPLER
+
 __all__ = ["LoadProfile", "NativeContext", "NativeModel", "backend_init", "system_info"]
 
 _init_lock = threading.Lock()
@@ -298,7 +300,7 @@ class Sampler:
     same text as before barsym owned its context.
     """
 
-    TOP_K, TOP_P, MIN_P = 40, 0.95, 0.05
+    TOP_K, TOP_P, MIN_P = SAMPLER["top_k"], SAMPLER["top_p"], SAMPLER["min_p"]
 
     def __init__(self, context: NativeContext, gbnf: str | None, temperature: float, seed: int):
         lc, vocab = context.lc, context.model.vocab

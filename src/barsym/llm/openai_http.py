@@ -23,6 +23,16 @@ supported:
   ``{"type": "json_schema", "json_schema": {...}}``, which llama-cpp-python's
   server rejects (HTTP 500 carrying a validation error).
 
+Sampler settings are sent too, where the server takes them: a server's defaults are
+its own, and llama-cpp-python's server penalises repeated tokens (``repeat_penalty``
+1.1 over the last 64), which turned ``craft 2 stick: 2 planks`` into ``craft 2
+stick: 4 bamboo`` (the second ``2`` penalised) and took BAR's accuracy through the
+server from 98.31 to 37.61. So a llama.cpp server is asked for barsym's own sampler
+(:data:`~barsym.llm.base.SAMPLER`: no penalty; top-k, top-p and min-p as in-process),
+vLLM the same in its field names, and OpenAI's API (which has no such fields) nothing.
+What still differs from the in-process model is said once, at the start of a run
+(:meth:`OpenAIHTTPBackend.differences`).
+
 Every failure maps onto the :mod:`barsym.llm.base` hierarchy: connection
 refused / reset -> :class:`BackendUnavailableError`, socket timeout ->
 :class:`BackendTimeoutError`, anything unparseable -> :class:`LLMError` with
@@ -57,6 +67,7 @@ from typing import Any, Literal
 
 from ..redact import redact, remember_secret, url_without_password
 from .base import (
+    SAMPLER,
     BackendTimeoutError,
     BackendUnavailableError,
     Completion,
@@ -84,6 +95,19 @@ _NOT_THE_API = (404, 405, 501)
 GRAMMAR_STYLES = ("auto", "llama", "vllm", "none")
 #: the request field each server reads a GBNF grammar from
 GRAMMAR_FIELDS = {"llama": "grammar", "vllm": "guided_grammar"}
+#: the sampler fields each kind of server reads (OpenAI's API takes none of them, and refuses unknown fields)
+SAMPLER_FIELDS = {
+    "llama": {**SAMPLER, "presence_penalty": 0.0, "frequency_penalty": 0.0},
+    "vllm": {
+        "top_k": SAMPLER["top_k"],
+        "top_p": SAMPLER["top_p"],
+        "min_p": SAMPLER["min_p"],
+        "repetition_penalty": SAMPLER["repeat_penalty"],
+        "presence_penalty": 0.0,
+        "frequency_penalty": 0.0,
+    },
+    "none": {},
+}
 #: ``owned_by`` of a server's models -> how it takes a grammar
 SERVER_OWNERS = {
     "vllm": ("vllm",),
@@ -162,6 +186,7 @@ class OpenAIHTTPBackend(LLMBackend):
         self.grammar_style = grammar_style  # "auto": asked of the server before the first grammar is sent
         self.confirmed = False  # set by the first reply shaped like a chat completion
         self._warned_usage = False  # one warning about bad token counts per backend, not one per call
+        self._said_differences = False  # what differs from the in-process model: said once (announce)
         self._opener = opener_for(parsed.hostname)
         if api_key and parsed.scheme == "http" and not is_loopback(parsed.hostname):
             warn_plain_http(self.base_url, parsed.hostname)
@@ -194,10 +219,12 @@ class OpenAIHTTPBackend(LLMBackend):
         style = next((s for s, owners in SERVER_OWNERS.items() if owner in owners), None)
         if style is None and host.endswith("openai.com"):
             style = "none"
+        if style is None or style == "none":
+            self._said_differences = True  # the one line about this server is the warning below
         if style == "none":
             warnings.warn(
-                f"the server at {self.base_url} cannot constrain output (it takes no grammar): "
-                f"replies are free text, and only the verifier checks them",
+                f"the server at {self.base_url} cannot constrain output (it takes no grammar, nor barsym's "
+                f"sampler settings): replies are free text, and only the verifier checks them",
                 RuntimeWarning,
                 stacklevel=3,
             )
@@ -211,6 +238,30 @@ class OpenAIHTTPBackend(LLMBackend):
                 stacklevel=3,
             )
         return style
+
+    def differences(self) -> list[str]:
+        """What this server does unlike barsym's in-process model, given the same GGUF (asks the server once).
+
+        Through a llama.cpp server the chat template (the GGUF's own), the grammar and the
+        sampler settings are the in-process model's, so greedy replies are the same; sampled
+        ones are not, since the server draws from its own random stream. A server that takes
+        no grammar is already named by :meth:`detect_grammar_style`.
+        """
+        if self.grammar_style == "auto":
+            self.grammar_style = self.detect_grammar_style()
+        if self.grammar_style == "none":
+            return ["it takes no grammar and no sampler settings, so its replies are free text"]
+        return [
+            "sampled replies (temperature > 0, as in the retries after a refused answer) come from the "
+            "server's random draws, not barsym's, so they can differ; greedy replies are the same"
+        ]
+
+    def announce(self) -> None:
+        """Say in one line (a ``RuntimeWarning``) what differs from the in-process model; once per backend."""
+        lines = self.differences()
+        if lines and not self._said_differences:
+            self._said_differences = True
+            warnings.warn(f"through the server at {self.base_url}: {'; '.join(lines)}", RuntimeWarning, stacklevel=2)
 
     # ------------------------------------------------------------------ request
 
@@ -238,6 +289,7 @@ class OpenAIHTTPBackend(LLMBackend):
         if stop:
             payload["stop"] = stop
         style = "llama" if self.grammar_style == "auto" else self.grammar_style
+        payload.update(SAMPLER_FIELDS[style])
         if grammar is not None and style != "none":
             payload[GRAMMAR_FIELDS[style]] = grammar
         if json_schema is not None:
@@ -367,7 +419,7 @@ class OpenAIHTTPBackend(LLMBackend):
         max_tokens, temperature, seed, stop = self._resolve(
             messages, max_tokens, temperature, seed, json_schema, grammar, stop
         )
-        if grammar is not None and self.grammar_style == "auto":
+        if self.grammar_style == "auto":  # before the first call: the grammar and sampler fields depend on it
             self.grammar_style = self.detect_grammar_style()
         if grammar is not None and self.check_grammar:
             problems = lint_gbnf(grammar)

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .base import SAMPLER
 from .grammar_match import CompiledGrammar, GrammarState, UnsupportedGrammar, compile_grammar
 from .native import NativeContext
 
@@ -45,7 +46,7 @@ __all__ = ["SpanDecoder", "SpanResult"]
 
 _TOP = 64  # candidates sorted per step before falling back to a full sort
 _TAIL = 10.0  # sampling ignores admissible tokens this far (in logits) below the best one
-TOP_K, TOP_P, MIN_P = 40, 0.95, 0.05  # llama-cpp-python's create_chat_completion defaults
+TOP_K, TOP_P, MIN_P = SAMPLER["top_k"], SAMPLER["top_p"], SAMPLER["min_p"]  # create_chat_completion's defaults
 _GRAMMARS = 32
 
 
