@@ -73,11 +73,16 @@ class ModelCaller:
         self._primed = False
 
     # ---- calls -------------------------------------------------------------------------
-    def ask(self, messages: list[dict[str, str]], grammar: str, temperature: float) -> Asked:
-        """The model's reply; LLMError from the backend after counting it (see :meth:`failed`)."""
+    def ask(
+        self, messages: list[dict[str, str]], grammar: str, temperature: float, max_tokens: int | None = None
+    ) -> Asked:
+        """The model's reply; LLMError from the backend after counting it (see :meth:`failed`).
+
+        ``max_tokens`` caps this call below the caller's usual cap (a deadline near, :mod:`.loop_limits`)."""
+        tokens = self.max_tokens if max_tokens is None else min(max_tokens, self.max_tokens)
         key = None
         if temperature == 0:
-            key = (tuple((m["role"], m["content"]) for m in messages), grammar)
+            key = (tuple((m["role"], m["content"]) for m in messages), grammar, tokens)
             if key in self._replies:
                 self.stats.reused_replies += 1
                 return Asked(self._replies[key], None, 0.0)
@@ -86,7 +91,7 @@ class ModelCaller:
         self.stats.llm_calls += 1
         try:
             reply = self.backend.complete(
-                messages, grammar=grammar, max_tokens=self.max_tokens, temperature=temperature, seed=self.seed
+                messages, grammar=grammar, max_tokens=tokens, temperature=temperature, seed=self.seed
             )
         finally:
             self.stats.llm_seconds += time.perf_counter() - started
