@@ -168,3 +168,16 @@ def test_deadline_is_for_the_forward_planners_only(capsys, name):
 def test_a_bad_deadline_is_one_line(capsys, value):
     code, out, err = run(capsys, "plan", "stick", "--planner", "deps", "--deadline", value)
     assert code == 2 and one_line(err) and "--deadline" in err, err
+
+
+def test_a_stand_in_stops_writing_when_the_reply_deadline_has_passed():
+    import time
+
+    from barsym.llm.stand_in import make_stand_in
+    from barsym.llm.time_limit import reply_deadline
+
+    messages, grammar = [{"role": "user", "content": "x"}], 'root ::= "a" root | "b"'
+    assert make_stand_in("first").complete(messages, grammar=grammar, max_tokens=2).text == "a" * 12
+    with reply_deadline(time.monotonic() - 1):
+        cut = make_stand_in("first").complete(messages, grammar=grammar, max_tokens=2)
+    assert (cut.text, cut.finish_reason) == ("", "length")

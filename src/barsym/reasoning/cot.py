@@ -201,7 +201,7 @@ class CotPlanner:
             stopped = deadline.describe()
         else:
             try:
-                asked = self.caller.ask(messages, self.grammar, self.temperature, tokens)
+                asked = self.caller.ask(messages, self.grammar, self.temperature, tokens, deadline.until())
                 text = asked.text
             except LLMError as exc:
                 self.caller.failed(exc)

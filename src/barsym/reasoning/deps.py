@@ -145,10 +145,11 @@ class DepsPlanner:
                 return None
             rest, dropped = rest[4:], dropped + 1
 
-    def _ask(self, caller: ModelCaller, messages, grammar: str, label: str, attempt: int, tokens: int | None = None):
-        """One call; the reply text, or None when the backend failed (``caller.down`` says if for good)."""
+    def _ask(self, caller: ModelCaller, messages, grammar: str, label: str, attempt: int, deadline, cap: int):
+        """One call, its reply capped by ``deadline``; the reply, or None when the backend failed
+        (``caller.down`` says if for good)."""
         try:
-            asked = caller.ask(messages, grammar, self.temperature, tokens)
+            asked = caller.ask(messages, grammar, self.temperature, cap, deadline.until())
         except LLMError as exc:
             caller.failed(exc)
             self.planner_calls.record(
@@ -189,7 +190,7 @@ class DepsPlanner:
             if not tokens:
                 trace.stopped, trace.problem = StopReason.DEADLINE, deadline.describe()
                 break
-            asked = self._ask(self.planner_calls, messages, self.grammar, label, number + 1, tokens)
+            asked = self._ask(self.planner_calls, messages, self.grammar, label, number + 1, deadline, tokens)
             if asked is None:
                 if self.planner_calls.down:
                     trace.stopped, trace.problem = StopReason.BACKEND_DOWN, self.planner_calls.down
@@ -210,7 +211,7 @@ class DepsPlanner:
                 {"role": "assistant", "content": render_plan(read.steps)},
                 {"role": "user", "content": prompts.failure_message(this.description)},
             ]
-            this.explanation = self._explain(dialogue, label, number, deadline.tokens(EXPLAIN_TOKENS, stats))
+            this.explanation = self._explain(dialogue, label, number, deadline, stats)
             if this.explanation is None and self.explainer.down:
                 trace.stopped, trace.problem = StopReason.BACKEND_DOWN, self.explainer.down
                 break
@@ -258,12 +259,13 @@ class DepsPlanner:
             number, plan.steps, episode.success, episode.ticks, text, None, tuple(unreadable), dropped, order
         )
 
-    def _explain(self, dialogue, label: str, number: int, tokens: int) -> str | None:
+    def _explain(self, dialogue, label: str, number: int, deadline: Deadline, stats: LLMStats) -> str | None:
         fitted = self._fit(dialogue, self.explain_budget)
+        tokens = deadline.tokens(EXPLAIN_TOKENS, stats)
         if fitted is None or not tokens:  # no room, or no time: the next round is asked without one
             return None
         messages, _ = fitted
-        asked = self._ask(self.explainer, messages, prompts.EXPLANATION_GRAMMAR, label, number + 1, tokens)
+        asked = self._ask(self.explainer, messages, prompts.EXPLANATION_GRAMMAR, label, number + 1, deadline, tokens)
         if asked is None:
             return None
         text = asked.text.replace(CUT_OFF, "").strip()

@@ -6,9 +6,9 @@ for one task on a 2-core machine; nothing in its loop noticed. What is here lets
 both planners stop early, and say why:
 
 - a **deadline** (seconds per plan, :data:`DEFAULT_DEADLINE` unless set): no new
-  call starts after it, and each call's reply is capped to the tokens the model
-  can write in the time left, at the rate this plan's earlier calls measured
-  (the first call keeps the planner's own cap: nothing is measured yet);
+  call starts after it, each call's reply is capped to the tokens the model can
+  write in the time left at the rate measured so far, and an in-process reply
+  still being written when it passes ends there (:mod:`barsym.llm.time_limit`);
 - a **repeated step run**: the same step (not a move) :data:`REPEAT_RUN` or more
   times in a row. No expert plan of BAR's repeats a step at once (two equal steps
   are one with the sum of their counts), and at temperature 0 the model that
@@ -67,6 +67,12 @@ class Deadline:
         rate = stats.completion_tokens / stats.llm_seconds
         fits = int(left * SAFETY * rate)
         return min(cap, fits) if fits >= MIN_TOKENS else 0
+
+    def until(self) -> float | None:
+        """When the reply being asked for must end, on :func:`time.monotonic`'s clock (for
+        :func:`barsym.llm.time_limit.reply_deadline`); None without a deadline."""
+        left = self.left()
+        return None if left == float("inf") else time.monotonic() + left
 
     def describe(self) -> str:
         return f"the deadline of {self.seconds:g} s passed"
