@@ -65,6 +65,8 @@ def test_a_command_that_needs_the_model_names_the_extra_in_one_line(argv):
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert EXTRA in done.stderr and "llama-cpp-python is not installed" in done.stderr
+    if argv[0] == "score":  # the simulator scores without a model: the line says how
+        assert "--scores simulator" in done.stderr
 
 
 def test_a_server_needs_no_extra():

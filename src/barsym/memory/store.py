@@ -72,6 +72,10 @@ class Candidate:
         return self.successes / self.runs if self.runs else 0.0
 
 
+#: what ``counts`` reports (``barsym memory stats``): all zero for a memory nothing has been recorded into
+COUNTS = ("plans", "decompositions", "distinct_decompositions", "goals", "executions", "runs", "successes", "stale")
+
+
 class MemoryStore(MemoryFile):
     """An open memory: plans, their decompositions and executions (see the module docstring)."""
 
@@ -198,19 +202,9 @@ class MemoryStore(MemoryFile):
 
     def counts(self) -> dict[str, int]:
         """Table counts from one snapshot (one statement): never a plan without its decompositions."""
-        names = (
-            "plans",
-            "decompositions",
-            "distinct_decompositions",
-            "goals",
-            "executions",
-            "runs",
-            "successes",
-            "stale",
-        )
         with self._reading():
             row = self._count_row()
-        out = dict(zip(names, row))
+        out = dict(zip(COUNTS, row))
         out["stale"] += len(self.stale_here)
         return out
 
