@@ -110,3 +110,15 @@ def test_the_readme_example_runs_on_the_readme_install(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.splitlines()[-1] == "False True"
+
+
+def test_install_md_installs_from_the_repository_and_names_every_extra():
+    """No index serves barsym: docs/install.md installs from a clone, a path or a git URL, and says what each
+    extra of pyproject.toml brings (issue 35, item 9)."""
+    text = (REPO / "docs" / "install.md").read_text(encoding="utf-8")
+    offered = re.findall(r"^(?:\| `|\.venv/bin/)?pip install ([^`\n]+)", text, re.M)  # commands, not prose
+    assert offered and not any(re.fullmatch(r"'?barsym(\[[^\]]*\])?'?", c.split("#")[0].strip()) for c in offered)
+    assert "pip install -e '.[llm]'" in text and "@ git+" in text
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    rows = {m.group(1) for m in re.finditer(r"^\| `pip install -e '\.\[(\w+)\]'` \|", text, re.M)}
+    assert rows == set(extras) - {"bench"}, rows ^ set(extras)
