@@ -76,7 +76,7 @@ def _legend(series: Sequence[Series], left: int, width: int) -> tuple[list[str],
             f'<text x="{x + 17}" y="{y + 11}" class="legend">{escape(s.label)}</text>'
         )
         x += need
-    return parts, y + 22
+    return parts, y + 30  # room for the values written above the highest bars
 
 
 def bar_chart(
