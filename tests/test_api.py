@@ -16,18 +16,23 @@ from barsym.testing import faulty_plans, goals, inventories, plans, states, step
 from testdata import REPO
 
 
-def readme_example() -> str:
+def readme_examples() -> list[str]:
+    """The README's Python examples: the API's, then the environment's (which needs the [env] extra)."""
     text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Python API", 1)[1]
-    return re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    section = text.split("## Python API", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```python\n(.*?)```", section, re.S)
 
 
-def test_the_readme_example_runs(capsys):
-    exec(compile(readme_example(), "README.md", "exec"), {})
+def test_the_readme_examples_run(capsys):
+    api, env = readme_examples()
+    exec(compile(api, "README.md", "exec"), {})
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "1. mine 2 logs" and out[10] == "11. craft 1 iron_pickaxe"
-    assert "valid" in out and "False True" in out and out[-1] == "1.0 True 1"
-    assert re.fullmatch(r"\d+ of 50 stochastic runs succeed", out[-3])
+    assert "valid" in out and out[-1] == "False True"
+    assert re.fullmatch(r"\d+ of 50 stochastic runs succeed", out[-2])
+    assert "barsym.env" not in api  # the first example runs on the README's first install (no [env] extra)
+    exec(compile(env, "README.md", "exec"), {})
+    assert capsys.readouterr().out.splitlines() == ["1.0 True 1"]
 
 
 def test_import_barsym_loads_nothing_else():

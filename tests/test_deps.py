@@ -25,6 +25,11 @@ GOOD = "mine 3 logs\ncraft 9 planks\ncraft 2 stick\ncraft 1 crafting_table\ncraf
 WHY = "Crafting a wooden_pickaxe needs a crafting_table."
 
 
+def no_table(n: int) -> str:
+    """A plan that fails as NO_TABLE does, different in every round (a round that changes nothing stops DEPS)."""
+    return NO_TABLE.replace("mine 3 logs", f"mine {3 + n} logs")
+
+
 def deps(kb, replies, rounds=5, n_ctx=4096):
     backend = ScriptedLLM(replies, LLMOptions(n_ctx=n_ctx))
     graph = graph_for(kb)
@@ -60,11 +65,12 @@ def test_round_zero_plans_once_and_explains_nothing(kb):
 
 def test_every_round_is_used_when_every_plan_fails(kb):
     rounds = 3
-    planner, backend = deps(kb, [NO_TABLE, WHY] * rounds + [NO_TABLE], rounds=rounds)
+    planner, backend = deps(kb, [r for n in range(rounds) for r in (no_table(n), WHY)] + [NO_TABLE], rounds=rounds)
     result = planner.plan(GOAL)
     assert backend.remaining == 0 and len(backend.calls) == 2 * rounds + 1
     assert [r.number for r in result.trace.rounds] == [0, 1, 2, 3]
-    assert result.trace.stopped is StopReason.ROUNDS_USED and result.trace.plan_after(1) == result.plan.steps
+    assert result.trace.stopped is StopReason.ROUNDS_USED and result.trace.plan_after(3) == result.plan.steps
+    assert result.trace.plan_after(1) == result.trace.rounds[1].steps != result.plan.steps
 
 
 def test_a_long_dialogue_leaves_out_the_oldest_rounds_and_every_prompt_fits(kb):
@@ -72,7 +78,8 @@ def test_a_long_dialogue_leaves_out_the_oldest_rounds_and_every_prompt_fits(kb):
     task = {"role": "user", "content": prompts.task_message(GOAL, None, planner.facts)}
     full = planner.plan_budget.tokens([*planner.prefix, task])
     # room for the prefix, the task and about two rounds of dialogue, not six
-    planner, backend = deps(kb, [NO_TABLE, WHY] * 5 + [NO_TABLE], rounds=5, n_ctx=full + 360 + 48 + 220)
+    replies = [r for n in range(5) for r in (no_table(n), WHY)] + [NO_TABLE]
+    planner, backend = deps(kb, replies, rounds=5, n_ctx=full + 360 + 48 + 220)
     result = planner.plan(GOAL)
     assert len(result.trace.rounds) == 6 and result.trace.stopped is StopReason.ROUNDS_USED
     assert max(r.dropped_rounds for r in result.trace.rounds) >= 2

@@ -53,9 +53,11 @@ def test_a_model_that_never_answers_usefully_is_a_shown_and_recorded_failure(cap
     assert code == 1 and "Traceback" not in err
     data = json.loads(out)
     assert data["verdict"] == "invalid" and data["steps"] == []
-    assert [r["round"] for r in data["trace"]["rounds"]] == [0, 1, 2]
-    assert data["trace"]["stopped"] == "rounds_used" and all(not r["success"] for r in data["trace"]["rounds"])
-    assert data["stats"]["deps"]["success_round"] is None and s.posts == 5  # 3 plans, 2 explanations
+    # round 1 wrote round 0's (empty) plan again: replanning once more would too, so DEPS stops and says so
+    assert [r["round"] for r in data["trace"]["rounds"]] == [0, 1]
+    assert data["trace"]["stopped"] == "no_change" and all(not r["success"] for r in data["trace"]["rounds"])
+    assert data["trace"]["problem"] == "round 1 wrote the plan of round 0 again"
+    assert data["stats"]["deps"]["success_round"] is None and s.posts == 3  # 2 plans, 1 explanation
     code, out, err = run(capsys, "plan", "stick", "--planner", "deps", "--rounds", "0", "--llm-url", s.url)
     assert code == 1 and "no steps: the planner wrote no usable plan" in out and "round 0: 0 steps" in out
 

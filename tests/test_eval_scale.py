@@ -296,6 +296,7 @@ def test_options_a_planner_ignores_are_reported(capsys):
     assert err == "barsym: warning: the symbolic planner asks no model; ignored: --model, --llm-seed\n"
 
 
+@pytest.mark.ray
 def test_ray_executor_gives_the_serial_results(kb, tasks):
     ray = pytest.importorskip("ray", reason="Ray is optional: pip install 'barsym[ray]'")
     chosen = tasks[::9]
@@ -325,6 +326,7 @@ def test_pool_workers_report_their_goals(kb, tasks):
     assert any(re.match(r"goal \d+( of about \d+)?: ", text) for _, text in seen)
 
 
+@pytest.mark.ray
 def test_a_ray_address_nothing_answers_at_is_one_line_exit_2(capsys):
     pytest.importorskip("ray", reason="Ray is optional: pip install 'barsym[ray]'")
     code, out, err = run(

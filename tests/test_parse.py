@@ -112,6 +112,23 @@ def test_parse_command_text_and_json(capsys, tmp_path):
     assert code == 1 and "verdict: invalid" in out
 
 
+def test_parse_writes_bar_records_that_validate_reads(capsys, tmp_path):
+    """``--format bar``: BAR JSON Lines as ``plan --format bar`` writes them, what annotators correct (issue 35)."""
+    from barsym.bar_io import parse_plan
+
+    path = tmp_path / "plan.txt"
+    path.write_text(PROSE)
+    code, out, err = run(capsys, "parse", path, "--llm-stand-in", "copy-facts", "--format", "bar")
+    records = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and err == "" and set(records[0]) == {"type", "obj_name", "obj_num", "tool"}
+    assert [str(s) for s in parse_plan(out).steps] == EXPECTED
+    saved = tmp_path / "plan.jsonl"
+    saved.write_text(out)
+    assert run(capsys, "validate", saved)[0] == 0
+    code, out, err = run(capsys, "parse", path, "--llm-stand-in", "first", "--format", "bar")
+    assert code == 1 and out and one_line(err) and "the parsed plan cannot run: fails at step" in err
+
+
 @pytest.mark.parametrize(
     "content, message",
     [

@@ -166,7 +166,11 @@ def test_runs_are_compared_on_the_tasks_they_share(capsys, runs, tmp_path):
     html = out.read_text()
     assert "tasks per run: symbolic 53, llm-only 4); 4 task(s) are shared" in html
     assert "<td>symbolic</td><td>symbolic53.jsonl</td>" in html
-    listing = re.search(r"<td>symbolic</td><td>symbolic53.jsonl</td><td>[^<]*</td><td>(\d+)</td><td>(\d+)</td>", html)
+    listing = re.search(
+        r"<td>symbolic</td><td>symbolic53.jsonl</td><td>[^<]*</td><td>[^<]*</td><td><span[^>]*>[^<]*</span></td>"
+        r"<td>(\d+)</td><td>(\d+)</td>",
+        html,
+    )
     assert listing.groups() == ("53", "4")
     # the comparing tables equal those of the four-task symbolic run: the other 49 tasks are left out
     alone = tmp_path / "alone.html"

@@ -88,3 +88,20 @@ def test_seeded_sampling_under_a_grammar_is_reproducible(smol, grammars):
     assert len(others | texts) > 1
     matcher = compile_grammar(grammar)
     assert all(matcher.start().advance(text).accepting for text in others | texts)
+
+
+@pytest.mark.parametrize("decoder", ["spans", "token by token"])
+def test_a_passed_reply_deadline_ends_the_reply_after_its_first_token(smol, monkeypatch, grammars, decoder):
+    """A planner's deadline (barsym.llm.time_limit) stops a reply being written, as max_tokens would."""
+    import time
+
+    from barsym.llm.time_limit import reply_deadline
+
+    _, grammar = grammars["vocab"]
+    messages = chat("2 furnace")
+    complete = smol.complete if decoder == "spans" else lambda m, **kw: token_by_token(smol, monkeypatch, m, **kw)
+    free = complete(messages, grammar=grammar, max_tokens=24)
+    with reply_deadline(time.monotonic() - 1):
+        cut = complete(messages, grammar=grammar, max_tokens=24)
+    assert cut.finish_reason == "length" and cut.completion_tokens == 1 < free.completion_tokens
+    assert free.text.startswith(cut.text)

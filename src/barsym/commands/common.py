@@ -115,6 +115,14 @@ def warn(message: str) -> None:
     print(f"barsym: warning: {cut_message(message)}", file=sys.stderr)
 
 
+def said_as(written: str, resolved: str) -> None:
+    """One line on stderr when a name was resolved to another item (``bed -> white_bed``): an alias, a family or
+    a task set's old name is planned as the item it stands for, and the user should not have to guess which."""
+    key = written.strip().lower().replace(" ", "_").removeprefix("minecraft:")
+    if key != resolved:
+        print(f"barsym: {written.strip()} -> {resolved}", file=sys.stderr)
+
+
 def outcome(status: str, reason: str | None, exit_code: int, **fields) -> dict:
     """Every result a command prints as JSON carries these three: what happened, why, and the exit status."""
     return {"status": status, "reason": reason, "exit_code": exit_code, **fields}

@@ -167,6 +167,7 @@ def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
         **progress.hooks(on_task=recorded_task, on_start=resuming),
         on_warning=warn,
         api_key=api_key,
+        dataset_name=args.dataset,
     )
     progress.close()
     executed = execution_part(outcome, execution)

@@ -19,8 +19,10 @@ from pathlib import Path
 from ..eval.progress_line import TerminalProgress
 from ..memory import MemoryStore, with_memory
 from ..memory.maintenance import build, decomposition_line, decompositions, export_jsonl, import_file, open_memory
+from ..memory.memory_file import default_path
 from ..memory.options import BuildOptions, PruneOptions
 from ..memory.row_checks import Vocabulary
+from ..memory.store import COUNTS
 from ..planner import PlanningError
 from ..sim.options import ExecutionOptions
 from .common import UsageError, add_format, add_output, check_writable, kb_from_args, write_output
@@ -85,6 +87,9 @@ def run(args: argparse.Namespace) -> int:
     args.options = options and read_model(args, options)
     if args.action == "build":
         args.execution = read_model(args, ExecutionOptions, runs=20)
+    given = getattr(args, "memory", None)  # a --memory FILE that is not there stays an error: likely a typo
+    if given is None and args.action in EMPTY_READS and not default_path().exists():
+        return EMPTY_READS[args.action](default_path(), args)
     # a damaged or locked file, or a data folder that cannot be made: one line (barsym.cli)
     with open_memory(getattr(args, "memory", None), write=args.action in WRITES) as store:
         if args.action in ("show", "export"):  # every row shown is checked against the knowledge base's names
@@ -172,6 +177,32 @@ def _clear(store: MemoryStore, args) -> int:
     print(f"cleared {store.path}")
     return 0
 
+
+def _nothing_yet(path: Path) -> str:
+    return (
+        f"no memory yet at {path}: nothing is remembered "
+        "(barsym memory build, or plan and eval with --record, record plans into it)"
+    )
+
+
+def _show_empty(path: Path, args) -> int:
+    print("[]" if args.format == "json" else _nothing_yet(path))
+    return 0
+
+
+def _stats_empty(path: Path, args) -> int:
+    print(json.dumps(dict.fromkeys(COUNTS, 0), indent=2))
+    return 0
+
+
+def _export_empty(path: Path, args) -> int:
+    print(_nothing_yet(path), file=sys.stderr)
+    write_output(args.output, "")
+    return 0
+
+
+#: reading the default memory before anything was written to it is reading an empty one (the first write makes it)
+EMPTY_READS = {"show": _show_empty, "stats": _stats_empty, "export": _export_empty}
 
 #: each action: what it does (its --help), its own arguments, and what it runs
 ACTIONS = {

@@ -1,11 +1,14 @@
-"""``barsym parse FILE [--format text|json] [--goal ITEM]``: a plan in prose -> BAR steps -> the validator's verdict.
+"""``barsym parse FILE [--format text|json|bar] [--goal ITEM]``: a plan in prose -> BAR steps -> the validator's verdict.
 
 DEPS' goal parser for people who write plans in words ("chop four logs, make
 planks, then a crafting table"): the model turns each clause into one step
 under the step grammar (:mod:`barsym.reasoning.prose` says how a 135M model is
 given a chance), then barsym's validator plays the steps. ``--llm-stand-in``
 runs a chooser instead of the model (the baselines of ``bench/bench_parse.py``).
-``barsym validate --text FILE`` is the same command.
+``barsym validate --text FILE`` is the same command. ``--format bar`` writes
+the steps as BAR JSON Lines, as ``barsym plan --format bar`` does: the records an
+annotator corrects and ``barsym validate`` reads (the verdict, when the plan
+cannot run, is one line on stderr).
 
 Exit status: 0 the steps are a valid plan (waste allowed), 1 they are not,
 2 unusable input (no such file, empty, binary, not UTF-8, no step found) or options.
@@ -17,7 +20,7 @@ import argparse
 import json
 import sys
 
-from ..bar_io import PlanFormatError
+from ..bar_io import PlanFormatError, format_plan
 from ..model import GoalOptions
 from ..reasoning.prose_io import parse_prose, parsed_record, parsed_text, read_text
 from ..validation import Validator, Verdict
@@ -35,7 +38,11 @@ DESCRIPTION = (
 
 def add_arguments(p) -> None:
     p.add_argument("file", metavar="FILE", help="a text file with the plan in words; '-' reads stdin")
-    add_format(p, "text|json", "text: the steps and the verdict (default); json: one object")
+    add_format(
+        p,
+        "text|json|bar",
+        "text: the steps and the verdict (default); json: one object; bar: the steps as BAR JSON Lines",
+    )
     add_model(p, GoalOptions)
     add_model_arguments(p)
 
@@ -59,6 +66,10 @@ def parse_and_validate(args: argparse.Namespace, path: str) -> int:
     made_by = f"stand-in {options.llm_stand_in}" if options.llm_stand_in else "model"
     if args.format == "json":
         print(json.dumps(parsed_record(parsed, where, made_by, result), indent=2))
+    elif args.format == "bar":  # stdout is the records alone; why they cannot run goes to stderr
+        sys.stdout.write(format_plan(plan))
+        if result.verdict is Verdict.INVALID:
+            print(f"barsym: the parsed plan cannot run: {result.failure()}", file=sys.stderr)
     else:
         sys.stdout.write(parsed_text(parsed, where, made_by, result))
     return 1 if result.verdict is Verdict.INVALID else 0

@@ -30,6 +30,7 @@ from .common import (
     kb_from_args,
     outcome,
     remembering,
+    said_as,
     warn,
     write_output,
 )
@@ -71,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
     name = check_planner(args.planner)
     kb = kb_from_args(args)
     goal = goal.model_copy(update={"item": kb.resolve(args.item, dialect=check_dialect(kb, args.dialect))})
+    said_as(args.item, goal.item)
     rules = rules_from_args(kb, args)
     start = start_from_args(kb, args)
     store, unrecorded = _open_memory(args)  # before the model loads: a bad memory file is found at once

@@ -17,7 +17,7 @@ from ..consistency.config import ConsistencyConfig
 from ..kb import KnowledgeBase
 from ..llm.settings import ModelSettings
 from ..planner import DEFAULT_PLANNER, planner_names
-from ..reasoning.options import DepsOptions, PlannerLLMOptions
+from ..reasoning.options import DepsOptions, ForwardOptions, PlannerLLMOptions
 from ..reasoning.options import planner_options as choose_options
 from .common import Deprecated, UsageError, warn
 from .options import add_model, flag, read_model
@@ -54,6 +54,7 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
         parser, PlannerLLMOptions, "LLM planners (bar, llm-only, bar-sc, deps, cot)", deprecated={"--seed": "seed"}
     )
     add_model(parser, DepsOptions, "DEPS (--planner deps)")
+    add_model(parser, ForwardOptions, "DEPS and chain of thought (--planner deps, cot)")
     add_consistency_arguments(parser, planners=True)
 
 
@@ -103,7 +104,14 @@ def planner_options(name: str, kb: KnowledgeBase, args: argparse.Namespace, rule
     config = read_model(args, ConsistencyConfig, skip=("seed",))
     try:
         options, ignored = choose_options(
-            name, kb, models[0], config, models[1], consistency=getattr(args, "consistency", False), rules=rules
+            name,
+            kb,
+            models[0],
+            config,
+            models[1],
+            consistency=getattr(args, "consistency", False),
+            rules=rules,
+            forward=read_model(args, ForwardOptions),
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None

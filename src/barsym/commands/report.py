@@ -38,8 +38,9 @@ def run(args: argparse.Namespace) -> int:
     write_output(args.output, render(runs))
     if existed:  # a report made earlier is gone: one line, so that nobody wonders where it went
         print(f"barsym: overwrote {args.output} (it held an earlier report or another file)", file=sys.stderr)
+    where = args.output if to_stdout(args.output) else args.output.resolve()  # -o or not: say where it went
     print(
-        f"wrote {args.output} ({len(runs)} run(s), {sum(len(r.records) for r in runs)} task records)",
+        f"wrote {where} ({len(runs)} run(s), {sum(len(r.records) for r in runs)} task records)",
         file=sys.stderr if to_stdout(args.output) else sys.stdout,
     )  # -o -: stdout is the page alone
     return 0

@@ -56,8 +56,12 @@ def run(args: argparse.Namespace) -> int:
 
         llm = model_settings(args)
         try:
+            backend = backend_from(llm)
+        except UsageError as exc:  # no model here: the simulator still scores every step
+            raise UsageError(f"{exc}; or --scores simulator to score with the simulator alone, no model") from None
+        try:
             scorer = LLMStepScorer(
-                backend_from(llm), seed=llm.seed, temperature=llm.temperature, method=config.score_method, rules=rules
+                backend, seed=llm.seed, temperature=llm.temperature, method=config.score_method, rules=rules
             )
         except ValueError as exc:  # a probability method on a server that gives none
             raise UsageError(f"--score-method: {exc}") from None

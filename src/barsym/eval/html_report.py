@@ -33,6 +33,7 @@ from .report_parts import section as _section
 from .report_parts import table as _table
 from .report_tasks import STYLE as TASK_STYLE
 from .report_tasks import task_section
+from .run_model import runs_table
 from .runfile import read_run_lines
 from .runner import ALL, ordered_groups
 from .svg import Series, bar_chart
@@ -172,7 +173,7 @@ def _cost_section(runs: list[Run]) -> str:
     labels = [run.label for run, _ in summaries]
 
     def one(title, values, unit="", y_max=None):
-        return bar_chart(title, labels, [Series("all tasks", values)], unit=unit, y_max=y_max, height=240)
+        return bar_chart(title, labels, [Series("all tasks", values)], unit=unit, y_max=y_max)
 
     charts = (
         one("Executable plans (validator), %", [s["executable_rate"] for _, s in summaries], y_max=100.0)
@@ -356,10 +357,11 @@ body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px au
 h1{font-size:22px}h2{font-size:17px;margin-top:30px;border-bottom:1px solid #ddd;padding-bottom:4px}
 table{border-collapse:collapse;margin:10px 0 16px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}
 th:first-child,td:first-child{text-align:left}th{background:#f3f3f3}
-svg.chart{display:block;margin:8px 0 18px}svg .title{font-size:14px;font-weight:600}
+svg.chart{display:inline-block;vertical-align:top;margin:8px 24px 18px 0}svg .title{font-size:14px;font-weight:600}
 svg .legend,svg .axis{font-size:11px;fill:#333}svg .value{font-size:9px;fill:#444}
 svg .grid{stroke:#e4e4e4}svg .base{stroke:#555}.meta{color:#666;font-size:12px}
 .note{color:#555;font-size:12px;margin:4px 0 10px}td{white-space:nowrap}
+.settings{white-space:normal;display:inline-block;max-width:26em;font-size:12px}
 .compare{background:#fff8e1;border-left:4px solid #E69F00;padding:6px 10px}
 """
 
@@ -372,20 +374,7 @@ def render(runs: list[Run], kb=None) -> str:
         mc = next((str((r.header.get("spec") or {}).get("mc_version") or "") for r in runs), "") or "1.16.5"
         kb = load_kb(mc)
     compared, said = shared_tasks(runs)
-    listing = _table(
-        ["planner", "file", "data set", "tasks", "compared", "started"],
-        [
-            [
-                run.label,
-                run.path.name,
-                str(run.header.get("dataset", "")),
-                str(len(run.records)),
-                str(len(cut.records)),
-                str(run.header.get("started", "")),
-            ]
-            for run, cut in zip(runs, compared)
-        ],
-    )
+    listing = runs_table(runs, compared)
     body = "".join(
         [
             _scores_section(compared),

@@ -21,6 +21,7 @@ from ..kb import KnowledgeBase
 from .dataset import DatasetError, Task
 from .execution_report import TaskExecution
 from .record_check import record_problem, task_hash, unknown_items
+from .run_model import model_record
 from .runfile import RUN_VERSION, RunFile
 from .runner import Evaluation, ordered_groups
 from .spec import RunSpec, outcome_from_record, task_to_data
@@ -69,15 +70,18 @@ def select_tasks(
     return chosen
 
 
-def run_header(spec: RunSpec, dataset: str, dialect: str | None, tasks: int) -> dict:
+def run_header(spec: RunSpec, dataset: str, dialect: str | None, tasks: int, dataset_name: str | None = None) -> dict:
+    """A run file's first line: what ran on what (``dataset_name`` as the user named it: ``bar``), and the model."""
     return {
         "kind": "run",
         "version": RUN_VERSION,
         "planner": spec.planner,
         "spec": spec.to_dict(),
         "dataset": dataset,
+        "dataset_name": dataset_name,
         "dialect": dialect,
         "tasks": tasks,
+        "model": model_record(spec.planner, spec.options),
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
 
@@ -101,6 +105,7 @@ def run_evaluation(
     on_goal: Callable[[str, str], None] | None = None,
     on_warning: Callable[[str], None] | None = None,
     api_key: str | None = None,
+    dataset_name: str | None = None,
 ) -> EvaluationRun:
     """Run every task not already in ``run_path`` and return the whole evaluation, in task order.
 
@@ -115,7 +120,8 @@ def run_evaluation(
     keys = [t.key for t in tasks]
     if len(set(keys)) != len(keys):
         raise DatasetError("the data set names a task twice (group/name); each task needs its own name")
-    run_file = RunFile(run_path, run_header(spec, dataset, dialect, len(tasks))) if run_path else None
+    header = run_header(spec, dataset, dialect, len(tasks), dataset_name)
+    run_file = RunFile(run_path, header) if run_path else None
     records: dict[str, dict] = {}
     try:
         if run_file is not None:

@@ -43,6 +43,42 @@ def _fmt(value: float) -> str:
     return f"{value:.1f}" if value >= 10 else f"{value:.2f}"
 
 
+CHAR = 6.6  # px per character of the 11 px axis and legend text (a wide estimate: labels never overlap)
+TITLE_CHAR = 8.2  # px per character of the 14 px bold title
+MAX_WIDTH = 1000
+PLOT_HEIGHT = 160
+
+
+def _px(text: str) -> float:
+    return len(text) * CHAR
+
+
+def _lines(label: str, room: float) -> list[str]:
+    """A category label as one line, or two where it does not fit ``room`` px (broken at ``[``, ``_`` or
+    ``-`` nearest the middle), each line cut with an ellipsis only if it still does not fit."""
+    if _px(label) <= room:
+        return [label]
+    breaks = [i for i, ch in enumerate(label) if ch in "[_-" and 0 < i < len(label)]
+    cut = min(breaks, key=lambda i: abs(i - len(label) / 2), default=len(label) // 2)
+    most = max(1, int(room // CHAR))
+    return [part if len(part) <= most else part[: most - 1] + "\u2026" for part in (label[:cut], label[cut:])]
+
+
+def _legend(series: Sequence[Series], left: int, width: int) -> tuple[list[str], int]:
+    """Legend swatches, as many rows as the labels need (whole labels, never cut); and the y below them."""
+    parts, x, y = [], left, 30
+    for i, s in enumerate(series):
+        need = 17 + _px(s.label) + 18
+        if x > left and x + need > width:
+            x, y = left, y + 18
+        parts.append(
+            f'<rect x="{x}" y="{y}" width="12" height="12" fill="{PALETTE[i % len(PALETTE)]}"/>'
+            f'<text x="{x + 17}" y="{y + 11}" class="legend">{escape(s.label)}</text>'
+        )
+        x += need
+    return parts, y + 30  # room for the values written above the highest bars
+
+
 def bar_chart(
     title: str,
     categories: Sequence[str],
@@ -50,27 +86,37 @@ def bar_chart(
     *,
     unit: str = "",
     y_max: float | None = None,
-    width: int = 760,
-    height: int = 300,
+    width: int | None = None,
+    height: int | None = None,
 ) -> str:
-    """A grouped bar chart: ``categories`` along x, one bar per series in each."""
+    """A grouped bar chart: ``categories`` along x, one bar per series in each.
+
+    Sized to what it shows unless told: each category as wide as its bars and its label need (labels
+    are written whole, on two lines where the chart would otherwise pass :data:`MAX_WIDTH`), the plot
+    :data:`PLOT_HEIGHT` px high, the legend in as many rows as its labels take."""
     values = [v for s in series for v in s.values if v is not None]
     top = y_max if y_max is not None else _nice_max(max(values, default=0.0) * 1.08)
-    left, right, upper, lower = 56, 16, 52, 46
-    plot_w, plot_h = width - left - right, height - upper - lower
+    left, right, lower = 56, 16, 46
+    longest = max((_px(c) for c in categories), default=0.0)
+    need = max(len(series) * 26 + 14, longest + 12)
+    if width is None:
+        wanted = left + right + need * max(1, len(categories))
+        width = int(max(320, len(title) * TITLE_CHAR + left + right, min(MAX_WIDTH, wanted)))
+    legend, upper = _legend(series, left, width)
+    plot_w = width - left - right
     slot = plot_w / max(1, len(categories))
+    labels = [_lines(c, slot - 6) for c in categories]
+    if any(len(lines) > 1 for lines in labels):
+        lower += 14
+    plot_h = (height - upper - lower) if height is not None else PLOT_HEIGHT
+    height = upper + plot_h + lower
     bar_w = max(3.0, min(38.0, (slot * 0.8) / max(1, len(series))))
     parts = [
         f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}">',
         f'<text x="{left}" y="20" class="title">{escape(title)}</text>',
+        *legend,
     ]
-    for i, s in enumerate(series):  # legend, one swatch per series
-        x = left + i * 150
-        parts.append(
-            f'<rect x="{x}" y="30" width="12" height="12" fill="{PALETTE[i % len(PALETTE)]}"/>'
-            f'<text x="{x + 17}" y="41" class="legend">{escape(s.label[:20])}</text>'
-        )
     for tick in range(5):
         value = top * tick / 4
         y = upper + plot_h - plot_h * tick / 4
@@ -101,10 +147,12 @@ def bar_chart(
                     f'<text x="{x + bar_w / 2 - 1:.1f}" y="{y - 3:.1f}" class="value" '
                     f'text-anchor="middle">{_fmt(value)}</text>'
                 )
-        parts.append(
-            f'<text x="{left + c * slot + slot / 2:.1f}" y="{upper + plot_h + 18}" class="axis" '
-            f'text-anchor="middle">{escape(category[:14])}</text>'
-        )
+        centre = left + c * slot + slot / 2
+        for n, line in enumerate(labels[c]):
+            parts.append(
+                f'<text x="{centre:.1f}" y="{upper + plot_h + 18 + 13 * n}" class="axis" '
+                f'text-anchor="middle">{escape(line)}<title>{escape(category)}</title></text>'
+            )
     parts.append(f'<line x1="{left}" y1="{upper + plot_h}" x2="{left + plot_w}" y2="{upper + plot_h}" class="base"/>')
     parts.append("</svg>")
     return "".join(parts)

@@ -41,6 +41,7 @@ import numpy as np
 from .base import SAMPLER
 from .grammar_match import CompiledGrammar, GrammarState, UnsupportedGrammar, compile_grammar
 from .native import NativeContext
+from .time_limit import out_of_time
 
 __all__ = ["SpanDecoder", "SpanResult"]
 
@@ -200,7 +201,7 @@ class SpanDecoder:
             state = after
             out.append(token)
             pending = [token]
-            if len(out) >= max_tokens:
+            if len(out) >= max_tokens or out_of_time():  # a caller's deadline ends the reply as max_tokens does
                 break
         text = b"".join(self._piece(t).encode("ascii") for t in out).decode("utf-8", "ignore")
         return SpanResult(

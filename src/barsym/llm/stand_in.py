@@ -50,6 +50,7 @@ from typing import Any
 from .base import Completion, LLMBackend, LLMError, LLMOptions
 from .grammar_match import CompiledGrammar, GrammarState, UnsupportedGrammar, compile_grammar
 from .settings import STAND_INS
+from .time_limit import out_of_time
 
 __all__ = ["STAND_INS", "StandInLLM", "continuations", "facts_candidates", "make_stand_in"]
 
@@ -340,6 +341,8 @@ class StandInLLM(LLMBackend):
         """(reply, finish reason, choices made): forced text taken as is, a chooser at every branch point."""
         text, choices = "", 0
         while len(text) < limit:
+            if out_of_time():  # a caller's deadline (time_limit): as if the reply reached max_tokens
+                return text, "length", choices
             forced = state.forced()
             if forced:
                 text += forced

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .native import NativeContext
+from .time_limit import out_of_time
 
 __all__ = ["TokenResult", "generate_tokens"]
 
@@ -54,7 +55,7 @@ def generate_tokens(
             if hit:
                 text, finish = text[: min(text.index(s) for s in hit)], "stop"
                 break
-            if len(out) >= max_tokens:
+            if len(out) >= max_tokens or out_of_time():  # a caller's deadline ends the reply as max_tokens does
                 break
             context.evaluate([token], first_output=0)
             evaluations += 1

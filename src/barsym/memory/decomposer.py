@@ -80,6 +80,13 @@ class MemoryDecomposer:
         if self.examples is not None:
             self.examples.start_plan()
 
+    def start_attempt(self) -> None:
+        """BAR's loop plans the task once more: count what this attempt's goals were answered by, afresh."""
+        self.stats = dataclasses.replace(self.stats, hits=0, misses=0, spare=0)
+        restart = getattr(self.inner, "start_attempt", None)
+        if restart is not None:
+            restart()
+
     def context_of(self, decomposition: Decomposition) -> dict | None:
         kept = self.contexts.get(id(decomposition))
         return kept[1] if kept is not None and kept[0] is decomposition else None

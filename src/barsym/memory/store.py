@@ -86,6 +86,10 @@ class MemoryRowWarning(UserWarning):
     """A damaged row of the memory was skipped (named in the message): never shown, never used."""
 
 
+#: what ``counts`` reports (``barsym memory stats``): all zero for a memory nothing has been recorded into
+COUNTS = ("plans", "decompositions", "distinct_decompositions", "goals", "executions", "runs", "successes", "stale")
+
+
 class MemoryStore(MemoryFile):
     """An open memory: plans, their decompositions and executions (see the module docstring).
 
@@ -242,20 +246,10 @@ class MemoryStore(MemoryFile):
 
     def counts(self) -> dict[str, int]:
         """Table counts from one snapshot (one statement): never a plan without its decompositions."""
-        names = (
-            "plans",
-            "decompositions",
-            "distinct_decompositions",
-            "goals",
-            "executions",
-            "runs",
-            "successes",
-            "stale",
-        )
         with self._reading():
             self._skip_bad_executions()
             row = self._count_row()
-        out = dict(zip(names, row))
+        out = dict(zip(COUNTS, row))
         out["stale"] += len(self.stale_here)
         return out
 

@@ -127,6 +127,9 @@ class BackwardPlanner:
 
     # ---- one pass of the loop ----------------------------------------------------------
     def _attempt(self, root: Goal, share: bool) -> PlanResult:
+        restart = getattr(self.decomposer, "start_attempt", None)  # its per-goal counters describe this attempt
+        if restart is not None:
+            restart()
         context = PlanContext(self.kb, root, start=self._start, use_held=self._use_held)
         claimed: dict[str, int] = {}
         nodes = [GoalNode(0, root, "goal")]

@@ -22,7 +22,7 @@ from collections import Counter
 
 from ..kb import EPSILON, Action, Rules
 from ..model import Goal, StepType
-from .decomposer import Decomposition, goal_layer
+from .decomposer import Decomposition, PlanContext, goal_layer
 from .symbolic import SymbolicDecomposer
 from .verify import subgoal_roles
 
@@ -76,18 +76,22 @@ def waste(rules: Rules, d: Decomposition) -> list[str]:
     return []
 
 
-def conventions(symbolic: SymbolicDecomposer, asked: Goal, d: Decomposition, root: str) -> list[str]:
+def conventions(
+    symbolic: SymbolicDecomposer, asked: Goal, d: Decomposition, root: str, context: PlanContext | None = None
+) -> list[str]:
     """Choices the game allows but BAR's plans settle one way, as ``symbolic`` (the decomposer) makes them.
 
     Callers check this only once an answer is otherwise right, so the model
     hears about real mistakes first. Graph-mode grammars offer only these
-    choices already. ``root`` is the item the whole plan is for.
+    choices already. ``root`` is the item the whole plan is for; with the plan's
+    ``context``, a tool the start inventory holds is the conventional one where
+    it serves (it is at hand; the lowest tier would have to be made).
     """
     step, rules = d.step, symbolic.rules
     kb = rules.kb
     layer = goal_layer(asked)
     if layer is not None and step.tool:
-        wanted = symbolic.dig_tool(layer, root)
+        wanted = symbolic.dig_tool(layer, root, context)
         if kb.resolve(step.tool) != wanted:
             return [
                 f"dig down to layer {layer} with the {wanted}: BAR digs once per pickaxe tier, "
@@ -102,9 +106,11 @@ def conventions(symbolic: SymbolicDecomposer, asked: Goal, d: Decomposition, roo
             action = None
     tool = kb.resolve(step.tool) if step.tool and kb.is_known(step.tool) else None
     if action is not None and action.tool and tool is not None and rules.is_tool(tool, action.tool.kind):
-        lowest = symbolic.tool_for(action.tool.kind, action.tool.tier)
+        lowest = symbolic.tool_for(action.tool.kind, action.tool.tier, context)
         if tool != lowest:
-            return [f"mine {step.item} with the {lowest}, the lowest tier that can: a better tool is not needed"]
+            held = context is not None and context.start.count(lowest) > 0
+            why = "it is in the start inventory" if held else "the lowest tier that can: a better tool is not needed"
+            return [f"mine {step.item} with the {lowest}, {why}"]
     roles = subgoal_roles(kb, step, d.subgoals, rules)
     for goal, role in zip(d.subgoals, roles):
         if role not in ("fuel", "ingredient") or not kb.is_known(goal.item):

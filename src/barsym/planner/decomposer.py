@@ -23,7 +23,7 @@ would loop: the LLM decomposer refuses such answers).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Protocol, runtime_checkable
@@ -150,6 +150,10 @@ class PlanContext:
     def held_tool(self, rules, kind: str, min_tier: int) -> str | None:
         """A tool in the start inventory that can serve (the lowest tier that can), or None."""
         return rules.best_held_tool(kind, min_tier, self.start.count) if self.start.inventory else None
+
+    def held_counts(self) -> Callable[[str], int] | None:
+        """How many of an item the start holds, or None for an empty start: what a held tool is chosen by."""
+        return self.start.count if self.start.inventory else None
 
     def surplus(self, item: str) -> int:
         """Spare units of ``item`` that planned batches make beyond what was asked."""

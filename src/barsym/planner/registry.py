@@ -71,7 +71,10 @@ CONTEXT_KEYS = frozenset(
 #: the option models (``module:Model``, loaded only when options are given) of every built-in planner: the model's
 #: settings and state consistency's (``consistency=True`` follows any planner with it), and each planner's own
 OPTION_MODELS = ("barsym.reasoning.options:PlannerLLMOptions", "barsym.consistency.config:ConsistencyConfig")
-OWN_OPTION_MODELS = {"deps": ("barsym.reasoning.options:DepsOptions",)}
+OWN_OPTION_MODELS = {
+    "deps": ("barsym.reasoning.options:DepsOptions", "barsym.reasoning.options:ForwardOptions"),
+    "cot": ("barsym.reasoning.options:ForwardOptions",),
+}
 OWN_KEYS = {"deps": {"world_seed"}}  # the seed of its feedback runs (a caller's, not a command-line option)
 
 

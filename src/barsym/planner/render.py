@@ -121,7 +121,12 @@ def llm_lines(stats: PlanStats) -> list[str]:
     left = max(0, s.llm_goals - s.accepted_first_try - s.accepted_after_feedback)
     not_asked = max(0, s.fallbacks + s.unanswered - left)
     without = f" ({not_asked} without a call)" if not_asked else ""
-    if stats.llm_verified is not False:
+    if s.plan_fallbacks:
+        decided = (
+            f"plan-level fallback: all {s.fallbacks} goals answered by the symbolic planner, "
+            f"the model's answers to {s.llm_goals} goals discarded with its plan"
+        )
+    elif stats.llm_verified is not False:
         decided = (
             f"accepted first try {s.accepted_first_try}, after feedback {s.accepted_after_feedback}, "
             f"symbolic fallback {s.fallbacks}{without}"

@@ -52,7 +52,8 @@ class LLMStats:
     rejected: int = 0  # answers the verifier refused
     unreadable: int = 0  # replies that were not a step
     backend_errors: int = 0
-    fallbacks: int = 0
+    fallbacks: int = 0  # goals the symbolic decomposer answered (every goal of the plan after a plan-level fallback)
+    plan_fallbacks: int = 0  # 1 when the model's whole plan was replaced by the symbolic planner's
     unanswered: int = 0  # llm-only: goals left without a step (unusable replies, dead backend)
     loops_cut: int = 0  # llm-only: goals the model's own answers led back to, left open
     prompt_tokens: int = 0
@@ -66,6 +67,29 @@ class LLMStats:
     llm_seconds: float = 0.0
     problems: list[str] = field(default_factory=list)  # backend errors, for the report
 
+    #: what each goal of the plan was decided by: counted again when BAR's loop plans the task once more
+    #: (without sharing stations, without held materials), so they describe the plan returned, as its step tags do;
+    #: calls, tokens and time are what the model spent on every attempt
+    DECISIONS = (
+        "goals",
+        "context_answers",
+        "graph_forced",
+        "llm_goals",
+        "retries",
+        "accepted_first_try",
+        "accepted_after_feedback",
+        "rejected",
+        "unreadable",
+        "fallbacks",
+        "unanswered",
+        "loops_cut",
+    )
+
+    def restart_decisions(self) -> None:
+        """Zero the per-goal decision counters (:data:`DECISIONS`) for another attempt at the same plan."""
+        for name in self.DECISIONS:
+            setattr(self, name, 0)
+
     @classmethod
     def summed(cls) -> tuple[str, ...]:
         """The counters an evaluation adds up over its tasks (the ints, less the per-goal maximum)."""
@@ -76,6 +100,8 @@ class LLMStats:
         out["llm_seconds"] = round(self.llm_seconds, 3)
         out["prefix_seconds"] = round(self.prefix_seconds, 3)
         out["problems"] = list(dict.fromkeys(self.problems))[:5]
+        if not self.plan_fallbacks:  # written when it happened, so the stats of earlier runs read back unchanged
+            del out["plan_fallbacks"]
         return out
 
     @classmethod

@@ -201,18 +201,24 @@ class SymbolicDecomposer:
             subgoals.append(layer_goal(action.layer))
         return Decomposition(step, tuple(subgoals), PROVENANCE, note=f"{action.kind} {action.origin}")
 
-    def dig_tool(self, layer: int, root: str) -> str:
-        """The pickaxe that digs down to ``layer`` in a plan for ``root`` (see Depth above)."""
+    def dig_tool(self, layer: int, root: str, context: PlanContext | None = None) -> str:
+        """The pickaxe that digs down to ``layer`` in a plan for ``root`` (see Depth above).
+
+        With ``context``, a pickaxe the start inventory holds that can dig there is used instead of making the
+        conventional one: every decomposer and every check must agree on that, or a plan from a start holding
+        an iron pickaxe names a wooden one that is never made."""
         tool = self.rules.dig(layer).tool
         assert tool is not None
         tier = max(tool.tier, min(self.rules.layer_tiers[layer], self.plan_tier(root)))
-        return self.tool_for(tool.kind, tier)
+        pickaxe = self.tool_for(tool.kind, tier)
+        if context is None or not context.start.inventory:
+            return pickaxe
+        return self.tool_for(self.kb.dig_down_kind, self.rules.tier(pickaxe), context)  # one held, if any
 
     def _dig(self, layer: int, context: PlanContext) -> Decomposition:
         if not 1 <= layer <= self.kb.deepest_layer:
             raise PlanningError("decomposition", f"layer {layer} does not exist")
-        pickaxe = self.dig_tool(layer, context.root.item)
-        pickaxe = self.tool_for(self.kb.dig_down_kind, self.rules.tier(pickaxe), context)  # one held, if any
+        pickaxe = self.dig_tool(layer, context.root.item, context)
         subgoals = [Goal(item=pickaxe, count=1)]
         if layer > 1:
             subgoals.append(layer_goal(layer - 1))

@@ -146,18 +146,24 @@ class LLMDecomposer:
         self.estimate = estimate
         self._accepted_calls: Counter[str] = Counter()  # distinct goal -> accepted answers from real calls
 
+    def start_attempt(self) -> None:
+        """BAR's loop plans the task again: per-goal counters restart (they describe the plan returned, as its
+        tags do); calls, tokens and time add up (the reply cache answers goals asked before without a call)."""
+        self.stats.restart_decisions()
+        self._accepted_calls.clear()
+
     def _facts(self, goal: Goal, context: PlanContext) -> str:
         """What the knowledge base knows about ``goal`` (all counts from the rule book, see reasoning.facts)."""
         layer = goal_layer(goal)
         if layer is not None:
             digs = 1 <= layer <= self.kb.deepest_layer
-            tool = self.conventions.dig_tool(layer, context.root.item) if digs else None
+            tool = self.conventions.dig_tool(layer, context.root.item, context) if digs else None
             return self.facts.for_layer(layer, tool).text()
         if not self.kb.is_known(goal.item):
             return ""
         item = self.kb.resolve(goal.item)
         credit = min(context.fuel_left(item), float(goal.count))
-        return self.facts.for_item(item, goal.count, credit).text()
+        return self.facts.for_item(item, goal.count, credit, context.held_counts()).text()
 
     # ---- the one public question -------------------------------------------------------
     def decompose(self, goal: Goal, context: PlanContext) -> Decomposition:
@@ -301,8 +307,10 @@ class LLMDecomposer:
             credit = context.fuel_left(asked.item) if layer is None else 0.0
             avoid = frozenset(self._name(g) for g in context.path)
             digs = layer is not None and 1 <= layer <= self.kb.deepest_layer
-            dig_tool = self.conventions.dig_tool(layer, context.root.item) if digs else None
-            built = self.grammars.for_goal(asked, min(credit, float(asked.count)), avoid, dig_tool)
+            dig_tool = self.conventions.dig_tool(layer, context.root.item, context) if digs else None
+            built = self.grammars.for_goal(
+                asked, min(credit, float(asked.count)), avoid, dig_tool, context.held_counts()
+            )
             if built is not None:
                 return built.text, built.forced
         return self.grammars.vocab(), None
@@ -339,14 +347,17 @@ class LLMDecomposer:
     def _check(self, asked: Goal, decomposition: Decomposition, context: PlanContext) -> list[str]:
         problems = check_decomposition(self.kb, asked, decomposition, self.rules)
         problems += self._loops(asked, decomposition, context) + waste(self.rules, decomposition)
-        return problems or conventions(self.conventions, asked, decomposition, context.root.item)
+        return problems or conventions(self.conventions, asked, decomposition, context.root.item, context)
 
     def _loops(self, asked: Goal, decomposition: Decomposition, context: PlanContext) -> list[str]:
         target = asked.item
         above = {self._name(g) for g in context.path}
         problems = []
+        held = context.held_counts()
         for sub in decomposition.subgoals:
             name = self._name(sub)
+            if held is not None and held(name) >= sub.count:
+                continue  # held at the start: not made here, so it cannot loop (an iron pickaxe digging to stone)
             needs = self.grammars.requires(name)
             if name in above:
                 problems.append(f"{name} is already being obtained further up this plan; asking for it again loops")

@@ -39,8 +39,10 @@ class CallRecord:
         """The call as ``barsym logs`` shows it: when, the goal's message (every message with ``full``), the reply,
         the verdict, what it cost, the grammar (its size, or in full)."""
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.at))
+        # a call made outside a planning run (a score, a repair, a parse) has no run; an old run no command
+        origin = f"run {self.run}: {self.command or '(command not recorded)'}" if self.run is not None else "no run"
         lines = [
-            f"#{self.id}  {when}  run {self.run}: {self.command or '?'}",
+            f"#{self.id}  {when}  {origin}",
             f"  goal {self.goal}, attempt {self.attempt}, temperature {self.temperature:g}",
         ]
         asked = self.messages if full else self.messages[-1:]
@@ -51,11 +53,11 @@ class CallRecord:
         verdict = self.verdict + (": " + "; ".join(self.problems) if self.problems else "")
         lines.append(f"  verdict: {verdict}")
         cost = f"  {self.seconds:.2f} s"
-        if self.prompt_tokens is not None:
-            cost += (
-                f"; prompt {self.prompt_tokens} tokens ({self.evaluated_tokens} evaluated), reply {self.completion_tokens} "
-                f"tokens in {self.evaluations} model evaluations"
-            )
+        if self.prompt_tokens is not None:  # a server may not say what it evaluated, or in how many steps
+            evaluated = f" ({self.evaluated_tokens} evaluated)" if self.evaluated_tokens is not None else ""
+            reply = f", reply {self.completion_tokens} tokens" if self.completion_tokens is not None else ""
+            steps = f" in {self.evaluations} model evaluations" if self.evaluations is not None else ""
+            cost += f"; prompt {self.prompt_tokens} tokens{evaluated}{reply}{steps}"
         lines.append(cost)
         if full:
             lines.append("  grammar:\n    " + self.grammar.rstrip("\n").replace("\n", "\n    "))

@@ -40,6 +40,7 @@ from .forward_plans import (
     forward_result,
     parse_plan_text,
 )
+from .loop_limits import DEFAULT_DEADLINE, Deadline, repeated_run
 from .model_calls import ModelCaller
 from .plan_facts import PlanFacts
 from .progress import Phase, Progress, ProgressEvent
@@ -112,6 +113,7 @@ class CotTrace:
     actual: list[str | None] = field(default_factory=list)
     unreadable: tuple[str, ...] = ()
     folded: int = 0  # steps dropped because they repeated the step before (:func:`.forward_plans.fold_repeats`)
+    stopped: str | None = None  # a repeated step run the model wrote, or the deadline that left no time to ask
 
     @property
     def agreeing(self) -> int:
@@ -125,6 +127,7 @@ class CotTrace:
             "inventories": [{"written": w, "simulator": a} for w, a in zip(self.written, self.actual)],
             "unreadable_lines": list(self.unreadable),
             "folded_repeats": self.folded,
+            "stopped": self.stopped,
         }
 
     def lines(self) -> list[str]:
@@ -132,6 +135,8 @@ class CotTrace:
             f"chain of thought: the model's inventory agrees with the simulator's after {self.agreeing} of "
             f"{len(self.written)} steps" + (f" ({self.folded} repeated line(s) folded)" if self.folded else "")
         ]
+        if self.stopped:
+            out.append(f"  {self.stopped}")
         for i, (w, a) in enumerate(zip(self.written, self.actual), start=1):
             mark = (
                 "="
@@ -159,6 +164,8 @@ class CotPlanner:
         command: str = "",
         name: str = "cot",
         facts: bool = True,
+        deadline: float | None = DEFAULT_DEADLINE,
+        clock=None,
     ):
         self.kb, self.name, self.temperature, self.progress, self.command = kb, name, temperature, progress, command
         self.facts = PlanFacts(symbolic) if facts else None
@@ -173,9 +180,12 @@ class CotPlanner:
         )
         prefix = few_shot_prefix(system_prompt(), example_turns(kb, symbolic, self.facts))
         self.caller = ModelCaller(backend, prefix, seed=seed, max_tokens=COT_TOKENS, log=log, progress=progress)
+        self.deadline, self.clock = deadline, clock  # clock: a test's fake (loop_limits)
+        self.measured = LLMStats()  # earlier plans' reply tokens and model time: the rate a deadline caps by
 
     def plan(self, goal: Goal, start: State | None = None) -> ForwardPlanResult:
         started = time.perf_counter()
+        deadline = Deadline(self.deadline, *([self.clock] if self.clock else []))
         stats = LLMStats(goals=1, llm_goals=1)
         self.caller.start_plan(stats)
         label = f"{goal.count} {goal.item}"
@@ -183,12 +193,15 @@ class CotPlanner:
         if self.progress is not None:
             self.progress(ProgressEvent(Phase.GOAL, f"{label}: writing the plan", 1, 1, stats))
         messages = [*self.caller.prefix, {"role": "user", "content": goal_message(goal, start, self.facts)}]
-        text, problem, asked = "", None, None
+        text, problem, asked, stopped = "", None, None, None
+        tokens = deadline.tokens(COT_TOKENS, self.measured)
         if self.caller.down:
             problem = self.caller.down
+        elif not tokens:
+            stopped = deadline.describe()
         else:
             try:
-                asked = self.caller.ask(messages, self.grammar, self.temperature)
+                asked = self.caller.ask(messages, self.grammar, self.temperature, tokens, deadline.until())
                 text = asked.text
             except LLMError as exc:
                 self.caller.failed(exc)
@@ -196,7 +209,13 @@ class CotPlanner:
                 self.caller.record(
                     label, 1, messages, self.grammar, None, Verdict.BACKEND_ERROR, [problem], self.temperature
                 )
-        read, folded = fold_repeats(parse_plan_text(text, self.kb, split=split_line))
+        self.measured.completion_tokens += stats.completion_tokens
+        self.measured.llm_seconds += stats.llm_seconds
+        written = parse_plan_text(text, self.kb, split=split_line)
+        run = repeated_run(written.steps)
+        if run is not None:
+            stopped = f"the model wrote '{run[0]}' {run[1]} times in a row (folded into one)"
+        read, folded = fold_repeats(written)
         if problem is None and asked is not None:
             self.caller.record_plan(label, 1, messages, self.grammar, asked, read, self.temperature)
         steps: tuple[Step, ...] = read.steps[:MAX_STEPS]
@@ -205,6 +224,7 @@ class CotPlanner:
             actual=simulated(self.kb, steps, start),
             unreadable=read.unreadable,
             folded=folded,
+            stopped=stopped,
         )
         stats.unreadable += len(read.unreadable)
         stats.accepted_first_try = int(bool(steps))
@@ -247,4 +267,5 @@ def cot_planner(kb: KnowledgeBase, **options) -> CotPlanner:
         progress=options.get("progress"),
         command=options.get("command", ""),
         facts=options.get("facts", True),
+        deadline=options.get("deadline") or DEFAULT_DEADLINE,
     )

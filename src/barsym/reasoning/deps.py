@@ -31,18 +31,21 @@ it would not leave room for the reply, the oldest rounds are left out of it,
 and when even the latest round does not fit the loop stops. Nothing here
 raises for a long dialogue, an unreadable reply or a failing backend: each
 ends the loop with a :class:`StopReason` in the trace.
+
+The loop also stops early where replanning cannot help (:mod:`.loop_limits`):
+a plan that writes one step again and again (the repeats are folded into the
+first before it runs), a replanned plan equal to an earlier round's, and the
+plan's deadline (45 s unless ``--deadline`` says otherwise; each call's reply is
+capped to the time left). The trace says which, and with what.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from enum import Enum
 
-from ..bar_io import step_to_record
 from ..kb import KnowledgeBase
 from ..llm import LLMBackend, LLMError
-from ..model import Goal, Plan, Step
+from ..model import Goal, Plan
 from ..planner.decomposer import ErrorKind, PlanningError
 from ..planner.selector import SELECTORS, execute, make_selector, plan_needs
 from ..planner.stats import DepsSummary, LLMStats, PlanStats
@@ -51,7 +54,17 @@ from ..sim.execution import describe, play
 from ..sim.stochastic import derive_seed
 from . import deps_prompts as prompts
 from .call_log import CallLog, Verdict
-from .forward_plans import ContextBudget, ForwardPlanResult, Vocabulary, forward_result, parse_plan_text, render_plan
+from .deps_trace import DepsRound, DepsTrace, StopReason
+from .forward_plans import (
+    ContextBudget,
+    ForwardPlanResult,
+    Vocabulary,
+    fold_repeats,
+    forward_result,
+    parse_plan_text,
+    render_plan,
+)
+from .loop_limits import DEFAULT_DEADLINE, Deadline, repeated_run
 from .model_calls import CUT_OFF, ModelCaller
 from .plan_facts import PlanFacts
 from .progress import Phase, Progress, ProgressEvent
@@ -63,98 +76,7 @@ PLAN_TOKENS = 360  # 30 lines of ~10 tokens and "done"
 EXPLAIN_TOKENS = 32
 MAX_CONTEXT = 8192
 FEEDBACK_WORLDS = {"stochastic": StochasticWorld, "deterministic": DeterministicWorld}
-
-
-class StopReason(str, Enum):
-    SUCCEEDED = "succeeded"  # an episode reached the goal
-    ROUNDS_USED = "rounds_used"  # every round was planned and failed
-    CONTEXT_FULL = "context_full"  # not even the latest round fits the model's context
-    BACKEND_DOWN = "backend_down"  # the model stopped answering
-
-
-@dataclass
-class DepsRound:
-    """One plan, its execution, and (after a failure) the model's explanation."""
-
-    number: int
-    steps: tuple[Step, ...]
-    success: bool
-    ticks: int
-    description: str | None = None
-    explanation: str | None = None
-    unreadable: tuple[str, ...] = ()  # reply lines that were not steps
-    dropped_rounds: int = 0  # earlier rounds left out of this round's prompt (context)
-    order: tuple[int, ...] | None = None  # plan positions as a selector ran them; None: as written
-
-    def to_dict(self) -> dict:
-        out = {
-            "round": self.number,
-            "plan": [step_to_record(s) for s in self.steps],
-            "success": self.success,
-            "ticks": self.ticks,
-            "description": self.description,
-            "explanation": self.explanation,
-            "unreadable_lines": list(self.unreadable),
-            "dropped_rounds": self.dropped_rounds,
-        }
-        if self.order is not None:
-            out["order"] = [i + 1 for i in self.order]
-        return out
-
-    @property
-    def reordered(self) -> bool:
-        return self.order is not None and list(self.order) != sorted(self.order)
-
-
-@dataclass
-class DepsTrace:
-    world: str
-    max_rounds: int
-    rounds: list[DepsRound] = field(default_factory=list)
-    stopped: StopReason = StopReason.ROUNDS_USED
-    problem: str | None = None  # the backend's last error, when it stopped the loop
-    selector: str = "order"  # who picks among steps that can run at once (planner.selector.SELECTORS)
-
-    @property
-    def success_round(self) -> int | None:
-        return next((r.number for r in self.rounds if r.success), None)
-
-    def plan_after(self, number: int) -> tuple[Step, ...] | None:
-        """The plan DEPS would return had it been allowed ``number`` replanning rounds (the ablation)."""
-        kept = [r for r in self.rounds if r.number <= number]
-        return kept[-1].steps if kept else None
-
-    def to_dict(self) -> dict:
-        out = {
-            "world": self.world,
-            "max_rounds": self.max_rounds,
-            "stopped": self.stopped.value,
-            "success_round": self.success_round,
-            "problem": self.problem,
-            "rounds": [r.to_dict() for r in self.rounds],
-        }
-        if self.selector != "order":  # the plan as written: the trace is what it was before selectors
-            out["selector"] = self.selector
-        return out
-
-    def lines(self) -> list[str]:
-        picked = f", ready steps picked by the {self.selector} selector" if self.selector != "order" else ""
-        out = [
-            f"DEPS: {len(self.rounds)} plan(s) executed in the {self.world} world{picked}, at most "
-            f"{self.max_rounds} replanning round(s); stopped: {self.stopped.value.replace('_', ' ')}"
-            + (f" ({self.problem})" if self.problem else "")
-        ]
-        for r in self.rounds:
-            cut = f", {r.dropped_rounds} earlier round(s) left out of the prompt" if r.dropped_rounds else ""
-            bad = f", {len(r.unreadable)} unreadable line(s)" if r.unreadable else ""
-            verdict = f"succeeded in {r.ticks:,} ticks" if r.success else "failed"
-            ran = f", run as steps {', '.join(str(i + 1) for i in r.order)}" if r.reordered else ""
-            out.append(f"  round {r.number}: {len(r.steps)} steps{bad}{cut}{ran}; {verdict}")
-            if r.description:
-                out.append(f"    description: {r.description}")
-            if r.explanation:
-                out.append(f"    explanation: {r.explanation}")
-        return out
+__all__ = ["DepsPlanner", "DepsRound", "DepsTrace", "StopReason", "context_for", "deps_planner"]
 
 
 class DepsPlanner:
@@ -181,6 +103,8 @@ class DepsPlanner:
         name: str = "deps",
         selector: str = "order",
         facts: bool = True,
+        deadline: float | None = DEFAULT_DEADLINE,
+        clock=None,
     ):
         if not 0 <= rounds <= MAX_ROUNDS:
             raise ValueError(f"--rounds must be from 0 to {MAX_ROUNDS} for the deps planner, got {rounds}")
@@ -189,7 +113,7 @@ class DepsPlanner:
         if selector not in SELECTORS:
             raise ValueError(f"--selector must be one of {', '.join(SELECTORS)}, got {selector!r}")
         self.kb, self.backend, self.rounds, self.name, self.selector = kb, backend, rounds, name, selector
-        self.graph = graph
+        self.graph, self.deadline, self.clock = graph, deadline, clock  # clock: a test's fake (loop_limits)
         self.world = FEEDBACK_WORLDS[world](kb)
         self.world_seed, self.temperature, self.progress, self.command = world_seed, temperature, progress, command
         self.grammar = Vocabulary(kb, graph).plan_grammar()
@@ -221,10 +145,11 @@ class DepsPlanner:
                 return None
             rest, dropped = rest[4:], dropped + 1
 
-    def _ask(self, caller: ModelCaller, messages, grammar: str, label: str, attempt: int):
-        """One call; the reply text, or None when the backend failed (``caller.down`` says if for good)."""
+    def _ask(self, caller: ModelCaller, messages, grammar: str, label: str, attempt: int, deadline, cap: int):
+        """One call, its reply capped by ``deadline``; the reply, or None when the backend failed
+        (``caller.down`` says if for good)."""
         try:
-            asked = caller.ask(messages, grammar, self.temperature)
+            asked = caller.ask(messages, grammar, self.temperature, cap, deadline.until())
         except LLMError as exc:
             caller.failed(exc)
             self.planner_calls.record(
@@ -236,6 +161,7 @@ class DepsPlanner:
     # ---- the loop --------------------------------------------------------------------------------
     def plan(self, goal: Goal, start: State | None = None) -> ForwardPlanResult:
         started = time.perf_counter()
+        deadline = Deadline(self.deadline, *([self.clock] if self.clock else []))
         stats = LLMStats(goals=1, llm_goals=1)
         self.planner_calls.start_plan(stats)
         self.explainer.start_plan(stats)
@@ -260,28 +186,32 @@ class DepsPlanner:
                 trace.stopped = StopReason.CONTEXT_FULL
                 break
             messages, dropped = fitted
-            asked = self._ask(self.planner_calls, messages, self.grammar, label, number + 1)
+            tokens = deadline.tokens(PLAN_TOKENS, stats)
+            if not tokens:
+                trace.stopped, trace.problem = StopReason.DEADLINE, deadline.describe()
+                break
+            asked = self._ask(self.planner_calls, messages, self.grammar, label, number + 1, deadline, tokens)
             if asked is None:
                 if self.planner_calls.down:
                     trace.stopped, trace.problem = StopReason.BACKEND_DOWN, self.planner_calls.down
                     break
                 continue  # a single failure: the same round once more
-            read = parse_plan_text(asked.text, self.kb)
-            stats.unreadable += len(read.unreadable)
-            self.planner_calls.record_plan(label, number + 1, messages, self.grammar, asked, read, self.temperature)
+            written = parse_plan_text(asked.text, self.kb)
+            stats.unreadable += len(written.unreadable)
+            self.planner_calls.record_plan(label, number + 1, messages, self.grammar, asked, written, self.temperature)
+            read, folded = fold_repeats(written)
             this = self._execute(number, read.steps, goal, start, dropped, read.unreadable)
+            this.folded = folded
             trace.rounds.append(this)
-            if this.success:
-                trace.stopped = StopReason.SUCCEEDED
-                break
-            if number == self.rounds:
-                trace.stopped = StopReason.ROUNDS_USED
+            stop = self._stop(trace, this, written.steps, number, deadline)
+            if stop is not None:
+                trace.stopped, trace.problem = stop
                 break
             dialogue += [
                 {"role": "assistant", "content": render_plan(read.steps)},
                 {"role": "user", "content": prompts.failure_message(this.description)},
             ]
-            this.explanation = self._explain(dialogue, label, number)
+            this.explanation = self._explain(dialogue, label, number, deadline, stats)
             if this.explanation is None and self.explainer.down:
                 trace.stopped, trace.problem = StopReason.BACKEND_DOWN, self.explainer.down
                 break
@@ -291,6 +221,24 @@ class DepsPlanner:
             ]
             number += 1
         return self._result(goal, start, trace, stats, started)
+
+    def _stop(
+        self, trace: DepsTrace, this: DepsRound, written, number: int, deadline: Deadline
+    ) -> tuple[StopReason, str | None] | None:
+        """Why the loop ends after round ``this`` (and the detail), or None to replan (:mod:`.loop_limits`)."""
+        if this.success:
+            return StopReason.SUCCEEDED, None
+        if number == self.rounds:
+            return StopReason.ROUNDS_USED, None
+        run = repeated_run(written)
+        if run is not None:
+            return StopReason.REPEATED_STEP, f"round {number} wrote '{run[0]}' {run[1]} times in a row"
+        same = next((r.number for r in trace.rounds[:-1] if r.steps == this.steps), None)
+        if same is not None:
+            return StopReason.NO_CHANGE, f"round {number} wrote the plan of round {same} again"
+        if deadline.passed:
+            return StopReason.DEADLINE, deadline.describe()
+        return None
 
     def _execute(self, number: int, steps, goal: Goal, start: State, dropped: int, unreadable) -> DepsRound:
         """One episode of the round's plan: as written, or in the order the selector picks (same seed)."""
@@ -311,12 +259,13 @@ class DepsPlanner:
             number, plan.steps, episode.success, episode.ticks, text, None, tuple(unreadable), dropped, order
         )
 
-    def _explain(self, dialogue, label: str, number: int) -> str | None:
+    def _explain(self, dialogue, label: str, number: int, deadline: Deadline, stats: LLMStats) -> str | None:
         fitted = self._fit(dialogue, self.explain_budget)
-        if fitted is None:
+        tokens = deadline.tokens(EXPLAIN_TOKENS, stats)
+        if fitted is None or not tokens:  # no room, or no time: the next round is asked without one
             return None
         messages, _ = fitted
-        asked = self._ask(self.explainer, messages, prompts.EXPLANATION_GRAMMAR, label, number + 1)
+        asked = self._ask(self.explainer, messages, prompts.EXPLANATION_GRAMMAR, label, number + 1, deadline, tokens)
         if asked is None:
             return None
         text = asked.text.replace(CUT_OFF, "").strip()
@@ -353,7 +302,8 @@ def context_for(rounds: int, facts: bool) -> int:
 
 def deps_planner(kb: KnowledgeBase, **options) -> DepsPlanner:
     """``deps``: options ``deps_rounds`` (0..20, default 5), ``feedback_world``, ``world_seed``, ``selector``
-    (``order``, the default, ``random``, ``graph`` or ``horizon``) and the LLM options."""
+    (``order``, the default, ``random``, ``graph`` or ``horizon``), ``deadline`` (seconds, default 45) and
+    the LLM options."""
     from ..planner.registry import graph_for, symbolic_planner
     from .backends import backend_from_options
     from .call_log import open_log
@@ -379,4 +329,5 @@ def deps_planner(kb: KnowledgeBase, **options) -> DepsPlanner:
         command=options.get("command", ""),
         symbolic=symbolic_planner(kb, graph=graph),
         selector=options.get("selector") or "order",
+        deadline=options.get("deadline") or DEFAULT_DEADLINE,
     )

@@ -93,15 +93,22 @@ class FactBook:
         graph: CraftGraph,
         *,
         choose: Callable[[tuple[str, ...]], str],
-        tool_for: Callable[[str, int], str],
+        tool_for: Callable[..., str],
         fuel: str,
     ):
         self.rules, self.kb, self.graph = rules, rules.kb, graph
         self.choose, self.tool_for, self.fuel = choose, tool_for, fuel
+        self._held: Callable[[str], int] | None = None  # the start inventory of the goal being described
 
     # ---- item goals -------------------------------------------------------------------
-    def for_item(self, item: str, count: int, fuel_credit: float = 0.0) -> GoalFacts:
-        """The ways to obtain ``count`` ``item`` (the graph's cheapest first), with their needs."""
+    def for_item(
+        self, item: str, count: int, fuel_credit: float = 0.0, held: Callable[[str], int] | None = None
+    ) -> GoalFacts:
+        """The ways to obtain ``count`` ``item`` (the graph's cheapest first), with their needs.
+
+        ``held`` counts the start inventory: a tool held that serves is named instead of the lowest tier
+        (as the planner's conventions choose it), so the facts never point at a tool that is not at hand."""
+        self._held = held
         reach = self.graph.reachable_nodes
         ways: list[tuple[str, Way]] = []
         for action in self.rules.ways(item, count):
@@ -163,9 +170,16 @@ class FactBook:
         needs: list[Need] = []
         tool, detail = None, ""
         if action.tool is not None:
-            tool = self.tool_for(action.tool.kind, action.tool.tier)
+            held = self._held
+            tool = (
+                self.tool_for(action.tool.kind, action.tool.tier, held=held)
+                if held is not None
+                else self.tool_for(action.tool.kind, action.tool.tier)
+            )
             needs.append(Need(1, (tool,), Role.TOOL))
-            if len(action.tool.options) > 1:
+            if held is not None and held(tool) > 0:
+                detail = "held at the start"
+            elif len(action.tool.options) > 1:
                 detail = "the lowest tier that can"
         if action.layer > 0:
             needs.append(Need(action.layer, (), Role.LAYER))

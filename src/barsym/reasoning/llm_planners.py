@@ -105,6 +105,7 @@ class LLMPlanner:
                 raise
             result, fell_back = self._symbolic.plan(goal, start), exc.message
             self._relabel(result, exc.message)
+            self._count_fallback(result)
         result.stats = dataclasses.replace(
             result.stats,
             llm=self.decomposer.stats,
@@ -129,6 +130,16 @@ class LLMPlanner:
             return len(self._estimator.plan(goal, start).nodes)
         except PlanningError:
             return None
+
+    def _count_fallback(self, result: PlanResult) -> None:
+        """The counters of a plan-level fallback say what its step tags say: every goal answered symbolically.
+
+        The model's answers were discarded with its plan, so no goal of the plan returned was accepted from it;
+        calls, tokens and time stay what the model spent."""
+        stats = self.decomposer.stats
+        decided = sum(node.decomposition is not None for node in result.nodes)
+        stats.accepted_first_try = stats.accepted_after_feedback = stats.context_answers = stats.graph_forced = 0
+        stats.fallbacks, stats.plan_fallbacks = decided, 1
 
     def _relabel(self, result: PlanResult, reason: str) -> None:
         result.planner = self.name

@@ -26,6 +26,7 @@ import warnings
 from dataclasses import dataclass
 
 from ..llm import Completion, LLMBackend, LLMError
+from ..llm.time_limit import reply_deadline
 from ..planner.stats import LLMStats
 from .call_log import CallLog, Verdict
 from .forward_plans import ReadPlan
@@ -73,11 +74,23 @@ class ModelCaller:
         self._primed = False
 
     # ---- calls -------------------------------------------------------------------------
-    def ask(self, messages: list[dict[str, str]], grammar: str, temperature: float) -> Asked:
-        """The model's reply; LLMError from the backend after counting it (see :meth:`failed`)."""
+    def ask(
+        self,
+        messages: list[dict[str, str]],
+        grammar: str,
+        temperature: float,
+        max_tokens: int | None = None,
+        until: float | None = None,
+    ) -> Asked:
+        """The model's reply; LLMError from the backend after counting it (see :meth:`failed`).
+
+        ``max_tokens`` caps this call below the caller's usual cap and ``until`` (a :func:`time.monotonic` time)
+        ends an in-process reply when it passes (a deadline near: :mod:`.loop_limits`, :mod:`barsym.llm.time_limit`).
+        """
+        tokens = self.max_tokens if max_tokens is None else min(max_tokens, self.max_tokens)
         key = None
         if temperature == 0:
-            key = (tuple((m["role"], m["content"]) for m in messages), grammar)
+            key = (tuple((m["role"], m["content"]) for m in messages), grammar, tokens)
             if key in self._replies:
                 self.stats.reused_replies += 1
                 return Asked(self._replies[key], None, 0.0)
@@ -85,9 +98,10 @@ class ModelCaller:
         started = time.perf_counter()
         self.stats.llm_calls += 1
         try:
-            reply = self.backend.complete(
-                messages, grammar=grammar, max_tokens=self.max_tokens, temperature=temperature, seed=self.seed
-            )
+            with reply_deadline(until):
+                reply = self.backend.complete(
+                    messages, grammar=grammar, max_tokens=tokens, temperature=temperature, seed=self.seed
+                )
         finally:
             self.stats.llm_seconds += time.perf_counter() - started
         self._failures_in_row = 0

@@ -16,6 +16,7 @@ from ..consistency.config import ConsistencyConfig
 from ..llm.settings import ModelSettings
 from ..planner.registry import FORWARD_PLANNERS, LLM_PLANNERS
 from ..planner.selector import SELECTORS
+from .loop_limits import DEFAULT_DEADLINE
 
 MAX_RETRIES = 20
 #: how BAR's decomposer asks (defined here, with the options, so that reading the options -- every
@@ -89,6 +90,22 @@ class DepsOptions(BaseModel):
     )
 
 
+class ForwardOptions(BaseModel):
+    """What the forward planners (deps, cot) take: how long one plan may take (:mod:`.loop_limits`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    deadline: float | None = Field(
+        None,
+        gt=0,
+        le=86400,
+        allow_inf_nan=False,
+        description="deps, cot: seconds one plan may take; no model call starts after it and each reply is "
+        f"capped to the time left (default {DEFAULT_DEADLINE:g})",
+        json_schema_extra={"metavar": "S"},
+    )
+
+
 #: a warning's worth of options a planner would not use: why, and the (model, field) pairs a user set
 Ignored = tuple[str, list[tuple[type[BaseModel], str]]]
 
@@ -102,6 +119,7 @@ def planner_options(
     *,
     consistency: bool = False,
     rules=None,
+    forward: ForwardOptions | None = None,
 ) -> tuple[dict, Ignored | None]:
     """What ``make_planner(name, ...)`` is handed, as plain data (a worker rebuilds the planner from it).
 
@@ -114,6 +132,10 @@ def planner_options(
     if consistency:
         extra["consistency"] = True
     chosen, ignored = deps.model_dump(include=deps.model_fields_set, exclude_none=True), None
+    timed = forward.model_dump(include=forward.model_fields_set, exclude_none=True) if forward is not None else {}
+    if timed and name not in FORWARD_PLANNERS:
+        raise ValueError("--deadline applies to --planner deps and cot only")
+    extra.update(timed)
     if name == "deps":
         extra.update(chosen)
     elif "feedback_world" in chosen or "deps_rounds" in chosen:

@@ -49,6 +49,7 @@ class PlanFacts:
             plan = self.symbolic.plan(goal, start).plan
         except PlanningError:  # an unreachable goal has no facts; the planner says why elsewhere
             return []
+        held = start.count if start is not None and start.inventory else None  # a held tool is named, not made
         out: list[str] = []
         seen: set[tuple] = set()
         for step in plan.steps:
@@ -59,7 +60,7 @@ class PlanFacts:
                 facts = None
             else:
                 key = ("item", step.item)
-                facts = self.book.for_item(step.item, step.count or 1)
+                facts = self.book.for_item(step.item, step.count or 1, held=held)
             if key in seen:
                 continue
             seen.add(key)

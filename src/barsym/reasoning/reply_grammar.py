@@ -38,6 +38,7 @@ because llama.cpp rejects ``_``):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .. import steps as notation
@@ -162,6 +163,7 @@ class GrammarBuilder:
         self._requires: dict[str, frozenset[str]] = {}
         self._vocab: str | None = None
         self._avoid: frozenset[str] = frozenset()  # the goals above the one a grammar is being built for
+        self._held: Callable[[str], int] | None = None  # the start inventory of the plan being built for
 
     # ---- what an item needs, to keep loops out ---------------------------------------
     def requires(self, name: str) -> frozenset[str]:
@@ -187,7 +189,9 @@ class GrammarBuilder:
         return self.rules.lowest_tool(kind, tier, lambda name: costs.get(item_node(name), float("inf")))
 
     def _usable(self, name: str, goal: str, avoid: frozenset[str] = frozenset()) -> bool:
-        """Reachable, and not made (by the graph's way) from the goal or from a goal waiting on it."""
+        """Held at the start, or reachable and not made (by the graph's way) from the goal or a goal waiting on it."""
+        if name != goal and name not in avoid and self._held is not None and self._held(name) > 0:
+            return True
         if name == goal or name in avoid or item_node(name) not in self.graph.reachable_nodes:
             return False
         needs = self.requires(name)
@@ -213,7 +217,12 @@ class GrammarBuilder:
         return self._vocab
 
     def for_goal(
-        self, goal: Goal, fuel_credit: float = 0.0, avoid: frozenset[str] = frozenset(), dig_tool: str | None = None
+        self,
+        goal: Goal,
+        fuel_credit: float = 0.0,
+        avoid: frozenset[str] = frozenset(),
+        dig_tool: str | None = None,
+        held: Callable[[str], int] | None = None,
     ) -> GoalGrammar | None:
         """The graph-mode grammar for ``goal``, or None if the graph admits no producer.
 
@@ -221,9 +230,12 @@ class GrammarBuilder:
         fuel the grammar offers is only what is still missing. ``avoid`` are the
         goals further up the plan: nothing made from them is offered (a loop).
         ``dig_tool`` is the pickaxe this plan digs ``goal``'s layer with (None: any).
+        ``held`` counts the start inventory: a tool held is offered, and preferred,
+        even where making it would loop (it is not made: an iron pickaxe held digs
+        to the stone layer).
         """
         layer = goal_layer(goal)
-        self._avoid = avoid
+        self._avoid, self._held = avoid, held
         options = self._dig_options(layer, dig_tool) if layer is not None else self._item_options(goal, fuel_credit)
         options = list(dict.fromkeys(options))
         if not options:
@@ -287,7 +299,7 @@ class GrammarBuilder:
             needs = used + layer
             return [(head + (": " + ", ".join(needs) if needs else ""),)]
         usable = sorted(t for t in action.tool.options if self._usable(t, item, self._avoid))
-        lowest = self.conventions.tool_for(action.tool.kind, action.tool.tier)
+        lowest = self.conventions.tool_for(action.tool.kind, action.tool.tier, held=self._held)
         return [
             (f"{head} with {tool}: " + ", ".join(used + [f"1 {tool}"] + layer),)
             for tool in self._conventional([lowest], usable)

@@ -1,0 +1,69 @@
+"""The report names each run's model, data set and settings, and sizes its charts to them (issue 35, item 8).
+
+A report once showed the data set as an absolute install path, cut the x-axis
+label ``bar[copy-facts]`` to ``bar[copy-facts``, never said which model ran, and
+drew five tasks as ~4,000 px of full-size charts. ``barsym eval`` now writes the
+model into the run file's header (GGUF name, adapter, server URL without its
+credentials) and the report reads it back.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from barsym.eval.run_model import dataset_name, model_record, model_text, settings_text
+from cli_run import run
+
+
+def test_the_model_record_names_the_file_the_server_or_the_stand_in(tmp_path):
+    model = tmp_path / "distilled.gguf"
+    model.write_bytes(b"GGUF")
+    assert model_record("symbolic", {}) is None
+    assert model_record("bar", {"model": str(model)}) == {
+        "gguf": "distilled.gguf",
+        "adapter": None,
+        "server": None,
+        "stand_in": None,
+    }
+    served = model_record("deps", {"llm_url": "http://me:hunter2@127.0.0.1:8000/v1"})
+    assert served["server"] == "http://127.0.0.1:8000/v1" and "hunter2" not in json.dumps(served)
+    assert model_record("bar", {"llm_stand_in": "copy-facts"})["stand_in"] == "copy-facts"
+    assert model_text({"model": {"gguf": "distilled.gguf", "adapter": None, "server": None}}) == "distilled.gguf"
+    assert model_text({"model": served}) == "at http://127.0.0.1:8000/v1"
+    assert model_text({}) == "not recorded" and model_text({"model": None}) == "no model"
+
+
+def test_eval_records_the_model_and_the_data_set_as_named(capsys, tmp_path):
+    runs = {}
+    for planner, extra in (("symbolic", ()), ("bar", ("--llm-stand-in", "copy-facts"))):
+        path = tmp_path / f"{planner}.jsonl"
+        argv = ["eval", "--dataset", "bar", "--planner", planner, "--limit", "5", "--quiet", "--run", path, *extra]
+        code, _, err = run(capsys, *argv, "-o", tmp_path / f"{planner}.json")
+        assert code == 0, err
+        runs[planner] = path
+    header = json.loads(runs["bar"].read_text().splitlines()[0])
+    assert header["dataset_name"] == "bar" and dataset_name(header) == "bar"
+    assert header["model"] == {"gguf": None, "adapter": None, "server": None, "stand_in": "copy-facts"}
+    assert "llm_mode=graph" in settings_text(header) and "rules=survival" in settings_text(header)
+    assert json.loads(runs["symbolic"].read_text().splitlines()[0])["model"] is None
+
+    page = tmp_path / "report.html"
+    code, _, err = run(capsys, "report", runs["symbolic"], runs["bar"], "-o", page)
+    html = page.read_text()
+    listing = html.split("</table>", 1)[0]
+    assert code == 0 and "<td>bar</td>" in listing and str(tmp_path) not in listing
+    assert "/datasets/bar" not in listing and "stand-in copy-facts (no model)" in listing and "no model" in listing
+    axis = re.findall(r'class="axis" text-anchor="middle">([^<]*)<title>', html)
+    assert "bar[copy-facts]" in axis and not any(label.endswith("[copy-facts") for label in axis)
+    heights = [int(h) for h in re.findall(r'<svg class="chart"[^>]*height="(\d+)"', html)]
+    widths = [int(w) for w in re.findall(r'<svg class="chart"[^>]*width="(\d+)"', html)]
+    assert heights and max(heights) <= 300 and max(widths) <= 1000, (heights, widths)
+    # sized to what they show: two planners, one or two groups take less than half the old 760 x 300 each
+    assert sum(w * h for w, h in zip(widths, heights)) < 0.5 * len(heights) * 760 * 300
+    assert "svg.chart{display:inline-block" in html  # small charts sit side by side
+
+
+def test_old_run_files_show_their_data_set_by_name():
+    assert dataset_name({"dataset": "/opt/venv/lib/python3.11/site-packages/barsym/datasets/bar"}) == "bar"
+    assert dataset_name({"dataset": "/home/me/tasks.json"}) == "tasks.json"
