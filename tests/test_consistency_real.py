@@ -13,7 +13,7 @@ import pytest
 
 from barsym.bar_io import read_plan
 from barsym.consistency import ConsistencyConfig
-from barsym.consistency.anchors import DEFAULT_SCORE_METHOD, SCORE_METHOD_KEY
+from barsym.consistency.anchors import DEFAULT_SCORE_METHOD, SCORE_METHOD_KEY, ScoreMethod
 from barsym.llm import LlamaCppBackend, LLMOptions
 from barsym.model import Plan, StepType
 from barsym.reasoning import model_consistency
@@ -41,10 +41,15 @@ def test_real_scores_are_one_to_ten_and_the_prefix_is_cached(backend):
     assert use.evaluated_prompt_tokens < use.prompt_tokens / 3
 
 
-def test_the_embedded_model_declares_no_score_method_so_the_default_reads_it(backend):
-    assert backend.model_metadata("general.architecture") == "llama"
-    assert backend.model_metadata(SCORE_METHOD_KEY) is None
-    assert default_method(backend) == (DEFAULT_SCORE_METHOD, "default")
+def test_the_taught_model_declares_the_score_method_it_was_taught_and_reads_it(backend):
+    """The shipped adapter was taught ``yes-facts`` (its card says so); the base GGUF alone declares none."""
+    from barsym.llm.adapter import read_card
+
+    assert backend.model_metadata("general.architecture") == "llama"  # the base's keys, not the adapter's
+    taught = read_card()["score_method"]
+    assert backend.model_metadata(SCORE_METHOD_KEY) == taught
+    assert default_method(backend) == (ScoreMethod(taught), "model")
+    assert DEFAULT_SCORE_METHOD is ScoreMethod.EXPECTED  # what a model that declares nothing is read with
 
 
 def test_the_real_llm_repairer_fixes_a_dropped_dig_down(backend, validator):
