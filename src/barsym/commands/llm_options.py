@@ -21,7 +21,7 @@ from ..kb import KnowledgeBase
 from ..llm.install import llm_extra_hint
 from ..llm.settings import ModelSettings
 from ..planner import DEFAULT_PLANNER, make_planner, planner_names
-from ..reasoning.options import DepsOptions, PlannerLLMOptions
+from ..reasoning.options import BaselineOptions, DepsOptions, PlannerLLMOptions
 from ..reasoning.options import planner_options as choose_options
 from .common import Deprecated, UsageError, warn
 from .options import add_model, flag, read_model
@@ -55,9 +55,13 @@ def check_dialect(kb, dialect: str | None) -> str | None:
 def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
     """The LLM planners' options, DEPS' and state consistency's (``plan``, ``eval``)."""
     add_model(
-        parser, PlannerLLMOptions, "LLM planners (bar, llm-only, bar-sc, deps, cot)", deprecated={"--seed": "seed"}
+        parser,
+        PlannerLLMOptions,
+        "LLM planners (bar, llm-only, bar-sc, deps, cot, reverse-chain, self-refine, tot, plan-and-solve)",
+        deprecated={"--seed": "seed"},
     )
     add_model(parser, DepsOptions, "DEPS (--planner deps)")
+    add_model(parser, BaselineOptions, "Self-Refine and Tree of Thoughts (--planner self-refine, --planner tot)")
     add_consistency_arguments(parser, planners=True)
 
 
@@ -105,9 +109,17 @@ def planner_options(name: str, kb: KnowledgeBase, args: argparse.Namespace, rule
         args = argparse.Namespace(**{"deps_rounds" if name == "deps" else "rounds": legacy, **vars(args)})
     models = [read_model(args, m) for m in (PlannerLLMOptions, DepsOptions)]
     config = read_model(args, ConsistencyConfig, skip=("seed",))
+    baselines = read_model(args, BaselineOptions)
     try:
         options, ignored = choose_options(
-            name, kb, models[0], config, models[1], consistency=getattr(args, "consistency", False), rules=rules
+            name,
+            kb,
+            models[0],
+            config,
+            models[1],
+            consistency=getattr(args, "consistency", False),
+            rules=rules,
+            baselines=baselines,
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
