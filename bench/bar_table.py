@@ -156,6 +156,32 @@ def run_row(argv: list[str], log: Path) -> tuple[int, float]:
     return code, time.perf_counter() - started
 
 
+def from_run_file(run: Path) -> dict | None:
+    """A row's groups as ``eval -o`` writes them, scored from the records of a run file cut short (the rows
+    still running or stopped part-way; their next call resumes them). None without a record."""
+    from barsym.metrics import GroupScore, TaskScore
+
+    if not run.is_file():
+        return None
+    groups: dict[str, GroupScore] = {}
+    valid = 0
+    for line in run.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:  # a line being written
+            continue
+        if record.get("kind") != "task" or "score" not in record:
+            continue
+        s = record["score"]
+        score = TaskScore(tuple(s["accuracy"]), tuple(s["f1"]), s["edit_distance"], s["longest"])
+        groups.setdefault(record["group"], GroupScore()).add(score)
+        valid += record.get("verdict") == "valid"
+    if not groups:
+        return None
+    tasks = sum(g.tasks for g in groups.values())
+    return {"groups": {n: g.to_dict() for n, g in groups.items()}, "overall": {"tasks": tasks, "valid": valid}}
+
+
 def cells(record: dict, metric: str) -> dict[str, str]:
     """A row's cells for one metric: the five groups and their mean; mean ± sd where the row was repeated."""
     repeated = record.get("repeats")
@@ -234,6 +260,17 @@ def main(argv: list[str] | None = None) -> int:
             argv = eval_argv(args, key, variant, options, run, out)
             if args.no_run:
                 code, seconds = (0 if out.is_file() else 2), 0.0
+                partial = None if out.is_file() else from_run_file(run)
+                if partial is not None:  # a row cut short: what its run file holds so far
+                    shown = label if planner == "symbolic" else f"{label} [{variant}]"
+                    shown += f" (partial: {partial['overall']['tasks']} tasks)"
+                    rows.append((part, shown, partial))
+                    runs.append(run)
+                    notes.append(
+                        f"| {shown} | – | {partial['overall']['tasks']} | {partial['overall']['valid']} | – | "
+                        f"`{' '.join(argv[3:])}` (run file cut short; rerun to resume) |"
+                    )
+                    continue
             else:
                 print(f"bar_table: {name}: barsym {' '.join(argv)}", file=sys.stderr, flush=True)
                 code, seconds = run_row(argv, log)

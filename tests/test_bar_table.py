@@ -69,3 +69,16 @@ def test_an_unknown_row_is_refused(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         TABLE.main(["--runs", str(tmp_path), "--rows", "o1"])
     assert exc.value.code == 2 and "unknown row(s) o1" in capsys.readouterr().err
+
+
+def test_no_run_scores_a_row_cut_short_from_its_run_file(tmp_path):
+    argv = ["--runs", str(tmp_path), "--rows", "cot", "--limit", "3", "--out", str(tmp_path / "t.md")]
+    argv += ["--variant", "copy-facts=--llm-stand-in copy-facts"]
+    assert TABLE.main(argv) == 0
+    finished = (tmp_path / "t.md").read_text().split("### F1")[0]
+    (tmp_path / "cot.copy-facts.json").unlink()  # as if the row had been stopped before its results were written
+    assert TABLE.main([*argv, "--no-run"]) == 0
+    partial = (tmp_path / "t.md").read_text().split("### F1")[0]
+    assert "cot [copy-facts] (partial: 3 tasks)" in partial
+    row = next(line for line in finished.splitlines() if "cot [copy-facts]" in line)
+    assert row.split(" | ")[2:] == next(line for line in partial.splitlines() if "partial" in line).split(" | ")[2:]

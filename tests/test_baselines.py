@@ -216,3 +216,17 @@ def test_the_stats_section_reads_back_from_json(kb, name):
     data = result.stats.to_dict()
     assert data["baseline"]["method"] == name
     assert PlanStats.from_dict(data).baseline == result.stats.baseline
+
+
+@pytest.mark.parametrize("name", ["self-refine", "plan-and-solve"])
+def test_every_real_call_is_in_the_call_log_in_the_order_asked(kb, tmp_path, name):
+    from barsym.reasoning.call_log import CallLog
+
+    replies = [NO_TABLE, WHY, GOOD, "correct"] if name == "self-refine" else ["get 1 wooden_pickaxe\ndone", GOOD]
+    log = CallLog(tmp_path / "calls.db")
+    p = make_planner(name, kb, backend=ScriptedLLM(replies, LLMOptions(n_ctx=8192)), log=log)
+    result = p.plan(GOAL)
+    records = log.recent(None)
+    assert len(records) == result.stats.llm.llm_calls == len(replies)
+    assert [r.reply for r in records] == replies and [r.attempt for r in records] == list(range(1, len(replies) + 1))
+    assert {r.goal for r in records} == {"1 wooden_pickaxe"} and all(r.verdict == "accepted" for r in records)
