@@ -277,7 +277,8 @@ def main(argv: list[str] | None = None) -> int:
             worst = max(worst, code)
             shown = label if planner == "symbolic" else f"{label} [{variant}]"
             if code == 2 or not out.is_file():
-                notes.append(f"| {shown} | {code} | – | – | {seconds:.0f} | `{' '.join(argv[3:])}` |")
+                ran = "not run" if args.no_run else str(code)
+                notes.append(f"| {shown} | {ran} | – | – | {seconds:.0f} | `{' '.join(argv[3:])}` |")
                 continue
             record = json.loads(out.read_text(encoding="utf-8"))
             rows.append((part, shown, record))
