@@ -230,3 +230,50 @@ def test_every_real_call_is_in_the_call_log_in_the_order_asked(kb, tmp_path, nam
     assert len(records) == result.stats.llm.llm_calls == len(replies)
     assert [r.reply for r in records] == replies and [r.attempt for r in records] == list(range(1, len(replies) + 1))
     assert {r.goal for r in records} == {"1 wooden_pickaxe"} and all(r.verdict == "accepted" for r in records)
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--planner", "tot", "--refine-rounds", "2"], "--refine-rounds applies to --planner self-refine only"),
+        (["--planner", "cot", "--tot-beam", "2"], "--tot-beam applies to --planner tot only"),
+        (["--planner", "self-refine", "--refine-rounds", "11"], "--refine-rounds must be"),
+        (["--planner", "tot", "--tot-breadth", "0"], "--tot-breadth must be"),
+        (["--planner", "plan-and-solve", "--llm-mode", "vocab"], "grammar is always the game's vocabulary"),
+    ],
+)
+@pytest.mark.parametrize("command", ["plan", "eval"])
+def test_bad_options_are_one_line_exit_2(capsys, argv, words, command):
+    from cli_run import one_line, run
+
+    head = ["plan", "stick"] if command == "plan" else ["eval", "--dataset", "bar", "--limit", "1"]
+    code, out, err = run(capsys, *head, *argv)
+    assert code == 2 and out == "" and one_line(err) and words in err, err
+
+
+@pytest.mark.parametrize("name", ["reverse-chain", "self-refine", "tot", "plan-and-solve"])
+def test_eval_with_a_stand_in_writes_json_results_like_every_planner(capsys, tmp_path, name):
+    import json
+
+    from cli_run import run
+
+    out = tmp_path / "r.json"
+    code, _, err = run(
+        capsys,
+        "eval",
+        "--dataset",
+        "bar",
+        "--planner",
+        name,
+        "--llm-stand-in",
+        "copy-facts",
+        "--limit",
+        "2",
+        "--quiet",
+        "-o",
+        out,
+    )
+    data = json.loads(out.read_text())
+    assert code in (0, 1) and "Traceback" not in err
+    assert data["planner"] == f"{name}[copy-facts]" and data["overall"]["tasks"] == 2
+    assert all(t["stats"]["baseline"]["method"] == name for t in data["tasks"].values())
