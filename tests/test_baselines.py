@@ -277,3 +277,14 @@ def test_eval_with_a_stand_in_writes_json_results_like_every_planner(capsys, tmp
     assert code in (0, 1) and "Traceback" not in err
     assert data["planner"] == f"{name}[copy-facts]" and data["overall"]["tasks"] == 2
     assert all(t["stats"]["baseline"]["method"] == name for t in data["tasks"].values())
+
+
+def test_a_stand_in_is_held_to_the_context_the_model_would_be_loaded_with(kb):
+    from barsym.reasoning.self_refine import context_for
+    from barsym.reasoning.tree_of_thoughts import TOT_CONTEXT
+
+    assert make_planner("tot", kb, llm_stand_in="copy-facts", log=False).n_ctx == TOT_CONTEXT
+    refine = make_planner("self-refine", kb, llm_stand_in="copy-facts", log=False, refine_rounds=5)
+    assert refine.n_ctx == context_for(5, True) > context_for(0, True)
+    scripted, _ = planner(kb, "tot", [])  # a backend given by the caller keeps its own context
+    assert scripted.n_ctx == 8192

@@ -205,6 +205,7 @@ class BaselinePlanner:
         command: str = "",
         name: str = "",
         facts: bool = True,
+        n_ctx: int | None = None,
     ):
         self.kb, self.name = kb, name or self.method
         self.facts = PlanFacts(symbolic) if facts else None
@@ -223,7 +224,7 @@ class BaselinePlanner:
         )
         self.prefix = self.calls.prefix
         self.counter = getattr(backend, "tokenize_count", None)
-        self.n_ctx = backend.options.n_ctx
+        self.n_ctx = n_ctx or backend.options.n_ctx  # the context the prompts must fit (:meth:`fits`)
 
     # ---- what a subclass says ------------------------------------------------------------------------------------
     def system(self, kb: KnowledgeBase) -> str:
@@ -320,7 +321,9 @@ def baseline_result(
 
 
 def planner_context(kb: KnowledgeBase, options: dict, n_ctx: int | None = None) -> dict:
-    """What every baseline's factory hands its planner: the backend, graph, symbolic planner, log and settings."""
+    """What every baseline's factory hands its planner: the backend (an in-process model loaded with ``n_ctx``),
+    graph, symbolic planner, log and settings."""
+    from ..llm.stand_in import StandInLLM
     from ..planner.registry import graph_for, symbolic_planner
     from .call_log import open_log
     from .forward_plans import backend_from_options
@@ -338,4 +341,6 @@ def planner_context(kb: KnowledgeBase, options: dict, n_ctx: int | None = None) 
         "progress": options.get("progress"),
         "command": options.get("command", ""),
         "facts": options.get("facts", True),
+        # a stand-in has no context of its own: its prompts are held to the one the model would be loaded with
+        "n_ctx": (options.get("n_ctx") or n_ctx) if isinstance(backend, StandInLLM) else None,
     }
