@@ -144,6 +144,15 @@ def eval_argv(args, key: str, variant: str, options: list[str], run: Path, out: 
     return [str(a) for a in argv]
 
 
+def shown_options(args, key: str, options: list[str]) -> str:
+    """The options that make a row what it is (not its files), as the per-row table shows them."""
+    label, planner, extra, _ = ROWS[key]
+    shown = ["--planner", planner, *extra, *([] if planner == "symbolic" else options), *args.extra.get(key, [])]
+    if key in args.repeats:
+        shown += ["--repeats", str(args.repeats[key])]
+    return " ".join(shown)
+
+
 def run_row(argv: list[str], log: Path) -> tuple[int, float]:
     """``barsym ARGV`` in this process (one model load for every row), its printed report kept in ``log``."""
     from barsym.cli import main
@@ -268,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
                     runs.append(run)
                     notes.append(
                         f"| {shown} | – | {partial['overall']['tasks']} | {partial['overall']['valid']} | – | "
-                        f"`{' '.join(argv[3:])}` (run file cut short; rerun to resume) |"
+                        f"`{shown_options(args, key, options)}` (run file cut short; rerun to resume) |"
                     )
                     continue
             else:
@@ -278,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
             shown = label if planner == "symbolic" else f"{label} [{variant}]"
             if code == 2 or not out.is_file():
                 ran = "not run" if args.no_run else str(code)
-                notes.append(f"| {shown} | {ran} | – | – | {seconds:.0f} | `{' '.join(argv[3:])}` |")
+                notes.append(f"| {shown} | {ran} | – | – | {seconds:.0f} | `{shown_options(args, key, options)}` |")
                 continue
             record = json.loads(out.read_text(encoding="utf-8"))
             rows.append((part, shown, record))
@@ -286,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
             overall = record.get("overall", {})
             notes.append(
                 f"| {shown} | {code} | {overall.get('tasks', '–')} | {overall.get('valid', '–')} | {seconds:.0f} | "
-                f"`{' '.join(a for a in argv[3:] if not a.startswith(str(args.runs)))}` |"
+                f"`{shown_options(args, key, options)}` |"
             )
     text = markdown(args, rows, notes)
     if args.out is not None:

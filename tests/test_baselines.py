@@ -288,3 +288,47 @@ def test_a_stand_in_is_held_to_the_context_the_model_would_be_loaded_with(kb):
     assert refine.n_ctx == context_for(5, True) > context_for(0, True)
     scripted, _ = planner(kb, "tot", [])  # a backend given by the caller keeps its own context
     assert scripted.n_ctx == 8192
+
+
+def _server_reply(messages) -> str:
+    """A stub server that ignores grammars: a rating, a verdict, sub-tasks or a short plan, by what is asked."""
+    asked = messages[-1]["content"]
+    if "Evaluate:" in asked:
+        return "sure"
+    if asked == prompts.ASK_FEEDBACK:
+        return "correct"
+    if asked.endswith(prompts.ASK_SUBTASKS):
+        return "get 4 planks\ndone"
+    return "mine 1 logs\ncraft 4 planks\ndone"
+
+
+@pytest.mark.parametrize("name", ["reverse-chain", "self-refine", "tot", "plan-and-solve"])
+def test_eval_through_an_openai_compatible_server(capsys, tmp_path, name):
+    import json
+
+    from cli_run import run
+    from loopback import chat_stubs
+
+    with chat_stubs() as start:
+        server = start(_server_reply)
+        out = tmp_path / "r.json"
+        code, _, err = run(
+            capsys, "eval", "--dataset", "bar", "--planner", name, "--llm-url", server.url, "--limit", "1", "-o", out
+        )
+    assert code in (0, 1) and "Traceback" not in err and server.posts >= 1
+    (task,) = json.loads(out.read_text())["tasks"].values()
+    assert task["stats"]["llm_calls"] == server.posts and task["stats"]["baseline"]["method"] == name
+
+
+@pytest.mark.parametrize("name", ["reverse-chain", "plan-and-solve"])
+def test_a_server_that_never_answers_costs_two_timeouts_and_one_line(capsys, name):
+    from cli_run import one_line, run
+    from loopback import chat_stubs
+
+    with chat_stubs() as start:
+        server = start("mine 1 logs\ndone", hang=True)
+        code, out, err = run(
+            capsys, "plan", "stick", "--planner", name, "--llm-url", server.url, "--llm-timeout", "0.5"
+        )
+    assert code == 1 and out == "" and one_line(err) and "LLM backend failed" in err, err
+    assert server.posts == 2
