@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
                 partial = None if out.is_file() else from_run_file(run)
                 if partial is not None:  # a row cut short: what its run file holds so far
                     shown = label if planner == "symbolic" else f"{label} [{variant}]"
-                    shown += f" (partial: {partial['overall']['tasks']} tasks)"
+                    shown += " (run file cut short)"
                     rows.append((part, shown, partial))
                     runs.append(run)
                     notes.append(
@@ -297,6 +297,15 @@ def main(argv: list[str] | None = None) -> int:
                 f"| {shown} | {code} | {overall.get('tasks', '–')} | {overall.get('valid', '–')} | {seconds:.0f} | "
                 f"`{shown_options(args, key, options)}` |"
             )
+    full = max((record.get("overall", {}).get("tasks", 0) for _, _, record in rows), default=0)
+    rows = [  # a row on fewer tasks than the others says so (a --limit run, a run file cut short)
+        (
+            part,
+            shown if record["overall"]["tasks"] == full else f"{shown} ({record['overall']['tasks']} of {full} tasks)",
+            record,
+        )
+        for part, shown, record in rows
+    ]
     text = markdown(args, rows, notes)
     if args.out is not None:
         args.out.write_text(text, encoding="utf-8")

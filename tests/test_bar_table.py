@@ -79,6 +79,6 @@ def test_no_run_scores_a_row_cut_short_from_its_run_file(tmp_path):
     (tmp_path / "cot.copy-facts.json").unlink()  # as if the row had been stopped before its results were written
     assert TABLE.main([*argv, "--no-run"]) == 0
     partial = (tmp_path / "t.md").read_text().split("### F1")[0]
-    assert "cot [copy-facts] (partial: 3 tasks)" in partial
+    assert "cot [copy-facts] (run file cut short)" in partial
     row = next(line for line in finished.splitlines() if "cot [copy-facts]" in line)
     assert row.split(" | ")[2:] == next(line for line in partial.splitlines() if "partial" in line).split(" | ")[2:]
