@@ -81,4 +81,4 @@ def test_no_run_scores_a_row_cut_short_from_its_run_file(tmp_path):
     partial = (tmp_path / "t.md").read_text().split("### F1")[0]
     assert "cot [copy-facts] (run file cut short)" in partial
     row = next(line for line in finished.splitlines() if "cot [copy-facts]" in line)
-    assert row.split(" | ")[2:] == next(line for line in partial.splitlines() if "partial" in line).split(" | ")[2:]
+    assert row.split(" | ")[2:] == next(line for line in partial.splitlines() if "cut short" in line).split(" | ")[2:]
