@@ -6,7 +6,8 @@ What it checks, for each parser ``build_parser`` makes:
   ``--json`` exists only as a deprecated, hidden alias);
 - seeds are ``--llm-seed`` (sampling), ``--world-seed`` (execution) or ``--train-seed`` (``distill``'s data and
   training); ``--seed`` only as a hidden alias;
-- rounds are ``--repair-rounds`` (state consistency) or ``--deps-rounds`` (DEPS); ``--rounds`` only hidden;
+- rounds are ``--repair-rounds`` (state consistency), ``--deps-rounds`` (DEPS) or ``--refine-rounds``
+  (Self-Refine); ``--rounds`` only hidden;
 - ``-o`` is ``--output`` wherever it exists;
 - every help text (description, group titles, options) names only options that command has, or
   options of another command it names (``barsym eval --run``).
@@ -83,7 +84,7 @@ def test_the_convention(path):
             assert isinstance(old[spelling], Deprecated), f"barsym {path}: {spelling} must be a deprecated alias"
     seeds = {s for s in shown if s.endswith("seed")}
     assert seeds <= {"--llm-seed", "--world-seed", "--train-seed"}, f"barsym {path}: {seeds}"
-    assert {s for s in shown if s.endswith("rounds")} <= {"--repair-rounds", "--deps-rounds"}
+    assert {s for s in shown if s.endswith("rounds")} <= {"--repair-rounds", "--deps-rounds", "--refine-rounds"}
     if "-o" in shown:
         assert "--output" in shown["-o"].option_strings, f"barsym {path}: -o must mean --output"
 

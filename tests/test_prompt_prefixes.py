@@ -77,3 +77,11 @@ def test_the_bar_prefix_is_unchanged(kb, facts):
     prefix = planner.decomposer.caller.prefix
     assert len(prefix) == 29 and prefix[0]["role"] == "system"
     check_golden(f"bar-{'facts' if facts else 'no-facts'}", prefix)
+
+
+@pytest.mark.parametrize("facts", [True, False], ids=["facts", "no-facts"])
+@pytest.mark.parametrize("name", ["reverse-chain", "self-refine", "tot", "plan-and-solve"])
+def test_the_baseline_prefixes_are_unchanged(kb, name, facts):
+    planner = make_planner(name, kb, backend=ScriptedLLM([]), log=False, facts=facts)
+    assert planner.prefix[0]["role"] == "system" and len(planner.prefix) % 2 == 1
+    check_golden(f"{name}-{'facts' if facts else 'no-facts'}", planner.prefix)

@@ -22,15 +22,18 @@ def test_the_model_record_names_the_file_the_server_or_the_stand_in(tmp_path):
     assert model_record("symbolic", {}) is None
     assert model_record("bar", {"model": str(model)}) == {
         "gguf": "distilled.gguf",
-        "adapter": None,
+        "adapter": "none",  # the shipped adapter applies to the embedded model only
         "server": None,
         "stand_in": None,
     }
+    assert model_record("cot", {"model": str(model), "adapter": str(model)})["adapter"] == "distilled.gguf"
     served = model_record("deps", {"llm_url": "http://me:hunter2@127.0.0.1:8000/v1"})
     assert served["server"] == "http://127.0.0.1:8000/v1" and "hunter2" not in json.dumps(served)
     assert model_record("bar", {"llm_stand_in": "copy-facts"})["stand_in"] == "copy-facts"
     assert model_text({"model": {"gguf": "distilled.gguf", "adapter": None, "server": None}}) == "distilled.gguf"
     assert model_text({"model": served}) == "at http://127.0.0.1:8000/v1"
+    assert model_text({"model": {"gguf": "base.gguf", "adapter": "shipped"}}) == "base.gguf + adapter shipped"
+    assert model_text({"model": {"gguf": "base.gguf", "adapter": "none"}}) == "base.gguf (base, no adapter)"
     assert model_text({}) == "not recorded" and model_text({"model": None}) == "no model"
 
 

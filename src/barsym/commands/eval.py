@@ -24,10 +24,11 @@ import json
 import sys
 from pathlib import Path
 
-from ..eval import DatasetError
+from ..eval import DatasetError, repeats
 from ..eval.interrupt import TERMINATED, reassert_sigint, resume_hint, terminated_as_exit
 from ..eval.options import RunOptions
 from ..eval.progress_line import EvalProgress
+from ..eval.repeats import repeat_path
 from ..eval.run_report import execution_part, plancraft_report, tech_tree_report
 from ..eval.runfile import RunFileError, check_resumable
 from ..eval.scale import run_evaluation, run_header
@@ -133,8 +134,13 @@ def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
         options["threads"] = scale.threads_per_worker()  # cores shared, not oversubscribed
     label = planner_label(name, options)  # how the tables name it, e.g. bar[copy-facts] for a stand-in
     spec = RunSpec(name, options, rules.name, getattr(args, "mc_version", "1.16.5"), WorldSpec.of(execution))
+    specs = [spec] + [_repeat_spec(spec, number) for number in range(2, scale.repeats + 1)]
     if scale.run_file is not None:  # a file that cannot be resumed is refused before the model loads
-        check_resumable(scale.run_file, run_header(spec, str(dataset_path.resolve()), args.dialect, len(tasks)))
+        for number, each in enumerate(specs, start=1):
+            header = run_header(each, str(dataset_path.resolve()), args.dialect, len(tasks))
+            check_resumable(repeat_path(scale.run_file, number), header)
+    if scale.repeats > 1 and (read_model(args, MemoryOptions).path is not None or plancraft):
+        raise UsageError("--repeats works with tech-tree task sets without --memory (each run would change the memory)")
     store, locked = _open_memory(args, plancraft, scale.parallel)
     # built here in every case: a model or server that cannot be used is exit 2 before any task runs
     keyed = {**options, **({"api_key": api_key} if api_key else {})}
@@ -144,12 +150,16 @@ def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
     if store is not None and args.record:
         planner = recording = RecordingPlanner(planner, TaskRecorder(store, planner.memory))
 
-    def resuming(total: int, done: int) -> None:
-        if done:
-            print(
-                f"barsym: resuming {scale.run_file}: {done} of {total} task(s) kept, {total - done} to run",
-                file=sys.stderr,
-            )
+    def resuming_file(path):
+        def resuming(total: int, done: int) -> None:
+            if done:
+                print(
+                    f"barsym: resuming {path}: {done} of {total} task(s) kept, {total - done} to run", file=sys.stderr
+                )
+
+        return resuming
+
+    resuming = resuming_file(scale.run_file)
 
     recorded_task = None if recording is None else lambda key: setattr(recording, "task", key)
     outcome = run_evaluation(
@@ -169,6 +179,30 @@ def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
         api_key=api_key,
         dataset_name=args.dataset,
     )
+    repeated = [outcome]
+    for number, each in enumerate(specs[1:], start=2):  # BAR's protocol: the same tasks again, the next seed
+        again = None
+        if not scale.parallel:
+            keyed = {**each.options, **({"api_key": api_key} if api_key else {})}
+            again = make_from_options(name, kb, keyed, args, progress, rules)
+        repeated.append(
+            run_evaluation(
+                each,
+                tasks,
+                kb,
+                name=label,
+                dataset=str(dataset_path.resolve()),
+                dialect=args.dialect,
+                executor=scale.executor,
+                workers=scale.workers,
+                ray_address=scale.ray_address,
+                run_path=repeat_path(scale.run_file, number),
+                planner=again,
+                **progress.hooks(on_start=resuming_file(repeat_path(scale.run_file, number))),
+                on_warning=warn,
+                api_key=api_key,
+            )
+        )
     progress.close()
     executed = execution_part(outcome, execution)
     if plancraft:
@@ -185,7 +219,24 @@ def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
             recorded=recorded,
             quiet=args.quiet,
         )
+    if len(repeated) > 1:
+        seeds = [each.options.get("seed", 0) if each.options else None for each in specs]
+        data = repeats.summary([r.evaluation for r in repeated], seeds)
+        report.record["repeats"] = data
+        report.text += "\n" + repeats.text(data)
+        for number, again in enumerate(repeated[1:], start=2):
+            failed = again.evaluation.counts()["failed"]
+            if failed:
+                report.problems.append(f"repeat {number}: {failed} task(s) could not be planned")
     return _write_report(args, report, None if recording is None else recording.recorder, locked)
+
+
+def _repeat_spec(spec: RunSpec, number: int) -> RunSpec:
+    """Repeat ``number``'s spec: the model's seed moved on by ``number - 1`` (a planner without a model: the same)."""
+    if not spec.options:
+        return spec
+    options = {**spec.options, "seed": spec.options.get("seed", 0) + number - 1}
+    return RunSpec(spec.planner, options, spec.rules, spec.mc_version, spec.world, spec.backend)
 
 
 def _open_memory(args: argparse.Namespace, plancraft: bool, parallel: bool):

@@ -17,7 +17,7 @@ from ..consistency.config import ConsistencyConfig
 from ..kb import KnowledgeBase
 from ..llm.settings import ModelSettings
 from ..planner import DEFAULT_PLANNER, planner_names
-from ..reasoning.options import DepsOptions, ForwardOptions, PlannerLLMOptions
+from ..reasoning.options import BaselineOptions, DepsOptions, ForwardOptions, PlannerLLMOptions
 from ..reasoning.options import planner_options as choose_options
 from .common import Deprecated, UsageError, warn
 from .options import add_model, flag, read_model
@@ -51,10 +51,14 @@ def check_dialect(kb, dialect: str | None) -> str | None:
 def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
     """The LLM planners' options, DEPS' and state consistency's (``plan``, ``eval``)."""
     add_model(
-        parser, PlannerLLMOptions, "LLM planners (bar, llm-only, bar-sc, deps, cot)", deprecated={"--seed": "seed"}
+        parser,
+        PlannerLLMOptions,
+        "LLM planners (bar, llm-only, bar-sc, deps, cot, reverse-chain, self-refine, tot, plan-and-solve)",
+        deprecated={"--seed": "seed"},
     )
     add_model(parser, DepsOptions, "DEPS (--planner deps)")
     add_model(parser, ForwardOptions, "DEPS and chain of thought (--planner deps, cot)")
+    add_model(parser, BaselineOptions, "Self-Refine and Tree of Thoughts (--planner self-refine, --planner tot)")
     add_consistency_arguments(parser, planners=True)
 
 
@@ -112,6 +116,7 @@ def planner_options(name: str, kb: KnowledgeBase, args: argparse.Namespace, rule
             consistency=getattr(args, "consistency", False),
             rules=rules,
             forward=read_model(args, ForwardOptions),
+            baselines=read_model(args, BaselineOptions),
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None

@@ -21,6 +21,7 @@ from .scale import select_tasks
 from .workers import Executor
 
 MAX_WORKERS = 256
+MAX_REPEATS = 100
 
 
 class RunOptions(BaseModel):
@@ -56,6 +57,14 @@ class RunOptions(BaseModel):
         None,
         description="a running Ray cluster (default: start a local one with --workers CPUs)",
         json_schema_extra={"metavar": "ADDR"},
+    )
+    repeats: int = Field(
+        1,
+        ge=1,
+        le=MAX_REPEATS,
+        description="run every task N times, the model's seed --llm-seed, +1, ... (BAR's protocol: 10); "
+        "the tables add each group's mean and spread over the runs",
+        json_schema_extra={"metavar": "N"},
     )
     run_file: Path | None = Field(
         None,

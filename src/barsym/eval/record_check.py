@@ -20,7 +20,7 @@ import math
 
 from ..bar_io import PlanFormatError, shown, step_from_record
 from ..planner.decomposer import ErrorKind
-from ..planner.stats import CotSummary, DepsSummary, LLMStats, MemoryStats, PlanStats, RepairStats
+from ..planner.stats import BaselineSummary, CotSummary, DepsSummary, LLMStats, MemoryStats, PlanStats, RepairStats
 from ..validation import Verdict
 
 #: the most rounds a DEPS record may claim (the loop stops at a handful; a report draws one bar per round)
@@ -75,7 +75,8 @@ def stats_problem(stats) -> str | None:
     )
     if problem:
         return problem
-    for key, cls in (("deps", DepsSummary), ("cot", CotSummary), ("consistency", RepairStats)):
+    sections = (("deps", DepsSummary), ("cot", CotSummary), ("baseline", BaselineSummary), ("consistency", RepairStats))
+    for key, cls in sections:
         section = stats.get(key)
         if section is None:
             continue

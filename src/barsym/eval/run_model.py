@@ -8,7 +8,9 @@ and a report made from run files weeks later has only the files to go by. So
 
 - ``gguf``: the GGUF file's name (not its path: the path says where one
   machine keeps it, the name what it is); None for a server or a stand-in;
-- ``adapter``: a LoRA adapter's file name; None until barsym loads adapters;
+- ``adapter``: the LoRA adapter applied on the GGUF: its file name (``shipped`` names the one in the
+  wheel; :func:`barsym.llm.adapter.describe`), ``none`` for the base model alone, None for a server
+  or a stand-in;
 - ``server``: the server URL, with any ``user:password@`` removed (a run file is
   shared; the API key is never in it);
 - ``stand_in``: the stand-in that answered instead of a model (``copy-facts``).
@@ -36,17 +38,21 @@ def model_record(planner: str, options: dict) -> dict | None:
     if planner not in LLM_PLANNERS and not options.get("consistency"):
         return None
     url, stand_in = options.get("llm_url"), options.get("llm_stand_in")
-    gguf = None
+    gguf = adapter = None
     if not url and not stand_in:
+        from ..llm.adapter import describe, resolve_adapter
         from ..llm.embedded import default_model_path
 
         try:
-            gguf = default_model_path(options.get("model")).name
+            path = default_model_path(options.get("model"))
+            gguf = path.name
+            adapter = describe(resolve_adapter(options.get("adapter"), path))  # as the backend resolves it
         except Exception:  # the planner was built, so the model is there; never fail a run over its name
             gguf = str(options.get("model") or "")
+            adapter = options.get("adapter")
     return {
         "gguf": gguf,
-        "adapter": options.get("adapter"),
+        "adapter": adapter,
         "server": url_without_password(url) if url else None,
         "stand_in": stand_in,
     }
@@ -62,8 +68,10 @@ def model_text(header: dict) -> str:
     if model.get("stand_in"):
         return f"stand-in {model['stand_in']} (no model)"
     parts = [model.get("gguf") or "", f"at {model['server']}" if model.get("server") else ""]
-    if model.get("adapter"):
+    if model.get("adapter") and model["adapter"] != "none":
         parts.append(f"+ adapter {model['adapter']}")
+    elif model.get("adapter") == "none":
+        parts.append("(base, no adapter)")
     return " ".join(p for p in parts if p) or "unnamed"
 
 

@@ -5,8 +5,9 @@ entry maps a name to a factory ``(kb, **options) -> planner``, imported lazily
 from a dotted path so that the LLM planners (``bar``, the default, and
 ``llm-only``) cost nothing until they are used and pull no model code into
 ``barsym plan --planner symbolic`` (``bar-sc``, BAR with state consistency, lives in
-:mod:`barsym.consistency` and is imported the same way; the baselines ``deps`` and
-``cot``, which write whole plans forward, live in :mod:`barsym.reasoning`). The options a built-in
+:mod:`barsym.consistency` and is imported the same way; the baselines ``deps``,
+``cot``, ``reverse-chain``, ``self-refine``, ``tot`` and ``plan-and-solve``, whose model writes the
+plan unchecked, live in :mod:`barsym.reasoning`). The options a built-in
 planner takes are the fields of its option models (:data:`OPTION_MODELS`); a key none of them has
 is refused in one line rather than dropped unseen. To add one, call :func:`register` or add a
 line to ``_BUILTIN``.
@@ -43,13 +44,19 @@ _BUILTIN: dict[str, str | Factory] = {
     "bar-sc": "barsym.reasoning.bar_sc:bar_sc_planner",
     "deps": "barsym.reasoning.deps:deps_planner",
     "cot": "barsym.reasoning.cot:cot_planner",
+    "reverse-chain": "barsym.reasoning.reverse_chain:reverse_chain_planner",
+    "self-refine": "barsym.reasoning.self_refine:self_refine_planner",
+    "tot": "barsym.reasoning.tree_of_thoughts:tot_planner",
+    "plan-and-solve": "barsym.reasoning.plan_and_solve:plan_and_solve_planner",
 }
 _registry: dict[str, str | Factory] = dict(_BUILTIN)
 DEFAULT_PLANNER = "bar"
 #: planners that talk to a language model (and take the --model/--llm-* options)
-LLM_PLANNERS = ("bar", "llm-only", "bar-sc", "deps", "cot")
-#: planners whose model writes the whole plan forward, unchecked (DEPS, chain-of-thought)
-FORWARD_PLANNERS = ("deps", "cot")
+#: the baselines of BAR's table added beside DEPS and chain-of-thought (barsym.reasoning.baseline_loop)
+BASELINES = ("reverse-chain", "self-refine", "tot", "plan-and-solve")
+LLM_PLANNERS = ("bar", "llm-only", "bar-sc", "deps", "cot", *BASELINES)
+#: planners whose model writes the whole plan, unchecked (DEPS, chain-of-thought and the other baselines)
+FORWARD_PLANNERS = ("deps", "cot", *BASELINES)
 
 
 #: what any planner may be handed besides the options a user sets: objects and context
@@ -74,6 +81,8 @@ OPTION_MODELS = ("barsym.reasoning.options:PlannerLLMOptions", "barsym.consisten
 OWN_OPTION_MODELS = {
     "deps": ("barsym.reasoning.options:DepsOptions", "barsym.reasoning.options:ForwardOptions"),
     "cot": ("barsym.reasoning.options:ForwardOptions",),
+    "self-refine": ("barsym.reasoning.options:BaselineOptions",),
+    "tot": ("barsym.reasoning.options:BaselineOptions",),
 }
 OWN_KEYS = {"deps": {"world_seed"}}  # the seed of its feedback runs (a caller's, not a command-line option)
 

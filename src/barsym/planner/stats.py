@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-__all__ = ["LLMStats", "MemoryStats", "RepairStats", "DepsSummary", "CotSummary", "PlanStats"]
+__all__ = ["LLMStats", "MemoryStats", "RepairStats", "DepsSummary", "CotSummary", "BaselineSummary", "PlanStats"]
 
 
 def _known(cls, data: dict) -> dict:
@@ -244,6 +244,30 @@ class CotSummary:
 
 
 @dataclass(frozen=True)
+class BaselineSummary:
+    """``stats["baseline"]``: how the loop of reverse-chain, self-refine, tot or plan-and-solve ended.
+
+    ``complete`` is whether the method reached a plan it considers finished (the chain or
+    plan ended with ``done``, the feedback said correct, a kept branch ended); ``rounds`` is
+    the method's own count (refinement rounds, tree depth, calls to write the plan).
+    """
+
+    method: str
+    stopped: str
+    complete: bool
+    rounds: int = 0
+    unreadable_lines: int = 0
+    folded_repeats: int = 0
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "BaselineSummary":
+        return cls(**{"method": "", "stopped": "unknown", "complete": False, **_known(cls, data)})
+
+
+@dataclass(frozen=True)
 class PlanStats:
     """The stats of one plan: wall time, the planner's counters, and a section per module that took part.
 
@@ -267,6 +291,7 @@ class PlanStats:
     backend_down: str | None = None  # the backend failed for good during this plan
     deps: DepsSummary | None = None
     cot: CotSummary | None = None
+    baseline: BaselineSummary | None = None
     consistency: RepairStats | None = None
     memory: MemoryStats | None = None
     extra: dict = field(default_factory=dict)  # keys read from a file that this version does not know
@@ -312,7 +337,7 @@ class PlanStats:
             out["seconds"] = self.seconds  # where a decomposing planner put it already, else here
         if self.backend_down:
             out["backend_down"] = self.backend_down
-        for name in ("deps", "cot", "consistency"):
+        for name in ("deps", "cot", "baseline", "consistency"):
             section = getattr(self, name)
             if section is not None:
                 out[name] = section.to_dict()
@@ -340,7 +365,12 @@ class PlanStats:
                 data.pop(f.name, None)
         for name in ("llm_mode", "llm_verified", "plan_fallback", "backend_down"):
             values[name] = data.pop(name, None)
-        for name, section in (("deps", DepsSummary), ("cot", CotSummary), ("consistency", RepairStats)):
+        for name, section in (
+            ("deps", DepsSummary),
+            ("cot", CotSummary),
+            ("baseline", BaselineSummary),
+            ("consistency", RepairStats),
+        ):
             if isinstance(data.get(name), dict):
                 values[name] = section.from_dict(data.pop(name))
         if "memory_hits" in data:

@@ -59,7 +59,7 @@ class PlannerLLMOptions(ModelSettings):
     facts: bool = Field(
         True,
         description="leave the knowledge base's facts out of the prompts (the papers' prompts; "
-        "by default bar is told how its goal is made, deps and cot how every item of the task is)",
+        "by default bar is told how its goal is made, deps, cot and the other baselines how every item of the task is)",
         json_schema_extra={"flag": "--no-facts"},
     )
 
@@ -106,6 +106,38 @@ class ForwardOptions(BaseModel):
     )
 
 
+class BaselineOptions(BaseModel):
+    """What only self-refine and tot take: refinement rounds, and the tree's breadth and beam."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    refine_rounds: int | None = Field(
+        None,
+        ge=0,
+        le=10,
+        description="self-refine: rounds of the model's feedback and a refined plan after the first plan "
+        "(0: plan once; default 3)",
+        json_schema_extra={"metavar": "N"},
+    )
+    tot_breadth: int | None = Field(
+        None,
+        ge=1,
+        le=8,
+        description="tot: next steps the model proposes for each kept partial plan (default 3)",
+        json_schema_extra={"metavar": "N"},
+    )
+    tot_beam: int | None = Field(
+        None,
+        ge=1,
+        le=8,
+        description="tot: partial plans kept at each depth, the best rated (default 2)",
+        json_schema_extra={"metavar": "N"},
+    )
+
+
+#: which planner each of BaselineOptions' fields belongs to
+BASELINE_OWNERS = {"refine_rounds": "self-refine", "tot_breadth": "tot", "tot_beam": "tot"}
+
 #: a warning's worth of options a planner would not use: why, and the (model, field) pairs a user set
 Ignored = tuple[str, list[tuple[type[BaseModel], str]]]
 
@@ -120,6 +152,7 @@ def planner_options(
     consistency: bool = False,
     rules=None,
     forward: ForwardOptions | None = None,
+    baselines: BaselineOptions | None = None,
 ) -> tuple[dict, Ignored | None]:
     """What ``make_planner(name, ...)`` is handed, as plain data (a worker rebuilds the planner from it).
 
@@ -133,7 +166,7 @@ def planner_options(
         extra["consistency"] = True
     chosen, ignored = deps.model_dump(include=deps.model_fields_set, exclude_none=True), None
     timed = forward.model_dump(include=forward.model_fields_set, exclude_none=True) if forward is not None else {}
-    if timed and name not in FORWARD_PLANNERS:
+    if timed and name not in ("deps", "cot"):
         raise ValueError("--deadline applies to --planner deps and cot only")
     extra.update(timed)
     if name == "deps":
@@ -142,6 +175,11 @@ def planner_options(
         raise ValueError(f"--{next(iter(chosen)).replace('_', '-')} applies to --planner deps only")
     elif "selector" in chosen and name in LLM_PLANNERS:
         ignored = ("executes no plan", [(DepsOptions, "selector")])
+    if baselines is not None:
+        for key, value in baselines.model_dump(include=baselines.model_fields_set, exclude_none=True).items():
+            if BASELINE_OWNERS[key] != name:
+                raise ValueError(f"--{key.replace('_', '-')} applies to --planner {BASELINE_OWNERS[key]} only")
+            extra[key] = value
     if name in FORWARD_PLANNERS and "llm_mode" in llm.model_fields_set and llm.llm_mode != "graph":
         raise ValueError(
             f"--llm-mode applies to bar and llm-only; the {name} planner's grammar is always the game's vocabulary"

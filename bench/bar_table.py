@@ -1,0 +1,322 @@
+"""BAR's whole table in one command: every method on BAR's 53 tasks, rows = methods, columns = the five groups.
+
+Each row is one ``barsym eval --dataset bar`` run with its own ``--run`` file under ``--runs DIR``, so the
+command is resumable: run it again and every finished task is read back from its run file instead of
+being planned again (an interrupted row goes on where it stopped). The rows:
+
+- the methods of BAR's table that barsym has: ``symbolic`` (no model), ``bar``, ``bar-sc``, ``deps``,
+  ``cot``, ``reverse-chain``, ``self-refine``, ``tot``, ``plan-and-solve``;
+- BAR's module (b) ablation: state consistency's anchors by step scoring at ``t`` 3, 5 (BAR's) and 7, and
+  by a sliding window of ``k`` 2 and 3 (``--planner bar-sc --anchors ... --t/--k``);
+- BAR's module (c): ``bar`` answering from a stage memory it records into as it goes (a fresh memory
+  file per variant under the runs folder), beside ``bar`` without one.
+
+A *variant* is a set of options given to every model row unchanged (``--variant NAME=OPTIONS``): the
+embedded model (``model=--threads 1``), a stand-in (``copy-facts=--llm-stand-in copy-facts``), a server
+(``server=--llm-url http://127.0.0.1:8000``), a taught model (``taught=--adapter A.gguf``). Rows of all
+variants go into the same tables, labelled ``method [variant]``. ``symbolic`` takes no model and runs once.
+
+Columns: stone, iron, gold, diamond, redstone (BAR's groups) and their mean; one table each for Acc, F1 and
+ED (lower is better). ``--repeat ROW=N`` runs a row with ``eval --repeats N`` (BAR's protocol is 10) and
+its cells show mean ± sd over the runs. ``--html FILE`` also writes ``barsym report`` over every run file.
+
+BAR's reported numbers are not typed in from memory: :data:`PAPER` is empty until someone copies them
+from the paper's main results table, and the markdown says so; rows of :data:`PAPER` print beside ours.
+
+    PYTHONPATH=src python bench/bar_table.py --runs docs/results/runs/bar-table \\
+        --variant copy-facts=--llm-stand-in=copy-facts --out docs/results/bar-table.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import shlex
+import statistics
+import sys
+import time
+from pathlib import Path
+
+GROUPS = ("stone", "iron", "gold", "diamond", "redstone")
+METRICS = (
+    ("accuracy", "Acc", "higher is better"),
+    ("f1", "F1", "higher is better"),
+    ("edit_distance", "ED", "lower is better"),
+)
+
+#: row key -> (label, planner, extra eval options, part of the table)
+ROWS: dict[str, tuple[str, str, list[str], str]] = {
+    "symbolic": ("symbolic", "symbolic", [], "methods"),
+    "bar": ("bar", "bar", [], "methods"),
+    "bar-sc": ("bar-sc", "bar-sc", [], "methods"),
+    "deps": ("deps", "deps", [], "methods"),
+    "cot": ("cot", "cot", [], "methods"),
+    "reverse-chain": ("reverse-chain", "reverse-chain", [], "methods"),
+    "self-refine": ("self-refine", "self-refine", [], "methods"),
+    "tot": ("tot", "tot", [], "methods"),
+    "plan-and-solve": ("plan-and-solve", "plan-and-solve", [], "methods"),
+    "b-step-t3": ("bar-sc, step scoring t=3", "bar-sc", ["--anchors", "step-scoring", "--t", "3"], "module (b)"),
+    "b-step-t5": ("bar-sc, step scoring t=5", "bar-sc", ["--anchors", "step-scoring", "--t", "5"], "module (b)"),
+    "b-step-t7": ("bar-sc, step scoring t=7", "bar-sc", ["--anchors", "step-scoring", "--t", "7"], "module (b)"),
+    "b-window-k2": ("bar-sc, sliding window k=2", "bar-sc", ["--anchors", "sliding-window", "--k", "2"], "module (b)"),
+    "b-window-k3": ("bar-sc, sliding window k=3", "bar-sc", ["--anchors", "sliding-window", "--k", "3"], "module (b)"),
+    "c-no-memory": ("bar without memory", "bar", [], "module (c)"),
+    "c-memory": ("bar with stage memory", "bar", ["--record"], "module (c)"),
+}
+METHODS = [k for k, row in ROWS.items() if row[3] == "methods"]
+
+#: BAR's reported numbers, method -> metric -> group (and "mean") -> value, from the paper's main table.
+#: Empty on purpose: they are to be copied from the paper, not recalled. Keys are this file's row keys.
+PAPER: dict[str, dict[str, dict[str, float]]] = {}
+PAPER_SOURCE = "BAR (Du et al., ACL Findings 2025), main results table"
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--runs", type=Path, required=True, help="folder of the rows' run files (kept: reruns resume)")
+    p.add_argument("--out", type=Path, help="the markdown table (default: print it)")
+    p.add_argument("--rows", default=",".join(METHODS), help=f"row keys, comma-separated; all: {', '.join(ROWS)}")
+    p.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME=OPTIONS",
+        help="options for every model row, e.g. copy-facts='--llm-stand-in copy-facts' (default model='')",
+    )
+    p.add_argument("--repeat", action="append", default=[], metavar="ROW=N", help="run ROW with eval --repeats N")
+    p.add_argument(
+        "--with",
+        dest="row_options",
+        action="append",
+        default=[],
+        metavar="ROW=OPTIONS",
+        help="options for one row only, e.g. tot='--tot-breadth 2 --tot-beam 1'",
+    )
+    p.add_argument("--dataset", default="bar", help="the task set (default bar: BAR's 53)")
+    p.add_argument("--limit", type=int, help="only the first N tasks of each row (a quick look)")
+    p.add_argument("--html", type=Path, help="also write barsym report over every run file")
+    p.add_argument(
+        "--no-run", action="store_true", help="run nothing: the table from the rows' JSON results already written"
+    )
+    args = p.parse_args(argv)
+    args.rows = [r.strip() for r in args.rows.split(",") if r.strip()]
+    if args.rows == ["all"]:
+        args.rows = list(ROWS)
+    unknown = [r for r in args.rows if r not in ROWS]
+    if unknown:
+        p.error(f"unknown row(s) {', '.join(unknown)}; known: {', '.join(ROWS)}")
+    variants = {}
+    for text in args.variant or ["model="]:
+        name, sep, options = text.partition("=")
+        if not sep or not name.strip():
+            p.error(f"--variant wants NAME=OPTIONS, got {text!r}")
+        variants[name.strip()] = shlex.split(options)
+    args.variants = variants
+    args.extra = {}
+    for text in args.row_options:
+        row, sep, options = text.partition("=")
+        if not sep or row not in ROWS:
+            p.error(f"--with wants ROW=OPTIONS with a known row, got {text!r}")
+        args.extra[row] = shlex.split(options)
+    args.repeats = {}
+    for text in args.repeat:
+        row, _, n = text.partition("=")
+        if row not in ROWS or not n.isdigit() or int(n) < 1:
+            p.error(f"--repeat wants ROW=N with a known row and N >= 1, got {text!r}")
+        args.repeats[row] = int(n)
+    return args
+
+
+def eval_argv(args, key: str, variant: str, options: list[str], run: Path, out: Path) -> list[str]:
+    label, planner, extra, part = ROWS[key]
+    argv = ["eval", "--dataset", args.dataset, "--planner", planner, *extra, "--quiet", "--run", run, "-o", out]
+    if planner != "symbolic":
+        argv += options
+    argv += args.extra.get(key, [])
+    if part == "module (c)" and "--record" in extra:
+        argv += ["--memory", run.with_suffix(".memory.db")]
+    if key in args.repeats:
+        argv += ["--repeats", str(args.repeats[key])]
+    if args.limit:
+        argv += ["--limit", str(args.limit)]
+    return [str(a) for a in argv]
+
+
+def shown_options(args, key: str, options: list[str]) -> str:
+    """The options that make a row what it is (not its files), as the per-row table shows them."""
+    label, planner, extra, _ = ROWS[key]
+    shown = ["--planner", planner, *extra, *([] if planner == "symbolic" else options), *args.extra.get(key, [])]
+    if key in args.repeats:
+        shown += ["--repeats", str(args.repeats[key])]
+    return " ".join(shown)
+
+
+def run_row(argv: list[str], log: Path) -> tuple[int, float]:
+    """``barsym ARGV`` in this process (one model load for every row), its printed report kept in ``log``."""
+    from barsym.cli import main
+
+    started = time.perf_counter()
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = main(argv)
+    log.write_text(printed.getvalue(), encoding="utf-8")
+    return code, time.perf_counter() - started
+
+
+def from_run_file(run: Path) -> dict | None:
+    """A row's groups as ``eval -o`` writes them, scored from the records of a run file cut short (the rows
+    still running or stopped part-way; their next call resumes them). None without a record."""
+    from barsym.metrics import GroupScore, TaskScore
+
+    if not run.is_file():
+        return None
+    groups: dict[str, GroupScore] = {}
+    valid = 0
+    for line in run.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:  # a line being written
+            continue
+        if record.get("kind") != "task" or "score" not in record:
+            continue
+        s = record["score"]
+        score = TaskScore(tuple(s["accuracy"]), tuple(s["f1"]), s["edit_distance"], s["longest"])
+        groups.setdefault(record["group"], GroupScore()).add(score)
+        valid += record.get("verdict") == "valid"
+    if not groups:
+        return None
+    tasks = sum(g.tasks for g in groups.values())
+    return {"groups": {n: g.to_dict() for n, g in groups.items()}, "overall": {"tasks": tasks, "valid": valid}}
+
+
+def cells(record: dict, metric: str) -> dict[str, str]:
+    """A row's cells for one metric: the five groups and their mean; mean ± sd where the row was repeated."""
+    repeated = record.get("repeats")
+    out: dict[str, str] = {}
+    values: dict[str, float] = {}
+    for group in GROUPS:
+        if repeated and group in repeated["groups"]:
+            spread = repeated["groups"][group][metric]
+            values[group] = spread["mean"]
+            out[group] = f"{spread['mean']:.2f} ± {spread['sd']:.2f}"
+        elif group in record.get("groups", {}) and metric in record["groups"][group]:
+            values[group] = float(record["groups"][group][metric])
+            out[group] = f"{values[group]:.2f}"
+        else:
+            out[group] = "–"
+    out["mean"] = f"{statistics.fmean(values.values()):.2f}" if len(values) == len(GROUPS) else "–"
+    return out
+
+
+def table(rows: list[tuple[str, str, dict]], metric: str, title: str, note: str) -> list[str]:
+    lines = [f"### {title} ({note})", "", "| part | method | " + " | ".join(GROUPS) + " | mean |"]
+    lines.append("| --- | --- |" + " ---: |" * (len(GROUPS) + 1))
+    for part, label, record in rows:
+        c = cells(record, metric)
+        lines.append(f"| {part} | {label} | " + " | ".join(c[g] for g in (*GROUPS, "mean")) + " |")
+    for key, numbers in PAPER.items():
+        if metric in numbers:
+            paper = numbers[metric]
+            shown = [f"{paper[g]:.2f}" if g in paper else "–" for g in (*GROUPS, "mean")]
+            lines.append(f"| paper | {ROWS[key][0]} | " + " | ".join(shown) + " |")
+    return lines + [""]
+
+
+def markdown(args, rows, notes: list[str]) -> str:
+    lines = [
+        "# BAR's table: every method on BAR's 53 tasks",
+        "",
+        f"Made by `bench/bar_table.py` (`{' '.join(sys.argv[1:]) or 'defaults'}`); each row is one",
+        f"`barsym eval --dataset {args.dataset}` run whose run file is under `{args.runs}` (rerunning resumes them).",
+        "Columns are BAR's five groups and the mean of the five. Variants: "
+        + "; ".join(
+            f"`{name}` = `{' '.join(opts) or '(the embedded model, defaults)'}`" for name, opts in args.variants.items()
+        )
+        + ".",
+        "",
+        f"The paper's own numbers: {'beside ours, rows `paper`' if PAPER else 'not filled in'} -- {PAPER_SOURCE}."
+        + ("" if PAPER else " `PAPER` in bench/bar_table.py is empty until they are copied from the paper."),
+        "",
+    ]
+    for metric, short, note in METRICS:
+        lines += table(rows, metric, short, note)
+    lines += [
+        "### Per row",
+        "",
+        "| row | exit | tasks | valid plans | seconds | eval options |",
+        "| --- | ---: | ---: | ---: | ---: | --- |",
+    ]
+    lines += notes
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    args.runs.mkdir(parents=True, exist_ok=True)
+    rows: list[tuple[str, str, dict]] = []
+    notes: list[str] = []
+    runs: list[Path] = []
+    worst = 0
+    for key in args.rows:
+        label, planner, _, part = ROWS[key]
+        for variant, options in args.variants.items():
+            if planner == "symbolic" and any(r[1] == label for r in rows):
+                continue  # no model: one row whatever the variant
+            name = key if planner == "symbolic" else f"{key}.{variant}"
+            run, out, log = (args.runs / f"{name}{suffix}" for suffix in (".jsonl", ".json", ".txt"))
+            argv = eval_argv(args, key, variant, options, run, out)
+            if args.no_run:
+                code, seconds = (0 if out.is_file() else 2), 0.0
+                partial = None if out.is_file() else from_run_file(run)
+                if partial is not None:  # a row cut short: what its run file holds so far
+                    shown = label if planner == "symbolic" else f"{label} [{variant}]"
+                    shown += " (run file cut short)"
+                    rows.append((part, shown, partial))
+                    runs.append(run)
+                    notes.append(
+                        f"| {shown} | – | {partial['overall']['tasks']} | {partial['overall']['valid']} | – | "
+                        f"`{shown_options(args, key, options)}` (run file cut short; rerun to resume) |"
+                    )
+                    continue
+            else:
+                print(f"bar_table: {name}: barsym {' '.join(argv)}", file=sys.stderr, flush=True)
+                code, seconds = run_row(argv, log)
+            worst = max(worst, code)
+            shown = label if planner == "symbolic" else f"{label} [{variant}]"
+            if code == 2 or not out.is_file():
+                ran = "not run" if args.no_run else str(code)
+                notes.append(f"| {shown} | {ran} | – | – | {seconds:.0f} | `{shown_options(args, key, options)}` |")
+                continue
+            record = json.loads(out.read_text(encoding="utf-8"))
+            rows.append((part, shown, record))
+            runs.append(run)
+            overall = record.get("overall", {})
+            notes.append(
+                f"| {shown} | {code} | {overall.get('tasks', '–')} | {overall.get('valid', '–')} | {seconds:.0f} | "
+                f"`{shown_options(args, key, options)}` |"
+            )
+    full = max((record.get("overall", {}).get("tasks", 0) for _, _, record in rows), default=0)
+    rows = [  # a row on fewer tasks than the others says so (a --limit run, a run file cut short)
+        (
+            part,
+            shown if record["overall"]["tasks"] == full else f"{shown} ({record['overall']['tasks']} of {full} tasks)",
+            record,
+        )
+        for part, shown, record in rows
+    ]
+    text = markdown(args, rows, notes)
+    if args.out is not None:
+        args.out.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    if args.html is not None and runs:
+        from barsym.cli import main as barsym
+
+        barsym(["report", *map(str, runs), "-o", str(args.html)])
+    return 2 if worst == 2 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

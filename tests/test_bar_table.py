@@ -1,0 +1,84 @@
+"""bench/bar_table.py: BAR's table from eval runs -- rows, the five groups and their mean, resumed from run files.
+
+A stand-in answers (``copy-facts``), on the first tasks of BAR's set only.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "bar_table.py"
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("bar_table", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+TABLE = _script()
+
+
+def test_the_table_has_a_row_per_method_and_variant_and_a_column_per_group(tmp_path, capsys):
+    out = tmp_path / "table.md"
+    argv = ["--runs", tmp_path / "runs", "--rows", "symbolic,reverse-chain,tot", "--limit", "2", "--out", out]
+    argv += ["--variant", "copy-facts=--llm-stand-in copy-facts", "--variant", "first=--llm-stand-in first"]
+    assert TABLE.main([str(a) for a in argv]) == 0
+    text = out.read_text()
+    header = "| part | method | stone | iron | gold | diamond | redstone | mean |"
+    assert text.count(header) == 3  # Acc, F1, ED
+    acc = text.split("### F1")[0]
+    rows = [line for line in acc.splitlines() if line.startswith("| methods |")]
+    assert [r.split(" | ")[1] for r in rows] == [
+        "symbolic",  # no model: one row whatever the variant
+        "reverse-chain [copy-facts]",
+        "reverse-chain [first]",
+        "tot [copy-facts]",
+        "tot [first]",
+    ]
+    assert "not filled in" in text  # the paper's numbers are not recalled from memory
+    symbolic = json.loads((tmp_path / "runs" / "symbolic.json").read_text())
+    assert f"| methods | symbolic | {symbolic['groups']['stone']['accuracy']:.2f} |" in acc
+
+
+def test_a_second_call_resumes_every_row_from_its_run_file(tmp_path, capsys):
+    argv = ["--runs", str(tmp_path), "--rows", "plan-and-solve", "--limit", "2", "--out", str(tmp_path / "t.md")]
+    argv += ["--variant", "copy-facts=--llm-stand-in copy-facts"]
+    assert TABLE.main(argv) == 0
+    first = (tmp_path / "t.md").read_text()
+    assert TABLE.main(argv) == 0
+    assert "resuming" in capsys.readouterr().err
+    table = (tmp_path / "t.md").read_text()
+    assert table.split("### Per row")[0] == first.split("### Per row")[0]
+
+
+def test_a_repeated_row_shows_mean_and_spread(tmp_path):
+    argv = ["--runs", str(tmp_path), "--rows", "cot", "--limit", "2", "--out", str(tmp_path / "t.md")]
+    argv += ["--variant", "copy-facts=--llm-stand-in copy-facts", "--repeat", "cot=2"]
+    assert TABLE.main(argv) == 0
+    assert "± 0.00" in (tmp_path / "t.md").read_text()
+
+
+def test_an_unknown_row_is_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        TABLE.main(["--runs", str(tmp_path), "--rows", "o1"])
+    assert exc.value.code == 2 and "unknown row(s) o1" in capsys.readouterr().err
+
+
+def test_no_run_scores_a_row_cut_short_from_its_run_file(tmp_path):
+    argv = ["--runs", str(tmp_path), "--rows", "cot", "--limit", "3", "--out", str(tmp_path / "t.md")]
+    argv += ["--variant", "copy-facts=--llm-stand-in copy-facts"]
+    assert TABLE.main(argv) == 0
+    finished = (tmp_path / "t.md").read_text().split("### F1")[0]
+    (tmp_path / "cot.copy-facts.json").unlink()  # as if the row had been stopped before its results were written
+    assert TABLE.main([*argv, "--no-run"]) == 0
+    partial = (tmp_path / "t.md").read_text().split("### F1")[0]
+    assert "cot [copy-facts] (run file cut short)" in partial
+    row = next(line for line in finished.splitlines() if "cot [copy-facts]" in line)
+    assert row.split(" | ")[2:] == next(line for line in partial.splitlines() if "cut short" in line).split(" | ")[2:]
