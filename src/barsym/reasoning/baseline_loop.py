@@ -325,8 +325,8 @@ def planner_context(kb: KnowledgeBase, options: dict, n_ctx: int | None = None) 
     graph, symbolic planner, log and settings."""
     from ..llm.stand_in import StandInLLM
     from ..planner.registry import graph_for, symbolic_planner
-    from .call_log import open_log
     from .backends import backend_from_options
+    from .call_log import open_log
 
     backend = backend_from_options({**options, "n_ctx": options.get("n_ctx") or n_ctx})
     log = options.get("log", True)
