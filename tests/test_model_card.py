@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from barsym.llm.adapter import SHIPPED, file_sha256, read_card
 from cli_run import run
 
@@ -19,6 +21,7 @@ def test_the_card_names_the_base_the_adapter_the_command_and_the_results(capsys)
     assert "--adapter none" in out
 
 
+@pytest.mark.llm
 def test_the_card_as_json_says_where_and_whether_it_applies(capsys, gguf_path):
     code, out, _ = run(capsys, "model", "--format", "json")
     shown = json.loads(out)

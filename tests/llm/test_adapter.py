@@ -13,6 +13,8 @@ import pytest
 from barsym.llm import LlamaCppBackend, ModelLoadError, ModelNotFoundError
 from barsym.llm.adapter import ADAPTER_ENV, SHIPPED, file_sha256, read_card, resolve_adapter
 
+pytestmark = pytest.mark.llm  # the real GGUF (the card's test reads files only, and is cheap either way)
+
 
 def test_the_wheel_carries_the_adapter_and_its_card():
     card = read_card()

@@ -165,7 +165,7 @@ def server_backend(options: dict):
     key = options.get("api_key") or os.environ.get("OPENAI_API_KEY") or None
     if not options.get("llm_url") or not (key or options.get("llm_model")):
         return None
-    from ..llm import LLMOptions, OpenAIHTTPBackend, make_backend
+    from ..llm import LLMOptions, make_backend
     from ..reasoning.llm_planners import N_CTX, probe
 
     backend = make_backend(
@@ -176,8 +176,6 @@ def server_backend(options: dict):
         model=options.get("llm_model"),
     )
     probe(backend.base_url, min(options.get("timeout", 30.0), 10.0))
-    if isinstance(backend, OpenAIHTTPBackend):
-        backend.announce()
     return backend
 
 

@@ -20,7 +20,7 @@ import urllib.parse
 
 from ..kb import cache_dir
 from ..llm import BackendTimeoutError, BackendUnavailableError, LLMBackend, LLMOptions, default_model_path, make_backend
-from ..llm.openai_http import OpenAIHTTPBackend, opener_for, within
+from ..llm.openai_http import opener_for, within
 from .progress import Phase, Progress, ProgressEvent
 
 N_CTX = 2048  # few-shot prefix ~1000 tokens with facts + a goal's conversation with two retries
@@ -57,8 +57,6 @@ def shared_backend(
                 progress(ProgressEvent(Phase.LOADING, f"connecting to the LLM server at {url.strip()}"))
             backend = make_backend(url=url.strip(), options=options, timeout=timeout)
             probe(backend.base_url, min(timeout, 10.0))
-            if isinstance(backend, OpenAIHTTPBackend):  # one line: what differs from the in-process model
-                backend.announce()
         else:
             if progress is not None:
                 progress(ProgressEvent(Phase.LOADING, f"loading the model {key[1].rsplit('/', 1)[-1]}"))

@@ -17,8 +17,7 @@ this module adds what belongs to a whole plan rather than to one goal:
 - **One model per process.** Backends are cached by their settings (:mod:`.backends`,
   which every planner shares), so an evaluation over 53 tasks, or several planners in
   one test session, load the GGUF once. A server URL is probed once when the planner is built, so a
-  server that is not there is a one-line error before any planning starts, and one
-  line says what a server that is there does unlike the in-process model.
+  server that is not there is a one-line error before any planning starts.
   The in-process model keeps its few-shot prefix state in the cache folder
   (``llm-state/``), so the next process loads it instead of evaluating it.
 - **Progress and the call log.** With a progress callback, each plan first
