@@ -122,3 +122,14 @@ def llama_server(gguf_path, tmp_path_factory):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+
+
+@pytest.fixture(autouse=True)
+def default_signal_handlers():
+    """A test that leaves SIGINT or SIGTERM ignored or replaced would pass that on to every child process a
+    later test starts (fresh interpreters inherit an ignored signal): put Python's defaults back after each."""
+    import signal
+
+    yield
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
