@@ -10,7 +10,7 @@ answered by the symbolic fallback, and no plan-level fallback happened.
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from barsym.kb import load_kb
@@ -36,6 +36,7 @@ goals = st.builds(lambda item, n: Goal(item=item, count=n), st.sampled_from(GOAL
 
 @SETTINGS
 @given(goals, starts)
+@example(Goal(item="stone_pickaxe", count=2), State.start({"stone_pickaxe": 1}, 0))  # a held tool, a second made
 def test_bar_with_copy_facts_needs_no_fallback_from_any_plannable_start(goal, start):
     try:
         SYMBOLIC.plan(goal, start)

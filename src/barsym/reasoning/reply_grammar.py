@@ -188,9 +188,14 @@ class GrammarBuilder:
         costs = self.graph.costs
         return self.rules.lowest_tool(kind, tier, lambda name: costs.get(item_node(name), float("inf")))
 
-    def _usable(self, name: str, goal: str, avoid: frozenset[str] = frozenset()) -> bool:
-        """Held at the start, or reachable and not made (by the graph's way) from the goal or a goal waiting on it."""
-        if name != goal and name not in avoid and self._held is not None and self._held(name) > 0:
+    def _usable(self, name: str, goal: str, avoid: frozenset[str] = frozenset(), *, tool: bool = False) -> bool:
+        """Held at the start, or reachable and not made (by the graph's way) from the goal or a goal waiting on it.
+
+        A held *tool* serves even when a goal further up is to make another of it (two stone pickaxes
+        from one held): a tool is not used up, so the held one cannot loop.
+        """
+        held = self._held is not None and self._held(name) > 0
+        if held and name != goal and (tool or name not in avoid):
             return True
         if name == goal or name in avoid or item_node(name) not in self.graph.reachable_nodes:
             return False
@@ -298,7 +303,7 @@ class GrammarBuilder:
         if action.tool is None:
             needs = used + layer
             return [(head + (": " + ", ".join(needs) if needs else ""),)]
-        usable = sorted(t for t in action.tool.options if self._usable(t, item, self._avoid))
+        usable = sorted(t for t in action.tool.options if self._usable(t, item, self._avoid, tool=True))
         lowest = self.conventions.tool_for(action.tool.kind, action.tool.tier, held=self._held)
         return [
             (f"{head} with {tool}: " + ", ".join(used + [f"1 {tool}"] + layer),)
@@ -311,7 +316,7 @@ class GrammarBuilder:
         action = self.rules.dig(layer)
         assert action.tool is not None
         target = f"layer:{layer}"
-        usable = [tool for tool in sorted(action.tool.options) if self._usable(tool, target, self._avoid)]
+        usable = [tool for tool in sorted(action.tool.options) if self._usable(tool, target, self._avoid, tool=True)]
         above = f", layer {action.layer}" if action.layer > 0 else ""
         return [
             (f"{DIG} with {tool}: 1 {tool}{above}",)
