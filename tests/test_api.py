@@ -36,9 +36,10 @@ def test_the_readme_examples_run(capsys):
 
 
 def test_import_barsym_loads_nothing_else():
+    """Only the package and its lazy-name helper (which imports nothing of barsym's)."""
     code = "import sys, barsym; print(sorted(m for m in sys.modules if m.startswith('barsym')))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "['barsym']"
+    assert done.stdout.strip() == "['barsym', 'barsym.lazy_names']"
 
 
 def test_plan_and_its_typed_result():

@@ -534,4 +534,4 @@ def test_cli_module_imports_nothing_heavy():
         "import sys, barsym.cli\nprint(sorted(m for m in sys.modules if m.startswith('barsym') or m == 'argparse'))"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    assert done.stdout.strip() == "['barsym', 'barsym.cli']", done.stdout + done.stderr
+    assert done.stdout.strip() == "['barsym', 'barsym.cli', 'barsym.lazy_names']", done.stdout + done.stderr

@@ -33,7 +33,7 @@ LAYERS = [
     ("sim", "graph", "graph_export", "bar_io"),
     ("llm", "kb", "model", "datasets"),
     ("private_files", "redact"),  # barsym's own 0600 files and secrets kept out of logs: used by all
-    ("atomic_files",),  # replacing a file all at once (every output and private file): imports nothing
+    ("atomic_files", "lazy_names"),  # replacing a file all at once; package names loaded on first use: import nothing
     ("steps",),  # the step notation: render, read, its grammar fragment (imports nothing)
 ]
 RANK = {name: rank for rank, layer in enumerate(LAYERS) for name in layer}

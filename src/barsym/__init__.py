@@ -16,37 +16,33 @@ from __future__ import annotations
 
 import importlib
 
+from .lazy_names import lazy_names
+
 __version__ = "0.1.0"
 
 _LAZY = {
-    "plan": "barsym.api",
-    "validate": "barsym.api",
-    "execute": "barsym.api",
-    "repair": "barsym.api",
-    "Planned": "barsym.api",
-    "knowledge_base": "barsym.api",
-    "Step": "barsym.model",
-    "StepType": "barsym.model",
-    "Plan": "barsym.model",
-    "Goal": "barsym.model",
-    "PlanningError": "barsym.planner",
-    "Verdict": "barsym.validation",
+    "plan": "api",
+    "validate": "api",
+    "execute": "api",
+    "repair": "api",
+    "Planned": "api",
+    "knowledge_base": "api",
+    "Step": "model",
+    "StepType": "model",
+    "Plan": "model",
+    "Goal": "model",
+    "PlanningError": "planner",
+    "Verdict": "validation",
 }
 _SUBMODULES = ("env", "testing")
 
 __all__ = ["__version__", *_LAZY, *_SUBMODULES]
 
 
+_names, __dir__ = lazy_names(__name__, _LAZY, __all__)
+
+
 def __getattr__(name: str):
     if name in _SUBMODULES:
         return importlib.import_module(f"barsym.{name}")
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'barsym' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # looked up once
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return _names(name)

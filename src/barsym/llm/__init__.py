@@ -18,10 +18,10 @@ Typical use::
 
 from __future__ import annotations
 
-import importlib
 import os
 from typing import TYPE_CHECKING, Any
 
+from ..lazy_names import lazy_names
 from .base import (
     BackendTimeoutError,
     BackendUnavailableError,
@@ -57,19 +57,6 @@ _LAZY = {
     "LlamaCppBackend": ("llamacpp", "LlamaCppBackend"),
     "OpenAIHTTPBackend": ("openai_http", "OpenAIHTTPBackend"),
 }
-
-
-def __getattr__(name: str) -> Any:
-    where = _LAZY.get(name)
-    if where is None:
-        raise AttributeError(f"module 'barsym.llm' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{where[0]}"), where[1])
-    globals()[name] = value  # looked up once
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
 
 
 __all__ = [
@@ -138,3 +125,6 @@ def make_backend(
     except ImportError as exc:  # numpy, which the in-process backend needs (the [llm] extra's): one line
         raise BackendUnavailableError(f"the in-process backend cannot be loaded: {exc}") from exc
     return LlamaCppBackend(model_path, options=options, prefix_cache=prefix_cache, verbose=verbose, **backend_kwargs)
+
+
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, __all__)
