@@ -143,8 +143,11 @@ def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
         raise UsageError("--repeats works with tech-tree task sets without --memory (each run would change the memory)")
     store, locked = _open_memory(args, plancraft, scale.parallel)
     # built here in every case: a model or server that cannot be used is exit 2 before any task runs
-    keyed = {**options, **({"api_key": api_key} if api_key else {})}
-    planner = remembering(make_from_options(name, kb, keyed, args, progress, rules), kb, store)
+
+    def keyed(opts: dict) -> dict:
+        return {**opts, **({"api_key": api_key} if api_key else {})}
+
+    planner = remembering(make_from_options(name, kb, keyed(options), args, progress, rules), kb, store)
     reassert_sigint()  # a model load may have replaced the SIGINT handler under Python
     recording = None
     if store is not None and args.record:
@@ -159,32 +162,15 @@ def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
 
         return resuming
 
-    resuming = resuming_file(scale.run_file)
-
     recorded_task = None if recording is None else lambda key: setattr(recording, "task", key)
-    outcome = run_evaluation(
-        spec,
-        tasks,
-        kb,
-        name=label,
-        dataset=str(dataset_path.resolve()),
-        dialect=args.dialect,
-        executor=scale.executor,
-        workers=scale.workers,
-        ray_address=scale.ray_address,
-        run_path=scale.run_file,
-        planner=None if scale.parallel else planner,
-        **progress.hooks(on_task=recorded_task, on_start=resuming),
-        on_warning=warn,
-        api_key=api_key,
-        dataset_name=args.dataset,
-    )
-    repeated = [outcome]
-    for number, each in enumerate(specs[1:], start=2):  # BAR's protocol: the same tasks again, the next seed
-        again = None
-        if not scale.parallel:
-            keyed = {**each.options, **({"api_key": api_key} if api_key else {})}
-            again = make_from_options(name, kb, keyed, args, progress, rules)
+    repeated = []
+    for number, each in enumerate(specs, start=1):  # BAR's protocol: the same tasks again, the next seed
+        first = number == 1
+        again = planner if first else None
+        if not first and not scale.parallel:
+            again = make_from_options(name, kb, keyed(each.options), args, progress, rules)
+        path = repeat_path(scale.run_file, number)
+        hooks = progress.hooks(on_task=recorded_task if first else None, on_start=resuming_file(path))
         repeated.append(
             run_evaluation(
                 each,
@@ -196,13 +182,15 @@ def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
                 executor=scale.executor,
                 workers=scale.workers,
                 ray_address=scale.ray_address,
-                run_path=repeat_path(scale.run_file, number),
-                planner=again,
-                **progress.hooks(on_start=resuming_file(repeat_path(scale.run_file, number))),
+                run_path=path,
+                planner=None if scale.parallel else again,
+                **hooks,
                 on_warning=warn,
                 api_key=api_key,
+                dataset_name=args.dataset,
             )
         )
+    outcome = repeated[0]
     progress.close()
     executed = execution_part(outcome, execution)
     if plancraft:
