@@ -136,3 +136,25 @@ def test_state_consistency_calls_are_logged_too(kb, log_path):
         ("score step 2 of 4 planks", "backend-error", None),
     ]
     assert scorer.use.calls == 1 and scorer.use.errors == 1
+
+
+def test_parse_calls_are_logged_like_the_planners(kb, log_path, tmp_path, capsys):
+    """``barsym parse`` asks the model through the same counted, logged calls (issue 36: one gateway)."""
+    text = tmp_path / "plan.txt"
+    text.write_text("chop four logs, then make planks")
+    assert main(["parse", str(text), "--llm-stand-in", "copy-facts", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    rows = CallLog(log_path).recent(None)
+    assert [(r.goal, r.verdict) for r in rows] == [("parse: chop 4 logs", "accepted"), ("parse: make planks", "accepted")]
+    assert [r.reply for r in rows] == [s["reply"] for s in out["steps"]] and out["calls"] == 2
+
+
+def test_a_model_failing_mid_parse_stops_the_parse_and_is_logged(kb, log_path):
+    from barsym.llm import BackendTimeoutError
+    from barsym.planner.registry import graph_for
+    from barsym.reasoning.prose import ProseParser
+
+    parser = ProseParser(kb, graph_for(kb), ScriptedLLM(["mine 4 logs", BackendTimeoutError]), log=True)
+    with pytest.raises(BackendTimeoutError):
+        parser.parse("chop four logs, then make planks")
+    assert [r.verdict for r in CallLog(log_path).recent(None)] == ["accepted", "backend-error"]

@@ -23,7 +23,7 @@ from .options import add_model, read_model
 
 HELP = "show the last LLM calls: prompt, grammar, reply, verdict, time"
 DESCRIPTION = (
-    "Show the last LLM calls the bar and llm-only planners made, from the call log "
+    "Show the last LLM calls barsym made (every planner, the step scorer and repairer, parse), from the call log "
     "($BARSYM_LOG_DB, else logs.db in the cache folder)."
 )
 

@@ -40,7 +40,9 @@ from ..kb import KnowledgeBase, UnknownItemError
 from ..llm import LLMBackend
 from ..llm.grammar import gbnf_literal, gbnf_word_choice
 from ..model import Plan, Step, StepType
+from .call_log import CallLog
 from .reply_grammar import GrammarBuilder
+from .short_calls import LLMUse, ShortCalls
 
 __all__ = ["Clause", "ParsedPlan", "ProseParser", "count_of", "split_clauses"]
 
@@ -161,7 +163,11 @@ class ParsedPlan:
     sources: list[str] = field(default_factory=list)  # the clause each step came from
     replies: list[str] = field(default_factory=list)  # the model's line for each step (before counts/tools)
     skipped: list[str] = field(default_factory=list)  # clauses with no name near them
-    calls: int = 0
+    use: LLMUse = field(default_factory=LLMUse)  # the model's calls, tokens and time (counted as the planners')
+
+    @property
+    def calls(self) -> int:
+        return self.use.calls
 
     def plan(self, source: str = "<prose>") -> Plan:
         return Plan(steps=tuple(self.steps), source=source)
@@ -170,8 +176,17 @@ class ParsedPlan:
 class ProseParser:
     """Prose -> steps with one backend (a model or a stand-in)."""
 
-    def __init__(self, kb: KnowledgeBase, graph: CraftGraph, backend: LLMBackend, *, seed: int = 0):
-        self.kb, self.backend, self.seed, self.graph = kb, backend, seed, graph
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        graph: CraftGraph,
+        backend: LLMBackend,
+        *,
+        seed: int = 0,
+        log: CallLog | bool | None = None,
+    ):
+        """``log``: True for the default call log (``barsym logs``), as the planners' calls; None for none."""
+        self.kb, self.backend, self.seed, self.graph, self.log = kb, backend, seed, graph, log
         builder = GrammarBuilder(kb, graph)
         self.rules = builder.rules
         self.items, self.tools, self.verbs = builder.items, builder.tools, builder.verbs
@@ -290,6 +305,7 @@ class ProseParser:
     # ---- the whole text ----------------------------------------------------------------
     def parse(self, text: str) -> ParsedPlan:
         out = ParsedPlan()
+        calls = ShortCalls(self.backend, out.use, seed=self.seed, max_failures=1, log=self.log or False)
         open_counts: list[int] = []
         for source in split_clauses(text):
             clause = self.clause(source)
@@ -297,11 +313,11 @@ class ProseParser:
                 out.skipped.append(source)
                 continue
             messages = self.prefix + [{"role": "user", "content": self.question(clause)}]
-            reply = self.backend.complete(
-                messages, grammar=self.grammar(clause), max_tokens=32, temperature=0.0, seed=self.seed
-            )
-            out.calls += 1
-            step = self._step(reply.text.strip().splitlines()[0] if reply.text.strip() else "")
+            reply = calls.ask(messages, self.grammar(clause), 32, f"parse: {clause.shown}", lambda text: True)
+            if reply is None:  # the model failed: the command says so in one line, no half-parsed plan
+                assert calls.last_error is not None
+                raise calls.last_error
+            step = self._step(reply.splitlines()[0] if reply else "")
             if step is None:
                 out.skipped.append(source)
                 continue
@@ -309,7 +325,7 @@ class ProseParser:
                 open_counts.append(len(out.steps))
             out.steps.append(step)
             out.sources.append(source)
-            out.replies.append(reply.text.strip())
+            out.replies.append(reply)
         out.steps = fill_tools(self.rules, fill_counts(self.rules, out.steps, open_counts))
         return out
 

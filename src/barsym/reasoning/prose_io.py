@@ -41,11 +41,12 @@ def read_text(path: str) -> str:
     return text
 
 
-def parse_prose(kb, text: str, where: str, backend, seed: int = 0) -> tuple[ParsedPlan, Plan]:
-    """The steps the model reads in ``text``, and them as a plan; a PlanFormatError when no clause gave one."""
+def parse_prose(kb, text: str, where: str, backend, seed: int = 0, log: bool = True) -> tuple[ParsedPlan, Plan]:
+    """The steps the model reads in ``text``, and them as a plan; a PlanFormatError when no clause gave one.
+    Each call goes to the call log (``barsym logs``) unless ``log`` is False, as the planners' calls do."""
     from ..planner.registry import graph_for
 
-    parsed = ProseParser(kb, graph_for(kb), backend, seed=seed).parse(text)
+    parsed = ProseParser(kb, graph_for(kb), backend, seed=seed, log=log).parse(text)
     if not parsed.steps:
         raise PlanFormatError(
             where, "no step found (no clause names an item barsym knows); write e.g. 'mine 3 logs, then craft planks'"

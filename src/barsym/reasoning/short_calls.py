@@ -86,6 +86,7 @@ class ShortCalls:
         self.backend, self.use, self.seed, self.temperature = backend, use, seed, temperature
         self.max_failures = max_failures
         self.down: str | None = None  # why the backend is considered down
+        self.last_error: LLMError | None = None  # the last failure, for a caller that must stop on it (parse)
         self._failures = 0
         self._log: CallLog | None = None if log is True else (log or None)
         self._open_log = log is True
@@ -145,6 +146,7 @@ class ShortCalls:
         """Count a backend failure (``max_failures`` in a row: the backend is down) and log it."""
         self.use.errors += 1
         self.use.problems.append(str(exc))
+        self.last_error = exc
         self._failures += 1
         if self._failures >= self.max_failures:
             self.down = f"{self._failures} failures in a row, last: {exc}"
