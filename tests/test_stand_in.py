@@ -155,3 +155,15 @@ def test_copy_facts_writes_a_forward_plan_from_the_ordered_facts():
         'count ::= [1-9] [0-9]?\nitem ::= "logs" | "planks" | "crafting_table" | "stick"'
     )
     assert ask("copy-facts", grammar, prompt) == "mine 1 logs\ncraft 4 planks\ncraft 1 crafting_table\ndone"
+
+
+@pytest.mark.parametrize("item", ["golden_pickaxe", "diamond_pickaxe"])
+def test_deps_with_copy_facts_plans_the_long_tasks_too(kb, item):
+    """A stand-in has no context window: DEPS' long dialogues are not cut as "context full" on its account
+    (BAR's table had deps[copy-facts] at 0 on gold, diamond and redstone), and its explanations are quick."""
+    result = make_planner("deps", kb, llm_stand_in="copy-facts", log=False, feedback_world="deterministic").plan(
+        Goal(item=item)
+    )
+    assert result.validation.valid, result.validation.failure()
+    assert result.trace.stopped.value == "succeeded"
+    assert make_stand_in("copy-facts").options.n_ctx > 100_000

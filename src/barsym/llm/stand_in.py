@@ -239,6 +239,11 @@ class _CopyFacts:
         line = text[text.rfind("\n") + 1 :]
         if ";" in line or line == target:
             return self._end_line(options)
+        if not target.startswith(line):
+            # the line has left the step (free text, as DEPS' explanation): no option can fit it again, so
+            # ending the reply (None) wins where the grammar allows it, else the first option, as the scores
+            # below would choose, taken without walking the options (~0.4 s a character in an explanation)
+            return None if None in options else options[0]
         best, best_key = options[0], None
         for index, option in enumerate(options):
             if option is None:
@@ -272,13 +277,19 @@ def _last_facts_prompt(messages: list[dict[str, str]]) -> str:
     return users[-1] if users else ""
 
 
+#: the context a stand-in declares: larger than any prompt barsym writes (it has no window)
+UNBOUNDED_CONTEXT = 1 << 20
+
+
 class StandInLLM(LLMBackend):
     """A backend that walks the grammar with a chooser instead of a model (see the module docstring)."""
 
     def __init__(self, name: str, options: LLMOptions | None = None):
         if name not in STAND_INS:
             raise ValueError(f"unknown stand-in {name!r}; choose one of {', '.join(STAND_INS)}")
-        super().__init__(options)
+        # no context window: a chooser reads every prompt whole, so a planner that fits its dialogue to the
+        # backend's context (DEPS) must not drop rounds, or stop as "context full", on a stand-in's account
+        super().__init__(options or LLMOptions(n_ctx=UNBOUNDED_CONTEXT))
         self.name = name
         self._grammars: dict[str, CompiledGrammar] = {}
         self._options: dict[GrammarState, list] = {}  # states are interned per grammar: enumerate each once
