@@ -145,7 +145,10 @@ def test_parse_calls_are_logged_like_the_planners(kb, log_path, tmp_path, capsys
     assert main(["parse", str(text), "--llm-stand-in", "copy-facts", "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     rows = CallLog(log_path).recent(None)
-    assert [(r.goal, r.verdict) for r in rows] == [("parse: chop 4 logs", "accepted"), ("parse: make planks", "accepted")]
+    assert [(r.goal, r.verdict) for r in rows] == [
+        ("parse: chop 4 logs", "accepted"),
+        ("parse: make planks", "accepted"),
+    ]
     assert [r.reply for r in rows] == [s["reply"] for s in out["steps"]] and out["calls"] == 2
 
 
