@@ -151,34 +151,6 @@ def _kb(version: str) -> KnowledgeBase:
     return _Process.kbs[version]
 
 
-def server_backend(options: dict):
-    """The server backend for ``--llm-url`` with a model name or API key (``$OPENAI_API_KEY``); else None.
-
-    Without either, the LLM planners build their usual shared backend. The key is
-    never part of a spec (specs are written into run files) nor put into the
-    environment: ``barsym eval`` hands it to each worker as an argument, and it
-    arrives here as ``options["api_key"]``; ``$OPENAI_API_KEY`` is read only if
-    the user set it.
-    """
-    import os
-
-    key = options.get("api_key") or os.environ.get("OPENAI_API_KEY") or None
-    if not options.get("llm_url") or not (key or options.get("llm_model")):
-        return None
-    from ..llm import LLMOptions, make_backend
-    from ..reasoning.llm_planners import N_CTX, probe
-
-    backend = make_backend(
-        url=options["llm_url"].strip(),
-        options=LLMOptions(n_threads=options.get("threads"), n_ctx=N_CTX),
-        timeout=options.get("timeout", 30.0),
-        api_key=key,
-        model=options.get("llm_model"),
-    )
-    probe(backend.base_url, min(options.get("timeout", 30.0), 10.0))
-    return backend
-
-
 def planner_from_options(name: str, kb: KnowledgeBase, options: dict, *, rules=None, backend=None, **context):
     """``make_planner`` with the planner's options as plain data, and the server backend they name built first.
 
@@ -187,6 +159,8 @@ def planner_from_options(name: str, kb: KnowledgeBase, options: dict, *, rules=N
     ``backend`` given (a test's fake, a spec's stand-in) is used as it is. ``context``
     is what the caller hands over besides options (``progress``, ``command``).
     """
+    from ..reasoning.backends import server_backend
+
     backend = backend if backend is not None else server_backend(options)
     if backend is not None:
         context["backend"] = backend

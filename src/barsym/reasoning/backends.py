@@ -5,6 +5,8 @@ of a process -- ``bar`` and ``llm-only`` (:mod:`.llm_planners`), ``deps`` and ``
 ``bar-sc``'s scorer and repairer, and the commands that ask a model without a planner (``score``,
 ``repair``, ``parse``) -- gets its backend here, cached by its settings. A server URL is probed once,
 when the backend is made, so a server that is not there is a one-line error before any planning starts.
+A server that wants an API key or a model name gets its client here too (:func:`server_backend`), so
+every backend a planner or command uses is built in this module (on :func:`barsym.llm.make_backend`).
 
 Kept apart from the planners so that each of them can reach the shared backend without importing
 another planner's module (before issue 36 the forward planners reached it through ``llm_planners``, a
@@ -14,6 +16,7 @@ cycle of four modules).
 from __future__ import annotations
 
 import http.client
+import os
 import socket
 import urllib.error
 import urllib.parse
@@ -120,3 +123,26 @@ def backend_from_options(options: dict):
         n_ctx=options.get("n_ctx"),
         adapter=options.get("adapter"),
     )
+
+
+def server_backend(options: dict):
+    """The server backend for ``--llm-url`` with a model name or API key (``$OPENAI_API_KEY``); else None.
+
+    Without either, the LLM planners build their usual shared backend. The key is
+    never part of a spec (specs are written into run files) nor put into the
+    environment: ``barsym eval`` hands it to each worker as an argument, and it
+    arrives here as ``options["api_key"]``; ``$OPENAI_API_KEY`` is read only if
+    the user set it.
+    """
+    key = options.get("api_key") or os.environ.get("OPENAI_API_KEY") or None
+    if not options.get("llm_url") or not (key or options.get("llm_model")):
+        return None
+    backend = make_backend(
+        url=options["llm_url"].strip(),
+        options=LLMOptions(n_threads=options.get("threads"), n_ctx=N_CTX),
+        timeout=options.get("timeout", 30.0),
+        api_key=key,
+        model=options.get("llm_model"),
+    )
+    probe(backend.base_url, min(options.get("timeout", 30.0), 10.0))
+    return backend

@@ -153,21 +153,6 @@ class ConsistencyPlanner:
         return RepairedPlanResult(**fields, repair=repaired, inner=result, kept_at=kept_at)
 
 
-def _backend(options: dict):
-    backend = options.get("backend")
-    if backend is None:
-        from .backends import shared_backend
-
-        backend = shared_backend(
-            options.get("model"),
-            options.get("llm_url"),
-            options.get("threads"),
-            options.get("timeout", 30.0),
-            adapter=options.get("adapter"),
-        )
-    return backend
-
-
 def with_consistency(planner, kb: KnowledgeBase, name: str | None = None, defaults: dict | None = None, **options):
     """``planner`` followed by state consistency (the configuration from ``options``).
 
@@ -181,7 +166,9 @@ def with_consistency(planner, kb: KnowledgeBase, name: str | None = None, defaul
     config = config_from(options, defaults)
     if model is not None:
         options.setdefault("backend", model)
-    backend = _backend(options) if config.uses_llm else None
+    from .backends import backend_from_options  # the model side, only when a planner is made
+
+    backend = backend_from_options(options) if config.uses_llm else None
     consistency = model_consistency(
         kb, config, rules=options.get("rules"), backend=backend, temperature=options.get("temperature") or 0.0
     )
@@ -190,10 +177,11 @@ def with_consistency(planner, kb: KnowledgeBase, name: str | None = None, defaul
 
 def bar_sc_planner(kb: KnowledgeBase, **options) -> ConsistencyPlanner:
     """``bar-sc``: ``llm-only``'s backward decomposition, then state consistency (BAR module b)."""
+    from .backends import backend_from_options
     from .llm_planners import llm_only_planner
 
     options = dict(options)
-    options.setdefault("backend", _backend(options))
+    options.setdefault("backend", backend_from_options(options))
     inner = llm_only_planner(kb, **options)
     return with_consistency(inner, kb, name="bar-sc", defaults=BAR_SC_DEFAULTS, **options)
 
