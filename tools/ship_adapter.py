@@ -64,8 +64,8 @@ def main() -> int:
             "kinds": dict(kinds),
             "sha256": file_sha256(args.data),
             "recipe": args.data_command,
-            "held_out": f"BAR's 53 and DEPS' 70 target items ({len(held)} items) are the goal of no example; "
-            "parse examples use phrase lists of their own (src/barsym/distill/prose_data.py), none of "
+            "held_out": f"BAR's 53 and DEPS' 70 target items ({len(held)} items) are the goal of no example "
+            "(nor the sub-goal a bar example asks about); parse examples use phrase lists of their own (src/barsym/distill/prose_data.py), none of "
             "bench/make_paraphrases.py's",
             "held_out_items": held,
         },
