@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from .. import steps as notation
 from ..graph import CraftGraph, item_node
 from ..kb import KnowledgeBase, UnknownItemError
-from ..llm import LLMBackend
+from ..llm import LLMBackend, LLMError
 from ..llm.grammar import gbnf_literal, gbnf_word_choice
 from ..model import Plan, Step, StepType
 from .call_log import CallLog
@@ -315,8 +315,7 @@ class ProseParser:
             messages = self.prefix + [{"role": "user", "content": self.question(clause)}]
             reply = calls.ask(messages, self.grammar(clause), 32, f"parse: {clause.shown}", lambda text: True)
             if reply is None:  # the model failed: the command says so in one line, no half-parsed plan
-                assert calls.last_error is not None
-                raise calls.last_error
+                raise calls.last_error or LLMError(calls.down or "the model gave no reply")
             step = self._step(reply.splitlines()[0] if reply else "")
             if step is None:
                 out.skipped.append(source)
