@@ -14,10 +14,10 @@ import json
 import os
 import re
 import stat
-import subprocess
 from pathlib import Path
 
 import pytest
+from tmpfs import mounted_tmpfs
 
 from barsym import atomic_files
 from barsym.atomic_files import replacing, write_atomic
@@ -102,12 +102,7 @@ def test_a_device_is_written_to_not_renamed_over(tmp_path):
 @pytest.fixture
 def full_disk(tmp_path):
     """A 300 KiB tmpfs holding ``plan.json`` and a filler that takes the rest: the issue's reproduction."""
-    folder = tmp_path / "t"
-    folder.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=300k", "tmpfs", str(folder)], capture_output=True)
-    if done.returncode != 0:
-        pytest.skip(f"mount is not permitted here ({done.stderr.decode().strip()[:80]}); CI runs as root")
-    try:
+    with mounted_tmpfs(tmp_path, "300k") as folder:
         (folder / "plan.json").write_text(PRECIOUS)
         with open(folder / "filler", "wb") as filler:
             try:
@@ -115,8 +110,6 @@ def full_disk(tmp_path):
             except OSError:
                 pass  # the disk is full: what was written stays
         yield folder
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], capture_output=True)
 
 
 @pytest.mark.skipif(not BAR_DIR.exists(), reason="BAR dataset not available")

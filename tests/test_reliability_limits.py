@@ -22,6 +22,7 @@ import types
 from pathlib import Path
 
 import pytest
+from tmpfs import mounted_tmpfs
 
 from barsym.eval import workers as workers_module
 from barsym.eval.workers import ExecutorError
@@ -652,20 +653,13 @@ def test_plan_record_into_a_locked_memory_still_prints_the_plan(capsys, tmp_path
 @pytest.fixture
 def small_disk(tmp_path):
     """A 64 KiB tmpfs (where ``mount`` is permitted: as root, as on CI); a filler takes all but ``room`` bytes."""
-    folder = tmp_path / "t"
-    folder.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)], capture_output=True)
-    if done.returncode != 0:
-        pytest.skip(f"mount is not permitted here ({done.stderr.decode().strip()[:80]}); CI runs as root")
+    with mounted_tmpfs(tmp_path, "64k") as folder:
 
-    def fill(room: int) -> None:
-        with open(folder / "filler", "wb") as filler:
-            filler.write(b"\0" * (64 * 1024 - room))
+        def fill(room: int) -> None:
+            with open(folder / "filler", "wb") as filler:
+                filler.write(b"\0" * (64 * 1024 - room))
 
-    try:
         yield folder, fill
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], capture_output=True)
 
 
 def test_a_run_file_on_a_real_full_disk_is_one_line_without_a_half_line(capsys, small_disk):
