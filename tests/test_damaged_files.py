@@ -44,6 +44,22 @@ def _first_decomposition(record: dict) -> dict:
     return record["decompositions"][0]
 
 
+def import_damaged(capsys, tmp_path, exported, damage) -> tuple[str, int]:
+    """Import the export with its last record damaged: refused in one line (exit 2), nothing imported.
+
+    The error line and the number of records the file held."""
+    bad = copy.deepcopy(exported)
+    damage(bad[-1])
+    path = tmp_path / "bad.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in bad))
+    memory = tmp_path / "target.sqlite"
+    code, out, err = run(capsys, "memory", "import", path, "--memory", memory)
+    assert code == 2 and one_line(err), err
+    code, out, _ = run(capsys, "memory", "stats", "--memory", memory)
+    assert code == 0 and json.loads(out)["plans"] == 0  # all or none
+    return err, len(bad)
+
+
 @pytest.mark.parametrize(
     "damage, words",
     [
@@ -59,16 +75,8 @@ def _first_decomposition(record: dict) -> dict:
     ],
 )
 def test_import_refuses_what_the_store_cannot_read(capsys, tmp_path, exported, damage, words):
-    bad = copy.deepcopy(exported)
-    damage(bad[-1])
-    path = tmp_path / "bad.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in bad))
-    memory = tmp_path / "target.sqlite"
-    code, out, err = run(capsys, "memory", "import", path, "--memory", memory)
-    assert code == 2 and one_line(err), err
-    assert f"record {len(bad)}" in err and words in err and "nothing imported" in err
-    code, out, err = run(capsys, "memory", "stats", "--memory", memory)
-    assert code == 0 and json.loads(out)["plans"] == 0  # all or none
+    err, n = import_damaged(capsys, tmp_path, exported, damage)
+    assert f"record {n}" in err and words in err and "nothing imported" in err
 
 
 def test_importing_one_export_twice_counts_it_once(capsys, tmp_path, exported):
@@ -375,15 +383,8 @@ NONSENSE = [
 
 @pytest.mark.parametrize("name, damage, words", NONSENSE, ids=[c[0] for c in NONSENSE])
 def test_import_refuses_nonsense_naming_the_first_bad_line(capsys, tmp_path, exported, name, damage, words):
-    bad = copy.deepcopy(exported)
-    damage(bad[-1])
-    path = tmp_path / "bad.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in bad))
-    memory = tmp_path / "target.sqlite"
-    code, out, err = run(capsys, "memory", "import", path, "--memory", memory)
-    assert code == 2 and one_line(err), err
-    assert f"line {len(bad)}, record {len(bad)}" in err and words in err and "nothing imported" in err
-    assert json.loads(run(capsys, "memory", "stats", "--memory", memory)[1])["plans"] == 0
+    err, n = import_damaged(capsys, tmp_path, exported, damage)
+    assert f"line {n}, record {n}" in err and words in err and "nothing imported" in err
 
 
 @pytest.mark.parametrize(
