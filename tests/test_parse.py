@@ -92,6 +92,31 @@ def test_a_clause_naming_nothing_is_skipped(kb, graph):
     assert [str(s) for s in parsed.steps] == ["mine 3 logs"] and parsed.skipped == ["hello there"]
 
 
+def test_a_clause_with_no_name_near_it_is_the_models_guess_and_keeps_its_place(kb, graph):
+    """"a smeltery" is near no name: every name is offered, the step is marked as guessed, the next stays third."""
+    from barsym.reasoning.prose_io import parsed_record, parsed_text
+    from barsym.validation import Validator
+
+    llm = ScriptedLLM(["mine 3 logs", "craft 1 furnace", "craft 4 stick"])
+    parser = ProseParser(kb, graph, llm)
+    parsed = parser.parse("chop 3 logs, build a smeltery, then make 4 sticks")
+    assert [str(s) for s in parsed.steps] == ["mine 3 logs", "craft 1 furnace", "craft 4 stick"]
+    assert parsed.guessed == [1] and parsed.skipped == []
+    assert "Known:" not in llm.calls[1].last_user_message  # no near name, no facts line
+    offered = compile_grammar(llm.calls[1].grammar).start()
+    assert offered.advance("craft 1 furnace") is not None and offered.advance("mine 1 diamond") is not None
+    result = Validator(kb).validate(parsed.plan())
+    text = parsed_text(parsed, "p.txt", "test", result)
+    assert "craft 1 furnace" in text and text.count("the model's guess") == 1
+    assert [s["guessed"] for s in parsed_record(parsed, "p.txt", "test", result)["steps"]] == [False, True, False]
+
+
+def test_a_text_naming_nothing_known_is_not_guessed_into_steps(kb, graph):
+    llm = ScriptedLLM([])
+    parsed = ProseParser(kb, graph, llm).parse("hello world, how are you")
+    assert parsed.steps == [] and parsed.skipped == ["hello world", "how are you"] and llm.calls == []
+
+
 def test_the_paraphrase_set_is_the_expert_plans(kb):
     data = json.loads(PARAPHRASES.read_text())
     plans = data["plans"]

@@ -18,8 +18,13 @@ So the work is split where a small model has a chance:
    :class:`~.reply_grammar.GrammarBuilder` (every reachable item and tool).
    Where the clause's words are close to some names (plural, typos: "cobbelstone",
    "crafting table"), only the :data:`MAX_CANDIDATES` closest are offered, so
-   the model chooses the verb and one of a few names; where nothing is close,
-   all of them. A clause with no name near it and no "dig down" is no step.
+   the model chooses the verb and one of a few names; where nothing is close
+   ("a smeltery", "some lumber"), all of them: the model's guess keeps the
+   clause a step, so the steps after it stay in place, and ``barsym parse``
+   marks it as a guess. A clause with no word that could name anything
+   ("hello there": :data:`STOP_WORDS` only) is no step, and neither is any
+   clause of a text where no clause names a known item or a dig down ("hello
+   world, how are you": no plan to fill a gap in).
 4. **A tool the prose leaves out** of a mine or dig down that needs one is the
    latest tool of the right kind made earlier in the plan (what a human means by
    "then mine the iron ore"), else the lowest tier that can.
@@ -94,7 +99,8 @@ _FILLER = re.compile(
 #: words that name no item (left out before names are matched: "the" is close to "tnt")
 STOP_WORDS = frozenset(
     "the of into to from for with some more all them it its your my our their this that those "
-    "these out up down get make made craft crafted mine mined use using by a an ok so".split()
+    "these out up down get make made craft crafted mine mined use using by a an ok so "
+    "hello hi hey there here thanks thank please done finished good luck enjoy".split()
 )
 _DIG = re.compile(r"\bdig(?:s|ging)?\s+down\b|\bdescend\b|\bgo\s+down\b|^down\b")
 
@@ -153,6 +159,7 @@ class Clause:
     candidates: tuple[str, ...]  # names the grammar offers ("" = every name)
     dig: bool
     tools: tuple[str, ...] = ()  # tools named after "with"/"using" (none: the grammar offers no tool)
+    names_anything: bool = True  # a word outside STOP_WORDS (no candidates then: every name is offered)
 
 
 @dataclass
@@ -162,7 +169,8 @@ class ParsedPlan:
     steps: list[Step] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)  # the clause each step came from
     replies: list[str] = field(default_factory=list)  # the model's line for each step (before counts/tools)
-    skipped: list[str] = field(default_factory=list)  # clauses with no name near them
+    skipped: list[str] = field(default_factory=list)  # clauses that name nothing
+    guessed: list[int] = field(default_factory=list)  # steps whose clause had no name near it (the model's guess)
     use: LLMUse = field(default_factory=LLMUse)  # the model's calls, tokens and time (counted as the planners')
 
     @property
@@ -212,7 +220,8 @@ class ProseParser:
         shown = " ".join(words if count is None else self._with_digits(words, count, rest))
         cut = next((i for i, w in enumerate(rest) if w in ("with", "using", "by")), len(rest))
         tools = tuple(t for t in self.candidates(rest[cut + 1 :], self._tool_parts)) if cut < len(rest) else ()
-        return Clause(source, shown, count, self.candidates(rest[:cut]), dig, tools)
+        named = any(w not in STOP_WORDS and not w.isdigit() for w in rest[:cut])
+        return Clause(source, shown, count, self.candidates(rest[:cut]), dig, tools, named)
 
     @staticmethod
     def _with_digits(words: list[str], count: int, rest: list[str]) -> list[str]:
@@ -307,9 +316,12 @@ class ProseParser:
         out = ParsedPlan()
         calls = ShortCalls(self.backend, out.use, seed=self.seed, max_failures=1, log=self.log or False)
         open_counts: list[int] = []
-        for source in split_clauses(text):
-            clause = self.clause(source)
-            if not clause.candidates and not clause.dig:
+        clauses = [self.clause(source) for source in split_clauses(text)]
+        # a clause with no name near it is guessed only inside a text that reads as a plan somewhere else
+        is_plan = any(clause.candidates or clause.dig for clause in clauses)
+        for clause in clauses:
+            source = clause.source
+            if not clause.candidates and not clause.dig and not (clause.names_anything and is_plan):
                 out.skipped.append(source)
                 continue
             messages = self.prefix + [{"role": "user", "content": self.question(clause)}]
@@ -322,6 +334,8 @@ class ProseParser:
                 continue
             if clause.count is None and step.type is not StepType.DIG_DOWN:
                 open_counts.append(len(out.steps))
+            if not clause.candidates and step.type is not StepType.DIG_DOWN:
+                out.guessed.append(len(out.steps))
             out.steps.append(step)
             out.sources.append(source)
             out.replies.append(reply)

@@ -62,8 +62,8 @@ def parsed_record(parsed: ParsedPlan, where: str, made_by: str, result: Validati
         "parsed_by": made_by,
         "calls": parsed.calls,
         "steps": [
-            {"step": str(s), "from": src, "reply": rep}
-            for s, src, rep in zip(parsed.steps, parsed.sources, parsed.replies)
+            {"step": str(s), "from": src, "reply": rep, "guessed": i in parsed.guessed}
+            for i, (s, src, rep) in enumerate(zip(parsed.steps, parsed.sources, parsed.replies))
         ],
         "skipped": parsed.skipped,
         "validation": result.to_dict(),
@@ -78,7 +78,8 @@ def parsed_text(parsed: ParsedPlan, where: str, made_by: str, result: Validation
     ]
     width = max(len(str(s)) for s in parsed.steps)
     for i, (step, source) in enumerate(zip(parsed.steps, parsed.sources), 1):
-        lines.append(f"  {i:>2}. {str(step):<{width}}  <- {source}")
+        guess = "  (no name in the clause: the model's guess)" if i - 1 in parsed.guessed else ""
+        lines.append(f"  {i:>2}. {str(step):<{width}}  <- {source}{guess}")
     lines += [f"  skipped (no step): {source}" for source in parsed.skipped]
     goal_text = f"goal {result.goal.count} {result.goal.item}" if result.goal else "no goal"
     lines.append(f"verdict: {result.verdict.value} ({goal_text})")
