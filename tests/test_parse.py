@@ -93,7 +93,7 @@ def test_a_clause_naming_nothing_is_skipped(kb, graph):
 
 
 def test_a_clause_with_no_name_near_it_is_the_models_guess_and_keeps_its_place(kb, graph):
-    """"a smeltery" is near no name: every name is offered, the step is marked as guessed, the next stays third."""
+    """A smeltery is near no name: every name is offered, the step is marked as guessed, the next stays third."""
     from barsym.reasoning.prose_io import parsed_record, parsed_text
     from barsym.validation import Validator
 
