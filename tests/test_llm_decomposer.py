@@ -226,6 +226,39 @@ def test_bar_with_an_oracle_model_reproduces_the_symbolic_plan(kb, symbolic):
     assert {"prompt_tokens", "completion_tokens", "evaluated_prompt_tokens", "seconds"} <= set(stats)
 
 
+def test_each_answer_is_verified_once(kb, symbolic, monkeypatch):
+    """The decomposer verifies each reply (the model's feedback); the loop checks only what it did not (issue 36)."""
+    import barsym.planner.backward as loop
+    import barsym.reasoning.bar_decomposer as asking
+    from barsym.planner.verify import check_decomposition as real
+
+    runs = {"decomposer": 0, "loop": 0}
+
+    def counted(where):
+        def check(*args, **kwargs):
+            runs[where] += 1
+            return real(*args, **kwargs)
+
+        return check
+
+    monkeypatch.setattr(asking, "check_decomposition", counted("decomposer"))
+    monkeypatch.setattr(loop, "check_decomposition", counted("loop"))
+    wrong = "craft 1 stone_pickaxe: 1 cobblestone, 2 stick, 1 crafting_table"
+    replies = [wrong] + [oracle(kb, symbolic)] * 50  # one refused answer, then the symbolic ones
+    result = make_planner("bar", kb, backend=ScriptedLLM(replies), llm_mode="vocab").plan(Goal(item="stone_pickaxe"))
+    stats = result.stats.to_dict()
+    assert result.validation.valid and stats["rejected"] == 1 and stats["attempts"] == 1
+    answered = stats["accepted_first_try"] + stats["accepted_after_feedback"] + stats["graph_forced"]
+    assert runs["decomposer"] == answered + stats["rejected"]  # each reply once, the refused one included
+    # the loop checks only what no decomposer verified: spare units answered from the context, and answers
+    # widened to a spare batch after the decomposer's check (their step changed: a new decomposition)
+    notes = [n.decomposition.note for n in result.nodes if n.decomposition is not None]
+    widened = sum("spare from an earlier batch used" in note for note in notes)
+    assert stats["context_answers"] > 0 and widened > 0
+    assert runs["loop"] == stats["loop_checks"] == stats["context_answers"] + widened
+    assert runs["decomposer"] + runs["loop"] == stats["decompositions"] + stats["rejected"] + widened
+
+
 def test_bar_plan_level_fallback_when_the_answers_do_not_fit_together(kb, symbolic, monkeypatch):
     bar = make_planner("bar", kb, backend=ScriptedLLM([oracle(kb, symbolic)] * 50))
 

@@ -104,6 +104,7 @@ def test_stats_are_frozen(kb):
         "attempts",
         "seconds",
         "held_materials_used",
+        "loop_checks",
     ]
 
 

@@ -89,3 +89,22 @@ def test_every_deps_task_through_the_cli(capsys, kb, validator):
         assert code == 0, (task, err)
         goal = Goal(item=kb.resolve(task["object"], dialect="deps"))
         assert validator.validate(parse_plan(out), goal=goal).verdict.value == "valid", task
+
+
+@pytest.mark.parametrize("planner", ["symbolic", "bar"])
+def test_plan_validates_its_plan_once(capsys, monkeypatch, planner):
+    """The planner's own validation is what ``barsym plan`` reports: the plan is not validated twice (issue 36)."""
+    from barsym.validation import Validator
+
+    calls = []
+    real = Validator.validate
+
+    def counted(self, plan, *args, **kwargs):
+        calls.append(len(plan.steps))
+        return real(self, plan, *args, **kwargs)
+
+    monkeypatch.setattr(Validator, "validate", counted)
+    extra = ["--llm-stand-in", "copy-facts"] if planner == "bar" else []
+    code, out, _ = run(capsys, "plan", "stone_pickaxe", "--planner", planner, *extra)
+    assert code == 0 and "craft 1 stone_pickaxe" in out
+    assert len(calls) == 1 and calls[0] >= 8

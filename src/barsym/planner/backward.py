@@ -136,7 +136,7 @@ class BackwardPlanner:
         queue = deque([0])
         context.pending[root.item] += 1
         stack: list[int] = []
-        calls = 0
+        calls = checks = 0
         while queue:
             node = nodes[queue.popleft()]
             context.pending[node.goal.item] -= 1
@@ -158,7 +158,8 @@ class BackwardPlanner:
                 node.unanswered = str(exc)
                 continue
             calls += 1
-            if self.verify:
+            if self.verify and not decomposition.verified:
+                checks += 1
                 problems = check_decomposition(self.kb, node.goal, decomposition, self.rules)
                 if problems:
                     raise PlanningError(
@@ -179,7 +180,7 @@ class BackwardPlanner:
                 node.children.append(child.id)
                 queue.append(child.id)
                 context.pending[sub.item] += 1
-        return self._finish(root, nodes, stack, share, calls)
+        return self._finish(root, nodes, stack, share, calls, checks)
 
     @staticmethod
     def _path(node: GoalNode, nodes: list[GoalNode]) -> tuple[Goal, ...]:
@@ -278,7 +279,9 @@ class BackwardPlanner:
         return None
 
     # ---- fusion, ordering, validation -------------------------------------------------------
-    def _finish(self, root: Goal, nodes: list[GoalNode], stack: list[int], share: bool, calls: int) -> PlanResult:
+    def _finish(
+        self, root: Goal, nodes: list[GoalNode], stack: list[int], share: bool, calls: int, checks: int = 0
+    ) -> PlanResult:
         popped = stack[::-1]  # BAR pops the stack: deepest goals first
         fusion = fuse(self.kb, nodes, popped)
         steps, fused, at = fusion.steps, fusion.groups, fusion.at
@@ -335,7 +338,7 @@ class BackwardPlanner:
             validation=validation,
             planner=self.name,
             decomposer=getattr(self.decomposer, "name", "?"),
-            stats=PlanStats(goals=len(nodes), decompositions=calls, shared_stations=share),
+            stats=PlanStats(goals=len(nodes), decompositions=calls, shared_stations=share, loop_checks=checks),
         )
 
     def _check_climb(self, root: Goal, plan: Plan) -> None:

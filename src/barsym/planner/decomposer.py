@@ -103,6 +103,9 @@ class Decomposition:
     yields: int | None = None
     fuel_credit: float = 0.0
     note: str = ""
+    #: the verifier passed exactly this decomposition where it was made (an LLM decomposer checks each answer
+    #: to give the model feedback), so the loop does not check it again: each answer is verified once
+    verified: bool = field(default=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.subgoals, tuple):

@@ -284,6 +284,10 @@ class PlanStats:
     shared_stations: bool | None = None  # BAR's loop: the attempt that let goals share planned stations
     attempts: int | None = None
     held_materials_used: bool | None = None
+    #: answers the loop verified itself: those no decomposer had verified where it made them (a symbolic or
+    #: fallback answer, one widened to a spare batch); with the LLM's answers verified as they arrive, each
+    #: answer is checked once -- by the decomposer (its accepted and rejected counts) or here
+    loop_checks: int | None = None
     llm: LLMStats | None = None
     llm_mode: str | None = None  # graph or vocab
     llm_verified: bool | None = None  # the model's answers checked by the verifier (bar) or not
@@ -325,6 +329,8 @@ class PlanStats:
                 out["seconds"] = self.seconds
             if self.held_materials_used is not None:
                 out["held_materials_used"] = self.held_materials_used
+            if self.loop_checks is not None:
+                out["loop_checks"] = self.loop_checks
         if self.llm is not None:
             out.update(self.llm.to_dict())
             if self.decomposes:  # BAR's loop with a model: whether the plan-level net caught it
@@ -352,10 +358,17 @@ class PlanStats:
         data = dict(data or {})
         values: dict = {"seconds": data.pop("seconds", None)}
         if "decompositions" in data:
-            for name in ("goals", "decompositions", "shared_stations", "attempts", "held_materials_used"):
+            for name in (
+                "goals",
+                "decompositions",
+                "shared_stations",
+                "attempts",
+                "held_materials_used",
+                "loop_checks",
+            ):
                 values[name] = data.get(name)
             data.pop("decompositions")
-            for name in ("shared_stations", "attempts", "held_materials_used"):
+            for name in ("shared_stations", "attempts", "held_materials_used", "loop_checks"):
                 data.pop(name, None)
             if "llm_calls" not in data:
                 data.pop("goals", None)

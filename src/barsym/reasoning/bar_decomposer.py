@@ -290,7 +290,9 @@ class LLMDecomposer:
             if not reply.reused:
                 self._count_accepted_call(asked)
             note = f"accepted after {attempt} refused or failed attempt(s)" if attempt else ""
-            answer = dataclasses.replace(decomposition, provenance=AFTER_FEEDBACK if feedback else LLM, note=note)
+            answer = dataclasses.replace(
+                decomposition, provenance=AFTER_FEEDBACK if feedback else LLM, note=note, verified=self.verify
+            )
             return self._widen(goal, asked, answer)
         return self._give_up(goal, context, "; ".join(problems[:3]) or "no answer")
 
@@ -342,7 +344,8 @@ class LLMDecomposer:
         made = decomposition.made
         step = step.model_copy(update={"count": min(MAX_COUNT, (step.count or 0) + extra)})
         note = (decomposition.note + "; " if decomposition.note else "") + f"{extra} spare from an earlier batch used"
-        return dataclasses.replace(decomposition, step=step, yields=made, note=note)
+        # the step changed after the check: the loop verifies the widened answer (verified=False)
+        return dataclasses.replace(decomposition, step=step, yields=made, note=note, verified=False)
 
     def _check(self, asked: Goal, decomposition: Decomposition, context: PlanContext) -> list[str]:
         problems = check_decomposition(self.kb, asked, decomposition, self.rules)
@@ -380,7 +383,11 @@ class LLMDecomposer:
         if problems:
             return self._give_up(goal, context, "the only answer the graph admits is refused: " + "; ".join(problems))
         return self._widen(
-            goal, asked, dataclasses.replace(decomposition, provenance=GRAPH, note="the only step the graph admits")
+            goal,
+            asked,
+            dataclasses.replace(
+                decomposition, provenance=GRAPH, note="the only step the graph admits", verified=self.verify
+            ),
         )
 
     def _give_up(self, goal: Goal, context: PlanContext, reason: str) -> Decomposition:
