@@ -53,6 +53,9 @@ def test_names_near_the_words_typos_and_plurals(kb, graph):
     assert parser.clause("mine three cobbelstone").candidates[0] == "cobblestone"
     assert parser.clause("craft 2 crafting tables").candidates[0] == "crafting_table"
     assert parser.clause("build a wooden pikcaxe").candidates[0] == "wooden_pickaxe"
+    assert parser.clause("make a wood shov").candidates[0] == "wooden_shovel"  # clipped words: a part's start
+    assert parser.clause("craft the golden shov").candidates[0] == "golden_shovel"
+    assert "stone" not in parser.clause("make a stone shov").candidates[:1]
     clause = parser.clause("get 3 iron ore with the stone pickaxe")
     assert clause.count == 3 and clause.candidates[0] == "iron_ore" and clause.tools[0] == "stone_pickaxe"
 

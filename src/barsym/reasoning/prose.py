@@ -57,6 +57,8 @@ MAX_CLAUSES = 200
 CLOSE = 0.78
 #: as close, for a name only some of whose parts are in the clause ("the iron": iron_ingot)
 CLOSE_PART = 0.9
+#: the shortest clipped word read as the start of a name's part, if it is at least half of it
+MIN_CLIPPED = 4
 
 UNITS = {
     "a": 1,
@@ -264,6 +266,8 @@ class ProseParser:
             found = difflib.SequenceMatcher(None, part, word).ratio()
             if len(part) == len(word) > 3 and sorted(part) == sorted(word):
                 found = max(found, 0.9)  # letters swapped: "pikcaxe"
+            elif len(word) >= MIN_CLIPPED and part.startswith(word) and 2 * len(word) >= len(part):
+                found = max(found, CLOSE)  # a clipped word ("shov" for shovel): as close as one typo, no closer
             self._ratios[key] = found
         return found
 
