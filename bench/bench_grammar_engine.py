@@ -30,9 +30,9 @@ import llguidance.llamacpp
 from llguidance.gbnf_to_lark import gbnf_to_lark
 
 from barsym.kb import load_kb
-from barsym.llm.embedded import default_model_path
 from barsym.llm.grammar_match import compile_grammar
-from barsym.llm.native import LoadProfile, NativeModel
+from barsym.llm.llamacpp.embedded import default_model_path
+from barsym.llm.llamacpp.native import LoadProfile, NativeModel
 from barsym.model import Goal
 from barsym.planner.registry import graph_for
 from barsym.reasoning.reply_grammar import GrammarBuilder

@@ -5,7 +5,7 @@
 Two comparisons, each side a new Python process per round, sides alternated so
 load on this shared machine falls on both alike:
 
-1. **Load profiles** (:mod:`barsym.llm.runtime_check`): the model loaded with
+1. **Load profiles** (:mod:`barsym.llm.llamacpp.runtime_check`): the model loaded with
    llama.cpp's extra buffer types on, off, and with one-token micro-batches;
    each process loads the model, evaluates a 600-token prompt in one batch and
    decodes 100 tokens greedily. Shows the seconds of each part, the ratio to
@@ -36,9 +36,9 @@ CHILD = r"""
 import json, sys, time
 t0 = time.perf_counter()
 import llama_cpp
-from barsym.llm.embedded import default_model_path
-from barsym.llm.native import NativeContext, NativeModel
-from barsym.llm.runtime_check import PROFILES
+from barsym.llm.llamacpp.embedded import default_model_path
+from barsym.llm.llamacpp.native import NativeContext, NativeModel
+from barsym.llm.llamacpp.runtime_check import PROFILES
 profile = PROFILES[sys.argv[1]]
 model = NativeModel(llama_cpp, default_model_path(), profile)
 context = NativeContext(model, n_ctx=1024, n_threads=int(sys.argv[2]), ubatch=profile.ubatch)

@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     per_step: dict[str, list] = {}
     if methods:
         from barsym.llm import LLMOptions
-        from barsym.llm.llamacpp import LlamaCppBackend
+        from barsym.llm.llamacpp.backend import LlamaCppBackend
 
         backend = LlamaCppBackend(args.model, options=LLMOptions(n_threads=args.threads), adapter=args.adapter)
         print(f"model: {backend.model_name}", flush=True)

@@ -4,7 +4,7 @@
 
 Issue 19 asks whether "same command, same plan" holds across the ways llama.cpp
 can run the model. barsym runs it without extra buffer types on every CPU
-(:mod:`barsym.llm.runtime_check`); this runs the planner once with each load
+(:mod:`barsym.llm.llamacpp.runtime_check`); this runs the planner once with each load
 profile (one process each, the profile forced by name) and lists the tasks
 whose plans or model replies differ. On an AMX CPU the "extra-buffers" side is
 the crashing path, so run it on a machine without AMX.
@@ -26,7 +26,8 @@ REPO = Path(__file__).resolve().parents[1]
 def dump(profile: str, out: Path, limit: int | None, threads: int, facts: bool) -> None:
     from barsym.eval import load_dataset
     from barsym.kb import load_kb
-    from barsym.llm import LlamaCppBackend, LLMOptions, runtime_check
+    from barsym.llm import LlamaCppBackend, LLMOptions
+    from barsym.llm.llamacpp import runtime_check
     from barsym.planner import PlanningError, make_planner
 
     runtime_check.profiles_for = lambda flags: [runtime_check.PROFILES[profile]]  # force the profile

@@ -72,7 +72,7 @@ def llama_server(gguf_path, tmp_path_factory):
     missing = [m for m in ("llama_cpp", *SERVER_MODULES) if not importable(m)]
     if missing:
         pytest.skip(f"llama_cpp.server dependencies missing: {missing} (pip install 'llama-cpp-python[server]')")
-    from barsym.llm.runtime_check import PROFILES, _probe
+    from barsym.llm.llamacpp.runtime_check import PROFILES, _probe
 
     # llama_cpp.server loads models with llama.cpp's extra buffer types and offers no switch for them; on a CPU
     # where that path crashes (AMX under a hypervisor) the server dies on its first request, which is not barsym's

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from barsym.llm.adapter import SHIPPED, file_sha256, read_card
+from barsym.llm.llamacpp.adapter import SHIPPED, file_sha256, read_card
 from cli_run import run
 
 

@@ -16,8 +16,8 @@ import sqlite3
 import pytest
 
 from barsym.llm import ModelNotFoundError
-from barsym.llm.embedded import default_model_path
 from barsym.llm.install import importable
+from barsym.llm.llamacpp.embedded import default_model_path
 from cli_run import one_line, run
 
 
@@ -48,7 +48,7 @@ def test_the_command_line_names_its_own_flag(capsys, tmp_path, kind):
 
 def test_a_file_that_is_not_gguf_is_not_blamed_on_the_package(tmp_path):
     from barsym.llm import ModelLoadError
-    from barsym.llm.llamacpp import LlamaCppBackend
+    from barsym.llm.llamacpp.backend import LlamaCppBackend
 
     path = tmp_path / "mine.gguf"
     path.write_bytes(b"PK\x03\x04 not a model")

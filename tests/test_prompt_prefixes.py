@@ -1,6 +1,6 @@
 """The fixed few-shot prefixes, pinned as golden text files (tests/golden/prompts/).
 
-The model's prefix cache (``llm.prefix_state``, and llama.cpp's KV cache) keys
+The model's prefix cache (``llm.llamacpp.prefix_state``, and llama.cpp's KV cache) keys
 on the exact text of the system message and the example turns, so a change
 of a single character makes every saved prefix state useless and changes what
 the model is shown. A failure here prints the difference line by line; if the

@@ -77,7 +77,7 @@ def test_the_documented_server_commands_work_when_pasted(gguf_path, tmp_path):
     missing = [m for m in SERVER_MODULES if not importable(m)]
     if missing:
         pytest.skip(f"llama_cpp.server dependencies missing: {missing} (pip install -e '.[server]')")
-    from barsym.llm.runtime_check import PROFILES, _probe
+    from barsym.llm.llamacpp.runtime_check import PROFILES, _probe
 
     problem = _probe(Path(gguf_path), PROFILES["extra-buffers"], 2)  # as tests/conftest.py's llama_server
     if problem:

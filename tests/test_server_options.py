@@ -8,7 +8,7 @@ import warnings
 import pytest
 
 from barsym.cli import main
-from barsym.llm.openai_http import OpenAIHTTPBackend
+from barsym.llm.http.backend import OpenAIHTTPBackend
 from loopback import JsonHandler, Loopback
 
 GRAMMAR = 'root ::= "craft 4 stick: 2 planks"'

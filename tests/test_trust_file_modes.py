@@ -119,7 +119,7 @@ def test_a_memory_with_a_side_file_others_can_write_is_one_line(tmp_path, capsys
 
 
 def _state(store, tokens=(1, 2, 3)):
-    from barsym.llm.prefix_state import PrefixKey, StateCheck
+    from barsym.llm.llamacpp.prefix_state import PrefixKey, StateCheck
 
     key = PrefixKey.for_prompt("model", "prompt", list(tokens), "0.3", "ctx")
     return key, list(tokens), StateCheck((1,), (0.5,))
@@ -128,7 +128,7 @@ def _state(store, tokens=(1, 2, 3)):
 def test_saved_prompt_states_follow_the_same_rules(tmp_path, loose_umask):
     import warnings
 
-    from barsym.llm.prefix_state import PrefixStateStore, PrefixStateWarning
+    from barsym.llm.llamacpp.prefix_state import PrefixStateStore, PrefixStateWarning
 
     folder = tmp_path / "cache" / "llm-state"
     store = PrefixStateStore(folder)

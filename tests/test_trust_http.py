@@ -18,8 +18,8 @@ from http.server import ThreadingHTTPServer
 import pytest
 
 from barsym.llm import BackendTimeoutError, BackendUnavailableError, LLMError, OpenAIHTTPBackend
-from barsym.llm.http_transport import is_loopback
-from barsym.llm.openai_http import MAX_REPLY_BYTES
+from barsym.llm.http.backend import MAX_REPLY_BYTES
+from barsym.llm.http.transport import is_loopback
 from cli_run import one_line, run
 from loopback import ChatStub, JsonHandler
 

@@ -5,7 +5,7 @@
 Why: loading the model is the slow part of the tests that use it, and issue 36 asks for at most 9 loads
 per full run. The count must include the loads of ``barsym`` commands that tests start as subprocesses,
 so the hook is a ``sitecustomize`` on ``PYTHONPATH`` (inherited by the children): it wraps
-:class:`barsym.llm.native.NativeModel` when that module is first imported -- not before, so the
+:class:`barsym.llm.llamacpp.native.NativeModel` when that module is first imported -- not before, so the
 tests that check what ``import barsym`` loads see nothing extra -- and appends one line per load (the
 test running, from ``PYTEST_CURRENT_TEST``, which children inherit too). The pytest exit status is
 passed on; the count and the loads per test file are printed after pytest's own summary.
@@ -25,7 +25,7 @@ import importlib.abc, importlib.util, os, sys
 
 class _CountLoads(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
-        if name != "barsym.llm.native":
+        if name != "barsym.llm.llamacpp.native":
             return None
         sys.meta_path.remove(self)
         spec = importlib.util.find_spec(name)

@@ -23,7 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from barsym.llm.adapter import CARD, SHIPPED, file_sha256  # noqa: E402
+from barsym.llm.llamacpp.adapter import CARD, SHIPPED, file_sha256  # noqa: E402
 
 
 def main() -> int:

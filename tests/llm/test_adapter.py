@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from barsym.llm import LlamaCppBackend, ModelLoadError, ModelNotFoundError
-from barsym.llm.adapter import ADAPTER_ENV, SHIPPED, file_sha256, read_card, resolve_adapter
+from barsym.llm.llamacpp.adapter import ADAPTER_ENV, SHIPPED, file_sha256, read_card, resolve_adapter
 
 pytestmark = pytest.mark.llm  # the real GGUF (the card's test reads files only, and is cheap either way)
 

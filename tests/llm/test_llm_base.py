@@ -19,9 +19,9 @@ from barsym.llm import (
     ScriptedLLM,
     ScriptExhaustedError,
     default_model_path,
-    embedded,
     make_backend,
 )
+from barsym.llm.llamacpp import embedded
 
 USER = [{"role": "user", "content": "Goal: 1 stone_pickaxe"}]
 

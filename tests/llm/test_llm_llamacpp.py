@@ -226,7 +226,7 @@ def test_an_untested_llama_cpp_python_is_one_line(require_llama_cpp, monkeypatch
     import llama_cpp
 
     from barsym.llm.base import BackendUnavailableError
-    from barsym.llm.llamacpp import SUPPORTED_VERSIONS, import_llama_cpp
+    from barsym.llm.llamacpp.backend import SUPPORTED_VERSIONS, import_llama_cpp
 
     assert llama_cpp.__version__ in SUPPORTED_VERSIONS  # what is installed is what is tested
     monkeypatch.setattr(llama_cpp, "__version__", "0.3.99")

@@ -12,7 +12,7 @@ import os
 import pytest
 
 from barsym.llm import LlamaCppBackend, LLMOptions
-from barsym.llm.prefix_state import PrefixKey, PrefixStateStore, PrefixStateWarning, StateCheck, model_identity
+from barsym.llm.llamacpp.prefix_state import PrefixKey, PrefixStateStore, PrefixStateWarning, StateCheck, model_identity
 
 TOKENS = [1, 5, 9, 200, 49151]
 KEY = PrefixKey.for_prompt("model-a|100|1|abc", "prefix text", TOKENS, "0.3.36", "n_batch=512", "AVX2 = 1")
@@ -128,7 +128,7 @@ def _rewrite_payload(path, change):
     import json
     import struct
 
-    from barsym.llm.prefix_state import MAGIC
+    from barsym.llm.llamacpp.prefix_state import MAGIC
 
     blob = path.read_bytes()
     at = len(MAGIC)

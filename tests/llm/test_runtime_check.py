@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-from barsym.llm import runtime_check
 from barsym.llm.base import BackendUnavailableError
-from barsym.llm.prefix_state import model_identity
-from barsym.llm.runtime_check import (
+from barsym.llm.llamacpp import runtime_check
+from barsym.llm.llamacpp.prefix_state import model_identity
+from barsym.llm.llamacpp.runtime_check import (
     FAULT_ENV,
     PROFILES,
     RuntimeFallbackWarning,

@@ -79,7 +79,7 @@ def _generate(kb, options: DistillOptions, seed: int) -> list[dict]:
 def _train(options: DistillOptions, rows: list[dict], config: TrainConfig) -> int:
     from ..distill.pipeline import distill
     from ..llm.base import ModelNotFoundError
-    from ..llm.embedded import default_model_path
+    from ..llm.llamacpp.embedded import default_model_path
 
     try:
         base = str(default_model_path(options.base))

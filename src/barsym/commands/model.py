@@ -4,7 +4,7 @@ The card says what a user's numbers come from: the base GGUF (file and SHA-256),
 adapter barsym ships (file, SHA-256, size), how it was trained (the data recipe and seed,
 the exact ``barsym distill`` command, steps, tokens, loss, wall time, peak memory), the goals
 held out of training, and the table it measured. Whether this install applies it by default
-is worked out the way the backend does (:func:`barsym.llm.adapter.resolve_adapter`), without
+is worked out the way the backend does (:func:`barsym.llm.llamacpp.adapter.resolve_adapter`), without
 loading the model. Exit 0; 2 when the adapter or card is missing from the install.
 """
 
@@ -27,9 +27,9 @@ def add_arguments(p) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..llm.adapter import CARD, SHIPPED, fits_base, read_card
     from ..llm.base import ModelNotFoundError
-    from ..llm.embedded import default_model_path
+    from ..llm.llamacpp.adapter import CARD, SHIPPED, fits_base, read_card
+    from ..llm.llamacpp.embedded import default_model_path
 
     card = read_card()
     if card is None or not SHIPPED.is_file():

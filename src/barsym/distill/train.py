@@ -5,7 +5,7 @@ Q4_1 weights to float32) with its tokenizer; peft puts LoRA adapters of rank
 ``r`` on every attention and MLP projection. Only the reply is scored: the
 loss is the cross-entropy of the oracle's reply tokens (and the end-of-turn
 token), given the prompt the planner sends, rendered with the GGUF's own chat
-template exactly as barsym's runtime renders it (:mod:`barsym.llm.chat_prompt`).
+template exactly as barsym's runtime renders it (:mod:`barsym.llm.llamacpp.chat_prompt`).
 
 **Why it fits a 2-core CPU.** Every prompt of one planner starts with the same
 fixed prefix (system message and few-shot turns, 300-1,000 tokens), which is

@@ -9,7 +9,7 @@ and a report made from run files weeks later has only the files to go by. So
 - ``gguf``: the GGUF file's name (not its path: the path says where one
   machine keeps it, the name what it is); None for a server or a stand-in;
 - ``adapter``: the LoRA adapter applied on the GGUF: its file name (``shipped`` names the one in the
-  wheel; :func:`barsym.llm.adapter.describe`), ``none`` for the base model alone, None for a server
+  wheel; :func:`barsym.llm.llamacpp.adapter.describe`), ``none`` for the base model alone, None for a server
   or a stand-in;
 - ``server``: the server URL, with any ``user:password@`` removed (a run file is
   shared; the API key is never in it);
@@ -40,8 +40,8 @@ def model_record(planner: str, options: dict) -> dict | None:
     url, stand_in = options.get("llm_url"), options.get("llm_stand_in")
     gguf = adapter = None
     if not url and not stand_in:
-        from ..llm.adapter import describe, resolve_adapter
-        from ..llm.embedded import default_model_path
+        from ..llm.llamacpp.adapter import describe, resolve_adapter
+        from ..llm.llamacpp.embedded import default_model_path
 
         try:
             path = default_model_path(options.get("model"))

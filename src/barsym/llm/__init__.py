@@ -7,6 +7,15 @@ numpy, which the in-process one's span decoder needs) load on first use of
 their names, and ``llama_cpp`` only when an in-process backend is created, so
 the rest of barsym (and its tests) work without the optional ``llm`` extra.
 
+One protocol, :class:`LLMBackend` (:mod:`.base`, with its options and errors), and
+its backends, each in one place: the in-process llama.cpp backend and its
+plumbing in :mod:`.llamacpp`, the OpenAI-compatible server backend in
+:mod:`.http`, and beside the protocol the two that run no model: :mod:`.fake`
+(scripted replies, for tests) and :mod:`.stand_in` (choosers under the
+grammar, the baselines). What they share: :mod:`.settings`, the GBNF helpers
+(:mod:`.grammar`, :mod:`.grammar_match`), a reply's time limit
+(:mod:`.time_limit`) and what this install has of the extra (:mod:`.install`).
+
 Typical use::
 
     from barsym.llm import make_backend
@@ -37,25 +46,25 @@ from .base import (
 )
 
 if TYPE_CHECKING:
-    from .embedded import ENV_VAR as MODEL_ENV_VAR
-    from .embedded import default_model_path, packaged_model_path
     from .fake import RecordedCall, ScriptedLLM, ScriptExhaustedError
     from .grammar import lint_gbnf
-    from .llamacpp import LlamaCppBackend
-    from .openai_http import OpenAIHTTPBackend
+    from .http.backend import OpenAIHTTPBackend
+    from .llamacpp.backend import LlamaCppBackend
+    from .llamacpp.embedded import ENV_VAR as MODEL_ENV_VAR
+    from .llamacpp.embedded import default_model_path, packaged_model_path
 
 #: the names loaded on first use: the backends (the in-process one brings numpy and the span decoder),
 #: so that ``import barsym.llm`` -- and every command that only reads the model settings -- stays light
 _LAZY = {
-    "MODEL_ENV_VAR": ("embedded", "ENV_VAR"),
-    "default_model_path": ("embedded", "default_model_path"),
-    "packaged_model_path": ("embedded", "packaged_model_path"),
+    "MODEL_ENV_VAR": ("llamacpp.embedded", "ENV_VAR"),
+    "default_model_path": ("llamacpp.embedded", "default_model_path"),
+    "packaged_model_path": ("llamacpp.embedded", "packaged_model_path"),
     "RecordedCall": ("fake", "RecordedCall"),
     "ScriptedLLM": ("fake", "ScriptedLLM"),
     "ScriptExhaustedError": ("fake", "ScriptExhaustedError"),
     "lint_gbnf": ("grammar", "lint_gbnf"),
-    "LlamaCppBackend": ("llamacpp", "LlamaCppBackend"),
-    "OpenAIHTTPBackend": ("openai_http", "OpenAIHTTPBackend"),
+    "LlamaCppBackend": ("llamacpp.backend", "LlamaCppBackend"),
+    "OpenAIHTTPBackend": ("http.backend", "OpenAIHTTPBackend"),
 }
 
 
@@ -117,11 +126,11 @@ def make_backend(
     if url is None and model_path is None:
         url = os.environ.get(URL_ENV_VAR, "").strip() or None
     if url is not None:
-        from .openai_http import OpenAIHTTPBackend
+        from .http.backend import OpenAIHTTPBackend
 
         return OpenAIHTTPBackend(url, options=options, timeout=timeout, api_key=api_key, **backend_kwargs)
     try:
-        from .llamacpp import LlamaCppBackend
+        from .llamacpp.backend import LlamaCppBackend
     except ImportError as exc:  # numpy, which the in-process backend needs (the [llm] extra's): one line
         raise BackendUnavailableError(f"the in-process backend cannot be loaded: {exc}") from exc
     return LlamaCppBackend(model_path, options=options, prefix_cache=prefix_cache, verbose=verbose, **backend_kwargs)

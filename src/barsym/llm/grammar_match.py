@@ -2,7 +2,7 @@
 
 llama.cpp's grammar sampler answers one question per generated token: which
 tokens of the 49k vocabulary may come next. It cannot say "the next 12
-characters are forced", which is what lets :mod:`.span_decoder` append a
+characters are forced", which is what lets :mod:`.llamacpp.span_decoder` append a
 forced stretch in one batched evaluation instead of 12 decode steps. This
 module answers that, and "may this token's text come next", for the grammars
 barsym builds.

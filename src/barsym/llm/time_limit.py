@@ -4,7 +4,7 @@ Why: a planner's deadline (``--deadline``, :mod:`barsym.reasoning.loop_limits`) 
 calls is overrun by the call in progress, and on a busy 2-core machine one looping reply of a few hundred
 tokens takes minutes. The limit travels in a context variable, not as an argument of ``complete``, so every
 backend keeps its signature: the caller sets it around a call (:func:`reply_deadline`), and the decoding loops
-(:mod:`.token_decoder`, :mod:`.span_decoder`, the stand-ins) ask :func:`out_of_time` before each token and end
+(:mod:`.llamacpp.token_decoder`, :mod:`.llamacpp.span_decoder`, the stand-ins) ask :func:`out_of_time` before each token and end
 the reply as if it reached ``max_tokens`` (``finish_reason="length"``). A server cannot be stopped mid-reply;
 its calls are bounded by ``max_tokens`` and ``--llm-timeout``.
 """

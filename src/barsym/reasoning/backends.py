@@ -23,11 +23,11 @@ import urllib.parse
 
 from ..kb import cache_dir
 from ..llm import BackendTimeoutError, BackendUnavailableError, LLMBackend, LLMOptions, default_model_path, make_backend
-from ..llm.openai_http import opener_for, within
+from ..llm.http.transport import opener_for, within
 from .progress import Phase, Progress, ProgressEvent
 
 N_CTX = 2048  # few-shot prefix ~1000 tokens with facts + a goal's conversation with two retries
-STATE_DIR = "llm-state"  # under the cache folder: saved few-shot prefix states (llm.prefix_state)
+STATE_DIR = "llm-state"  # under the cache folder: saved few-shot prefix states (llm.llamacpp.prefix_state)
 
 _backends: dict[tuple, LLMBackend] = {}
 

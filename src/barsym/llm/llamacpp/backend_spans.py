@@ -1,4 +1,4 @@
-"""The forced-span path and the pinned few-shot prefix of :class:`~.llamacpp.LlamaCppBackend`.
+"""The forced-span path and the pinned few-shot prefix of :class:`~.backend.LlamaCppBackend`.
 
 Kept apart from the backend's loading and token-by-token code so each stays
 readable; the methods use the backend's attributes (``_context``, ``_prompt``,
@@ -21,8 +21,8 @@ import warnings
 
 import numpy as np
 
-from .base import Completion, LLMError, Priming
-from .grammar_match import UnsupportedGrammar
+from ..base import Completion, LLMError, Priming
+from ..grammar_match import UnsupportedGrammar
 from .prefix_state import PrefixKey, PrefixStateWarning, StateCheck, model_identity
 
 __all__ = ["SpanDecoding"]

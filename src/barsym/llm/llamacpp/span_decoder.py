@@ -5,7 +5,7 @@ In barsym's graph-mode grammar most of a reply is fixed text: in
 chooses two digits and the grammar decides the rest. llama.cpp's sampler still
 spends a full decode step on each of those ~24 tokens (and masks the whole
 49k vocabulary against the grammar every time). This decoder asks
-:mod:`.grammar_match` for the forced text ahead, tokenizes it, and evaluates
+:mod:`..grammar_match` for the forced text ahead, tokenizes it, and evaluates
 it as **one batch with logits at every position** -- a draft, as in
 speculative decoding, where the grammar is the draft model.
 
@@ -38,10 +38,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .base import SAMPLER
-from .grammar_match import CompiledGrammar, GrammarState, UnsupportedGrammar, compile_grammar
+from ..base import SAMPLER
+from ..grammar_match import CompiledGrammar, GrammarState, UnsupportedGrammar, compile_grammar
+from ..time_limit import out_of_time
 from .native import NativeContext
-from .time_limit import out_of_time
 
 __all__ = ["SpanDecoder", "SpanResult"]
 

@@ -22,7 +22,7 @@ import os
 from importlib import metadata
 from pathlib import Path
 
-from .base import ModelNotFoundError
+from ..base import ModelNotFoundError
 
 __all__ = ["DEFAULT_DISTRIBUTION", "ENV_VAR", "default_model_path", "packaged_model_path"]
 

@@ -11,7 +11,7 @@ every in-process model call, so what was taught is what a user runs:
 - a path: that adapter GGUF (``barsym distill --out`` writes them).
 
 llama.cpp applies the file on top of the base at load time (:meth:`barsym.llm.llamacpp.
-LlamaCppBackend`); the backend then checks that the adapter changes the logits of a fixed prompt,
+backend.LlamaCppBackend`); the backend then checks that the adapter changes the logits of a fixed prompt,
 since an adapter that is silently not applied would make every number a base-model number.
 """
 
@@ -23,7 +23,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from .base import ModelNotFoundError
+from ..base import ModelNotFoundError
 
 __all__ = ["ADAPTER_ENV", "CARD", "NONE", "SHIPPED", "file_sha256", "read_card", "resolve_adapter"]
 

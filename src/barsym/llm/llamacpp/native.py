@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import SAMPLER
+from ..base import SAMPLER
 
 __all__ = ["LoadProfile", "NativeContext", "NativeModel", "backend_init", "system_info"]
 

@@ -65,8 +65,8 @@ import urllib.request
 import warnings
 from typing import Any, Literal
 
-from ..redact import redact, remember_secret, url_without_password
-from .base import (
+from ...redact import redact, remember_secret, url_without_password
+from ..base import (
     SAMPLER,
     BackendTimeoutError,
     BackendUnavailableError,
@@ -77,8 +77,8 @@ from .base import (
     LLMError,
     LLMOptions,
 )
-from .grammar import lint_gbnf
-from .http_transport import TooLarge, Watch, is_loopback, opener_for, read_capped, warn_plain_http, within
+from ..grammar import lint_gbnf
+from .transport import TooLarge, Watch, is_loopback, opener_for, read_capped, warn_plain_http, within
 from .usage import token_counts
 
 __all__ = ["OpenAIHTTPBackend"]

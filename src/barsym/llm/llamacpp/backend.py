@@ -22,7 +22,7 @@ Things this backend takes care of (each checked against llama-cpp-python
   ``llama_grammar.json_schema_to_gbnf``), and a failed conversion is an error,
   never "any JSON".
 * **Decoding only at choices** (``decoder="spans"``, the default): a call
-  with a grammar that :mod:`.grammar_match` mirrors exactly goes through
+  with a grammar that :mod:`..grammar_match` mirrors exactly goes through
   :class:`~.span_decoder.SpanDecoder`, which evaluates the grammar's forced
   text in batches and gives the same text as llama.cpp's token-by-token
   greedy sampler; ``decoder="tokens"`` (or a grammar it does not mirror, or
@@ -56,8 +56,7 @@ from typing import Any
 
 import numpy as np
 
-from .adapter import resolve_adapter
-from .base import (
+from ..base import (
     BackendUnavailableError,
     Completion,
     GrammarError,
@@ -68,9 +67,10 @@ from .base import (
     ModelNotFoundError,
     validate_messages,
 )
+from .adapter import resolve_adapter
+from .backend_spans import SpanDecoding
 from .chat_prompt import ChatPrompt, NoChatTemplate
 from .embedded import default_model_path
-from .llamacpp_spans import SpanDecoding
 from .native import NativeContext, NativeModel, system_info
 from .prefix_state import model_identity
 from .runtime_check import RuntimeVerdict, choose_profile

@@ -29,7 +29,7 @@ import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..private_files import private_dir, untrusted, write_private
+from ...private_files import private_dir, untrusted, write_private
 
 __all__ = ["PrefixKey", "PrefixStateStore", "PrefixStateWarning", "StateCheck", "model_identity"]
 

@@ -16,7 +16,7 @@ weights nothing measurable elsewhere: ``bench/bench_runtime.py``), then with
 one-token micro-batches as well (every product a matrix-vector one, the path
 that works where batches crash).
 
-Run as ``python -m barsym.llm.runtime_check --model PATH --profile NAME`` it is
+Run as ``python -m barsym.llm.llamacpp.runtime_check --model PATH --profile NAME`` it is
 the child itself. ``BARSYM_PROBE_FAULT=NAME`` makes the child for that profile
 kill itself with SIGSEGV, which is how the tests show the fallback on a
 machine whose CPU does not crash.
@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..private_files import private_dir, write_private
-from .base import BackendUnavailableError
+from ...private_files import private_dir, write_private
+from ..base import BackendUnavailableError
 from .native import LoadProfile
 
 __all__ = [
@@ -116,7 +116,7 @@ def _probe(model: Path, profile: LoadProfile, threads: int) -> str:
     command = [
         sys.executable,
         "-m",
-        "barsym.llm.runtime_check",
+        "barsym.llm.llamacpp.runtime_check",
         "--model",
         str(model),
         "--profile",
@@ -223,7 +223,7 @@ def _warn(model: Path, verdict: RuntimeVerdict) -> None:
 
 def _child(argv: list[str]) -> int:
     """The check itself: load the model with the profile and evaluate one batch and one more token."""
-    parser = argparse.ArgumentParser(prog="python -m barsym.llm.runtime_check")
+    parser = argparse.ArgumentParser(prog="python -m barsym.llm.llamacpp.runtime_check")
     parser.add_argument("--model", required=True)
     parser.add_argument("--profile", required=True, choices=sorted(PROFILES))
     parser.add_argument("--threads", type=int, default=1)

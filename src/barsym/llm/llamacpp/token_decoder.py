@@ -2,7 +2,7 @@
 
 For replies the forced-span decoder cannot mirror: free text (DEPS' and
 chain-of-thought's explanations), JSON-schema grammars and GBNF that
-:mod:`.grammar_match` does not cover. One model evaluation per generated
+:mod:`..grammar_match` does not cover. One model evaluation per generated
 token, the grammar (if any) applied by llama.cpp's grammar sampler, exactly as
 ``create_chat_completion`` did before barsym owned its context.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..time_limit import out_of_time
 from .native import NativeContext
-from .time_limit import out_of_time
 
 __all__ = ["TokenResult", "generate_tokens"]
 
