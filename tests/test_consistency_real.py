@@ -1,4 +1,4 @@
-"""State consistency with the real embedded SmolLM2-135M: few and small (one thread, ~10 s).
+"""State consistency with the real embedded SmolLM2-135M: few and small (the session's model, ~10 s).
 
 What must hold whatever the model answers: every score is an integer from 1
 to 10 (the grammar), the plan's prefix is served from the KV cache after the
@@ -14,7 +14,6 @@ import pytest
 from barsym.bar_io import read_plan
 from barsym.consistency import ConsistencyConfig
 from barsym.consistency.anchors import DEFAULT_SCORE_METHOD, SCORE_METHOD_KEY, ScoreMethod
-from barsym.llm import LlamaCppBackend, LLMOptions
 from barsym.model import Plan, StepType
 from barsym.reasoning import model_consistency
 from barsym.reasoning.step_scorer import LLMStepScorer, default_method
@@ -25,10 +24,10 @@ pytestmark = pytest.mark.llm
 PLAN = read_plan(next(p for p in EXPERT_FILES if p.stem == "stone_pickaxe"))
 
 
-@pytest.fixture(scope="module")
-def backend(gguf_path):
-    with LlamaCppBackend(gguf_path, options=LLMOptions(n_threads=1, n_ctx=2048)) as llm:
-        yield llm
+@pytest.fixture
+def backend(real_backend):
+    """The session's real model (loaded once per run, tests/conftest.py), its KV cache empty."""
+    return real_backend
 
 
 def test_real_scores_are_one_to_ten_and_the_prefix_is_cached(backend):

@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import pytest
 
-from barsym.llm import LlamaCppBackend, LLMOptions
 from barsym.model import Goal
 from barsym.planner import make_planner
 
 pytestmark = pytest.mark.llm
 
 
-@pytest.fixture(scope="module")
-def backend(gguf_path):
-    with LlamaCppBackend(gguf_path, options=LLMOptions(n_threads=2, n_ctx=2048)) as llm:
-        yield llm
+@pytest.fixture
+def backend(real_backend):
+    """The session's real model (loaded once per run, tests/conftest.py), its KV cache empty."""
+    return real_backend
 
 
 def test_deps_runs_its_rounds_with_the_real_model(backend, kb):

@@ -18,7 +18,15 @@ import subprocess
 
 from testdata import REPO
 
-LLM_FIXTURES = {"gguf_path", "smol", "llama_server"}
+LLM_FIXTURES = {
+    "gguf_path",
+    "session_backend",
+    "real_backend",
+    "bare_backend",
+    "smol",
+    "server_problem",
+    "llama_server",
+}
 
 
 def _lane(tmp_path, *argv) -> list[str]:

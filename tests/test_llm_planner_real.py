@@ -15,7 +15,7 @@ import json
 import pytest
 
 from barsym.cli import main
-from barsym.llm import LlamaCppBackend, LLMOptions, OpenAIHTTPBackend
+from barsym.llm import OpenAIHTTPBackend
 from barsym.model import Goal
 from barsym.planner import make_planner
 from barsym.planner.registry import graph_for
@@ -26,10 +26,10 @@ pytestmark = pytest.mark.llm
 PROVENANCE = {"llm", "llm-after-feedback", "symbolic-fallback", "context", "graph"}
 
 
-@pytest.fixture(scope="module")
-def backend(gguf_path):
-    with LlamaCppBackend(gguf_path, options=LLMOptions(n_threads=2, n_ctx=2048)) as llm:
-        yield llm
+@pytest.fixture
+def backend(real_backend):
+    """The session's real model (loaded once per run, tests/conftest.py), its KV cache empty."""
+    return real_backend
 
 
 def provenance(result) -> set[str]:
@@ -62,7 +62,8 @@ def test_bar_plan_with_the_embedded_model(backend, kb, validator):
     assert stats["cached_prompt_tokens"] > 0.8 * after_first
 
 
-def test_same_plan_twice_with_greedy_decoding_and_a_seed(capsys, gguf_path):
+def test_same_plan_twice_with_greedy_decoding_and_a_seed(capsys, session_backend):
+    """Both runs use the session's model: ``plan --threads 2`` is its settings (tests/conftest.py)."""
     outputs = []
     for _ in range(2):
         code = main(["plan", "stick", "--threads", "2", "--seed", "7", "--format", "json"])
@@ -87,7 +88,7 @@ def test_bar_through_a_real_llama_cpp_server(capsys, llama_server, kb):
     assert data["stats"]["llm_calls"] >= 1 and data["stats"]["backend_errors"] == 0, data["stats"]["problems"]
 
 
-def test_the_server_plans_as_the_in_process_model(gguf_path, llama_server, kb):
+def test_the_server_plans_as_the_in_process_model(bare_backend, llama_server, kb):
     """The same GGUF (no adapter) in-process and through ``llama_cpp.server``: the same plan for 2 sticks.
 
     The call is one whose reply repeats a count (``craft 2 stick: 2 planks``): llama-cpp-python's server
@@ -95,10 +96,8 @@ def test_the_server_plans_as_the_in_process_model(gguf_path, llama_server, kb):
     """
     goal = Goal(item="stick", count=2)
     served = OpenAIHTTPBackend(llama_server, timeout=600)
-    with LlamaCppBackend(gguf_path, adapter="none", options=LLMOptions(n_threads=1, n_ctx=2048)) as local:
-        here, there = (
-            make_planner("bar", kb, backend=b, llm_mode="graph", log=False).plan(goal) for b in (local, served)
-        )
+    local = bare_backend  # the session's LlamaCppBackend(gguf_path, adapter="none"), 1 thread (tests/conftest.py)
+    here, there = (make_planner("bar", kb, backend=b, llm_mode="graph", log=False).plan(goal) for b in (local, served))
     assert here.stats.llm.llm_calls == there.stats.llm.llm_calls == 1
     assert [str(s) for s in here.plan.steps] == [str(s) for s in there.plan.steps]
     assert not any(s.item == "bamboo" for s in there.plan.steps), [str(s) for s in there.plan.steps]

@@ -18,7 +18,8 @@ from cli_run import run
 pytestmark = pytest.mark.llm
 
 
-def test_parse_one_sentence_with_the_real_model(capsys, tmp_path, gguf_path, kb):
+def test_parse_one_sentence_with_the_real_model(capsys, tmp_path, gguf_path, session_backend, kb):
+    """``--model GGUF --threads 2``: the session's model answers (tests/conftest.py), not a new load."""
     path = tmp_path / "plan.txt"
     path.write_text("Chop three logs.")
     code, out, err = run(capsys, "parse", path, "--model", gguf_path, "--threads", "2", "--format", "json")

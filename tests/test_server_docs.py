@@ -16,7 +16,6 @@ import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 
@@ -73,15 +72,12 @@ def _as_here(line: str, port: int) -> str:
 
 
 @pytest.mark.llm
-def test_the_documented_server_commands_work_when_pasted(gguf_path, tmp_path):
+def test_the_documented_server_commands_work_when_pasted(gguf_path, server_problem, tmp_path):
     missing = [m for m in SERVER_MODULES if not importable(m)]
     if missing:
         pytest.skip(f"llama_cpp.server dependencies missing: {missing} (pip install -e '.[server]')")
-    from barsym.llm.llamacpp.runtime_check import PROFILES, _probe
-
-    problem = _probe(Path(gguf_path), PROFILES["extra-buffers"], 2)  # as tests/conftest.py's llama_server
-    if problem:
-        pytest.skip(f"llama_cpp.server cannot run here: {problem} with extra buffer types, its only way")
+    if server_problem:  # checked once per run, as for tests/conftest.py's llama_server
+        pytest.skip(f"llama_cpp.server cannot run here: {server_problem} with extra buffer types, its only way")
     port = _free_port()
     serve = _as_here(server_blocks()[0].strip().splitlines()[1], port)
     (plan,) = server_blocks()[1].strip().splitlines()

@@ -8,7 +8,10 @@ so the hook is a ``sitecustomize`` on ``PYTHONPATH`` (inherited by the children)
 :class:`barsym.llm.llamacpp.native.NativeModel` when that module is first imported -- not before, so the
 tests that check what ``import barsym`` loads see nothing extra -- and appends one line per load (the
 test running, from ``PYTEST_CURRENT_TEST``, which children inherit too). The pytest exit status is
-passed on; the count and the loads per test file are printed after pytest's own summary.
+passed on; the count and the loads per test file are printed after pytest's own summary. A load that
+llama.cpp refuses (the tests that hand it a corrupt or truncated file: it stops at once, nothing is
+loaded) is listed apart and not counted; a model that loads and is then refused (an adapter that does
+not apply) is counted.
 """
 
 from __future__ import annotations
@@ -37,10 +40,15 @@ class _CountLoads(importlib.abc.MetaPathFinder):
             load = module.NativeModel.__init__
 
             def counted(self, llama_cpp, path, *args, **kwargs):
-                with open(os.environ["BARSYM_COUNT_LOADS"], "a", encoding="utf-8") as out:
-                    test = os.environ.get("PYTEST_CURRENT_TEST", "-").split(" ")[0]
-                    out.write(f"{os.getpid()}\\t{test}\\t{os.path.basename(str(path))}\\n")
-                load(self, llama_cpp, path, *args, **kwargs)
+                outcome = "failed"  # a file llama.cpp refuses (the tests of broken files), or a crash
+                try:
+                    load(self, llama_cpp, path, *args, **kwargs)
+                    outcome = "loaded"
+                finally:
+                    with open(os.environ["BARSYM_COUNT_LOADS"], "a", encoding="utf-8") as out:
+                        test = os.environ.get("PYTEST_CURRENT_TEST", "-").split(" ")[0]
+                        name = os.path.basename(str(path))
+                        out.write(f"{os.getpid()}\\t{test}\\t{name}\\t{outcome}\\n")
 
             module.NativeModel.__init__ = counted
 
@@ -61,10 +69,15 @@ def main(argv: list[str]) -> int:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (scratch, env.get("PYTHONPATH")) if p)
         status = subprocess.call([sys.executable, "-m", "pytest", *argv], env=env)
         loads = [line.split("\t") for line in record.read_text(encoding="utf-8").splitlines() if line]
-    per_file = collections.Counter(test.split("::")[0] for _, test, _ in loads)
-    print(f"\nGGUF loads in this run: {len(loads)}")
-    for name, n in per_file.most_common():
+    done = [test for _, test, _, outcome in loads if outcome == "loaded"]
+    refused = [test for _, test, _, outcome in loads if outcome != "loaded"]
+    print(f"\nGGUF loads in this run: {len(done)}")
+    for name, n in collections.Counter(test.split("::")[0] for test in done).most_common():
         print(f"  {n:3d}  {name}")
+    if refused:
+        print(f"Attempts on files llama.cpp refused (broken-file tests; not loads): {len(refused)}")
+        for name, n in collections.Counter(test.split("::")[0] for test in refused).most_common():
+            print(f"  {n:3d}  {name}")
     return status
 
 

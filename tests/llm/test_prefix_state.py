@@ -1,8 +1,10 @@
 """Saved few-shot prefix states: keyed files, checked on load, ignored with a warning when bad.
 
-The store is tested with made-up payloads (no model); one real-GGUF test at the
-end saves a primed prefix in one backend and loads it in a fresh one, as a new
-process would, and checks the replies are the same.
+The store is tested with made-up payloads (no model); the real-GGUF tests at the
+end save a primed prefix and load it into an emptied KV cache, as a new process
+would, and check the replies are the same. They use the session's model (loaded
+once per run, tests/conftest.py) with a store in the test's own folder: what a
+new process brings is an empty cache, not a new copy of the weights.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ import os
 
 import pytest
 
-from barsym.llm import LlamaCppBackend, LLMOptions
 from barsym.llm.llamacpp.prefix_state import PrefixKey, PrefixStateStore, PrefixStateWarning, StateCheck, model_identity
 
 TOKENS = [1, 5, 9, 200, 49151]
@@ -100,25 +101,40 @@ QUESTION = PREFIX + [{"role": "user", "content": "Tool to mine iron?"}]
 GRAMMAR = 'root ::= ("wooden" | "stone" | "iron") "_pickaxe"'
 
 
+@pytest.fixture
+def in_folder(real_backend, tmp_path, monkeypatch):
+    """The session's model keeping its prefix states in ``tmp_path``."""
+    monkeypatch.setattr(real_backend, "state_dir", tmp_path)
+    monkeypatch.setattr(real_backend, "store", PrefixStateStore(tmp_path))
+    return real_backend
+
+
+def new_process(backend):
+    """What a new process starts with: the KV cache empty, nothing primed (the store on disk stays)."""
+    backend._context.truncate(0)
+    assert backend._context.pinned == 0 and not backend._context.tokens
+    return backend
+
+
 @pytest.mark.llm
-def test_a_new_process_loads_the_prefix_and_answers_the_same(gguf_path, tmp_path):
-    opts = LLMOptions(n_threads=2, n_ctx=512)
-    with LlamaCppBackend(gguf_path, options=opts, state_dir=tmp_path) as first:
-        primed = first.prime(PREFIX)
-        assert primed.source == "evaluated" and primed.saved
-        assert first.prime(PREFIX).source == "memory"
-        reply = first.complete(QUESTION, grammar=GRAMMAR)
-    with LlamaCppBackend(gguf_path, options=opts, state_dir=tmp_path) as second:
-        assert second.prime(PREFIX).source == "disk"
-        again = second.complete(QUESTION, grammar=GRAMMAR)
-        assert again.cached_prompt_tokens == primed.tokens  # only the question was evaluated
+def test_a_new_process_loads_the_prefix_and_answers_the_same(in_folder, tmp_path):
+    first = in_folder
+    primed = first.prime(PREFIX)
+    assert primed.source == "evaluated" and primed.saved
+    assert first.prime(PREFIX).source == "memory"
+    reply = first.complete(QUESTION, grammar=GRAMMAR)
+    second = new_process(in_folder)
+    assert second.prime(PREFIX).source == "disk"
+    again = second.complete(QUESTION, grammar=GRAMMAR)
+    assert again.cached_prompt_tokens == primed.tokens  # only the question was evaluated
     assert again.text == reply.text
     (state,) = tmp_path.glob("prefix-*.kvstate")
     state.write_bytes(state.read_bytes()[:-50])  # a torn write
-    with LlamaCppBackend(gguf_path, options=opts, state_dir=tmp_path) as third:
-        with pytest.warns(PrefixStateWarning):
-            assert third.prime(PREFIX).source == "evaluated"  # and saved again, whole
-        assert third.complete(QUESTION, grammar=GRAMMAR).text == reply.text
+    third = new_process(in_folder)
+    with pytest.warns(PrefixStateWarning):
+        assert third.prime(PREFIX).source == "evaluated"  # and saved again, whole
+    assert third.complete(QUESTION, grammar=GRAMMAR).text == reply.text
+    assert new_process(in_folder).prime(PREFIX).source == "disk"
     assert (tmp_path.stat().st_mode & 0o777, state.stat().st_mode & 0o777) == (0o700, 0o600)
 
 
@@ -159,16 +175,15 @@ def _nans(body, start):
 
 @pytest.mark.llm
 @pytest.mark.parametrize("change", [_noise, _nans], ids=["noise", "nan"])
-def test_a_forged_state_is_discarded_and_rebuilt(gguf_path, tmp_path, change):
-    opts = LLMOptions(n_threads=2, n_ctx=512)
-    with LlamaCppBackend(gguf_path, options=opts, state_dir=tmp_path) as first:
-        first.prime(PREFIX)
-        reply = first.complete(QUESTION, grammar=GRAMMAR)
+def test_a_forged_state_is_discarded_and_rebuilt(in_folder, tmp_path, change):
+    first = in_folder
+    first.prime(PREFIX)
+    reply = first.complete(QUESTION, grammar=GRAMMAR)
     (state,) = tmp_path.glob("prefix-*.kvstate")
     _rewrite_payload(state, change)
-    with LlamaCppBackend(gguf_path, options=opts, state_dir=tmp_path) as second:
-        with pytest.warns(PrefixStateWarning, match="discarding the saved prompt state"):
-            assert second.prime(PREFIX).source == "evaluated"
-        assert second.complete(QUESTION, grammar=GRAMMAR).text == reply.text
-    with LlamaCppBackend(gguf_path, options=opts, state_dir=tmp_path) as third:
-        assert third.prime(PREFIX).source == "disk"  # the rebuilt file is whole again
+    second = new_process(in_folder)
+    with pytest.warns(PrefixStateWarning, match="discarding the saved prompt state"):
+        assert second.prime(PREFIX).source == "evaluated"
+    assert second.complete(QUESTION, grammar=GRAMMAR).text == reply.text
+    third = new_process(in_folder)
+    assert third.prime(PREFIX).source == "disk"  # the rebuilt file is whole again

@@ -19,7 +19,9 @@ that works where batches crash).
 Run as ``python -m barsym.llm.llamacpp.runtime_check --model PATH --profile NAME`` it is
 the child itself. ``BARSYM_PROBE_FAULT=NAME`` makes the child for that profile
 kill itself with SIGSEGV, which is how the tests show the fallback on a
-machine whose CPU does not crash.
+machine whose CPU does not crash; it dies before loading the model (the
+parent sees the same signal death, and the tests do not pay for a load that
+is thrown away).
 """
 
 from __future__ import annotations
@@ -234,6 +236,8 @@ def _child(argv: list[str]) -> int:
     from .native import NativeContext, NativeModel
 
     profile = PROFILES[args.profile]
+    if profile.name in os.environ.get(FAULT_ENV, "").split(","):
+        os.kill(os.getpid(), signal.SIGSEGV)  # a simulated crash (the real one comes at the first batch)
     try:
         model = NativeModel(llama_cpp, Path(args.model), profile)
         context = NativeContext(model, n_ctx=128, n_threads=max(1, args.threads), ubatch=profile.ubatch)
@@ -241,8 +245,6 @@ def _child(argv: list[str]) -> int:
         print(exc, file=sys.stderr)
         return UNLOADABLE
     tokens = model.tokenize(_PROBE_TEXT, add_bos=True, special=False)
-    if profile.name in os.environ.get(FAULT_ENV, "").split(","):
-        os.kill(os.getpid(), signal.SIGSEGV)  # a simulated crash, where the real one would happen
     rows = context.evaluate(tokens, first_output=0)
     last = context.evaluate([int(np.argmax(rows[-1]))], first_output=0)
     if not (np.isfinite(rows).all() and np.isfinite(last).all()):
