@@ -204,7 +204,7 @@ def plan(
     if item is None:
         raise TypeError("plan() needs the item to plan for, e.g. plan('stick', 4)")
     goal = _goal(kb, item, count)
-    from .eval.spec import planner_from_options  # a server backend when llm_url comes with a key or model name
+    from .eval.spec import planner_from_options  # the options become one typed spec; its factory makes the model
 
     chosen = planner_from_options(planner, kb, options, rules=rules, backend=options.pop("backend", None))
     state = _start(kb, start, layer)

@@ -59,6 +59,7 @@ from .llm_options import (
     check_dialect,
     check_planner,
     make_from_options,
+    model_settings,
     planner_options,
 )
 from .options import add_model, read_model
@@ -130,7 +131,7 @@ def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
     # never written into a run file, nor into os.environ (Ray's processes would inherit it):
     # handed to the planner here and to each worker as an argument
     api_key = options.pop("api_key", None)
-    if scale.parallel and options and "threads" not in args and not options.get("llm_url"):
+    if scale.parallel and options and "threads" not in args and not model_settings(args).llm_url:
         options["threads"] = scale.threads_per_worker()  # cores shared, not oversubscribed
     label = planner_label(name, options)  # how the tables name it, e.g. bar[copy-facts] for a stand-in
     spec = RunSpec(name, options, rules.name, getattr(args, "mc_version", "1.16.5"), WorldSpec.of(execution))
@@ -208,7 +209,7 @@ def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
             quiet=args.quiet,
         )
     if len(repeated) > 1:
-        seeds = [each.options.get("seed", 0) if each.options else None for each in specs]
+        seeds = [each.planner_spec().llm.seed if each.options else None for each in specs]
         data = repeats.summary([r.evaluation for r in repeated], seeds)
         report.record["repeats"] = data
         report.text += "\n" + repeats.text(data)
@@ -223,7 +224,7 @@ def _repeat_spec(spec: RunSpec, number: int) -> RunSpec:
     """Repeat ``number``'s spec: the model's seed moved on by ``number - 1`` (a planner without a model: the same)."""
     if not spec.options:
         return spec
-    options = {**spec.options, "seed": spec.options.get("seed", 0) + number - 1}
+    options = {**spec.options, "seed": spec.planner_spec().llm.seed + number - 1}
     return RunSpec(spec.planner, options, spec.rules, spec.mc_version, spec.world, spec.backend)
 
 

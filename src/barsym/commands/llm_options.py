@@ -39,7 +39,8 @@ def make_from_options(name: str, kb: KnowledgeBase, options: dict, args: argpars
     if not options:
         return make_planner(name, kb, rules=rules)
     command = " ".join(["barsym", *getattr(args, "argv", [])])  # what the call log records as the caller
-    with model_errors(f"the {name} planner", options.get("model"), bool(options.get("llm_url"))):
+    settings = model_settings(args)  # the model the options name, as the command line gave it
+    with model_errors(f"the {name} planner", settings.model, bool(settings.llm_url)):
         return planner_from_options(name, kb, options, rules=rules, progress=progress, command=command)
 
 

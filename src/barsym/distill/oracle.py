@@ -88,6 +88,7 @@ def _admitted_calls(backend: "OracleBackend") -> list[tuple[list, str]]:
 def bar_examples(kb, goal: Goal, *, facts: bool, graph) -> list[Example]:
     """BAR's decomposer on ``goal`` with every open goal answered by the symbolic decomposer."""
     from ..reasoning.llm_planners import bar_planner
+    from ..reasoning.spec import PlannerSpec
 
     asked: list[tuple[Goal, PlanContext]] = []
     answered: list[Goal] = []
@@ -99,7 +100,7 @@ def bar_examples(kb, goal: Goal, *, facts: bool, graph) -> list[Example]:
         return render_reply(holder["symbolic"].decompose(sub, context))
 
     backend = OracleBackend(answer)
-    planner = bar_planner(kb, backend=backend, facts=facts, graph=graph, log=False)
+    planner = bar_planner(kb, PlannerSpec.of("bar", {"backend": backend, "facts": facts, "graph": graph, "log": False}))
     decomposer = planner.decomposer
     holder["symbolic"] = decomposer.conventions
     converse = decomposer._converse
@@ -138,13 +139,14 @@ def _inventories(kb, steps, start: State | None) -> list[str] | None:
 
 def cot_examples(kb, goal: Goal, start: State | None, plan: Plan, *, graph) -> list[Example]:
     from ..reasoning.cot import cot_planner
+    from ..reasoning.spec import PlannerSpec
 
     held = _inventories(kb, plan.steps, start)
     if held is None:
         return []
     reply = "\n".join(f"{step}{MARK}{h}" for step, h in zip(plan.steps, held)) + "\n" + END
     backend = OracleBackend(lambda messages, grammar: reply)
-    cot_planner(kb, backend=backend, graph=graph, log=False).plan(goal, start)
+    cot_planner(kb, PlannerSpec.of("cot", {"backend": backend, "graph": graph, "log": False})).plan(goal, start)
     return [_example("cot", goal, messages, text) for messages, text in _admitted_calls(backend)]
 
 
@@ -178,6 +180,7 @@ def deps_examples(
 ) -> list[Example]:
     """DEPS round 0 answered right; or round 0 answered with one fault, then the explanation and the repair."""
     from ..reasoning.deps import deps_planner
+    from ..reasoning.spec import PlannerSpec
 
     broken = broken_plan(plan, rng) if rng.random() < 0.5 else None
     good = render_plan(plan.steps)
@@ -192,7 +195,8 @@ def deps_examples(
         return plans[min(len(said), len(plans)) - 1]
 
     backend = OracleBackend(answer)
-    planner = deps_planner(kb, backend=backend, graph=graph, log=False, deps_rounds=1, feedback_world="deterministic")
+    spec = {"backend": backend, "graph": graph, "log": False, "deps_rounds": 1, "feedback_world": "deterministic"}
+    planner = deps_planner(kb, PlannerSpec.of("deps", spec))
     result = planner.plan(goal, start)
     trace = result.trace if hasattr(result, "trace") else None
     rounds = getattr(trace, "rounds", None)

@@ -32,24 +32,28 @@ MODEL_KEYS = ("model", "llm_url", "llm_stand_in", "adapter", "api_key", "llm_mod
 
 
 def model_record(planner: str, options: dict) -> dict | None:
-    """The model a run of ``planner`` with these options asks (None for a planner that asks none)."""
+    """The model a run of ``planner`` with these options (a run spec's, plain data) asks (None for a planner
+    that asks none)."""
     from ..planner.registry import LLM_PLANNERS
+    from ..reasoning.spec import PlannerSpec
 
-    if planner not in LLM_PLANNERS and not options.get("consistency"):
+    spec = PlannerSpec.of(planner, options) if options else None  # the options as the planner reads them
+    if planner not in LLM_PLANNERS and not (spec is not None and spec.consistency):
         return None
-    url, stand_in = options.get("llm_url"), options.get("llm_stand_in")
+    llm = spec.llm if spec is not None else PlannerSpec(planner=planner).llm
+    url, stand_in = llm.llm_url, llm.llm_stand_in
     gguf = adapter = None
     if not url and not stand_in:
         from ..llm.llamacpp.adapter import describe, resolve_adapter
         from ..llm.llamacpp.embedded import default_model_path
 
         try:
-            path = default_model_path(options.get("model"))
+            path = default_model_path(llm.model)
             gguf = path.name
-            adapter = describe(resolve_adapter(options.get("adapter"), path))  # as the backend resolves it
+            adapter = describe(resolve_adapter(llm.adapter, path))  # as the backend resolves it
         except Exception:  # the planner was built, so the model is there; never fail a run over its name
-            gguf = str(options.get("model") or "")
-            adapter = options.get("adapter")
+            gguf = str(llm.model or "")
+            adapter = llm.adapter
     return {
         "gguf": gguf,
         "adapter": adapter,

@@ -93,6 +93,13 @@ class RunSpec:
             data.get("backend"),
         )
 
+    def planner_spec(self):
+        """The options as the planner reads them: a :class:`~barsym.reasoning.spec.PlannerSpec` (a run file
+        written before the typed spec has the same keys)."""
+        from ..reasoning.spec import PlannerSpec
+
+        return PlannerSpec.of(self.planner, self.options)
+
     @property
     def key(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=True)
@@ -152,16 +159,13 @@ def _kb(version: str) -> KnowledgeBase:
 
 
 def planner_from_options(name: str, kb: KnowledgeBase, options: dict, *, rules=None, backend=None, **context):
-    """``make_planner`` with the planner's options as plain data, and the server backend they name built first.
+    """``make_planner`` with the planner's options as plain data (a run file's, the command line's).
 
-    With ``llm_url`` and a key or model name (:func:`server_backend`) the backend is
-    an OpenAI-compatible client made here, since no planner reads ``api_key`` itself;
-    ``backend`` given (a test's fake, a spec's stand-in) is used as it is. ``context``
-    is what the caller hands over besides options (``progress``, ``command``).
+    ``backend`` given (a test's fake, a spec's stand-in) is the model; else the one factory
+    (:func:`barsym.planner.registry.build`) makes it from the options, a server's client with
+    ``llm_url`` and a key or model name included. ``context`` is what the caller hands over besides
+    options (``progress``, ``command``).
     """
-    from ..reasoning.backends import server_backend
-
-    backend = backend if backend is not None else server_backend(options)
     if backend is not None:
         context["backend"] = backend
     return make_planner(name, kb, rules=rules, **context, **options)

@@ -292,14 +292,14 @@ class StandInLLM(LLMBackend):
         super().__init__(options or LLMOptions(n_ctx=UNBOUNDED_CONTEXT))
         self.name = name
         self._grammars: dict[str, CompiledGrammar] = {}
-        self._options: dict[GrammarState, list] = {}  # states are interned per grammar: enumerate each once
+        self._continued: dict[GrammarState, list] = {}  # states are interned per grammar: enumerate each once
 
     def _compiled(self, grammar: str) -> CompiledGrammar:
         compiled = self._grammars.get(grammar)
         if compiled is None:
             if len(self._grammars) > 256:
                 self._grammars.clear()
-                self._options.clear()
+                self._continued.clear()
             try:
                 compiled = self._grammars[grammar] = compile_grammar(grammar)
             except UnsupportedGrammar as exc:
@@ -343,10 +343,10 @@ class StandInLLM(LLMBackend):
         )
 
     def _continuations(self, state: GrammarState) -> list:
-        options = self._options.get(state)
-        if options is None:
-            options = self._options[state] = continuations(state)
-        return options
+        found = self._continued.get(state)
+        if found is None:
+            found = self._continued[state] = continuations(state)
+        return found
 
     def _walk(self, state: GrammarState, chooser: Chooser, rng: random.Random, limit: int) -> tuple[str, str, int]:
         """(reply, finish reason, choices made): forced text taken as is, a chooser at every branch point."""

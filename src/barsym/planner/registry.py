@@ -1,16 +1,17 @@
 """Planners by name, so the CLI and the evaluation can run any of them.
 
 A planner is anything with ``name`` and ``plan(goal) -> PlanResult``. Each
-entry maps a name to a factory ``(kb, **options) -> planner``, imported lazily
+entry maps a name to a factory ``(kb, spec) -> planner``, imported lazily
 from a dotted path so that the LLM planners (``bar``, the default, and
 ``llm-only``) cost nothing until they are used and pull no model code into
 ``barsym plan --planner symbolic`` (``bar-sc``, BAR with state consistency, lives in
 :mod:`barsym.consistency` and is imported the same way; the baselines ``deps``,
 ``cot``, ``reverse-chain``, ``self-refine``, ``tot`` and ``plan-and-solve``, whose model writes the
-plan unchecked, live in :mod:`barsym.reasoning`). The options a built-in
-planner takes are the fields of its option models (:data:`OPTION_MODELS`); a key none of them has
-is refused in one line rather than dropped unseen. To add one, call :func:`register` or add a
-line to ``_BUILTIN``.
+plan unchecked, live in :mod:`barsym.reasoning`). A built-in planner's keyword options become
+one typed :class:`~barsym.reasoning.spec.PlannerSpec` (a key none of its option models has is
+refused in one line rather than dropped unseen), and :func:`build`, the one factory, makes the
+planner from it. To add one, call :func:`register` (its factory takes ``(kb, **options)``) or add
+a line to ``_BUILTIN``.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ Factory = Callable[..., Planner]
 _BUILTIN: dict[str, str | Factory] = {
     "bar": "barsym.reasoning.llm_planners:bar_planner",
     "llm-only": "barsym.reasoning.llm_planners:llm_only_planner",
-    "symbolic": "barsym.planner.registry:symbolic_planner",
+    "symbolic": "barsym.planner.registry:symbolic_from_spec",
     "bar-sc": "barsym.reasoning.bar_sc:bar_sc_planner",
     "deps": "barsym.reasoning.deps:deps_planner",
     "cot": "barsym.reasoning.cot:cot_planner",
@@ -59,48 +60,9 @@ LLM_PLANNERS = ("bar", "llm-only", "bar-sc", "deps", "cot", *BASELINES)
 FORWARD_PLANNERS = ("deps", "cot", *BASELINES)
 
 
-#: what any planner may be handed besides the options a user sets: objects and context
-CONTEXT_KEYS = frozenset(
-    {
-        "backend",
-        "progress",
-        "graph",
-        "validator",
-        "log",
-        "command",
-        "rules",
-        "facts",
-        "prefer",
-        "consistency",
-        "max_goals",
-    }
-)
-#: the option models (``module:Model``, loaded only when options are given) of every built-in planner: the model's
-#: settings and state consistency's (``consistency=True`` follows any planner with it), and each planner's own
-OPTION_MODELS = ("barsym.reasoning.options:PlannerLLMOptions", "barsym.consistency.config:ConsistencyConfig")
-OWN_OPTION_MODELS = {
-    "deps": ("barsym.reasoning.options:DepsOptions", "barsym.reasoning.options:ForwardOptions"),
-    "cot": ("barsym.reasoning.options:ForwardOptions",),
-    "self-refine": ("barsym.reasoning.options:BaselineOptions",),
-    "tot": ("barsym.reasoning.options:BaselineOptions",),
-}
-OWN_KEYS = {"deps": {"world_seed"}}  # the seed of its feedback runs (a caller's, not a command-line option)
-
-
-def check_options(name: str, options: dict) -> None:
-    """TypeError, in one line, for an option key the built-in planner ``name`` would not read."""
-    if _registry.get(name) is not _BUILTIN.get(name):  # a planner registered by the user reads what it likes
-        return
-    keys = set(options) - CONTEXT_KEYS - OWN_KEYS.get(name, set())
-    if not keys:
-        return
-    known = {k for path in OPTION_MODELS + OWN_OPTION_MODELS.get(name, ()) for k in _load(path).model_fields}
-    unknown = sorted(keys - known)
-    if unknown:
-        raise TypeError(
-            f"the {name} planner takes no option {', '.join(map(repr, unknown))}; its options are "
-            f"{', '.join(sorted(known | CONTEXT_KEYS | OWN_KEYS.get(name, set())))}"
-        )
+#: the typed spec every built-in planner is made from (``module:Model``, loaded only when a planner is made:
+#: it lives above this package, with the model's settings)
+SPEC = "barsym.reasoning.spec:PlannerSpec"
 
 
 _graphs: dict[tuple[int, str], tuple[KnowledgeBase, CraftGraph]] = {}
@@ -116,17 +78,24 @@ def graph_for(kb: KnowledgeBase, rules: Rules | str | None = None) -> CraftGraph
     return cached[1]
 
 
-def symbolic_planner(kb: KnowledgeBase, **options) -> Planner:
-    """BAR's loop with the crafting graph answering every goal (options: graph, validator, prefer)."""
-    rules = rules_for(kb, options.get("rules"))
+def symbolic_planner(kb: KnowledgeBase, *, rules=None, graph=None, validator=None, prefer=None) -> Planner:
+    """BAR's loop with the crafting graph answering every goal (``prefer``: the knowledge base's by default)."""
+    rules = rules_for(kb, rules)
     if not rules.can_gather:  # choices depend on the inventory alone: search it
         from .search import SearchPlanner
 
-        return SearchPlanner(kb, rules, validator=options.get("validator"))
-    graph = options.get("graph") or graph_for(kb, rules)
-    decomposer = SymbolicDecomposer(kb, graph=graph, prefer=options.get("prefer", kb.prefer), rules=rules)
-    return BackwardPlanner(
-        kb, decomposer, graph=graph, validator=options.get("validator"), name="symbolic", rules=rules
+        return SearchPlanner(kb, rules, validator=validator)
+    graph = graph or graph_for(kb, rules)
+    prefer = kb.prefer if prefer is None else prefer
+    decomposer = SymbolicDecomposer(kb, graph=graph, prefer=prefer, rules=rules)
+    return BackwardPlanner(kb, decomposer, graph=graph, validator=validator, name="symbolic", rules=rules)
+
+
+def symbolic_from_spec(kb: KnowledgeBase, spec) -> Planner:
+    """``symbolic`` as the registry builds it, from a :class:`~barsym.reasoning.spec.PlannerSpec`'s context."""
+    context = spec.context
+    return symbolic_planner(
+        kb, rules=context.rules, graph=context.graph, validator=context.validator, prefer=context.prefer
     )
 
 
@@ -145,31 +114,47 @@ def planner_names() -> list[str]:
 
 
 def make_planner(name: str, kb: KnowledgeBase, **options) -> Planner:
-    """Build the planner called ``name``; KeyError names the known ones.
+    """Build the planner called ``name`` from keyword options; KeyError names the known ones.
 
-    ``consistency=True`` follows any planner with BAR's state consistency
-    (module b; options ``anchors``, ``scores``, ``t``, ``k``, ``repairer``,
-    ``fallback``, ``rounds``), as ``bar-sc`` does for ``llm-only``.
+    A built-in planner's options become one :class:`~barsym.reasoning.spec.PlannerSpec` (a key it would not read
+    is a TypeError in one line) and :func:`build` makes the planner; a planner added by :func:`register` is
+    handed the options as they are. ``consistency=True`` follows any planner with BAR's state consistency
+    (module b; options ``anchors``, ``scores``, ``t``, ``k``, ``repairer``, ``fallback``, ``rounds``), as
+    ``bar-sc`` does for ``llm-only``.
     """
     try:
         factory = _registry[name]
     except KeyError:
         raise KeyError(f"unknown planner {name!r}; known planners: {', '.join(planner_names())}") from None
-    check_options(name, options)
+    if factory is not _BUILTIN.get(name):  # a planner registered by the user reads what it likes
+        return (_load(factory) if isinstance(factory, str) else factory)(kb, **options)
+    return build(kb, _load(SPEC).of(name, options))
+
+
+def build(kb: KnowledgeBase, spec) -> Planner:
+    """The one factory of the built-in planners: the planner ``spec`` names, with its model, stand-in and state
+    consistency composed here (not patched in by the callers)."""
+    name = spec.planner
+    factory = _registry[name]
     if isinstance(factory, str):
         factory = _load(factory)
-    stand_in = options.get("llm_stand_in")
+    stand_in = spec.llm.llm_stand_in
     if stand_in:  # a chooser under the same grammar instead of the model (barsym.llm.stand_in)
         if name not in LLM_PLANNERS:
             raise ValueError(f"--llm-stand-in applies to the LLM planners ({', '.join(LLM_PLANNERS)}), not {name}")
         from ..llm.stand_in import make_stand_in
 
-        options = {**options, "backend": make_stand_in(stand_in)}
-    planner = factory(kb, **options)
-    durable = rules_for(kb, options.get("rules")).profile.durability  # the repairer adds worn tools' copies
-    if (options.get("consistency") or durable) and name != "bar-sc":
+        spec = spec.with_context(backend=make_stand_in(stand_in))
+    elif spec.context.backend is None and (name in LLM_PLANNERS or spec.consistency):
+        # an OpenAI-compatible server with a key or model name gets its own client (else the shared backend)
+        server = _load("barsym.reasoning.backends:server_backend")(spec.llm)
+        if server is not None:
+            spec = spec.with_context(backend=server)
+    planner = factory(kb, spec)
+    durable = rules_for(kb, spec.rules).profile.durability  # the repairer adds worn tools' copies
+    if (spec.consistency or durable) and name != "bar-sc":
         with_consistency = _load("barsym.reasoning.bar_sc:with_consistency")
-        planner = with_consistency(planner, kb, name=f"{name}+sc", **options)
+        planner = with_consistency(planner, kb, spec, name=f"{name}+sc")
     if stand_in:
         planner = StandInPlanner(planner, f"{planner.name}[{stand_in}]")
     return planner

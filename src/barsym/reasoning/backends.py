@@ -106,43 +106,34 @@ def probe(base_url: str, timeout: float) -> None:
         ) from None
 
 
-def backend_from_options(options: dict):
-    """The model the options name (``backend``, or the process's shared one for ``model``/``llm_url``).
-
-    What the forward planners (``deps``, ``cot``) are handed: a backend, or the settings of the shared one.
-    """
-    backend = options.get("backend")
-    if backend is not None:
-        return backend
+def spec_backend(spec, n_ctx: int | None = None) -> LLMBackend:
+    """The model a :class:`~barsym.reasoning.spec.PlannerSpec` names: its context's ``backend``, else the process's
+    shared one for its settings (an in-process model loaded with ``n_ctx``)."""
+    if spec.context.backend is not None:
+        return spec.context.backend
+    llm = spec.llm
     return shared_backend(
-        options.get("model"),
-        options.get("llm_url"),
-        options.get("threads"),
-        options.get("timeout", 30.0),
-        options.get("progress"),
-        n_ctx=options.get("n_ctx"),
-        adapter=options.get("adapter"),
+        llm.model, llm.llm_url, llm.threads, llm.timeout, spec.context.progress, n_ctx=n_ctx, adapter=llm.adapter
     )
 
 
-def server_backend(options: dict):
+def server_backend(settings):
     """The server backend for ``--llm-url`` with a model name or API key (``$OPENAI_API_KEY``); else None.
 
-    Without either, the LLM planners build their usual shared backend. The key is
-    never part of a spec (specs are written into run files) nor put into the
-    environment: ``barsym eval`` hands it to each worker as an argument, and it
-    arrives here as ``options["api_key"]``; ``$OPENAI_API_KEY`` is read only if
-    the user set it.
+    ``settings``: :class:`~barsym.llm.settings.ModelSettings`. Without a key or a model name, the LLM planners
+    build their usual shared backend. The key is never part of a spec written into a run file, nor put into
+    the environment: ``barsym eval`` hands it to each worker as an argument, and it arrives here as
+    ``settings.api_key``; ``$OPENAI_API_KEY`` is read only if the user set it.
     """
-    key = options.get("api_key") or os.environ.get("OPENAI_API_KEY") or None
-    if not options.get("llm_url") or not (key or options.get("llm_model")):
+    key = settings.api_key or os.environ.get("OPENAI_API_KEY") or None
+    if not settings.llm_url or not (key or settings.llm_model):
         return None
     backend = make_backend(
-        url=options["llm_url"].strip(),
-        options=LLMOptions(n_threads=options.get("threads"), n_ctx=N_CTX),
-        timeout=options.get("timeout", 30.0),
+        url=settings.llm_url.strip(),
+        options=LLMOptions(n_threads=settings.threads, n_ctx=N_CTX),
+        timeout=settings.timeout,
         api_key=key,
-        model=options.get("llm_model"),
+        model=settings.llm_model,
     )
-    probe(backend.base_url, min(options.get("timeout", 30.0), 10.0))
+    probe(backend.base_url, min(settings.timeout, 10.0))
     return backend

@@ -28,11 +28,11 @@ from ..kb import KnowledgeBase, Rules, rules_for
 from ..model import Goal
 from ..planner.backward import PlanResult
 from ..sim import State
+from .spec import PlannerSpec
 
 #: bar-sc's defaults: step scoring from both sources (the model's scores alone pick almost no
 #: anchors with the 135M model; see README), the LLM repairer with the symbolic fallback
 BAR_SC_DEFAULTS = {"anchors": AnchorMethod.STEP_SCORING, "scores": ScoreSource.BOTH, "repairer": RepairerKind.LLM}
-CONFIG_KEYS = ("anchors", "scores", "t", "k", "repairer", "fallback", "rounds", "seed", "score_method")
 
 
 @dataclasses.dataclass
@@ -110,12 +110,6 @@ def model_consistency(
     )
 
 
-def config_from(options: dict, defaults: dict | None = None) -> ConsistencyConfig:
-    """A :class:`ConsistencyConfig` from planner options (None values take the defaults)."""
-    values = {**(defaults or {}), **{k: options[k] for k in CONFIG_KEYS if options.get(k) is not None}}
-    return ConsistencyConfig(**values)
-
-
 class ConsistencyPlanner:
     def __init__(self, inner, consistency: StateConsistency, name: str):
         self.inner, self.consistency, self.name = inner, consistency, name
@@ -153,37 +147,36 @@ class ConsistencyPlanner:
         return RepairedPlanResult(**fields, repair=repaired, inner=result, kept_at=kept_at)
 
 
-def with_consistency(planner, kb: KnowledgeBase, name: str | None = None, defaults: dict | None = None, **options):
-    """``planner`` followed by state consistency (the configuration from ``options``).
+def with_consistency(planner, kb: KnowledgeBase, spec: PlannerSpec, name: str | None = None, defaults=None):
+    """``planner`` followed by state consistency (the configuration from ``spec``).
 
     An LLM planner's model also scores and repairs (``bar-sc``'s defaults); a
     planner without one gets simulator scores and the symbolic repairer
-    unless the options ask for the model.
+    unless the spec asks for the model.
     """
     model = getattr(getattr(planner, "decomposer", None), "backend", None)
     if defaults is None and model is not None:
         defaults = BAR_SC_DEFAULTS
-    config = config_from(options, defaults)
-    if model is not None:
-        options.setdefault("backend", model)
-    from .backends import backend_from_options  # the model side, only when a planner is made
+    config = spec.repair(defaults)
+    if model is not None and spec.context.backend is None:
+        spec = spec.with_context(backend=model)
+    from .backends import spec_backend  # the model side, only when a planner is made
 
-    backend = backend_from_options(options) if config.uses_llm else None
+    backend = spec_backend(spec) if config.uses_llm else None
     consistency = model_consistency(
-        kb, config, rules=options.get("rules"), backend=backend, temperature=options.get("temperature") or 0.0
+        kb, config, rules=spec.rules, backend=backend, temperature=spec.llm.temperature or 0.0
     )
     return ConsistencyPlanner(planner, consistency, name or f"{planner.name}+sc")
 
 
-def bar_sc_planner(kb: KnowledgeBase, **options) -> ConsistencyPlanner:
+def bar_sc_planner(kb: KnowledgeBase, spec: PlannerSpec) -> ConsistencyPlanner:
     """``bar-sc``: ``llm-only``'s backward decomposition, then state consistency (BAR module b)."""
-    from .backends import backend_from_options
+    from .backends import spec_backend
     from .llm_planners import llm_only_planner
 
-    options = dict(options)
-    options.setdefault("backend", backend_from_options(options))
-    inner = llm_only_planner(kb, **options)
-    return with_consistency(inner, kb, name="bar-sc", defaults=BAR_SC_DEFAULTS, **options)
+    spec = spec.with_context(backend=spec_backend(spec))
+    inner = llm_only_planner(kb, spec)
+    return with_consistency(inner, kb, spec, name="bar-sc", defaults=BAR_SC_DEFAULTS)
 
 
 def _step_scores(repaired) -> dict | None:

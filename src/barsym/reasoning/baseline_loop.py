@@ -44,6 +44,7 @@ from .model_calls import CUT_OFF, ModelCaller
 from .plan_facts import PlanFacts
 from .progress import Phase, Progress, ProgressEvent
 from .prompts import few_shot_prefix
+from .spec import PlannerSpec
 
 PLAN_TOKENS = 360  # 30 lines of ~10 tokens and "done", as DEPS' plans
 
@@ -320,27 +321,27 @@ def baseline_result(
     return forward_result(kb, goal, steps, start, name, out, trace)
 
 
-def planner_context(kb: KnowledgeBase, options: dict, n_ctx: int | None = None) -> dict:
+def planner_context(kb: KnowledgeBase, spec: PlannerSpec, n_ctx: int | None = None) -> dict:
     """What every baseline's factory hands its planner: the backend (an in-process model loaded with ``n_ctx``),
     graph, symbolic planner, log and settings."""
     from ..llm.stand_in import StandInLLM
     from ..planner.registry import graph_for, symbolic_planner
-    from .backends import backend_from_options
+    from .backends import spec_backend
     from .call_log import open_log
 
-    backend = backend_from_options({**options, "n_ctx": options.get("n_ctx") or n_ctx})
-    log = options.get("log", True)
-    graph = options.get("graph") or graph_for(kb)
+    llm, context = spec.llm, spec.context
+    backend = spec_backend(spec, n_ctx=n_ctx)
+    graph = context.graph or graph_for(kb)
     return {
         "backend": backend,
         "graph": graph,
         "symbolic": symbolic_planner(kb, graph=graph),
-        "seed": options.get("seed", 0),
-        "temperature": options.get("temperature", 0.0),
-        "log": open_log() if log is True else (log or None),
-        "progress": options.get("progress"),
-        "command": options.get("command", ""),
-        "facts": options.get("facts", True),
+        "seed": llm.seed,
+        "temperature": llm.temperature,
+        "log": open_log() if context.log is True else (context.log or None),
+        "progress": context.progress,
+        "command": context.command,
+        "facts": llm.facts,
         # a stand-in has no context of its own: its prompts are held to the one the model would be loaded with
-        "n_ctx": (options.get("n_ctx") or n_ctx) if isinstance(backend, StandInLLM) else None,
+        "n_ctx": n_ctx if isinstance(backend, StandInLLM) else None,
     }

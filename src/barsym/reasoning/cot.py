@@ -45,6 +45,7 @@ from .model_calls import ModelCaller
 from .plan_facts import PlanFacts
 from .progress import Phase, Progress, ProgressEvent
 from .prompts import few_shot_prefix
+from .spec import PlannerSpec
 
 EXAMPLE = Goal(item="stone_bricks", count=1)
 MARK = "; inventory: "
@@ -247,25 +248,24 @@ class CotPlanner:
         return forward_result(self.kb, goal, steps, start, self.name, out, trace)
 
 
-def cot_planner(kb: KnowledgeBase, **options) -> CotPlanner:
+def cot_planner(kb: KnowledgeBase, spec: PlannerSpec) -> CotPlanner:
     """``cot``: forward chain-of-thought with the inventory after every step; the LLM options apply."""
     from ..planner.registry import graph_for, symbolic_planner
-    from .backends import backend_from_options
+    from .backends import spec_backend
     from .call_log import open_log
 
-    backend = backend_from_options(options)
-    log = options.get("log", True)
-    graph = options.get("graph") or graph_for(kb)
+    llm, context = spec.llm, spec.context
+    graph = context.graph or graph_for(kb)
     return CotPlanner(
         kb,
-        backend,
+        spec_backend(spec),
         graph=graph,
         symbolic=symbolic_planner(kb, graph=graph),
-        seed=options.get("seed", 0),
-        temperature=options.get("temperature", 0.0),
-        log=open_log() if log is True else (log or None),
-        progress=options.get("progress"),
-        command=options.get("command", ""),
-        facts=options.get("facts", True),
-        deadline=options.get("deadline") or DEFAULT_DEADLINE,
+        seed=llm.seed,
+        temperature=llm.temperature,
+        log=open_log() if context.log is True else (context.log or None),
+        progress=context.progress,
+        command=context.command,
+        facts=llm.facts,
+        deadline=spec.forward.deadline or DEFAULT_DEADLINE,
     )

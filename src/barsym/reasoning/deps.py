@@ -69,6 +69,7 @@ from .model_calls import CUT_OFF, ModelCaller
 from .plan_facts import PlanFacts
 from .progress import Phase, Progress, ProgressEvent
 from .prompts import few_shot_prefix
+from .spec import PlannerSpec
 
 DEFAULT_ROUNDS = 5
 MAX_ROUNDS = 20  # each round costs ~2 calls; the 2048-token context holds about 3 rounds of dialogue anyway
@@ -300,34 +301,31 @@ def context_for(rounds: int, facts: bool) -> int:
     return min(MAX_CONTEXT, max(2048, -(-needed // 512) * 512))
 
 
-def deps_planner(kb: KnowledgeBase, **options) -> DepsPlanner:
-    """``deps``: options ``deps_rounds`` (0..20, default 5), ``feedback_world``, ``world_seed``, ``selector``
-    (``order``, the default, ``random``, ``graph`` or ``horizon``), ``deadline`` (seconds, default 45) and
-    the LLM options."""
+def deps_planner(kb: KnowledgeBase, spec: PlannerSpec) -> DepsPlanner:
+    """``deps``: its own options ``deps_rounds`` (0..20, default 5), ``feedback_world``, ``selector`` (``order``, the
+    default, ``random``, ``graph`` or ``horizon``), ``deadline`` (seconds, default 45), the spec's ``world_seed``
+    and the LLM options."""
     from ..planner.registry import graph_for, symbolic_planner
-    from .backends import backend_from_options
+    from .backends import spec_backend
     from .call_log import open_log
 
-    rounds = options.get("deps_rounds")
-    rounds = DEFAULT_ROUNDS if rounds is None else rounds
-    facts = options.get("facts", True)
-    backend = backend_from_options({**options, "n_ctx": options.get("n_ctx") or context_for(rounds, facts)})
-    log = options.get("log", True)
-    graph = options.get("graph") or graph_for(kb)
+    llm, context, own = spec.llm, spec.context, spec.deps
+    rounds = DEFAULT_ROUNDS if own.deps_rounds is None else own.deps_rounds
+    graph = context.graph or graph_for(kb)
     return DepsPlanner(
         kb,
-        backend,
+        spec_backend(spec, n_ctx=context_for(rounds, llm.facts)),
         graph=graph,
         rounds=rounds,
-        facts=facts,
-        world=options.get("feedback_world") or "stochastic",
-        seed=options.get("seed", 0),
-        world_seed=options.get("world_seed", 0),
-        temperature=options.get("temperature", 0.0),
-        log=open_log() if log is True else (log or None),
-        progress=options.get("progress"),
-        command=options.get("command", ""),
+        facts=llm.facts,
+        world=own.feedback_world or "stochastic",
+        seed=llm.seed,
+        world_seed=spec.world_seed,
+        temperature=llm.temperature,
+        log=open_log() if context.log is True else (context.log or None),
+        progress=context.progress,
+        command=context.command,
         symbolic=symbolic_planner(kb, graph=graph),
-        selector=options.get("selector") or "order",
-        deadline=options.get("deadline") or DEFAULT_DEADLINE,
+        selector=own.selector or "order",
+        deadline=spec.forward.deadline or DEFAULT_DEADLINE,
     )

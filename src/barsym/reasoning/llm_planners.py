@@ -32,7 +32,6 @@ import dataclasses
 import time
 
 from ..kb import KnowledgeBase
-from ..llm import LLMBackend
 from ..model import Goal
 from ..planner.backward import BackwardPlanner
 from ..planner.decomposer import ErrorKind, PlanningError
@@ -42,10 +41,10 @@ from ..planner.symbolic import SymbolicDecomposer
 from ..sim import State
 
 # the shared backends moved to .backends (issue 36); their names stay importable from here
-from .backends import N_CTX, STATE_DIR, probe, settings_backend, shared_backend  # noqa: F401
-from .bar_decomposer import DEFAULT_MODE, FALLBACK, RETRY_TEMPERATURE, LLMDecomposer
-from .call_log import CallLog, open_log
-from .progress import Progress
+from .backends import N_CTX, STATE_DIR, probe, settings_backend, shared_backend, spec_backend  # noqa: F401
+from .bar_decomposer import FALLBACK, LLMDecomposer
+from .call_log import open_log
+from .spec import PlannerSpec
 
 #: PlanningError kinds that say something about the goal, not about the answers:
 #: the symbolic planner would fail the same way, so there is nothing to fall back to.
@@ -148,58 +147,44 @@ class LLMPlanner:
                 node.decomposition = dataclasses.replace(node.decomposition, provenance=FALLBACK, note=note)
 
 
-def _planner(
-    kb: KnowledgeBase,
-    *,
-    name: str,
-    verify: bool,
-    backend: LLMBackend | None = None,
-    model: str | None = None,
-    adapter: str | None = None,
-    llm_url: str | None = None,
-    llm_mode: str = DEFAULT_MODE,
-    max_retries: int = 2,
-    seed: int = 0,
-    threads: int | None = None,
-    temperature: float = 0.0,
-    retry_temperature: float = RETRY_TEMPERATURE,
-    timeout: float = 30.0,
-    progress: Progress | None = None,
-    graph=None,
-    validator=None,
-    facts: bool = True,
-    log: CallLog | None | bool = True,
-    command: str = "",
-    rules=None,
-    **_ignored,
-) -> LLMPlanner:
-    """``log``: True for the default call log (``open_log``), False for none, or an open CallLog."""
-    backend = backend or shared_backend(model, llm_url, threads, timeout, progress, adapter=adapter)
-    call_log = open_log() if log is True else (log or None)
+def _planner(kb: KnowledgeBase, spec: PlannerSpec, *, name: str, verify: bool) -> LLMPlanner:
+    """BAR's loop with the model of ``spec`` decomposing; ``verify`` checks every answer and falls back."""
+    llm, context = spec.llm, spec.context
+    backend = spec_backend(spec)
+    log = context.log
     decomposer = LLMDecomposer(
         kb,
         backend,
-        mode=llm_mode,
-        max_retries=max_retries,
+        mode=llm.llm_mode,
+        max_retries=llm.max_retries,
         verify=verify,
         fallback=SymbolicDecomposer if verify else None,
-        graph=graph or graph_for(kb, rules),
-        temperature=temperature,
-        retry_temperature=retry_temperature,
-        seed=seed,
-        progress=progress,
-        facts=facts,
-        log=call_log,
-        rules=rules,
+        graph=context.graph or graph_for(kb, context.rules),
+        temperature=llm.temperature,
+        retry_temperature=llm.retry_temperature,
+        seed=llm.seed,
+        progress=context.progress,
+        facts=llm.facts,
+        log=open_log() if log is True else (log or None),
+        rules=context.rules,
     )
-    return LLMPlanner(kb, decomposer, name=name, plan_fallback=verify, validator=validator, command=command)
+    limits = {} if context.max_goals is None else {"max_goals": context.max_goals}
+    return LLMPlanner(
+        kb,
+        decomposer,
+        name=name,
+        plan_fallback=verify,
+        validator=context.validator,
+        command=context.command,
+        **limits,
+    )
 
 
-def bar_planner(kb: KnowledgeBase, **options) -> LLMPlanner:
+def bar_planner(kb: KnowledgeBase, spec: PlannerSpec) -> LLMPlanner:
     """``bar``: the model decomposes, the graph checks every answer, the symbolic decomposer covers failures."""
-    return _planner(kb, name="bar", verify=True, **options)
+    return _planner(kb, spec, name="bar", verify=True)
 
 
-def llm_only_planner(kb: KnowledgeBase, **options) -> LLMPlanner:
+def llm_only_planner(kb: KnowledgeBase, spec: PlannerSpec) -> LLMPlanner:
     """``llm-only``: the same loop without verifier or fallback; plans may be wrong, and say so."""
-    return _planner(kb, name="llm-only", verify=False, **options)
+    return _planner(kb, spec, name="llm-only", verify=False)

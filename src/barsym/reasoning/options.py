@@ -1,9 +1,10 @@
 """The options of the LLM planners, as pydantic models: what ``make_planner`` accepts, and what the CLI offers.
 
-Each LLM planner's factory names the models it takes (``factory.options``), so the registry can
-refuse a key no planner would read instead of dropping it unseen, and the command line is
-generated from the same fields (:mod:`barsym.commands.options`): one range, one default, one help.
-:func:`planner_options` decides which of them a planner is handed.
+They are the parts of a :class:`~barsym.reasoning.spec.PlannerSpec` (which names the ones each
+planner takes, :data:`~barsym.reasoning.spec.OWN_MODELS`, so a key no planner would read is refused
+instead of dropped unseen), and the command line is generated from the same fields
+(:mod:`barsym.commands.options`): one range, one default, one help. :func:`planner_options` decides
+which of them a planner is handed, as plain data for a run file.
 """
 
 from __future__ import annotations

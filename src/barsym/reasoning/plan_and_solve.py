@@ -25,6 +25,7 @@ from . import baseline_prompts as prompts
 from .baseline_loop import BaselinePlanner, BaselineTrace, StopReason, planner_context
 from .forward_plans import END
 from .plan_facts import PlanFacts
+from .spec import PlannerSpec
 
 MAX_SUBTASKS = 12
 SUBTASK_TOKENS = 8 * MAX_SUBTASKS + 4
@@ -80,6 +81,6 @@ class PlanAndSolvePlanner(BaselinePlanner):
         return read.steps
 
 
-def plan_and_solve_planner(kb: KnowledgeBase, **options) -> PlanAndSolvePlanner:
+def plan_and_solve_planner(kb: KnowledgeBase, spec: PlannerSpec) -> PlanAndSolvePlanner:
     """``plan-and-solve``: the LLM options apply."""
-    return PlanAndSolvePlanner(kb, **planner_context(kb, options))
+    return PlanAndSolvePlanner(kb, **planner_context(kb, spec))

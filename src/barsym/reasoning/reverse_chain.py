@@ -21,6 +21,7 @@ from ..sim import State
 from . import baseline_prompts as prompts
 from .baseline_loop import BaselinePlanner, BaselineTrace, StopReason, planner_context
 from .plan_facts import PlanFacts
+from .spec import PlannerSpec
 
 
 class ReverseChainPlanner(BaselinePlanner):
@@ -43,6 +44,6 @@ class ReverseChainPlanner(BaselinePlanner):
         return tuple(reversed(read.steps))
 
 
-def reverse_chain_planner(kb: KnowledgeBase, **options) -> ReverseChainPlanner:
+def reverse_chain_planner(kb: KnowledgeBase, spec: PlannerSpec) -> ReverseChainPlanner:
     """``reverse-chain``: the LLM options apply."""
-    return ReverseChainPlanner(kb, **planner_context(kb, options))
+    return ReverseChainPlanner(kb, **planner_context(kb, spec))

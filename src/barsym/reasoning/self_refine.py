@@ -36,6 +36,7 @@ from .baseline_loop import (
 )
 from .forward_plans import render_plan
 from .plan_facts import PlanFacts
+from .spec import PlannerSpec
 
 DEFAULT_ROUNDS = 3
 MAX_ROUNDS = 10
@@ -118,9 +119,9 @@ def context_for(rounds: int, facts: bool) -> int:
     return min(MAX_CONTEXT, max(2048, -(-needed // 512) * 512))
 
 
-def self_refine_planner(kb: KnowledgeBase, **options) -> SelfRefinePlanner:
+def self_refine_planner(kb: KnowledgeBase, spec: PlannerSpec) -> SelfRefinePlanner:
     """``self-refine``: option ``refine_rounds`` (0..10, default 3) and the LLM options."""
-    rounds = options.get("refine_rounds")
+    rounds = spec.baselines.refine_rounds
     rounds = DEFAULT_ROUNDS if rounds is None else rounds
-    context = planner_context(kb, options, context_for(rounds, options.get("facts", True)))
+    context = planner_context(kb, spec, context_for(rounds, spec.llm.facts))
     return SelfRefinePlanner(kb, rounds=rounds, **context)

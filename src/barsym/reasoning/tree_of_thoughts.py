@@ -36,6 +36,7 @@ from .baseline_loop import BaselinePlanner, BaselineTrace, StopReason, plain, pl
 from .deps_prompts import task_message
 from .forward_plans import END, parse_step
 from .plan_facts import PlanFacts
+from .spec import PlannerSpec
 
 DEFAULT_BREADTH = 3
 DEFAULT_BEAM = 2
@@ -187,11 +188,10 @@ def _last(branch: Branch) -> str:
     return str(branch.steps[-1]) if branch.steps else "(start)"
 
 
-def tot_planner(kb: KnowledgeBase, **options) -> TreeOfThoughtsPlanner:
+def tot_planner(kb: KnowledgeBase, spec: PlannerSpec) -> TreeOfThoughtsPlanner:
     """``tot``: options ``tot_breadth`` (1..8, default 3), ``tot_beam`` (1..8, default 2) and the LLM options."""
-    breadth = options.get("tot_breadth")
-    beam = options.get("tot_beam")
-    context = planner_context(kb, options, TOT_CONTEXT)
+    breadth, beam = spec.baselines.tot_breadth, spec.baselines.tot_beam
+    context = planner_context(kb, spec, TOT_CONTEXT)
     return TreeOfThoughtsPlanner(
         kb,
         breadth=DEFAULT_BREADTH if breadth is None else breadth,

@@ -1,0 +1,150 @@
+"""A planner as one typed, frozen value: what ``make_planner``'s keyword options, a run file's ``options`` and the
+command line all become before any planner is built.
+
+Why: the options used to travel as a dict that every factory read key by key, each with a default of its own, so
+a default was stated twice (in the option models and at the reader), a key a factory did not read went into a
+catch-all keyword parameter unseen, and the unknown-key check had to be kept apart from the readers. A
+:class:`PlannerSpec` is made once (:meth:`PlannerSpec.of`, which refuses a key the planner would not read in one
+line) and read by one factory (:func:`barsym.planner.registry.build`); each planner's factory takes the spec and
+reads typed fields. Plain data (:attr:`PlannerSpec.llm` ... :attr:`PlannerSpec.world_seed`) is kept apart from the
+objects a caller hands over (:class:`PlannerContext`: a backend, a progress callback, a graph), which are never
+written into a run file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..consistency.config import ConsistencyConfig
+from .options import BaselineOptions, DepsOptions, ForwardOptions, PlannerLLMOptions
+
+#: the keys of the consistency configuration a flat option mapping may hold (``seed`` is the model's too)
+CONFIG_KEYS = tuple(ConsistencyConfig.model_fields)
+#: each planner's own option models, beside the model's settings and state consistency's that every planner takes
+OWN_MODELS: dict[str, tuple[type[BaseModel], ...]] = {
+    "deps": (DepsOptions, ForwardOptions),
+    "cot": (ForwardOptions,),
+    "self-refine": (BaselineOptions,),
+    "tot": (BaselineOptions,),
+}
+#: the seed of DEPS' feedback runs (a caller's, not a command-line option)
+OWN_KEYS = {"deps": {"world_seed"}}
+
+
+@dataclasses.dataclass(frozen=True)
+class PlannerContext:
+    """What a caller hands a planner besides options: objects and context, never data for a run file.
+
+    ``log``: True for the default call log, False or None for none, or an open CallLog.
+    """
+
+    backend: Any = None
+    progress: Any = None
+    graph: Any = None
+    validator: Any = None
+    log: Any = True
+    command: str = ""
+    rules: Any = None
+    prefer: Any = None
+    max_goals: int | None = None
+
+
+CONTEXT_KEYS = frozenset(f.name for f in dataclasses.fields(PlannerContext)) | {"consistency"}
+
+
+class PlannerSpec(BaseModel):
+    """One planner: its name, the model's settings, state consistency and its own options, plus the context."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    planner: str
+    llm: PlannerLLMOptions = Field(default_factory=PlannerLLMOptions)
+    #: follow the planner with state consistency (``--consistency``; ``bar-sc`` always does)
+    consistency: bool = False
+    #: state consistency's configuration as given: its ``model_fields_set`` says what was set (see :meth:`repair`)
+    repair_config: ConsistencyConfig = Field(default_factory=ConsistencyConfig)
+    deps: DepsOptions = Field(default_factory=DepsOptions)
+    forward: ForwardOptions = Field(default_factory=ForwardOptions)
+    baselines: BaselineOptions = Field(default_factory=BaselineOptions)
+    world_seed: int = 0
+    context: PlannerContext = Field(default_factory=PlannerContext)
+
+    @classmethod
+    def of(cls, planner: str, keywords: Mapping[str, Any]) -> PlannerSpec:
+        """The spec flat keyword options describe (``make_planner``'s, a run file's); TypeError in one line for a key
+        the planner would not read."""
+        own = OWN_MODELS.get(planner, ())
+        known = {k for m in (PlannerLLMOptions, ConsistencyConfig, *own) for k in m.model_fields}
+        allowed = known | CONTEXT_KEYS | OWN_KEYS.get(planner, set())
+        unknown = sorted(set(keywords) - allowed)
+        if unknown:
+            raise TypeError(
+                f"the {planner} planner takes no option {', '.join(map(repr, unknown))}; its options are "
+                f"{', '.join(sorted(allowed))}"
+            )
+
+        def part(model: type[BaseModel]) -> dict:
+            return {k: keywords[k] for k in model.model_fields if k in keywords}
+
+        # None is "not set" for the consistency keys, as the command line hands them
+        config = {k: keywords[k] for k in CONFIG_KEYS if keywords.get(k) is not None}
+        context = {k: keywords[k] for k in keywords if k in CONTEXT_KEYS - {"consistency"}}
+        try:
+            return cls(
+                planner=planner,
+                llm=PlannerLLMOptions(**part(PlannerLLMOptions)),
+                consistency=bool(keywords.get("consistency")),
+                repair_config=ConsistencyConfig(**config),
+                deps=DepsOptions(**part(DepsOptions)) if DepsOptions in own else DepsOptions(),
+                forward=ForwardOptions(**part(ForwardOptions)) if ForwardOptions in own else ForwardOptions(),
+                baselines=BaselineOptions(**part(BaselineOptions)) if BaselineOptions in own else BaselineOptions(),
+                world_seed=keywords.get("world_seed", 0),
+                context=PlannerContext(**context),
+            )
+        except ValidationError as exc:  # one line naming the flag, as the command line says it
+            raise ValueError(one_line(exc)) from None
+
+    def repair(self, defaults: Mapping[str, Any] | None = None) -> ConsistencyConfig:
+        """State consistency's configuration: ``defaults`` (``bar-sc``'s) under what was set."""
+        given = self.repair_config
+        return ConsistencyConfig(**{**(defaults or {}), **given.model_dump(include=given.model_fields_set)})
+
+    def with_context(self, **changes: Any) -> PlannerSpec:
+        """The same spec with some of the context replaced (the backend a stand-in or a server gives)."""
+        return self.model_copy(update={"context": dataclasses.replace(self.context, **changes)})
+
+    @property
+    def rules(self):
+        return self.context.rules
+
+
+def one_line(exc: ValidationError) -> str:
+    """A bad option value as the line a user reads, naming its flag: ``--tot-breadth must be from 1 to 8, got 0``."""
+    error = exc.errors()[0]
+    if not error["loc"]:  # a check across fields (``--model`` with ``--llm-url``): its own words
+        return str(error["msg"]).removeprefix("Value error, ")
+    name = str(error["loc"][0])
+    field = next((m.model_fields[name] for m in MODELS if name in m.model_fields), None)
+    extra = field.json_schema_extra if field is not None and isinstance(field.json_schema_extra, dict) else {}
+    flag = str(extra.get("flag") or "--" + name.replace("_", "-"))
+    bounds = {
+        k: getattr(m, k) for m in (field.metadata if field else ()) for k in ("ge", "gt", "le", "lt") if hasattr(m, k)
+    }
+    low, high = bounds.get("ge", bounds.get("gt")), bounds.get("le", bounds.get("lt"))
+    if low is not None and high is not None and error["type"].startswith(("greater", "less")):
+        return f"{flag} must be from {low} to {high}, got {error.get('input')}"
+    return f"{flag}: {str(error['msg']).removeprefix('Value error, ')}, got {error.get('input')!r}"
+
+
+#: the models whose fields a flat option mapping holds, for :func:`one_line`
+MODELS: tuple[type[BaseModel], ...] = (
+    PlannerLLMOptions,
+    ConsistencyConfig,
+    DepsOptions,
+    ForwardOptions,
+    BaselineOptions,
+)
