@@ -13,7 +13,8 @@ import pytest
 
 from barsym.bar_io import read_plan
 from barsym.consistency import ConsistencyConfig
-from barsym.consistency.anchors import DEFAULT_SCORE_METHOD, SCORE_METHOD_KEY, ScoreMethod
+from barsym.consistency.anchors import SCORE_METHOD_KEY
+from barsym.consistency.config import DEFAULT_SCORE_METHOD, ScoreMethod
 from barsym.model import Plan, StepType
 from barsym.reasoning import model_consistency
 from barsym.reasoning.step_scorer import LLMStepScorer, default_method

@@ -7,7 +7,8 @@ import math
 import pytest
 
 from barsym.consistency import ConsistencyConfig
-from barsym.consistency.anchors import SCORE_METHOD_KEY, ScoreMethod
+from barsym.consistency.anchors import SCORE_METHOD_KEY
+from barsym.consistency.config import ScoreMethod
 from barsym.consistency.crosscheck import auc
 from barsym.kb import Rules
 from barsym.llm.fake import ScriptedLLM

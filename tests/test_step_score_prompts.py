@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from test_prompt_prefixes import check_golden
 
-from barsym.consistency.anchors import ScoreMethod
+from barsym.consistency.config import ScoreMethod
 from barsym.kb import Rules
 from barsym.llm.fake import ScriptedLLM
 from barsym.model import Goal, Step, StepType

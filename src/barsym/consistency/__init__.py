@@ -15,19 +15,19 @@ from typing import TYPE_CHECKING
 from ..lazy_names import lazy_names
 
 if TYPE_CHECKING:
-    from .anchors import DEFAULT_T, AnchorMethod, AnchorPair, ScoreSource, merge, sliding_window, step_scoring
-    from .config import DEFAULT_ROUNDS, ConsistencyConfig, RepairerKind
+    from .anchors import AnchorPair, merge, sliding_window, step_scoring
+    from .config import DEFAULT_K, DEFAULT_ROUNDS, DEFAULT_T, AnchorMethod, ConsistencyConfig, RepairerKind, ScoreSource
     from .repair import CannotRepair, StateConsistency, SymbolicRepairer
     from .results import Provenance, RepairResult, RoundRecord
-    from .scores import DEFAULT_K, FailureKind, StepFault, StepScore, combine, score_plan, simulator_scores
+    from .scores import FailureKind, StepFault, StepScore, combine, score_plan, simulator_scores
 
 #: loaded on first use, so that reading the options (ConsistencyConfig, for a command's arguments) does not
 #: load the repairer and the planner below it
 _LAZY = {
-    "DEFAULT_T": "anchors",
-    "AnchorMethod": "anchors",
+    "DEFAULT_T": "config",
+    "AnchorMethod": "config",
     "AnchorPair": "anchors",
-    "ScoreSource": "anchors",
+    "ScoreSource": "config",
     "merge": "anchors",
     "sliding_window": "anchors",
     "step_scoring": "anchors",
@@ -40,7 +40,7 @@ _LAZY = {
     "Provenance": "results",
     "RepairResult": "results",
     "RoundRecord": "results",
-    "DEFAULT_K": "scores",
+    "DEFAULT_K": "config",
     "FailureKind": "scores",
     "StepFault": "scores",
     "StepScore": "scores",

@@ -28,48 +28,11 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
 
-DEFAULT_T = 5
+# the methods' names and defaults (AnchorMethod, ScoreSource, ScoreMethod, t, k) live in config.py, which a
+# command's options read without loading the anchor choosers
+from .config import DEFAULT_T
 
-
-class AnchorMethod(str, Enum):
-    STEP_SCORING = "step-scoring"
-    SLIDING_WINDOW = "sliding-window"
-
-
-class ScoreSource(str, Enum):
-    """Which scores pick the step-scoring anchors; ``both`` is their minimum (see scores.combine)."""
-
-    SIMULATOR = "simulator"
-    LLM = "llm"
-    BOTH = "both"
-
-
-class ScoreMethod(str, Enum):
-    """How the model's score is read (:mod:`barsym.reasoning.step_scorer`): one generated digit, the
-    expected digit, or P(yes) to "can this step be done now?", with or without the state's facts
-    (``yes-state``: the facts alone, without the plan)."""
-
-    DIGIT = "digit"
-    EXPECTED = "expected"
-    YES = "yes"
-    YES_FACTS = "yes-facts"
-    YES_STATE = "yes-state"
-
-    @property
-    def needs_probabilities(self) -> bool:
-        return self is not ScoreMethod.DIGIT
-
-    @property
-    def needs_rules(self) -> bool:
-        """Whether the prompt shows facts from the rule book and the simulator."""
-        return self in (ScoreMethod.YES_FACTS, ScoreMethod.YES_STATE)
-
-
-#: what ``--scores llm`` / ``both`` read unless told otherwise or the model declares its own: the best
-#: for the embedded model on the labelled step set (bench/bench_step_scores.py, docs/step-scores.md)
-DEFAULT_SCORE_METHOD = ScoreMethod.EXPECTED
 #: the GGUF metadata key a model declares its step-score method under (``barsym distill`` writes the
 #: method it taught; a distilled scorer is read the way it was taught, by default)
 SCORE_METHOD_KEY = "barsym.step_score_method"

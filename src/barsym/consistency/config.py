@@ -11,10 +11,62 @@ from enum import Enum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .anchors import DEFAULT_SCORE_METHOD, DEFAULT_T, AnchorMethod, ScoreMethod, ScoreSource
-from .scores import DEFAULT_K
+__all__ = [
+    "DEFAULT_K",
+    "DEFAULT_ROUNDS",
+    "DEFAULT_SCORE_METHOD",
+    "DEFAULT_T",
+    "MAX_K",
+    "MAX_ROUNDS",
+    "AnchorMethod",
+    "ConsistencyConfig",
+    "RepairerKind",
+    "ScoreMethod",
+    "ScoreSource",
+]
 
-__all__ = ["DEFAULT_ROUNDS", "MAX_K", "MAX_ROUNDS", "ConsistencyConfig", "RepairerKind"]
+#: the largest number of anchors kept (k) by default
+DEFAULT_K = 3
+DEFAULT_T = 5
+
+
+class AnchorMethod(str, Enum):
+    STEP_SCORING = "step-scoring"
+    SLIDING_WINDOW = "sliding-window"
+
+
+class ScoreSource(str, Enum):
+    """Which scores pick the step-scoring anchors; ``both`` is their minimum (see scores.combine)."""
+
+    SIMULATOR = "simulator"
+    LLM = "llm"
+    BOTH = "both"
+
+
+class ScoreMethod(str, Enum):
+    """How the model's score is read (:mod:`barsym.reasoning.step_scorer`): one generated digit, the
+    expected digit, or P(yes) to "can this step be done now?", with or without the state's facts
+    (``yes-state``: the facts alone, without the plan)."""
+
+    DIGIT = "digit"
+    EXPECTED = "expected"
+    YES = "yes"
+    YES_FACTS = "yes-facts"
+    YES_STATE = "yes-state"
+
+    @property
+    def needs_probabilities(self) -> bool:
+        return self is not ScoreMethod.DIGIT
+
+    @property
+    def needs_rules(self) -> bool:
+        """Whether the prompt shows facts from the rule book and the simulator."""
+        return self in (ScoreMethod.YES_FACTS, ScoreMethod.YES_STATE)
+
+
+#: what ``--scores llm`` / ``both`` read unless told otherwise or the model declares its own: the best
+#: for the embedded model on the labelled step set (bench/bench_step_scores.py, docs/step-scores.md)
+DEFAULT_SCORE_METHOD = ScoreMethod.EXPECTED
 
 DEFAULT_ROUNDS = 3
 MAX_ROUNDS = 20

@@ -31,15 +31,8 @@ from ..planner.registry import graph_for
 from ..planner.stats import RepairStats
 from ..sim import State
 from ..validation import ValidationResult, Validator
-from .anchors import (
-    AnchorMethod,
-    AnchorPair,
-    ScoreSource,
-    merge,
-    sliding_window,
-    step_scoring,
-)
-from .config import ConsistencyConfig, RepairerKind
+from .anchors import AnchorPair, merge, sliding_window, step_scoring
+from .config import AnchorMethod, ConsistencyConfig, RepairerKind, ScoreSource
 from .durability import top_up_tools
 from .forward import SymbolicChooser, Window, WindowRepair, walk
 from .needs import NeedPlanner

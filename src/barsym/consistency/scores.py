@@ -50,10 +50,10 @@ from ..kb import Rules, UnknownItemError
 from ..model import Goal, Plan, Step
 from ..sim import Code, Failure, State
 from ..validation import ValidationResult, Validator
+from .config import DEFAULT_K  # defined with the other options' defaults; named here too
 
 MIN_SCORE, MAX_SCORE = 1, 10
 #: the paper's lookahead: a step is judged with the next k steps
-DEFAULT_K = 3
 
 
 class FailureKind(str, Enum):

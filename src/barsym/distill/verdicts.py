@@ -28,7 +28,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from ..consistency.anchors import ScoreMethod
+from ..consistency.config import ScoreMethod
 from ..consistency.faults import moved_before_needs, repair_faults
 from ..kb import Rules
 from ..llm import Completion, LLMBackend

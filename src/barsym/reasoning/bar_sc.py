@@ -19,8 +19,7 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from ..consistency.anchors import AnchorMethod, ScoreSource
-from ..consistency.config import ConsistencyConfig, RepairerKind
+from ..consistency.config import AnchorMethod, ConsistencyConfig, RepairerKind, ScoreSource
 from ..consistency.needs import NeedPlanner
 from ..consistency.repair import StateConsistency, SymbolicRepairer
 from ..consistency.results import Provenance, RepairResult

@@ -44,8 +44,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ..consistency.anchors import DEFAULT_SCORE_METHOD as DEFAULT_METHOD
-from ..consistency.anchors import SCORE_METHOD_KEY, ScoreMethod
+from ..consistency.anchors import SCORE_METHOD_KEY
+from ..consistency.config import DEFAULT_SCORE_METHOD as DEFAULT_METHOD
+from ..consistency.config import ScoreMethod
 from ..kb import Rules
 from ..llm import LLMBackend
 from ..model import Goal, Plan, Step, StepType
