@@ -327,7 +327,6 @@ def planner_context(kb: KnowledgeBase, spec: PlannerSpec, n_ctx: int | None = No
     from ..llm.stand_in import StandInLLM
     from ..planner.registry import graph_for, symbolic_planner
     from .backends import spec_backend
-    from .call_log import open_log
 
     llm, context = spec.llm, spec.context
     backend = spec_backend(spec, n_ctx=n_ctx)
@@ -338,7 +337,7 @@ def planner_context(kb: KnowledgeBase, spec: PlannerSpec, n_ctx: int | None = No
         "symbolic": symbolic_planner(kb, graph=graph),
         "seed": llm.seed,
         "temperature": llm.temperature,
-        "log": open_log() if context.log is True else (context.log or None),
+        "log": context.call_log(),
         "progress": context.progress,
         "command": context.command,
         "facts": llm.facts,

@@ -252,7 +252,6 @@ def cot_planner(kb: KnowledgeBase, spec: PlannerSpec) -> CotPlanner:
     """``cot``: forward chain-of-thought with the inventory after every step; the LLM options apply."""
     from ..planner.registry import graph_for, symbolic_planner
     from .backends import spec_backend
-    from .call_log import open_log
 
     llm, context = spec.llm, spec.context
     graph = context.graph or graph_for(kb)
@@ -263,7 +262,7 @@ def cot_planner(kb: KnowledgeBase, spec: PlannerSpec) -> CotPlanner:
         symbolic=symbolic_planner(kb, graph=graph),
         seed=llm.seed,
         temperature=llm.temperature,
-        log=open_log() if context.log is True else (context.log or None),
+        log=context.call_log(),
         progress=context.progress,
         command=context.command,
         facts=llm.facts,

@@ -307,7 +307,6 @@ def deps_planner(kb: KnowledgeBase, spec: PlannerSpec) -> DepsPlanner:
     and the LLM options."""
     from ..planner.registry import graph_for, symbolic_planner
     from .backends import spec_backend
-    from .call_log import open_log
 
     llm, context, own = spec.llm, spec.context, spec.deps
     rounds = DEFAULT_ROUNDS if own.deps_rounds is None else own.deps_rounds
@@ -322,7 +321,7 @@ def deps_planner(kb: KnowledgeBase, spec: PlannerSpec) -> DepsPlanner:
         seed=llm.seed,
         world_seed=spec.world_seed,
         temperature=llm.temperature,
-        log=open_log() if context.log is True else (context.log or None),
+        log=context.call_log(),
         progress=context.progress,
         command=context.command,
         symbolic=symbolic_planner(kb, graph=graph),

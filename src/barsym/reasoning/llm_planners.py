@@ -43,7 +43,6 @@ from ..sim import State
 # the shared backends moved to .backends (issue 36); their names stay importable from here
 from .backends import N_CTX, STATE_DIR, probe, settings_backend, shared_backend, spec_backend  # noqa: F401
 from .bar_decomposer import FALLBACK, LLMDecomposer
-from .call_log import open_log
 from .spec import PlannerSpec
 
 #: PlanningError kinds that say something about the goal, not about the answers:
@@ -151,7 +150,6 @@ def _planner(kb: KnowledgeBase, spec: PlannerSpec, *, name: str, verify: bool) -
     """BAR's loop with the model of ``spec`` decomposing; ``verify`` checks every answer and falls back."""
     llm, context = spec.llm, spec.context
     backend = spec_backend(spec)
-    log = context.log
     decomposer = LLMDecomposer(
         kb,
         backend,
@@ -165,7 +163,7 @@ def _planner(kb: KnowledgeBase, spec: PlannerSpec, *, name: str, verify: bool) -
         seed=llm.seed,
         progress=context.progress,
         facts=llm.facts,
-        log=open_log() if log is True else (log or None),
+        log=context.call_log(),
         rules=context.rules,
     )
     limits = {} if context.max_goals is None else {"max_goals": context.max_goals}

@@ -52,6 +52,14 @@ class PlannerContext:
     prefer: Any = None
     max_goals: int | None = None
 
+    def call_log(self):
+        """The call log the planner writes to: the default one (``barsym logs``) for True, else the given one or None."""
+        if self.log is True:
+            from .call_log import open_log
+
+            return open_log()
+        return self.log or None
+
 
 CONTEXT_KEYS = frozenset(f.name for f in dataclasses.fields(PlannerContext)) | {"consistency"}
 
