@@ -157,6 +157,23 @@ def test_copy_facts_writes_a_forward_plan_from_the_ordered_facts():
     assert ask("copy-facts", grammar, prompt) == "mine 1 logs\ncraft 4 planks\ncraft 1 crafting_table\ndone"
 
 
+def test_copy_facts_writes_a_backward_chain_where_the_example_does():
+    """Reverse Chain's worked example answers last step first, so the stand-in copies the facts that way too
+    (copied forward, the planner's reading back made BAR's table show reverse-chain[copy-facts] at Acc 3)."""
+    grammar = (
+        'root ::= (step "\\n")+ "done"\nstep ::= verb " " count " " item\nverb ::= "mine" | "craft"\n'
+        'count ::= [1-9] [0-9]?\nitem ::= "logs" | "planks" | "crafting_table" | "stick"'
+    )
+    facts = "Known, in the order a plan can use it:\n- mine 1 logs needs nothing\n- craft 4 planks needs 1 logs\n"
+    example = [{"role": "user", "content": "Goal: 4 planks\n" + facts}]
+    task = {"role": "user", "content": "Goal: 1 stick\n" + facts + "- craft 4 stick needs 2 planks"}
+    backward = [*example, {"role": "assistant", "content": "craft 4 planks\nmine 1 logs\ndone"}, task]
+    forward = [*example, {"role": "assistant", "content": "mine 1 logs\ncraft 4 planks\ndone"}, task]
+    stand_in = make_stand_in("copy-facts")
+    assert stand_in.complete(backward, grammar=grammar).text == "craft 4 stick\ncraft 4 planks\nmine 1 logs\ndone"
+    assert stand_in.complete(forward, grammar=grammar).text == "mine 1 logs\ncraft 4 planks\ncraft 4 stick\ndone"
+
+
 @pytest.mark.parametrize("item", ["golden_pickaxe", "diamond_pickaxe"])
 def test_deps_with_copy_facts_plans_the_long_tasks_too(kb, item):
     """A stand-in has no context window: DEPS' long dialogues are not cut as "context full" on its account

@@ -198,10 +198,12 @@ class _CopyFacts:
     a count is chosen by the item it is for.
     """
 
-    def __init__(self, prompt: str):
+    def __init__(self, prompt: str, backward: bool = False):
         self.candidates = facts_candidates(prompt)
         self.segments = _segments(self.candidates)
         self.lines = facts_plan_lines(prompt)  # DEPS' and CoT's facts: the plan's steps in order
+        if backward:  # the worked example wrote its plan last step first (a backward chain): copy the same way
+            self.lines.reverse()
 
     def __call__(self, text: str, options: list, state: GrammarState, rng: random.Random) -> str | None:
         if self.lines and not self.candidates:
@@ -277,6 +279,21 @@ def _last_facts_prompt(messages: list[dict[str, str]]) -> str:
     return users[-1] if users else ""
 
 
+def _example_backward(messages: list[dict[str, str]]) -> bool:
+    """Whether the first worked example answers its facts' plan last step first (Reverse Chain's chain).
+
+    The stand-in copies the facts the way the prompt's own example copied them: a
+    forward planner's example lists the facts' steps in order, a backward chain's
+    example from the goal's step back to the first one.
+    """
+    for asked, answered in zip(messages, messages[1:]):
+        if asked.get("role") == "user" and answered.get("role") == "assistant" and _PLAN_FACTS in asked["content"]:
+            lines = facts_plan_lines(asked["content"])
+            reply = [line.split(";")[0].strip() for line in answered["content"].splitlines() if line.strip()]
+            return len(lines) > 1 and bool(reply) and reply[0] == lines[-1] and reply[0] != lines[0]
+    return False
+
+
 #: the context a stand-in declares: larger than any prompt barsym writes (it has no window)
 UNBOUNDED_CONTEXT = 1 << 20
 
@@ -324,7 +341,7 @@ class StandInLLM(LLMBackend):
         prompt = _last_facts_prompt(messages)
         chooser: Chooser = {"first": choose_first, "random": choose_random, "largest": choose_largest}.get(
             self.name
-        ) or _CopyFacts(prompt)
+        ) or _CopyFacts(prompt, backward=_example_backward(messages))
         key = json.dumps(messages, sort_keys=True).encode("utf-8")
         rng = random.Random(zlib.crc32(key) ^ (seed * 2654435761 % 2**32))
         text, finish, choices = self._walk(self._compiled(grammar).start(), chooser, rng, max_tokens * CHARS_PER_TOKEN)
