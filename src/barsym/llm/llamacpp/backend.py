@@ -85,8 +85,10 @@ DECODERS = ("spans", "tokens")
 #: the llama-cpp-python releases barsym is tested with (pyproject.toml pins the same)
 SUPPORTED_VERSIONS = ("0.3.36",)
 UNTESTED_ENV = "BARSYM_UNTESTED_LLAMA_CPP"
-#: the text whose next-token logits must move when an adapter is applied (a chat turn in barsym's notation)
-ADAPTER_PROBE = "<|im_start|>user\nGoal: 1 stone_pickaxe<|im_end|>\n<|im_start|>assistant\n"
+#: the text whose next-token logits must move when an adapter is applied: the start of an assistant turn, 4 tokens
+#: (a LoRA on every block's projections moves the logits at any position; the probe is evaluated twice at each
+#: model load, so it is kept short: 18 tokens took 0.2-0.4 s of every `barsym plan`)
+ADAPTER_PROBE = "<|im_start|>assistant\n"
 ADAPTER_MIN_CHANGE = 1e-4
 
 
