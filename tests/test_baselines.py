@@ -110,6 +110,30 @@ def test_self_refine_keeps_its_plan_when_the_backend_goes_down(kb):
     assert result.stats.llm.backend_errors == 2
 
 
+def test_a_plan_stops_at_its_deadline_and_says_so(kb):
+    """No call starts once the plan's time is up (a model that answers each call in 50 s, a deadline of 120 s):
+    self-refine keeps the plan it has and its trace says the deadline ended it, not the method."""
+    p, backend = planner(kb, "self-refine", [NO_TABLE, WHY, GOOD, "correct"], deadline=120)
+    now = [0.0]
+    answer = backend.complete
+
+    def slow(*args, **kwargs):
+        now[0] += 50.0
+        return answer(*args, **kwargs)
+
+    backend.complete, p.clock = slow, lambda: now[0]
+    result = p.plan(GOAL)
+    assert len(backend.calls) == 3 and texts(result) == STEPS  # plan, feedback, refined plan; no second check
+    assert result.trace.stopped is StopReason.DEADLINE and not result.trace.complete
+    assert "deadline of 120 s" in result.trace.problem and result.stats.baseline.stopped == "deadline"
+
+
+def test_the_baselines_take_the_deadline_option_and_default_to_two_minutes(kb):
+    for name in ("reverse-chain", "self-refine", "tot", "plan-and-solve"):
+        assert planner(kb, name, [])[0].deadline == 120.0
+        assert planner(kb, name, [], deadline=7)[0].deadline == 7
+
+
 # ---- tot ------------------------------------------------------------------------------------------------------
 
 

@@ -40,6 +40,7 @@ from .forward_plans import (
     forward_result,
     parse_plan_text,
 )
+from .loop_limits import BASELINE_DEADLINE, Deadline
 from .model_calls import CUT_OFF, ModelCaller
 from .plan_facts import PlanFacts
 from .progress import Phase, Progress, ProgressEvent
@@ -55,6 +56,7 @@ class StopReason(str, Enum):
     DEPTH_USED = "depth_used"  # tot: the tree reached its depth with no complete plan kept
     UNFINISHED = "unfinished"  # a one-reply method whose reply never reached ``done``
     CONTEXT_FULL = "context_full"  # the next prompt does not fit the model's context
+    DEADLINE = "deadline"  # the plan's time (--deadline) ran out before the method reached its end
     BACKEND_DOWN = "backend_down"  # the model stopped answering
 
 
@@ -163,13 +165,14 @@ class BaselineCalls:
         if self.progress is not None:
             self.progress(ProgressEvent(Phase.GOAL, f"{self.label}: {what}", step, of, self.caller.stats))
 
-    def ask(self, messages: list[dict[str, str]], grammar: str, max_tokens: int):
+    def ask(self, messages: list[dict[str, str]], grammar: str, max_tokens: int, until: float | None = None):
         """The :class:`~.model_calls.Asked` reply, or None when the backend failed (:attr:`down` says whether for
-        good). The caller logs it once it knows what it made of it (:meth:`log_plan`, :meth:`log_text`)."""
+        good). The caller logs it once it knows what it made of it (:meth:`log_plan`, :meth:`log_text`). A reply
+        still being written at ``until`` (:func:`time.monotonic`) ends there."""
         self.attempt += 1
         self.caller.max_tokens = max_tokens
         try:
-            asked = self.caller.ask(messages, grammar, self.temperature)
+            asked = self.caller.ask(messages, grammar, self.temperature, until=until)
         except LLMError as exc:
             self.caller.failed(exc)
             self.caller.record(
@@ -207,8 +210,12 @@ class BaselinePlanner:
         name: str = "",
         facts: bool = True,
         n_ctx: int | None = None,
+        deadline: float | None = BASELINE_DEADLINE,
+        clock=None,
     ):
         self.kb, self.name = kb, name or self.method
+        self.deadline, self.clock = deadline, clock  # seconds one plan may take; the clock is a test's to drive
+        self._deadline = Deadline(None)
         self.facts = PlanFacts(symbolic) if facts else None
         self.vocab = Vocabulary(kb, graph)
         self.plan_grammar = self.vocab.plan_grammar()
@@ -246,6 +253,7 @@ class BaselinePlanner:
         started = time.perf_counter()
         stats = self.calls.start(goal)
         trace = BaselineTrace(self.method, self.budget())
+        self._deadline = Deadline(self.deadline, *([self.clock] if self.clock else []))
         steps = self.run(goal, start or State(), trace)
         return baseline_result(self.kb, goal, start, self.name, steps, trace, stats, started)
 
@@ -253,15 +261,20 @@ class BaselinePlanner:
         return ContextBudget(self.n_ctx, reply_tokens, self.counter).fits(messages)
 
     def ask(self, messages, grammar: str, max_tokens: int, trace: BaselineTrace):
-        """The reply (a failed call is asked once more), or None with ``trace`` stopped (context, backend)."""
+        """The reply (a failed call is asked once more), or None with ``trace`` stopped (context, backend,
+        deadline: no call starts once the plan's time is up, and a reply is capped to the tokens that fit in it)."""
         if not self.fits(messages, max_tokens):
             trace.stopped = StopReason.CONTEXT_FULL
+            return None
+        max_tokens = self._deadline.tokens(max_tokens, self.calls.caller.stats)
+        if max_tokens == 0:
+            trace.stopped, trace.problem = StopReason.DEADLINE, self._deadline.describe()
             return None
         for _ in range(2):
             if self.calls.down:
                 trace.stopped, trace.problem = StopReason.BACKEND_DOWN, self.calls.down
                 return None
-            asked = self.calls.ask(messages, grammar, max_tokens)
+            asked = self.calls.ask(messages, grammar, max_tokens, self._deadline.until())
             if asked is not None:
                 return asked
         trace.stopped, trace.problem = StopReason.BACKEND_DOWN, self.calls.down or "the backend failed twice"
@@ -341,6 +354,7 @@ def planner_context(kb: KnowledgeBase, spec: PlannerSpec, n_ctx: int | None = No
         "progress": context.progress,
         "command": context.command,
         "facts": llm.facts,
+        "deadline": spec.forward.deadline or BASELINE_DEADLINE,
         # a stand-in has no context of its own: its prompts are held to the one the model would be loaded with
         "n_ctx": n_ctx if isinstance(backend, StandInLLM) else None,
     }

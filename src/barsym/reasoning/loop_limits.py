@@ -28,11 +28,15 @@ from collections.abc import Callable, Sequence
 from ..model import Step
 from ..planner.stats import LLMStats
 
-__all__ = ["DEFAULT_DEADLINE", "MIN_TOKENS", "REPEAT_RUN", "Deadline", "repeated_run"]
+__all__ = ["BASELINE_DEADLINE", "DEFAULT_DEADLINE", "MIN_TOKENS", "REPEAT_RUN", "Deadline", "repeated_run"]
 
 #: seconds a deps or cot plan may take by default: DEPS' five rounds fit when the model answers well, and a
 #: model that loops is cut off well within a minute on a busy 2-core machine
 DEFAULT_DEADLINE = 45.0
+#: seconds a plan of the four added baselines may take by default (reverse-chain, self-refine, tot,
+#: plan-and-solve): their loops ask more (tot: a proposal and a rating per kept branch and depth), so a model
+#: that answers well is given more time; one that loops to every reply's length limit is still cut off
+BASELINE_DEADLINE = 120.0
 REPEAT_RUN = 3
 MIN_TOKENS = 16  # a call that may not write even a step or two is not started
 SAFETY = 0.8  # the share of the time left that a capped reply may take at the measured rate

@@ -17,7 +17,7 @@ from ..consistency.config import ConsistencyConfig
 from ..llm.settings import ModelSettings
 from ..planner.registry import FORWARD_PLANNERS, LLM_PLANNERS
 from ..planner.selector import SELECTORS
-from .loop_limits import DEFAULT_DEADLINE
+from .loop_limits import BASELINE_DEADLINE, DEFAULT_DEADLINE
 
 MAX_RETRIES = 20
 #: how BAR's decomposer asks (defined here, with the options, so that reading the options -- every
@@ -101,8 +101,9 @@ class ForwardOptions(BaseModel):
         gt=0,
         le=86400,
         allow_inf_nan=False,
-        description="deps, cot: seconds one plan may take; no model call starts after it and each reply is "
-        f"capped to the time left (default {DEFAULT_DEADLINE:g})",
+        description="deps, cot and the four added baselines: seconds one plan may take; no model call starts after "
+        f"it and each reply is capped to the time left (default {DEFAULT_DEADLINE:g} for deps and cot, "
+        f"{BASELINE_DEADLINE:g} for reverse-chain, self-refine, tot and plan-and-solve)",
         json_schema_extra={"metavar": "S"},
     )
 

@@ -28,8 +28,10 @@ CONFIG_KEYS = tuple(ConsistencyConfig.model_fields)
 OWN_MODELS: dict[str, tuple[type[BaseModel], ...]] = {
     "deps": (DepsOptions, ForwardOptions),
     "cot": (ForwardOptions,),
-    "self-refine": (BaselineOptions,),
-    "tot": (BaselineOptions,),
+    "self-refine": (BaselineOptions, ForwardOptions),
+    "tot": (BaselineOptions, ForwardOptions),
+    "reverse-chain": (ForwardOptions,),
+    "plan-and-solve": (ForwardOptions,),
 }
 #: the seed of DEPS' feedback runs (a caller's, not a command-line option)
 OWN_KEYS = {"deps": {"world_seed"}}
