@@ -354,3 +354,23 @@ def test_a_run_file_that_cannot_be_written_is_refused_before_any_task(capsys, tm
     target = folder / "run.jsonl"
     code, out, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "1", "--run", target)
     assert code == 2 and out == "" and f"--run {target}: cannot write there" in err and not target.exists()
+
+
+def test_a_run_of_a_bundled_set_resumes_after_barsym_moved(capsys, tmp_path):
+    """The bundled set's folder moves with every reinstall or checkout; a run of ``--dataset bar`` resumes by the
+    set's name. A folder of the user's own that moved is another data set, and is still refused."""
+    run_file = tmp_path / "run.jsonl"
+    base = ["eval", "--dataset", "bar", "--planner", "symbolic", "--quiet", "--limit", "2", "--run", run_file]
+    assert run(capsys, *base)[0] == 0
+    lines = run_file.read_text().splitlines()
+    header = json.loads(lines[0])
+    assert header["dataset_name"] == "bar"
+    header["dataset"] = "/elsewhere/site-packages/barsym/datasets/bar"  # the same set, installed elsewhere
+    run_file.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    code, out, err = run(capsys, *base)
+    assert code == 0, err
+    assert len(run_file.read_text().splitlines()) == len(lines)  # nothing planned again
+    header["dataset"], header["dataset_name"] = "/elsewhere/mine", "/elsewhere/mine"
+    run_file.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    code, out, err = run(capsys, *base)
+    assert code == 2 and "other settings" in err

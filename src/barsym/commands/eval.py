@@ -138,7 +138,7 @@ def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
     specs = [spec] + [_repeat_spec(spec, number) for number in range(2, scale.repeats + 1)]
     if scale.run_file is not None:  # a file that cannot be resumed is refused before the model loads
         for number, each in enumerate(specs, start=1):
-            header = run_header(each, str(dataset_path.resolve()), args.dialect, len(tasks))
+            header = run_header(each, str(dataset_path.resolve()), args.dialect, len(tasks), args.dataset)
             check_resumable(repeat_path(scale.run_file, number), header)
     if scale.repeats > 1 and (read_model(args, MemoryOptions).path is not None or plancraft):
         raise UsageError("--repeats works with tech-tree task sets without --memory (each run would change the memory)")

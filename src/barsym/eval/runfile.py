@@ -24,6 +24,7 @@ import stat
 from pathlib import Path
 
 from ..bar_io import read_input
+from ..datasets import bundled
 from ..private_files import unwritable
 from ..redact import hide_secrets
 
@@ -204,8 +205,14 @@ UNSCORED_OPTIONS = ("threads", "timeout")
 
 
 def _comparable(header: dict) -> dict:
-    """What must agree to resume: planner, options, rules, world, data set (not when or how it ran)."""
+    """What must agree to resume: planner, options, rules, world, data set (not when or how it ran).
+
+    A bundled task set is the set of that name wherever barsym is installed: its folder (``dataset``) moves
+    with every reinstall or checkout, so a run of ``--dataset bar`` resumes by the name, not the path."""
     out = {k: header.get(k) for k in ("planner", "spec", "dataset", "dialect")}
+    name = header.get("dataset_name")
+    if isinstance(name, str) and bundled(name) is not None and Path(str(out["dataset"])).name == name:
+        out["dataset"] = f"bundled:{name}"
     if isinstance(out["spec"], dict):
         options = {k: v for k, v in (out["spec"].get("options") or {}).items() if k not in UNSCORED_OPTIONS}
         out["spec"] = {**out["spec"], "options": options}
