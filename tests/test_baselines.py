@@ -21,6 +21,7 @@ from barsym.reasoning import baseline_prompts as prompts
 from barsym.reasoning.baseline_loop import StopReason
 from barsym.reasoning.plan_and_solve import subtask_grammar
 from barsym.reasoning.tree_of_thoughts import propose_grammar
+from cli_run import run
 
 GOAL = Goal(item="wooden_pickaxe", count=1)
 STEPS = ["mine 3 logs", "craft 9 planks", "craft 2 stick", "craft 1 crafting_table", "craft 1 wooden_pickaxe"]
@@ -359,3 +360,10 @@ def test_a_server_that_never_answers_costs_two_timeouts_and_one_line(capsys, nam
     said = "".join(line for line in err.splitlines(keepends=True) if "warning: through the server" not in line)
     assert code == 1 and out == "" and one_line(said) and "LLM backend failed" in said, err  # past the server's line
     assert server.posts == 2
+
+
+@pytest.mark.parametrize("name", ["reverse-chain", "self-refine", "plan-and-solve"])
+def test_the_deadline_option_reaches_the_baselines_from_the_command_line(capsys, name):
+    code, out, err = run(capsys, "plan", "stick", "--planner", name, "--llm-stand-in", "copy-facts", "--deadline", "30")
+    assert code == 0, err
+    assert f"planner {name}[copy-facts]" in out

@@ -137,6 +137,9 @@ class BaselineOptions(BaseModel):
     )
 
 
+#: the planners that take --deadline (ForwardOptions): the forward planners, whose model writes whole plans
+TIMED_PLANNERS = ("deps", "cot", "reverse-chain", "self-refine", "tot", "plan-and-solve")
+
 #: which planner each of BaselineOptions' fields belongs to
 BASELINE_OWNERS = {"refine_rounds": "self-refine", "tot_breadth": "tot", "tot_beam": "tot"}
 
@@ -168,8 +171,10 @@ def planner_options(
         extra["consistency"] = True
     chosen, ignored = deps.model_dump(include=deps.model_fields_set, exclude_none=True), None
     timed = forward.model_dump(include=forward.model_fields_set, exclude_none=True) if forward is not None else {}
-    if timed and name not in ("deps", "cot"):
-        raise ValueError("--deadline applies to --planner deps and cot only")
+    if timed and name not in TIMED_PLANNERS:
+        raise ValueError(
+            f"--deadline applies to --planner {', '.join(TIMED_PLANNERS[:-1])} and {TIMED_PLANNERS[-1]} only"
+        )
     extra.update(timed)
     if name == "deps":
         extra.update(chosen)
