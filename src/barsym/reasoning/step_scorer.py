@@ -50,8 +50,9 @@ from ..consistency.config import ScoreMethod
 from ..kb import Rules
 from ..llm import LLMBackend
 from ..model import Goal, Plan, Step, StepType
+from ..planner.stats import LLMStats
 from ..validation import Validator
-from .short_calls import LLMUse, ShortCalls
+from .model_calls import ModelGateway
 
 __all__ = [
     "DEFAULT_METHOD",
@@ -190,9 +191,9 @@ class LLMStepScorer:
             raise ValueError(f"the {self.method.value} step scores need the rule book (rules=...)")
         self.rules = rules
         self.validator = Validator(rules.kb, rules) if rules is not None else None
-        self.use = LLMUse()
-        self.calls = ShortCalls(
-            backend, self.use, seed=seed, temperature=temperature, max_failures=max_failures, log=log
+        self.stats = LLMStats()  # every call of this scorer, and the scores replayed from its cache
+        self.calls = ModelGateway(
+            backend, seed=seed, temperature=temperature, max_failures=max_failures, log=log, stats=self.stats
         )
         self._cache: dict[tuple, tuple[list[float | None], int, float]] = {}
 
@@ -248,12 +249,12 @@ class LLMStepScorer:
         key = (goal.item, goal.count, steps)
         if key in self._cache and self.temperature == 0:
             scores, calls, seconds = self._cache[key]
-            self.use.replayed_calls += calls
-            self.use.replayed_seconds += seconds
+            self.stats.reused_replies += calls
+            self.stats.reused_seconds += seconds
             return list(scores)
-        calls, seconds = self.use.calls, self.use.seconds
+        calls, seconds = self.stats.llm_calls, self.stats.llm_seconds
         scores = [self.step(goal, steps, i) for i in range(1, len(steps) + 1)]
-        self._cache[key] = (scores, self.use.calls - calls, self.use.seconds - seconds)
+        self._cache[key] = (scores, self.stats.llm_calls - calls, self.stats.llm_seconds - seconds)
         return list(scores)
 
     def score(self, plan: Sequence[Step], goal: Goal) -> list[int | None]:
