@@ -7,12 +7,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from barsym.llm import BackendTimeoutError, Completion, ScriptedLLM
+from barsym.llm import BackendTimeoutError, Completion, LLMOptions, ScriptedLLM
 from barsym.model import Goal, Step, StepType
 from barsym.planner import PlanContext, SymbolicDecomposer, layer_goal, make_planner
-from barsym.planner.registry import graph_for
+from barsym.planner.registry import graph_for, symbolic_planner
 from barsym.planner.stats import LLMStats, PlanStats
 from barsym.reasoning.call_log import CallLog
+from barsym.reasoning.deps import DepsPlanner
 from barsym.reasoning.prompts import EXAMPLE_ROOT
 from barsym.reasoning.prose import ProseParser
 from barsym.reasoning.reply_grammar import render_reply
@@ -102,3 +103,22 @@ def test_a_failed_short_call_is_counted_as_a_call_and_an_error_and_logged(tmp_pa
     stats = scorer.stats
     assert (stats.llm_calls, stats.backend_errors, len(stats.problems)) == (2, 2, 2) and scorer.down
     assert [r.verdict for r in log.recent(None)] == ["backend-error", "backend-error"]
+
+
+def test_every_call_of_a_deps_plan_is_a_row_of_the_call_log(kb, tmp_path):
+    """DEPS' explanations are logged as its plans are (they were the one kind of call the log left out)."""
+    no_table = "mine 3 logs\ncraft 9 planks\ncraft 2 stick\ncraft 1 wooden_pickaxe\ndone"
+    good = "mine 3 logs\ncraft 9 planks\ncraft 2 stick\ncraft 1 crafting_table\ncraft 1 wooden_pickaxe\ndone"
+    why = "Crafting a wooden_pickaxe needs a crafting_table."
+    log = CallLog(tmp_path / "logs.db")
+    backend = ScriptedLLM([no_table, why, good], LLMOptions(n_ctx=4096))
+    graph = graph_for(kb)
+    planner = DepsPlanner(
+        kb, backend, graph=graph, world="deterministic", symbolic=symbolic_planner(kb, graph=graph), log=log
+    )
+    result = planner.plan(Goal(item="wooden_pickaxe"))
+    rows = log.recent(None)
+    assert [r.reply for r in rows] == [no_table, why, good] and len(backend.calls) == 3
+    assert [r.grammar for r in rows] == [c.grammar for c in backend.calls]
+    assert [r.verdict for r in rows] == ["accepted"] * 3
+    assert result.stats.llm.llm_calls == 3  # plans and explanation, one counters type

@@ -123,6 +123,7 @@ class DepsPlanner:
         self.planner_calls = ModelGateway(
             backend, self.prefix, seed=seed, max_tokens=PLAN_TOKENS, log=log, progress=progress
         )
+        # the explanations' own length; logged through planner_calls, as their failures are (one log per plan)
         self.explainer = ModelGateway(backend, self.prefix, seed=seed, max_tokens=EXPLAIN_TOKENS, log=None)
         counter = getattr(backend, "tokenize_count", None)
         n_ctx = n_ctx or backend.options.n_ctx
@@ -269,6 +270,9 @@ class DepsPlanner:
         asked = self._ask(self.explainer, messages, prompts.EXPLANATION_GRAMMAR, label, number + 1, deadline, tokens)
         if asked is None:
             return None
+        self.planner_calls.record(  # the one log: an explanation is a call as a plan is
+            label, number + 1, messages, prompts.EXPLANATION_GRAMMAR, asked, Verdict.ACCEPTED, [], self.temperature
+        )
         text = asked.text.replace(CUT_OFF, "").strip()
         return " ".join(text.split()) or None
 
