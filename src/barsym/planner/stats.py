@@ -36,9 +36,11 @@ def _known(cls, data: dict) -> dict:
 
 @dataclass
 class LLMStats:
-    """The model's counters, the one type every model call is counted in (:class:`~barsym.reasoning.model_calls.
-    ModelGateway`): per plan for an LLM decomposer or forward planner, per process for the step scorer, the forward
-    repairer and ``barsym parse``; every int field but the max is summed."""
+    """The model's counters: the one type every model call is counted in (by the gateway, ``reasoning.model_calls``).
+
+    Per plan for an LLM decomposer or forward planner; per scorer, repairer or parse for the step scorer, the
+    forward repairer and ``barsym parse``. Every int field but the max is summed.
+    """
 
     goals: int = 0  # goals this decomposer was asked about
     context_answers: int = 0

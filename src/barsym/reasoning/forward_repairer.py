@@ -58,13 +58,13 @@ class LLMChooser:
         log=True,
     ):
         self.kb, self.backend, self.stats = kb, backend, stats
-        self.calls = ModelGateway(
+        self.gateway = ModelGateway(
             backend, seed=seed, temperature=temperature, max_failures=max_failures, log=log, stats=stats
         )
 
     @property
     def down(self) -> str | None:
-        return self.calls.down
+        return self.gateway.down
 
     def messages(self, window: Window, walk: WalkState, options: Sequence[Candidate]) -> list[dict[str, str]]:
         pair, plan = window.pair, window.plan
@@ -97,7 +97,7 @@ class LLMChooser:
         texts = [candidates[i].text for i in options]
         grammar = "root ::= " + " | ".join(gbnf_literal(t) for t in texts) + "\n"
         about = f"repair steps {window.pair.start}-{window.pair.end - 1} of {window.task.count} {window.task.item}"
-        text = self.calls.ask(
+        text = self.gateway.ask(
             self.messages(window, walk, [candidates[i] for i in options]), grammar, 24, about, lambda t: t in texts
         )
         return None if text is None else options[texts.index(text)]

@@ -319,7 +319,7 @@ class ProseParser:
     # ---- the whole text ----------------------------------------------------------------
     def parse(self, text: str) -> ParsedPlan:
         out = ParsedPlan()
-        calls = ModelGateway(self.backend, seed=self.seed, max_failures=1, log=self.log or None, stats=out.stats)
+        gateway = ModelGateway(self.backend, seed=self.seed, max_failures=1, log=self.log or None, stats=out.stats)
         open_counts: list[int] = []
         clauses = [self.clause(source) for source in split_clauses(text)]
         # a clause with no name near it is guessed only inside a text that reads as a plan somewhere else
@@ -330,9 +330,9 @@ class ProseParser:
                 out.skipped.append(source)
                 continue
             messages = self.prefix + [{"role": "user", "content": self.question(clause)}]
-            reply = calls.ask(messages, self.grammar(clause), 32, f"parse: {clause.shown}", lambda text: True)
+            reply = gateway.ask(messages, self.grammar(clause), 32, f"parse: {clause.shown}", lambda text: True)
             if reply is None:  # the model failed: the command says so in one line, no half-parsed plan
-                raise calls.last_error or LLMError(calls.down or "the model gave no reply")
+                raise gateway.last_error or LLMError(gateway.down or "the model gave no reply")
             step = self._step(reply.splitlines()[0] if reply else "")
             if step is None:
                 out.skipped.append(source)

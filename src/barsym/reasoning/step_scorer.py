@@ -192,7 +192,7 @@ class LLMStepScorer:
         self.rules = rules
         self.validator = Validator(rules.kb, rules) if rules is not None else None
         self.stats = LLMStats()  # every call of this scorer, and the scores replayed from its cache
-        self.calls = ModelGateway(
+        self.gateway = ModelGateway(
             backend, seed=seed, temperature=temperature, max_failures=max_failures, log=log, stats=self.stats
         )
         self._cache: dict[tuple, tuple[list[float | None], int, float]] = {}
@@ -263,7 +263,7 @@ class LLMStepScorer:
 
     @property
     def down(self) -> str | None:
-        return self.calls.down
+        return self.gateway.down
 
     def step(self, goal: Goal, steps: tuple[Step, ...], number: int) -> float | None:
         """Step ``number``'s raw score (one model call, not cached)."""
@@ -272,12 +272,12 @@ class LLMStepScorer:
             "" if self.method is ScoreMethod.DIGIT else f" ({self.method.value})"
         )
         if self.method is ScoreMethod.DIGIT:
-            text = self.calls.ask(messages, SCORE_GRAMMAR, 3, about, lambda t: parse_score(t) is not None)
+            text = self.gateway.ask(messages, SCORE_GRAMMAR, 3, about, lambda t: parse_score(t) is not None)
             return None if text is None else float(parse_score(text) or 0)
         if self.method is ScoreMethod.EXPECTED:
-            found = self.calls.weigh(messages, DIGITS, about)
+            found = self.gateway.weigh(messages, DIGITS, about)
             return None if found is None else expected_digit(found)
-        found = self.calls.weigh(messages, [*YES, *NO], about)
+        found = self.gateway.weigh(messages, [*YES, *NO], about)
         return None if found is None else 1.0 + 9.0 * yes_share(found[: len(YES)], found[len(YES) :])
 
 
