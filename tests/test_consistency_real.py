@@ -35,10 +35,10 @@ def test_real_scores_are_one_to_ten_and_the_prefix_is_cached(backend):
     scorer = LLMStepScorer(backend)
     scores = scorer.score(PLAN.steps, PLAN.default_goal())
     assert len(scores) == len(PLAN) and all(isinstance(s, int) and 1 <= s <= 10 for s in scores)
-    use = scorer.use
-    assert use.calls == len(PLAN) and use.unreadable == 0 and use.completion_tokens <= 2 * len(PLAN)
+    stats = scorer.stats
+    assert stats.llm_calls == len(PLAN) and stats.unreadable == 0 and stats.completion_tokens <= 2 * len(PLAN)
     # about one prompt plus short completions: after the first call only the step's own line is new
-    assert use.evaluated_prompt_tokens < use.prompt_tokens / 3
+    assert stats.evaluated_prompt_tokens < stats.prompt_tokens / 3
 
 
 def test_the_taught_model_declares_the_score_method_it_was_taught_and_reads_it(backend):

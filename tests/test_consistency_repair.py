@@ -141,7 +141,7 @@ def test_llm_scores_use_bar_wording_a_grammar_and_one_prefix():
     assert all(p.startswith(prefix) for p in prompts) and "Task: obtain 1 stone_axe." in prefix
     assert [p.rsplit("\n", 1)[-1] for p in prompts] == [f"Rate step {i + 1}: {s}" for i, s in enumerate(plan)]
     assert scorer.score(plan, Goal(item="stone_axe")) == [9, 2, 10] and len(llm.calls) == 3  # cached
-    assert scorer.use.replayed_calls == 3
+    assert scorer.stats.reused_replies == 3 and scorer.stats.llm_calls == 3
 
 
 def test_llm_scores_survive_a_failing_backend():

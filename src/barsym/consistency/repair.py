@@ -39,6 +39,9 @@ from .needs import NeedPlanner
 from .results import Provenance, RepairResult, RoundRecord
 from .scores import StepScore, combine, simulator_scores
 
+#: the model's counters a repair reports the change of (:meth:`StateConsistency._stats`)
+USE_KEYS = ("llm_calls", "reused_replies", "graph_forced", "evaluated_prompt_tokens", "reused_seconds")
+
 
 class CannotRepair(ValueError):
     """The plan's goal cannot be had at all (nothing in the overworld makes it), so no repair can reach it."""
@@ -199,12 +202,13 @@ class StateConsistency:
             raise CannotRepair(reach.reason)
 
     def llm_use(self) -> dict:
-        """What the model cost so far in this process (scoring and repair), as counters."""
+        """What the model cost so far in this process (scoring and repair): each part's counters
+        (:class:`~barsym.planner.stats.LLMStats`, the one type every model call is counted in)."""
         out: dict = {}
         for part, name in ((self.scorer, "scoring"), (self.llm_repairer, "repair")):
-            use = getattr(part, "use", None)
-            if use is not None:
-                out[name] = use.to_dict()
+            stats = getattr(part, "stats", None)
+            if stats is not None:
+                out[name] = {key: getattr(stats, key) for key in USE_KEYS}
         return out
 
     def _stats(self, result: RepairResult, used_before: dict) -> RepairStats:
@@ -231,12 +235,12 @@ class StateConsistency:
                 return use[key] - before.get(key, 0)
 
             # scores replayed from the cache count as the calls a run of its own would have made
-            calls_here = delta("calls") + delta("replayed_calls")
+            calls_here = delta("llm_calls") + delta("reused_replies")
             stats[f"{name}_llm_calls"] = calls_here
-            stats[f"{name}_forced"] = delta("forced")
+            stats[f"{name}_forced"] = delta("graph_forced")
             calls += calls_here
             tokens += delta("evaluated_prompt_tokens")
-            replayed += delta("replayed_seconds")
+            replayed += delta("reused_seconds")
         stats["llm_calls"], stats["evaluated_prompt_tokens"] = calls, tokens
         stats["replayed_seconds"] = round(replayed, 3)  # time the replayed calls took when first made
         return RepairStats(**stats)

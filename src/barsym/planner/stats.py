@@ -36,21 +36,25 @@ def _known(cls, data: dict) -> dict:
 
 @dataclass
 class LLMStats:
-    """Per-plan counters of one LLM decomposer (or forward planner); every int field but the max is summed."""
+    """The model's counters: the one type every model call is counted in (by the gateway, ``reasoning.model_calls``).
+
+    Per plan for an LLM decomposer or forward planner; per scorer, repairer or parse for the step scorer, the
+    forward repairer and ``barsym parse``. Every int field but the max is summed.
+    """
 
     goals: int = 0  # goals this decomposer was asked about
     context_answers: int = 0
-    graph_forced: int = 0
+    graph_forced: int = 0  # answered without a call: the only option there was (the graph's, the repairer's)
     llm_goals: int = 0  # goals put to the model
     llm_calls: int = 0  # real backend calls (retries included)
-    reused_replies: int = 0  # identical prompts answered from this plan's earlier replies
+    reused_replies: int = 0  # identical prompts answered from earlier replies (the plan's; the scorer's cache)
     retries: int = 0  # attempts after a goal's first
     accepted_first_try: int = 0
     accepted_after_feedback: int = 0
     accepted_calls: int = 0  # accepted answers that took a real call (not a reused reply)
     max_accepted_calls_per_goal: int = field(default=0, metadata={"total": max})  # issue 4: at most 1
     rejected: int = 0  # answers the verifier refused
-    unreadable: int = 0  # replies that were not a step
+    unreadable: int = 0  # replies that were not a step (a short call's: not a readable answer)
     backend_errors: int = 0
     fallbacks: int = 0  # goals the symbolic decomposer answered (every goal of the plan after a plan-level fallback)
     plan_fallbacks: int = 0  # 1 when the model's whole plan was replaced by the symbolic planner's
@@ -64,7 +68,8 @@ class LLMStats:
     drafted_tokens: int = 0  # reply tokens appended from the grammar's forced text
     prefix: str = ""  # how the few-shot prefix was made ready: disk, evaluated, memory ("" not primed)
     prefix_seconds: float = 0.0
-    llm_seconds: float = 0.0
+    llm_seconds: float = 0.0  # every call's, failed ones too, and the priming
+    reused_seconds: float = 0.0  # what the reused replies took when first asked (the step scorer's cached scores)
     problems: list[str] = field(default_factory=list)  # backend errors, for the report
 
     #: what each goal of the plan was decided by: counted again when BAR's loop plans the task once more
@@ -99,9 +104,11 @@ class LLMStats:
         out = dataclasses.asdict(self)
         out["llm_seconds"] = round(self.llm_seconds, 3)
         out["prefix_seconds"] = round(self.prefix_seconds, 3)
+        out["reused_seconds"] = round(self.reused_seconds, 3)
         out["problems"] = list(dict.fromkeys(self.problems))[:5]
-        if not self.plan_fallbacks:  # written when it happened, so the stats of earlier runs read back unchanged
-            del out["plan_fallbacks"]
+        for name in ("plan_fallbacks", "reused_seconds"):  # written when it happened: earlier stats read back unchanged
+            if not getattr(self, name):
+                del out[name]
         return out
 
     @classmethod

@@ -13,7 +13,8 @@ method says so, not) by the symbolic layer below:
 and what every call goes through:
 
 - :mod:`.backends`: the backends every planner shares, one per process and settings;
-- :mod:`.model_calls`: priming the prefix, reuse, counters, the call log;
+- :mod:`.model_calls`: the one gateway every model call goes through (:class:`~.model_calls.ModelGateway`):
+  priming the prefix, reuse, the one counters type, backend health, the call log;
 - :mod:`.facts`: the knowledge base's facts about a goal, for its prompt (computed by the rule book);
 - :mod:`.call_log`: every model call (prompt, grammar, reply, verdict, time) in a SQLite file,
   shown by ``barsym logs``;

@@ -40,7 +40,7 @@ README's benchmark table.
 Everything around a call -- priming the backend with the few-shot prefix,
 reusing greedy replies to identical prompts, counters, treating the backend
 as down after two failures in a row, the SQLite call log -- is
-:class:`~barsym.reasoning.model_calls.ModelCaller`'s.
+:class:`~barsym.reasoning.model_calls.ModelGateway`'s.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ from ..planner.symbolic import SymbolicDecomposer
 from ..planner.verify import check_decomposition
 from .call_log import CallLog, Verdict
 from .facts import FactBook
-from .model_calls import CUT_OFF, ModelCaller
+from .model_calls import CUT_OFF, ModelGateway
 from .options import DEFAULT_MODE, MODES, RETRY_TEMPERATURE
 from .progress import Phase, Progress, ProgressEvent, goal_words
 from .prompts import PromptBook, feedback_message, unreadable_message
@@ -118,7 +118,7 @@ class LLMDecomposer:
             else None
         )
         self.prompts = PromptBook(kb, symbolic, facts=self._facts if facts else None)
-        self.caller = ModelCaller(
+        self.caller = ModelGateway(
             backend,
             self.prompts.prefix,
             seed=seed,
@@ -234,7 +234,7 @@ class LLMDecomposer:
                 self.stats.retries += 1
             temperature = self.retry_temperature if attempt else self.temperature
             try:
-                reply = self.caller.ask(messages, grammar, temperature)
+                reply = self.caller.call(messages, grammar, temperature)
             except GrammarError as exc:
                 problems = [f"grammar refused by the backend: {exc}"]
                 self.stats.backend_errors += 1

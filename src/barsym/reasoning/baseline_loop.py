@@ -5,7 +5,7 @@ model several different things (a plan, feedback on it, a rating, a list of
 sub-tasks), each under its own grammar and with its own reply length, but the
 rest is the same for all of them and the same as for ``cot`` and ``deps``:
 
-- every call goes through one :class:`~.model_calls.ModelCaller`, so tokens,
+- every call goes through one :class:`~.model_calls.ModelGateway`, so tokens,
   seconds, reused greedy replies and backend health land in the plan's
   :class:`~barsym.planner.stats.LLMStats` and every real call in the call log
   (``barsym logs``), with the verdict of what the planner made of it;
@@ -41,7 +41,7 @@ from .forward_plans import (
     parse_plan_text,
 )
 from .loop_limits import BASELINE_DEADLINE, Deadline
-from .model_calls import CUT_OFF, ModelCaller
+from .model_calls import CUT_OFF, ModelGateway
 from .plan_facts import PlanFacts
 from .progress import Phase, Progress, ProgressEvent
 from .prompts import few_shot_prefix
@@ -129,7 +129,7 @@ class BaselineTrace:
 
 
 class BaselineCalls:
-    """One :class:`ModelCaller` for every call of a baseline's plan, each call with its own grammar and length."""
+    """One :class:`ModelGateway` for every call of a baseline's plan, each call with its own grammar and length."""
 
     def __init__(
         self,
@@ -143,7 +143,7 @@ class BaselineCalls:
         command: str,
         name: str,
     ):
-        self.caller = ModelCaller(backend, prefix, seed=seed, log=log, progress=progress)
+        self.caller = ModelGateway(backend, prefix, seed=seed, log=log, progress=progress)
         self.temperature, self.progress, self.command, self.name = temperature, progress, command, name
         self.prefix = self.caller.prefix
         self.label = ""
@@ -172,7 +172,7 @@ class BaselineCalls:
         self.attempt += 1
         self.caller.max_tokens = max_tokens
         try:
-            asked = self.caller.ask(messages, grammar, self.temperature, until=until)
+            asked = self.caller.call(messages, grammar, self.temperature, until=until)
         except LLMError as exc:
             self.caller.failed(exc)
             self.caller.record(

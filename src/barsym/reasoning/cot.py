@@ -41,7 +41,7 @@ from .forward_plans import (
     parse_plan_text,
 )
 from .loop_limits import DEFAULT_DEADLINE, Deadline, repeated_run
-from .model_calls import ModelCaller
+from .model_calls import ModelGateway
 from .plan_facts import PlanFacts
 from .progress import Phase, Progress, ProgressEvent
 from .prompts import few_shot_prefix
@@ -180,7 +180,7 @@ class CotPlanner:
             + "\n"
         )
         prefix = few_shot_prefix(system_prompt(), example_turns(kb, symbolic, self.facts))
-        self.caller = ModelCaller(backend, prefix, seed=seed, max_tokens=COT_TOKENS, log=log, progress=progress)
+        self.caller = ModelGateway(backend, prefix, seed=seed, max_tokens=COT_TOKENS, log=log, progress=progress)
         self.deadline, self.clock = deadline, clock  # clock: a test's fake (loop_limits)
         self.measured = LLMStats()  # earlier plans' reply tokens and model time: the rate a deadline caps by
 
@@ -202,7 +202,7 @@ class CotPlanner:
             stopped = deadline.describe()
         else:
             try:
-                asked = self.caller.ask(messages, self.grammar, self.temperature, tokens, deadline.until())
+                asked = self.caller.call(messages, self.grammar, self.temperature, tokens, deadline.until())
                 text = asked.text
             except LLMError as exc:
                 self.caller.failed(exc)

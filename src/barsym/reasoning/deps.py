@@ -65,7 +65,7 @@ from .forward_plans import (
     render_plan,
 )
 from .loop_limits import DEFAULT_DEADLINE, Deadline, repeated_run
-from .model_calls import CUT_OFF, ModelCaller
+from .model_calls import CUT_OFF, ModelGateway
 from .plan_facts import PlanFacts
 from .progress import Phase, Progress, ProgressEvent
 from .prompts import few_shot_prefix
@@ -120,10 +120,11 @@ class DepsPlanner:
         self.grammar = Vocabulary(kb, graph).plan_grammar()
         self.facts = PlanFacts(symbolic) if facts else None
         self.prefix = few_shot_prefix(prompts.system_prompt(kb), prompts.few_shot(kb, symbolic, self.facts))
-        self.planner_calls = ModelCaller(
+        self.planner_calls = ModelGateway(
             backend, self.prefix, seed=seed, max_tokens=PLAN_TOKENS, log=log, progress=progress
         )
-        self.explainer = ModelCaller(backend, self.prefix, seed=seed, max_tokens=EXPLAIN_TOKENS, log=None)
+        # the explanations' own length; logged through planner_calls, as their failures are (one log per plan)
+        self.explainer = ModelGateway(backend, self.prefix, seed=seed, max_tokens=EXPLAIN_TOKENS, log=None)
         counter = getattr(backend, "tokenize_count", None)
         n_ctx = n_ctx or backend.options.n_ctx
         self.plan_budget = ContextBudget(n_ctx, PLAN_TOKENS, counter)
@@ -146,11 +147,11 @@ class DepsPlanner:
                 return None
             rest, dropped = rest[4:], dropped + 1
 
-    def _ask(self, caller: ModelCaller, messages, grammar: str, label: str, attempt: int, deadline, cap: int):
+    def _ask(self, caller: ModelGateway, messages, grammar: str, label: str, attempt: int, deadline, cap: int):
         """One call, its reply capped by ``deadline``; the reply, or None when the backend failed
         (``caller.down`` says if for good)."""
         try:
-            asked = caller.ask(messages, grammar, self.temperature, cap, deadline.until())
+            asked = caller.call(messages, grammar, self.temperature, cap, deadline.until())
         except LLMError as exc:
             caller.failed(exc)
             self.planner_calls.record(
@@ -269,6 +270,9 @@ class DepsPlanner:
         asked = self._ask(self.explainer, messages, prompts.EXPLANATION_GRAMMAR, label, number + 1, deadline, tokens)
         if asked is None:
             return None
+        self.planner_calls.record(  # the one log: an explanation is a call as a plan is
+            label, number + 1, messages, prompts.EXPLANATION_GRAMMAR, asked, Verdict.ACCEPTED, [], self.temperature
+        )
         text = asked.text.replace(CUT_OFF, "").strip()
         return " ".join(text.split()) or None
 

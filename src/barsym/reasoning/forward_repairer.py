@@ -29,7 +29,8 @@ from ..consistency.needs import NeedPlanner
 from ..kb import KnowledgeBase
 from ..llm import LLMBackend
 from ..llm.grammar import gbnf_literal
-from .short_calls import LLMUse, ShortCalls
+from ..planner.stats import LLMStats
+from .model_calls import ModelGateway
 from .step_scorer import task_text
 
 SYSTEM = (
@@ -49,19 +50,21 @@ class LLMChooser:
         self,
         kb: KnowledgeBase,
         backend: LLMBackend,
-        use: LLMUse,
+        stats: LLMStats,
         *,
         seed: int = 0,
         temperature: float = 0.0,
         max_failures: int = 2,
         log=True,
     ):
-        self.kb, self.backend, self.use = kb, backend, use
-        self.calls = ShortCalls(backend, use, seed=seed, temperature=temperature, max_failures=max_failures, log=log)
+        self.kb, self.backend, self.stats = kb, backend, stats
+        self.gateway = ModelGateway(
+            backend, seed=seed, temperature=temperature, max_failures=max_failures, log=log, stats=stats
+        )
 
     @property
     def down(self) -> str | None:
-        return self.calls.down
+        return self.gateway.down
 
     def messages(self, window: Window, walk: WalkState, options: Sequence[Candidate]) -> list[dict[str, str]]:
         pair, plan = window.pair, window.plan
@@ -89,12 +92,12 @@ class LLMChooser:
                 seen.add(candidate.text)
                 options.append(i)
         if len(options) == 1:
-            self.use.forced += 1
+            self.stats.graph_forced += 1
             return options[0]
         texts = [candidates[i].text for i in options]
         grammar = "root ::= " + " | ".join(gbnf_literal(t) for t in texts) + "\n"
         about = f"repair steps {window.pair.start}-{window.pair.end - 1} of {window.task.count} {window.task.item}"
-        text = self.calls.ask(
+        text = self.gateway.ask(
             self.messages(window, walk, [candidates[i] for i in options]), grammar, 24, about, lambda t: t in texts
         )
         return None if text is None else options[texts.index(text)]
@@ -113,11 +116,11 @@ class LLMRepairer:
         fallback=None,
         seed: int = 0,
         temperature: float = 0.0,
-        use: LLMUse | None = None,
+        stats: LLMStats | None = None,
     ):
         self.needs = needs
-        self.use = use or LLMUse()
-        self.chooser = LLMChooser(needs.kb, backend, self.use, seed=seed, temperature=temperature)
+        self.stats = stats if stats is not None else LLMStats()  # the model's calls of every window repaired
+        self.chooser = LLMChooser(needs.kb, backend, self.stats, seed=seed, temperature=temperature)
         self.fallback = fallback
         self.fallbacks = 0
 

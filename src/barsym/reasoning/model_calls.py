@@ -1,21 +1,33 @@
-"""The LLM decomposer's line to the model: one place for everything around a call.
+"""The one gateway to the model: every call of every planner, scorer, repairer and ``barsym parse`` goes through here.
 
-The decomposer decides *what* to ask and whether the answer is right; this
-class does the rest, the same way for every call:
+Callers decide *what* to ask and what to make of the answer; the gateway does
+the rest, the same way for every call (:class:`ModelGateway`):
 
+- **one way to the backend**: :meth:`ModelGateway.call` (a completion under a
+  grammar) and :meth:`ModelGateway.weigh` (the log-probabilities of a few
+  continuations) are the only places a backend is asked anything; both go
+  through one timed, counted step;
+- **counters**: calls, tokens, evaluations, seconds, backend errors and
+  unreadable replies go into one :class:`~barsym.planner.stats.LLMStats` (a
+  plan's, or a scorer's, repairer's or parse's own);
 - **the prefix**: before a plan's first call the backend is primed with the
   fixed few-shot prefix (loaded from disk, or evaluated once and saved), so
-  each call evaluates only what follows it;
+  each call evaluates only what follows it (a gateway without a prefix has
+  nothing to prime);
 - **greedy replies are reused** within a plan: identical prompt and grammar at
-  temperature 0 give the identical reply, so only the call is saved;
-- **counters**: tokens, evaluations and seconds go into the plan's
-  :class:`~barsym.planner.stats.LLMStats`;
+  temperature 0 give the identical reply, so only the call is saved (the short
+  calls below are never reused: each is its own question);
 - **backend health**: after ``max_failures`` failures in a row the backend is
   considered down for the rest of the process (a dead server costs two
   timeouts, not one per goal);
-- **the call log**: each real call is written with its verdict once the
-  decomposer knows it (:mod:`.call_log`); a log that fails is switched off
-  with one warning.
+- **the call log**: each real call is written with its verdict (:mod:`.call_log`),
+  by the planners once they know it (:meth:`ModelGateway.record`), by the short
+  calls at once; a log that fails is switched off with one warning.
+
+The short calls -- :meth:`ModelGateway.ask` (one grammar-bound reply, checked by
+the caller's ``readable``) and :meth:`ModelGateway.weigh` -- are what the step
+scorer, the forward repairer and the prose parser use: they count a failure,
+log the call with its verdict and give None instead of raising.
 """
 
 from __future__ import annotations
@@ -23,18 +35,23 @@ from __future__ import annotations
 import sqlite3
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
 
 from ..llm import Completion, LLMBackend, LLMError
 from ..llm.time_limit import reply_deadline
 from ..planner.stats import LLMStats
-from .call_log import CallLog, Verdict
-from .forward_plans import ReadPlan
+from .call_log import CallLog, Verdict, open_log
 from .progress import Phase, Progress, ProgressEvent
 
-__all__ = ["Asked", "ModelCaller"]
+if TYPE_CHECKING:
+    from .forward_plans import ReadPlan
+
+__all__ = ["Asked", "ModelGateway"]
 
 CUT_OFF = " [cut off at max_tokens]"
+_Result = TypeVar("_Result")
 
 
 @dataclass(frozen=True)
@@ -50,61 +67,86 @@ class Asked:
         return self.completion is None
 
 
-class ModelCaller:
+class ModelGateway:
+    """A backend behind the counters, the failure count, the prefix, the reuse of greedy replies and the call log.
+
+    ``log``: an open :class:`CallLog`, True for the default one (opened at the first call written), or None/False
+    for none. ``stats``: the counters to fill (a new :class:`LLMStats` if not given; :meth:`start_plan` swaps them).
+    ``temperature`` is the short calls' (:meth:`ask`, :meth:`weigh`); a planner gives each :meth:`call` its own.
+    """
+
     def __init__(
         self,
         backend: LLMBackend,
-        prefix: tuple[dict[str, str], ...],
+        prefix: tuple[dict[str, str], ...] = (),
         *,
         seed: int = 0,
+        temperature: float = 0.0,
         max_tokens: int = 256,
         max_failures: int = 2,
-        log: CallLog | None = None,
+        log: CallLog | bool | None = None,
         progress: Progress | None = None,
+        stats: LLMStats | None = None,
     ):
         self.backend, self.prefix, self.seed, self.max_tokens = backend, prefix, seed, max_tokens
-        self.max_failures, self.log, self.progress = max_failures, log, progress
+        self.temperature, self.max_failures, self.progress = temperature, max_failures, progress
+        self.log: CallLog | None = None if log is True else (log or None)
+        self._open_log = log is True  # the default log, opened when the first call is written
         self.down: str | None = None  # why the backend is considered down (for the whole process)
+        self.last_error: LLMError | None = None  # the last failure, for a caller that must stop on it (parse)
         self._failures_in_row = 0
-        self.start_plan(LLMStats())
+        self.start_plan(stats if stats is not None else LLMStats())
 
     def start_plan(self, stats: LLMStats) -> None:
         self.stats = stats
         self._replies: dict[tuple, str] = {}
         self._primed = False
 
-    # ---- calls -------------------------------------------------------------------------
-    def ask(
+    # ---- the one way to the backend ---------------------------------------------------------
+    def _execute(self, request: Callable[[], _Result]) -> _Result:
+        """Make one backend request, counted as a call with its time (LLMError passes through, counted as a call)."""
+        started = time.perf_counter()
+        self.stats.llm_calls += 1
+        try:
+            result = request()
+        finally:
+            self.stats.llm_seconds += time.perf_counter() - started
+        self._failures_in_row = 0
+        return result
+
+    def call(
         self,
         messages: list[dict[str, str]],
         grammar: str,
         temperature: float,
         max_tokens: int | None = None,
         until: float | None = None,
+        *,
+        reuse: bool = True,
     ) -> Asked:
         """The model's reply; LLMError from the backend after counting it (see :meth:`failed`).
 
-        ``max_tokens`` caps this call below the caller's usual cap and ``until`` (a :func:`time.monotonic` time)
+        ``max_tokens`` caps this call below the gateway's usual cap and ``until`` (a :func:`time.monotonic` time)
         ends an in-process reply when it passes (a deadline near: :mod:`.loop_limits`, :mod:`barsym.llm.time_limit`).
+        ``reuse`` False asks the backend even for a greedy prompt this plan asked before.
         """
         tokens = self.max_tokens if max_tokens is None else min(max_tokens, self.max_tokens)
         key = None
-        if temperature == 0:
+        if temperature == 0 and reuse:
             key = (tuple((m["role"], m["content"]) for m in messages), grammar, tokens)
             if key in self._replies:
                 self.stats.reused_replies += 1
                 return Asked(self._replies[key], None, 0.0)
         self.prime()
         started = time.perf_counter()
-        self.stats.llm_calls += 1
-        try:
+
+        def complete() -> Completion:
             with reply_deadline(until):
-                reply = self.backend.complete(
+                return self.backend.complete(
                     messages, grammar=grammar, max_tokens=tokens, temperature=temperature, seed=self.seed
                 )
-        finally:
-            self.stats.llm_seconds += time.perf_counter() - started
-        self._failures_in_row = 0
+
+        reply = self._execute(complete)
         s = self.stats
         s.prompt_tokens += reply.prompt_tokens
         s.completion_tokens += reply.completion_tokens
@@ -121,7 +163,7 @@ class ModelCaller:
 
     def prime(self) -> None:
         """Make the backend ready for this plan's calls (once per plan; the planner calls it up front)."""
-        if self._primed:
+        if self._primed or not self.prefix:
             return
         self._primed = True
         if self.progress is not None:
@@ -140,11 +182,61 @@ class ModelCaller:
         """Record a backend failure; True when the backend is now considered down."""
         self.stats.backend_errors += 1
         self.stats.problems.append(str(exc))
+        self.last_error = exc
         self._failures_in_row += 1
         if self._failures_in_row >= self.max_failures:
             self.down = f"{self._failures_in_row} failures in a row, last: {exc}"
             return True
         return False
+
+    # ---- short calls: counted, logged, None instead of an error ------------------------------
+    def ask(
+        self, messages: list[dict[str, str]], grammar: str, max_tokens: int, about: str, readable: Callable[[str], bool]
+    ) -> str | None:
+        """The stripped reply, or None when the backend failed, is down, or the reply is not ``readable``.
+
+        Never reused, logged at once as goal ``about`` (accepted, unreadable or a backend error)."""
+        if self.down:
+            return None
+        started = time.perf_counter()
+        try:
+            asked = self.call(messages, grammar, self.temperature, max_tokens, reuse=False)
+        except LLMError as exc:
+            self._short_failed(exc, about, messages, grammar, started)
+            return None
+        assert asked.completion is not None  # never reused
+        raw = asked.completion.text  # as the backend gave it: a short reply is read as it is, cut off or not
+        text = raw.strip()
+        ok = readable(text)
+        if not ok:
+            self.stats.unreadable += 1
+        verdict = Verdict.ACCEPTED if ok else Verdict.UNREADABLE
+        seconds = time.perf_counter() - started
+        self._log_call(about, 1, messages, grammar, raw, asked.completion, verdict, [], seconds, self.temperature)
+        return text if ok else None
+
+    def weigh(self, messages: list[dict[str, str]], continuations: list[str], about: str) -> list[float] | None:
+        """The log-probability of each continuation (the backend's ``continuation_logprobs``), or None when the
+        backend failed or is down; counted and logged like :meth:`ask`."""
+        if self.down:
+            return None
+        started = time.perf_counter()
+        asked_for = _asked(continuations)
+        try:
+            found = self._execute(lambda: self.backend.continuation_logprobs(messages, continuations))
+        except LLMError as exc:
+            self._short_failed(exc, about, messages, asked_for, started)
+            return None
+        shown = " ".join(f"{text!r}:{value:.3f}" for text, value in zip(continuations, found))
+        seconds = time.perf_counter() - started
+        self._log_call(about, 1, messages, asked_for, shown, None, Verdict.ACCEPTED, [], seconds, self.temperature)
+        return list(found)
+
+    def _short_failed(self, exc: LLMError, about: str, messages, grammar: str, started: float) -> None:
+        """Count a short call's backend failure (:meth:`failed`) and log it."""
+        self.failed(exc)
+        seconds = time.perf_counter() - started
+        self.record(about, 1, messages, grammar, None, Verdict.BACKEND_ERROR, [str(exc)], self.temperature, seconds)
 
     # ---- the log -----------------------------------------------------------------------
     def start_run(self, command: str, planner: str, goal: str) -> None:
@@ -164,10 +256,27 @@ class ModelCaller:
         seconds: float = 0.0,
     ) -> None:
         """Log one real call (reused replies are not calls and are not logged)."""
-        if self.log is None or (asked is not None and asked.reused):
+        if asked is not None and asked.reused:
             return
-        reply = asked.completion if asked is not None else None
-        prefix = len(self.prefix) if messages[: len(self.prefix)] == list(self.prefix) else 0
+        text, reply = (asked.text, asked.completion) if asked is not None else (None, None)
+        spent = asked.seconds if asked is not None else seconds
+        self._log_call(goal, attempt, messages, grammar, text, reply, verdict, problems, spent, temperature)
+
+    def _log_call(
+        self,
+        goal: str,
+        attempt: int,
+        messages: list[dict[str, str]],
+        grammar: str,
+        text: str | None,
+        reply: Completion | None,
+        verdict: Verdict,
+        problems: list[str],
+        seconds: float,
+        temperature: float,
+    ) -> None:
+        """One row of the call log: the reply's text and, when there was a completion, its token counts."""
+        prefix = len(self.prefix) if self.prefix and messages[: len(self.prefix)] == list(self.prefix) else 0
         self._write(
             lambda log: log.record(
                 goal=goal,
@@ -175,10 +284,10 @@ class ModelCaller:
                 messages=messages,
                 prefix=prefix,
                 grammar=grammar,
-                reply=asked.text if asked is not None else None,
+                reply=text,
                 verdict=verdict,
                 problems=list(problems),
-                seconds=asked.seconds if asked is not None else seconds,
+                seconds=seconds,
                 temperature=temperature,
                 prompt_tokens=reply.prompt_tokens if reply else None,
                 evaluated_tokens=reply.evaluated_prompt_tokens if reply else None,
@@ -194,7 +303,7 @@ class ModelCaller:
         messages: list[dict[str, str]],
         grammar: str,
         asked: Asked,
-        read: ReadPlan,
+        read: "ReadPlan",
         temperature: float,
     ) -> None:
         """Log a forward planner's plan reply: accepted when ``read`` has steps, else unreadable."""
@@ -202,6 +311,9 @@ class ModelCaller:
         self.record(goal, attempt, messages, grammar, asked, verdict, list(read.unreadable), temperature)
 
     def _write(self, action) -> None:
+        if self._open_log:
+            self._open_log = False
+            self.log = open_log()
         if self.log is None:
             return
         try:
@@ -209,3 +321,8 @@ class ModelCaller:
         except (sqlite3.Error, OSError) as exc:
             warnings.warn(f"stopped logging LLM calls to {self.log.path}: {exc}", stacklevel=3)
             self.log = None
+
+
+def _asked(continuations: list[str]) -> str:
+    """What a probability call asked, in the call log's grammar column."""
+    return "log-probabilities of: " + " | ".join(repr(text) for text in continuations)

@@ -45,9 +45,10 @@ from ..kb import KnowledgeBase, UnknownItemError
 from ..llm import LLMBackend, LLMError
 from ..llm.grammar import gbnf_literal, gbnf_word_choice
 from ..model import Plan, Step, StepType
+from ..planner.stats import LLMStats
 from .call_log import CallLog
+from .model_calls import ModelGateway
 from .reply_grammar import GrammarBuilder
-from .short_calls import LLMUse, ShortCalls
 
 __all__ = ["Clause", "ParsedPlan", "ProseParser", "count_of", "split_clauses"]
 
@@ -173,11 +174,11 @@ class ParsedPlan:
     replies: list[str] = field(default_factory=list)  # the model's line for each step (before counts/tools)
     skipped: list[str] = field(default_factory=list)  # clauses that name nothing
     guessed: list[int] = field(default_factory=list)  # steps whose clause had no name near it (the model's guess)
-    use: LLMUse = field(default_factory=LLMUse)  # the model's calls, tokens and time (counted as the planners')
+    stats: LLMStats = field(default_factory=LLMStats)  # the model's calls, tokens and time (as the planners')
 
     @property
     def calls(self) -> int:
-        return self.use.calls
+        return self.stats.llm_calls
 
     def plan(self, source: str = "<prose>") -> Plan:
         return Plan(steps=tuple(self.steps), source=source)
@@ -318,7 +319,7 @@ class ProseParser:
     # ---- the whole text ----------------------------------------------------------------
     def parse(self, text: str) -> ParsedPlan:
         out = ParsedPlan()
-        calls = ShortCalls(self.backend, out.use, seed=self.seed, max_failures=1, log=self.log or False)
+        gateway = ModelGateway(self.backend, seed=self.seed, max_failures=1, log=self.log or None, stats=out.stats)
         open_counts: list[int] = []
         clauses = [self.clause(source) for source in split_clauses(text)]
         # a clause with no name near it is guessed only inside a text that reads as a plan somewhere else
@@ -329,9 +330,9 @@ class ProseParser:
                 out.skipped.append(source)
                 continue
             messages = self.prefix + [{"role": "user", "content": self.question(clause)}]
-            reply = calls.ask(messages, self.grammar(clause), 32, f"parse: {clause.shown}", lambda text: True)
+            reply = gateway.ask(messages, self.grammar(clause), 32, f"parse: {clause.shown}", lambda text: True)
             if reply is None:  # the model failed: the command says so in one line, no half-parsed plan
-                raise calls.last_error or LLMError(calls.down or "the model gave no reply")
+                raise gateway.last_error or LLMError(gateway.down or "the model gave no reply")
             step = self._step(reply.splitlines()[0] if reply else "")
             if step is None:
                 out.skipped.append(source)

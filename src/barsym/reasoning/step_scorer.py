@@ -50,8 +50,9 @@ from ..consistency.config import ScoreMethod
 from ..kb import Rules
 from ..llm import LLMBackend
 from ..model import Goal, Plan, Step, StepType
+from ..planner.stats import LLMStats
 from ..validation import Validator
-from .short_calls import LLMUse, ShortCalls
+from .model_calls import ModelGateway
 
 __all__ = [
     "DEFAULT_METHOD",
@@ -190,9 +191,9 @@ class LLMStepScorer:
             raise ValueError(f"the {self.method.value} step scores need the rule book (rules=...)")
         self.rules = rules
         self.validator = Validator(rules.kb, rules) if rules is not None else None
-        self.use = LLMUse()
-        self.calls = ShortCalls(
-            backend, self.use, seed=seed, temperature=temperature, max_failures=max_failures, log=log
+        self.stats = LLMStats()  # every call of this scorer, and the scores replayed from its cache
+        self.gateway = ModelGateway(
+            backend, seed=seed, temperature=temperature, max_failures=max_failures, log=log, stats=self.stats
         )
         self._cache: dict[tuple, tuple[list[float | None], int, float]] = {}
 
@@ -248,12 +249,12 @@ class LLMStepScorer:
         key = (goal.item, goal.count, steps)
         if key in self._cache and self.temperature == 0:
             scores, calls, seconds = self._cache[key]
-            self.use.replayed_calls += calls
-            self.use.replayed_seconds += seconds
+            self.stats.reused_replies += calls
+            self.stats.reused_seconds += seconds
             return list(scores)
-        calls, seconds = self.use.calls, self.use.seconds
+        calls, seconds = self.stats.llm_calls, self.stats.llm_seconds
         scores = [self.step(goal, steps, i) for i in range(1, len(steps) + 1)]
-        self._cache[key] = (scores, self.use.calls - calls, self.use.seconds - seconds)
+        self._cache[key] = (scores, self.stats.llm_calls - calls, self.stats.llm_seconds - seconds)
         return list(scores)
 
     def score(self, plan: Sequence[Step], goal: Goal) -> list[int | None]:
@@ -262,7 +263,7 @@ class LLMStepScorer:
 
     @property
     def down(self) -> str | None:
-        return self.calls.down
+        return self.gateway.down
 
     def step(self, goal: Goal, steps: tuple[Step, ...], number: int) -> float | None:
         """Step ``number``'s raw score (one model call, not cached)."""
@@ -271,12 +272,12 @@ class LLMStepScorer:
             "" if self.method is ScoreMethod.DIGIT else f" ({self.method.value})"
         )
         if self.method is ScoreMethod.DIGIT:
-            text = self.calls.ask(messages, SCORE_GRAMMAR, 3, about, lambda t: parse_score(t) is not None)
+            text = self.gateway.ask(messages, SCORE_GRAMMAR, 3, about, lambda t: parse_score(t) is not None)
             return None if text is None else float(parse_score(text) or 0)
         if self.method is ScoreMethod.EXPECTED:
-            found = self.calls.weigh(messages, DIGITS, about)
+            found = self.gateway.weigh(messages, DIGITS, about)
             return None if found is None else expected_digit(found)
-        found = self.calls.weigh(messages, [*YES, *NO], about)
+        found = self.gateway.weigh(messages, [*YES, *NO], about)
         return None if found is None else 1.0 + 9.0 * yes_share(found[: len(YES)], found[len(YES) :])
 
 
