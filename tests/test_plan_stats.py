@@ -15,11 +15,14 @@ import json
 
 import pytest
 
+from barsym.consistency.stats import RepairStats
 from barsym.eval.dataset import Task
 from barsym.eval.spec import outcome_from_record
+from barsym.memory.stats import MemoryStats
 from barsym.model import Goal
 from barsym.planner import make_planner
-from barsym.planner.stats import LLMStats, MemoryStats, PlanStats
+from barsym.planner.stats import LLMStats, PlanStats
+from barsym.reasoning.stats import DepsSummary
 
 LLM = (
     '"context_answers": 0, "graph_forced": 0, "llm_goals": 1, "llm_calls": 3, "reused_replies": 0, "retries": 0, '
@@ -71,11 +74,12 @@ def test_old_stats_read_back_and_write_out_unchanged(name):
 def test_sections_are_typed():
     bar_sc = PlanStats.from_dict(json.loads(OLD["bar-sc (run file)"]))
     assert bar_sc.llm.llm_calls == 3 and bar_sc.llm.prefix == "disk" and bar_sc.llm_verified is False
-    assert bar_sc.consistency.kept_steps == 7 and bar_sc.consistency.valid_after and bar_sc.decompositions == 11
+    repair = bar_sc.section(RepairStats)
+    assert repair.kept_steps == 7 and repair.valid_after and bar_sc.decompositions == 11
     deps = PlanStats.from_dict(json.loads(OLD["deps"]))
-    assert deps.deps.success_round == 1 and deps.decompositions is None and deps.plan_fallback is None
+    assert deps.section(DepsSummary).success_round == 1 and deps.decompositions is None and deps.plan_fallback is None
     dead = PlanStats.from_dict(json.loads(OLD["bar, dead backend, memory"]))
-    assert dead.backend_down.startswith("2 failures") and dead.memory == MemoryStats(misses=12, spare=1)
+    assert dead.backend_down.startswith("2 failures") and dead.section(MemoryStats) == MemoryStats(misses=12, spare=1)
     symbolic = PlanStats.from_dict(json.loads(OLD["symbolic (run file)"]))
     assert symbolic.llm is None and symbolic.model == LLMStats() and symbolic.counters()["goals"] == 12
 

@@ -34,7 +34,7 @@ from barsym.memory.maintenance import build, decomposition_line, decompositions,
 from barsym.memory.recorder import RecordingPlanner
 from barsym.model import Goal
 from barsym.planner import PlanningError, make_planner
-from barsym.planner.render import consistency_lines, llm_lines, memory_lines
+from barsym.planner.render import llm_lines
 from barsym.planner.stats import PlanStats
 from barsym.reasoning.call_records import CallRecord, damaged_summary
 from barsym.reasoning.prose_io import read_text
@@ -65,7 +65,7 @@ def test_a_plan_result_prints_what_barsym_plan_prints(kb, capsys):
 
 
 def test_the_modules_lines_say_nothing_for_a_plan_without_them():
-    assert llm_lines(PlanStats()) == memory_lines(PlanStats()) == consistency_lines(PlanStats()) == []
+    assert llm_lines(PlanStats()) == PlanStats().section_lines() == []
 
 
 def test_validation_says_where_a_plan_fails(kb, capsys, tmp_path):

@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
+from ..consistency.stats import RepairStats
 from ..metrics import GroupScore, TaskScore
 from ..planner.registry import planner_label
 from ..planner.stats import PlanStats
+from ..reasoning.stats import DepsSummary
 from .llm_report import summarize
 from .record_check import header_problem, record_problem
 from .report_compare import comparison_note, depth_of, depth_section, experts_from_datasets, shared_tasks
@@ -285,7 +287,7 @@ def _deps_section(runs: list[Run]) -> str:
     """DEPS's explain-and-replan rounds, from ``stats["deps"]`` (rounds run, the round that succeeded)."""
     rows, series = [], []
     for run in runs:
-        deps = [d for d in (run.stats(r).deps for r in run.records) if d is not None]
+        deps = [d for d in (run.stats(r).section(DepsSummary) for r in run.records) if d is not None]
         if not deps:
             continue
         top = max(int(d.rounds or 0) for d in deps) or 1
@@ -317,7 +319,7 @@ def _agreement_section(runs: list[Run]) -> str:
     """State consistency: repairs made and, where recorded, how the two step scorers agreed."""
     rows = []
     for run in runs:
-        stats = [s for s in (run.stats(r).consistency for r in run.records) if s is not None]
+        stats = [s for s in (run.stats(r).section(RepairStats) for r in run.records) if s is not None]
         if not stats:
             continue
         pairs = [
