@@ -253,7 +253,7 @@ def test_run_files_that_cannot_be_used(capsys, kb, tasks, tmp_path):
 
 
 def test_progress_bar_on_a_terminal(tmp_path):
-    from barsym.eval.progress_line import EvalProgress
+    from barsym.commands.progress_line import EvalProgress
 
     class Terminal:
         def __init__(self):

@@ -27,7 +27,6 @@ from pathlib import Path
 from ..eval import DatasetError, repeats
 from ..eval.interrupt import TERMINATED, reassert_sigint, resume_hint, terminated_as_exit
 from ..eval.options import RunOptions
-from ..eval.progress_line import EvalProgress
 from ..eval.repeats import repeat_path
 from ..eval.run_report import execution_part, plancraft_report, tech_tree_report
 from ..eval.runfile import RunFileError, check_resumable
@@ -63,6 +62,7 @@ from .llm_options import (
     planner_options,
 )
 from .options import add_model, read_model
+from .progress_line import EvalProgress
 from .state_options import rules_from_args
 
 HELP = "score a planner on a task set with BAR's metrics"
