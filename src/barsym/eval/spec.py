@@ -158,31 +158,18 @@ def _kb(version: str) -> KnowledgeBase:
     return _Process.kbs[version]
 
 
-def planner_from_options(name: str, kb: KnowledgeBase, options: dict, *, rules=None, backend=None, **context):
-    """``make_planner`` with the planner's options as plain data (a run file's, the command line's).
-
-    ``backend`` given (a test's fake, a spec's stand-in) is the model; else the one factory
-    (:func:`barsym.planner.registry.build`) makes it from the options, a server's client with
-    ``llm_url`` and a key or model name included. ``context`` is what the caller hands over besides
-    options (``progress``, ``command``).
-    """
-    if backend is not None:
-        context["backend"] = backend
-    return make_planner(name, kb, rules=rules, **context, **options)
-
-
 def build_planner(spec: RunSpec, progress=None, command: str = "", api_key: str | None = None):
-    """A new planner as the spec says (``progress`` only where it is drawn: in the parent process)."""
+    """A new planner as the spec says (``progress`` only where it is drawn: in the parent process), made by the one
+    factory (:func:`barsym.planner.registry.build`, through ``make_planner``) from the spec's plain options;
+    ``spec.backend`` (a test's fake model) is called here, in the process that plans."""
     options = {**spec.options, **({"api_key": api_key} if api_key else {})}
-    backend = None
+    context: dict = {"command": command or f"barsym eval --planner {spec.planner}"}
     if spec.backend:
         module, _, name = spec.backend.partition(":")
-        backend = getattr(importlib.import_module(module), name)()
-    context = {"progress": progress} if progress is not None else {}
-    command = command or f"barsym eval --planner {spec.planner}"
-    return planner_from_options(
-        spec.planner, _kb(spec.mc_version), options, rules=spec.rules, backend=backend, command=command, **context
-    )
+        context["backend"] = getattr(importlib.import_module(module), name)()
+    if progress is not None:
+        context["progress"] = progress
+    return make_planner(spec.planner, _kb(spec.mc_version), rules=spec.rules, **context, **options)
 
 
 def planner_for(spec: RunSpec, progress=None, api_key: str | None = None):
