@@ -214,6 +214,44 @@ class Evaluation:
         return out
 
 
+def plan_task(task: Task, planner, validator: Validator) -> TaskOutcome:
+    """Plan one task and score it: the one way barsym does it, for :func:`evaluate` and for every executor of
+    ``barsym eval`` (:func:`~.spec.run_task`).
+
+    The task is planned from its start inventory if it has one (Plancraft's), the time is the planner's alone,
+    and the plan is scored against the expert plan (:func:`score_against_expert`).
+    """
+    outcome = TaskOutcome(task)
+    started = time.perf_counter()
+    try:
+        outcome.result = planner.plan(task.goal, task.start) if task.start is not None else planner.plan(task.goal)
+    except PlanningError as exc:
+        outcome.error = exc
+    outcome.seconds = time.perf_counter() - started
+    score_against_expert(outcome, validator)
+    return outcome
+
+
+def score_against_expert(outcome: TaskOutcome, validator: Validator) -> None:
+    """The expert plan's verdict and BAR's scores of the plan against it (a task without a plan scores as an empty
+    plan; nothing for a task without an expert plan). A plan read back from a run file is scored here too."""
+    task = outcome.task
+    if task.reference is None:
+        return
+    outcome.expert = validator.validate(task.reference, goal=task.goal)
+    outcome.score = score_task(outcome.result.plan if outcome.result is not None else [], task.reference)
+
+
+def score_record(score: TaskScore) -> dict:
+    """A score as a record keeps it (``score`` in a ``--run`` file's task line)."""
+    return {
+        "accuracy": list(score.accuracy),
+        "f1": list(score.f1),
+        "edit_distance": score.edit_distance,
+        "longest": score.longest,
+    }
+
+
 def evaluate(
     tasks: Sequence[Task],
     planner,
@@ -222,27 +260,15 @@ def evaluate(
     progress: Callable[[int, int, TaskOutcome], None] | None = None,
     rules: Rules | str | None = None,
 ) -> Evaluation:
-    """Plan every task with ``planner`` (anything with ``plan(goal[, start])``) and score it.
+    """Plan every task with ``planner`` (anything with ``plan(goal[, start])``) and score it, in this process.
 
-    A task with a start inventory (Plancraft's) is planned from it; ``rules``
-    is the profile its expert plans are validated under.
+    Each task goes through :func:`plan_task`, as every task of ``barsym eval`` does
+    (:func:`~.scale.run_evaluation`); ``rules`` is the profile the expert plans are validated under.
     """
     validator = Validator(kb, rules)
     evaluation = Evaluation(name or getattr(planner, "name", "?"))
     for number, task in enumerate(tasks, start=1):
-        outcome = TaskOutcome(task)
-        started = time.perf_counter()
-        try:
-            outcome.result = planner.plan(task.goal, task.start) if task.start is not None else planner.plan(task.goal)
-        except PlanningError as exc:
-            outcome.error = exc
-        outcome.seconds = time.perf_counter() - started
-        if task.reference is not None:
-            outcome.expert = validator.validate(task.reference, goal=task.goal)
-            if outcome.result is not None:
-                outcome.score = score_task(outcome.result.plan, task.reference)
-            else:
-                outcome.score = score_task([], task.reference)
+        outcome = plan_task(task, planner, validator)
         evaluation.outcomes.append(outcome)
         if progress is not None:
             progress(number, len(tasks), outcome)
