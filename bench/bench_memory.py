@@ -44,7 +44,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from barsym.eval import evaluate, load_dataset  # noqa: E402
-from barsym.eval.execution_report import task_seed  # noqa: E402
+from barsym.eval.execution import task_seed  # noqa: E402
 from barsym.kb import cache_dir, load_kb, rules_for  # noqa: E402
 from barsym.llm import LlamaCppBackend, LLMOptions  # noqa: E402
 from barsym.memory import MemoryStore, record, with_memory  # noqa: E402

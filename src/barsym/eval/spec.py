@@ -199,7 +199,7 @@ def run_task(spec: RunSpec, task_data: dict, planner=None, api_key: str | None =
     if outcome.score is not None:
         record["score"] = score_record(outcome.score)
     if spec.world is not None:
-        from .execution_report import execute_task
+        from .execution import execute_task
 
         record["execution"] = execute_task(kb, spec, task, outcome.plan)
     return record

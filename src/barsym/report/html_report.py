@@ -22,23 +22,23 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from ..consistency.stats import RepairStats
+from ..eval.record_check import header_problem, record_problem
+from ..eval.runfile import read_run_lines
+from ..eval.runner import ALL, ordered_groups
 from ..metrics import GroupScore, TaskScore
 from ..planner.registry import planner_label
 from ..planner.stats import PlanStats
 from ..reasoning.stats import DepsSummary
+from .compare import comparison_note, depth_of, depth_section, experts_from_datasets, shared_tasks
 from .llm_report import summarize
-from .record_check import header_problem, record_problem
-from .report_compare import comparison_note, depth_of, depth_section, experts_from_datasets, shared_tasks
-from .report_parts import INTERVAL_NOTE, note, rate_text
-from .report_parts import pct as _pct
-from .report_parts import section as _section
-from .report_parts import table as _table
-from .report_tasks import STYLE as TASK_STYLE
-from .report_tasks import task_section
+from .parts import INTERVAL_NOTE, note, rate_text
+from .parts import pct as _pct
+from .parts import section as _section
+from .parts import table as _table
 from .run_model import runs_table
-from .runfile import read_run_lines
-from .runner import ALL, ordered_groups
 from .svg import Series, bar_chart
+from .tasks import STYLE as TASK_STYLE
+from .tasks import task_section
 
 INVALID = "invalid"
 
@@ -87,7 +87,7 @@ class Run:
 def load_runs(paths: list[Path], warnings: list[str] | None = None) -> list[Run]:
     """Every run file, labelled by planner (and file name where two runs share a planner).
 
-    A record that does not read as one (:func:`~.record_check.record_problem`:
+    A record that does not read as one (:func:`~barsym.eval.record_check.record_problem`:
     NaN seconds, a string for a count, no group, ...) is left out, and a run
     whose header cannot be used is left out whole; each adds one line naming
     the file and line to ``warnings``, and the report is made of the rest.

@@ -14,10 +14,10 @@ from __future__ import annotations
 import statistics
 
 from ..consistency.stats import RepairStats
+from ..eval.runner import Evaluation
 from ..memory.stats import MemoryStats
 from ..planner.stats import LLMStats, PlanStats
 from ..reasoning.stats import DepsSummary
-from .runner import Evaluation
 
 #: counters summed over tasks: LLMStats' (the one list of them is that dataclass's fields)
 SUMMED = LLMStats.summed()
