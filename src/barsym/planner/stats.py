@@ -155,7 +155,7 @@ def register_section(name: str, cls: type, *, order: int, flat: bool = False) ->
     """Let :class:`PlanStats` hold sections of ``cls`` under ``name`` (called by the module defining ``cls``).
 
     ``to_dict()`` is written under ``name`` (``stats["deps"]``), or, with ``flat``, its keys beside the
-    planner's (the memory's ``memory_hits``..., whose first key marks it present; ``cls()`` must build one).
+    planner's (``name_this``, ``name_that``..., whose first key marks it present; ``cls()`` must build one).
     ``order``: where the section stands, lower first, among the nested ones in the JSON (the flat ones follow
     them) and among the lines of the plan's text.
     """
