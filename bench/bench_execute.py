@@ -34,7 +34,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from barsym.bar_io import read_plan
-    from barsym.eval.execution_report import task_seed
+    from barsym.eval.execution import task_seed
     from barsym.kb import load_kb
     from barsym.sim.execution import run, wilson_interval
     from barsym.sim.stochastic import StochasticWorld

@@ -44,12 +44,13 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from barsym.eval import evaluate, load_dataset  # noqa: E402
-from barsym.eval.execution_report import task_seed  # noqa: E402
+from barsym.eval.execution import task_seed  # noqa: E402
 from barsym.kb import cache_dir, load_kb, rules_for  # noqa: E402
 from barsym.llm import LlamaCppBackend, LLMOptions  # noqa: E402
 from barsym.memory import MemoryStore, record, with_memory  # noqa: E402
+from barsym.memory.stats import MemoryStats  # noqa: E402
 from barsym.planner import make_planner  # noqa: E402
-from barsym.planner.stats import MemoryStats, PlanStats  # noqa: E402
+from barsym.planner.stats import PlanStats  # noqa: E402
 from barsym.reasoning.llm_planners import STATE_DIR  # noqa: E402
 from barsym.sim.execution import run as run_plan  # noqa: E402
 from barsym.sim.stochastic import StochasticWorld  # noqa: E402
@@ -94,7 +95,7 @@ class Row:
 
     @property
     def memory(self) -> MemoryStats:
-        return self.stats.memory or MemoryStats()
+        return self.stats.section(MemoryStats) or MemoryStats()
 
 
 @dataclass

@@ -85,9 +85,9 @@ def barsym_side(tasks_path: Path, tasks: list[dict], planner: str) -> dict[str, 
     sys.path.insert(0, str(REPO / "src"))
     try:
         from barsym.eval import DatasetError, evaluate, load_dataset
-        from barsym.eval.plancraft import action_items
         from barsym.kb import Rules, load_kb
         from barsym.planner import make_planner
+        from barsym.report.plancraft import action_items
     except ImportError as exc:
         raise BenchError(
             f"cannot import barsym ({exc}); run with barsym's venv and PYTHONPATH={REPO / 'src'}"

@@ -471,7 +471,7 @@ def test_streams_are_restored_after_main(capsys):
 def test_progress_line_still_draws_and_escapes_task_names():
     import io
 
-    from barsym.eval.progress_line import TerminalProgress
+    from barsym.commands.progress_line import TerminalProgress
     from barsym.redact import EscapedOutput
 
     class Tty(io.StringIO):

@@ -20,6 +20,7 @@ from barsym.planner.stats import PlanStats
 from barsym.reasoning import baseline_prompts as prompts
 from barsym.reasoning.baseline_loop import StopReason
 from barsym.reasoning.plan_and_solve import subtask_grammar
+from barsym.reasoning.stats import BaselineSummary
 from barsym.reasoning.tree_of_thoughts import propose_grammar
 from cli_run import run
 
@@ -53,7 +54,7 @@ def test_reverse_chain_asks_once_and_plays_the_chain_from_its_last_line(kb):
     assert call.grammar == p.plan_grammar
     assert texts(result) == STEPS and result.validation.valid
     assert result.trace.stopped is StopReason.FINISHED and result.trace.complete
-    assert result.stats.baseline.method == "reverse-chain" and result.stats.llm.llm_calls == 1
+    assert result.stats.section(BaselineSummary).method == "reverse-chain" and result.stats.llm.llm_calls == 1
 
 
 def test_a_chain_that_never_reaches_done_says_it_is_unfinished(kb):
@@ -61,7 +62,7 @@ def test_a_chain_that_never_reaches_done_says_it_is_unfinished(kb):
     result = p.plan(GOAL)
     assert texts(result) == ["craft 2 stick", "craft 1 wooden_pickaxe"]
     assert result.trace.stopped is StopReason.UNFINISHED and not result.trace.complete
-    assert result.stats.llm.unanswered == 1 and result.stats.baseline.complete is False
+    assert result.stats.llm.unanswered == 1 and result.stats.section(BaselineSummary).complete is False
     assert "no complete plan within its budget" in result.trace.lines()[0]
 
 
@@ -242,7 +243,7 @@ def test_the_stats_section_reads_back_from_json(kb, name):
     result = make_planner(name, kb, llm_stand_in="first", log=False).plan(Goal(item="stick", count=4))
     data = result.stats.to_dict()
     assert data["baseline"]["method"] == name
-    assert PlanStats.from_dict(data).baseline == result.stats.baseline
+    assert PlanStats.from_dict(data).section(BaselineSummary) == result.stats.section(BaselineSummary)
 
 
 @pytest.mark.parametrize("name", ["self-refine", "plan-and-solve"])

@@ -13,6 +13,7 @@ import pytest
 
 from barsym.bar_io import read_plan
 from barsym.consistency import CannotRepair, ConsistencyConfig, Provenance, StateConsistency
+from barsym.consistency.stats import RepairStats
 from barsym.llm import BackendTimeoutError, ScriptedLLM
 from barsym.metrics import as_records, edit_distance
 from barsym.model import Goal, Plan, Step, StepType
@@ -244,7 +245,7 @@ def test_bar_sc_plans_with_the_scripted_model(kb, validator):
     result = planner.plan(goal)
     assert result.planner == "bar-sc" and result.validation.valid
     assert validator.validate(result.plan, goal=goal).valid
-    c = result.stats.consistency
+    c = result.stats.section(RepairStats)
     assert c.valid_before is False and c.valid_after is True and c.repaired_steps >= 1
     labels = {p for i in range(len(result.plan)) for p in result.provenance(i)}
     assert "kept" in labels and labels & {"repaired-llm", "repaired-symbolic"}
@@ -256,5 +257,5 @@ def test_consistency_on_any_planner(kb):
     planner = make_planner("symbolic", kb, consistency=True)
     result = planner.plan(Goal(item="iron_pickaxe"))
     assert planner.name == "symbolic+sc" and result.validation.valid
-    assert result.stats.consistency.valid_before and result.stats.consistency.rounds == 0
+    assert result.stats.section(RepairStats).valid_before and result.stats.section(RepairStats).rounds == 0
     assert all("kept" in result.provenance(i) for i in range(len(result.plan)))

@@ -15,7 +15,7 @@ import shutil
 import pytest
 
 from barsym.bar_io import MAX_INPUT_BYTES, InputFileError, read_input
-from barsym.eval.html_report import load_runs
+from barsym.report.html_report import load_runs
 from cli_run import one_line, run
 from testdata import BAR_DIR, EXPERT_FILES
 

@@ -18,6 +18,7 @@ from barsym.reasoning import deps_prompts as prompts
 from barsym.reasoning.cot import CotPlanner, split_line
 from barsym.reasoning.deps import DepsPlanner, StopReason
 from barsym.reasoning.forward_plans import Vocabulary, fold_repeats, parse_plan_text, render_plan
+from barsym.reasoning.stats import CotSummary, DepsSummary
 
 GOAL = Goal(item="wooden_pickaxe", count=1)
 NO_TABLE = "mine 3 logs\ncraft 9 planks\ncraft 2 stick\ncraft 1 wooden_pickaxe\ndone"
@@ -52,7 +53,7 @@ def test_the_description_and_explanation_are_fed_back_and_the_repaired_plan_wins
     assert NO_TABLE in contents and WHY in contents and description in " ".join(contents)
     assert result.trace.stopped is StopReason.SUCCEEDED and result.trace.success_round == 1
     assert result.validation.valid and [str(s) for s in result.plan.steps][3] == "craft 1 crafting_table"
-    assert result.stats.llm.accepted_after_feedback == 1 and result.stats.deps.success_round == 1
+    assert result.stats.llm.accepted_after_feedback == 1 and result.stats.section(DepsSummary).success_round == 1
 
 
 def test_round_zero_plans_once_and_explains_nothing(kb):
@@ -181,7 +182,7 @@ def test_cot_folds_a_step_the_model_writes_again_at_once_but_keeps_moves(kb):
         "craft 2 stick",
     ]
     assert result.trace.written == ["3 logs", "12 planks", "1 crafting_table, 8 planks", "4 stick"]
-    assert result.trace.folded == 2 and result.stats.cot.folded_repeats == 2
+    assert result.trace.folded == 2 and result.stats.section(CotSummary).folded_repeats == 2
     assert result.trace.to_dict()["folded_repeats"] == 2 and "2 repeated line(s) folded" in result.trace.lines()[0]
 
     moves = "dig down with wooden_pickaxe\ndig down with wooden_pickaxe\nmine 1 iron_ore with stone_pickaxe\ndone"

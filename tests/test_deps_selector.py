@@ -19,6 +19,7 @@ from barsym.planner.registry import graph_for, symbolic_planner
 from barsym.planner.selector import SELECTORS, plan_needs, trained_horizon
 from barsym.reasoning.deps import DepsPlanner
 from barsym.reasoning.forward_plans import parse_plan_text
+from barsym.reasoning.stats import DepsSummary
 from barsym.sim import DeterministicWorld, State, StochasticWorld
 from barsym.sim.execution import play
 from barsym.sim.stochastic import derive_seed
@@ -59,7 +60,7 @@ def test_order_is_the_default_and_the_loop_is_what_it_was(kb):
         plan = Plan(steps=r.steps)
         episode = play(world, plan, derive_seed(0, r.number), PICKAXE, State(), world.default_budget(r.steps))
         assert (r.success, r.ticks) == (episode.success, episode.ticks) and r.order is None
-    assert ordered.stats.deps.selector == "order"
+    assert ordered.stats.section(DepsSummary).selector == "order"
 
 
 @pytest.mark.parametrize("selector, first", [("graph", 1), ("horizon", 1)])
@@ -74,7 +75,7 @@ def test_independent_sub_goals_run_in_the_order_the_selector_picks(kb, selector,
     episode = play(planner.world, reordered, derive_seed(0, 0), BED, State(), planner.world.default_budget(r.steps))
     assert episode.success and episode.ticks == r.ticks
     assert result.plan.steps == r.steps  # the plan returned is the model's, as written
-    assert result.stats.deps.selector == selector and result.trace.to_dict()["selector"] == selector
+    assert result.stats.section(DepsSummary).selector == selector and result.trace.to_dict()["selector"] == selector
     lines = result.trace.lines()
     assert f"picked by the {selector} selector" in lines[0]
     assert f"run as steps {', '.join(str(i + 1) for i in r.order)}" in lines[1]

@@ -14,9 +14,9 @@ import pytest
 
 from barsym.eval import load_dataset
 from barsym.eval.runfile import RunFile, RunFileError, read_run
-from barsym.eval.runner import format_details, format_table
 from barsym.eval.scale import run_evaluation, run_header, select_tasks
 from barsym.eval.spec import RunSpec, WorldSpec, task_from_data, task_to_data
+from barsym.report.tables import format_details, format_table
 from cli_run import run
 from testdata import BAR_DIR, REPO
 
@@ -253,7 +253,7 @@ def test_run_files_that_cannot_be_used(capsys, kb, tasks, tmp_path):
 
 
 def test_progress_bar_on_a_terminal(tmp_path):
-    from barsym.eval.progress_line import EvalProgress
+    from barsym.commands.progress_line import EvalProgress
 
     class Terminal:
         def __init__(self):

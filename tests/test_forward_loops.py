@@ -18,6 +18,7 @@ from barsym.planner.stats import LLMStats
 from barsym.reasoning.cot import CotPlanner
 from barsym.reasoning.deps import DepsPlanner, StopReason
 from barsym.reasoning.loop_limits import DEFAULT_DEADLINE, Deadline, repeated_run
+from barsym.reasoning.stats import DepsSummary
 from cli_run import one_line, run
 
 GOAL = Goal(item="stone_pickaxe", count=1)
@@ -90,7 +91,7 @@ def test_deps_starts_no_call_after_its_deadline(kb):
     # round 0 at 20 s, its explanation at 40 s, round 1 at 60 s: past 45 s, so no explanation and no round 2
     assert len(backend.calls) == 3 and len(result.trace.rounds) == 2
     assert result.trace.stopped is StopReason.DEADLINE and result.trace.problem == "the deadline of 45 s passed"
-    assert result.stats.deps.stopped == "deadline"
+    assert result.stats.section(DepsSummary).stopped == "deadline"
 
 
 def test_a_deadline_caps_a_reply_to_the_tokens_the_measured_rate_allows():

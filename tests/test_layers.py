@@ -24,8 +24,10 @@ LAYERS = [
     ("__main__",),  # python -m barsym: runs cli
     ("cli",),
     ("commands",),
-    ("distill",),  # barsym distill: the oracle's training data, LoRA training, the GGUF written
-    ("eval",),
+    # barsym distill: the oracle's training data, LoRA training, the GGUF written; report: what barsym eval prints
+    # and barsym report draws, read from eval's evaluations and run files (eval, which runs them, never imports it)
+    ("distill", "report"),
+    ("eval",),  # running an evaluation: task sets, the one plan-and-score path, executors, run files
     ("reasoning",),  # everything that asks the model
     ("consistency", "memory"),
     ("planner",),  # BAR's loop, the symbolic decomposer, the verifier

@@ -463,7 +463,7 @@ def test_the_model_is_loaded_once_per_process(kb, monkeypatch, tmp_path):
 def test_progress_line_only_on_a_terminal(kb):
     import io
 
-    from barsym.eval.progress_line import TerminalProgress
+    from barsym.commands.progress_line import TerminalProgress
 
     class Tty(io.StringIO):
         def isatty(self):

@@ -9,6 +9,7 @@ import sqlite3
 import pytest
 
 from barsym.memory import MemoryFileError, MemoryStore, record, with_memory
+from barsym.memory.stats import MemoryStats
 from barsym.memory.store import SCHEMA_VERSION, DecompositionRecord
 from barsym.model import Goal
 from barsym.planner.registry import make_planner
@@ -24,23 +25,27 @@ def _planned(kb, store, goal="iron_pickaxe", runs=10, successes=10):
 def test_warm_memory_answers_every_goal_and_plans_stay_valid(kb, tmp_path):
     store = MemoryStore(tmp_path / "m.sqlite")
     planner, cold = _planned(kb, store)
-    assert cold.stats.memory.hits == 0
+    assert cold.stats.section(MemoryStats).hits == 0
     warm = planner.plan(Goal(item="iron_pickaxe", count=1))
-    assert warm.validation.valid and warm.stats.memory.misses == 0 and warm.stats.memory.hits > 0
+    assert (
+        warm.validation.valid
+        and warm.stats.section(MemoryStats).misses == 0
+        and warm.stats.section(MemoryStats).hits > 0
+    )
     assert [str(s) for s in warm.plan.steps] == [str(s) for s in cold.plan.steps]
     answered = [n.decomposition for n in warm.nodes if n.decomposition]
     # every goal from memory, except those the plan's own spare units cover (its planner says so, without asking)
     assert {d.provenance for d in answered if d.yields != 0} == {"memory"}
-    assert sum(d.yields == 0 for d in answered) == warm.stats.memory.spare > 0
+    assert sum(d.yields == 0 for d in answered) == warm.stats.section(MemoryStats).spare > 0
 
 
 def test_threshold_and_min_runs_keep_poor_entries_out(kb, tmp_path):
     store = MemoryStore(tmp_path / "m.sqlite")
     planner, _ = _planned(kb, store, runs=10, successes=2)  # 20 % < 50 %
-    assert planner.plan(Goal(item="iron_pickaxe", count=1)).stats.memory.hits == 0
+    assert planner.plan(Goal(item="iron_pickaxe", count=1)).stats.section(MemoryStats).hits == 0
     store.clear()
     planner, _ = _planned(kb, store, runs=4, successes=4)  # fewer than 5 runs
-    assert planner.plan(Goal(item="iron_pickaxe", count=1)).stats.memory.hits == 0
+    assert planner.plan(Goal(item="iron_pickaxe", count=1)).stats.section(MemoryStats).hits == 0
 
 
 def test_better_executing_decomposition_wins(kb, tmp_path):
@@ -84,7 +89,11 @@ def test_entry_that_no_longer_verifies_is_refused_and_marked_stale(kb, tmp_path)
     store.record_plan("a", "bar", ("stick", 4), [], [bad], [("stochastic", 0, 10, 10)])
     planner = with_memory(make_planner("symbolic", kb), kb, store)
     result = planner.plan(Goal(item="stick", count=4))
-    assert result.validation.valid and result.stats.memory.stale == 1 and result.stats.memory.hits == 0
+    assert (
+        result.validation.valid
+        and result.stats.section(MemoryStats).stale == 1
+        and result.stats.section(MemoryStats).hits == 0
+    )
     assert store.counts()["stale"] == 1 and store.candidates("stick", 4) == []
 
 
@@ -178,7 +187,11 @@ def test_stale_entry_in_a_memory_opened_read_only_is_refused_and_the_file_untouc
     before = path.read_bytes()
     store = MemoryStore(path, readonly=True)  # `barsym plan --memory M` without --record
     result = with_memory(make_planner("symbolic", kb), kb, store).plan(Goal(item="stick", count=4))
-    assert result.validation.valid and result.stats.memory.stale == 1 and result.stats.memory.hits == 0
+    assert (
+        result.validation.valid
+        and result.stats.section(MemoryStats).stale == 1
+        and result.stats.section(MemoryStats).hits == 0
+    )
     assert store.candidates("stick", 4) == [] and store.counts()["stale"] == 1  # refused for the rest of the run
     store.close()
     assert path.read_bytes() == before
@@ -205,6 +218,6 @@ def test_warm_memory_plans_are_the_planners_own_not_wasteful(kb, tmp_path):
         result = planner.plan(task.goal)
         assert result.validation.verdict.value == "valid", task.key
         assert [str(s) for s in result.plan.steps] == plain[task.key], task.key
-        hits += result.stats.memory.hits
-        assert result.stats.memory.misses == 0, task.key
+        hits += result.stats.section(MemoryStats).hits
+        assert result.stats.section(MemoryStats).misses == 0, task.key
     assert hits > 1000

@@ -150,7 +150,7 @@ class _Terminal:
 
 
 def test_build_draws_a_bar_only_on_a_terminal(tmp_path, capsys, monkeypatch):
-    from barsym.eval import progress_line as progress_bar
+    from barsym.commands import progress_line as progress_bar
 
     m = tmp_path / "m.sqlite"
     build = ["memory", "build", "--memory", str(m), "--dataset", str(BAR_DIR), "--limit", "3", "--runs", "5"]

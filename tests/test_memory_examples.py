@@ -7,6 +7,7 @@ import pytest
 from barsym.llm import ScriptedLLM
 from barsym.memory import MemoryStore, record, with_memory
 from barsym.memory.examples import closeness
+from barsym.memory.stats import MemoryStats
 from barsym.memory.store import DecompositionRecord
 from barsym.model import Goal
 from barsym.planner import PlanContext, SymbolicDecomposer, layer_goal
@@ -66,7 +67,7 @@ def test_examples_appear_before_the_question_and_every_answer_is_still_checked(k
     root = result.nodes[0].decomposition
     assert root.provenance == "llm-after-feedback" and str(root.step) == "craft 1 iron_axe"
     assert result.validation.valid and result.stats.llm.rejected == 1
-    assert result.stats.memory.examples == 1 and result.stats.memory.hits > 0
+    assert result.stats.section(MemoryStats).examples == 1 and result.stats.section(MemoryStats).hits > 0
 
 
 def test_poorly_executing_or_stale_examples_are_not_shown(kb, tmp_path):
@@ -109,4 +110,4 @@ def test_a_warm_memory_answers_in_front_of_the_llm_planners_without_a_call(kb, s
     planner = with_memory(make_planner(name, kb, backend=fake, log=False), kb, store)
     result = planner.plan(Goal(item="iron_pickaxe"))
     assert result.validation.valid and fake.calls == []
-    assert result.stats.memory.misses == 0 and result.stats.memory.hits > 0
+    assert result.stats.section(MemoryStats).misses == 0 and result.stats.section(MemoryStats).hits > 0

@@ -72,10 +72,10 @@ def test_the_registry_refuses_an_unknown_option_in_one_line(kb):
 
 
 def test_only_the_options_given_reach_the_planner(capsys, monkeypatch):
-    from barsym.eval import spec
+    from barsym.commands import llm_options  # plan builds its model planner with the registry's make_planner
 
     seen = {}
-    monkeypatch.setattr(spec, "make_planner", lambda name, kb, **options: seen.update(options) or 1 / 0)
+    monkeypatch.setattr(llm_options, "make_planner", lambda name, kb, **options: seen.update(options) or 1 / 0)
     with pytest.raises(ZeroDivisionError):
         run(capsys, "plan", "stick", "--planner", "bar", "--t", "4", "--no-fallback")
     assert seen["t"] == 4 and seen["fallback"] is False

@@ -15,11 +15,15 @@ import json
 
 import pytest
 
+from barsym.consistency.stats import RepairStats
 from barsym.eval.dataset import Task
 from barsym.eval.spec import outcome_from_record
+from barsym.memory.stats import MemoryStats
 from barsym.model import Goal
 from barsym.planner import make_planner
-from barsym.planner.stats import LLMStats, MemoryStats, PlanStats
+from barsym.planner import stats as stats_module
+from barsym.planner.stats import LLMStats, PlanStats, register_section
+from barsym.reasoning.stats import DepsSummary
 
 LLM = (
     '"context_answers": 0, "graph_forced": 0, "llm_goals": 1, "llm_calls": 3, "reused_replies": 0, "retries": 0, '
@@ -71,11 +75,12 @@ def test_old_stats_read_back_and_write_out_unchanged(name):
 def test_sections_are_typed():
     bar_sc = PlanStats.from_dict(json.loads(OLD["bar-sc (run file)"]))
     assert bar_sc.llm.llm_calls == 3 and bar_sc.llm.prefix == "disk" and bar_sc.llm_verified is False
-    assert bar_sc.consistency.kept_steps == 7 and bar_sc.consistency.valid_after and bar_sc.decompositions == 11
+    repair = bar_sc.section(RepairStats)
+    assert repair.kept_steps == 7 and repair.valid_after and bar_sc.decompositions == 11
     deps = PlanStats.from_dict(json.loads(OLD["deps"]))
-    assert deps.deps.success_round == 1 and deps.decompositions is None and deps.plan_fallback is None
+    assert deps.section(DepsSummary).success_round == 1 and deps.decompositions is None and deps.plan_fallback is None
     dead = PlanStats.from_dict(json.loads(OLD["bar, dead backend, memory"]))
-    assert dead.backend_down.startswith("2 failures") and dead.memory == MemoryStats(misses=12, spare=1)
+    assert dead.backend_down.startswith("2 failures") and dead.section(MemoryStats) == MemoryStats(misses=12, spare=1)
     symbolic = PlanStats.from_dict(json.loads(OLD["symbolic (run file)"]))
     assert symbolic.llm is None and symbolic.model == LLMStats() and symbolic.counters()["goals"] == 12
 
@@ -126,3 +131,42 @@ def test_an_old_run_file_record_resumes_with_typed_stats(kb):
     outcome = outcome_from_record(record, Task("stick", "stone", Goal(item="stick")), kb)
     assert outcome.result.stats.llm.accepted_first_try == 3
     assert outcome.to_dict()["stats"] == stats
+
+
+@dataclasses.dataclass(frozen=True)
+class _Later:
+    """A section of a module that registers it only after a record was read (its package not yet loaded)."""
+
+    n: int = 0
+
+    def to_dict(self) -> dict:
+        return {"n": self.n}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "_Later":
+        return cls(data.get("n", 0))
+
+    def lines(self) -> list[str]:
+        return [f"later: {self.n}"]
+
+
+def test_a_section_read_before_its_package_is_loaded_stays_as_it_was(monkeypatch):
+    monkeypatch.setattr(stats_module, "_SECTIONS", dict(stats_module._SECTIONS))
+    monkeypatch.setattr(stats_module, "_NAMES", dict(stats_module._NAMES))
+    old = {**json.loads(OLD["search"]), "later": {"n": 3}}
+    early = PlanStats.from_dict(old)
+    assert early.extra == {"later": {"n": 3}} and early.to_dict() == old  # kept, written out again
+    register_section("later", _Later, order=60)
+    assert early.section(_Later) == _Later(3)  # read from where it was kept
+    again = PlanStats.from_dict(old)
+    assert again.extra == {} and again.sections == {"later": _Later(3)} and again.to_dict() == old
+    assert PlanStats().section(_Later) is None and early.with_section(_Later(4)).to_dict()["later"] == {"n": 4}
+
+
+def test_sections_keep_their_places_whoever_added_them_first():
+    """The memory wraps the repair, but its keys follow the nested sections and its line comes first."""
+    stats = PlanStats(seconds=0.25).with_section(RepairStats(valid_before=False, rounds=1))
+    stats = stats.with_section(MemoryStats(hits=2, misses=2))
+    assert list(stats.to_dict())[:2] == ["seconds", "consistency"] and "memory_hits" in stats.to_dict()
+    lines = stats.section_lines()
+    assert [line.split(":")[0] for line in lines] == ["memory", "state consistency"]

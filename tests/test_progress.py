@@ -14,8 +14,8 @@ import time
 
 import pytest
 
-from barsym.eval import progress_line as progress_bar
-from barsym.eval.progress_line import EvalProgress, ProgressLine, clock_text
+from barsym.commands import progress_line as progress_bar
+from barsym.commands.progress_line import EvalProgress, ProgressLine, clock_text
 from barsym.eval.runfile import read_run
 from cli_run import run
 from testdata import BAR_DIR, REPO

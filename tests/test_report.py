@@ -15,7 +15,7 @@ import pytest
 from barsym.eval import load_dataset
 from barsym.eval.scale import run_evaluation
 from barsym.eval.spec import RunSpec, WorldSpec
-from barsym.eval.svg import PALETTE
+from barsym.report.svg import PALETTE
 from cli_run import run
 from testdata import BAR_DIR
 
@@ -179,7 +179,7 @@ def test_report_in_headless_chromium(capsys, run_files, tmp_path):
 
 
 def test_deps_rounds_and_step_score_agreement_where_the_records_have_them(tmp_path):
-    from barsym.eval.html_report import Run, render
+    from barsym.report.html_report import Run, render
 
     def record(key, stats):
         return {

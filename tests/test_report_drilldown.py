@@ -11,10 +11,10 @@ import pytest
 from test_report import chromium, colour_count, needs_chromium
 
 from barsym.eval import load_dataset
-from barsym.eval.report_parts import interval, rate_text
 from barsym.eval.scale import run_evaluation
 from barsym.eval.spec import RunSpec, WorldSpec
-from barsym.eval.tech_depth import goal_depth
+from barsym.report.parts import interval, rate_text
+from barsym.report.tech_depth import goal_depth
 from cli_run import run
 from testdata import BAR_DIR, REPO
 
@@ -184,7 +184,7 @@ def test_runs_are_compared_on_the_tasks_they_share(capsys, runs, tmp_path):
 
 
 def test_runs_without_a_shared_task_are_not_compared(tmp_path):
-    from barsym.eval.html_report import Run, render
+    from barsym.report.html_report import Run, render
 
     def record(key):
         return {

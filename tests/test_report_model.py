@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import re
 
-from barsym.eval.run_model import dataset_name, model_record, model_text, settings_text
+from barsym.eval.run_model import model_record
+from barsym.report.run_model import dataset_name, model_text, settings_text
 from cli_run import run
 
 

@@ -25,19 +25,20 @@ from barsym.consistency.report import (
     score_text,
 )
 from barsym.eval import evaluate, load_dataset
-from barsym.eval.execution_report import execute_evaluation, execution_record, group_executions
+from barsym.eval.execution import execute_evaluation
 from barsym.eval.interrupt import resume_hint
-from barsym.eval.llm_report import format_memory
 from barsym.eval.spec import WorldSpec
 from barsym.memory import MemoryStore, TaskRecorder, with_memory
 from barsym.memory.maintenance import build, decomposition_line, decompositions, export_jsonl, import_jsonl
 from barsym.memory.recorder import RecordingPlanner
 from barsym.model import Goal
 from barsym.planner import PlanningError, make_planner
-from barsym.planner.render import consistency_lines, llm_lines, memory_lines
+from barsym.planner.render import llm_lines
 from barsym.planner.stats import PlanStats
 from barsym.reasoning.call_records import CallRecord, damaged_summary
 from barsym.reasoning.prose_io import read_text
+from barsym.report.execution import execution_record, group_executions
+from barsym.report.llm_report import format_memory
 from barsym.sim.options import ExecutionOptions
 from barsym.sim.world import DeterministicWorld
 from barsym.validation import Validator
@@ -65,7 +66,7 @@ def test_a_plan_result_prints_what_barsym_plan_prints(kb, capsys):
 
 
 def test_the_modules_lines_say_nothing_for_a_plan_without_them():
-    assert llm_lines(PlanStats()) == memory_lines(PlanStats()) == consistency_lines(PlanStats()) == []
+    assert llm_lines(PlanStats()) == PlanStats().section_lines() == []
 
 
 def test_validation_says_where_a_plan_fails(kb, capsys, tmp_path):
@@ -228,8 +229,8 @@ def test_prose_files_that_cannot_be_a_plan_are_refused(tmp_path):
 
 
 def test_an_evaluation_run_reports_as_barsym_eval_does(kb, capsys):
-    from barsym.eval.run_report import execution_part, report_record, report_text
     from barsym.eval.scale import EvaluationRun
+    from barsym.report.run_report import execution_part, report_record, report_text
 
     tasks = load_dataset(BAR_DIR, kb)[:2]
     assert len(tasks) == 2

@@ -6,10 +6,11 @@ import json
 
 import pytest
 
-from barsym.eval import evaluate, load_dataset, plancraft
+from barsym.eval import evaluate, load_dataset
 from barsym.kb import Rules
 from barsym.model import Goal, Plan, Step, StepType
 from barsym.planner import ErrorKind, PlanningError, make_planner
+from barsym.report import plancraft
 from barsym.sim import Code, Simulator, State
 from barsym.validation import Validator
 from cli_run import run

@@ -19,7 +19,7 @@ from collections import Counter
 import pytest
 
 from barsym.bar_io import parse_plan, read_plan
-from barsym.eval.execution_report import task_seed
+from barsym.eval.execution import task_seed
 from barsym.kb import Rules
 from barsym.model import Plan, Step, StepType
 from barsym.sim import Code, State

@@ -204,9 +204,11 @@ def plan(
     if item is None:
         raise TypeError("plan() needs the item to plan for, e.g. plan('stick', 4)")
     goal = _goal(kb, item, count)
-    from .eval.spec import planner_from_options  # the options become one typed spec; its factory makes the model
+    from .planner.registry import make_planner  # the options become one typed spec; the one factory builds from it
 
-    chosen = planner_from_options(planner, kb, options, rules=rules, backend=options.pop("backend", None))
+    if "backend" in options and options["backend"] is None:  # None is no backend of the caller's: the default one
+        del options["backend"]
+    chosen = make_planner(planner, kb, rules=rules, **options)
     state = _start(kb, start, layer)
     result = chosen.plan(goal, state) if state is not None else chosen.plan(goal)
     provenance = tuple(tuple(result.provenance(i)) for i in range(len(result.plan)))

@@ -24,13 +24,10 @@ import json
 import sys
 from pathlib import Path
 
-from ..eval import DatasetError, repeats
+from ..eval import DatasetError
 from ..eval.interrupt import TERMINATED, reassert_sigint, resume_hint, terminated_as_exit
 from ..eval.options import RunOptions
-from ..eval.progress_line import EvalProgress
-from ..eval.repeats import repeat_path
-from ..eval.run_report import execution_part, plancraft_report, tech_tree_report
-from ..eval.runfile import RunFileError, check_resumable
+from ..eval.runfile import RunFileError, check_resumable, repeat_path
 from ..eval.scale import run_evaluation, run_header
 from ..eval.spec import RunSpec, WorldSpec
 from ..eval.workers import ExecutorError
@@ -38,6 +35,8 @@ from ..memory import MemoryLockedError, TaskRecorder
 from ..memory.options import MemoryOptions
 from ..memory.recorder import RecordingPlanner
 from ..planner.registry import planner_label
+from ..report import repeats
+from ..report.run_report import execution_part, plancraft_report, tech_tree_report
 from ..sim.options import ExecutionOptions
 from ..start_state import StartOptions
 from .common import (
@@ -63,6 +62,7 @@ from .llm_options import (
     planner_options,
 )
 from .options import add_model, read_model
+from .progress_line import EvalProgress
 from .state_options import rules_from_args
 
 HELP = "score a planner on a task set with BAR's metrics"

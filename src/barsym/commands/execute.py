@@ -14,7 +14,6 @@ import argparse
 import json
 import sys
 
-from ..eval.progress_line import runs_progress
 from ..memory.options import MemoryOptions
 from ..memory.recorder import credit_runs
 from ..sim.execution import summary_line
@@ -22,6 +21,7 @@ from ..sim.options import ExecutionOptions
 from .common import UsageError, add_format, kb_from_args, warn
 from .options import add_model, read_model
 from .plan_files import PlanFiles, add_plan_file_arguments
+from .progress_line import runs_progress
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
 HELP = "run plans many times in an execution world: success rate, ticks, failures"

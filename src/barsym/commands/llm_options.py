@@ -5,8 +5,7 @@ The LLM planners take the same settings in every command, and each must turn a
 bad setting (a model path that is not there, a file that is not a GGUF, a
 server URL nothing answers at) into one line on stderr and exit status 2
 before any planning starts, never a traceback. Only the commands that ask a
-model import this module (it loads the LLM planners' factory and the
-evaluation package); the arguments themselves are in :mod:`.planner_arguments`
+model import this module (it loads the LLM planners' factory); the arguments themselves are in :mod:`.planner_arguments`
 (and still importable from here).
 """
 
@@ -15,7 +14,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 
-from ..eval.spec import planner_from_options
 from ..kb import KnowledgeBase
 from ..llm.install import llm_extra_hint
 from ..llm.settings import ModelSettings
@@ -41,7 +39,7 @@ def make_from_options(name: str, kb: KnowledgeBase, options: dict, args: argpars
     command = " ".join(["barsym", *getattr(args, "argv", [])])  # what the call log records as the caller
     settings = model_settings(args)  # the model the options name, as the command line gave it
     with model_errors(f"the {name} planner", settings.model, bool(settings.llm_url)):
-        return planner_from_options(name, kb, options, rules=rules, progress=progress, command=command)
+        return make_planner(name, kb, rules=rules, progress=progress, command=command, **options)
 
 
 def backend_from(options: ModelSettings):

@@ -16,7 +16,6 @@ import json
 import sys
 from pathlib import Path
 
-from ..eval.progress_line import TerminalProgress
 from ..memory import MemoryStore, with_memory
 from ..memory.maintenance import build, decomposition_line, decompositions, export_jsonl, import_file, open_memory
 from ..memory.memory_file import default_path
@@ -27,6 +26,7 @@ from ..planner import PlanningError
 from ..sim.options import ExecutionOptions
 from .common import UsageError, add_format, add_output, check_writable, kb_from_args, write_output
 from .options import add_model, read_model
+from .progress_line import TerminalProgress
 
 #: the actions that change the memory (the others open it read-only)
 WRITES = ("build", "import", "prune", "clear")

@@ -140,8 +140,8 @@ def build_planner(name: str, kb, args: argparse.Namespace, rules):
     options = planner_options(name, kb, args, rules)
     if not options:
         return make_planner(name, kb, rules=rules), None
-    from ..eval.progress_line import TerminalProgress
     from .llm_options import make_from_options
+    from .progress_line import TerminalProgress
 
     progress = TerminalProgress()
     return make_from_options(name, kb, options, args, progress, rules), progress

@@ -12,8 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..eval.html_report import load_runs, render
 from ..eval.runfile import RunFileError
+from ..report.html_report import load_runs, render
 from .common import add_output, check_writable, fail, to_stdout, warn, write_output
 
 HELP = "an HTML report (tables, charts) of eval runs"

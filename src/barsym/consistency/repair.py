@@ -28,7 +28,6 @@ from typing import Protocol
 from ..kb import KnowledgeBase, Rules, UnknownItemError, rules_for
 from ..model import Goal, Plan, Step
 from ..planner.registry import graph_for
-from ..planner.stats import RepairStats
 from ..sim import State
 from ..validation import ValidationResult, Validator
 from .anchors import AnchorPair, merge, sliding_window, step_scoring
@@ -38,6 +37,7 @@ from .forward import SymbolicChooser, Window, WindowRepair, walk
 from .needs import NeedPlanner
 from .results import Provenance, RepairResult, RoundRecord
 from .scores import StepScore, combine, simulator_scores
+from .stats import RepairStats
 
 #: the model's counters a repair reports the change of (:meth:`StateConsistency._stats`)
 USE_KEYS = ("llm_calls", "reused_replies", "graph_forced", "evaluated_prompt_tokens", "reused_seconds")

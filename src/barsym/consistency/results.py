@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from ..model import Goal, Plan, Step
-from ..planner.stats import RepairStats
 from ..validation import ValidationResult
 from .anchors import AnchorPair
 from .config import ConsistencyConfig
 from .forward import KEPT, WindowRepair
 from .scores import FailureKind, StepFault, StepScore
+from .stats import RepairStats
 
 __all__ = ["Provenance", "RepairResult", "RoundRecord"]
 

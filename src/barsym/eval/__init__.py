@@ -1,7 +1,8 @@
-"""Evaluation: read a task set, run a planner on it, score it with BAR's metrics."""
+"""Evaluation, the running half: read a task set, run a planner on it (in any executor, resumably), score it with
+BAR's metrics, and keep the records in a run file. What is printed and drawn of a run is :mod:`barsym.report`'s."""
 
 from .dataset import DatasetError, Task, load_dataset, resolve_dataset
-from .runner import Evaluation, TaskOutcome, evaluate, format_details, format_table, why
+from .runner import Evaluation, TaskOutcome, evaluate, plan_task, why
 
 __all__ = [
     "DatasetError",
@@ -9,9 +10,8 @@ __all__ = [
     "Task",
     "TaskOutcome",
     "evaluate",
-    "format_details",
-    "format_table",
     "load_dataset",
+    "plan_task",
     "resolve_dataset",
     "why",
 ]

@@ -19,8 +19,11 @@ import json
 import math
 
 from ..bar_io import PlanFormatError, shown, step_from_record
+from ..consistency.stats import RepairStats
+from ..memory.stats import MemoryStats
 from ..planner.decomposer import ErrorKind
-from ..planner.stats import BaselineSummary, CotSummary, DepsSummary, LLMStats, MemoryStats, PlanStats, RepairStats
+from ..planner.stats import LLMStats, PlanStats
+from ..reasoning.stats import BaselineSummary, CotSummary, DepsSummary
 from ..validation import Verdict
 
 #: the most rounds a DEPS record may claim (the loop stops at a handful; a report draws one bar per round)

@@ -4,7 +4,7 @@ Why: a table of ``bar`` against ``symbolic`` says little unless it says which
 model ``bar`` ran -- the embedded SmolLM2 GGUF, a distilled file, a server --
 and a report made from run files weeks later has only the files to go by. So
 ``barsym eval`` writes the model into the header (:func:`model_record`) and
-``barsym report`` reads it back (:func:`model_text`):
+``barsym report`` reads it back (:func:`barsym.report.run_model.model_text`):
 
 - ``gguf``: the GGUF file's name (not its path: the path says where one
   machine keeps it, the name what it is); None for a server or a stand-in;
@@ -21,14 +21,9 @@ field say "not recorded".
 
 from __future__ import annotations
 
-from html import escape
-
 from ..redact import url_without_password
 
-__all__ = ["dataset_name", "model_record", "model_text", "runs_table", "settings_text"]
-
-#: options the model column already names
-MODEL_KEYS = ("model", "llm_url", "llm_stand_in", "adapter", "api_key", "llm_model")
+__all__ = ["model_record"]
 
 
 def model_record(planner: str, options: dict) -> dict | None:
@@ -60,58 +55,3 @@ def model_record(planner: str, options: dict) -> dict | None:
         "server": url_without_password(url) if url else None,
         "stand_in": stand_in,
     }
-
-
-def model_text(header: dict) -> str:
-    """The model of a run in a few words, for the report's table of runs."""
-    if "model" not in header:
-        return "not recorded"
-    model = header["model"]
-    if model is None:
-        return "no model"
-    if model.get("stand_in"):
-        return f"stand-in {model['stand_in']} (no model)"
-    parts = [model.get("gguf") or "", f"at {model['server']}" if model.get("server") else ""]
-    if model.get("adapter") and model["adapter"] != "none":
-        parts.append(f"+ adapter {model['adapter']}")
-    elif model.get("adapter") == "none":
-        parts.append("(base, no adapter)")
-    return " ".join(p for p in parts if p) or "unnamed"
-
-
-def dataset_name(header: dict) -> str:
-    """A run's data set as the user named it (``bar``), else the last part of its path."""
-    name = header.get("dataset_name")
-    if name:
-        return str(name)
-    path = str(header.get("dataset") or "")
-    parts = path.replace("\\", "/").rstrip("/").split("/")
-    if len(parts) >= 2 and parts[-2] == "datasets":  # a bundled set: barsym/datasets/<name>
-        return parts[-1]
-    return parts[-1]
-
-
-def settings_text(header: dict) -> str:
-    """The planner's settings of a run (``llm_mode=graph, max_retries=2, ...``), the model's own left out."""
-    spec = header.get("spec") or {}
-    options = {k: v for k, v in (spec.get("options") or {}).items() if v is not None and k not in MODEL_KEYS}
-    world = spec.get("world")
-    if world:
-        options["world"] = ", ".join(f"{k}={v}" for k, v in sorted(world.items()) if v is not None)
-    if spec.get("rules"):
-        options["rules"] = spec["rules"]
-    return ", ".join(f"{k}={v}" for k, v in sorted(options.items())) or "defaults"
-
-
-def runs_table(runs, compared) -> str:
-    """The report's first table: each run with its data set, model and settings (the settings cell wraps)."""
-    from .report_parts import table
-
-    rows = []
-    for run, cut in zip(runs, compared):
-        cells = [run.label, run.path.name, dataset_name(run.header), model_text(run.header)]
-        settings = f'<span class="settings">{escape(settings_text(run.header))}</span>'
-        count = [str(len(run.records)), str(len(cut.records)), str(run.header.get("started", ""))]
-        rows.append([*map(escape, cells), settings, *map(escape, count)])
-    head = ["planner", "file", "data set", "model", "settings", "tasks", "compared", "started"]
-    return table(head, rows, html_cells=True)

@@ -31,6 +31,13 @@ from ..redact import hide_secrets
 RUN_VERSION = 1
 
 
+def repeat_path(path: Path | None, number: int) -> Path | None:
+    """The run file of repeat ``number`` (1 is ``path`` itself)."""
+    if path is None or number == 1:
+        return path
+    return path.with_name(f"{path.stem}.repeat{number}{path.suffix}")
+
+
 class RunFileError(ValueError):
     """The run file cannot be used: not a run file, another run's, damaged, busy or unwritable."""
 

@@ -1,4 +1,4 @@
-"""Run a planner over a task set, score it like BAR, and explain every difference.
+"""Plan a task and score it like BAR (:func:`plan_task`, the one way), over a task set, and explain every difference.
 
 A score alone says *that* a plan differs from the expert's, not who is right:
 the expert plans were written by people and some waste items or cannot run.
@@ -8,7 +8,8 @@ verdicts, the differing steps, and the raw resources each plan gathers, and
 
 Per-task records carry the planner's ``stats`` as :meth:`PlanStats.to_dict`
 writes them, so a planner that counts LLM calls, tokens or seconds reports
-them here without changes.
+them here without changes. The tables printed of an evaluation are
+:mod:`barsym.report.tables`'.
 """
 
 from __future__ import annotations
@@ -214,6 +215,44 @@ class Evaluation:
         return out
 
 
+def plan_task(task: Task, planner, validator: Validator) -> TaskOutcome:
+    """Plan one task and score it: the one way barsym does it, for :func:`evaluate` and for every executor of
+    ``barsym eval`` (:func:`~.spec.run_task`).
+
+    The task is planned from its start inventory if it has one (Plancraft's), the time is the planner's alone,
+    and the plan is scored against the expert plan (:func:`score_against_expert`).
+    """
+    outcome = TaskOutcome(task)
+    started = time.perf_counter()
+    try:
+        outcome.result = planner.plan(task.goal, task.start) if task.start is not None else planner.plan(task.goal)
+    except PlanningError as exc:
+        outcome.error = exc
+    outcome.seconds = time.perf_counter() - started
+    score_against_expert(outcome, validator)
+    return outcome
+
+
+def score_against_expert(outcome: TaskOutcome, validator: Validator) -> None:
+    """The expert plan's verdict and BAR's scores of the plan against it (a task without a plan scores as an empty
+    plan; nothing for a task without an expert plan). A plan read back from a run file is scored here too."""
+    task = outcome.task
+    if task.reference is None:
+        return
+    outcome.expert = validator.validate(task.reference, goal=task.goal)
+    outcome.score = score_task(outcome.result.plan if outcome.result is not None else [], task.reference)
+
+
+def score_record(score: TaskScore) -> dict:
+    """A score as a record keeps it (``score`` in a ``--run`` file's task line)."""
+    return {
+        "accuracy": list(score.accuracy),
+        "f1": list(score.f1),
+        "edit_distance": score.edit_distance,
+        "longest": score.longest,
+    }
+
+
 def evaluate(
     tasks: Sequence[Task],
     planner,
@@ -222,65 +261,16 @@ def evaluate(
     progress: Callable[[int, int, TaskOutcome], None] | None = None,
     rules: Rules | str | None = None,
 ) -> Evaluation:
-    """Plan every task with ``planner`` (anything with ``plan(goal[, start])``) and score it.
+    """Plan every task with ``planner`` (anything with ``plan(goal[, start])``) and score it, in this process.
 
-    A task with a start inventory (Plancraft's) is planned from it; ``rules``
-    is the profile its expert plans are validated under.
+    Each task goes through :func:`plan_task`, as every task of ``barsym eval`` does
+    (:func:`~.scale.run_evaluation`); ``rules`` is the profile the expert plans are validated under.
     """
     validator = Validator(kb, rules)
     evaluation = Evaluation(name or getattr(planner, "name", "?"))
     for number, task in enumerate(tasks, start=1):
-        outcome = TaskOutcome(task)
-        started = time.perf_counter()
-        try:
-            outcome.result = planner.plan(task.goal, task.start) if task.start is not None else planner.plan(task.goal)
-        except PlanningError as exc:
-            outcome.error = exc
-        outcome.seconds = time.perf_counter() - started
-        if task.reference is not None:
-            outcome.expert = validator.validate(task.reference, goal=task.goal)
-            if outcome.result is not None:
-                outcome.score = score_task(outcome.result.plan, task.reference)
-            else:
-                outcome.score = score_task([], task.reference)
+        outcome = plan_task(task, planner, validator)
         evaluation.outcomes.append(outcome)
         if progress is not None:
             progress(number, len(tasks), outcome)
     return evaluation
-
-
-def format_table(evaluation: Evaluation) -> str:
-    """The paper's table (Acc, F1, ED per group and overall), or plannability counts."""
-    rows = []
-    if evaluation.has_references:
-        groups = evaluation.groups()
-        rows.append(f"{'group':<10} {'tasks':>5} {'Acc':>7} {'F1':>7} {'ED':>6} {'ED ratio':>9} {'exact':>7}")
-        for name in evaluation.group_names() + [ALL]:
-            g = evaluation.overall() if name == ALL else groups.get(name)
-            if g is None:
-                continue
-            rows.append(
-                f"{name:<10} {g.tasks:>5} {g.accuracy:>7.2f} {g.f1:>7.2f} {g.edit_distance:>6.2f} "
-                f"{g.edit_distance_ratio:>9.4f} {f'{g.exact}/{g.tasks}':>7}"
-            )
-    else:
-        rows.append(f"{'group':<10} {'tasks':>5} {'planned':>8} {'valid':>6} {'unreachable':>12} {'failed':>7}")
-        for name in evaluation.group_names() + [ALL]:
-            c = evaluation.counts(None if name == ALL else name)
-            rows.append(
-                f"{name:<10} {c['tasks']:>5} {c['planned']:>8} {c['valid']:>6} {c['unreachable']:>12} {c['failed']:>7}"
-            )
-    return "\n".join(rows)
-
-
-def format_details(evaluation: Evaluation) -> str:
-    """Per task: planning failures, and every plan that differs from the expert's, with why."""
-    lines = []
-    for o in evaluation.outcomes:
-        if o.error is not None:
-            lines.append(f"{o.task.key}: no plan ({o.error.kind.value}): {o.error.message}")
-        elif o.differs:
-            lines.append(f"{o.task.key}: differs from the expert plan (edit distance {o.score.edit_distance})")
-            lines += [f"    {line}" for line in o.diff_lines()]
-            lines.append(f"    why: {why(o)}")
-    return "\n".join(lines)

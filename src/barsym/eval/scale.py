@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..kb import KnowledgeBase
 from .dataset import DatasetError, Task
-from .execution_report import TaskExecution
+from .execution import TaskExecution
 from .record_check import record_problem, task_hash, unknown_items
 from .run_model import model_record
 from .runfile import RUN_VERSION, RunFile
@@ -157,7 +157,7 @@ def run_evaluation(
         outcome = outcome_from_record(record, task, kb, spec.rules)
         evaluation.outcomes.append(outcome)
         if spec.world is not None and task.key not in fresh:  # recomputed: same seeds, same worlds, same numbers
-            from .execution_report import execute_task
+            from .execution import execute_task
 
             record["execution"] = execute_task(kb, spec, task, outcome.plan)
         if "execution" in record:

@@ -4,8 +4,9 @@ A serial run, a process pool, Ray workers and a resumed run must give the
 same result for the same task. So all of them go through :func:`run_task`:
 it takes a :class:`RunSpec` and a task as JSON-ready data (no planner objects,
 no callbacks), builds -- once per process -- the knowledge base, the planner
-and the execution world the spec names, plans the task, scores it against
-its expert plan, optionally executes it, and returns one JSON-ready
+and the execution world the spec names, plans the task and scores it against
+its expert plan (:func:`~.runner.plan_task`, as the serial :func:`~.runner.evaluate`
+does), optionally executes it, and returns one JSON-ready
 **record**. The record is what a ``--run`` file keeps, what workers send back,
 and what :func:`outcome_from_record` turns into the :class:`TaskOutcome`
 the reports read. A worker never needs anything but the spec to rebuild the
@@ -16,12 +17,10 @@ from __future__ import annotations
 
 import importlib
 import json
-import time
 from dataclasses import dataclass, field
 
 from ..bar_io import step_to_record
 from ..kb import KnowledgeBase, load_kb
-from ..metrics import score_task
 from ..model import Goal, Plan
 from ..planner import PlanningError, make_planner
 from ..planner.result import PlanResult
@@ -30,7 +29,7 @@ from ..sim import State
 from ..sim.options import ExecutionOptions
 from ..validation import Validator
 from .dataset import Task
-from .runner import TaskOutcome
+from .runner import TaskOutcome, plan_task, score_against_expert, score_record
 
 RECORD_VERSION = 1
 
@@ -158,31 +157,18 @@ def _kb(version: str) -> KnowledgeBase:
     return _Process.kbs[version]
 
 
-def planner_from_options(name: str, kb: KnowledgeBase, options: dict, *, rules=None, backend=None, **context):
-    """``make_planner`` with the planner's options as plain data (a run file's, the command line's).
-
-    ``backend`` given (a test's fake, a spec's stand-in) is the model; else the one factory
-    (:func:`barsym.planner.registry.build`) makes it from the options, a server's client with
-    ``llm_url`` and a key or model name included. ``context`` is what the caller hands over besides
-    options (``progress``, ``command``).
-    """
-    if backend is not None:
-        context["backend"] = backend
-    return make_planner(name, kb, rules=rules, **context, **options)
-
-
 def build_planner(spec: RunSpec, progress=None, command: str = "", api_key: str | None = None):
-    """A new planner as the spec says (``progress`` only where it is drawn: in the parent process)."""
+    """A new planner as the spec says (``progress`` only where it is drawn: in the parent process), made by the one
+    factory (:func:`barsym.planner.registry.build`, through ``make_planner``) from the spec's plain options;
+    ``spec.backend`` (a test's fake model) is called here, in the process that plans."""
     options = {**spec.options, **({"api_key": api_key} if api_key else {})}
-    backend = None
+    context: dict = {"command": command or f"barsym eval --planner {spec.planner}"}
     if spec.backend:
         module, _, name = spec.backend.partition(":")
-        backend = getattr(importlib.import_module(module), name)()
-    context = {"progress": progress} if progress is not None else {}
-    command = command or f"barsym eval --planner {spec.planner}"
-    return planner_from_options(
-        spec.planner, _kb(spec.mc_version), options, rules=spec.rules, backend=backend, command=command, **context
-    )
+        context["backend"] = getattr(importlib.import_module(module), name)()
+    if progress is not None:
+        context["progress"] = progress
+    return make_planner(spec.planner, _kb(spec.mc_version), rules=spec.rules, **context, **options)
 
 
 def planner_for(spec: RunSpec, progress=None, api_key: str | None = None):
@@ -206,38 +192,17 @@ def run_task(spec: RunSpec, task_data: dict, planner=None, api_key: str | None =
     kb = _kb(spec.mc_version)
     planner = planner if planner is not None else planner_for(spec, api_key=api_key)
     task = task_from_data(task_data)
-    started = time.perf_counter()
-    result, error = None, None
-    try:
-        result = planner.plan(task.goal, task.start) if task.start is not None else planner.plan(task.goal)
-    except PlanningError as exc:
-        error = exc
-    seconds = time.perf_counter() - started
-    outcome = _outcome(kb, spec, task, result, error, seconds)
+    outcome = plan_task(task, planner, Validator(kb, spec.rules))
     record = {"kind": "task", "version": RECORD_VERSION, "key": task.key, **outcome.to_dict()}
     if "hash" in task_data:  # the content hash of the task it was made for: a resume checks it
         record["task_hash"] = task_data["hash"]
     if outcome.score is not None:
-        s = outcome.score
-        record["score"] = {
-            "accuracy": list(s.accuracy),
-            "f1": list(s.f1),
-            "edit_distance": s.edit_distance,
-            "longest": s.longest,
-        }
+        record["score"] = score_record(outcome.score)
     if spec.world is not None:
-        from .execution_report import execute_task
+        from .execution import execute_task
 
         record["execution"] = execute_task(kb, spec, task, outcome.plan)
     return record
-
-
-def _outcome(kb, spec: RunSpec, task: Task, result, error, seconds: float) -> TaskOutcome:
-    outcome = TaskOutcome(task, result=result, error=error, seconds=seconds)
-    if task.reference is not None:
-        outcome.expert = Validator(kb, spec.rules).validate(task.reference, goal=task.goal)
-        outcome.score = score_task(result.plan if result is not None else [], task.reference)
-    return outcome
 
 
 def outcome_from_record(record: dict, task: Task, kb: KnowledgeBase, rules=None) -> TaskOutcome:
@@ -264,13 +229,7 @@ def outcome_from_record(record: dict, task: Task, kb: KnowledgeBase, rules=None)
         )
     else:
         outcome.error = PlanningError(record["error_kind"], record["error"])
-    if task.reference is not None:  # the score is recomputed from the plan, never taken from the record
-        outcome.expert = validator.validate(task.reference, goal=task.goal)
-        outcome.score = score_task(outcome.plan if outcome.plan is not None else [], task.reference)
-        record["score"] = {
-            "accuracy": list(outcome.score.accuracy),
-            "f1": list(outcome.score.f1),
-            "edit_distance": outcome.score.edit_distance,
-            "longest": outcome.score.longest,
-        }
+    score_against_expert(outcome, validator)  # the score is recomputed from the plan, never taken from the record
+    if outcome.score is not None:
+        record["score"] = score_record(outcome.score)
     return outcome

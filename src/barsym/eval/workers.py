@@ -24,6 +24,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from enum import Enum
 
+from ..reasoning.progress import event_text
 from .spec import RunSpec, planner_for, run_task
 
 __all__ = ["Executor", "ExecutorError", "iter_records"]
@@ -36,14 +37,6 @@ class Executor(str, Enum):
 
 class ExecutorError(RuntimeError):
     """The executor cannot be used (Ray not installed, no cluster at the address)."""
-
-
-def event_text(event) -> str:
-    """A planner's progress event in words: ``loading the model ...``, ``goal 4 of about 18: 1 stone pickaxe``."""
-    if event.phase in ("loading", "priming"):
-        return f"{event.text} ..."
-    of = f" of about {event.estimate}" if event.estimate else ""
-    return f"goal {event.number}{of}: {event.text}"
 
 
 def task_key(task: dict) -> str:

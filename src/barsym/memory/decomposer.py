@@ -29,10 +29,10 @@ import dataclasses
 from ..kb import KnowledgeBase, Rules
 from ..model import MAX_COUNT, Goal, Step, StepType
 from ..planner.decomposer import Decomposer, Decomposition, PlanContext, goal_layer
-from ..planner.stats import MemoryStats
 from ..planner.verify import check_decomposition
 from .examples import DEFAULT_EXAMPLES, CloseGoalExamples
 from .row_checks import Vocabulary
+from .stats import MemoryStats
 from .store import Candidate, MemoryStore
 
 MEMORY = "memory"
@@ -192,7 +192,7 @@ class MemoryPlanner:
         result = self.planner.plan(goal, start)
         if self.memory.examples is not None:
             self.memory.stats.examples = self.memory.examples.goals_given
-        result.stats = dataclasses.replace(result.stats, memory=self.memory.stats)
+        result.stats = result.stats.with_section(self.memory.stats)
         return result
 
 

@@ -2,7 +2,7 @@
 
 The text is the numbered steps with who answered each and what it is for,
 the validator's verdict, then a line or two per module that ran (the model's
-counters, the stage memory, state consistency); the record is the same
+counters, then each stats section's own lines); the record is the same
 content as plain data. One place writes both, so ``barsym plan`` and
 :meth:`~barsym.planner.result.PlanResult.to_text` cannot drift apart.
 """
@@ -51,7 +51,7 @@ def plan_text(result: PlanResult) -> str:
     trace = getattr(result, "trace", None)  # deps' rounds, cot's inventories
     if trace is not None:
         lines += trace.lines()
-    lines += llm_lines(result.stats) + memory_lines(result.stats) + consistency_lines(result.stats)
+    lines += llm_lines(result.stats) + result.stats.section_lines()  # each section's own lines
     return "\n".join(lines) + "\n"
 
 
@@ -82,34 +82,6 @@ def plan_record(result: PlanResult) -> dict:
     if trace is not None:
         data["trace"] = trace.to_dict()
     return data
-
-
-def memory_lines(stats: PlanStats) -> list[str]:
-    """One line on the stage memory, if the plan had one."""
-    m = stats.memory
-    if m is None:
-        return []
-    shots = f", {m.examples} goal(s) given remembered examples of close goals" if m.examples else ""
-    return [
-        f"memory: {m.hits} goal(s) answered from memory, {m.misses} passed on "
-        f"({100 * m.share:.0f} % from memory), {m.stale} refused as stale{shots}"
-    ]
-
-
-def consistency_lines(stats: PlanStats) -> list[str]:
-    """One line on what state consistency (bar-sc, --consistency) did, if it ran."""
-    c = stats.consistency
-    if c is None:
-        return []
-    if c.valid_before:
-        return ["state consistency: the plan was valid; nothing to repair"]
-    return [
-        f"state consistency: invalid -> {'valid' if c.valid_after else 'invalid'} in {c.rounds} round(s), "
-        f"{c.windows} window(s), {c.repaired_steps} step(s) repaired, {c.kept_steps} kept; "
-        f"LLM calls: {c.scoring_llm_calls or 0} scoring, {c.repair_llm_calls or 0} repair "
-        f"({c.repair_forced or 0} steps with a single option, no call), "
-        f"{c.symbolic_fallbacks} symbolic fallback(s); {c.seconds:.1f} s"
-    ]
 
 
 def llm_lines(stats: PlanStats) -> list[str]:

@@ -1,37 +1,46 @@
 """What a plan cost and what each module did: the typed stats every planner returns.
 
 ``PlanResult.stats`` is a :class:`PlanStats` whoever planned: BAR's loop and
-the inventory search fill the planner-level counters, and each module that
-took part adds its own section (the model's counters, state consistency's
-repair, the memory, DEPS' or chain-of-thought's loop). Readers in-process use
-the attributes, so a counter's name is written once, as a field here.
+the inventory search fill the planner-level counters, the model's counters
+are :class:`LLMStats`, and each module above the planner that took part adds
+its own section. Readers in-process use the attributes and
+:meth:`PlanStats.section`, so a counter's name is written once, as a field.
 
-Why the sections live in the planner layer: the planner package is the lowest
-one every planner shares, and the import layers (tests/test_layers.py) only let
-the modules above it import it, not the other way round. The sections are
-plain data with no behaviour of their modules, so they sit here beside
-:class:`PlanStats`, and the modules that fill them import them.
+The sections register themselves: a package whose module adds one to the
+stats defines its class (plain data with ``to_dict``/``from_dict``, and
+``lines()`` if a plan's text should show it) and calls
+:func:`register_section` when that module is imported. This package, the
+lowest one every planner shares, names none of them (the import layers,
+tests/test_layers.py, let only the packages above import it), and
+:class:`PlanStats` holds them by name.
 
 The JSON is what it was when ``stats`` was a dict (the run files written by
 ``barsym eval --run`` are read back by resumed runs and by ``barsym report``):
 :meth:`PlanStats.to_dict` writes the same keys in the same order, the model's
-counters and the memory's flat beside the planner's, and
+counters and the flat sections' beside the planner's, and
 :meth:`PlanStats.from_dict` reads that back; keys it does not know (from an
-older or newer version) are kept in ``extra`` and written out again.
+older or newer version, or a section whose package is not loaded) are kept in
+``extra`` and written out again, and :meth:`PlanStats.section` still reads a
+section kept there.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar, cast
 
-__all__ = ["LLMStats", "MemoryStats", "RepairStats", "DepsSummary", "CotSummary", "BaselineSummary", "PlanStats"]
+__all__ = ["LLMStats", "PlanStats", "Section", "known_fields", "register_section"]
 
 
-def _known(cls, data: dict) -> dict:
-    """The entries of ``data`` that are fields of ``cls``."""
+def known_fields(cls, data: Mapping) -> dict:
+    """The entries of ``data`` that are fields of ``cls`` (for a section's ``from_dict``)."""
     names = {f.name for f in dataclasses.fields(cls)}
     return {k: v for k, v in data.items() if k in names}
+
+
+_known = known_fields
 
 
 @dataclass
@@ -118,168 +127,60 @@ class LLMStats:
         return cls(**values)
 
 
-@dataclass
-class MemoryStats:
-    """What the stage memory answered in one plan (written flat as ``memory_*``)."""
+class Section(Protocol):
+    """What a module adds to a plan's stats: plain data that writes and reads its JSON (``from_dict`` a classmethod,
+    and, optionally, ``lines() -> list[str]``, its lines in the plan's text)."""
 
-    hits: int = 0  # goals answered from memory
-    misses: int = 0  # goals passed on to the wrapped decomposer
-    stale: int = 0  # remembered answers refused by the verifier (and marked stale)
-    spare: int = 0  # goals covered by spare units of the plan itself, passed on without asking the memory
-    examples: int = 0  # goals passed on with remembered answers of close goals as few-shot examples
-
-    @property
-    def share(self) -> float:
-        """The part of the goals asked that the memory answered."""
-        asked = self.hits + self.misses
-        return round(self.hits / asked, 4) if asked else 0.0
-
-    def to_dict(self) -> dict:
-        return {
-            "memory_hits": self.hits,
-            "memory_misses": self.misses,
-            "memory_stale": self.stale,
-            "memory_share": self.share,
-            "memory_examples": self.examples,
-            "memory_spare": self.spare,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "MemoryStats":
-        return cls(
-            **{
-                name: data[f"memory_{name}"]
-                for name in ("hits", "misses", "stale", "spare", "examples")
-                if f"memory_{name}" in data
-            }
-        )
+    def to_dict(self) -> dict: ...
 
 
-@dataclass
-class RepairStats:
-    """State consistency's counters for one repair (``stats["consistency"]`` in the JSON).
+S = TypeVar("S")
 
-    The ``scoring_*``/``repair_*`` counters are None when that part (the model's
-    step scorer, the LLM repairer) was not configured, and are then not written.
+
+@dataclass(frozen=True)
+class _Kind:
+    """A registered section: its name (its key in the JSON), class, place, and whether it is written flat."""
+
+    name: str
+    cls: type
+    order: int
+    flat: bool
+    keys: tuple[str, ...] = ()  # a flat section's keys; the first marks it present
+
+    def present(self, data: Mapping) -> bool:
+        return self.keys[0] in data if self.flat else isinstance(data.get(self.name), dict)
+
+    def read(self, data: Mapping):
+        return self.cls.from_dict(dict(data) if self.flat else data[self.name])  # type: ignore[attr-defined]
+
+
+_SECTIONS: dict[str, _Kind] = {}
+_NAMES: dict[type, str] = {}
+
+
+def register_section(name: str, cls: type, *, order: int, flat: bool = False) -> None:
+    """Let :class:`PlanStats` hold sections of ``cls`` under ``name`` (called by the module defining ``cls``).
+
+    ``to_dict()`` is written under ``name`` (``stats["deps"]``), or, with ``flat``, its keys beside the
+    planner's (``name_this``, ``name_that``..., whose first key marks it present; ``cls()`` must build one).
+    ``order``: where the section stands, lower first, among the nested ones in the JSON (the flat ones follow
+    them) and among the lines of the plan's text.
     """
-
-    rounds: int = 0
-    windows: int = 0
-    repaired_steps: int = 0
-    kept_steps: int = 0
-    unfinished_windows: int = 0
-    symbolic_fallbacks: int = 0
-    valid_before: bool = True
-    valid_after: bool = True
-    seconds: float = 0.0
-    scoring_llm_calls: int | None = None
-    scoring_forced: int | None = None
-    repair_llm_calls: int | None = None
-    repair_forced: int | None = None
-    llm_calls: int = 0  # scoring and repair together, replayed scores included
-    evaluated_prompt_tokens: int = 0
-    replayed_seconds: float = 0.0  # time the replayed calls took when first made
-    step_scores: dict | None = None  # the first round's scores from both scorers, where the model scored
-
-    def to_dict(self) -> dict:
-        out = dataclasses.asdict(self)
-        for name in ("scoring_llm_calls", "scoring_forced", "repair_llm_calls", "repair_forced", "step_scores"):
-            if out[name] is None:
-                del out[name]
-        return out
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "RepairStats":
-        return cls(**_known(cls, data))
+    keys = tuple(cls().to_dict()) if flat else ()
+    _SECTIONS[name] = _Kind(name, cls, order, flat, keys)
+    _NAMES[cls] = name
 
 
-@dataclass(frozen=True)
-class DepsSummary:
-    """DEPS' loop in ``stats["deps"]``: what ``barsym eval --json`` and the benches read per task."""
-
-    rounds: int  # plans written and executed
-    success_round: int | None
-    stopped: str
-    dropped_rounds: int  # most earlier rounds left out of one prompt
-    world: str
-    selector: str = "order"
-
-    @classmethod
-    def of(cls, trace) -> "DepsSummary":
-        """The summary of a :class:`~barsym.reasoning.deps.DepsTrace`."""
-        return cls(
-            len(trace.rounds),
-            trace.success_round,
-            trace.stopped.value,
-            max((r.dropped_rounds for r in trace.rounds), default=0),
-            trace.world,
-            trace.selector,
-        )
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "DepsSummary":
-        # records of a version that kept fewer fields read back with these defaults
-        values = {"rounds": 0, "success_round": None, "stopped": "unknown", "dropped_rounds": 0, "world": ""}
-        return cls(**{**values, **_known(cls, data)})
-
-
-@dataclass(frozen=True)
-class CotSummary:
-    """``stats["cot"]``: steps read, how many of the model's inventories were right, lines not read,
-    steps folded because they repeated the step before them."""
-
-    steps: int
-    inventory_agreement: int
-    unreadable_lines: int
-    folded_repeats: int = 0
-
-    def to_dict(self) -> dict:
-        """``folded_repeats`` only when some were folded, so the stats of runs before the fold read back unchanged."""
-        out = dataclasses.asdict(self)
-        if not self.folded_repeats:
-            del out["folded_repeats"]
-        return out
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "CotSummary":
-        return cls(
-            **{"steps": 0, "inventory_agreement": 0, "unreadable_lines": 0, "folded_repeats": 0, **_known(cls, data)}
-        )
-
-
-@dataclass(frozen=True)
-class BaselineSummary:
-    """``stats["baseline"]``: how the loop of reverse-chain, self-refine, tot or plan-and-solve ended.
-
-    ``complete`` is whether the method reached a plan it considers finished (the chain or
-    plan ended with ``done``, the feedback said correct, a kept branch ended); ``rounds`` is
-    the method's own count (refinement rounds, tree depth, calls to write the plan).
-    """
-
-    method: str
-    stopped: str
-    complete: bool
-    rounds: int = 0
-    unreadable_lines: int = 0
-    folded_repeats: int = 0
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "BaselineSummary":
-        return cls(**{"method": "", "stopped": "unknown", "complete": False, **_known(cls, data)})
+def _ordered(names) -> list[_Kind]:
+    return sorted((_SECTIONS[n] for n in names), key=lambda kind: kind.order)
 
 
 @dataclass(frozen=True)
 class PlanStats:
     """The stats of one plan: wall time, the planner's counters, and a section per module that took part.
 
-    Frozen: a planner wrapping another returns ``dataclasses.replace(inner,
-    ...)`` with its own section added. ``goals`` to ``held_materials_used`` are
+    Frozen: a planner wrapping another returns ``inner.with_section(...)`` (or
+    ``dataclasses.replace(inner, ...)``) with its own section added. ``goals`` to ``held_materials_used`` are
     the planners that decompose goals (BAR's loop, the search; None for the
     forward planners). With a model, the JSON's ``goals`` is the model
     section's (the goals the decomposer was asked about), as it always was.
@@ -300,11 +201,8 @@ class PlanStats:
     llm_verified: bool | None = None  # the model's answers checked by the verifier (bar) or not
     plan_fallback: str | None = None  # why bar planned the whole task symbolically, if it did
     backend_down: str | None = None  # the backend failed for good during this plan
-    deps: DepsSummary | None = None
-    cot: CotSummary | None = None
-    baseline: BaselineSummary | None = None
-    consistency: RepairStats | None = None
-    memory: MemoryStats | None = None
+    #: the modules' sections by their registered names (:func:`register_section`): read with :meth:`section`
+    sections: dict[str, Any] = field(default_factory=dict)
     extra: dict = field(default_factory=dict)  # keys read from a file that this version does not know
 
     @property
@@ -322,6 +220,34 @@ class PlanStats:
         if self.llm is not None:
             return {name: getattr(self.llm, name) for name in LLMStats.summed()}
         return {name: (self.goals or 0) if name == "goals" else 0 for name in LLMStats.summed()}
+
+    def section(self, cls: type[S]) -> S | None:
+        """The section of ``cls`` (registered by its module), or None if that module did not take part.
+
+        A section read from a file before its module was loaded sits in :attr:`extra` as plain data; it is
+        read from there.
+        """
+        kind = _SECTIONS[_NAMES[cls]]
+        found = self.sections.get(kind.name)
+        if found is None and kind.present(self.extra):
+            found = kind.read(self.extra)
+        return cast("S | None", found)
+
+    def with_section(self, section: Section) -> "PlanStats":
+        """These stats with ``section`` added (or replacing the one of its kind)."""
+        kind = _SECTIONS[_NAMES[type(section)]]
+        gone = kind.keys if kind.flat else (kind.name,)
+        extra = {k: v for k, v in self.extra.items() if k not in gone}
+        return dataclasses.replace(self, sections={**self.sections, kind.name: section}, extra=extra)
+
+    def section_lines(self) -> list[str]:
+        """The sections' lines in a plan's text, in their registered order (nothing for a plan without them)."""
+        lines: list[str] = []
+        for kind in _ordered(self.sections):
+            text = getattr(self.sections[kind.name], "lines", None)
+            if text is not None:
+                lines += text()
+        return lines
 
     def to_dict(self) -> dict:
         """The JSON every command and run file writes (same keys, order and values as before it was typed)."""
@@ -350,12 +276,13 @@ class PlanStats:
             out["seconds"] = self.seconds  # where a decomposing planner put it already, else here
         if self.backend_down:
             out["backend_down"] = self.backend_down
-        for name in ("deps", "cot", "baseline", "consistency"):
-            section = getattr(self, name)
-            if section is not None:
-                out[name] = section.to_dict()
-        if self.memory is not None:
-            out.update(self.memory.to_dict())
+        kinds = _ordered(self.sections)
+        for kind in kinds:  # the nested sections, then the flat ones
+            if not kind.flat:
+                out[kind.name] = self.sections[kind.name].to_dict()
+        for kind in kinds:
+            if kind.flat:
+                out.update(self.sections[kind.name].to_dict())
         out.update(self.extra)
         return out
 
@@ -385,16 +312,10 @@ class PlanStats:
                 data.pop(f.name, None)
         for name in ("llm_mode", "llm_verified", "plan_fallback", "backend_down"):
             values[name] = data.pop(name, None)
-        for name, section in (
-            ("deps", DepsSummary),
-            ("cot", CotSummary),
-            ("baseline", BaselineSummary),
-            ("consistency", RepairStats),
-        ):
-            if isinstance(data.get(name), dict):
-                values[name] = section.from_dict(data.pop(name))
-        if "memory_hits" in data:
-            values["memory"] = MemoryStats.from_dict(data)
-            for key in MemoryStats().to_dict():
-                data.pop(key, None)
-        return cls(**values, extra=data)
+        sections = {}
+        for kind in _ordered(_SECTIONS):  # those registered; any other stays in extra as it was read
+            if kind.present(data):
+                sections[kind.name] = kind.read(data)
+                for key in kind.keys if kind.flat else (kind.name,):
+                    data.pop(key, None)
+        return cls(**values, sections=sections, extra=data)

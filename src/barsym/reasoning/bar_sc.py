@@ -11,7 +11,7 @@ repaired plan and its validation; each step's provenance is the inner
 planner's for a kept step (``llm``, ``graph``, ... and ``kept``) and
 ``repaired-llm`` / ``repaired-symbolic`` for a new one. The counters of the
 repair (rounds, windows, repaired steps, scoring and repair calls) go under
-``stats.consistency`` (``stats["consistency"]`` in the JSON).
+``stats.section(RepairStats)`` (``stats["consistency"]`` in the JSON).
 """
 
 from __future__ import annotations
@@ -129,10 +129,8 @@ class ConsistencyPlanner:
             if j < len(old):
                 kept_at[i] = j
                 j += 1
-        stats = dataclasses.replace(
-            result.stats,
-            seconds=round(time.perf_counter() - started, 6),
-            consistency=dataclasses.replace(repaired.stats, step_scores=_step_scores(repaired)),
+        stats = dataclasses.replace(result.stats, seconds=round(time.perf_counter() - started, 6)).with_section(
+            dataclasses.replace(repaired.stats, step_scores=_step_scores(repaired))
         )
         fields = {f.name: getattr(result, f.name) for f in dataclasses.fields(PlanResult)}
         fields.update(

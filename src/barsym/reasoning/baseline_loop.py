@@ -27,7 +27,7 @@ from ..kb import KnowledgeBase
 from ..llm import LLMBackend, LLMError
 from ..model import Goal, Step
 from ..planner.decomposer import ErrorKind, PlanningError
-from ..planner.stats import BaselineSummary, LLMStats, PlanStats
+from ..planner.stats import LLMStats, PlanStats
 from ..sim import State
 from .call_log import CallLog, Verdict
 from .deps_prompts import task_message
@@ -46,6 +46,7 @@ from .plan_facts import PlanFacts
 from .progress import Phase, Progress, ProgressEvent
 from .prompts import few_shot_prefix
 from .spec import PlannerSpec
+from .stats import BaselineSummary
 
 PLAN_TOKENS = 360  # 30 lines of ~10 tokens and "done", as DEPS' plans
 
@@ -329,8 +330,7 @@ def baseline_result(
         llm_mode="vocab",
         llm_verified=False,
         seconds=round(time.perf_counter() - started, 6),
-        baseline=trace.summary(),
-    )
+    ).with_section(trace.summary())
     return forward_result(kb, goal, steps, start, name, out, trace)
 
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from ..kb import KnowledgeBase
 from ..llm import LLMBackend, LLMError
 from ..model import Goal, Step
-from ..planner.stats import CotSummary, LLMStats, PlanStats
+from ..planner.stats import LLMStats, PlanStats
 from ..sim import DeterministicWorld, State
 from .call_log import CallLog, Verdict
 from .forward_plans import (
@@ -46,6 +46,7 @@ from .plan_facts import PlanFacts
 from .progress import Phase, Progress, ProgressEvent
 from .prompts import few_shot_prefix
 from .spec import PlannerSpec
+from .stats import CotSummary
 
 EXAMPLE = Goal(item="stone_bricks", count=1)
 MARK = "; inventory: "
@@ -237,8 +238,7 @@ class CotPlanner:
             llm_mode="vocab",
             llm_verified=False,
             seconds=round(time.perf_counter() - started, 6),
-            cot=CotSummary(len(steps), trace.agreeing, len(read.unreadable), folded),
-        )
+        ).with_section(CotSummary(len(steps), trace.agreeing, len(read.unreadable), folded))
         if problem is not None and not steps:
             from ..planner.decomposer import ErrorKind, PlanningError
 

@@ -48,7 +48,7 @@ from ..llm import LLMBackend, LLMError
 from ..model import Goal, Plan
 from ..planner.decomposer import ErrorKind, PlanningError
 from ..planner.selector import SELECTORS, execute, make_selector, plan_needs
-from ..planner.stats import DepsSummary, LLMStats, PlanStats
+from ..planner.stats import LLMStats, PlanStats
 from ..sim import DeterministicWorld, State, StochasticWorld
 from ..sim.execution import describe, play
 from ..sim.stochastic import derive_seed
@@ -70,6 +70,7 @@ from .plan_facts import PlanFacts
 from .progress import Phase, Progress, ProgressEvent
 from .prompts import few_shot_prefix
 from .spec import PlannerSpec
+from .stats import DepsSummary
 
 DEFAULT_ROUNDS = 5
 MAX_ROUNDS = 20  # each round costs ~2 calls; the 2048-token context holds about 3 rounds of dialogue anyway
@@ -291,8 +292,7 @@ class DepsPlanner:
             llm_mode="vocab",
             llm_verified=False,
             seconds=round(time.perf_counter() - started, 6),
-            deps=DepsSummary.of(trace),
-        )
+        ).with_section(DepsSummary.of(trace))
         return forward_result(self.kb, goal, steps, start, self.name, out, trace)
 
 

@@ -18,7 +18,7 @@ from ..kb import KnowledgeBase
 from ..model import Goal
 from ..planner.stats import LLMStats
 
-__all__ = ["Phase", "Progress", "ProgressEvent", "goal_words"]
+__all__ = ["Phase", "Progress", "ProgressEvent", "event_text", "goal_words"]
 
 LAYER_PREFIX = "layer:"
 
@@ -40,6 +40,14 @@ class ProgressEvent:
 
 
 Progress = Callable[[ProgressEvent], None]
+
+
+def event_text(event: ProgressEvent) -> str:
+    """An event in words, as a status line shows it: ``loading the model ...``, ``goal 4 of about 18: 1 stone pickaxe``."""
+    if event.phase in ("loading", "priming"):
+        return f"{event.text} ..."
+    of = f" of about {event.estimate}" if event.estimate else ""
+    return f"goal {event.number}{of}: {event.text}"
 
 
 def goal_words(kb: KnowledgeBase, goal: Goal) -> str:

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..eval.scale import EvaluationRun
 from ..kb import Rules
 from ..sim.options import ExecutionOptions
 from . import plancraft
-from .execution_report import execution_record, format_execution, group_executions
+from .execution import execution_record, format_execution, group_executions
 from .llm_report import format_memory, format_summary, summarize
-from .runner import format_details, format_table
-from .scale import EvaluationRun
+from .tables import format_details, format_table
 
 
 def execution_part(run: EvaluationRun, options: ExecutionOptions) -> tuple[str, dict] | None:

@@ -21,22 +21,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
+from ..consistency.stats import RepairStats
+from ..eval.record_check import header_problem, record_problem
+from ..eval.runfile import read_run_lines
+from ..eval.runner import ALL, ordered_groups
 from ..metrics import GroupScore, TaskScore
 from ..planner.registry import planner_label
 from ..planner.stats import PlanStats
+from ..reasoning.stats import DepsSummary
+from .compare import comparison_note, depth_of, depth_section, experts_from_datasets, shared_tasks
 from .llm_report import summarize
-from .record_check import header_problem, record_problem
-from .report_compare import comparison_note, depth_of, depth_section, experts_from_datasets, shared_tasks
-from .report_parts import INTERVAL_NOTE, note, rate_text
-from .report_parts import pct as _pct
-from .report_parts import section as _section
-from .report_parts import table as _table
-from .report_tasks import STYLE as TASK_STYLE
-from .report_tasks import task_section
+from .parts import INTERVAL_NOTE, note, rate_text
+from .parts import pct as _pct
+from .parts import section as _section
+from .parts import table as _table
 from .run_model import runs_table
-from .runfile import read_run_lines
-from .runner import ALL, ordered_groups
 from .svg import Series, bar_chart
+from .tasks import STYLE as TASK_STYLE
+from .tasks import task_section
 
 INVALID = "invalid"
 
@@ -85,7 +87,7 @@ class Run:
 def load_runs(paths: list[Path], warnings: list[str] | None = None) -> list[Run]:
     """Every run file, labelled by planner (and file name where two runs share a planner).
 
-    A record that does not read as one (:func:`~.record_check.record_problem`:
+    A record that does not read as one (:func:`~barsym.eval.record_check.record_problem`:
     NaN seconds, a string for a count, no group, ...) is left out, and a run
     whose header cannot be used is left out whole; each adds one line naming
     the file and line to ``warnings``, and the report is made of the rest.
@@ -285,7 +287,7 @@ def _deps_section(runs: list[Run]) -> str:
     """DEPS's explain-and-replan rounds, from ``stats["deps"]`` (rounds run, the round that succeeded)."""
     rows, series = [], []
     for run in runs:
-        deps = [d for d in (run.stats(r).deps for r in run.records) if d is not None]
+        deps = [d for d in (run.stats(r).section(DepsSummary) for r in run.records) if d is not None]
         if not deps:
             continue
         top = max(int(d.rounds or 0) for d in deps) or 1
@@ -317,7 +319,7 @@ def _agreement_section(runs: list[Run]) -> str:
     """State consistency: repairs made and, where recorded, how the two step scorers agreed."""
     rows = []
     for run in runs:
-        stats = [s for s in (run.stats(r).consistency for r in run.records) if s is not None]
+        stats = [s for s in (run.stats(r).section(RepairStats) for r in run.records) if s is not None]
         if not stats:
             continue
         pairs = [

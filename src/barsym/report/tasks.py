@@ -18,9 +18,9 @@ import math
 from collections.abc import Callable
 from html import escape
 
+from ..eval.runner import ordered_groups, show_step
 from ..validation import Verdict
-from .report_parts import rate_text
-from .runner import ordered_groups, show_step
+from .parts import rate_text
 
 #: verdict -> the badge's CSS class
 BADGE = {Verdict.VALID.value: "ok", Verdict.WASTEFUL.value: "warn", Verdict.INVALID.value: "bad"}

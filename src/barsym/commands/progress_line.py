@@ -1,9 +1,9 @@
 """Progress lines that move on a terminal: an evaluation's task bar, a planner's goals, runs played.
 
-They draw what the library reports as it works -- :func:`~.scale.run_evaluation`'s callbacks
-(:meth:`EvalProgress.hooks` is all of them), the planners' progress events, the runs of an
-execution -- so ``barsym eval``, ``plan``, ``execute`` and ``memory build`` show them, and so can a
-script or a bench run that calls the library.
+They draw what the library reports as it works -- :func:`~barsym.eval.scale.run_evaluation`'s
+callbacks (:meth:`EvalProgress.hooks` is all of them), the planners' progress events, the runs of an
+execution -- and live with the commands that show them (``barsym eval``, ``plan``, ``execute`` and
+``memory build``); a script or a bench run that calls the library can import them from here.
 
 A 53-task run with a model takes minutes and one goal can take 20 s; a bar
 redrawn only when a task finishes sits at ``[00:00<?`` through the first one
@@ -32,8 +32,8 @@ import threading
 import time
 from typing import TextIO
 
+from ..reasoning.progress import event_text
 from ..redact import escape_controls, raw_stream
-from .workers import event_text
 
 POSTFIX = 64  # characters of "what is happening now" after the bar
 #: the clock and the redraw period (tests set a fake clock, and None: no thread)

@@ -5,8 +5,8 @@ repeat here is a whole evaluation run again with the model's seed moved on by
 one (``--llm-seed``, +1, ...): at temperature 0 a deterministic model gives
 the same plans every time (the spread is 0, as it should be), and with a
 temperature the runs differ. Each repeat keeps its own run file beside
-``--run FILE`` (``FILE.repeat2.jsonl`` ...), so a long protocol resumes where
-it stopped like any run.
+``--run FILE`` (``FILE.repeat2.jsonl`` ..., :func:`barsym.eval.runfile.repeat_path`), so a
+long protocol resumes where it stopped like any run. This is the repeats' report.
 
 The spread is the sample standard deviation of a group's score over the
 runs (0 for one run); the values of every run are kept in the JSON.
@@ -15,18 +15,10 @@ runs (0 for one run); the values of every run are kept in the JSON.
 from __future__ import annotations
 
 import statistics
-from pathlib import Path
 
-from .runner import ALL, Evaluation
+from ..eval.runner import ALL, Evaluation
 
 METRICS = ("accuracy", "f1", "edit_distance")
-
-
-def repeat_path(path: Path | None, number: int) -> Path | None:
-    """The run file of repeat ``number`` (1 is ``path`` itself)."""
-    if path is None or number == 1:
-        return path
-    return path.with_name(f"{path.stem}.repeat{number}{path.suffix}")
 
 
 def _spread(values: list[float]) -> dict:

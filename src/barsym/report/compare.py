@@ -20,7 +20,7 @@ import dataclasses
 from html import escape
 from pathlib import Path
 
-from .report_parts import INTERVAL_NOTE, interval, note, rate_text, section, table
+from .parts import INTERVAL_NOTE, interval, note, rate_text, section, table
 from .svg import Series, bar_chart
 from .tech_depth import goal_depth
 
@@ -143,8 +143,8 @@ def experts_from_datasets(runs, kb) -> dict[str, list[dict]]:
     Only where that path still reads as a data set; otherwise the drill-down says the expert plan is not in
     the run file.
     """
+    from ..eval.dataset import DatasetError, load_dataset
     from ..metrics import as_records
-    from .dataset import DatasetError, load_dataset
 
     out: dict[str, list[dict]] = {}
     for run in runs:

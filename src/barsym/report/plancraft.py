@@ -19,9 +19,9 @@ import statistics
 from dataclasses import dataclass
 
 from ..bar_io import step_to_record
+from ..eval.runner import Evaluation, TaskOutcome
 from ..kb import Rules
 from ..model import StepType
-from .runner import Evaluation, TaskOutcome
 
 
 def action_items(rules: Rules, result) -> list[str]:

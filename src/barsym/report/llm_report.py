@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import statistics
 
+from ..consistency.stats import RepairStats
+from ..eval.runner import Evaluation
+from ..memory.stats import MemoryStats
 from ..planner.stats import LLMStats, PlanStats
-from .runner import Evaluation
+from ..reasoning.stats import DepsSummary
 
 #: counters summed over tasks: LLMStats' (the one list of them is that dataclass's fields)
 SUMMED = LLMStats.summed()
@@ -86,9 +89,7 @@ def summarize(evaluation: Evaluation) -> dict:
 
 def _consistency(outcomes) -> dict:
     """State consistency's totals over the tasks (bar-sc, --consistency); empty when it did not run."""
-    runs = [
-        o.result.stats.consistency for o in outcomes if o.result is not None and o.result.stats.consistency is not None
-    ]
+    runs = [s for o in outcomes if o.result is not None and (s := o.result.stats.section(RepairStats)) is not None]
     if not runs:
         return {}
     keys = (
@@ -111,7 +112,7 @@ def _consistency(outcomes) -> dict:
 
 def _deps(outcomes) -> dict:
     """DEPS' loop over the tasks: the round its own episode first reached the goal, rounds run, context cuts."""
-    runs = [o.result.stats.deps for o in outcomes if o.result is not None and o.result.stats.deps is not None]
+    runs = [s for o in outcomes if o.result is not None and (s := o.result.stats.section(DepsSummary)) is not None]
     if not runs:
         return {}
     rounds: dict[str, int] = {}
@@ -190,8 +191,11 @@ def format_summary(summary: dict) -> str:
 
 def format_memory(evaluation: Evaluation) -> str:
     """One line on the stage memory over a whole run: goals answered from it, entries refused as stale, few-shot help."""
-    stats = [o.result.stats.memory for o in evaluation.outcomes if o.result is not None]
-    stats = [s for s in stats if s is not None]
+    stats = [
+        s
+        for o in evaluation.outcomes
+        if o.result is not None and (s := o.result.stats.section(MemoryStats)) is not None
+    ]
     hits, misses = sum(s.hits for s in stats), sum(s.misses for s in stats)
     stale, few = sum(s.stale for s in stats), sum(s.examples for s in stats)
     share = f" ({100 * hits / (hits + misses):.1f} %)" if hits + misses else ""
