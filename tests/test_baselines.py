@@ -127,7 +127,7 @@ def test_a_plan_stops_at_its_deadline_and_says_so(kb):
     result = p.plan(GOAL)
     assert len(backend.calls) == 3 and texts(result) == STEPS  # plan, feedback, refined plan; no second check
     assert result.trace.stopped is StopReason.DEADLINE and not result.trace.complete
-    assert "deadline of 120 s" in result.trace.problem and result.stats.baseline.stopped == "deadline"
+    assert "deadline of 120 s" in result.trace.problem and result.stats.section(BaselineSummary).stopped == "deadline"
 
 
 def test_the_baselines_take_the_deadline_option_and_default_to_two_minutes(kb):
