@@ -360,7 +360,9 @@ class _LLState:
         return self._mask
 
     def allows(self, token: int) -> bool:
-        return bool(self.mask()[token])
+        if self._mask is not None:
+            return bool(self._mask[token])
+        return not self.engine._eog[token] and self.matcher.validate_tokens([token]) == 1  # cheaper than a mask
 
     def after(self, token: int) -> "_LLState | None":
         if not self.allows(token):
