@@ -12,12 +12,20 @@ Earlier (2026-12-01, before the seam; llguidance 1.9.1): masks 30-65x faster, bu
 admitted only the canonical tokenization ("craft", not "c", "cr", "cra"), so its masks were not llama.cpp's. The
 engine sets llguidance's ``no_forcing``: the "masks same" column checks that they now are.
 
+With ``--runs A.jsonl B.jsonl`` it measures nothing and compares two ``barsym eval --run`` files (one per engine)
+task by task instead: plans identical or not, Acc/F1 of each, seconds; with ``--parse A.jsonl B.jsonl`` two
+``bench/bench_parse.py --records`` files the same way.
+
 Run: PYTHONPATH=src python bench/bench_grammar_engine.py [--goals N]
+     PYTHONPATH=src python bench/bench_grammar_engine.py --runs barsym.jsonl llguidance.jsonl
+     PYTHONPATH=src python bench/bench_grammar_engine.py --parse barsym-records.jsonl llguidance-records.jsonl
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import sqlite3
 import statistics
 import string
 import sys
@@ -84,10 +92,106 @@ def measure(engine, gbnf: str, tokens: list[int], pieces: list[str]) -> dict:
     }
 
 
+def _lines(path: str, kind: str | None = None) -> list[dict]:
+    with open(path, encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh if line.strip()]
+    return [r for r in rows if kind is None or r.get("kind") == kind]
+
+
+def compare_runs(first: str, second: str) -> int:
+    """Two ``barsym eval --run`` files, task by task: the same plan or not; Acc, F1 and seconds of each."""
+    a = {t["key"]: t for t in _lines(first, "task")}
+    b = {t["key"]: t for t in _lines(second, "task")}
+    keys = [k for k in a if k in b]
+    differ = [k for k in keys if a[k]["plan"] != b[k]["plan"]]
+    for k in differ:
+        print(f"differs: {k}")
+
+    def summary(runs: dict) -> str:
+        tasks = [runs[k] for k in keys]
+        mean = lambda field: sum(t[field] for t in tasks) / len(tasks)  # noqa: E731
+        seconds = sum(t["seconds"] for t in tasks)
+        llm = sum(t["stats"]["llm_seconds"] for t in tasks)
+        evaluations = sum(t["stats"]["evaluations"] for t in tasks)
+        return (
+            f"Acc {mean('accuracy'):.2f} | F1 {mean('f1'):.2f} | {seconds:.1f} s ({llm:.1f} s in LLM calls) | "
+            f"{evaluations} model evaluations"
+        )
+
+    print(f"tasks in both: {len(keys)}; plans identical: {len(keys) - len(differ)}/{len(keys)}")
+    print(f"{first}: {summary(a)}")
+    print(f"{second}: {summary(b)}")
+    compare_replies(first, second)
+    return 0
+
+
+CUT = " [cut off at max_tokens]"  # how the call log marks a reply that max_tokens or the deadline ended
+
+
+def compare_replies(first: str, second: str) -> None:
+    """The two runs' replies in the call log (the runs whose command names each file), goal by goal: identical,
+    identical up to where one was cut off (cot's 45 s deadline caps a reply by wall time), or different."""
+    from barsym.reasoning.call_log import default_log_path
+
+    path = default_log_path()
+    if path is None or not path.exists():
+        print("no call log: replies not compared")
+        return
+    with sqlite3.connect(path) as db:
+        replies = []
+        for run in (first, second):
+            rows = db.execute(
+                "SELECT c.goal, c.reply FROM calls c JOIN runs r ON c.run_id = r.id WHERE r.command LIKE ? "
+                "ORDER BY c.at",
+                (f"%--run {run}%",),
+            ).fetchall()
+            by_goal: dict[str, list[str]] = {}
+            for goal, reply in rows:
+                by_goal.setdefault(goal, []).append(reply or "")
+            replies.append(by_goal)
+    counts = {"identical": 0, "identical up to a cut": 0, "different": 0}
+    for goal in [g for g in replies[0] if g in replies[1]]:
+        for x, y in zip(replies[0][goal], replies[1][goal]):
+            if x == y:
+                counts["identical"] += 1
+                continue
+            x_cut, y_cut = x.endswith(CUT), y.endswith(CUT)
+            x, y = x.removesuffix(CUT), y.removesuffix(CUT)
+            shorter, longer = (x, y) if len(x) <= len(y) else (y, x)
+            cut = (x_cut if shorter is x else y_cut) and longer.startswith(shorter)
+            counts["identical up to a cut" if cut else "different"] += 1
+            if not cut:
+                print(f"replies differ: {goal}")
+    print("replies (call log): " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+
+
+def compare_parse(first: str, second: str) -> int:
+    """Two ``bench_parse.py --records`` files, plan by plan: the same steps or not; exact, valid and seconds."""
+    a = {(r["parser"], r["task"]): r for r in _lines(first)}
+    b = {(r["parser"], r["task"]): r for r in _lines(second)}
+    keys = [k for k in a if k in b]
+    differ = [k for k in keys if a[k]["got"] != b[k]["got"]]
+    for k in differ:
+        print(f"parsed differently: {k[1]}")
+    print(f"plans in both: {len(keys)}; parsed identically: {len(keys) - len(differ)}/{len(keys)}")
+    for path, rows in ((first, a), (second, b)):
+        exact = sum(rows[k]["exact"] for k in keys)
+        valid = sum(rows[k]["valid"] for k in keys)
+        seconds = max(rows[k]["seconds"] for k in keys)  # bench_parse's records count seconds cumulatively
+        print(f"{path}: exact {exact}/{len(keys)}, valid {valid}/{len(keys)}, {seconds:.1f} s")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--goals", type=int, default=len(GOALS))
+    ap.add_argument("--runs", nargs=2, metavar="RUN.jsonl", help="compare two eval --run files; measure nothing")
+    ap.add_argument("--parse", nargs=2, metavar="RECORDS.jsonl", help="compare two bench_parse --records files")
     args = ap.parse_args()
+    if args.runs:
+        return compare_runs(*args.runs)
+    if args.parse:
+        return compare_parse(*args.parse)
     kb = load_kb("1.16.5")
     builder = GrammarBuilder(kb, graph_for(kb))
     plan_grammar = Vocabulary(kb, graph_for(kb)).plan_grammar()
