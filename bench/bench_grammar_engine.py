@@ -16,7 +16,13 @@ With ``--runs A.jsonl B.jsonl`` it measures nothing and compares two ``barsym ev
 task by task instead: plans identical or not, Acc/F1 of each, seconds; with ``--parse A.jsonl B.jsonl`` two
 ``bench/bench_parse.py --records`` files the same way.
 
+With ``--replay RUN.jsonl`` it replays the first ``--calls N`` model calls of an eval run (prompts and grammars from
+the call log) on one in-process model, each call with both engines in turn (the order alternating, so the load of a
+shared machine falls on both alike), greedy, ``--max-tokens`` and no deadline: seconds per reply, end to end with
+the model, and whether the replies are the same.
+
 Run: PYTHONPATH=src python bench/bench_grammar_engine.py [--goals N]
+     PYTHONPATH=src python bench/bench_grammar_engine.py --replay cot.jsonl --calls 8 --threads 1
      PYTHONPATH=src python bench/bench_grammar_engine.py --runs barsym.jsonl llguidance.jsonl
      PYTHONPATH=src python bench/bench_grammar_engine.py --parse barsym-records.jsonl llguidance-records.jsonl
 """
@@ -182,12 +188,67 @@ def compare_parse(first: str, second: str) -> int:
     return 0
 
 
+def replay(run: str, calls: int, threads: int, max_tokens: int) -> int:
+    """The run's first ``calls`` calls, each with both engines on one backend (see the module docstring)."""
+    from barsym.llm.llamacpp.span_decoder import SpanDecoder
+    from barsym.reasoning.backends import shared_backend
+    from barsym.reasoning.call_log import default_log_path
+
+    with sqlite3.connect(default_log_path()) as db:
+        rows = db.execute(
+            "SELECT c.goal, p.body, c.messages, g.body FROM calls c JOIN runs r ON c.run_id = r.id "
+            "LEFT JOIN texts p ON p.sha = c.prefix_sha JOIN texts g ON g.sha = c.grammar_sha "
+            "WHERE r.command LIKE ? ORDER BY c.at LIMIT ?",
+            (f"%--run {run}%", calls),
+        ).fetchall()
+    t0 = time.perf_counter()
+    backend = shared_backend(threads=threads)
+    print(f"model loaded in {time.perf_counter() - t0:.1f} s; {len(rows)} calls of {run}")
+    decoders = {}
+    for name in ENGINES:
+        t0 = time.perf_counter()
+        decoders[name] = SpanDecoder(backend._context, make_engine(name, backend._model))
+        print(f"{name}: engine built in {time.perf_counter() - t0:.2f} s")
+    print("| goal | reply tokens | seconds barsym / llg | model evaluations barsym / llg | same reply |")
+    print("|---|---|---|---|---|")
+    totals = dict.fromkeys(ENGINES, 0.0)
+    same = 0
+    for i, (goal, prefix, messages, grammar) in enumerate(rows):
+        head = json.loads(prefix) if prefix else []
+        chat = head + json.loads(messages)
+        got = {}
+        for name in ENGINES if i % 2 == 0 else ENGINES[::-1]:
+            backend._spans = decoders[name]
+            if head:
+                backend.prime(head)
+            got[name] = backend.complete(chat, grammar=grammar, max_tokens=max_tokens, temperature=0)
+            totals[name] += got[name].elapsed_s
+        b, g = got["barsym"], got["llguidance"]
+        same += b.text == g.text
+        print(
+            f"| {goal} | {b.completion_tokens} | {b.elapsed_s:.1f} / {g.elapsed_s:.1f} | {b.evaluations} / "
+            f"{g.evaluations} | {b.text == g.text} |"
+        )
+    n = max(1, len(rows))
+    print(
+        f"| all {len(rows)} | | {totals['barsym']:.1f} / {totals['llguidance']:.1f} "
+        f"({totals['barsym'] / n:.2f} / {totals['llguidance'] / n:.2f} a reply) | | {same}/{len(rows)} |"
+    )
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--goals", type=int, default=len(GOALS))
     ap.add_argument("--runs", nargs=2, metavar="RUN.jsonl", help="compare two eval --run files; measure nothing")
     ap.add_argument("--parse", nargs=2, metavar="RECORDS.jsonl", help="compare two bench_parse --records files")
+    ap.add_argument("--replay", metavar="RUN.jsonl", help="replay an eval run's calls with both engines")
+    ap.add_argument("--calls", type=int, default=8, help="--replay: how many of the run's calls (default 8)")
+    ap.add_argument("--threads", type=int, default=1, help="--replay: the model's threads (default 1)")
+    ap.add_argument("--max-tokens", type=int, default=640, help="--replay: reply cap (default 640, cot's)")
     args = ap.parse_args()
+    if args.replay:
+        return replay(args.replay, args.calls, args.threads, args.max_tokens)
     if args.runs:
         return compare_runs(*args.runs)
     if args.parse:
