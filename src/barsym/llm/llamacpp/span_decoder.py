@@ -4,10 +4,11 @@ In barsym's graph-mode grammar most of a reply is fixed text: in
 ``craft 1 stone_pickaxe: 3 cobblestone, 2 stick, 1 crafting_table`` the model
 chooses two digits and the grammar decides the rest. llama.cpp's sampler still
 spends a full decode step on each of those ~24 tokens (and masks the whole
-49k vocabulary against the grammar every time). This decoder asks
-the grammar engine (:mod:`.grammar_engine`: barsym's matcher, or llguidance) for the forced text ahead, tokenizes it, and evaluates
-it as **one batch with logits at every position** -- a draft, as in
-speculative decoding, where the grammar is the draft model.
+49k vocabulary against the grammar every time). This decoder asks the
+grammar engine (:mod:`.grammar_engine`: barsym's matcher, or llguidance) for
+the forced text ahead, tokenizes it, and evaluates it as **one batch with
+logits at every position** -- a draft, as in speculative decoding, where the
+grammar is the draft model.
 
 The draft is then checked position by position with exactly the rule
 llama.cpp's greedy sampler applies: the token with the highest logit among
