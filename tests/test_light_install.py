@@ -89,6 +89,7 @@ DISTRIBUTIONS = {
     "pydantic": "pydantic",
     "numpy": "numpy",
     "llama_cpp": "llama-cpp-python",
+    "llguidance": "llguidance",
     "ray": "ray",
     "hypothesis": "hypothesis",
     "gymnasium": "gymnasium",

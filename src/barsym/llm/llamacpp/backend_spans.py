@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 
 from ..base import Completion, LLMError, Priming
-from ..grammar_match import UnsupportedGrammar
+from .grammar_engine import UnsupportedGrammar
 from .prefix_state import PrefixKey, PrefixStateWarning, StateCheck, model_identity
 
 __all__ = ["SpanDecoding"]

@@ -4,10 +4,11 @@ In barsym's graph-mode grammar most of a reply is fixed text: in
 ``craft 1 stone_pickaxe: 3 cobblestone, 2 stick, 1 crafting_table`` the model
 chooses two digits and the grammar decides the rest. llama.cpp's sampler still
 spends a full decode step on each of those ~24 tokens (and masks the whole
-49k vocabulary against the grammar every time). This decoder asks
-:mod:`..grammar_match` for the forced text ahead, tokenizes it, and evaluates
-it as **one batch with logits at every position** -- a draft, as in
-speculative decoding, where the grammar is the draft model.
+49k vocabulary against the grammar every time). This decoder asks the
+grammar engine (:mod:`.grammar_engine`: barsym's matcher, or llguidance) for
+the forced text ahead, tokenizes it, and evaluates it as **one batch with
+logits at every position** -- a draft, as in speculative decoding, where the
+grammar is the draft model.
 
 The draft is then checked position by position with exactly the rule
 llama.cpp's greedy sampler applies: the token with the highest logit among
@@ -39,8 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..base import SAMPLER
-from ..grammar_match import CompiledGrammar, GrammarState, UnsupportedGrammar, compile_grammar
 from ..time_limit import out_of_time
+from .grammar_engine import EngineGrammar, EngineState, GrammarEngine, UnsupportedGrammar, make_engine
 from .native import NativeContext
 
 __all__ = ["SpanDecoder", "SpanResult"]
@@ -68,20 +69,21 @@ class SpanResult:
 class SpanDecoder:
     """Forced-span decoding on one :class:`~.native.NativeContext` (see the module docstring)."""
 
-    def __init__(self, context: NativeContext):
+    def __init__(self, context: NativeContext, engine: GrammarEngine | None = None):
         self.context, self.model = context, context.model
+        self.engine = engine if engine is not None else make_engine("barsym", self.model)
         self.n_vocab = self.model.n_vocab
         self._ids = np.arange(self.n_vocab)
         self._pieces: dict[int, str] = {}
         self._eog: dict[int, bool] = {}
-        self._grammars: OrderedDict[str, CompiledGrammar | UnsupportedGrammar] = OrderedDict()
+        self._grammars: OrderedDict[str, EngineGrammar | UnsupportedGrammar] = OrderedDict()
 
-    def grammar(self, text: str) -> CompiledGrammar | None:
-        """``text`` compiled for this decoder, or None when only llama.cpp's sampler can run it exactly."""
+    def grammar(self, text: str) -> EngineGrammar | None:
+        """``text`` compiled by this decoder's engine, or None when only llama.cpp's sampler can run it exactly."""
         found = self._grammars.get(text)
         if found is None:
             try:
-                found = compile_grammar(text)
+                found = self.engine.compile(text)
             except UnsupportedGrammar as exc:
                 found = exc
             self._grammars[text] = found
@@ -105,12 +107,15 @@ class SpanDecoder:
             found = self._eog[token] = self.model.is_eog(token)
         return found
 
-    def _after(self, token: int, state: GrammarState) -> GrammarState | bool | None:
+    def _admits(self, token: int, state: EngineState) -> bool:
+        """Whether the grammar admits ``token`` next (an end of generation where it may end)."""
+        return state.accepting if self._is_eog(token) else state.allows(token)
+
+    def _after(self, token: int, state: EngineState) -> EngineState | bool | None:
         """The grammar state after ``token``; True for an admissible end of generation; None if refused."""
         if self._is_eog(token):
             return True if state.accepting else None
-        piece = self._piece(token)
-        return state.advance(piece) if piece else None
+        return state.after(token)
 
     def _ranked(self, row: np.ndarray):
         """Token ids by falling logit (ties: lower id first): the top few, then the rest on demand."""
@@ -120,18 +125,18 @@ class SpanDecoder:
         order = np.lexsort((self._ids, -row))
         yield from order[_TOP:].tolist()
 
-    def choose(self, row: np.ndarray, state: GrammarState, temperature: float, rng) -> int:
+    def choose(self, row: np.ndarray, state: EngineState, temperature: float, rng) -> int:
         """The token llama.cpp's sampler chain would pick among those the grammar admits."""
         if temperature <= 0:
             for token in self._ranked(row):
-                if self._after(token, state) is not None:
+                if self._admits(token, state):
                     return token
             raise UnsupportedGrammar("the grammar admits no token here")
         ids, logits = [], []
         for token in self._ranked(row):
             if logits and (row[token] < logits[0] - _TAIL or len(ids) == TOP_K):
                 break
-            if self._after(token, state) is not None:
+            if self._admits(token, state):
                 ids.append(token)
                 logits.append(float(row[token]))
         if not ids:
@@ -144,7 +149,7 @@ class SpanDecoder:
         scaled = np.exp((values[:keep] - values[0]) / temperature)
         return ids[int(rng.choice(keep, p=scaled / scaled.sum()))]
 
-    def _draft(self, state: GrammarState) -> list[int]:
+    def _draft(self, state: EngineState) -> list[int]:
         """The forced text ahead as tokens; a trailing whitespace token is left to the model, which
         usually writes it joined with the next (free) character."""
         forced = state.forced()
@@ -157,7 +162,7 @@ class SpanDecoder:
 
     # ------------------------------------------------------------------ generation
     def generate(
-        self, prompt: list[int], grammar: CompiledGrammar, max_tokens: int, temperature: float, seed: int
+        self, prompt: list[int], grammar: EngineGrammar, max_tokens: int, temperature: float, seed: int
     ) -> SpanResult:
         """Decode a reply to ``prompt`` under ``grammar``.
 
