@@ -188,3 +188,19 @@ def test_cot_folds_a_step_the_model_writes_again_at_once_but_keeps_moves(kb):
     moves = "dig down with wooden_pickaxe\ndig down with wooden_pickaxe\nmine 1 iron_ore with stone_pickaxe\ndone"
     read, folded = fold_repeats(parse_plan_text(moves, kb))
     assert folded == 0 and len(read.steps) == 3  # two dig downs in a row go two layers down
+
+
+def test_through_a_server_deps_and_self_refine_size_their_prompts_to_their_own_context(kb):
+    """A server's client is shared by the process's planners, made with the first one's settings (2,048
+    tokens); DEPS and self-refine hold their prompts to the context they would load a model with, not to it
+    (DEPS through a server stopped "context full" before round 0 on BAR's long tasks)."""
+    from barsym.llm import LLMOptions
+    from barsym.llm.http.backend import OpenAIHTTPBackend
+    from barsym.reasoning.deps import context_for
+    from barsym.reasoning.self_refine import context_for as refine_context
+
+    server = OpenAIHTTPBackend("http://127.0.0.1:9", options=LLMOptions(n_ctx=2048))
+    deps = make_planner("deps", kb, backend=server, log=False)
+    assert deps.plan_budget.n_ctx == context_for(5, True) > 2048
+    refine = make_planner("self-refine", kb, backend=server, log=False)
+    assert refine.n_ctx == refine_context(3, True) > 2048

@@ -82,6 +82,21 @@ def settings_backend(settings) -> LLMBackend:
     )
 
 
+def server_context(backend: LLMBackend, n_ctx: int) -> int | None:
+    """``n_ctx`` where ``backend`` is a server's client, else None (the backend's own context counts).
+
+    A planner sizes its prompts by its backend's context. An in-process model is loaded with the context the
+    planner asks for; a server's context is its own (``--n_ctx`` when it was started) and not known here, and
+    its client is shared by every planner of the process, made with the first one's settings. So a planner
+    holds its prompts to the context it would load a model with (DEPS' dialogue, self-refine's rounds),
+    rather than to whichever planner connected first (before: DEPS through a server stopped "context full"
+    before round 0 on the long tasks, sized to 2,048 tokens by an earlier row of the same process).
+    """
+    from ..llm.http.backend import OpenAIHTTPBackend
+
+    return n_ctx if isinstance(backend, OpenAIHTTPBackend) else None
+
+
 def probe(base_url: str, timeout: float) -> None:
     """Check that something answers HTTP at ``base_url`` within ``timeout`` s overall; any HTTP status counts as up."""
     opener = opener_for(urllib.parse.urlsplit(base_url).hostname)

@@ -339,7 +339,7 @@ def planner_context(kb: KnowledgeBase, spec: PlannerSpec, n_ctx: int | None = No
     graph, symbolic planner, log and settings."""
     from ..llm.stand_in import StandInLLM
     from ..planner.registry import graph_for, symbolic_planner
-    from .backends import spec_backend
+    from .backends import N_CTX, server_context, spec_backend
 
     llm, context = spec.llm, spec.context
     backend = spec_backend(spec, n_ctx=n_ctx)
@@ -356,5 +356,6 @@ def planner_context(kb: KnowledgeBase, spec: PlannerSpec, n_ctx: int | None = No
         "facts": llm.facts,
         "deadline": spec.forward.deadline or BASELINE_DEADLINE,
         # a stand-in has no context of its own: its prompts are held to the one the model would be loaded with
-        "n_ctx": n_ctx if isinstance(backend, StandInLLM) else None,
+        # and a server's context is its own, unknown here (:func:`.backends.server_context`)
+        "n_ctx": n_ctx if isinstance(backend, StandInLLM) else server_context(backend, n_ctx or N_CTX),
     }

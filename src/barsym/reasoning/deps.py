@@ -310,14 +310,16 @@ def deps_planner(kb: KnowledgeBase, spec: PlannerSpec) -> DepsPlanner:
     default, ``random``, ``graph`` or ``horizon``), ``deadline`` (seconds, default 45), the spec's ``world_seed``
     and the LLM options."""
     from ..planner.registry import graph_for, symbolic_planner
-    from .backends import spec_backend
+    from .backends import server_context, spec_backend
 
     llm, context, own = spec.llm, spec.context, spec.deps
     rounds = DEFAULT_ROUNDS if own.deps_rounds is None else own.deps_rounds
     graph = context.graph or graph_for(kb)
+    backend = spec_backend(spec, n_ctx=context_for(rounds, llm.facts))
     return DepsPlanner(
         kb,
-        spec_backend(spec, n_ctx=context_for(rounds, llm.facts)),
+        backend,
+        n_ctx=server_context(backend, context_for(rounds, llm.facts)),
         graph=graph,
         rounds=rounds,
         facts=llm.facts,
