@@ -315,11 +315,12 @@ def deps_planner(kb: KnowledgeBase, spec: PlannerSpec) -> DepsPlanner:
     llm, context, own = spec.llm, spec.context, spec.deps
     rounds = DEFAULT_ROUNDS if own.deps_rounds is None else own.deps_rounds
     graph = context.graph or graph_for(kb)
-    backend = spec_backend(spec, n_ctx=context_for(rounds, llm.facts))
+    n_ctx = context_for(rounds, llm.facts)
+    backend = spec_backend(spec, n_ctx=n_ctx)
     return DepsPlanner(
         kb,
         backend,
-        n_ctx=server_context(backend, context_for(rounds, llm.facts)),
+        n_ctx=server_context(backend, n_ctx),
         graph=graph,
         rounds=rounds,
         facts=llm.facts,

@@ -20,19 +20,19 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..consistency.config import ConsistencyConfig
-from .options import BaselineOptions, DepsOptions, ForwardOptions, PlannerLLMOptions
+from .options import TIMED_PLANNERS, BaselineOptions, DepsOptions, ForwardOptions, PlannerLLMOptions
 
 #: the keys of the consistency configuration a flat option mapping may hold (``seed`` is the model's too)
 CONFIG_KEYS = tuple(ConsistencyConfig.model_fields)
-#: each planner's own option models, beside the model's settings and state consistency's that every planner takes
+#: each planner's own option models, beside the model's settings and state consistency's that every planner takes;
+#: ForwardOptions (--deadline) for every planner of :data:`.options.TIMED_PLANNERS`, the list the CLI checks
 OWN_MODELS: dict[str, tuple[type[BaseModel], ...]] = {
-    "deps": (DepsOptions, ForwardOptions),
-    "cot": (ForwardOptions,),
-    "self-refine": (BaselineOptions, ForwardOptions),
-    "tot": (BaselineOptions, ForwardOptions),
-    "reverse-chain": (ForwardOptions,),
-    "plan-and-solve": (ForwardOptions,),
+    "deps": (DepsOptions,),
+    "self-refine": (BaselineOptions,),
+    "tot": (BaselineOptions,),
 }
+for _timed in TIMED_PLANNERS:
+    OWN_MODELS[_timed] = (*OWN_MODELS.get(_timed, ()), ForwardOptions)
 #: the seed of DEPS' feedback runs (a caller's, not a command-line option)
 OWN_KEYS = {"deps": {"world_seed"}}
 
