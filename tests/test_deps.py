@@ -148,6 +148,39 @@ def test_a_server_reply_without_the_grammar_is_read_leniently(kb):
     assert read.ended and len(read.unreadable) == 1
 
 
+def test_a_plan_ends_at_the_step_that_makes_its_goal(kb):
+    past = "mine 3 logs\ncraft 1 crafting_table\nmine 1 cobblestone\ncraft 1 furnace\ndone"
+    read = parse_plan_text(past, kb, goal=Goal(item="crafting_table", count=1))
+    assert [str(s) for s in read.steps] == ["mine 3 logs", "craft 1 crafting_table"]
+    assert read.ended and read.past_goal == 2
+    assert parse_plan_text(past, kb).past_goal == 0 and len(parse_plan_text(past, kb).steps) == 4  # no goal: all read
+    short = parse_plan_text(
+        "craft 4 planks\ncraft 4 planks\ncraft 8 planks\ndone", kb, goal=Goal(item="planks", count=8)
+    )
+    assert len(short.steps) == 3 and short.past_goal == 0  # 4 planks is not yet the 8 asked for
+    family = parse_plan_text("mine 3 oak_log\ncraft 12 planks\ndone", kb, goal=Goal(item="logs", count=3))
+    assert [str(s) for s in family.steps] == ["mine 3 oak_log"] and family.past_goal == 1  # a member counts
+    moves = parse_plan_text("dig down with wooden_pickaxe\nmine 1 iron_ore\ndone", kb, goal=Goal(item="iron_ore"))
+    assert len(moves.steps) == 2 and moves.past_goal == 0
+
+
+def test_cot_and_deps_plans_stop_at_the_goal_and_say_how_many_lines_were_left(kb):
+    reply = (
+        "mine 3 logs; inventory: 3 logs\ncraft 9 planks; inventory: 9 planks\n"
+        "craft 2 stick; inventory: 4 stick, 8 planks\ncraft 1 furnace; inventory: 1 furnace\ndone"
+    )
+    graph = graph_for(kb)
+    planner = CotPlanner(kb, ScriptedLLM([reply]), graph=graph, symbolic=symbolic_planner(kb, graph=graph))
+    result = planner.plan(Goal(item="stick", count=2))
+    assert [str(s) for s in result.plan.steps] == ["mine 3 logs", "craft 9 planks", "craft 2 stick"]
+    assert result.validation.valid and result.trace.to_dict()["past_goal"] == 1
+    assert any("1 line(s) after it not read" in line for line in result.trace.lines())
+    planner, _ = deps(kb, [GOOD.replace("\ndone", "\ncraft 1 furnace\ndone")], rounds=0)
+    result = planner.plan(GOAL)
+    assert result.validation.valid and result.trace.rounds[0].past_goal == 1
+    assert result.trace.rounds[0].to_dict()["past_goal"] == 1 and "after the goal's step" in result.trace.lines()[1]
+
+
 def test_cot_writes_steps_and_inventories_and_the_trace_compares_them(kb):
     reply = (
         "mine 3 logs; inventory: 3 logs\ncraft 9 planks; inventory: 12 planks\n"

@@ -244,6 +244,10 @@ def test_training_without_the_train_extra_is_one_line_naming_it(tmp_path, monkey
         (["distill", "--data-only", "x.jsonl", "--examples", "0"], "--examples must be from 1"),
         (["distill", "--data-only", "x.jsonl", "--mix", "cot=-1"], "must not be negative"),
         (["distill", "--data-only", "x.jsonl", "--goals", "deep"], "--goals must be one of uniform, length"),
+        (
+            ["distill", "--out", "a.gguf", "--data", "d.jsonl", "--resume", "a.ckpt", "--warm-start", "b.ckpt"],
+            "give one of the two",
+        ),
     ],
 )
 def test_unusable_options_are_one_line(argv, message, capsys, tmp_path, monkeypatch):
@@ -259,6 +263,43 @@ def test_a_missing_data_file_is_one_line(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(command, "missing_train_extra", lambda: None)
     assert main(["distill", "--out", str(tmp_path / "m.gguf"), "--data", str(tmp_path / "none.jsonl")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flag", ["--warm-start", "--resume"])
+def test_a_missing_checkpoint_is_one_line(flag, tmp_path, capsys, monkeypatch):
+    import barsym.commands.distill as command
+
+    monkeypatch.setattr(command, "missing_train_extra", lambda: None)
+    data = tmp_path / "d.jsonl"
+    data.write_text("")
+    argv = ["distill", "--out", str(tmp_path / "m.gguf"), "--data", str(data), flag, str(tmp_path / "gone.ckpt")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{flag} " in err[0] and "no such checkpoint" in err[0]
+
+
+def test_a_warm_start_takes_adapters_of_the_same_shape_and_names_where_they_came_from():
+    from barsym.distill.options import TrainConfig
+    from barsym.distill.train import warm_start_record
+
+    config = TrainConfig(lora_rank=16, lora_alpha=32.0, lora_layers=12, seq_len=512, seed=8)
+    saved = {
+        "config": {"lora_rank": 16, "lora_alpha": 32.0, "lora_layers": 12, "seq_len": 1024, "seed": 7},
+        "step": 660,
+        "train_seconds": 7815.34,
+        "runs": 3,
+        "data": "96bd649303a6efad",
+    }
+    record = warm_start_record(saved, config, "/somewhere/step660.ckpt")
+    assert record == {
+        "file": "step660.ckpt",
+        "steps": 660,
+        "train_seconds": 7815.3,
+        "runs": 3,
+        "data_digest": "96bd649303a6efad",
+    }  # another seq_len, seed and data are what a second stage is for
+    with pytest.raises(ValueError, match="--lora-rank 8, not 16"):
+        warm_start_record({**saved, "config": {**saved["config"], "lora_rank": 8}}, config, "x.ckpt")
 
 
 class _CharTokenizer:

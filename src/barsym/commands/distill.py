@@ -42,6 +42,9 @@ def run(args: argparse.Namespace) -> int:
         )
     check_writable(options.data_only, "--data-only")
     check_writable(options.out, "--out")
+    for flag, checkpoint in (("--resume", options.resume), ("--warm-start", options.warm_start)):
+        if checkpoint is not None and not checkpoint.is_file():
+            raise UsageError(f"{flag} {checkpoint}: no such checkpoint (an earlier run writes OUT.ckpt beside OUT)")
     kb = kb_from_args(args)
     if options.data is not None:
         from ..distill.data import DataError, read_examples
@@ -87,12 +90,13 @@ def _train(options: DistillOptions, rows: list[dict], config: TrainConfig) -> in
         raise UsageError(f"--base: {exc}") from None
     out = str(options.out)
     resume = str(options.resume) if options.resume is not None else None
+    warm = str(options.warm_start) if options.warm_start is not None else None
     try:
-        summary = distill(rows, base, out, config, out_type=options.out_type, resume=resume, log=_say)
+        summary = distill(rows, base, out, config, out_type=options.out_type, resume=resume, warm_start=warm, log=_say)
     except ValueError as exc:
-        if resume is None:
+        if resume is None and warm is None:
             raise
-        raise UsageError(f"--resume {resume}: {exc}") from None
+        raise UsageError(f"--{'resume' if resume else 'warm-start'} {resume or warm}: {exc}") from None
     _say(f"wrote {out} ({summary['adapter_bytes'] / 1e6:.1f} MB); load it with --adapter {out}")
     print(json.dumps(summary, indent=2))
     return 0

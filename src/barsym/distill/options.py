@@ -87,6 +87,12 @@ class DistillOptions(BaseModel):
         description="go on training from a checkpoint written by an earlier run (OUT.ckpt), with the same --data",
         json_schema_extra={"metavar": "CKPT"},
     )
+    warm_start: Path | None = Field(
+        None,
+        description="start from the adapters of an earlier run's checkpoint (OUT.ckpt) and teach on with "
+        "other --data; the optimizer and step count start afresh",
+        json_schema_extra={"metavar": "CKPT"},
+    )
     data_only: Path | None = Field(
         None,
         description="only write the training examples to FILE and stop (needs no [train] extra)",
@@ -135,6 +141,10 @@ class DistillOptions(BaseModel):
             raise ValueError("give --out MODEL.gguf (the model to write), or --data-only FILE.jsonl for the data alone")
         if self.resume is not None and self.data is None:
             raise ValueError("--resume goes on with the examples the run started with: give --data FILE.jsonl too")
+        if self.resume is not None and self.warm_start is not None:
+            raise ValueError(
+                "--resume goes on with a run's own examples and --warm-start begins a new run: give one of the two"
+            )
         if self.data_only is not None and self.data is not None:
             raise ValueError("--data-only writes examples and --data reads them: give one of the two")
         return self

@@ -40,6 +40,7 @@ def distill(
     *,
     out_type: str = "f16",
     resume: str | None = None,
+    warm_start: str | None = None,
     log: Callable[[str], None] = print,
 ) -> dict:
     import torch
@@ -66,7 +67,9 @@ def distill(
             torch.save(state, handle)
         log(f"step {state['step']}: wrote {out} and {checkpoint_path(out)}")
 
-    model, summary = train(rows, base, config, log=log, before=check, resume=resume, checkpoint=save)
+    model, summary = train(
+        rows, base, config, log=log, before=check, resume=resume, warm_start=warm_start, checkpoint=save
+    )
     reread = GGUFReader(out)
     expected = 2 * len(LORA_PROJECTIONS) * summary["lora_layers"]
     if len(reread.tensors) != expected:

@@ -121,6 +121,7 @@ def train(
     before=None,
     *,
     resume: str | None = None,
+    warm_start: str | None = None,
     checkpoint: Callable[[object, dict], None] | None = None,
 ):
     """Fine-tune; returns (the peft model with its adapters, a summary dict).
@@ -129,7 +130,11 @@ def train(
     ``checkpoint`` before (adapters, optimizer, schedule, data order, counters): training goes on
     from its step to ``config.steps``, and the summary adds up both runs. ``checkpoint(model,
     state)`` is called every ``config.checkpoint_minutes`` and at the end, so a run that is
-    stopped -- by ``--minutes`` or by the machine -- loses at most that much."""
+    stopped -- by ``--minutes`` or by the machine -- loses at most that much.
+
+    ``warm_start``: such a checkpoint's adapters only, to teach on from them with other examples
+    (a second stage with another mix); the optimizer, schedule and step count start afresh, and
+    the summary names the checkpoint with its steps and seconds so a card can add the stages up."""
     import torch
     from gguf import GGUFReader
     from peft import LoraConfig, get_peft_model
@@ -177,6 +182,14 @@ def train(
     order: list[int] = []
     losses: list[float] = []
     tokens, done, earlier_seconds, runs = 0, 0, 0.0, 1
+    warm: dict | None = None
+    if warm_start is not None:
+        saved = torch.load(warm_start, weights_only=False)
+        warm = warm_start_record(saved, config, warm_start)
+        missing = model.load_state_dict(saved["adapters"], strict=False)
+        if missing.unexpected_keys:
+            raise ValueError(f"{warm_start}: adapters this model does not have ({missing.unexpected_keys[0]} ...)")
+        log(f"warm start from {warm_start}: its adapters after {warm['steps']} steps on other examples")
     if resume is not None:
         saved = torch.load(resume, weights_only=False)
         _check_resumable(saved, config, digest)
@@ -188,6 +201,7 @@ def train(
         rng.setstate(saved["rng"])
         order, losses, tokens, done = list(saved["order"]), list(saved["losses"]), saved["tokens"], saved["step"]
         earlier_seconds, runs = saved["train_seconds"], saved.get("runs", 1) + 1
+        warm = saved.get("warm_start")
         log(f"resumed from {resume}: step {done}, {tokens} tail tokens, {earlier_seconds:.0f} s of training so far")
     caches: dict = {}
     training_started = last_saved = time.perf_counter()
@@ -207,6 +221,7 @@ def train(
             "runs": runs,
             "config": config.model_dump(),
             "data": digest,
+            "warm_start": warm,
         }
 
     step = done
@@ -260,7 +275,25 @@ def train(
         "accumulate": config.accumulate,
         "seed": config.seed,
     }
+    if warm is not None:
+        summary["warm_start"] = warm
     return model, summary
+
+
+def warm_start_record(saved: dict, config: TrainConfig, path: str) -> dict:
+    """What a warm start begins from (file, steps, seconds, its data), once its adapters fit this run's shape."""
+    before = saved.get("config", {})
+    for key in ("lora_rank", "lora_alpha", "lora_layers"):
+        if before.get(key) != getattr(config, key):
+            flag = "--" + key.replace("_", "-")
+            raise ValueError(f"the checkpoint was made with {flag} {before.get(key)}, not {getattr(config, key)}")
+    return {
+        "file": os.path.basename(path),
+        "steps": saved.get("step", 0),
+        "train_seconds": round(saved.get("train_seconds", 0.0), 1),
+        "runs": saved.get("runs", 1),
+        "data_digest": saved.get("data"),
+    }
 
 
 def _check_resumable(saved: dict, config: TrainConfig, digest: str) -> None:

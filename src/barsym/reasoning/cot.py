@@ -116,6 +116,7 @@ class CotTrace:
     unreadable: tuple[str, ...] = ()
     folded: int = 0  # steps dropped because they repeated the step before (:func:`.forward_plans.fold_repeats`)
     stopped: str | None = None  # a repeated step run the model wrote, or the deadline that left no time to ask
+    past_goal: int = 0  # lines written after the step that makes the goal, not read (forward_plans.parse_plan_text)
 
     @property
     def agreeing(self) -> int:
@@ -129,6 +130,7 @@ class CotTrace:
             "inventories": [{"written": w, "simulator": a} for w, a in zip(self.written, self.actual)],
             "unreadable_lines": list(self.unreadable),
             "folded_repeats": self.folded,
+            "past_goal": self.past_goal,
             "stopped": self.stopped,
         }
 
@@ -139,6 +141,8 @@ class CotTrace:
         ]
         if self.stopped:
             out.append(f"  {self.stopped}")
+        if self.past_goal:
+            out.append(f"  the plan ends at the step that makes the goal; {self.past_goal} line(s) after it not read")
         for i, (w, a) in enumerate(zip(self.written, self.actual), start=1):
             mark = (
                 "="
@@ -213,7 +217,7 @@ class CotPlanner:
                 )
         self.measured.completion_tokens += stats.completion_tokens
         self.measured.llm_seconds += stats.llm_seconds
-        written = parse_plan_text(text, self.kb, split=split_line)
+        written = parse_plan_text(text, self.kb, split=split_line, goal=goal)
         run = repeated_run(written.steps)
         if run is not None:
             stopped = f"the model wrote '{run[0]}' {run[1]} times in a row (folded into one)"
@@ -227,6 +231,7 @@ class CotPlanner:
             unreadable=read.unreadable,
             folded=folded,
             stopped=stopped,
+            past_goal=read.past_goal,
         )
         stats.unreadable += len(read.unreadable)
         stats.accepted_first_try = int(bool(steps))

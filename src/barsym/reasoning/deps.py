@@ -199,12 +199,12 @@ class DepsPlanner:
                     trace.stopped, trace.problem = StopReason.BACKEND_DOWN, self.planner_calls.down
                     break
                 continue  # a single failure: the same round once more
-            written = parse_plan_text(asked.text, self.kb)
+            written = parse_plan_text(asked.text, self.kb, goal=goal)
             stats.unreadable += len(written.unreadable)
             self.planner_calls.record_plan(label, number + 1, messages, self.grammar, asked, written, self.temperature)
             read, folded = fold_repeats(written)
             this = self._execute(number, read.steps, goal, start, dropped, read.unreadable)
-            this.folded = folded
+            this.folded, this.past_goal = folded, read.past_goal
             trace.rounds.append(this)
             stop = self._stop(trace, this, written.steps, number, deadline)
             if stop is not None:

@@ -43,6 +43,7 @@ class DepsRound:
     dropped_rounds: int = 0  # earlier rounds left out of this round's prompt (context)
     order: tuple[int, ...] | None = None  # plan positions as a selector ran them; None: as written
     folded: int = 0  # steps dropped because they repeated the step before (forward_plans.fold_repeats)
+    past_goal: int = 0  # lines written after the step that makes the goal, not read (forward_plans.parse_plan_text)
 
     def to_dict(self) -> dict:
         out = {
@@ -59,6 +60,8 @@ class DepsRound:
             out["order"] = [i + 1 for i in self.order]
         if self.folded:
             out["folded_repeats"] = self.folded
+        if self.past_goal:
+            out["past_goal"] = self.past_goal
         return out
 
     @property
@@ -108,6 +111,7 @@ class DepsTrace:
             cut = f", {r.dropped_rounds} earlier round(s) left out of the prompt" if r.dropped_rounds else ""
             bad = f", {len(r.unreadable)} unreadable line(s)" if r.unreadable else ""
             bad += f", {r.folded} repeated line(s) folded" if r.folded else ""
+            bad += f", {r.past_goal} line(s) after the goal's step not read" if r.past_goal else ""
             verdict = f"succeeded in {r.ticks:,} ticks" if r.success else "failed"
             ran = f", run as steps {', '.join(str(i + 1) for i in r.order)}" if r.reordered else ""
             out.append(f"  round {r.number}: {len(r.steps)} steps{bad}{cut}{ran}; {verdict}")

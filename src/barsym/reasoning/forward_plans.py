@@ -14,6 +14,12 @@ here:
   ``done``, so a reply always ends;
 - a **lenient parser** for servers that ignore the grammar: unreadable lines
   are skipped and counted, never fatal;
+- **a plan ends at its goal**: the parser stops at the first step whose text
+  makes the goal (``craft 1 iron_pickaxe`` for 1 iron pickaxe). A small model
+  often writes on past its goal (cobblestone, then a furnace it cannot build);
+  in BAR's and DEPS' settings an episode ends once the goal is in the
+  inventory, so the lines after it are never played there either. The cut
+  reads the text only (no simulator); the call log keeps the whole reply;
 - :class:`ForwardPlanResult`, the :class:`~barsym.planner.result.PlanResult`
   of such a plan: one goal node, no tree, every step's provenance ``llm``, and
   the planner's own trace (DEPS' rounds, chain-of-thought's inventories).
@@ -56,6 +62,7 @@ class ReadPlan:
     unreadable: tuple[str, ...] = ()
     ended: bool = False  # the reply reached ``done``
     notes: tuple[str, ...] = ()  # per step read, what ``split`` cut off its line (CoT's inventory)
+    past_goal: int = 0  # lines the model wrote after the step that makes the goal (not read)
 
 
 def parse_step(line: str, kb: KnowledgeBase) -> Step:
@@ -70,15 +77,25 @@ def parse_step(line: str, kb: KnowledgeBase) -> Step:
     return step
 
 
-def parse_plan_text(text: str, kb: KnowledgeBase, split=None) -> ReadPlan:
-    """Read a reply line by line up to ``done``.
+def makes_goal(step: Step, goal: Goal, kb: KnowledgeBase) -> bool:
+    """Whether the step's own words obtain the goal: its item counts as the goal's, at least as many."""
+    return (
+        not step.type.moves
+        and step.item is not None
+        and (step.count or 0) >= goal.count
+        and step.item in kb.acceptable(goal.item)
+    )
+
+
+def parse_plan_text(text: str, kb: KnowledgeBase, split=None, goal: Goal | None = None) -> ReadPlan:
+    """Read a reply line by line up to ``done``, or up to the step that makes ``goal`` (see the module's doc).
 
     ``split(line) -> (step text, note)`` cuts what is not the step off a line
     (CoT's inventory); the notes of the steps read come back aligned with them.
     """
-    steps, bad, notes, ended = [], [], [], False
-    for raw in text.splitlines():
-        line = raw.strip()
+    steps, bad, notes, ended, past = [], [], [], False, 0
+    lines = [raw.strip() for raw in text.splitlines()]
+    for at, line in enumerate(lines):
         if not line:
             continue
         if line.lower().rstrip(".") == END:
@@ -91,9 +108,14 @@ def parse_plan_text(text: str, kb: KnowledgeBase, split=None) -> ReadPlan:
             bad.append(str(exc))
             continue
         notes.append(note)
+        if goal is not None and makes_goal(steps[-1], goal, kb):
+            rest = [x.lower().rstrip(".") for x in lines[at + 1 :] if x]
+            past = rest.index(END) if END in rest else len(rest)
+            ended = True
+            break
         if len(steps) >= MAX_STEPS:
             break
-    return ReadPlan(tuple(steps), tuple(bad), ended, tuple(notes))
+    return ReadPlan(tuple(steps), tuple(bad), ended, tuple(notes), past)
 
 
 def fold_repeats(read: ReadPlan) -> tuple[ReadPlan, int]:
@@ -115,7 +137,7 @@ def fold_repeats(read: ReadPlan) -> tuple[ReadPlan, int]:
         if i < len(read.notes):
             notes.append(read.notes[i])
     folded = len(read.steps) - len(steps)
-    return ReadPlan(tuple(steps), read.unreadable, read.ended, tuple(notes)), folded
+    return ReadPlan(tuple(steps), read.unreadable, read.ended, tuple(notes), read.past_goal), folded
 
 
 class Vocabulary:
