@@ -27,3 +27,27 @@ def test_the_card_as_json_says_where_and_whether_it_applies(capsys, gguf_path):
     shown = json.loads(out)
     assert code == 0 and shown["card"] == read_card() and shown["adapter"] == str(SHIPPED)
     assert shown["applied"] is True and shown["model"] == str(gguf_path)
+
+
+def test_a_card_of_two_stages_names_each_stages_data_and_command_and_adds_them_up():
+    from barsym.commands.model import render_card
+
+    def stage(recipe: str, command: str, steps: int, seconds: float) -> dict:
+        training = {"steps": steps, "accumulate": 4, "train_seconds": seconds, "lora_rank": 16}
+        return {"data": {"recipe": recipe}, "command": command, "training": training}
+
+    first = stage("distill --data-only one.jsonl", "distill --data one.jsonl --steps 660", 660, 7815.3)
+    card = {**stage("distill --data-only two.jsonl", "distill --data two.jsonl --warm-start a.ckpt", 280, 3000.0)}
+    card["stages"] = [first]
+    text = render_card(card)
+    lines = text.splitlines()
+    assert "stage 1 of 2, data: distill --data-only one.jsonl" in lines
+    assert (
+        "stage 2 of 2, command (from the stage before's checkpoint): distill --data two.jsonl --warm-start a.ckpt"
+        in lines
+    )
+    assert lines.index("stage 1 of 2, data: distill --data-only one.jsonl") < lines.index(
+        "stage 2 of 2, data: distill --data-only two.jsonl"
+    )
+    assert "in all: 940 steps, 10815 s of training" in lines
+    assert "stage " not in render_card(first)  # one stage: no numbering

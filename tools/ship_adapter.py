@@ -9,6 +9,9 @@ the command that trained it, and the training's own summary (steps, tokens, loss
 memory; ``barsym distill`` prints it as JSON) -- and a hand-edited card drifts from the file.
 ``--results`` (a JSON list of ``{what, taught, base, command}``) adds the measured table, so the
 card and docs/results/taught-model.md give the same numbers. ``barsym model`` prints the card.
+``--after CARD.json``: the adapter was taught on from an earlier stage's checkpoint
+(``barsym distill --warm-start``); that stage's card becomes ``stages`` of this one, so the card
+names every data file and command, in order, that rebuilds the shipped file.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ def main() -> int:
     parser.add_argument("--data-command", required=True, help="the barsym distill --data-only command")
     parser.add_argument("--command", required=True, help="the barsym distill command that trained it")
     parser.add_argument("--results", type=Path, help="measured rows: [{what, taught, base, command}]")
+    parser.add_argument("--after", type=Path, help="the card of the stage this adapter was warm-started from")
     args = parser.parse_args()
 
     summary = json.loads(args.summary.read_text())
@@ -48,6 +52,12 @@ def main() -> int:
     from barsym.kb import load_kb
 
     held = sorted(held_out_items(load_kb()))
+    stages: list[dict] = []
+    if args.after is not None:
+        earlier = json.loads(args.after.read_text())
+        stages = [*earlier.get("stages", []), {k: earlier[k] for k in ("data", "command", "training")}]
+        for stage in stages:
+            stage["data"].pop("held_out_items", None)  # the same list as this card's
     card = {
         "name": "barsym taught adapter for SmolLM2-135M-Instruct (LoRA)",
         "base": {
@@ -89,8 +99,10 @@ def main() -> int:
                 "seq_len",
                 "seed",
                 "data_digest",
+                "warm_start",
             )
         },
+        "stages": stages,
         "results": json.loads(args.results.read_text()) if args.results else [],
     }
     CARD.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")

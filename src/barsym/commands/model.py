@@ -61,20 +61,36 @@ def render_card(card: dict) -> str:
         f"adapter: {adapter.get('file')} ({adapter.get('bytes')} bytes, sha256 {adapter.get('sha256')}), "
         f"LoRA rank {training.get('lora_rank')} alpha {training.get('lora_alpha')} on the last "
         f"{training.get('lora_layers')} blocks",
-        f"data: {card.get('data', {}).get('recipe')}",
         f"held out of training: {card.get('data', {}).get('held_out')}",
-        f"command: {card.get('command')}",
-        f"training: {training.get('steps')} steps of {training.get('accumulate')} examples, "
-        f"{training.get('tail_tokens')} tokens, loss {_num(training.get('first_loss'))} -> "
-        f"{_num(training.get('last_loss'))}, {_num(training.get('train_seconds'))} s, "
-        f"peak {training.get('peak_rss_mb')} MB, {training.get('runs', 1)} run(s)",
     ]
+    stages = [*card.get("stages", []), card]
+    for number, stage in enumerate(stages, start=1):
+        head = f"stage {number} of {len(stages)}, " if len(stages) > 1 else ""
+        lines += _stage_lines(stage, head, warm=number > 1)
+    if len(stages) > 1:
+        steps = sum(s.get("training", {}).get("steps") or 0 for s in stages)
+        seconds = sum(s.get("training", {}).get("train_seconds") or 0 for s in stages)
+        lines.append(f"in all: {steps} steps, {seconds:.0f} s of training")
     results = card.get("results", [])
     if results:
         lines.append("measured (the README's install, this adapter against --adapter none):")
         for row in results:
             lines.append(f"  {row.get('what')}: {row.get('taught')} (base {row.get('base')}) -- {row.get('command')}")
     return "\n".join(lines)
+
+
+def _stage_lines(stage: dict, head: str, warm: bool) -> list[str]:
+    """One stage of training: its data recipe, its command, what the training did."""
+    training = stage.get("training", {})
+    start = " (from the stage before's checkpoint)" if warm else ""
+    return [
+        f"{head}data: {stage.get('data', {}).get('recipe')}",
+        f"{head}command{start}: {stage.get('command')}",
+        f"{head}training: {training.get('steps')} steps of {training.get('accumulate')} examples, "
+        f"{training.get('tail_tokens')} tokens, loss {_num(training.get('first_loss'))} -> "
+        f"{_num(training.get('last_loss'))}, {_num(training.get('train_seconds'))} s, "
+        f"peak {training.get('peak_rss_mb')} MB, {training.get('runs', 1)} run(s)",
+    ]
 
 
 def _num(value) -> str:
