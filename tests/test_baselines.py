@@ -196,6 +196,17 @@ def test_plan_and_solve_asks_for_the_subtasks_then_for_the_steps(kb):
     assert texts(result) == STEPS and result.trace.stopped is StopReason.FINISHED
 
 
+@pytest.mark.parametrize("name", ["self-refine", "plan-and-solve"])
+def test_the_forward_baselines_plans_end_at_the_goals_step(kb, name):
+    past = GOOD.replace("\ndone", "\ncraft 1 furnace\ncraft 1 chest\ndone")
+    replies = {"self-refine": [past, "correct"], "plan-and-solve": ["get 1 wooden_pickaxe\ndone", past]}[name]
+    p, backend = planner(kb, name, replies, **({"rounds": 1} if name == "self-refine" else {}))
+    result = p.plan(GOAL)
+    assert backend.remaining == 0 and texts(result) == STEPS and result.validation.valid
+    assert result.trace.to_dict()["past_goal"] == 2
+    assert any("2 line(s) after the goal's step not read" in line for line in result.trace.lines())
+
+
 # ---- all four -------------------------------------------------------------------------------------------------
 
 

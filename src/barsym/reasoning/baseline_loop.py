@@ -89,6 +89,7 @@ class BaselineTrace:
     problem: str | None = None
     unreadable: int = 0
     folded: int = 0
+    past_goal: int = 0  # lines written after the step that makes the goal, not read (forward_plans)
 
     @property
     def complete(self) -> bool:
@@ -112,6 +113,7 @@ class BaselineTrace:
             "problem": self.problem,
             "unreadable_lines": self.unreadable,
             "folded_repeats": self.folded,
+            "past_goal": self.past_goal,
             "calls": [e.to_dict() for e in self.entries],
         }
 
@@ -281,17 +283,29 @@ class BaselinePlanner:
         trace.stopped, trace.problem = StopReason.BACKEND_DOWN, self.calls.down or "the backend failed twice"
         return None
 
-    def ask_plan(self, messages, trace: BaselineTrace, kind: str, grammar: str | None = None, split=None):
-        """A plan reply under the plan grammar, read (repeated lines folded) and logged; None as :meth:`ask`."""
+    def ask_plan(
+        self,
+        messages,
+        trace: BaselineTrace,
+        kind: str,
+        grammar: str | None = None,
+        split=None,
+        goal: Goal | None = None,
+    ):
+        """A plan reply under the plan grammar, read (repeated lines folded) and logged; None as :meth:`ask`.
+
+        With ``goal``, a plan written forward ends at the step that makes it (:func:`.forward_plans.parse_plan_text`)."""
         grammar = grammar or self.plan_grammar
         asked = self.ask(messages, grammar, PLAN_TOKENS, trace)
         if asked is None:
             return None
-        read, folded = fold_repeats(parse_plan_text(asked.text, self.kb, split=split))
+        read, folded = fold_repeats(parse_plan_text(asked.text, self.kb, split=split, goal=goal))
         self.calls.log_plan(messages, grammar, asked, read)
         trace.unreadable += len(read.unreadable)
         trace.folded += folded
-        trace.add(kind, asked.text, f"{len(read.steps)} steps" + ("" if read.ended else ", no done"))
+        trace.past_goal += read.past_goal
+        past = f", {read.past_goal} line(s) after the goal's step not read" if read.past_goal else ""
+        trace.add(kind, asked.text, f"{len(read.steps)} steps" + ("" if read.ended else ", no done") + past)
         return read
 
     def task_messages(self, goal: Goal, start: State, extra: str = "") -> list[dict[str, str]]:

@@ -72,7 +72,7 @@ class PlanAndSolvePlanner(BaselinePlanner):
             {"role": "user", "content": prompts.ASK_SOLVE},
         ]
         self.calls.say("carrying out the sub-tasks", 2, 2)
-        read = self.ask_plan(messages, trace, "steps")
+        read = self.ask_plan(messages, trace, "steps", goal=goal)
         trace.rounds = 2 if read is not None else 1
         if read is None:
             return ()

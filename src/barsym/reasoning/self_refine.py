@@ -78,7 +78,7 @@ class SelfRefinePlanner(BaselinePlanner):
     def run(self, goal: Goal, start: State, trace: BaselineTrace) -> tuple[Step, ...]:
         self.calls.say("writing the plan", 1, self.rounds + 1)
         task = self.task_messages(goal, start)
-        read = self.ask_plan(task, trace, "plan")
+        read = self.ask_plan(task, trace, "plan", goal=goal)
         if read is None:
             return ()
         steps = read.steps
@@ -103,7 +103,7 @@ class SelfRefinePlanner(BaselinePlanner):
                 {"role": "user", "content": prompts.ASK_REFINE},
             ]
             self.calls.say(f"round {number}: refining", number + 1, self.rounds + 1)
-            read = self.ask_plan(self._fitted(dialogue, PLAN_TOKENS), trace, "refined plan")
+            read = self.ask_plan(self._fitted(dialogue, PLAN_TOKENS), trace, "refined plan", goal=goal)
             if read is None:
                 return steps
             steps = read.steps
