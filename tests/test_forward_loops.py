@@ -106,6 +106,16 @@ def test_a_deadline_caps_a_reply_to_the_tokens_the_measured_rate_allows():
     assert Deadline(None, clock).tokens(360, measured) == 360
 
 
+def test_a_first_call_spent_on_the_prefix_or_cut_at_one_token_is_not_a_rate():
+    clock = FakeClock()
+    deadline = Deadline(45, clock)
+    # a busy machine: 150 s building the few-shot prefix, then one token before the reply's deadline
+    first = LLMStats(completion_tokens=1, llm_seconds=201.0, prefix_seconds=150.0)
+    assert deadline.tokens(640, first) == 640  # not 0: every later plan would skip its call
+    primed = LLMStats(completion_tokens=100, llm_seconds=160.0, prefix_seconds=150.0)  # 10 tokens a second
+    assert deadline.tokens(640, primed) == 360  # 45 s left, 80 % of it at the rate the prefix leaves out
+
+
 def test_repeated_run_finds_the_longest_run_but_not_moves(kb):
     from barsym.bar_io import step_from_text
 
@@ -139,10 +149,10 @@ def test_cot_caps_its_reply_by_the_rate_of_earlier_plans_and_asks_nothing_past_t
     planner, backend = cot(kb, [slow(reply, clock, 50.0), reply], clock=clock, deadline=45)
     first = planner.plan(GOAL)  # nothing measured before it: the full cap, and it took 50 s of the fake clock
     assert backend.calls[0].max_tokens == 640 and first.trace.stopped is None
-    planner.measured = LLMStats(completion_tokens=10, llm_seconds=10.0)  # a slow model: 1 token a second
+    planner.measured = LLMStats(completion_tokens=20, llm_seconds=20.0)  # a slow model: 1 token a second
     second = planner.plan(GOAL)
     assert backend.calls[1].max_tokens == 36 and second.trace.stopped is None  # 45 s x 80 % x 1 token/s
-    planner.measured = LLMStats(completion_tokens=1, llm_seconds=10.0)  # 0.1 token a second: not even a step
+    planner.measured = LLMStats(completion_tokens=20, llm_seconds=200.0)  # 0.1 token a second: not even a step
     third = planner.plan(GOAL)
     assert len(backend.calls) == 2 and third.trace.stopped == "the deadline of 45 s passed"
     assert not third.plan.steps

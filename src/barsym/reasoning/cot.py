@@ -217,6 +217,7 @@ class CotPlanner:
                 )
         self.measured.completion_tokens += stats.completion_tokens
         self.measured.llm_seconds += stats.llm_seconds
+        self.measured.prefix_seconds += stats.prefix_seconds  # left out of the rate (loop_limits.Deadline)
         written = parse_plan_text(text, self.kb, split=split_line, goal=goal)
         run = repeated_run(written.steps)
         if run is not None:

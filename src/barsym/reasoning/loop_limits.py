@@ -62,13 +62,19 @@ class Deadline:
     def tokens(self, cap: int, stats: LLMStats) -> int:
         """The most reply tokens a call may ask for now: ``cap``, or fewer where this plan's measured rate
         (completion tokens per second of model time, prompts included) says the rest would not fit; 0 when
-        even :data:`MIN_TOKENS` do not."""
+        even :data:`MIN_TOKENS` do not.
+
+        The rate leaves out the few-shot prefix's evaluation (``prefix_seconds``: once per process, not
+        per reply), and fewer than :data:`MIN_TOKENS` written is no rate at all: a first call on a busy
+        machine that spent its time on the prefix and wrote one token must not make every later plan
+        skip its call (the reply's own deadline, :meth:`until`, still bounds what the call takes)."""
         left = self.left()
         if left <= 0:
             return 0
-        if left == float("inf") or stats.completion_tokens <= 0 or stats.llm_seconds <= 0:
+        seconds = stats.llm_seconds - stats.prefix_seconds
+        if left == float("inf") or stats.completion_tokens < MIN_TOKENS or seconds <= 0:
             return cap
-        rate = stats.completion_tokens / stats.llm_seconds
+        rate = stats.completion_tokens / seconds
         fits = int(left * SAFETY * rate)
         return min(cap, fits) if fits >= MIN_TOKENS else 0
 
