@@ -186,16 +186,12 @@ def train(
     if warm_start is not None:
         saved = torch.load(warm_start, weights_only=False)
         warm = warm_start_record(saved, config, warm_start)
-        missing = model.load_state_dict(saved["adapters"], strict=False)
-        if missing.unexpected_keys:
-            raise ValueError(f"{warm_start}: adapters this model does not have ({missing.unexpected_keys[0]} ...)")
+        _load_adapters(model, saved, warm_start)
         log(f"warm start from {warm_start}: its adapters after {warm['steps']} steps on other examples")
     if resume is not None:
         saved = torch.load(resume, weights_only=False)
         _check_resumable(saved, config, digest)
-        missing = model.load_state_dict(saved["adapters"], strict=False)
-        if missing.unexpected_keys:
-            raise ValueError(f"{resume}: adapters this model does not have ({missing.unexpected_keys[0]} ...)")
+        _load_adapters(model, saved, resume)
         optimizer.load_state_dict(saved["optimizer"])
         schedule.load_state_dict(saved["schedule"])
         rng.setstate(saved["rng"])
@@ -282,11 +278,7 @@ def train(
 
 def warm_start_record(saved: dict, config: TrainConfig, path: str) -> dict:
     """What a warm start begins from (file, steps, seconds, its data), once its adapters fit this run's shape."""
-    before = saved.get("config", {})
-    for key in ("lora_rank", "lora_alpha", "lora_layers"):
-        if before.get(key) != getattr(config, key):
-            flag = "--" + key.replace("_", "-")
-            raise ValueError(f"the checkpoint was made with {flag} {before.get(key)}, not {getattr(config, key)}")
+    _check_settings(saved, config, ("lora_rank", "lora_alpha", "lora_layers"))
     return {
         "file": os.path.basename(path),
         "steps": saved.get("step", 0),
@@ -298,15 +290,27 @@ def warm_start_record(saved: dict, config: TrainConfig, path: str) -> dict:
 
 def _check_resumable(saved: dict, config: TrainConfig, digest: str) -> None:
     """A checkpoint goes on only with the adapters' shape and the data it was made with."""
-    before = saved.get("config", {})
-    for key in ("lora_rank", "lora_alpha", "lora_layers", "seq_len", "accumulate", "seed"):
-        if before.get(key) != getattr(config, key):
-            flag = "--train-seed" if key == "seed" else "--" + key.replace("_", "-")
-            raise ValueError(f"the checkpoint was made with {flag} {before.get(key)}, not {getattr(config, key)}")
+    _check_settings(saved, config, ("lora_rank", "lora_alpha", "lora_layers", "seq_len", "accumulate", "seed"))
     if saved.get("data") != digest:
         raise ValueError("the checkpoint was trained on other examples: resume with the same --data file")
     if saved.get("step", 0) >= config.steps:
         raise ValueError(f"the checkpoint is at step {saved.get('step')}: give --steps above it to train further")
+
+
+def _check_settings(saved: dict, config: TrainConfig, keys: tuple[str, ...]) -> None:
+    """The checkpoint was made with this run's value of every one of ``keys``, or one line naming the flag."""
+    before = saved.get("config", {})
+    for key in keys:
+        if before.get(key) != getattr(config, key):
+            flag = "--train-seed" if key == "seed" else "--" + key.replace("_", "-")
+            raise ValueError(f"the checkpoint was made with {flag} {before.get(key)}, not {getattr(config, key)}")
+
+
+def _load_adapters(model, saved: dict, path: str) -> None:
+    """A checkpoint's adapter weights into ``model``; ValueError when it holds adapters the model lacks."""
+    missing = model.load_state_dict(saved["adapters"], strict=False)
+    if missing.unexpected_keys:
+        raise ValueError(f"{path}: adapters this model does not have ({missing.unexpected_keys[0]} ...)")
 
 
 def _field_text(reader, key: str) -> str | None:
