@@ -153,7 +153,7 @@ def test_both_engines_accept_the_same_texts_force_the_same_text_and_admit_the_sa
     ours = make_engine("barsym", vocabulary).compile(grammar)
     theirs = make_engine("llguidance", vocabulary).compile(grammar)
     rng = random.Random(name)
-    checked = 0
+    checked = ended = 0
     for text in sampled_texts(grammar, rng, 4):
         for cut in sorted({0, len(text), *rng.sample(range(len(text) + 1), min(len(text) + 1, 12))}):
             a, b = ours.start().advance(text[:cut]), theirs.start().advance(text[:cut])
@@ -161,6 +161,7 @@ def test_both_engines_accept_the_same_texts_force_the_same_text_and_admit_the_sa
             if a is None or b is None:
                 continue
             assert a.accepting == b.accepting, (name, text[:cut])
+            assert a.finished == b.finished, (name, text[:cut])
             assert a.forced() == b.forced(), (name, text[:cut])
             assert np.array_equal(a.mask(), b.mask()), (name, text[:cut])
             token = int(np.flatnonzero(a.mask())[0]) if a.mask().any() else None
@@ -168,7 +169,9 @@ def test_both_engines_accept_the_same_texts_force_the_same_text_and_admit_the_sa
                 assert (a.after(token) is None) == (b.after(token) is None)
                 assert a.after(token).forced() == b.after(token).forced()
             checked += 1
+            ended += a.finished
     assert checked > 10
+    assert ended > 0 or name in ("vocab", "cot/deps plan"), "no sampled reply reached a forced end"
 
 
 @needs_llguidance

@@ -68,6 +68,10 @@ class EngineState(Protocol):
     def accepting(self) -> bool:
         """The grammar may end here (an end-of-generation token is admissible)."""
 
+    @property
+    def finished(self) -> bool:
+        """The grammar must end here: an end-of-generation token is the only admissible one."""
+
     def forced(self) -> str:
         """The text every continuation starts with (up to the first branch or possible end)."""
 
@@ -163,6 +167,9 @@ class _BarsymGrammar:
         return _BarsymState(self.grammar.start(), self.pieces)
 
 
+_ENDED = frozenset({()})  # the only parse left is the finished one
+
+
 class _BarsymState:
     __slots__ = ("state", "pieces")
 
@@ -172,6 +179,10 @@ class _BarsymState:
     @property
     def accepting(self) -> bool:
         return self.state.accepting
+
+    @property
+    def finished(self) -> bool:
+        return self.state.stacks == _ENDED
 
     def forced(self) -> str:
         return self.state.forced()
@@ -345,6 +356,10 @@ class _LLState:
     @property
     def accepting(self) -> bool:
         return bool(self.matcher.is_accepting())
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.matcher.is_stopped())
 
     def forced(self) -> str:
         if self._forced is None:

@@ -18,7 +18,9 @@ rest of the draft is dropped from the KV cache and decoding continues from the
 model's token. So the text is the text token-by-token greedy decoding gives;
 what changes is how many model evaluations it takes (the choice points, plus
 one per divergence). Only the candidates at the top of the logits are tested
-against the grammar, instead of the whole vocabulary.
+against the grammar, instead of the whole vocabulary. Where the grammar fixes
+the rest of the reply up to its end, that rest is written without an
+evaluation at all: the text cannot differ, only its tokenization could.
 
 Sampling (``temperature > 0``, used for retries) follows the same sampler
 chain as llama-cpp-python (top-k 40, top-p 0.95, min-p 0.05, temperature),
@@ -128,6 +130,9 @@ class SpanDecoder:
     def choose(self, row: np.ndarray, state: EngineState, temperature: float, rng) -> int:
         """The token llama.cpp's sampler chain would pick among those the grammar admits."""
         if temperature <= 0:
+            best = int(row.argmax())  # the first of equal maxima: the lowest id, as the ranking's ties
+            if self._admits(best, state):
+                return best
             for token in self._ranked(row):
                 if self._admits(token, state):
                     return token
@@ -160,6 +165,26 @@ class SpanDecoder:
             tokens.pop()
         return tokens[: self.context.n_batch - 1]
 
+    def _forced_to_the_end(self, state: EngineState) -> list[int] | None:
+        """The tokens of the reply's rest when the grammar fixes it up to its end, else None.
+
+        After the last choice of ``craft 1 wooden_pickaxe: 3 planks, 2`` the grammar admits one
+        text, `` stick, 1 crafting_table``, and then only an end of generation. Evaluating it
+        would only check which tokenization the model prefers, which the text does not depend
+        on; so it is written without a model evaluation (a grammar that admits one reply costs
+        none at all). None when a choice remains or the tokens do not spell the text back.
+        """
+        forced = state.forced()
+        if not forced or state.accepting:
+            return None
+        end = state.advance(forced)
+        if end is None or not end.finished:
+            return None
+        tokens = self.model.tokenize(forced, add_bos=False, special=False)
+        if "".join(self._piece(t) for t in tokens) != forced:
+            return None
+        return tokens
+
     # ------------------------------------------------------------------ generation
     def generate(
         self, prompt: list[int], grammar: EngineGrammar, max_tokens: int, temperature: float, seed: int
@@ -180,6 +205,12 @@ class SpanDecoder:
         finish = "length"
         pending = prompt[keep:]  # tokens not yet in the KV cache; the logits after the last one are needed
         while True:
+            tail = self._forced_to_the_end(state)
+            if tail is not None and len(out) + len(state.forced()) < max_tokens:  # fits however it is tokenized
+                out.extend(tail)  # the rest of the reply is fixed: no logits are needed to write it
+                drafted += len(tail)
+                finish = "stop"
+                break
             draft = [] if state.accepting else self._draft(state)[: max(0, max_tokens - len(out))]
             start = len(context.tokens)
             rows = context.evaluate(pending + draft, first_output=len(pending) - 1)
