@@ -77,6 +77,7 @@ def test_a_grammar_that_admits_one_reply_is_not_evaluated(smol, monkeypatch):
         chat("1 crafting_table"), grammar='root ::= "craft 1 crafting_table: 4 planks"', max_tokens=48
     )
     assert (reply.text, reply.finish_reason, reply.evaluations) == ("craft 1 crafting_table: 4 planks", "stop", 0)
+    assert reply.evaluated_prompt_tokens == 0 and reply.cached_prompt_tokens < reply.prompt_tokens
 
 
 def test_the_prompt_is_the_models_chat_template(smol):

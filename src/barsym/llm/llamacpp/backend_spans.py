@@ -52,7 +52,7 @@ class SpanDecoding:
             prompt_tokens=result.prompt_tokens,
             completion_tokens=len(result.tokens),
             evaluated_prompt_tokens=result.evaluated_prompt_tokens,
-            cached_prompt_tokens=result.prompt_tokens - result.evaluated_prompt_tokens,
+            cached_prompt_tokens=result.cached_prompt_tokens,
             finish_reason=finish,
             elapsed_s=time.perf_counter() - start,
             model=self.model_name,

@@ -63,6 +63,7 @@ class SpanResult:
     finish_reason: str  # "stop" (end of generation) or "length"
     prompt_tokens: int
     evaluated_prompt_tokens: int
+    cached_prompt_tokens: int  # the prompt's start the KV cache already held
     evaluations: int  # model evaluations (batches) spent on the reply, prompt excluded
     drafted: int  # reply tokens that came from forced-text drafts
     rejected_drafts: int  # draft tokens the model would not have chosen (dropped again)
@@ -204,12 +205,15 @@ class SpanDecoder:
         evaluations = drafted = rejected = 0
         finish = "length"
         pending = prompt[keep:]  # tokens not yet in the KV cache; the logits after the last one are needed
+        evaluated_prompt = len(pending)
         while True:
             tail = self._forced_to_the_end(state)
             if tail is not None and len(out) + len(state.forced()) < max_tokens:  # fits however it is tokenized
                 out.extend(tail)  # the rest of the reply is fixed: no logits are needed to write it
                 drafted += len(tail)
                 finish = "stop"
+                if not evaluations:  # a grammar that admits one reply: the prompt was not evaluated either
+                    evaluated_prompt = 0
                 break
             draft = [] if state.accepting else self._draft(state)[: max(0, max_tokens - len(out))]
             start = len(context.tokens)
@@ -245,7 +249,8 @@ class SpanDecoder:
             tokens=tuple(out),
             finish_reason=finish,
             prompt_tokens=len(prompt),
-            evaluated_prompt_tokens=len(prompt) - keep,
+            evaluated_prompt_tokens=evaluated_prompt,
+            cached_prompt_tokens=keep,
             evaluations=evaluations,
             drafted=drafted,
             rejected_drafts=rejected,
