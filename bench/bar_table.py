@@ -18,7 +18,8 @@ variants go into the same tables, labelled ``method [variant]``. ``symbolic`` ta
 
 Columns: stone, iron, gold, diamond, redstone (BAR's groups) and their mean; one table each for Acc, F1 and
 ED (lower is better). ``--repeat ROW=N`` runs a row with ``eval --repeats N`` (BAR's protocol is 10) and
-its cells show mean ± sd over the runs. ``--html FILE`` also writes ``barsym report`` over every run file.
+its cells show mean ± sd over the runs. ``--with`` and ``--repeat`` name a row (every variant's) or
+``ROW.VARIANT`` (that variant's only), so one command can say exactly how each row was run. ``--html FILE`` also writes ``barsym report`` over every run file.
 
 BAR's reported numbers are not typed in from memory: :data:`PAPER` is empty until someone copies them
 from the paper's main results table, and the markdown says so; rows of :data:`PAPER` print beside ours.
@@ -85,14 +86,20 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         metavar="NAME=OPTIONS",
         help="options for every model row, e.g. copy-facts='--llm-stand-in copy-facts' (default model='')",
     )
-    p.add_argument("--repeat", action="append", default=[], metavar="ROW=N", help="run ROW with eval --repeats N")
+    p.add_argument(
+        "--repeat",
+        action="append",
+        default=[],
+        metavar="ROW[.VARIANT]=N",
+        help="run ROW with eval --repeats N (in VARIANT only, when one is named)",
+    )
     p.add_argument(
         "--with",
         dest="row_options",
         action="append",
         default=[],
-        metavar="ROW=OPTIONS",
-        help="options for one row only, e.g. tot='--tot-breadth 2 --tot-beam 1'",
+        metavar="ROW[.VARIANT]=OPTIONS",
+        help="options for one row only (in VARIANT only, when one is named), e.g. tot='--tot-breadth 2 --tot-beam 1'",
     )
     p.add_argument("--dataset", default="bar", help="the task set (default bar: BAR's 53)")
     p.add_argument("--limit", type=int, help="only the first N tasks of each row (a quick look)")
@@ -116,17 +123,24 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     args.variants = variants
     args.extra = {}
     for text in args.row_options:
-        row, sep, options = text.partition("=")
-        if not sep or row not in ROWS:
-            p.error(f"--with wants ROW=OPTIONS with a known row, got {text!r}")
-        args.extra[row] = shlex.split(options)
+        target, sep, options = text.partition("=")
+        row, variant = target.partition(".")[::2]
+        if not sep or row not in ROWS or (variant and variant not in variants):
+            p.error(f"--with wants ROW[.VARIANT]=OPTIONS with a known row and variant, got {text!r}")
+        args.extra[(row, variant or None)] = shlex.split(options)
     args.repeats = {}
     for text in args.repeat:
-        row, _, n = text.partition("=")
-        if row not in ROWS or not n.isdigit() or int(n) < 1:
-            p.error(f"--repeat wants ROW=N with a known row and N >= 1, got {text!r}")
-        args.repeats[row] = int(n)
+        target, _, n = text.partition("=")
+        row, variant = target.partition(".")[::2]
+        if row not in ROWS or (variant and variant not in variants) or not n.isdigit() or int(n) < 1:
+            p.error(f"--repeat wants ROW[.VARIANT]=N with a known row and variant and N >= 1, got {text!r}")
+        args.repeats[(row, variant or None)] = int(n)
     return args
+
+
+def for_row(table: dict, key: str, variant: str):
+    """What ``--with``/``--repeat`` gave row ``key`` in ``variant``: the variant's own entry, else the row's."""
+    return table.get((key, variant), table.get((key, None)))
 
 
 def eval_argv(args, key: str, variant: str, options: list[str], run: Path, out: Path) -> list[str]:
@@ -134,22 +148,23 @@ def eval_argv(args, key: str, variant: str, options: list[str], run: Path, out: 
     argv = ["eval", "--dataset", args.dataset, "--planner", planner, *extra, "--quiet", "--run", run, "-o", out]
     if planner != "symbolic":
         argv += options
-    argv += args.extra.get(key, [])
+    argv += for_row(args.extra, key, variant) or []
     if part == "module (c)" and "--record" in extra:
         argv += ["--memory", run.with_suffix(".memory.db")]
-    if key in args.repeats:
-        argv += ["--repeats", str(args.repeats[key])]
+    if for_row(args.repeats, key, variant):
+        argv += ["--repeats", str(for_row(args.repeats, key, variant))]
     if args.limit:
         argv += ["--limit", str(args.limit)]
     return [str(a) for a in argv]
 
 
-def shown_options(args, key: str, options: list[str]) -> str:
+def shown_options(args, key: str, variant: str, options: list[str]) -> str:
     """The options that make a row what it is (not its files), as the per-row table shows them."""
     label, planner, extra, _ = ROWS[key]
-    shown = ["--planner", planner, *extra, *([] if planner == "symbolic" else options), *args.extra.get(key, [])]
-    if key in args.repeats:
-        shown += ["--repeats", str(args.repeats[key])]
+    shown = ["--planner", planner, *extra, *([] if planner == "symbolic" else options)]
+    shown += for_row(args.extra, key, variant) or []
+    if for_row(args.repeats, key, variant):
+        shown += ["--repeats", str(for_row(args.repeats, key, variant))]
     return " ".join(shown)
 
 
@@ -277,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
                     runs.append(run)
                     notes.append(
                         f"| {shown} | – | {partial['overall']['tasks']} | {partial['overall']['valid']} | – | "
-                        f"`{shown_options(args, key, options)}` (run file cut short; rerun to resume) |"
+                        f"`{shown_options(args, key, variant, options)}` (run file cut short; rerun to resume) |"
                     )
                     continue
             else:
@@ -287,7 +302,9 @@ def main(argv: list[str] | None = None) -> int:
             shown = label if planner == "symbolic" else f"{label} [{variant}]"
             if code == 2 or not out.is_file():
                 ran = "not run" if args.no_run else str(code)
-                notes.append(f"| {shown} | {ran} | – | – | {seconds:.0f} | `{shown_options(args, key, options)}` |")
+                notes.append(
+                    f"| {shown} | {ran} | – | – | {seconds:.0f} | `{shown_options(args, key, variant, options)}` |"
+                )
                 continue
             record = json.loads(out.read_text(encoding="utf-8"))
             rows.append((part, shown, record))
@@ -295,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
             overall = record.get("overall", {})
             notes.append(
                 f"| {shown} | {code} | {overall.get('tasks', '–')} | {overall.get('valid', '–')} | {seconds:.0f} | "
-                f"`{shown_options(args, key, options)}` |"
+                f"`{shown_options(args, key, variant, options)}` |"
             )
     full = max((record.get("overall", {}).get("tasks", 0) for _, _, record in rows), default=0)
     rows = [  # a row on fewer tasks than the others says so (a --limit run, a run file cut short)

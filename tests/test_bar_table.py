@@ -82,3 +82,21 @@ def test_no_run_scores_a_row_cut_short_from_its_run_file(tmp_path):
     assert "cot [copy-facts] (run file cut short)" in partial
     row = next(line for line in finished.splitlines() if "cot [copy-facts]" in line)
     assert row.split(" | ")[2:] == next(line for line in partial.splitlines() if "cut short" in line).split(" | ")[2:]
+
+
+def test_row_options_and_repeats_can_name_one_variant(tmp_path):
+    argv = ["--runs", str(tmp_path), "--rows", "cot,deps", "--no-run"]
+    argv += ["--variant", "copy-facts=--llm-stand-in copy-facts", "--variant", "taught=--threads 1"]
+    argv += ["--with", "cot.taught=--deadline 300", "--with", "deps=--deps-rounds 2", "--repeat", "deps.copy-facts=3"]
+    args = TABLE.parse_args(argv)
+    run, out = tmp_path / "r.jsonl", tmp_path / "r.json"
+
+    def options(key, variant):
+        return " ".join(TABLE.eval_argv(args, key, variant, args.variants[variant], run, out))
+
+    assert "--deadline 300" in options("cot", "taught") and "--deadline" not in options("cot", "copy-facts")
+    assert all("--deps-rounds 2" in options("deps", v) for v in ("taught", "copy-facts"))
+    assert "--repeats 3" in options("deps", "copy-facts") and "--repeats" not in options("deps", "taught")
+    assert TABLE.shown_options(args, "cot", "taught", ["--threads", "1"]).endswith("--threads 1 --deadline 300")
+    with pytest.raises(SystemExit):
+        TABLE.parse_args([*argv, "--with", "cot.nosuch=--deadline 1"])
