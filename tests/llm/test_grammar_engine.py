@@ -208,6 +208,7 @@ def test_llguidance_on_the_real_vocabulary_gives_barsyms_masks_and_reply(smol, m
     a, b = ours.start(), theirs.start()
     for token in smol._model.tokenize(expected.text, add_bos=False, special=False):
         assert np.array_equal(a.mask(), b.mask()) and a.forced() == b.forced() and a.accepting == b.accepting
+        assert a.finished == b.finished
         a, b = a.after(token), b.after(token)
         assert a is not None and b is not None
-    assert a.accepting == b.accepting
+    assert a.accepting == b.accepting and a.finished == b.finished
