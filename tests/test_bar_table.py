@@ -82,6 +82,11 @@ def test_no_run_scores_a_row_cut_short_from_its_run_file(tmp_path):
     assert "cot [copy-facts] (run file cut short)" in partial
     row = next(line for line in finished.splitlines() if "cot [copy-facts]" in line)
     assert row.split(" | ")[2:] == next(line for line in partial.splitlines() if "cut short" in line).split(" | ")[2:]
+    # a variant never run is named once, not given a row of dashes
+    assert TABLE.main([*argv, "--no-run", "--variant", "first=--llm-stand-in first"]) == 0
+    text = (tmp_path / "t.md").read_text()
+    assert f"Not run (no run file under `{tmp_path}`): cot [first]." in text
+    assert "| cot [first] |" not in text
 
 
 def test_row_options_and_repeats_can_name_one_variant(tmp_path):
