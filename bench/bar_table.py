@@ -8,8 +8,11 @@ being planned again (an interrupted row goes on where it stopped). The rows:
   ``cot``, ``reverse-chain``, ``self-refine``, ``tot``, ``plan-and-solve``;
 - BAR's module (b) ablation: state consistency's anchors by step scoring at ``t`` 3, 5 (BAR's) and 7, and
   by a sliding window of ``k`` 2 and 3 (``--planner bar-sc --anchors ... --t/--k``);
-- BAR's module (c): ``bar`` answering from a stage memory it records into as it goes (a fresh memory
-  file per variant under the runs folder), beside ``bar`` without one.
+- BAR's module (c): ``bar`` answering from a stage memory, beside ``bar`` without one. The memory (a fresh
+  file per variant under the runs folder) is written first by a warm-up pass over the same tasks that
+  records every plan and credits it with its executions in the stochastic world (:data:`WARM_UP`): an
+  entry answers only once its plan has run ``DEFAULT_MIN_RUNS`` times, and ``eval`` credits the runs
+  when a pass ends, so a single recording pass never answers from its own memory.
 
 A *variant* is a set of options given to every model row unchanged (``--variant NAME=OPTIONS``): the
 embedded model (``model=--threads 1``), a stand-in (``copy-facts=--llm-stand-in copy-facts``), a server
@@ -64,9 +67,13 @@ ROWS: dict[str, tuple[str, str, list[str], str]] = {
     "b-window-k2": ("bar-sc, sliding window k=2", "bar-sc", ["--anchors", "sliding-window", "--k", "2"], "module (b)"),
     "b-window-k3": ("bar-sc, sliding window k=3", "bar-sc", ["--anchors", "sliding-window", "--k", "3"], "module (b)"),
     "c-no-memory": ("bar without memory", "bar", [], "module (c)"),
-    "c-memory": ("bar with stage memory", "bar", ["--record"], "module (c)"),
+    "c-memory": ("bar with stage memory", "bar", [], "module (c)"),
 }
 METHODS = [k for k, row in ROWS.items() if row[3] == "methods"]
+MEMORY_ROW = "c-memory"
+#: the warm-up pass before the memory row: record every plan, then run each 5 times (the memory's
+#: DEFAULT_MIN_RUNS) in the stochastic world, whose results credit the plans' entries with success rates
+WARM_UP = ["--record", "--world", "stochastic", "--runs", "5"]
 
 #: BAR's reported numbers, method -> metric -> group (and "mean") -> value, from the paper's main table.
 #: Empty on purpose: they are to be copied from the paper, not recalled. Keys are this file's row keys.
@@ -143,14 +150,32 @@ def for_row(table: dict, key: str, variant: str):
     return table.get((key, variant), table.get((key, None)))
 
 
-def eval_argv(args, key: str, variant: str, options: list[str], run: Path, out: Path) -> list[str]:
+def memory_file(run: Path) -> Path:
+    """The memory row's stage memory, beside its run file."""
+    return run.with_suffix(".memory.db")
+
+
+def warm_up(args, key: str, variant: str, options: list[str], run: Path) -> int:
+    """The memory row's warm-up pass (its own run file ``*.warm-up.jsonl``, resumable like any row); its exit."""
+    warm = run.with_name(run.stem + ".warm-up.jsonl")
+    out, log = warm.with_suffix(".json"), warm.with_suffix(".txt")
+    if out.is_file():
+        return 0
+    argv = [*eval_argv(args, key, variant, options, warm, out, memory=memory_file(run)), *WARM_UP]
+    print(f"bar_table: {run.stem} (warm-up): barsym {' '.join(argv)}", file=sys.stderr, flush=True)
+    return run_row(argv, log)[0]
+
+
+def eval_argv(
+    args, key: str, variant: str, options: list[str], run: Path, out: Path, memory: Path | None = None
+) -> list[str]:
     label, planner, extra, part = ROWS[key]
     argv = ["eval", "--dataset", args.dataset, "--planner", planner, *extra, "--quiet", "--run", run, "-o", out]
     if planner != "symbolic":
         argv += options
     argv += for_row(args.extra, key, variant) or []
-    if part == "module (c)" and "--record" in extra:
-        argv += ["--memory", run.with_suffix(".memory.db")]
+    if key == MEMORY_ROW:
+        argv += ["--memory", memory or memory_file(run)]
     if for_row(args.repeats, key, variant):
         argv += ["--repeats", str(for_row(args.repeats, key, variant))]
     if args.limit:
@@ -165,6 +190,8 @@ def shown_options(args, key: str, variant: str, options: list[str]) -> str:
     shown += for_row(args.extra, key, variant) or []
     if for_row(args.repeats, key, variant):
         shown += ["--repeats", str(for_row(args.repeats, key, variant))]
+    if key == MEMORY_ROW:
+        shown += ["--memory", "M", "(M written by a warm-up pass with", *WARM_UP, ")"]
     return " ".join(shown)
 
 
@@ -297,8 +324,12 @@ def main(argv: list[str] | None = None) -> int:
                     )
                     continue
             else:
-                print(f"bar_table: {name}: barsym {' '.join(argv)}", file=sys.stderr, flush=True)
-                code, seconds = run_row(argv, log)
+                code = warm_up(args, key, variant, options, run) if key == MEMORY_ROW else 0
+                if code != 2:
+                    print(f"bar_table: {name}: barsym {' '.join(argv)}", file=sys.stderr, flush=True)
+                    code, seconds = run_row(argv, log)
+                else:
+                    seconds = 0.0
             shown = label if planner == "symbolic" else f"{label} [{variant}]"
             if args.no_run and not out.is_file():
                 missing.append(shown)  # listed in one line: with many variants most pairs are never run

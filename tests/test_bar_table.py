@@ -105,3 +105,17 @@ def test_row_options_and_repeats_can_name_one_variant(tmp_path):
     assert TABLE.shown_options(args, "cot", "taught", ["--threads", "1"]).endswith("--threads 1 --deadline 300")
     with pytest.raises(SystemExit):
         TABLE.parse_args([*argv, "--with", "cot.nosuch=--deadline 1"])
+
+
+def test_the_memory_row_answers_from_a_memory_its_warm_up_pass_wrote(tmp_path):
+    """BAR's module (c): a recording pass alone never answers (its runs are credited when it ends), so the
+    row is measured after a warm-up pass that records and executes every plan."""
+    argv = ["--runs", str(tmp_path), "--rows", "c-memory", "--limit", "2", "--out", str(tmp_path / "t.md")]
+    argv += ["--variant", "copy-facts=--llm-stand-in copy-facts"]
+    assert TABLE.main(argv) == 0
+    warm = (tmp_path / "c-memory.copy-facts.warm-up.txt").read_text()
+    measured = (tmp_path / "c-memory.copy-facts.txt").read_text()
+    assert "memory: 0 of" in warm
+    answered = measured.split("memory: ")[1].split(" of ")[0]
+    assert int(answered) > 0
+    assert "warm-up pass with --record --world stochastic --runs 5" in (tmp_path / "t.md").read_text()
