@@ -22,7 +22,8 @@ variants go into the same tables, labelled ``method [variant]``. ``symbolic`` ta
 Columns: stone, iron, gold, diamond, redstone (BAR's groups) and their mean; one table each for Acc, F1 and
 ED (lower is better). ``--repeat ROW=N`` runs a row with ``eval --repeats N`` (BAR's protocol is 10) and
 its cells show mean ± sd over the runs. ``--with`` and ``--repeat`` name a row (every variant's) or
-``ROW.VARIANT`` (that variant's only), so one command can say exactly how each row was run. ``--html FILE`` also writes ``barsym report`` over every run file.
+``ROW.VARIANT`` (that variant's only), so one command can say exactly how each row was run.
+``--html FILE`` also writes ``barsym report`` over every run file.
 
 BAR's reported numbers are not typed in from memory: :data:`PAPER` is empty until someone copies them
 from the paper's main results table, and the markdown says so; rows of :data:`PAPER` print beside ours.
