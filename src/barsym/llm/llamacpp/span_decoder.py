@@ -166,8 +166,9 @@ class SpanDecoder:
             tokens.pop()
         return tokens[: self.context.n_batch - 1]
 
-    def _forced_to_the_end(self, state: EngineState) -> list[int] | None:
-        """The tokens of the reply's rest when the grammar fixes it up to its end, else None.
+    def _forced_to_the_end(self, state: EngineState, room: int) -> list[int] | None:
+        """The tokens of the reply's rest when the grammar fixes it up to its end within ``room`` tokens
+        however it is tokenized (one token per character at most), else None.
 
         After the last choice of ``craft 1 wooden_pickaxe: 3 planks, 2`` the grammar admits one
         text, `` stick, 1 crafting_table``, and then only an end of generation. Evaluating it
@@ -176,7 +177,7 @@ class SpanDecoder:
         none at all). None when a choice remains or the tokens do not spell the text back.
         """
         forced = state.forced()
-        if not forced or state.accepting:
+        if not forced or state.accepting or len(forced) >= room:
             return None
         end = state.advance(forced)
         if end is None or not end.finished:
@@ -205,15 +206,12 @@ class SpanDecoder:
         evaluations = drafted = rejected = 0
         finish = "length"
         pending = prompt[keep:]  # tokens not yet in the KV cache; the logits after the last one are needed
-        evaluated_prompt = len(pending)
         while True:
-            tail = self._forced_to_the_end(state)
-            if tail is not None and len(out) + len(state.forced()) < max_tokens:  # fits however it is tokenized
+            tail = self._forced_to_the_end(state, max_tokens - len(out))
+            if tail is not None:
                 out.extend(tail)  # the rest of the reply is fixed: no logits are needed to write it
                 drafted += len(tail)
                 finish = "stop"
-                if not evaluations:  # a grammar that admits one reply: the prompt was not evaluated either
-                    evaluated_prompt = 0
                 break
             draft = [] if state.accepting else self._draft(state)[: max(0, max_tokens - len(out))]
             start = len(context.tokens)
@@ -249,7 +247,7 @@ class SpanDecoder:
             tokens=tuple(out),
             finish_reason=finish,
             prompt_tokens=len(prompt),
-            evaluated_prompt_tokens=evaluated_prompt,
+            evaluated_prompt_tokens=len(prompt) - keep if evaluations else 0,  # none: the grammar fixed the reply
             cached_prompt_tokens=keep,
             evaluations=evaluations,
             drafted=drafted,
