@@ -8,6 +8,7 @@ import warnings
 import pytest
 
 from barsym.cli import main
+from barsym.llm.base import CompletionRequest
 from barsym.llm.http.backend import OpenAIHTTPBackend
 from loopback import JsonHandler, Loopback
 
@@ -72,13 +73,7 @@ def test_grammar_goes_in_the_servers_own_field(owner, field, warned):
 def test_an_explicit_grammar_style_is_not_asked_for():
     backend = OpenAIHTTPBackend("http://127.0.0.1:9", grammar_style="vllm")
     payload = backend.build_payload(
-        [{"role": "user", "content": "x"}],
-        max_tokens=5,
-        temperature=0,
-        seed=0,
-        json_schema=None,
-        grammar=GRAMMAR,
-        stop=None,
+        CompletionRequest([{"role": "user", "content": "x"}], max_tokens=5, temperature=0, seed=0, grammar=GRAMMAR)
     )
     assert payload["guided_grammar"] == GRAMMAR and "grammar" not in payload
     with pytest.raises(ValueError, match="grammar_style must be one of"):

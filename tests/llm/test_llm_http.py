@@ -16,6 +16,7 @@ import pytest
 from barsym.llm import (
     BackendTimeoutError,
     BackendUnavailableError,
+    CompletionRequest,
     GrammarError,
     LLMError,
     LLMOptions,
@@ -196,9 +197,7 @@ def test_invalid_grammar_is_refused_before_sending(stub):
 
 def test_options_and_validation():
     backend = OpenAIHTTPBackend("http://localhost:8080", options=LLMOptions(max_tokens=5))
-    payload = backend.build_payload(
-        USER, max_tokens=5, temperature=0.0, seed=0, json_schema=None, grammar=None, stop=None
-    )
+    payload = backend.build_payload(CompletionRequest(USER, max_tokens=5, temperature=0.0, seed=0))
     assert "grammar" not in payload and "stop" not in payload and "model" not in payload
     for bad in ("127.0.0.1:8080", "ftp://x", ""):
         with pytest.raises(ValueError, match="base_url"):

@@ -24,7 +24,7 @@ import copy
 import random
 from collections.abc import Callable
 
-from ..llm import Completion, LLMBackend, LLMOptions
+from ..llm import Completion, CompletionRequest, LLMBackend, LLMOptions
 from ..model import Goal, Plan, Step
 from ..planner.decomposer import PlanContext
 from ..reasoning import deps_prompts
@@ -46,10 +46,8 @@ class OracleBackend(LLMBackend):
         self.calls: list[tuple[list[dict[str, str]], str]] = []
         self.grammars: list[str | None] = []  # the grammar of each recorded call
 
-    def complete(
-        self, messages, *, max_tokens=None, temperature=None, seed=None, json_schema=None, grammar=None, stop=None
-    ) -> Completion:
-        self._resolve(messages, max_tokens, temperature, seed, json_schema, grammar, stop)
+    def execute(self, request: CompletionRequest) -> Completion:
+        messages, grammar = request.messages, request.grammar
         text = self.answer(messages, grammar)
         if text is None:
             text = "?"  # a call the oracle does not answer: the planner treats it as unreadable; not recorded
@@ -232,7 +230,7 @@ def score_examples(kb, goal: Goal, plan: Plan, rng: random.Random, *, per_plan: 
 
 
 class _Unused(LLMBackend):
-    def complete(self, messages, **kwargs) -> Completion:  # the scorer only builds messages here
+    def execute(self, request: CompletionRequest) -> Completion:  # the scorer only builds messages here
         raise RuntimeError("not called")
 
 

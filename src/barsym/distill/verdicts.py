@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from ..consistency.config import ScoreMethod
 from ..consistency.faults import moved_before_needs, repair_faults
 from ..kb import Rules
-from ..llm import Completion, LLMBackend
+from ..llm import Completion, CompletionRequest, LLMBackend
 from ..model import Goal, Plan, Step
 from ..validation import Validator
 
@@ -57,7 +57,7 @@ class _PromptsOnly(LLMBackend):
 
     gives_probabilities = True
 
-    def complete(self, messages, **kwargs) -> Completion:
+    def execute(self, request: CompletionRequest) -> Completion:
         raise RuntimeError("the verdict examples build prompts only")
 
 

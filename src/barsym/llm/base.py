@@ -3,8 +3,11 @@
 The planner only needs "send chat messages, get text back, optionally under a
 grammar", so every backend (in-process llama.cpp, an OpenAI-compatible HTTP
 server, a scripted fake for tests) implements the one method
-:meth:`LLMBackend.complete`.  Keeping the surface this small is what lets the
-planner's tests run without a model and lets the benchmark swap backends.
+:meth:`LLMBackend.execute`, which answers a :class:`CompletionRequest` whose
+options are all resolved; :meth:`LLMBackend.complete`, what callers use, checks
+the arguments and fills in the backend's defaults once, for every backend.
+Keeping the surface this small is what lets the planner's tests run without a
+model and lets the benchmark swap backends.
 
 Errors are reported through :class:`LLMError` and its subclasses so callers
 can tell "the model is missing" (an install problem) from "the server is down"
@@ -26,6 +29,7 @@ __all__ = [
     "BackendTimeoutError",
     "BackendUnavailableError",
     "Completion",
+    "CompletionRequest",
     "GrammarError",
     "IncompatibleServerError",
     "LLMBackend",
@@ -164,6 +168,32 @@ class Priming:
     saved: bool = False
 
 
+@dataclass(frozen=True)
+class CompletionRequest:
+    """One chat completion as a backend answers it: the messages and every option resolved.
+
+    Made by :meth:`LLMBackend.complete` (arguments checked, ``None`` filled from
+    the backend's :class:`LLMOptions`), so a backend's :meth:`LLMBackend.execute`
+    neither checks nor defaults anything, and a test fake can record it as is.
+    """
+
+    messages: list[dict[str, str]]
+    max_tokens: int
+    temperature: float
+    seed: int
+    json_schema: dict[str, Any] | None = None
+    grammar: str | None = None
+    stop: list[str] | None = None
+
+    @property
+    def last_user_message(self) -> str:
+        """Content of the final user message ("" if none), the usual thing to assert on."""
+        for msg in reversed(self.messages):
+            if msg.get("role") == "user":
+                return msg.get("content", "")
+        return ""
+
+
 # --------------------------------------------------------------------------- interface
 
 
@@ -189,9 +219,10 @@ def validate_messages(messages: Any) -> list[dict[str, str]]:
 class LLMBackend(ABC):
     """A chat model the planner can query.
 
-    Subclasses implement :meth:`complete`; keyword arguments left as ``None``
-    fall back to :attr:`options`.  ``grammar`` (GBNF text) and ``json_schema``
-    are mutually exclusive ways to constrain the output.
+    Subclasses implement :meth:`execute`; callers use :meth:`complete`, whose
+    keyword arguments left as ``None`` fall back to :attr:`options`.
+    ``grammar`` (GBNF text) and ``json_schema`` are mutually exclusive ways to
+    constrain the output.
     """
 
     options: LLMOptions
@@ -201,7 +232,6 @@ class LLMBackend(ABC):
     def __init__(self, options: LLMOptions | None = None) -> None:
         self.options = options or LLMOptions()
 
-    @abstractmethod
     def complete(
         self,
         messages: list[dict[str, str]],
@@ -211,9 +241,36 @@ class LLMBackend(ABC):
         seed: int | None = None,
         json_schema: dict[str, Any] | None = None,
         grammar: str | None = None,
-        stop: list[str] | None = None,
+        stop: list[str] | str | None = None,
     ) -> Completion:
-        """Return the model's reply to ``messages``."""
+        """Return the model's reply to ``messages``: the arguments checked and resolved once, then :meth:`execute`."""
+        validate_messages(messages)
+        if json_schema is not None and grammar is not None:
+            raise ValueError("pass either grammar or json_schema, not both")
+        if grammar is not None and not grammar.strip():
+            raise ValueError("grammar must be non-empty GBNF text")
+        if isinstance(stop, str):
+            stop = [stop]
+        per_call = {"max_tokens": max_tokens, "temperature": temperature, "seed": seed}
+        # Validate through the model so a bad per-call value fails here, with
+        # the same message as a bad default, not deep inside a backend.
+        merged = LLMOptions.model_validate(
+            {**self.options.model_dump(), **{k: v for k, v in per_call.items() if v is not None}}
+        )
+        request = CompletionRequest(
+            messages=messages,
+            max_tokens=merged.max_tokens,
+            temperature=merged.temperature,
+            seed=merged.seed,
+            json_schema=json_schema,
+            grammar=grammar,
+            stop=stop,
+        )
+        return self.execute(request)
+
+    @abstractmethod
+    def execute(self, request: CompletionRequest) -> Completion:
+        """Answer one request whose options are all resolved (what each backend implements)."""
 
     def continuation_logprobs(self, messages: list[dict[str, str]], continuations: list[str]) -> list[float]:
         """The natural log-probability of each text in ``continuations`` as the start of the reply to ``messages``.
@@ -255,29 +312,3 @@ class LLMBackend(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def _resolve(
-        self,
-        messages: Any,
-        max_tokens: int | None,
-        temperature: float | None,
-        seed: int | None,
-        json_schema: dict[str, Any] | None,
-        grammar: str | None,
-        stop: list[str] | None,
-    ) -> tuple[int, float, int, list[str] | None]:
-        """Shared argument checking and defaulting for subclasses."""
-        validate_messages(messages)
-        if json_schema is not None and grammar is not None:
-            raise ValueError("pass either grammar or json_schema, not both")
-        if grammar is not None and not grammar.strip():
-            raise ValueError("grammar must be non-empty GBNF text")
-        if isinstance(stop, str):
-            stop = [stop]
-        per_call = {"max_tokens": max_tokens, "temperature": temperature, "seed": seed}
-        # Validate through the model so a bad per-call value fails here, with
-        # the same message as a bad default, not deep inside a backend.
-        merged = LLMOptions.model_validate(
-            {**self.options.model_dump(), **{k: v for k, v in per_call.items() if v is not None}}
-        )
-        return merged.max_tokens, merged.temperature, merged.seed, stop

@@ -12,10 +12,9 @@ from __future__ import annotations
 import copy
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import replace
 
-from .base import Completion, LLMBackend, LLMOptions, validate_messages
+from .base import Completion, CompletionRequest, LLMBackend, LLMOptions, validate_messages
 
 __all__ = ["RecordedCall", "ScriptExhaustedError", "ScriptedLLM"]
 
@@ -37,25 +36,8 @@ class ScriptExhaustedError(RuntimeError):
     """
 
 
-@dataclass(frozen=True)
-class RecordedCall:
-    """One request as the backend received it (messages are deep-copied)."""
-
-    messages: list[dict[str, str]]
-    max_tokens: int
-    temperature: float
-    seed: int
-    json_schema: dict[str, Any] | None = None
-    grammar: str | None = None
-    stop: list[str] | None = None
-
-    @property
-    def last_user_message(self) -> str:
-        """Content of the final user message ("" if none), the usual thing to assert on."""
-        for msg in reversed(self.messages):
-            if msg.get("role") == "user":
-                return msg.get("content", "")
-        return ""
+#: one request as the backend received it (messages deep-copied): the resolved request itself
+RecordedCall = CompletionRequest
 
 
 class ScriptedLLM(LLMBackend):
@@ -133,29 +115,13 @@ class ScriptedLLM(LLMBackend):
             raise TypeError(f"a probability call needs a scripted dict {{text: logprob}}, got {reply!r}")
         return [float(reply.get(text, -30.0)) for text in continuations]
 
-    def complete(
-        self,
-        messages: list[dict[str, str]],
-        *,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        seed: int | None = None,
-        json_schema: dict[str, Any] | None = None,
-        grammar: str | None = None,
-        stop: list[str] | None = None,
-    ) -> Completion:
+    def execute(self, request: CompletionRequest) -> Completion:
         """Record the request, then return (or raise) the next scripted reply."""
-        max_tokens, temperature, seed, stop = self._resolve(
-            messages, max_tokens, temperature, seed, json_schema, grammar, stop
-        )
-        call = RecordedCall(
-            messages=copy.deepcopy(messages),
-            max_tokens=max_tokens,
-            temperature=temperature,
-            seed=seed,
-            json_schema=copy.deepcopy(json_schema),
-            grammar=grammar,
-            stop=list(stop) if stop else None,
+        call = replace(
+            request,
+            messages=copy.deepcopy(request.messages),
+            json_schema=copy.deepcopy(request.json_schema),
+            stop=list(request.stop) if request.stop else None,
         )
         reply = self._next(call)
         if isinstance(reply, Completion):
@@ -164,7 +130,7 @@ class ScriptedLLM(LLMBackend):
             raise TypeError(f"scripted reply must be str, Completion or exception, got {reply!r}")
         return Completion(
             text=reply,
-            prompt_tokens=sum(len(m["content"].split()) for m in messages),
+            prompt_tokens=sum(len(m["content"].split()) for m in request.messages),
             completion_tokens=len(reply.split()),
             finish_reason="stop",
             model="scripted",

@@ -45,9 +45,8 @@ import re
 import time
 import zlib
 from collections.abc import Callable
-from typing import Any
 
-from .base import Completion, LLMBackend, LLMError, LLMOptions
+from .base import Completion, CompletionRequest, LLMBackend, LLMError, LLMOptions
 from .grammar_match import CompiledGrammar, GrammarState, UnsupportedGrammar, compile_grammar
 from .settings import STAND_INS
 from .time_limit import out_of_time
@@ -323,18 +322,8 @@ class StandInLLM(LLMBackend):
                 raise LLMError(f"the {self.name} stand-in cannot walk this grammar: {exc}") from None
         return compiled
 
-    def complete(
-        self,
-        messages: list[dict[str, str]],
-        *,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        seed: int | None = None,
-        json_schema: dict[str, Any] | None = None,
-        grammar: str | None = None,
-        stop: list[str] | None = None,
-    ) -> Completion:
-        max_tokens, _, seed, stop = self._resolve(messages, max_tokens, temperature, seed, json_schema, grammar, stop)
+    def execute(self, request: CompletionRequest) -> Completion:
+        messages, grammar, seed, stop = request.messages, request.grammar, request.seed, request.stop
         if grammar is None:
             raise LLMError(f"the {self.name} stand-in needs a grammar to choose under; this call gave none")
         started = time.perf_counter()
@@ -344,7 +333,9 @@ class StandInLLM(LLMBackend):
         ) or _CopyFacts(prompt, backward=_example_backward(messages))
         key = json.dumps(messages, sort_keys=True).encode("utf-8")
         rng = random.Random(zlib.crc32(key) ^ (seed * 2654435761 % 2**32))
-        text, finish, choices = self._walk(self._compiled(grammar).start(), chooser, rng, max_tokens * CHARS_PER_TOKEN)
+        text, finish, choices = self._walk(
+            self._compiled(grammar).start(), chooser, rng, request.max_tokens * CHARS_PER_TOKEN
+        )
         if stop:
             cut = min((i for i in (text.find(s) for s in stop) if i >= 0), default=-1)
             if cut >= 0:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import zlib
 
-from ..llm.base import Completion
+from ..llm.base import Completion, CompletionRequest
 from ..llm.fake import RecordedCall, ScriptedLLM
 
 __all__ = ["FactsModel", "SlowFactsModel", "facts_model", "slow_facts_model"]
@@ -47,9 +47,9 @@ def answer(call: RecordedCall) -> str:
 class FactsModel(ScriptedLLM):
     """A :class:`ScriptedLLM` whose every reply is :func:`answer` to the prompt (never exhausted)."""
 
-    def complete(self, messages, **kwargs) -> Completion:
+    def execute(self, request: CompletionRequest) -> Completion:
         self.push(answer)
-        return super().complete(messages, **kwargs)
+        return super().execute(request)
 
 
 def facts_model() -> FactsModel:
@@ -65,11 +65,11 @@ class SlowFactsModel(FactsModel):
 
     delay = 0.004
 
-    def complete(self, messages, **kwargs) -> Completion:
+    def execute(self, request: CompletionRequest) -> Completion:
         import time
 
         time.sleep(self.delay)
-        return super().complete(messages, **kwargs)
+        return super().execute(request)
 
 
 def slow_facts_model() -> SlowFactsModel:

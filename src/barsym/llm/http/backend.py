@@ -71,6 +71,7 @@ from ..base import (
     BackendTimeoutError,
     BackendUnavailableError,
     Completion,
+    CompletionRequest,
     GrammarError,
     IncompatibleServerError,
     LLMBackend,
@@ -265,29 +266,20 @@ class OpenAIHTTPBackend(LLMBackend):
 
     # ------------------------------------------------------------------ request
 
-    def build_payload(
-        self,
-        messages: list[dict[str, str]],
-        *,
-        max_tokens: int,
-        temperature: float,
-        seed: int,
-        json_schema: dict[str, Any] | None,
-        grammar: str | None,
-        stop: list[str] | None,
-    ) -> dict[str, Any]:
+    def build_payload(self, request: CompletionRequest) -> dict[str, Any]:
         """The JSON body sent to the server (public so tests can inspect it)."""
         payload: dict[str, Any] = {
-            "messages": messages,
-            "max_tokens": max_tokens,
-            "temperature": temperature,
-            "seed": seed,
+            "messages": request.messages,
+            "max_tokens": request.max_tokens,
+            "temperature": request.temperature,
+            "seed": request.seed,
             "stream": False,
         }
         if self.model:
             payload["model"] = self.model
-        if stop:
-            payload["stop"] = stop
+        if request.stop:
+            payload["stop"] = request.stop
+        grammar, json_schema = request.grammar, request.json_schema
         style = "llama" if self.grammar_style == "auto" else self.grammar_style
         payload.update(SAMPLER_FIELDS[style])
         if grammar is not None and style != "none":
@@ -404,40 +396,19 @@ class OpenAIHTTPBackend(LLMBackend):
 
     # ------------------------------------------------------------------ completion
 
-    def complete(
-        self,
-        messages: list[dict[str, str]],
-        *,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        seed: int | None = None,
-        json_schema: dict[str, Any] | None = None,
-        grammar: str | None = None,
-        stop: list[str] | None = None,
-    ) -> Completion:
+    def execute(self, request: CompletionRequest) -> Completion:
         """POST one chat completion and parse the reply."""
-        max_tokens, temperature, seed, stop = self._resolve(
-            messages, max_tokens, temperature, seed, json_schema, grammar, stop
-        )
         if self.grammar_style == "auto":  # before the first call: the grammar and sampler fields depend on it
             self.grammar_style = self.detect_grammar_style()
-        if grammar is not None and self.check_grammar:
-            problems = lint_gbnf(grammar)
+        if request.grammar is not None and self.check_grammar:
+            problems = lint_gbnf(request.grammar)
             if problems:
                 raise GrammarError(
                     "grammar not sent, because llama.cpp servers can crash on an invalid one: "
                     + "; ".join(problems[:5])
                     + ". Fix the grammar (or pass check_grammar=False if the lint is wrong)."
                 )
-        payload = self.build_payload(
-            messages,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            seed=seed,
-            json_schema=json_schema,
-            grammar=grammar,
-            stop=stop,
-        )
+        payload = self.build_payload(request)
         start = time.perf_counter()
         body = self._post(payload)
         elapsed = time.perf_counter() - start

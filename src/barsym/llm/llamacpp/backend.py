@@ -61,6 +61,7 @@ import numpy as np
 from ..base import (
     BackendUnavailableError,
     Completion,
+    CompletionRequest,
     GrammarError,
     LLMBackend,
     LLMError,
@@ -320,26 +321,15 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
 
     # ------------------------------------------------------------------ completion
 
-    def complete(
-        self,
-        messages: list[dict[str, str]],
-        *,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        seed: int | None = None,
-        json_schema: dict[str, Any] | None = None,
-        grammar: str | None = None,
-        stop: list[str] | None = None,
-    ) -> Completion:
+    def execute(self, request: CompletionRequest) -> Completion:
         """Run one chat completion with the GGUF's own chat template."""
-        max_tokens, temperature, seed, stop = self._resolve(
-            messages, max_tokens, temperature, seed, json_schema, grammar, stop
-        )
         if self._context is None:
             raise LLMError("this LlamaCppBackend was closed; create a new one")
+        messages, grammar = request.messages, request.grammar
+        max_tokens, temperature, seed, stop = request.max_tokens, request.temperature, request.seed, request.stop
         with self._lock:
-            if json_schema is not None:
-                grammar = self._schema_to_gbnf(json_schema)
+            if request.json_schema is not None:
+                grammar = self._schema_to_gbnf(request.json_schema)
             if grammar is not None:
                 self._check_grammar(grammar)
                 mirrored = self._spans.grammar(grammar) if self._spans is not None else None
