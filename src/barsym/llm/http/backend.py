@@ -5,33 +5,17 @@ shared by several benchmark workers) is better kept in a long-running
 ``python -m llama_cpp.server`` or llama.cpp ``llama-server``.  Why urllib: the
 planner should not pull an HTTP client dependency for one POST request.
 
-Constrained decoding over HTTP is not standardised, so both common forms are
-supported:
-
-* ``grammar`` (GBNF text) is sent in the field the server reads: llama.cpp's
-  servers take ``grammar``, vLLM takes ``guided_grammar``; with
-  ``grammar_style="auto"`` (the default) the server's ``/v1/models`` says which
-  it is (``owned_by``), and a server that takes no grammar (OpenAI's API) or
-  is not known is named in one warning: its output is not constrained.  Beware: llama-cpp-python's server (0.3.x)
-  does not validate it, and a grammar its parser rejects kills the server
-  process (SIGSEGV).  So grammars are linted client-side first
-  (:func:`~barsym.llm.grammar.lint_gbnf`) and refused with
-  :class:`GrammarError`; ``check_grammar=False`` turns that off.
-* ``json_schema`` is sent as ``response_format``.  ``schema_style="llama"``
-  (default) uses ``{"type": "json_object", "schema": ...}``, understood by
-  both llama.cpp servers; ``"openai"`` uses OpenAI's
-  ``{"type": "json_schema", "json_schema": {...}}``, which llama-cpp-python's
-  server rejects (HTTP 500 carrying a validation error).
-
-Sampler settings are sent too, where the server takes them: a server's defaults are
-its own, and llama-cpp-python's server penalises repeated tokens (``repeat_penalty``
-1.1 over the last 64), which turned ``craft 2 stick: 2 planks`` into ``craft 2
-stick: 4 bamboo`` (the second ``2`` penalised) and took BAR's accuracy through the
-server from 98.31 to 37.61. So a llama.cpp server is asked for barsym's own sampler
-(:data:`~barsym.llm.base.SAMPLER`: no penalty; top-k, top-p and min-p as in-process),
-vLLM the same in its field names, and OpenAI's API (which has no such fields) nothing.
-What still differs from the in-process model is said once, at the start of a run
-(:meth:`OpenAIHTTPBackend.differences`).
+What each kind of server reads -- the grammar's field (llama.cpp's ``grammar``,
+vLLM's ``guided_grammar``, none for OpenAI's API), barsym's sampler in its field
+names, ``response_format`` for a JSON schema -- is :mod:`.dialect`; with
+``grammar_style="auto"`` (the default) the server's ``/v1/models`` says which it
+is, and a server that takes no grammar, or is not known, is named in one
+warning: its output is not constrained.  Beware: llama-cpp-python's server
+(0.3.x) does not validate a grammar, and one its parser rejects kills the server
+process (SIGSEGV).  So grammars are linted client-side first
+(:func:`~barsym.llm.grammar.lint_gbnf`) and refused with :class:`GrammarError`;
+``check_grammar=False`` turns that off.  What still differs from the in-process
+model is said once, at the start of a run (:meth:`OpenAIHTTPBackend.differences`).
 
 Every failure maps onto the :mod:`barsym.llm.base` hierarchy: connection
 refused / reset -> :class:`BackendUnavailableError`, socket timeout ->
@@ -67,7 +51,6 @@ from typing import Any, Literal
 
 from ...redact import redact, remember_secret, url_without_password
 from ..base import (
-    SAMPLER,
     BackendTimeoutError,
     BackendUnavailableError,
     Completion,
@@ -79,6 +62,8 @@ from ..base import (
     LLMOptions,
 )
 from ..grammar import lint_gbnf
+from . import dialect
+from .dialect import GRAMMAR_STYLES, style_of_owner
 from .transport import TooLarge, Watch, is_loopback, opener_for, read_capped, warn_plain_http, within
 from .usage import token_counts
 
@@ -91,30 +76,6 @@ MAX_REPLY_BYTES = 8 * 1024 * 1024
 MAX_ERROR_BYTES = 64 * 1024
 #: HTTP statuses that mean "no such API here" rather than "the API failed this time"
 _NOT_THE_API = (404, 405, 501)
-
-
-GRAMMAR_STYLES = ("auto", "llama", "vllm", "none")
-#: the request field each server reads a GBNF grammar from
-GRAMMAR_FIELDS = {"llama": "grammar", "vllm": "guided_grammar"}
-#: the sampler fields each kind of server reads (OpenAI's API takes none of them, and refuses unknown fields)
-SAMPLER_FIELDS = {
-    "llama": {**SAMPLER, "presence_penalty": 0.0, "frequency_penalty": 0.0},
-    "vllm": {
-        "top_k": SAMPLER["top_k"],
-        "top_p": SAMPLER["top_p"],
-        "min_p": SAMPLER["min_p"],
-        "repetition_penalty": SAMPLER["repeat_penalty"],
-        "presence_penalty": 0.0,
-        "frequency_penalty": 0.0,
-    },
-    "none": {},
-}
-#: ``owned_by`` of a server's models -> how it takes a grammar
-SERVER_OWNERS = {
-    "vllm": ("vllm",),
-    "llama": ("llamacpp", "llama.cpp", "llama-cpp", "me"),
-    "none": ("openai", "system", "openai-internal"),
-}
 
 
 def _excerpt(body: bytes | str) -> str:
@@ -194,13 +155,9 @@ class OpenAIHTTPBackend(LLMBackend):
 
     # ------------------------------------------------------------------ grammar
     def detect_grammar_style(self) -> str:
-        """How this server takes a grammar, from who its ``/v1/models`` says owns the model.
-
-        vLLM's models are ``owned_by: "vllm"`` and it reads ``guided_grammar``;
-        llama.cpp's server (``llamacpp``) and llama-cpp-python's (``me``) read
-        ``grammar``; OpenAI's API (``openai``, ``system``) takes none. A server
-        that does not say is sent ``grammar`` and warned about once.
-        """
+        """How this server takes a grammar, from who its ``/v1/models`` says owns the model
+        (:func:`~.dialect.style_of_owner`). A server that does not say is sent ``grammar`` and warned
+        about once."""
         owner = ""
         try:
             with (
@@ -216,10 +173,7 @@ class OpenAIHTTPBackend(LLMBackend):
         host_only = urllib.parse.urlsplit(self.base_url).hostname or ""
         if not owner and not host_only.endswith("openai.com"):
             return "llama"  # a list that names no owner says nothing either
-        host = urllib.parse.urlsplit(self.base_url).hostname or ""
-        style = next((s for s, owners in SERVER_OWNERS.items() if owner in owners), None)
-        if style is None and host.endswith("openai.com"):
-            style = "none"
+        style = style_of_owner(owner, host_only)
         if style is None or style == "none":
             self._said_differences = True  # the one line about this server is the warning below
         if style == "none":
@@ -268,31 +222,7 @@ class OpenAIHTTPBackend(LLMBackend):
 
     def build_payload(self, request: CompletionRequest) -> dict[str, Any]:
         """The JSON body sent to the server (public so tests can inspect it)."""
-        payload: dict[str, Any] = {
-            "messages": request.messages,
-            "max_tokens": request.max_tokens,
-            "temperature": request.temperature,
-            "seed": request.seed,
-            "stream": False,
-        }
-        if self.model:
-            payload["model"] = self.model
-        if request.stop:
-            payload["stop"] = request.stop
-        grammar, json_schema = request.grammar, request.json_schema
-        style = "llama" if self.grammar_style == "auto" else self.grammar_style
-        payload.update(SAMPLER_FIELDS[style])
-        if grammar is not None and style != "none":
-            payload[GRAMMAR_FIELDS[style]] = grammar
-        if json_schema is not None:
-            if self.schema_style == "openai":
-                payload["response_format"] = {
-                    "type": "json_schema",
-                    "json_schema": {"name": "reply", "schema": json_schema, "strict": True},
-                }
-            else:
-                payload["response_format"] = {"type": "json_object", "schema": json_schema}
-        return payload
+        return dialect.payload(request, model=self.model, style=self.grammar_style, schema_style=self.schema_style)
 
     def _post(self, payload: dict[str, Any]) -> bytes:
         """The reply body; within ``timeout`` seconds overall, at most :data:`MAX_REPLY_BYTES`, never redirected."""
