@@ -46,20 +46,15 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import sys
-import tempfile
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..base import (
-    BackendUnavailableError,
     Completion,
     CompletionRequest,
     GrammarError,
@@ -72,6 +67,7 @@ from ..base import (
 )
 from .adapter import resolve_adapter
 from .backend_spans import SpanDecoding
+from .binding import SUPPORTED_VERSIONS, captured_stderr_fd, import_llama_cpp
 from .chat_prompt import ChatPrompt, NoChatTemplate
 from .embedded import default_model_path
 from .grammar_engine import make_engine, resolve_engine
@@ -81,71 +77,16 @@ from .runtime_check import RuntimeVerdict, choose_profile
 from .span_decoder import SpanDecoder
 from .token_decoder import generate_tokens
 
-__all__ = ["SUPPORTED_VERSIONS", "LlamaCppBackend", "import_llama_cpp"]
+__all__ = ["SUPPORTED_VERSIONS", "LlamaCppBackend", "import_llama_cpp"]  # the first and last: from .binding
 
 _GGUF_MAGIC = b"GGUF"
 _GRAMMAR_CACHE_SIZE = 16
 DECODERS = ("spans", "tokens")
-#: the llama-cpp-python releases barsym is tested with (pyproject.toml pins the same)
-SUPPORTED_VERSIONS = ("0.3.36",)
-UNTESTED_ENV = "BARSYM_UNTESTED_LLAMA_CPP"
 #: the text whose next-token logits must move when an adapter is applied: the start of an assistant turn, 4 tokens
 #: (a LoRA on every block's projections moves the logits at any position; the probe is evaluated twice at each
 #: model load, so it is kept short: 18 tokens took 0.2-0.4 s of every `barsym plan`)
 ADAPTER_PROBE = "<|im_start|>assistant\n"
 ADAPTER_MIN_CHANGE = 1e-4
-
-
-def import_llama_cpp() -> Any:
-    """Import ``llama_cpp`` or raise :class:`BackendUnavailableError` with the install command.
-
-    A release barsym is not tested with is refused (its C bindings change
-    between releases, and a changed binding gives wrong text, not an error),
-    unless ``BARSYM_UNTESTED_LLAMA_CPP=1``.
-    """
-    try:
-        import llama_cpp
-    except ImportError as exc:
-        raise BackendUnavailableError(
-            f"llama-cpp-python is not importable ({exc}). Install barsym's model extra with "
-            "`pip install 'barsym[llm]'` (builds llama.cpp from source; needs a C++ "
-            "compiler and cmake), or use an HTTP server backend instead."
-        ) from None
-    version = getattr(llama_cpp, "__version__", "?")
-    if version not in SUPPORTED_VERSIONS and os.environ.get(UNTESTED_ENV) != "1":
-        raise BackendUnavailableError(
-            f"llama-cpp-python {version} is installed, but barsym is tested with "
-            f"{', '.join(SUPPORTED_VERSIONS)} only: `pip install llama-cpp-python=={SUPPORTED_VERSIONS[-1]}` "
-            f"(or set {UNTESTED_ENV}=1 to try it anyway)."
-        )
-    return llama_cpp
-
-
-@contextmanager
-def _captured_stderr_fd() -> Iterator[list[str]]:
-    """Redirect OS-level fd 2 into a buffer for the duration of the block.
-
-    llama.cpp's grammar parser writes its error straight to C ``stderr``,
-    bypassing Python and llama-cpp-python's log callback.  Capturing it keeps
-    the console clean and lets the message go into the exception instead.
-    The yielded list receives the captured text when the block exits.
-    """
-    out: list[str] = []
-    try:
-        sys.stderr.flush()
-        saved = os.dup(2)
-    except (OSError, ValueError, AttributeError):
-        yield out  # no usable fd 2 (daemonised, closed): nothing to capture
-        return
-    with tempfile.TemporaryFile() as tmp:
-        os.dup2(tmp.fileno(), 2)
-        try:
-            yield out
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            tmp.seek(0)
-            out.append(tmp.read().decode("utf-8", "replace"))
 
 
 class LlamaCppBackend(SpanDecoding, LLMBackend):
@@ -262,7 +203,7 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
         probe = self._model.tokenize(ADAPTER_PROBE, add_bos=False, special=True)
         before = context.evaluate(probe, first_output=len(probe) - 1)[-1].copy()
         context.truncate(0)
-        with _captured_stderr_fd() as captured:
+        with captured_stderr_fd() as captured:
             handle = lc.llama_adapter_lora_init(self._model.model, str(path).encode("utf-8"))
         if not handle:
             detail = " ".join(captured[0].split())[-300:] if captured and captured[0] else "no detail"
@@ -295,7 +236,7 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
             self._grammars.move_to_end(gbnf)
             return
         lc = self._llama_cpp
-        with _captured_stderr_fd() as captured:
+        with captured_stderr_fd() as captured:
             sampler = lc.llama_sampler_init_grammar(self._model.vocab, gbnf.encode("utf-8"), b"root")
         if not sampler:
             detail = " ".join(captured[0].split()) if captured and captured[0] else "no detail"
