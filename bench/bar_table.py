@@ -7,7 +7,9 @@ being planned again (an interrupted row goes on where it stopped). The rows:
 - the methods of BAR's table that barsym has: ``symbolic`` (no model), ``bar``, ``bar-sc``, ``deps``,
   ``cot``, ``reverse-chain``, ``self-refine``, ``tot``, ``plan-and-solve``;
 - BAR's module (b) ablation: state consistency's anchors by step scoring at ``t`` 3, 5 (BAR's) and 7, and
-  by a sliding window of ``k`` 2 and 3 (``--planner bar-sc --anchors ... --t/--k``);
+  by a sliding window of ``k`` 2 and 3 (``--planner bar-sc --anchors ... --t/--k``); since ``bar``'s
+  verifier lets no failing plan through, the same five again on plans that can fail (``b-free*``:
+  ``llm-only`` with the vocabulary grammar and no facts, then ``--consistency`` as ``bar-sc`` runs it);
 - BAR's module (c): ``bar`` answering from a stage memory, beside ``bar`` without one. The memory (a fresh
   file per variant under the runs folder) is written first by a warm-up pass over the same tasks that
   records every plan and credits it with its executions in the stochastic world (:data:`WARM_UP`): an
@@ -51,6 +53,12 @@ METRICS = (
     ("edit_distance", "ED", "lower is better"),
 )
 
+#: module (b)'s input where plans can fail: no graph check of the replies, no facts in the prompts
+FREE = ["--llm-mode", "vocab", "--no-facts"]
+#: state consistency as ``bar-sc`` runs it (both scores, the model's repairer with the symbolic fallback)
+REPAIR = ["--consistency", "--scores", "both", "--repairer", "llm", "--anchors", "step-scoring"]
+WINDOW = ["--consistency", "--scores", "both", "--repairer", "llm", "--anchors", "sliding-window"]
+
 #: row key -> (label, planner, extra eval options, part of the table)
 ROWS: dict[str, tuple[str, str, list[str], str]] = {
     "symbolic": ("symbolic", "symbolic", [], "methods"),
@@ -67,6 +75,14 @@ ROWS: dict[str, tuple[str, str, list[str], str]] = {
     "b-step-t7": ("bar-sc, step scoring t=7", "bar-sc", ["--anchors", "step-scoring", "--t", "7"], "module (b)"),
     "b-window-k2": ("bar-sc, sliding window k=2", "bar-sc", ["--anchors", "sliding-window", "--k", "2"], "module (b)"),
     "b-window-k3": ("bar-sc, sliding window k=3", "bar-sc", ["--anchors", "sliding-window", "--k", "3"], "module (b)"),
+    # the same ablation where plans fail: BAR's decomposer without the graph's check and facts (free generation
+    # over the game's vocabulary, the paper's setting), then state consistency as bar-sc runs it
+    "b-free": ("llm-only, free (vocab grammar, no facts)", "llm-only", FREE, "module (b)"),
+    "b-free-t3": ("llm-only, free + step scoring t=3", "llm-only", [*FREE, *REPAIR, "--t", "3"], "module (b)"),
+    "b-free-t5": ("llm-only, free + step scoring t=5", "llm-only", [*FREE, *REPAIR, "--t", "5"], "module (b)"),
+    "b-free-t7": ("llm-only, free + step scoring t=7", "llm-only", [*FREE, *REPAIR, "--t", "7"], "module (b)"),
+    "b-free-k2": ("llm-only, free + sliding window k=2", "llm-only", [*FREE, *WINDOW, "--k", "2"], "module (b)"),
+    "b-free-k3": ("llm-only, free + sliding window k=3", "llm-only", [*FREE, *WINDOW, "--k", "3"], "module (b)"),
     "c-no-memory": ("bar without memory", "bar", [], "module (c)"),
     "c-memory": ("bar with stage memory", "bar", [], "module (c)"),
 }

@@ -119,3 +119,20 @@ def test_the_memory_row_answers_from_a_memory_its_warm_up_pass_wrote(tmp_path):
     answered = measured.split("memory: ")[1].split(" of ")[0]
     assert int(answered) > 0
     assert "warm-up pass with --record --world stochastic --runs 5" in (tmp_path / "t.md").read_text()
+
+
+def test_the_module_b_rows_on_plans_that_can_fail_repair_them(tmp_path):
+    # bar's verifier lets no failing plan through, so the b-free rows ask llm-only without the graph's check or
+    # facts; the `first` stand-in (always the grammar's first option) writes plans that fail, and the rows with
+    # state consistency repair them
+    argv = ["--runs", str(tmp_path), "--rows", "b-free,b-free-t5,b-free-k2", "--limit", "2"]
+    argv += ["--variant", "first=--llm-stand-in first", "--out", str(tmp_path / "t.md")]
+    assert TABLE.main(argv) == 0
+    summary = {
+        key: json.loads((tmp_path / f"{key}.first.json").read_text())["summary"]
+        for key in ("b-free", "b-free-t5", "b-free-k2")
+    }
+    assert summary["b-free"]["executable"] == 0
+    assert summary["b-free-t5"]["executable"] == 2 and summary["b-free-k2"]["executable"] == 2
+    text = (tmp_path / "t.md").read_text()
+    assert "| module (b) | llm-only, free + step scoring t=5 [first] |" in text
