@@ -61,13 +61,29 @@ def test_costs_prefer_the_non_cyclic_recipe(graph):
 
 def test_compact_subgraph_shows_one_way(graph):
     sub = graph.dependency_subgraph("diamond_pickaxe")
-    names = {d.get("name") for _, d in sub.nodes(data=True)}
+    names = {d.get("name") for _, d in sub.nodes()}
     assert {"logs", "planks", "stick", "crafting_table", "iron_ingot", "diamond"} <= names
     assert "golden_pickaxe" not in names and "acacia_planks" not in names
     full = graph.dependency_subgraph("diamond_pickaxe", full=True)
-    assert full.number_of_nodes() > sub.number_of_nodes()
+    assert len(full) > len(sub)
     dot, mermaid = to_dot(sub, "diamond_pickaxe"), to_mermaid(sub)
-    assert dot.count("->") == sub.number_of_edges() and mermaid.count("-->") == sub.number_of_edges()
+    edges = sub.number_of_edges()
+    assert dot.count("->") == edges == sum(1 for _ in sub.edges()) and mermaid.count("-->") == edges
+
+
+def test_the_graph_agrees_with_networkx(graph):
+    """The own storage answers what networkx answers on the same nodes and edges (ancestors, degrees)."""
+    import networkx as nx
+
+    g = graph.g.to_networkx()
+    assert list(g.nodes) == list(graph.g) and g.number_of_edges() == graph.g.number_of_edges()
+    for node in ("item:diamond_pickaxe", "item:stick", "craft:piston#0", "layer:2"):
+        assert graph.g.ancestors(node) == nx.ancestors(g, node)
+        assert set(graph.g.predecessors(node)) == set(g.predecessors(node))
+        assert set(graph.g.successors(node)) == set(g.successors(node))
+        assert graph.g.in_degree(node) == g.in_degree(node)
+    sub = graph.dependency_subgraph("piston", full=True)
+    assert set(sub) == nx.ancestors(g, "item:piston") & graph.reachable_nodes | {"item:piston"}
 
 
 def test_graph_exits_1_for_an_unreachable_item(capsys):

@@ -35,7 +35,8 @@ LAYERS = [
     ("sim", "graph", "graph_export", "bar_io"),
     ("llm", "kb", "model", "datasets"),
     ("private_files", "redact"),  # barsym's own 0600 files and secrets kept out of logs: used by all
-    ("atomic_files", "lazy_names"),  # replacing a file all at once; package names loaded on first use: import nothing
+    # replacing a file all at once; package names loaded on first use; the crafting graph's storage: import nothing
+    ("atomic_files", "lazy_names", "digraph"),
     ("steps",),  # the step notation: render, read, its grammar fragment (imports nothing)
 ]
 RANK = {name: rank for rank, layer in enumerate(LAYERS) for name in layer}

@@ -1,6 +1,6 @@
 """The crafting / tool-tier graph: who makes what, with which tool, station and layer.
 
-A networkx DiGraph with two kinds of node: items (``item:stick``) and actions
+A directed graph (:class:`~barsym.digraph.Digraph`) with two kinds of node: items (``item:stick``) and actions
 (``craft:stick#0``, ``smelt:iron_ingot#0``, ``mine:diamond``, ``kill:leather``,
 ``dig_down:2``). Edges run from what an action needs to the action (``role``
 ingredient / tool / station / layer, with a ``count``) and from the action to
@@ -18,8 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-import networkx as nx
-
+from .digraph import Digraph
 from .kb import Action, KnowledgeBase, Rules, Slot, rules_for
 
 START = "layer:0"
@@ -59,7 +58,7 @@ class CraftGraph:
     def __init__(self, kb: KnowledgeBase, rules: Rules | str | None = None):
         self.kb = kb
         self.rules = rules_for(kb, rules)
-        self.g = nx.DiGraph()
+        self.g = Digraph()
         self._build()
 
     # ---- construction ----------------------------------------------------------
@@ -135,7 +134,7 @@ class CraftGraph:
         choice = f"one_of:layers{min(layers)}-{max(layers)}"
         for layer in names:
             self.g.add_edge(layer, choice, role="member")
-        self.g.nodes[choice].update(kind="one_of", name=choice[7:])
+        self.g.attrs(choice).update(kind="one_of", name=choice[7:])
         self._need(choice, node, "layer")
 
     # ---- queries -----------------------------------------------------------------
@@ -146,8 +145,8 @@ class CraftGraph:
     def requirements(self, action: str) -> dict[str, list[tuple[str, int]]]:
         """What an action needs, by role: ingredient, tool, station, layer, fuel."""
         out: dict[str, list[tuple[str, int]]] = {}
-        for source, _, data in self.g.in_edges(action, data=True):
-            out.setdefault(data["role"], []).append((self.g.nodes[source]["name"], data.get("count", 1)))
+        for source, data in self.g.in_edges(action):
+            out.setdefault(data["role"], []).append((self.g.attrs(source)["name"], data.get("count", 1)))
         return {role: sorted(v) for role, v in out.items()}
 
     def compare_tools(self, a: str, b: str) -> int:
@@ -160,7 +159,7 @@ class CraftGraph:
         item nothing makes, since only the start inventory can hold those."""
         if self.rules.can_gather:
             return (START,)
-        raw = sorted(n for n, d in self.g.nodes(data=True) if d.get("kind") == "item" and not self.producers(d["name"]))
+        raw = sorted(n for n, d in self.g.nodes() if d.get("kind") == "item" and not self.producers(d["name"]))
         return (START, *raw)
 
     @cached_property
@@ -168,13 +167,13 @@ class CraftGraph:
         g = self.g
         reached = set(self.seeds)
         frontier = list(self.seeds)
-        waiting = {n: g.in_degree(n) for n in g if g.nodes[n].get("kind") == "action"}
+        waiting = {n: g.in_degree(n) for n, d in g.nodes() if d.get("kind") == "action"}
         while frontier:
             node = frontier.pop()
             for nxt in g.successors(node):
                 if nxt in reached:
                     continue
-                kind = g.nodes[nxt].get("kind")
+                kind = g.attrs(nxt).get("kind")
                 if kind == "action":
                     waiting[nxt] -= 1
                     if waiting[nxt] > 0:
@@ -200,14 +199,14 @@ class CraftGraph:
             cost[seed] = 0.0
             if seed != START:  # an item held at the start: the choices it is a member of cost nothing either
                 self._lower_choices(seed, 0.0, cost)
-        actions = [n for n in g if g.nodes[n].get("kind") == "action"]
-        makes = {a: max((d.get("count", 1) for _, _, d in g.out_edges(a, data=True)), default=1) for a in actions}
+        actions = [n for n, d in g.nodes() if d.get("kind") == "action"]
+        makes = {a: max((d.get("count", 1) for _, d in g.out_edges(a)), default=1) for a in actions}
         changed = True
         while changed:
             changed = False
             for action in actions:
                 total = 1.0
-                for source, _, data in g.in_edges(action, data=True):
+                for source, data in g.in_edges(action):
                     c = cost[source]
                     if c == inf:
                         total = inf
@@ -219,7 +218,7 @@ class CraftGraph:
                 if total < cost[action]:
                     cost[action] = total
                     changed = True
-                    for _, target in g.out_edges(action):
+                    for target in g.successors(action):
                         if total < cost[target]:
                             cost[target] = total
                             self._lower_choices(target, total, cost)
@@ -227,7 +226,7 @@ class CraftGraph:
 
     def _lower_choices(self, node: str, value: float, cost: dict[str, float]) -> None:
         for nxt in self.g.successors(node):
-            if self.g.nodes[nxt].get("kind") in ("one_of", "layer") and value < cost[nxt]:
+            if self.g.attrs(nxt).get("kind") in ("one_of", "layer") and value < cost[nxt]:
                 cost[nxt] = value
                 self._lower_choices(nxt, value, cost)
 
@@ -249,7 +248,7 @@ class CraftGraph:
         if node in seen or node in self.reachable_nodes:
             return set()
         seen.add(node)
-        data = self.g.nodes[node]
+        data = self.g.attrs(node)
         preds = list(self.g.predecessors(node))
         if data.get("kind") == "item" and not preds:
             return {data["name"]}
@@ -262,7 +261,7 @@ class CraftGraph:
                 found |= self._blockers(pred, seen)
         return found
 
-    def dependency_subgraph(self, item: str, full: bool = False) -> nx.DiGraph:
+    def dependency_subgraph(self, item: str, full: bool = False) -> Digraph:
         """What ``item`` depends on.
 
         By default the view is compact: each ``one_of`` choice keeps one member
@@ -272,28 +271,29 @@ class CraftGraph:
         """
         target = item_node(self.kb.resolve(item))
         if full:
-            nodes = nx.ancestors(self.g, target) | {target}
+            nodes = self.g.ancestors(target) | {target}
             if target in self.reachable_nodes:
                 nodes = {n for n in nodes if n in self.reachable_nodes}
-            return self.g.subgraph(nodes).copy()
+            return self.g.subgraph(nodes)
         keep = {target}
         stack = [target]
         while stack:
             node = stack.pop()
             preds = sorted(self.g.predecessors(node))
-            if self.g.nodes[node].get("kind") == "one_of":
+            kind = self.g.attrs(node).get("kind")
+            if kind == "one_of":
                 preds = self._preferred_member(node, preds)
-            elif self.g.nodes[node].get("kind") == "item":
-                best = self.best_producer(self.g.nodes[node]["name"])
+            elif kind == "item":
+                best = self.best_producer(self.g.attrs(node)["name"])
                 preds = [best] if best else preds
             for pred in preds:
                 if pred not in keep:
                     keep.add(pred)
                     stack.append(pred)
-        return self.g.subgraph(keep).copy()
+        return self.g.subgraph(keep)
 
     def _preferred_member(self, node: str, members: list[str]) -> list[str]:
-        names = [self.g.nodes[m]["name"] for m in members]
+        names = [self.g.attrs(m)["name"] for m in members]
         for generic in self.kb.generic:
             if generic in names:
                 return [item_node(generic)]

@@ -34,5 +34,5 @@ def run(args: argparse.Namespace) -> int:
     sub = graph.dependency_subgraph(item, full=args.full)
     text = to_dot(sub, item) if args.format == "dot" else to_mermaid(sub)
     write_output(args.output, text)
-    print(f"{reach.reason}; {sub.number_of_nodes()} nodes, {sub.number_of_edges()} edges", file=sys.stderr)
+    print(f"{reach.reason}; {len(sub)} nodes, {sub.number_of_edges()} edges", file=sys.stderr)
     return 0 if reach.reachable else 1  # like plan: the graph is written, and the status says it cannot be had

@@ -34,8 +34,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-import networkx as nx
-
 from ..model import Step, StepType
 
 _CLASS = {
@@ -217,6 +215,8 @@ def _smelt_first_come(steps: Sequence[Step], order: list[int], needs: list[Need]
 
 
 def _explain_cycle(steps: Sequence[Step], needs: list[Need]) -> NoOrder:
+    import networkx as nx  # only when the steps cannot be ordered: a light command never loads it
+
     g = nx.DiGraph()
     for d in needs:
         g.add_edge(d.before, d.after, role=d.role)

@@ -36,7 +36,7 @@ def depths(graph: CraftGraph) -> dict[str, float]:
     while changed:
         changed = False
         for node in g:
-            kind = g.nodes[node].get("kind")
+            kind = g.attrs(node).get("kind")
             preds = list(g.predecessors(node))
             if node in graph.seeds or not preds:
                 continue
