@@ -177,10 +177,9 @@ class GrammarBuilder:
                 found = frozenset({f"layer:{n}" for n in range(layer)} | {pickaxe} | self.requires(pickaxe))
             else:
                 sub = self.graph.dependency_subgraph(name)
+                data = sub.nodes()
                 found = frozenset(
-                    d["name"] if d.get("kind") == "item" else n
-                    for n, d in sub.nodes()
-                    if d.get("kind") in ("item", "layer")
+                    d["name"] if d.get("kind") == "item" else n for n, d in data if d.get("kind") in ("item", "layer")
                 ) - {name}
             self._requires[name] = found
         return found
