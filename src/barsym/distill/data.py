@@ -1,6 +1,6 @@
 """The training set: a mix of the planners' calls over the training goals, as JSON lines.
 
-One line per example: ``kind`` (bar, bar-nofacts, cot, deps, score, parse (:mod:`.prose_data`),
+One line per example: ``kind`` (bar, bar-nofacts, bar-shots (:mod:`.shots`), cot, deps, score, parse (:mod:`.prose_data`),
 yes-facts, yes-state: the step scorer's probability prompts, :mod:`.verdicts`), the
 goal the prompt asks for, the messages and the oracle's reply. The mix leans
 towards what the evaluation asks most and the base model does worst: whole
@@ -26,9 +26,10 @@ from . import oracle
 from .goals import GoalPool, random_count, start_state, training_pool
 from .oracle import _NO_MODEL
 from .prose_data import parse_examples
+from .shots import shot_examples
 from .verdicts import VERDICT_KINDS, verdict_examples
 
-KINDS = ("cot", "deps", "bar-nofacts", "bar", "score", "parse", *VERDICT_KINDS)
+KINDS = ("cot", "deps", "bar-nofacts", "bar-shots", "bar", "score", "parse", *VERDICT_KINDS)
 #: share of the examples of each kind
 DEFAULT_MIX = {"cot": 0.3, "deps": 0.3, "bar-nofacts": 0.2, "bar": 0.1, "score": 0.1}
 
@@ -108,6 +109,10 @@ class DataGenerator:
         goal, plan = self._goal()
         if kind in ("bar", "bar-nofacts"):
             return oracle.bar_examples(self.kb, goal, facts=kind == "bar", graph=self.graph)
+        if kind == "bar-shots":
+            asked = oracle.bar_examples(self.kb, goal, facts=False, graph=self.graph)
+            asked = [e for e in asked if e["goal"] not in self.pool.held_out]
+            return shot_examples(self.kb, self.symbolic, asked, self.pool.items(), self.rng)
         if kind == "score":
             return oracle.score_examples(self.kb, goal, plan, self.rng)
         if kind in VERDICT_KINDS:
