@@ -1,7 +1,7 @@
 """Benchmark: a model (the embedded one or a distilled GGUF) on held-out and on seen goals.
 
     python bench/bench_distill.py --model MODEL.gguf [--what cot,bar-nofacts,deps] [--limit N]
-                                  [--seen N] [--data data.jsonl] [--threads 1] [--json FILE]
+                                  [--seen N] [--data data.jsonl] [--threads 1] [--json FILE] [--by-item]
 
 What ``barsym distill`` is judged by (issue 23, item 5), on goals it never saw
 as a goal: BAR's 53 targets and DEPS' 70 (held out of the training data by
@@ -12,7 +12,9 @@ on (read from ``--data``), so learning is told apart from memorising.
   accepts the plan for the goal.
 - ``bar-nofacts``: BAR's decomposer without the knowledge base's facts in the
   prompt; first-try accepted answers over LLM goals (the issue's 182/391 for
-  the base model).
+  the base model). ``--by-item`` also prints them per goal item, from the
+  call log of the run (a temporary one), with the first reply to each: which
+  goals the model answers and which it does not.
 - ``deps``: DEPS on its 70 tasks (5 rounds, stochastic world); success = an
   episode reached the goal.
 
@@ -23,8 +25,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import tempfile
 import time
+from collections import Counter
+from pathlib import Path
 
 from barsym.eval.dataset import load_dataset, resolve_dataset
 from barsym.kb import load_kb
@@ -53,11 +59,43 @@ def seen_goals(path: str, kinds: set[str], n: int) -> list[Goal]:
     return found
 
 
+def first_tries_by_item(path: Path) -> list[dict]:
+    """From a call log: per goal item, first attempts accepted / asked and the first reply, most asked first."""
+    from barsym.reasoning.call_log import CallLog
+
+    log = CallLog(path, create=False)
+    try:
+        records, _ = log.readable(limit=None)
+    finally:
+        log.close()
+    asked: Counter = Counter()
+    accepted: Counter = Counter()
+    reply: dict[str, str] = {}
+    for record in records:
+        if record.attempt == 1:
+            item = record.goal.split(" ", 1)[-1]
+            asked[item] += 1
+            accepted[item] += record.verdict == "accepted"
+            reply.setdefault(item, record.reply or "")
+    return [{"item": i, "first_try": accepted[i], "asked": n, "reply": reply[i]} for i, n in asked.most_common()]
+
+
 def run(
-    kb, what: str, model: str | None, threads: int, targets: list[Goal], label: str, rounds: int = 5, adapter=None
+    kb,
+    what: str,
+    model: str | None,
+    threads: int,
+    targets: list[Goal],
+    label: str,
+    rounds: int = 5,
+    adapter=None,
+    by_item: bool = False,
 ) -> dict:
     validator = Validator(kb)
-    options = dict(model=model, threads=threads, log=False, adapter=adapter)
+    log_file = Path(tempfile.mkdtemp(prefix="bench-distill-")) / "calls.db" if by_item else None
+    if log_file is not None:
+        os.environ["BARSYM_LOG_DB"] = str(log_file)  # this run's calls only
+    options = dict(model=model, threads=threads, log=log_file is not None, adapter=adapter)
     if what == "deps":
         options["deps_rounds"] = rounds
     if what == "bar-nofacts":
@@ -95,6 +133,10 @@ def run(
     }
     if what == "bar-nofacts":
         out.update(first_try=first, llm_goals=asked)
+        if log_file is not None:
+            out["by_item"] = first_tries_by_item(log_file)
+            for row in out["by_item"]:
+                print(f"  {row['item']:32s} {row['first_try']:4d} / {row['asked']:<4d} first: {row['reply']}")
     else:
         out["good"] = good
     return out
@@ -111,6 +153,7 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--json", help="write the results here")
     parser.add_argument("--rounds", type=int, default=5, help="deps: replanning rounds (default 5, DEPS' own)")
+    parser.add_argument("--by-item", action="store_true", help="bar-nofacts: first tries per goal item, with a reply")
     args = parser.parse_args(argv)
     kb = load_kb()
     results = []
@@ -126,9 +169,10 @@ def main(argv=None) -> int:
                 f"held-out {dataset}",
                 args.rounds,
                 args.adapter,
+                args.by_item,
             )
         )
-        print(json.dumps(results[-1]), flush=True)
+        print(json.dumps({k: v for k, v in results[-1].items() if k != "by_item"}), flush=True)
         if args.seen and args.data:
             kinds = {"deps"} if what == "deps" else ({"bar-nofacts", "bar"} if what == "bar-nofacts" else {"cot"})
             results.append(
