@@ -15,7 +15,7 @@ from barsym.model import Goal
 from barsym.planner import make_planner
 from barsym.planner.registry import graph_for, symbolic_planner
 from barsym.planner.stats import LLMStats
-from barsym.reasoning.cot import CotPlanner
+from barsym.reasoning.cot import COT_TOKENS, CotPlanner
 from barsym.reasoning.deps import DepsPlanner, StopReason
 from barsym.reasoning.loop_limits import DEFAULT_DEADLINE, Deadline, repeated_run
 from barsym.reasoning.stats import DepsSummary
@@ -148,7 +148,7 @@ def test_cot_caps_its_reply_by_the_rate_of_earlier_plans_and_asks_nothing_past_t
     reply = "mine 3 logs; inventory: 3 logs\ndone"
     planner, backend = cot(kb, [slow(reply, clock, 50.0), reply], clock=clock, deadline=45)
     first = planner.plan(GOAL)  # nothing measured before it: the full cap, and it took 50 s of the fake clock
-    assert backend.calls[0].max_tokens == 640 and first.trace.stopped is None
+    assert backend.calls[0].max_tokens == COT_TOKENS and first.trace.stopped is None
     planner.measured = LLMStats(completion_tokens=20, llm_seconds=20.0)  # a slow model: 1 token a second
     second = planner.plan(GOAL)
     assert backend.calls[1].max_tokens == 36 and second.trace.stopped is None  # 45 s x 80 % x 1 token/s

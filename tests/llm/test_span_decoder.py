@@ -117,3 +117,16 @@ def test_a_passed_reply_deadline_ends_the_reply_after_its_first_token(smol, monk
         cut = complete(messages, grammar=grammar, max_tokens=24)
     assert cut.finish_reason == "length" and cut.completion_tokens == 1 < free.completion_tokens
     assert free.text.startswith(cut.text)
+
+
+@pytest.mark.parametrize("decoder", ["spans", "token by token"])
+def test_a_reply_that_would_outgrow_the_context_ends_where_the_context_does(smol, monkeypatch, grammars, decoder):
+    """max_tokens beyond the room the prompt leaves is a reply cut at the context's end, not an error."""
+    _, grammar = grammars["vocab"]
+    messages = chat("2 furnace")
+    complete = smol.complete if decoder == "spans" else lambda m, **kw: token_by_token(smol, monkeypatch, m, **kw)
+    free = complete(messages, grammar=grammar, max_tokens=24)
+    assert free.completion_tokens > 3
+    monkeypatch.setattr(smol._context, "_n_ctx", free.prompt_tokens + 3)  # a context with room for 3 tokens
+    cut = complete(messages, grammar=grammar, max_tokens=24)
+    assert cut.finish_reason == "length" and cut.completion_tokens <= 3 and free.text.startswith(cut.text)
