@@ -51,11 +51,11 @@ from .stats import CotSummary
 EXAMPLE = Goal(item="stone_bricks", count=1)
 MARK = "; inventory: "
 MAX_ENTRIES = 6
-#: 20 lines of a step and its inventory: BAR's longest plans take 17 lines of ~38 tokens (the
-#: inventory lists up to MAX_ENTRIES items); 640 cut them before their last step. With BAR's
-#: prompts (~1,000-1,150 tokens) 800 fits the shared 2,048-token context; where a longer prompt
-#: leaves less room, the reply ends where the context does.
-COT_TOKENS = 800
+#: ~17 lines of a step and its inventory (up to MAX_ENTRIES items, ~38 tokens a line): BAR's longest
+#: plans. Measured on 2026-12-04 with the shipped adapter, 800 tokens changed no plan's verdict or
+#: accuracy on BAR's 53 (16 replies ran to the cap either way, all past their goal's step or looping),
+#: so the cap stays; where a longer prompt leaves less room in the context, the reply ends there.
+COT_TOKENS = 640
 COT_STEPS = 20
 
 
