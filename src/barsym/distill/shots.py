@@ -3,9 +3,9 @@
 Why this kind exists: without facts, BAR's decomposer has only the model's own
 knowledge and the prompt's few-shot turns to go on, and the few-shot turns
 answer ``crafting_table``, ``planks``, ``stick`` and ``wooden_pickaxe`` -- the
-sub-goals of nearly every benchmark plan. The base model copies them (32 of 32
-``wooden_pickaxe`` goals right on BAR's 53 tasks); an adapter taught only on
-``bar-nofacts`` examples lost that (0 of 25), because those items are held out
+sub-goals of nearly every benchmark plan. The base model copies them (53 of 53
+``wooden_pickaxe`` goals right on BAR's 53 tasks); an adapter taught on
+``bar-nofacts`` examples lost that (0 of 53), because those items are held out
 and so no training question ever had its answer in the prompt: the model
 learned to answer from its weights alone, and wrote ``1 planks`` for a
 crafting table the prompt shows needs 4.
@@ -55,7 +55,7 @@ def with_shot(example: Example, turn: tuple[str, str], rng: random.Random) -> Ex
 
 
 def shot_examples(kb, symbolic, examples: list[Example], items: list[str], rng: random.Random) -> list[Example]:
-    """``bar-nofacts`` examples, each with one more few-shot turn: its own item at another count, or another item."""
+    """``bar-nofacts`` examples, each with one more few-shot turn: its own item (at any count), or another item."""
     out = []
     for example in examples:
         item = rng.choice(items) if rng.random() < DISTRACTOR_SHARE else example["goal"]
