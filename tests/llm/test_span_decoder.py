@@ -39,6 +39,13 @@ def token_by_token(backend, monkeypatch, messages, grammar, **kw):
         return backend.complete(messages, grammar=grammar, **kw)
 
 
+def completer(backend, monkeypatch, decoder: str):
+    """``complete`` through the span decoder ("spans") or llama.cpp's sampler one token at a time."""
+    if decoder == "spans":
+        return backend.complete
+    return lambda messages, **kw: token_by_token(backend, monkeypatch, messages, **kw)
+
+
 @pytest.fixture(scope="module")
 def grammars(kb):
     builder = GrammarBuilder(kb, graph_for(kb))
@@ -111,7 +118,7 @@ def test_a_passed_reply_deadline_ends_the_reply_after_its_first_token(smol, monk
 
     _, grammar = grammars["vocab"]
     messages = chat("2 furnace")
-    complete = smol.complete if decoder == "spans" else lambda m, **kw: token_by_token(smol, monkeypatch, m, **kw)
+    complete = completer(smol, monkeypatch, decoder)
     free = complete(messages, grammar=grammar, max_tokens=24)
     with reply_deadline(time.monotonic() - 1):
         cut = complete(messages, grammar=grammar, max_tokens=24)
@@ -124,7 +131,7 @@ def test_a_reply_that_would_outgrow_the_context_ends_where_the_context_does(smol
     """max_tokens beyond the room the prompt leaves is a reply cut at the context's end, not an error."""
     _, grammar = grammars["vocab"]
     messages = chat("2 furnace")
-    complete = smol.complete if decoder == "spans" else lambda m, **kw: token_by_token(smol, monkeypatch, m, **kw)
+    complete = completer(smol, monkeypatch, decoder)
     free = complete(messages, grammar=grammar, max_tokens=24)
     assert free.completion_tokens > 3
     monkeypatch.setattr(smol._context, "_n_ctx", free.prompt_tokens + 3)  # a context with room for 3 tokens

@@ -187,6 +187,10 @@ class NativeContext:
     def n_ctx(self) -> int:
         return self._n_ctx
 
+    def reply_room(self, prompt: list[int], wanted: int) -> int:
+        """How many of ``wanted`` reply tokens fit after ``prompt``: a reply ends ("length") where the context does."""
+        return min(wanted, self._n_ctx - len(prompt))
+
     def settings(self) -> str:
         """The context settings that change the KV layout or its numbers (part of a saved state's key)."""
         p = self.params

@@ -199,7 +199,7 @@ class SpanDecoder:
         (plus one per draft token the model would have written differently).
         """
         context = self.context
-        max_tokens = min(max_tokens, context.n_ctx - len(prompt))  # a reply ends ("length") where the context does
+        max_tokens = context.reply_room(prompt, max_tokens)
         keep = context.kept_prefix(prompt)
         context.truncate(keep)
         rng = np.random.default_rng(seed) if temperature > 0 else None

@@ -38,7 +38,7 @@ def generate_tokens(
 ) -> TokenResult:
     """Decode a reply to ``prompt``, reusing the cache's common prefix; stop at an end token or a stop text."""
     model = context.model
-    max_tokens = min(max_tokens, context.n_ctx - len(prompt))  # a reply ends ("length") where the context does
+    max_tokens = context.reply_room(prompt, max_tokens)
     keep = context.kept_prefix(prompt)
     context.truncate(keep)
     context.evaluate(prompt[keep:], first_output=len(prompt) - keep - 1)
