@@ -342,6 +342,24 @@ def test_the_trainer_shares_each_kinds_prompt_prefix_and_scores_only_the_reply()
     assert all(len(e.tail) <= 12 and e.scored_from < len(e.tail) for e in cut)
 
 
+def test_the_trainer_says_which_examples_lose_their_replys_end_to_seq_len():
+    from barsym.distill.train import cut_note, encode
+
+    rows = [
+        {"kind": "cot", "messages": [{"role": "user", "content": f"Goal: {goal}"}], "reply": reply}
+        for goal, reply in (("a", "craft 1 a"), ("b", "craft 1 b\ncraft 1 b2\ncraft 1 b3"))
+    ]
+    _, whole = encode(rows, _CharTokenizer(), _Renderer(), seq_len=1000)
+    assert cut_note(whole, 1000) is None and not any(e.cut for e in whole)
+    longest = max(len(e.tail) for e in whole)
+    _, cut = encode(rows, _CharTokenizer(), _Renderer(), seq_len=longest - 5)
+    assert [e.cut for e in cut] == [0, 5]
+    assert cut_note(cut, longest - 5) == (
+        f"1 of 2 examples (cot 1) are longer than --seq-len {longest - 5} and lose their reply's end; "
+        f"--seq-len {longest} keeps every one whole"
+    )
+
+
 def test_the_gguf_rows_of_a_query_projection_are_regrouped_per_head():
     import numpy as np
 

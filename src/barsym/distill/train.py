@@ -32,6 +32,7 @@ import math
 import os
 import random
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -45,6 +46,7 @@ class Encoded:
     kind: str
     tail: list[int]  # the tokens after the kind's shared prefix
     scored_from: int  # index in ``tail`` of the first reply token
+    cut: int = 0  # tokens cut from the tail's end because it was longer than --seq-len
 
 
 def load_base(gguf_path: str):
@@ -96,11 +98,28 @@ def encode(examples, tokenizer, renderer: ChatRenderer, seq_len: int) -> tuple[d
     for kind, prompt, reply in rows:
         tail = prompt[len(prefixes[kind]) :] + reply
         scored_from = len(tail) - len(reply)
-        if len(tail) > seq_len:  # keep the reply's start: cut the tail's end
+        cut = max(0, len(tail) - seq_len)
+        if cut:  # keep the reply's start: cut the tail's end
             tail = tail[:seq_len]
         if scored_from < len(tail):
-            out.append(Encoded(kind, tail, scored_from))
+            out.append(Encoded(kind, tail, scored_from, cut))
     return prefixes, out
+
+
+def cut_note(rows: list[Encoded], seq_len: int) -> str | None:
+    """One line when some replies lose their end to ``--seq-len``, or None when every example is whole.
+
+    A cut example is never taught how its reply ends: with long plans that is the goal's own
+    step and ``done``, the lines a planner most often gets wrong, so the trainer says so."""
+    cut = [r for r in rows if r.cut]
+    if not cut:
+        return None
+    longest = max(len(r.tail) + r.cut for r in cut)
+    kinds = ", ".join(f"{k} {n}" for k, n in sorted(Counter(r.kind for r in cut).items()))
+    return (
+        f"{len(cut)} of {len(rows)} examples ({kinds}) are longer than --seq-len {seq_len} and lose their reply's "
+        f"end; --seq-len {longest} keeps every one whole"
+    )
 
 
 def data_digest(rows: list[Encoded]) -> str:
@@ -156,6 +175,9 @@ def train(
         + ", ".join(f"{k} {len(p)}" for k, p in prefixes.items())
         + " tokens"
     )
+    note = cut_note(rows, config.seq_len)
+    if note is not None:
+        log(note)
     blocks = model.config.num_hidden_layers
     top = list(range(blocks - min(config.lora_layers, blocks), blocks)) if config.lora_layers else None
     model = get_peft_model(
@@ -268,6 +290,7 @@ def train(
         "lora_layers": config.lora_layers or model.config.num_hidden_layers,
         "learning_rate": config.learning_rate,
         "seq_len": config.seq_len,
+        "cut_examples": sum(1 for r in rows if r.cut),
         "accumulate": config.accumulate,
         "seed": config.seed,
     }
