@@ -51,3 +51,15 @@ def test_a_card_of_two_stages_names_each_stages_data_and_command_and_adds_them_u
     )
     assert "in all: 940 steps, 10815 s of training" in lines
     assert "stage " not in render_card(first)  # one stage: no numbering
+
+
+def test_the_card_says_at_which_commit_its_data_recipe_rebuilds_the_same_examples(capsys):
+    from barsym.commands.model import render_card
+
+    card = read_card()
+    data = card["data"]
+    assert len(data["commit"]) == 40
+    line = f"data: {data['recipe']} (run at barsym commit {data['commit']}: sha256 {data['sha256']})"
+    assert line in render_card(card).splitlines()
+    code, out, _ = run(capsys, "model")
+    assert code == 0 and line in out.splitlines()

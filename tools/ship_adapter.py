@@ -35,6 +35,11 @@ def main() -> int:
     parser.add_argument("--summary", type=Path, required=True, help="the JSON barsym distill printed")
     parser.add_argument("--data", type=Path, required=True, help="the examples it was trained on")
     parser.add_argument("--data-command", required=True, help="the barsym distill --data-only command")
+    parser.add_argument(
+        "--data-commit",
+        help="the barsym commit the --data-only command ran at (default: this checkout's HEAD); "
+        "the prompts change between commits, so the recipe rebuilds the same examples only there",
+    )
     parser.add_argument("--command", required=True, help="the barsym distill command that trained it")
     parser.add_argument("--results", type=Path, help="measured rows: [{what, taught, base, command}]")
     parser.add_argument("--after", type=Path, help="the card of the stage this adapter was warm-started from")
@@ -74,6 +79,7 @@ def main() -> int:
             "kinds": dict(kinds),
             "sha256": file_sha256(args.data),
             "recipe": args.data_command,
+            "commit": args.data_commit or _head(),
             "held_out": f"BAR's 53 and DEPS' 70 target items ({len(held)} items) are the goal of no example "
             "(nor the sub-goal a bar example asks about); parse examples use phrase lists of their own (src/barsym/distill/prose_data.py), none of "
             "bench/make_paraphrases.py's",
@@ -108,6 +114,16 @@ def main() -> int:
     CARD.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {SHIPPED} ({SHIPPED.stat().st_size} bytes) and {CARD}")
     return 0
+
+
+def _head() -> str | None:
+    """This checkout's commit, or None outside a git checkout."""
+    import subprocess
+
+    done = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True)
+    if done.returncode != 0:
+        return None
+    return done.stdout.strip() or None
 
 
 if __name__ == "__main__":

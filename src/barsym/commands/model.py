@@ -81,10 +81,11 @@ def render_card(card: dict) -> str:
 
 def _stage_lines(stage: dict, head: str, warm: bool) -> list[str]:
     """One stage of training: its data recipe, its command, what the training did."""
-    training = stage.get("training", {})
+    training, data = stage.get("training", {}), stage.get("data", {})
     start = " (from the stage before's checkpoint)" if warm else ""
+    made = f" (run at barsym commit {data['commit']}: sha256 {data.get('sha256')})" if data.get("commit") else ""
     return [
-        f"{head}data: {stage.get('data', {}).get('recipe')}",
+        f"{head}data: {data.get('recipe')}{made}",
         f"{head}command{start}: {stage.get('command')}",
         f"{head}training: {training.get('steps')} steps of {training.get('accumulate')} examples, "
         f"{training.get('tail_tokens')} tokens, loss {_num(training.get('first_loss'))} -> "
