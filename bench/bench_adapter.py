@@ -1,12 +1,15 @@
 """Benchmark: ``barsym plan ITEM`` with the shipped adapter against the base model alone, in one run.
 
-    python bench/bench_adapter.py [--item diamond_pickaxe] [--planner bar] [--rounds 5] [--threads 2] [--json FILE]
+    python bench/bench_adapter.py [--item diamond_pickaxe] [--planner bar] [--rounds 5] [--threads 2]
+                                  [--adapter PATH] [--json FILE]
 
 llama.cpp applies a LoRA adapter unmerged: every adapted projection also multiplies by the
 adapter's two rank-r matrices. This measures what that costs a user: alternating fresh
 processes of ``barsym plan ITEM`` with the default (the shipped adapter) and with
 ``--adapter none``, each side warmed by one untimed run (its few-shot prefix state is saved in
-its own cache folder, as a user's second run finds it), then ``--rounds`` timed pairs. It reports
+its own cache folder, as a user's second run finds it), then ``--rounds`` timed pairs.
+``--adapter PATH`` measures another adapter in the shipped one's place (one on more blocks
+adds more unmerged products, so its cost is what decides whether it could ship). It reports
 the ratio of the medians and each pair's ratio (issue 32's target: <= 1.1), and the two sides'
 plans, which may differ (the adapter is a different model; the planner checks both).
 """
@@ -47,9 +50,10 @@ def main() -> int:
     parser.add_argument("--planner", default="bar")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--adapter", help="an adapter file to measure instead of the shipped one")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    sides = {"adapter": None, "base": "none"}
+    sides = {"adapter": args.adapter, "base": "none"}
     caches = {name: tempfile.mkdtemp(prefix=f"bench-adapter-{name}-") for name in sides}
     plans = {}
     for name, adapter in sides.items():  # warm: the kb pickle and the saved prefix state
@@ -64,6 +68,7 @@ def main() -> int:
     result = {
         "item": args.item,
         "planner": args.planner,
+        "adapter": args.adapter or "shipped",
         "threads": args.threads,
         "rounds": args.rounds,
         "seconds": times,
