@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
+from tool_modules import tool
 
 np = pytest.importorskip("numpy")
-REPO = Path(__file__).resolve().parents[1]
 
 
 def _average():
-    sys.path.insert(0, str(REPO / "tools"))
-    try:
-        from average_adapters import average
-    finally:
-        sys.path.pop(0)
-    return average
+    return tool("average_adapters").average
 
 
 def _adapter(rng, rank: int, alpha: float, out: int = 12, inp: int = 8) -> tuple[dict, float]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 from test_report import chromium, colour_count, needs_chromium
+from tool_modules import tool
 
 from barsym.eval import load_dataset
 from barsym.eval.scale import run_evaluation
@@ -16,7 +16,7 @@ from barsym.eval.spec import RunSpec, WorldSpec
 from barsym.report.parts import interval, rate_text
 from barsym.report.tech_depth import goal_depth
 from cli_run import run
-from testdata import BAR_DIR, REPO
+from testdata import BAR_DIR
 
 FAKE = "barsym.testing.fakes:facts_model"
 TASKS = "cobblestone,stone_shovel,stone_pickaxe,furnace"
@@ -217,11 +217,7 @@ def test_overwriting_the_report_is_one_line(capsys, runs, tmp_path):
 @needs_chromium
 def test_drill_down_opened_in_headless_chromium(capsys, runs, tmp_path):
     """The page with one row opened (what a click does), photographed: no console error, the diff's colours shown."""
-    sys.path.insert(0, str(REPO / "tools"))
-    try:
-        from report_screenshot import opened_copy
-    finally:
-        sys.path.pop(0)
+    opened_copy = tool("report_screenshot").opened_copy
     out = tmp_path / "report.html"
     assert run(capsys, "report", runs["small"], runs["failing"], "-o", out)[0] == 0
     page = opened_copy(out, "stone/stone_shovel", tmp_path / "opened.html")
