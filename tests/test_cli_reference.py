@@ -3,23 +3,12 @@
 from __future__ import annotations
 
 import difflib
-import importlib.util
-from pathlib import Path
+
+from tool_modules import tool
 
 from barsym.cli import build_parser
 
-TOOL = Path(__file__).resolve().parents[1] / "tools" / "gen_cli_reference.py"
-
-
-def _tool():
-    spec = importlib.util.spec_from_file_location("gen_cli_reference", TOOL)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-TOOL_MODULE = _tool()
+TOOL_MODULE = tool("gen_cli_reference")
 render, DOC = TOOL_MODULE.render, TOOL_MODULE.DOC
 
 

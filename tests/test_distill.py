@@ -213,9 +213,30 @@ def test_goals_drawn_by_length_favour_the_long_tech_tree_plans(examples):
     assert deep_share(weights) > 2 * deep_share([1.0] * len(weights))
 
 
-def test_goal_weighting_is_an_option_of_the_data(tmp_path):
+def test_goals_drawn_by_tiers_give_the_deeper_tool_tiers_more_of_the_draws(examples):
+    """``--goals tiers``: no tool / wooden / stone / iron-or-deeper plans get 1:2:3:4, length cubed within."""
+    generator, _ = examples
+    pool, kb = generator.pool, generator.kb
+    weights = goal_weights(pool, "tiers", kb)
+    shares = [0.0] * 4
+    for (_, plan), weight in zip(pool.goals, weights, strict=True):
+        tiers = [kb.tools[s.tool].tier for s in plan.steps if s.tool in kb.tools]
+        shares[min(max(tiers, default=0), 3)] += weight
+    assert [round(s / sum(shares), 6) for s in shares] == [0.1, 0.2, 0.3, 0.4]
+    ore = [w for (_, plan), w in zip(pool.goals, weights, strict=True) if any(s.item == "iron_ore" for s in plan.steps)]
+    assert sum(ore) / sum(weights) > 0.6  # "length" gives these plans about 37 %
+    by_length = goal_weights(pool, "length")
+    stone = [i for i, (_, plan) in enumerate(pool.goals) if any(s.tool == "stone_pickaxe" for s in plan.steps)]
+    a, b = stone[0], stone[1]  # within a tier, still in proportion to length cubed
+    assert weights[a] / weights[b] == pytest.approx(by_length[a] / by_length[b])
+    with pytest.raises(ValueError, match="knowledge base"):
+        goal_weights(pool, "tiers")
+
+
+@pytest.mark.parametrize("how", ["length", "tiers"])
+def test_goal_weighting_is_an_option_of_the_data(tmp_path, how):
     out = tmp_path / "data.jsonl"
-    assert main(["distill", "--data-only", str(out), "--examples", "6", "--mix", "cot=1", "--goals", "length"]) == 0
+    assert main(["distill", "--data-only", str(out), "--examples", "6", "--mix", "cot=1", "--goals", how]) == 0
     assert len(read_jsonl(out)) == 6
 
 

@@ -112,10 +112,12 @@ class DistillOptions(BaseModel):
         description="shares of the example kinds, e.g. cot=3,deps=3,bar-nofacts=2,bar=1,score=1 (the default)",
         json_schema_extra={"metavar": "KIND=W,..."},
     )
-    goals: Literal["uniform", "length"] = Field(
+    goals: Literal["uniform", "length", "tiers"] = Field(
         "uniform",
-        description="how training goals are drawn: uniform, or length (in proportion to the cube of "
-        "their plan's length, so long tech-tree plans are most of the data)",
+        description="how training goals are drawn: uniform, length (in proportion to the cube of "
+        "their plan's length, so long tech-tree plans are most of the data), or tiers (the deepest "
+        "tool tier a plan needs -- none, wooden, stone, iron or past it -- gets 1:2:3:4 of the draws, "
+        "length cubed within)",
     )
     out_type: Literal["f16", "f32"] = Field(
         "f16", description="precision of the adapter's tensors", json_schema_extra={"metavar": "TYPE"}
