@@ -15,7 +15,9 @@ are not executable and says what the model wrote there instead:
 - ``other``: anything else.
 
 It prints one line per failed plan and the counts per kind and per line number, so tries of
-different adapters can be compared by where they fail, not only by how many.
+different adapters can be compared by where they fail, not only by how many. The known lines are
+planned from an empty inventory, as BAR's and DEPS' tasks start; a run from another start state
+would be compared with the wrong facts.
 """
 
 from __future__ import annotations

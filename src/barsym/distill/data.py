@@ -79,7 +79,7 @@ def goal_weights(pool: GoalPool, how: GoalWeighting, kb: KnowledgeBase | None = 
     stone pickaxe and go on past it get 70 % instead of 37 %. With ``length``
     the wooden tier takes 55 % (long stained-glass and terracotta chains), and
     the furnace after the iron ore, where the forward planners' plans on BAR's
-    tasks fail most (``tools/copy_errors.py``), is in one cot example in ten.
+    tasks fail most (``tools/copy_errors.py``), is in one cot example in six.
     """
     if how == "uniform":
         return [1.0] * len(pool.goals)
