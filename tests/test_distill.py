@@ -218,16 +218,18 @@ def test_goals_drawn_by_tiers_give_the_deeper_tool_tiers_more_of_the_draws(examp
     generator, _ = examples
     pool, kb = generator.pool, generator.kb
     weights = goal_weights(pool, "tiers", kb)
+    groups = [
+        min(max((kb.tools[s.tool].tier for s in plan.steps if s.tool in kb.tools), default=0), 3)
+        for _, plan in pool.goals
+    ]
     shares = [0.0] * 4
-    for (_, plan), weight in zip(pool.goals, weights, strict=True):
-        tiers = [kb.tools[s.tool].tier for s in plan.steps if s.tool in kb.tools]
-        shares[min(max(tiers, default=0), 3)] += weight
+    for group, weight in zip(groups, weights, strict=True):
+        shares[group] += weight
     assert [round(s / sum(shares), 6) for s in shares] == [0.1, 0.2, 0.3, 0.4]
     ore = [w for (_, plan), w in zip(pool.goals, weights, strict=True) if any(s.item == "iron_ore" for s in plan.steps)]
     assert sum(ore) / sum(weights) > 0.6  # "length" gives these plans about 37 %
     by_length = goal_weights(pool, "length")
-    stone = [i for i, (_, plan) in enumerate(pool.goals) if any(s.tool == "stone_pickaxe" for s in plan.steps)]
-    a, b = stone[0], stone[1]  # within a tier, still in proportion to length cubed
+    a, b = [i for i, group in enumerate(groups) if group == 2][:2]  # within a tier, still by length cubed
     assert weights[a] / weights[b] == pytest.approx(by_length[a] / by_length[b])
     with pytest.raises(ValueError, match="knowledge base"):
         goal_weights(pool, "tiers")
