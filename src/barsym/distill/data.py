@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..atomic_files import replacing
-from ..kb import KnowledgeBase
+from ..kb import KnowledgeBase, Rules
 from ..model import Goal
 from ..planner.decomposer import PlanningError
 from ..planner.registry import graph_for, symbolic_planner
@@ -88,16 +88,17 @@ def goal_weights(pool: GoalPool, how: GoalWeighting, kb: KnowledgeBase | None = 
         return lengths
     if kb is None:
         raise ValueError("goal_weights(..., 'tiers') needs the knowledge base (the tools' tiers)")
-    groups = [_tier_group(kb, plan) for _, plan in pool.goals]
+    rules = Rules(kb)
+    groups = [_tier_group(rules, plan) for _, plan in pool.goals]
     totals = Counter()
     for group, weight in zip(groups, lengths):
         totals[group] += weight
     return [(group + 1) * weight / totals[group] for group, weight in zip(groups, lengths)]
 
 
-def _tier_group(kb: KnowledgeBase, plan) -> int:
-    """0 for a plan with no tool, else its deepest tool's tier, tiers 3 and up as one group."""
-    tiers = [kb.tools[step.tool].tier for step in plan.steps if step.tool in kb.tools]
+def _tier_group(rules: Rules, plan) -> int:
+    """0 for a plan with no tool, else its deepest tool's tier (the rule book's), tiers 3 and up as one group."""
+    tiers = [rules.tier(step.tool) for step in plan.steps if step.tool]
     return min(max(tiers, default=0), TIER_GROUPS - 1)
 
 
