@@ -44,7 +44,7 @@ def test_a_plan_without_its_furnace_is_reported_as_skipping_that_line(tmp_path):
             "plan": [step_to_record(s) for s in steps],
         },
     ]
-    run.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run.write_text("".join(json.dumps(r) + "\n" for r in [{"kind": "run", "version": 1}, *rows]))
     done = subprocess.run(
         [sys.executable, str(REPO / "tools" / "copy_errors.py"), str(run)], capture_output=True, text=True, check=True
     )
@@ -53,3 +53,13 @@ def test_a_plan_without_its_furnace_is_reported_as_skipping_that_line(tmp_path):
         in done.stdout
     )
     assert "1 of 2 not executable; first wrong line: skipped 1" in done.stdout
+
+
+def test_a_file_that_is_not_a_run_file_is_one_line_and_exit_2(tmp_path):
+    bad = tmp_path / "plans.jsonl"
+    bad.write_text('{"kind": "task", "key": "a"}\n')
+    done = subprocess.run(
+        [sys.executable, str(REPO / "tools" / "copy_errors.py"), str(bad)], capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert done.stderr == f"copy_errors: {bad}: not a barsym run file (its first line is not a run header)\n"

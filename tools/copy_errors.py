@@ -23,11 +23,12 @@ would be compared with the wrong facts.
 from __future__ import annotations
 
 import collections
-import json
 import sys
+from pathlib import Path
 
 from barsym import api
 from barsym.bar_io import step_from_record
+from barsym.eval.runfile import RunFileError, read_run
 from barsym.model import Goal
 from barsym.reasoning.forward_plans import render_step
 
@@ -53,8 +54,11 @@ def first_wrong_line(written: list[str], known: list[str]) -> tuple[int, str, st
 
 def main(paths: list[str]) -> int:
     for path in paths:
-        with open(path, encoding="utf-8") as handle:
-            tasks = [r for r in map(json.loads, filter(str.strip, handle)) if r.get("kind") == "task"]
+        try:
+            _, tasks, _ = read_run(Path(path))
+        except RunFileError as exc:
+            print(f"copy_errors: {exc}", file=sys.stderr)
+            return 2
         kinds: collections.Counter[str] = collections.Counter()
         where: collections.Counter[str] = collections.Counter()
         failed = 0

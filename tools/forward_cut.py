@@ -11,20 +11,23 @@ may now succeed). Prints each task whose verdict changes and the totals.
 
 from __future__ import annotations
 
-import json
 import sys
+from pathlib import Path
 
 from barsym import api
 from barsym.bar_io import step_from_record
+from barsym.eval.runfile import RunFileError, read_run
 from barsym.model import Goal
 from barsym.reasoning.forward_plans import makes_goal
 
 
 def main(path: str) -> int:
     kb = api.knowledge_base()
-    with open(path, encoding="utf-8") as handle:
-        rows = [json.loads(line) for line in handle if line.strip()]
-    tasks = [r for r in rows if r.get("kind") == "task"]
+    try:
+        _, tasks, _ = read_run(Path(path))
+    except RunFileError as exc:
+        print(f"forward_cut: {exc}", file=sys.stderr)
+        return 2
     before = after = 0
     for task in tasks:
         goal = Goal(item=task["goal"]["item"], count=task["goal"]["count"])
