@@ -22,7 +22,7 @@ def test_each_kind_of_first_wrong_line_is_told_apart():
     assert first(KNOWN[:3] + ["craft 1 chest"], KNOWN) == (4, "other", "craft 1 chest")
 
 
-def test_a_plan_without_its_furnace_is_reported_as_skipping_that_line(tmp_path):
+def test_a_plan_without_its_furnace_is_reported_as_skipping_that_line_and_a_deadline_apart(tmp_path):
     from barsym import api
     from barsym.bar_io import step_to_record
 
@@ -39,6 +39,14 @@ def test_a_plan_without_its_furnace_is_reported_as_skipping_that_line(tmp_path):
         },
         {
             "kind": "task",
+            "key": "iron/late",
+            "goal": {"item": "iron_ingot", "count": 1},
+            "plan": [step_to_record(s) for s in steps[:1]],
+            "seconds": 45.2,
+            "stats": {"deps": {"stopped": "deadline", "rounds": 3}},
+        },
+        {
+            "kind": "task",
             "key": "iron/ok",
             "goal": {"item": "iron_ingot", "count": 1},
             "plan": [step_to_record(s) for s in steps],
@@ -52,7 +60,8 @@ def test_a_plan_without_its_furnace_is_reported_as_skipping_that_line(tmp_path):
         f"iron/iron_ingot: line {furnace + 1} skipped: wrote 'smelt 1 iron_ingot', known 'craft 1 furnace'"
         in done.stdout
     )
-    assert "1 of 2 not executable; first wrong line: skipped 1" in done.stdout
+    assert "iron/late: cut by the deadline after 45.2 s (plan length 1)" in done.stdout  # not read as a copy error
+    assert "2 of 3 not executable; first wrong line: skipped 1, deadline 1" in done.stdout
 
 
 def test_a_file_that_is_not_a_run_file_is_one_line_and_exit_2(tmp_path):

@@ -12,7 +12,9 @@ are not executable and says what the model wrote there instead:
   ``dig down``, the first one's ``mine 3 iron_ore with stone_pickaxe`` again);
 - ``count``: the known line's action and item with another count or tool;
 - ``stopped``: nothing (the plan ends early);
-- ``other``: anything else.
+- ``other``: anything else;
+- ``deadline``: not a copy error at all: the planner's time (``--deadline``) ran out and cut the
+  plan, so its last line says nothing about the facts (DEPS' run records say ``stopped: deadline``).
 
 It prints one line per failed plan and the counts per kind and per line number, so tries of
 different adapters can be compared by where they fail, not only by how many. The known lines are
@@ -52,6 +54,12 @@ def first_wrong_line(written: list[str], known: list[str]) -> tuple[int, str, st
     return len(written) + 1, "stopped", "(nothing)"
 
 
+def cut_by_deadline(task: dict) -> bool:
+    """Whether the run record says the planner's time ran out (a section of its stats with ``stopped: deadline``)."""
+    stats = task.get("stats") or {}
+    return any(isinstance(section, dict) and section.get("stopped") == "deadline" for section in stats.values())
+
+
 def main(paths: list[str]) -> int:
     for path in paths:
         try:
@@ -69,6 +77,13 @@ def main(paths: list[str]) -> int:
             if steps and api.validate(steps, goal=goal).valid:
                 continue
             failed += 1
+            if cut_by_deadline(task):
+                kinds["deadline"] += 1
+                where["deadline (the plan cut by --deadline)"] += 1
+                print(
+                    f"  {task['key']}: cut by the deadline after {task.get('seconds', 0):.1f} s (plan length {len(steps)})"
+                )
+                continue
             known = [render_step(s) for s in api.plan(goal, planner="symbolic").plan]
             line, kind, wrote = first_wrong_line([render_step(s) for s in steps], known)
             expected = known[line - 1] if line <= len(known) else "(nothing)"
