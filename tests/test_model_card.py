@@ -59,7 +59,9 @@ def test_the_card_says_at_which_commit_its_data_recipe_rebuilds_the_same_example
     card = read_card()
     data = card["data"]
     assert len(data["commit"]) == 40
-    line = f"data: {data['recipe']} (run at barsym commit {data['commit']}: sha256 {data['sha256']})"
+    stages = len(card.get("stages") or []) + 1
+    numbered = f"stage {stages} of {stages}, " if stages > 1 else ""  # the shipped adapter's stage comes last
+    line = f"{numbered}data: {data['recipe']} (run at barsym commit {data['commit']}: sha256 {data['sha256']})"
     assert line in render_card(card).splitlines()
     code, out, _ = run(capsys, "model")
     assert code == 0 and line in out.splitlines()
