@@ -66,20 +66,16 @@ def test_same_text_as_token_by_token(smol, monkeypatch, grammars, name):
     goal, grammar = grammars[name]
     messages = chat(goal)
     monkeypatch.setattr(smol, "prefix_cache", False)
-    fast = smol.complete(messages, grammar=grammar, max_tokens=24)
-    slow = token_by_token(smol, monkeypatch, messages, grammar, max_tokens=24)
+    # a budget every reply here ends within: a reply cut by the budget inside forced text could end a
+    # character apart ("..., 1 fur" against "..., 1 fu"), since the token counts may part (below)
+    fast = smol.complete(messages, grammar=grammar, max_tokens=48)
+    slow = token_by_token(smol, monkeypatch, messages, grammar, max_tokens=48)
+    assert fast.text == slow.text and fast.text
     # the token counts may part: where the grammar fixes the reply's rest, the span decoder writes it in
     # the tokenizer's own split without asking the model, which may have preferred another split
-    assert fast.finish_reason == slow.finish_reason
-    if fast.finish_reason == "length":
-        # so a reply cut by the token budget inside forced text may end a few characters apart
-        # ("..., 1 fur" against "..., 1 fu"); up to the cut the texts are the same
-        short, long = sorted((fast.text, slow.text), key=len)
-        assert short and long.startswith(short) and len(long) - len(short) <= 8
-    else:
-        assert fast.text == slow.text and fast.text
+    assert fast.finish_reason == slow.finish_reason == "stop"
     state = compile_grammar(grammar).start().advance(fast.text)
-    assert state is not None and (state.accepting or fast.finish_reason == "length")
+    assert state is not None and state.accepting
     if compile_grammar(grammar).start().forced():
         assert fast.evaluations < slow.evaluations and fast.drafted_tokens > 0
 
