@@ -32,6 +32,7 @@ from barsym import api
 from barsym.bar_io import step_from_record
 from barsym.eval.runfile import RunFileError, read_run
 from barsym.model import Goal
+from barsym.reasoning.deps_trace import StopReason
 from barsym.reasoning.forward_plans import render_step
 
 
@@ -55,9 +56,12 @@ def first_wrong_line(written: list[str], known: list[str]) -> tuple[int, str, st
 
 
 def cut_by_deadline(task: dict) -> bool:
-    """Whether the run record says the planner's time ran out (a section of its stats with ``stopped: deadline``)."""
+    """Whether the run record says the planner's time ran out (a section of its stats with ``stopped: deadline``,
+    the value DEPS' trace writes for :attr:`StopReason.DEADLINE`)."""
     stats = task.get("stats") or {}
-    return any(isinstance(section, dict) and section.get("stopped") == "deadline" for section in stats.values())
+    return any(
+        isinstance(section, dict) and section.get("stopped") == StopReason.DEADLINE.value for section in stats.values()
+    )
 
 
 def main(paths: list[str]) -> int:
