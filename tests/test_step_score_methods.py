@@ -13,7 +13,15 @@ from barsym.consistency.crosscheck import auc
 from barsym.kb import Rules
 from barsym.llm.fake import ScriptedLLM
 from barsym.model import Goal, Plan, Step, StepType
-from barsym.reasoning.step_scorer import LLMStepScorer, default_method, expected_digit, needs_text, yes_share
+from barsym.reasoning.step_scorer import (
+    LLMStepScorer,
+    default_method,
+    expected_digit,
+    needs_beside_have,
+    needs_text,
+    yes_share,
+)
+from barsym.sim import State
 from barsym.testing.step_set import labelled_steps, moved_before_needs
 from barsym.validation import Validator
 
@@ -63,6 +71,29 @@ def test_the_facts_method_shows_the_state_and_the_needs_of_the_step(kb):
     assert "Step 2 needs: 1 logs." in second
     assert "inventory: 3 logs, 4 planks." in third
     assert "Step 3 needs: 4 planks." in third
+
+
+def test_the_needs_method_writes_each_need_beside_what_the_player_has(kb):
+    rules = Rules(kb)
+    backend = ScriptedLLM([{"no": 0.0}] * 3, probabilities=True)
+    scorer = LLMStepScorer(backend, method=ScoreMethod.YES_NEEDS, rules=rules, log=False)
+    short = [LOGS.model_copy(update={"count": 2}), PLANKS.model_copy(update={"count": 16}), TABLE]
+    scorer.raw(short, GOAL)
+    second = backend.calls[1].last_user_message
+    assert "Before step 2: layer 0 (surface); inventory: 2 logs." in second  # the yes-facts line, kept
+    assert "Step 2 needs: 4 logs (have 2)." in second  # the count beside the need: 2 short of 4
+    assert "Can step 2 (craft 16 planks) be done right after the steps before it?" in second
+
+
+def test_needs_beside_have_names_the_held_tool_the_station_the_layer_and_spare_fuel(kb):
+    rules = Rules(kb)
+    have = State.start({"wooden_pickaxe": 1, "stone_pickaxe": 1, "iron_ore": 3, "planks": 4})
+    ore = needs_beside_have(rules, Step(type=StepType.MINE, item="iron_ore", count=1), have)
+    assert ore == "a stone_pickaxe or better (have stone_pickaxe), being on layer 2 or deeper (on layer 0)"
+    smelt = needs_beside_have(rules, Step(type=StepType.SMELT, item="iron_ingot", count=3), have)
+    assert smelt.startswith("3 iron_ore (have 3), a furnace nearby (have 0), fuel for 3 items (have fuel for ")
+    assert needs_beside_have(rules, Step(type=StepType.DIG_DOWN), State.start({})) == "a pickaxe (any tier) (have none)"
+    assert needs_beside_have(rules, Step(type=StepType.CRAFT, item="no_such_thing", count=1), have) == ""
 
 
 def test_needs_text_reads_the_action_schema(kb):
@@ -165,4 +196,5 @@ def test_the_method_a_distilled_model_declares_is_the_verdict_kind_it_was_taught
 
     assert taught_score_method([{"kind": "yes-state"}, {"kind": "cot"}]) is ScoreMethod.YES_STATE
     assert taught_score_method([{"kind": "yes-state"}, {"kind": "yes-facts"}]) is ScoreMethod.YES_FACTS
+    assert taught_score_method([{"kind": "yes-facts"}, {"kind": "yes-needs"}]) is ScoreMethod.YES_NEEDS
     assert taught_score_method([{"kind": "cot"}, {"kind": "bar"}]) is None

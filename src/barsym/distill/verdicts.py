@@ -1,6 +1,6 @@
 """Step-verdict examples for the probability step scores: "can this step be done now?" answered yes or no.
 
-The step scorer's ``yes-facts`` and ``yes-state`` methods read P(yes) from the
+The step scorer's ``yes-facts``, ``yes-state`` and ``yes-needs`` methods read P(yes) from the
 model's first reply token (:mod:`barsym.reasoning.step_scorer`). Taught here:
 the exact messages :meth:`LLMStepScorer.messages` sends, the reply ``yes``
 when the validator plays the step without a failure (the steps before it
@@ -36,7 +36,11 @@ from ..model import Goal, Plan, Step
 from ..validation import Validator
 
 #: the methods whose prompts this module answers, and the data kind of each
-VERDICT_KINDS = {"yes-facts": ScoreMethod.YES_FACTS, "yes-state": ScoreMethod.YES_STATE}
+VERDICT_KINDS = {
+    "yes-needs": ScoreMethod.YES_NEEDS,
+    "yes-facts": ScoreMethod.YES_FACTS,
+    "yes-state": ScoreMethod.YES_STATE,
+}
 YES, NO = "yes", "no"
 
 
@@ -44,8 +48,9 @@ def taught_score_method(rows: list[dict]) -> ScoreMethod | None:
     """The step-score method a model trained on ``rows`` should be read with, or None (no verdicts taught).
 
     ``barsym distill`` writes it into the GGUF (:data:`~barsym.consistency.anchors.SCORE_METHOD_KEY`),
-    so ``--scores llm`` reads a distilled scorer the way it was taught. Taught both, ``yes-facts``
-    wins: its prompt holds the task and the plan as well as the facts. Measured on the labelled
+    so ``--scores llm`` reads a distilled scorer the way it was taught. Taught several, ``yes-needs``
+    wins (the newest, and the facts of ``yes-facts`` laid out for comparing), then ``yes-facts``: its
+    prompt holds the task and the plan as well as the facts. Measured on the labelled
     steps (docs/step-scores.md), both taught kinds rank well and neither always wins: AUC 0.818 vs
     ``yes-state``'s 0.797 in run 3, 0.850 vs 0.880 in run 4."""
     kinds = {row.get("kind") for row in rows}
@@ -126,7 +131,7 @@ _scorers: dict[tuple[int, str], tuple] = {}
 
 
 def verdict_examples(kb, goal: Goal, plan: Plan, rng: random.Random, kind: str, *, per_plan: int = 4) -> list[dict]:
-    """The scorer's messages for ``kind`` (yes-facts or yes-state), answered with the validator's verdict."""
+    """The scorer's messages for ``kind`` (a key of :data:`VERDICT_KINDS`), answered with the validator's verdict."""
     from ..reasoning.step_scorer import LLMStepScorer
 
     key = (id(kb), kind)
