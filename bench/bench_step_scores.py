@@ -1,6 +1,6 @@
 """Benchmark: how well each step-scoring method tells steps that cannot run from steps that can.
 
-    python bench/bench_step_scores.py [--methods digit,expected,yes,yes-facts,yes-state,default] [--limit N] [--seed 0]
+    python bench/bench_step_scores.py [--methods digit,expected,yes,yes-facts,yes-state,yes-needs,default] [--limit N] [--seed 0]
                                       [--model FILE.gguf] [--json FILE]
 
 The labelled set (:mod:`barsym.testing.step_set`) is built from BAR's 53 expert plans and faulty
