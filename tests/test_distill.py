@@ -96,6 +96,23 @@ def test_the_step_verdicts_are_the_validators_and_balanced(kb, verdict_rows):
         assert 0.35 <= replies.count("yes") / len(replies) <= 0.65, (kind, replies.count("yes"), len(replies))
 
 
+def test_yes_needs_is_taught_in_pairs_that_differ_in_what_the_player_has(kb):
+    """Each no (a variant's first failing step) comes with the same step where it runs in the unbroken plan."""
+    rows = list(DataGenerator(kb, seed=7).generate(40, {"yes-needs": 1.0}))
+    assert {r["kind"] for r in rows} == {"yes-needs"}
+    noes = [i for i, r in enumerate(rows) if r["reply"] == "no"]
+    paired = [(rows[i], rows[i + 1]) for i in noes if i + 1 < len(rows) and rows[i + 1]["reply"] == "yes"]
+    assert len(paired) >= 0.8 * len(noes) and len(noes) >= 15  # a pair may be cut by the count or a duplicate
+
+    def asked(row):
+        return row["messages"][1]["content"].rsplit("(", 1)[0].split("Can step ")[1].split(" ", 1)[1]
+
+    for no, yes in paired:
+        assert asked(no) == asked(yes)  # the same step ("(craft 16 planks) be done ...")
+        assert no["goal"] == yes["goal"] and "(have " in no["messages"][1]["content"]
+        assert no["messages"][1]["content"] != yes["messages"][1]["content"]
+
+
 def test_the_fact_reading_faults():
     from barsym.distill.verdicts import count_short_by_one, ingredient_never_made, swapped
     from barsym.model import Step, StepType

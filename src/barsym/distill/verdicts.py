@@ -21,6 +21,14 @@ Per plan the verdicts are balanced: as many ``no`` as ``yes`` (the first
 failing step of a variant, where the fault shows, and a passing step of
 another variant or the plan itself), so a model that always says one word
 learns nothing from the loss.
+
+``yes-needs`` is taught in **contrast pairs** (:func:`contrast_verdicts`):
+each ``no`` (a variant's first failing step) beside the same step where it
+runs in the unbroken plan, ``yes``. Why: taught with unpaired verdicts, the
+scorer ranked steps by their kind (every ``craft planks`` alike, short of
+logs or not: s5g, docs/results/taught-model.md); in a pair the step, its
+needs and most of the prompt are the same, and only what the player has
+tells the two answers apart.
 """
 
 from __future__ import annotations
@@ -127,6 +135,26 @@ def verdicts(plan: Plan, goal: Goal, validator: Validator, rng: random.Random, p
     return rng.sample(good, n) + rng.sample(bad, n)
 
 
+def contrast_verdicts(plan: Plan, goal: Goal, validator: Validator, rng: random.Random, per_plan: int = 4):
+    """(steps, number, good) in pairs: a variant's first failing step, then the same step where it runs in
+    ``plan`` (the nearest such place); at most ``per_plan`` pairs, one per step of ``plan``, drawn with ``rng``."""
+    expert = tuple(plan.steps)
+    runs = set(range(1, len(expert) + 1)) - set(validator.validate(Plan(steps=expert), goal=goal).failed_steps)
+    pairs: dict[int, list] = {}  # by the plan's step: a yes asked twice would be dropped as a duplicate
+    for name, steps in variants(plan, validator, rng):
+        played = tuple(steps)
+        failed = validator.validate(Plan(steps=played), goal=goal).failed_steps
+        if name == "expert" or not failed:
+            continue
+        number = min(failed)
+        same = [i for i in runs if expert[i - 1] == played[number - 1]]
+        if same:
+            near = min(same, key=lambda i: abs(i - number))
+            pairs.setdefault(near, [(played, number, False), (expert, near, True)])
+    chosen = rng.sample(sorted(pairs.values(), key=lambda pair: pair[1][1]), min(per_plan, len(pairs)))
+    return [verdict for pair in chosen for verdict in pair]
+
+
 _scorers: dict[tuple[int, str], tuple] = {}
 
 
@@ -142,7 +170,8 @@ def verdict_examples(kb, goal: Goal, plan: Plan, rng: random.Random, kind: str, 
         _scorers[key] = (kb, scorer, Validator(kb, rules))
     _, scorer, validator = _scorers[key]
     out = []
-    for steps, number, ok in verdicts(plan, goal, validator, rng, per_plan):
+    chosen = contrast_verdicts if kind == "yes-needs" else verdicts
+    for steps, number, ok in chosen(plan, goal, validator, rng, per_plan):
         out.append(
             {
                 "kind": kind,
