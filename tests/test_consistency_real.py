@@ -42,7 +42,7 @@ def test_real_scores_are_one_to_ten_and_the_prefix_is_cached(backend):
 
 
 def test_the_taught_model_declares_the_score_method_it_was_taught_and_reads_it(backend):
-    """The shipped adapter was taught ``yes-facts`` (its card says so); the base GGUF alone declares none."""
+    """The shipped adapter was taught ``yes-needs`` (its card says so); the base GGUF alone declares none."""
     from barsym.llm.llamacpp.adapter import read_card
 
     assert backend.model_metadata("general.architecture") == "llama"  # the base's keys, not the adapter's
