@@ -101,7 +101,9 @@ def test_the_prompt_is_the_models_chat_template(smol):
 
 
 def test_seeded_sampling_under_a_grammar_is_reproducible(smol, grammars):
-    goal, grammar = grammars["graph: iron_ingot"]
+    # a goal whose counts the shipped adapter is not sure of (taught since s5j, it writes the same
+    # iron_ingot reply under eight seeds at this temperature; stone_pickaxe's ingredient counts vary)
+    goal, grammar = grammars["graph: stone_pickaxe"]
     texts = {smol.complete(chat(goal), grammar=grammar, temperature=0.9, seed=11).text for _ in range(2)}
     assert len(texts) == 1
     # the seed is used: other seeds write other admitted replies (a decoder ignoring seed and temperature would not)
