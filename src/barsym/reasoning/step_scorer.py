@@ -29,7 +29,7 @@ One generated digit says little: the embedded 135M model wrote 10 for all
   wooden_pickaxe)", "being on layer 1 or deeper (on layer 0)"). Why: the
   taught ``yes-facts`` scorer ranked steps mostly by their kind (every
   ``craft planks`` alike, short of logs or not; a count cut in half scored
-  AUC 0.67 against 0.94-0.97 for the other faults): finding the slot's item in
+  AUC 0.67 against 0.91-0.97 for the other faults): finding the slot's item in
   the inventory line and comparing counts is two hops for a 135M model. Here
   the two numbers stand side by side; the model still compares them and the
   tool tiers (docs/step-scores.md).
