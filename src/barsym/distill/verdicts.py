@@ -142,9 +142,11 @@ def contrast_verdicts(plan: Plan, goal: Goal, validator: Validator, rng: random.
     runs = set(range(1, len(expert) + 1)) - set(validator.validate(Plan(steps=expert), goal=goal).failed_steps)
     pairs: dict[int, list] = {}  # by the plan's step: a yes asked twice would be dropped as a duplicate
     for name, steps in variants(plan, validator, rng):
+        if name == "expert":  # validated above
+            continue
         played = tuple(steps)
         failed = validator.validate(Plan(steps=played), goal=goal).failed_steps
-        if name == "expert" or not failed:
+        if not failed:
             continue
         number = min(failed)
         same = [i for i in runs if expert[i - 1] == played[number - 1]]

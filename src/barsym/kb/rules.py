@@ -281,7 +281,7 @@ class Rules:
 
     # ---- recipes -------------------------------------------------------------------
     @staticmethod
-    def take(ingredient: Ingredient, need: int, held: Mapping[str, int], taken: dict[str, int]) -> int:
+    def take(ingredient: Ingredient | _actions.Slot, need: int, held: Mapping[str, int], taken: dict[str, int]) -> int:
         """Allocate ``need`` units of a slot from ``held`` into ``taken`` (mixing items); return the shortfall."""
         for name in ingredient.accepts:
             if need == 0:

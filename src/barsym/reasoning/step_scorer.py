@@ -51,7 +51,7 @@ in a row the scorer stops calling for the rest of the process.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..consistency.anchors import SCORE_METHOD_KEY
 from ..consistency.config import DEFAULT_SCORE_METHOD as DEFAULT_METHOD
@@ -115,68 +115,66 @@ def needs_text(rules: Rules, step: Step, *, every_lowest_tool: bool = False) -> 
     or better"), so a plan's own tool is among the names."""
     if step.type is StepType.CLIMB_UP:
         return "nothing (it climbs one layer up)"
-    kind = step.type.value
-    try:
-        if step.type is StepType.DIG_DOWN:
-            return "a pickaxe (any tier)"
-        action = rules.action(kind, step.item, step.count)
-    except (KeyError, IndexError, ValueError):
-        return ""
-    parts = [f"{slot.count} {_slot_name(rules, slot.accepts)}" for slot in action.needs]
-    if action.station:
-        parts.append(f"a {action.station} nearby")
-    if action.fuel:
-        parts.append(f"fuel for {action.fuel:g} items")
-    if action.tool is not None:
-        parts.append(f"a {_tool_name(rules, action.tool, every_lowest_tool)} or better")
-    if action.layer:
-        parts.append(f"being on layer {action.layer} or deeper")
-    return ", ".join(parts) or "nothing"
+    needs = _needs(rules, step, every_lowest_tool)
+    return "" if needs is None else ", ".join(need for need, _ in needs) or "nothing"
 
 
 def needs_beside_have(rules: Rules, step: Step, have: State) -> str:
-    """What ``step`` needs, each need followed by what ``have`` holds of it ("" when the rules do not know it).
+    """What ``step`` needs (:func:`needs_text`, every lowest tool named), each need followed by what
+    ``have`` holds of it ("4 logs (have 2)"; "" when the rules do not know the step).
 
     Counts are summed over everything a slot accepts (all logs for "logs"); a tool need names the
     highest-tier tool of its kind held ("none"); fuel is what the inventory would burn once the
     step's ingredients are taken out."""
     if step.type is StepType.CLIMB_UP:
         return "nothing (it climbs one layer up)"
+    needs = _needs(rules, step, True)
+    return "" if needs is None else ", ".join(f"{need} ({held(have)})" for need, held in needs) or "nothing"
+
+
+def _needs(rules: Rules, step: Step, every_lowest_tool: bool) -> list[tuple[str, Callable[[State], str]]] | None:
+    """Each need of ``step`` in words, with what a state holds of it in words; None when the rules do not know
+    the step. One list for :func:`needs_text` and :func:`needs_beside_have`, so both name the same needs."""
+    if step.type is StepType.DIG_DOWN:
+        kind = rules.kb.dig_down_kind
+        return [("a pickaxe (any tier)", lambda have: f"have {_held_tool(rules, kind, have)}")]
     try:
-        if step.type is StepType.DIG_DOWN:
-            return f"a pickaxe (any tier) (have {_held_tool(rules, rules.kb.dig_down_kind, have)})"
         action = rules.action(step.type.value, step.item, step.count)
     except (KeyError, IndexError, ValueError):
-        return ""
-    parts = [
-        f"{slot.count} {_slot_name(rules, slot.accepts)} (have {have.count_any(slot.accepts)})" for slot in action.needs
+        return None
+    needs: list[tuple[str, Callable[[State], str]]] = [
+        (f"{slot.count} {_slot_name(rules, slot.accepts)}", lambda have, a=slot.accepts: f"have {have.count_any(a)}")
+        for slot in action.needs
     ]
     if action.station:
-        parts.append(f"a {action.station} nearby (have {have.count(action.station)})")
+        station = action.station
+        needs.append((f"a {station} nearby", lambda have: f"have {have.count(station)}"))
     if action.fuel:
-        parts.append(f"fuel for {action.fuel:g} items (have fuel for {_spare_burn(rules, action, have):g})")
+        needs.append(
+            (f"fuel for {action.fuel:g} items", lambda have: f"have fuel for {_spare_burn(rules, action, have):g}")
+        )
     if action.tool is not None:
-        held = _held_tool(rules, action.tool.kind, have)
-        parts.append(f"a {_tool_name(rules, action.tool, True)} or better (have {held})")
+        kind = action.tool.kind
+        name = _tool_name(rules, action.tool, every_lowest_tool)
+        needs.append((f"a {name} or better", lambda have: f"have {_held_tool(rules, kind, have)}"))
     if action.layer:
-        parts.append(f"being on layer {action.layer} or deeper (on layer {have.layer})")
-    return ", ".join(parts) or "nothing"
+        needs.append((f"being on layer {action.layer} or deeper", lambda have: f"on layer {have.layer}"))
+    return needs
 
 
 def _held_tool(rules: Rules, kind: str, have: State) -> str:
-    held = [name for name in have.counts if rules.is_tool(name, kind)]
-    return max(held, key=lambda name: (rules.tier(name), name)) if held else "none"
+    """The highest-tier tool of ``kind`` held (the rule book's choice with ``best``), or "none"."""
+    if rules.best_held_tool(kind, 0, have.count) is None:
+        return "none"
+    return rules.choose_tool(kind, 0, have.count, best=True)
 
 
 def _spare_burn(rules: Rules, action, have: State) -> float:
-    left = dict(have.counts)
+    """The items the inventory would smelt by burning, once ``action``'s ingredients are taken out."""
+    taken: dict[str, int] = {}
     for slot in action.needs:
-        short = slot.count
-        for name in slot.accepts:
-            taken = min(short, left.get(name, 0))
-            left[name] = left.get(name, 0) - taken
-            short -= taken
-    return math.floor(sum(rules.fuel_value(name) * n for name, n in left.items()))
+        rules.take(slot, slot.count, have.counts, taken)
+    return math.floor(sum(rules.fuel_value(name) * (n - taken.get(name, 0)) for name, n in have.counts.items()))
 
 
 def _tool_name(rules: Rules, tool, every_lowest: bool) -> str:
