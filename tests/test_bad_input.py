@@ -23,6 +23,7 @@ from barsym.model import Goal
 from barsym.planner import PlanContext, SymbolicDecomposer
 from barsym.reasoning.prompts import EXAMPLE_ROOT
 from barsym.reasoning.reply_grammar import render_reply
+from barsym.testing.fakes import asked
 from cli_run import one_line, run
 from loopback import ChatStub
 from testdata import EXPERT_FILES
@@ -185,7 +186,7 @@ def completion(text: str, usage: dict | None = None) -> bytes:
 def oracle(messages: list[dict]) -> str:
     """The symbolic decomposer's answer to the goal of the conversation, as the model would write it."""
     kb = load_kb()
-    count, _, item = messages[-1]["content"].rsplit("Goal: ", 1)[1].splitlines()[0].partition(" ")
+    count, _, item = asked(messages[-1]["content"]).partition(" ")
     return render_reply(
         SymbolicDecomposer(kb, prefer=kb.prefer).decompose(
             Goal(item=item, count=int(count)), PlanContext(kb, EXAMPLE_ROOT)

@@ -19,6 +19,7 @@ from barsym.planner import PlanContext, SymbolicDecomposer, layer_goal, make_pla
 from barsym.reasoning.call_log import SCHEMA_VERSION, CallLog, LogError
 from barsym.reasoning.prompts import EXAMPLE_ROOT
 from barsym.reasoning.reply_grammar import render_reply
+from barsym.testing.fakes import asked as asked_goal
 
 SHORT_PICKAXE = "craft 1 stone_pickaxe: 1 cobblestone, 2 stick, 1 crafting_table"
 
@@ -39,7 +40,7 @@ def plan_with_a_refusal(kb, path):
         first = next(answers, None)
         if first is not None:
             return first
-        count, _, item = call.last_user_message.rsplit("Goal: ", 1)[1].splitlines()[0].partition(" ")
+        count, _, item = asked_goal(call.last_user_message).partition(" ")
         goal = layer_goal(int(item)) if count == "layer" else Goal(item=item, count=int(count))
         return render_reply(symbolic.decompose(goal, PlanContext(kb, EXAMPLE_ROOT)))
 
@@ -70,7 +71,7 @@ def test_barsym_logs_shows_the_last_calls(kb, log_path, capsys):
     assert main(["logs", "--limit", "2"]) == 0
     out = capsys.readouterr().out
     assert out.count("\n#") + out.startswith("#") == 2
-    assert "verdict: accepted" in out and "reply: " in out and "Goal: " in out
+    assert "verdict: accepted" in out and "reply: " in out and "user: Known: craft " in out
     assert main(["logs", "--json", "-n", "0"]) == 0
     calls = json.loads(capsys.readouterr().out)
     assert calls[0]["verdict"] == "refused" and calls[0]["messages"][0]["role"] == "system"

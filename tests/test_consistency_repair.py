@@ -21,6 +21,7 @@ from barsym.reasoning import model_consistency
 from barsym.reasoning.forward_repairer import SYSTEM as REPAIR_SYSTEM
 from barsym.reasoning.step_scorer import SCORE_GRAMMAR, LLMStepScorer
 from barsym.reasoning.step_scorer import SYSTEM as SCORE_SYSTEM
+from barsym.testing.fakes import asked
 from barsym.testing.faults import repair_faults
 from testdata import EXPERT_FILES
 
@@ -232,8 +233,8 @@ def test_bar_sc_plans_with_the_scripted_model(kb, validator):
             return "10"
         if system == REPAIR_SYSTEM:
             return first_option(call)
-        asked = call.last_user_message.rsplit("Goal: ", 1)[1].splitlines()[0]
-        count, item = asked.split(" ", 1)
+        question = asked(call.last_user_message)
+        count, item = question.split(" ", 1)
         if item.startswith("layer"):
             return "dig down with wooden_pickaxe: 1 wooden_pickaxe"
         if item == "stick":  # a wrong answer: too few planks for the sticks, which state consistency repairs

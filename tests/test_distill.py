@@ -22,6 +22,7 @@ from barsym.reasoning.forward_plans import parse_plan_text
 from barsym.reasoning.reply_grammar import parse_reply
 from barsym.reasoning.step_scorer import parse_score
 from barsym.sim import State
+from barsym.testing.fakes import asked as asked_goal
 from barsym.validation import Validator
 
 
@@ -51,9 +52,9 @@ def test_no_bar_or_deps_goal_is_the_goal_of_an_example(kb, examples):
         asked = [
             m["content"]
             for m in row["messages"]
-            if m["role"] == "user" and "Goal: " in m["content"] or m["content"].startswith("Task: ")
+            if m["role"] == "user" and ("Goal: " in m["content"] or m["content"].startswith(("Task: ", "Known: ")))
         ][-1]
-        first_line = asked.split("Goal: ")[-1].split("\n")[0] if "Goal: " in asked else asked.split("\n")[0]
+        first_line = asked_goal(asked) if asked.startswith("Known: ") or "Goal: " in asked else asked.split("\n")[0]
         assert row["goal"] in first_line.split() or f"{row['goal']}." in first_line
 
 

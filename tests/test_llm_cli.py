@@ -18,6 +18,7 @@ from barsym.model import Goal
 from barsym.planner import PlanContext, SymbolicDecomposer, layer_goal
 from barsym.reasoning.prompts import EXAMPLE_ROOT
 from barsym.reasoning.reply_grammar import render_reply
+from barsym.testing.fakes import asked
 from cli_run import one_line, run
 from loopback import chat_stubs
 
@@ -31,7 +32,7 @@ def stub():
 def oracle_reply(messages):
     kb = load_kb()
     symbolic = SymbolicDecomposer(kb, prefer=kb.prefer)
-    text = messages[-1]["content"].rsplit("Goal: ", 1)[1].splitlines()[0]
+    text = asked(messages[-1]["content"])
     count, _, item = text.partition(" ")
     goal = layer_goal(int(item)) if count == "layer" else Goal(item=item, count=int(count))
     return render_reply(symbolic.decompose(goal, PlanContext(kb, EXAMPLE_ROOT)))
@@ -118,9 +119,7 @@ def test_garbage_or_empty_replies_become_symbolic_fallbacks(capsys, stub, reply)
 
 
 def test_llm_only_shows_a_plan_that_cannot_run(capsys, stub):
-    server = stub(
-        lambda m: "craft 1 stick: 1 logs" if m[-1]["content"].startswith("Goal: 1 stick\n") else "mine 1 logs"
-    )
+    server = stub(lambda m: "craft 1 stick: 1 logs" if asked(m[-1]["content"]) == "1 stick" else "mine 1 logs")
     # vocab mode: the grammar admits this wrong recipe (a real graph-mode grammar would not)
     code, out, err = run(
         capsys, "plan", "stick", "--planner", "llm-only", "--llm-url", server.url, "--llm-mode", "vocab"

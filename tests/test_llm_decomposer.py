@@ -27,7 +27,8 @@ from barsym.planner import (
 from barsym.planner.registry import graph_for
 from barsym.reasoning.bar_decomposer import LLMDecomposer
 from barsym.reasoning.prompts import EXAMPLE_ROOT, FEW_SHOT_GOALS
-from barsym.reasoning.reply_grammar import GrammarBuilder, ReplyError, parse_reply, render_reply
+from barsym.reasoning.reply_grammar import GrammarBuilder, ReplyError, parse_reply, render_goal, render_reply
+from barsym.testing.fakes import asked
 from testdata import BAR_DIR
 
 GOOD_PICKAXE = "craft 1 stone_pickaxe: 3 cobblestone, 2 stick, 1 crafting_table"
@@ -59,7 +60,7 @@ def oracle(kb, symbolic):
     """A scripted 'model' that answers every goal as the symbolic decomposer would."""
 
     def answer(call):
-        text = call.last_user_message.rsplit("Goal: ", 1)[1].splitlines()[0]
+        text = asked(call.last_user_message)
         count, _, item = text.partition(" ")
         goal = layer_goal(int(item)) if count == "layer" else Goal(item=item, count=int(count))
         return render_reply(symbolic.decompose(goal, PlanContext(kb, EXAMPLE_ROOT)))
@@ -77,11 +78,9 @@ def test_accepted_first_try(kb, graph):
     assert [(g.item, g.count) for g in answer.subgoals] == [("cobblestone", 3), ("stick", 2), ("crafting_table", 1)]
     assert check_decomposition(kb, Goal(item="stone_pickaxe"), answer) == []
     call = fake.calls[0]
-    goal_line, facts = call.last_user_message.splitlines()
-    assert goal_line == "Goal: 1 stone_pickaxe" and call.temperature == 0
-    assert (
-        facts.startswith("Known: craft 1 stone_pickaxe") and "needs 3 cobblestone, 2 stick, 1 crafting_table" in facts
-    )
+    # with facts the question is their line alone, each way as the reply would write it
+    assert call.last_user_message == "Known: craft 1 stone_pickaxe: 3 cobblestone, 2 stick, 1 crafting_table."
+    assert call.temperature == 0
     assert call.messages[0]["role"] == "system" and call.grammar and lint_gbnf(call.grammar) == []
     assert (d.stats.llm_calls, d.stats.accepted_first_try, d.stats.fallbacks) == (1, 1, 0)
 
@@ -186,7 +185,7 @@ def test_partly_spare_asks_only_for_the_rest(kb, graph):
     context.produced["planks"], context.requested["planks"] = 4, 2
     d, fake = decomposer(kb, graph, ["craft 3 planks: 1 logs"])
     answer = d.decompose(Goal(item="planks", count=5), context)
-    assert fake.calls[0].last_user_message.splitlines()[0] == "Goal: 3 planks"
+    assert fake.calls[0].last_user_message == "Known: craft 3 planks: 1 logs."
     assert str(answer.step) == "craft 5 planks" and answer.yields == 4 and answer.provenance == "llm"
     assert check_decomposition(kb, Goal(item="planks", count=5), answer) == []
 
@@ -304,7 +303,7 @@ def test_few_shot_examples_are_correct_and_not_task_answers(kb, graph):
     assert prefix[0]["role"] == "system" and len(prefix) == 1 + 2 * len(FEW_SHOT_GOALS)
     targets = {t.goal.item for t in load_dataset(BAR_DIR, kb)}
     for goal, (question, answer) in zip(FEW_SHOT_GOALS, zip(prefix[1::2], prefix[2::2])):
-        assert question["content"].startswith("Goal: ") and answer["role"] == "assistant"
+        assert asked(question["content"]) == render_goal(goal) and answer["role"] == "assistant"
         reply = parse_reply(answer["content"], kb)
         assert goal.item not in targets
         assert check_decomposition(kb, goal, Decomposition(reply.step, reply.subgoals)) == []

@@ -13,13 +13,14 @@ from barsym.model import Goal
 from barsym.planner import PlanContext, SymbolicDecomposer, layer_goal
 from barsym.planner.registry import make_planner
 from barsym.reasoning.reply_grammar import render_reply
+from barsym.testing.fakes import asked as asked_goal
 
 
 def _symbolic_answer(kb):
     symbolic = SymbolicDecomposer(kb, prefer=kb.prefer)
 
     def answer(call):
-        asked = call.last_user_message.rsplit("Goal: ", 1)[1].splitlines()[0]
+        asked = asked_goal(call.last_user_message)
         count, _, item = asked.partition(" ")
         goal = layer_goal(int(item)) if count == "layer" else Goal(item=item, count=int(count))
         return render_reply(symbolic.decompose(goal, PlanContext(kb, Goal(item="diamond_pickaxe"))))
@@ -59,10 +60,10 @@ def test_examples_appear_before_the_question_and_every_answer_is_still_checked(k
     assert first[: len(prefix)] == prefix  # the fixed, cached prefix is untouched
     shown = first[len(prefix) :]
     assert [m["role"] for m in shown] == ["user", "assistant"] * 2 + ["user"]  # two examples, then the question
-    assert shown[0]["content"].startswith("Goal: 1 stone_pickaxe")  # same shape only
-    assert shown[2]["content"].startswith("Goal: 1 iron_pickaxe")  # same shape and family: closest, so last
+    assert asked_goal(shown[0]["content"]) == "1 stone_pickaxe"  # same shape only
+    assert asked_goal(shown[2]["content"]) == "1 iron_pickaxe"  # same shape and family: closest, so last
     assert shown[3]["content"] == "craft 1 iron_pickaxe: 3 iron_ingot, 2 stick, 1 crafting_table"
-    assert shown[4]["content"].startswith("Goal: 1 iron_axe")
+    assert asked_goal(shown[4]["content"]) == "1 iron_axe"
     assert "crafting_table" in fake.calls[1].last_user_message  # the refusal went back with the reason
     root = result.nodes[0].decomposition
     assert root.provenance == "llm-after-feedback" and str(root.step) == "craft 1 iron_axe"
@@ -96,7 +97,7 @@ def test_poorly_executing_or_stale_examples_are_not_shown(kb, tmp_path):
     fake = ScriptedLLM([_symbolic_answer(kb)] * 40)  # answers every goal as the symbolic decomposer would
     planner = with_memory(make_planner("bar", kb, backend=fake, log=False), kb, store)
     assert planner.plan(Goal(item="iron_axe"), None).validation.valid
-    assert fake.calls[0].last_user_message.startswith("Goal: 1 iron_axe")
+    assert asked_goal(fake.calls[0].last_user_message) == "1 iron_axe"
     assert all(
         "iron_pickaxe" not in m["content"] and "iron_shovel" not in m["content"]
         for m in fake.calls[0].messages[len(planner.planner.decomposer.prompts.prefix) :]

@@ -18,6 +18,7 @@ from barsym.reasoning.prompts import EXAMPLE_ROOT
 from barsym.reasoning.prose import ProseParser
 from barsym.reasoning.reply_grammar import render_reply
 from barsym.reasoning.step_scorer import LLMStepScorer
+from barsym.testing.fakes import asked
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "barsym"
 #: where a backend may be asked anything: the gateway (shtab's ``complete`` is no model's)
@@ -69,7 +70,7 @@ def test_a_planner_and_the_step_scorer_count_in_one_counters_type(kb):
     symbolic = SymbolicDecomposer(kb, prefer=kb.prefer)
 
     def answer(call):
-        count, _, item = call.last_user_message.rsplit("Goal: ", 1)[1].splitlines()[0].partition(" ")
+        count, _, item = asked(call.last_user_message).partition(" ")
         goal = layer_goal(int(item)) if count == "layer" else Goal(item=item, count=int(count))
         return reply(render_reply(symbolic.decompose(goal, PlanContext(kb, EXAMPLE_ROOT))))
 

@@ -130,7 +130,8 @@ def facts_candidates(prompt: str) -> list[str]:
     """The replies a facts line spells out, one per way (``"craft 1 stick: 2 planks"``), first way first.
 
     ``Known: W1; or W2.`` -- each way ``HEAD [(detail)] needs N1, N2`` (or
-    ``needs nothing``); a need ``2 coal or charcoal`` gives its first name.
+    ``needs nothing``), or as BAR's goal message writes it, ``HEAD: N1, N2`` (or ``HEAD``);
+    a need ``2 coal or charcoal`` gives its first name.
     """
     lines = [line for line in prompt.splitlines() if line.startswith("Known: ")]
     out: list[str] = []
@@ -138,7 +139,7 @@ def facts_candidates(prompt: str) -> list[str]:
         body = line[len("Known: ") :].rstrip(".")
         for way in body.split("; or "):
             way = re.sub(r" \([^)]*\)", "", way)
-            head, _, needs = way.partition(" needs ")
+            head, _, needs = way.partition(" needs " if " needs " in way else ": ")
             subgoals = (
                 [] if needs.strip() in ("", "nothing") else [n.split(" or ")[0].strip() for n in needs.split(", ")]
             )

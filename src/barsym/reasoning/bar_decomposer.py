@@ -158,12 +158,12 @@ class LLMDecomposer:
         if layer is not None:
             digs = 1 <= layer <= self.kb.deepest_layer
             tool = self.conventions.dig_tool(layer, context.root.item, context) if digs else None
-            return self.facts.for_layer(layer, tool).text()
+            return self.facts.for_layer(layer, tool).as_replies()
         if not self.kb.is_known(goal.item):
             return ""
         item = self.kb.resolve(goal.item)
         credit = min(context.fuel_left(item), float(goal.count))
-        return self.facts.for_item(item, goal.count, credit, context.held_counts()).text()
+        return self.facts.for_item(item, goal.count, credit, context.held_counts()).as_replies()
 
     # ---- the one public question -------------------------------------------------------
     def decompose(self, goal: Goal, context: PlanContext) -> Decomposition:

@@ -65,12 +65,19 @@ class Way:
     tool: str | None = None
     detail: str = ""  # the per-unit fact behind the counts: "4 crafts of 4, each from 1 logs"
 
-    def text(self) -> str:
+    def _head(self) -> str:
         head = "dig down" if self.item is None else f"{self.verb} {self.count} {self.item}"
-        head += f" with {self.tool}" if self.tool else ""
+        return head + (f" with {self.tool}" if self.tool else "")
+
+    def text(self) -> str:
         detail = f" ({self.detail})" if self.detail else ""
         needs = ", ".join(n.text() for n in self.needs) or "nothing"
-        return f"{head}{detail} needs {needs}"
+        return f"{self._head()}{detail} needs {needs}"
+
+    def as_reply(self) -> str:
+        """The way as BAR's reply writes it: ``craft 1 stone_pickaxe: 3 cobblestone, 2 stick, 1 crafting_table``."""
+        needs = ", ".join(n.text() for n in self.needs)
+        return f"{self._head()}: {needs}" if needs else self._head()
 
 
 @dataclass(frozen=True)
@@ -82,6 +89,18 @@ class GoalFacts:
         if not self.ways:
             return ""
         return "Known: " + "; or ".join(way.text() for way in self.ways) + "."
+
+    def as_replies(self) -> str:
+        """The line BAR's goal message is: each way in the reply's own words, no per-unit detail.
+
+        Every token of a goal's message is evaluated after the cached prefix, and those tokens are
+        most of what ``barsym plan`` costs (docs/llm-runtime.md); written as the reply would be,
+        ``craft 1 diamond_pickaxe (1 craft of 1) needs 3 diamond, ...`` loses 7 of its tokens, and
+        the goal line above it (the first way names the goal) another 10. The counts are the same.
+        """
+        if not self.ways:
+            return ""
+        return "Known: " + "; or ".join(way.as_reply() for way in self.ways) + "."
 
 
 class FactBook:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from ..kb import KnowledgeBase
 from ..model import Goal
-from ..planner.decomposer import PlanContext, PlanningError, layer_goal
+from ..planner.decomposer import PlanContext, PlanningError, goal_layer, layer_goal
 from ..planner.symbolic import SymbolicDecomposer
 from .reply_grammar import render_goal, render_reply
 
@@ -156,7 +156,10 @@ class PromptBook:
         return any(kind in ("craft", "smelt") for kind in rules.producers(rules.kb.resolve(goal.item)))
 
     def goal_message(self, goal: Goal, context: PlanContext) -> str:
-        return goal_message(goal, self.facts(goal, context) if self.facts else "")
+        """The goal's question: for an item, with facts, their line alone (its first way names the
+        item and the count); otherwise ``Goal: N item`` or ``Goal: layer N``, with the facts below."""
+        facts = self.facts(goal, context) if self.facts else ""
+        return facts if facts and goal_layer(goal) is None else goal_message(goal, facts)
 
     def first(self, goal: Goal, context: PlanContext | None = None) -> list[dict[str, str]]:
         """The conversation for a goal's first attempt (``context``: the plan so far, for the facts)."""

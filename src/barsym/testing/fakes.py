@@ -21,22 +21,31 @@ import zlib
 from ..llm.base import Completion, CompletionRequest
 from ..llm.fake import RecordedCall, ScriptedLLM
 
-__all__ = ["FactsModel", "SlowFactsModel", "facts_model", "slow_facts_model"]
+__all__ = ["FactsModel", "SlowFactsModel", "asked", "facts_model", "slow_facts_model"]
 
 _KNOWN = re.compile(
-    r"Known: (?P<verb>craft|smelt|mine|kill) (?P<count>\d+) (?P<item>[a-z0-9_:]+)"
-    r"(?: \([^)]*\))?(?: with [a-z_]+)? needs (?P<needs>[^;.]+)"
+    r"Known: (?P<verb>craft|smelt|mine|kill) (?P<count>\d+) (?P<item>[a-z0-9_]+(?::[a-z0-9_]+)?)"
+    r"(?: \([^)]*\))?(?: with [a-z_]+)?(?: needs (?P<needs>[^;.]+)|: (?P<listed>[^;.]+))?"
 )
+
+
+def asked(text: str) -> str:
+    """``N item`` (or ``layer N``) a goal message asks about: its last ``Goal:`` line, else the first
+    way of its ``Known:`` line (BAR's message with facts is that line alone); else the text itself."""
+    if "Goal:" in text:
+        return text.rsplit("Goal:", 1)[1].strip().splitlines()[0]
+    match = _KNOWN.search(text)
+    return f"{match['count']} {match['item']}" if match else text
 
 
 def answer(call: RecordedCall) -> str:
     """The reply to the last user message: the first known way, or a line the verifier refuses."""
     text = call.last_user_message
-    goal = text.rsplit("Goal:", 1)[-1].strip().splitlines()[0] if "Goal:" in text else text
+    goal = asked(text)
     match = _KNOWN.search(text)
     if match is None:
         return f"craft 1 {goal.split()[-1] if goal.split() else 'stick'}: 1 dirt"
-    needs = match["needs"].strip()
+    needs = (match["needs"] or match["listed"] or "nothing").strip()
     head = f"{match['verb']} {match['count']} {match['item']}"
     first_try = not text.startswith("That is wrong")
     if first_try and zlib.crc32(goal.encode()) % 3 == 0:  # a wrong count, once

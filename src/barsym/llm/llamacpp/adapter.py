@@ -23,9 +23,21 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
+from ...private_files import private_dir, write_private
 from ..base import ModelNotFoundError
+from .prefix_state import model_identity
 
-__all__ = ["ADAPTER_ENV", "CARD", "NONE", "SHIPPED", "file_sha256", "read_card", "resolve_adapter"]
+__all__ = [
+    "ADAPTER_ENV",
+    "CARD",
+    "NONE",
+    "SHIPPED",
+    "file_sha256",
+    "read_card",
+    "recall",
+    "remember",
+    "resolve_adapter",
+]
 
 ADAPTER_ENV = "BARSYM_ADAPTER"
 NONE = "none"
@@ -58,24 +70,62 @@ def file_sha256(path: Path) -> str:
     return _digest(str(path.resolve()), stat.st_size, stat.st_mtime_ns)
 
 
-def fits_base(model_path: Path, card: dict) -> bool:
-    """Whether ``model_path`` is the base file the card's adapter was trained on."""
+def recall(folder: Path | None, kind: str, *parts: str) -> dict | None:
+    """What :func:`remember` kept in ``folder`` for ``kind`` and exactly these ``parts`` (None: nothing)."""
+    if folder is None:
+        return None
+    try:
+        data = json.loads(_memo_path(folder, kind, parts).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("parts") == list(parts) else None
+
+
+def remember(folder: Path | None, kind: str, data: dict, *parts: str) -> None:
+    """Keep ``data`` about ``parts`` (file identities, library) in ``folder``; a read-only folder keeps nothing."""
+    if folder is None:
+        return
+    try:
+        path = _memo_path(private_dir(folder), kind, parts)
+        write_private(path, json.dumps({**data, "parts": list(parts)}).encode("utf-8"))
+    except OSError:
+        pass
+
+
+def _memo_path(folder: Path, kind: str, parts: tuple[str, ...]) -> Path:
+    return folder / f"{kind}-{hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:24]}.json"
+
+
+def fits_base(model_path: Path, card: dict, folder: Path | None = None) -> bool:
+    """Whether ``model_path`` is the base file the card's adapter was trained on.
+
+    Its SHA-256 (a 90 MB read, ~0.07 s) is remembered in ``folder`` under the file's identity
+    (path, size, modification time, a hash of its first MiB), as the saved prefix states are.
+    """
     base = card.get("base", {})
     try:
         if model_path.stat().st_size != base.get("bytes"):
             return False
-        return file_sha256(model_path) == base.get("sha256")
+        identity = model_identity(model_path)
+        saved = recall(folder, "sha256", identity)
+        digest = saved.get("sha256") if saved else None
+        if not isinstance(digest, str):
+            digest = file_sha256(model_path)
+            remember(folder, "sha256", {"sha256": digest}, identity)
+        return digest == base.get("sha256")
     except OSError:
         return False
 
 
-def resolve_adapter(choice: str | os.PathLike | None, model_path: Path) -> Path | None:
-    """The adapter file to apply to ``model_path`` (None: the base alone); see the module docstring."""
+def resolve_adapter(choice: str | os.PathLike | None, model_path: Path, folder: Path | None = None) -> Path | None:
+    """The adapter file to apply to ``model_path`` (None: the base alone); see the module docstring.
+
+    ``folder``: where the base file's SHA-256 is remembered between processes (the backend's state folder)."""
     if choice is None:
         choice = os.environ.get(ADAPTER_ENV, "").strip() or None
     if choice is None:
         card = read_card()
-        if card is None or not SHIPPED.is_file() or not fits_base(Path(model_path), card):
+        if card is None or not SHIPPED.is_file() or not fits_base(Path(model_path), card, folder):
             return None
         return SHIPPED
     if str(choice).strip().lower() == NONE:

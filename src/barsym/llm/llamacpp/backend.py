@@ -65,7 +65,7 @@ from ..base import (
     ModelNotFoundError,
     validate_messages,
 )
-from .adapter import resolve_adapter
+from .adapter import recall, remember, resolve_adapter
 from .backend_spans import SpanDecoding
 from .binding import SUPPORTED_VERSIONS, captured_stderr_fd, import_llama_cpp
 from .chat_prompt import ChatPrompt, NoChatTemplate
@@ -135,7 +135,8 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
         self.load_time_s = 0.0
         self.model_path = default_model_path(model)
         self._check_magic(self.model_path)
-        self.adapter_path = resolve_adapter(adapter, self.model_path)  # a missing file fails before any loading
+        # a missing file fails before any loading
+        self.adapter_path = resolve_adapter(adapter, self.model_path, self.state_dir)
         self._adapter = None
         self.library = getattr(self._llama_cpp, "__version__", "?")
         self.system = system_info(self._llama_cpp)
@@ -198,11 +199,18 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
         return model, context
 
     def _apply_adapter(self, path: Path) -> None:
-        """Load the LoRA adapter onto the model and context, and check that it changes what the model says."""
+        """Load the LoRA adapter onto the model and context, and check that it changes what the model says.
+
+        The check (two evaluations of a probe, without and with the adapter) depends only on the two
+        files and the llama.cpp build, so a pass is remembered in the state folder under their
+        identities and not repeated by the next process."""
         lc, context = self._llama_cpp, self._context
+        checked = (model_identity(self.model_path), model_identity(path), self.library, self.system)
         probe = self._model.tokenize(ADAPTER_PROBE, add_bos=False, special=True)
-        before = context.evaluate(probe, first_output=len(probe) - 1)[-1].copy()
-        context.truncate(0)
+        before = None
+        if recall(self.state_dir, "adapter-check", *checked) is None:
+            before = context.evaluate(probe, first_output=len(probe) - 1)[-1].copy()
+            context.truncate(0)
         with captured_stderr_fd() as captured:
             handle = lc.llama_adapter_lora_init(self._model.model, str(path).encode("utf-8"))
         if not handle:
@@ -218,9 +226,14 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
         if lc.llama_set_adapters_lora(context.ctx, adapters, 1, scales) != 0:
             self.close()
             raise ModelLoadError(f"--adapter {path}: llama.cpp would not set it on the context")
+        if before is None:
+            return
         after = context.evaluate(probe, first_output=len(probe) - 1)[-1].copy()
         context.truncate(0)
-        if not np.isfinite(after).all() or float(np.max(np.abs(after - before))) < ADAPTER_MIN_CHANGE:
+        change = float(np.max(np.abs(after - before))) if np.isfinite(after).all() else 0.0
+        if change >= ADAPTER_MIN_CHANGE:
+            remember(self.state_dir, "adapter-check", {"change": change}, *checked)
+        else:
             self.close()
             raise ModelLoadError(
                 f"--adapter {path}: loaded, but it does not change the model's output (a fixed prompt gives the "

@@ -95,7 +95,7 @@ class SpanDecoding:
         with self._lock:
             start = time.perf_counter()
             context = self._context
-            tokens = self._prompt.render(list(messages), generation_prompt=False)
+            tokens = self._prompt.with_next_turn(list(messages))  # the question's opening tokens too
             if context.pinned == len(tokens) and context.tokens[: len(tokens)] == tokens:
                 return Priming("memory", len(tokens), time.perf_counter() - start)
             key = self._prefix_key(messages, tokens) if self.store is not None else None

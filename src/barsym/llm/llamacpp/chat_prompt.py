@@ -41,3 +41,20 @@ class ChatPrompt:
         stop = result.stop
         self.stops = [stop] if isinstance(stop, str) else list(stop or [])
         return self.model.tokenize(result.prompt, add_bos=not result.added_special, special=True)
+
+    def with_next_turn(self, messages: list[dict[str, str]], role: str = "user") -> list[int]:
+        """The tokens of ``messages`` followed by the part of a ``role`` message that does not depend on
+        its content (``<|im_start|>user\n`` under SmolLM2's template).
+
+        A primed prefix is always followed by the user's question, so its opening tokens can be
+        evaluated with the prefix once instead of in every call. Found as the tokens that two
+        renderings with different contents share, so no template is assumed; only what both
+        share is kept, and a question whose tokens begin otherwise is still answered (the cache
+        then keeps the longest common start, as without a prefix).
+        """
+        base = self.render(messages, generation_prompt=False)
+        one, two = (self.render([*messages, {"role": role, "content": c}], False) for c in ("A", "z"))
+        same = len(base) if one[: len(base)] == base and two[: len(base)] == base else 0
+        while same < min(len(one), len(two)) and one[same] == two[same]:
+            same += 1
+        return one[:same] if same >= len(base) else base
