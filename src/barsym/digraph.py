@@ -26,6 +26,7 @@ class Digraph:
         self._node: dict[str, dict[str, Any]] = {}
         self._succ: dict[str, dict[str, dict[str, Any]]] = {}
         self._pred: dict[str, dict[str, dict[str, Any]]] = {}
+        self._order: dict[str, int] | None = None  # see _positions
 
     def add_node(self, node: str, **attrs: Any) -> None:
         """Add ``node``, or update its attributes if it is there."""
@@ -96,15 +97,23 @@ class Digraph:
 
     def subgraph(self, keep: Iterable[str]) -> Digraph:
         """A copy holding the nodes of ``keep`` and the edges between them, in this graph's order."""
-        wanted = set(keep)
+        wanted = {node for node in keep if node in self._node}
+        order = self._positions()
         sub = Digraph()
-        for node, attrs in self._node.items():
-            if node in wanted:
-                sub.add_node(node, **attrs)
-        for source, target, data in self.edges():
-            if source in wanted and target in wanted:
-                sub.add_edge(source, target, **data)
+        kept = sorted(wanted, key=order.__getitem__)  # this graph's node order, without walking all of it
+        for node in kept:
+            sub.add_node(node, **self._node[node])
+        for source in kept:  # the order of edges(): by source, then each source's targets in insertion order
+            for target, data in self._succ[source].items():
+                if target in wanted:
+                    sub.add_edge(source, target, **data)
         return sub
+
+    def _positions(self) -> dict[str, int]:
+        """Each node's place in insertion order (kept until a node is added)."""
+        if self._order is None or len(self._order) != len(self._node):
+            self._order = {node: i for i, node in enumerate(self._node)}
+        return self._order
 
     def to_networkx(self) -> Any:
         """A ``networkx.DiGraph`` copy, for networkx's algorithms (imports networkx)."""

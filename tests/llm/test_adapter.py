@@ -66,12 +66,18 @@ def test_a_file_that_is_not_an_adapter_is_one_line(gguf_path):
     assert "\n" not in str(caught.value)
 
 
-def test_an_adapter_that_is_silently_not_applied_is_refused(gguf_path, monkeypatch, tmp_path):
-    """One load: llama.cpp 'sets' the adapter but nothing changes -- the check must catch it."""
+def test_an_adapter_that_is_silently_not_applied_is_refused(session_backend, gguf_path, monkeypatch, tmp_path):
+    """One load: llama.cpp 'sets' the adapter but nothing changes -- the check must catch it, even in a
+    state folder that remembers the check passing for the shipped file (a pass is for those files only)."""
     import llama_cpp
 
+    (passed,) = session_backend.state_dir.glob("adapter-check-*.json")  # the session's load remembered it
+    state = tmp_path / "state"
+    state.mkdir()
+    shutil.copy(passed, state / passed.name)
     monkeypatch.setattr(llama_cpp, "llama_set_adapters_lora", lambda ctx, adapters, n, scales: 0)
     copy = tmp_path / "adapter.gguf"
     shutil.copy(SHIPPED, copy)
     with pytest.raises(ModelLoadError, match="does not change the model's output"):
-        LlamaCppBackend(gguf_path, adapter=str(copy))
+        LlamaCppBackend(gguf_path, adapter=str(copy), state_dir=state)
+    assert list(state.glob("adapter-check-*.json")) == [state / passed.name]  # a failure is not remembered

@@ -187,3 +187,23 @@ def test_a_forged_state_is_discarded_and_rebuilt(in_folder, tmp_path, change):
     assert second.complete(QUESTION, grammar=GRAMMAR).text == reply.text
     third = new_process(in_folder)
     assert third.prime(PREFIX).source == "disk"  # the rebuilt file is whole again
+
+
+@pytest.mark.llm
+def test_the_primed_prefix_ends_with_the_questions_opening_and_gives_the_same_logits(in_folder):
+    """The user turn's opening (``<|im_start|>user\\n``) is evaluated with the prefix, once: each call then
+    evaluates only its question's own text, and the logits are those of the question evaluated whole."""
+    backend = new_process(in_folder)
+    prefix_only = backend._prompt.render(PREFIX, generation_prompt=False)
+    primed = backend.prime(PREFIX)
+    assert primed.tokens == len(prefix_only) + 3
+    opening = backend._context.tokens[len(prefix_only) : primed.tokens]
+    assert backend._model.detokenize(opening, special=True) == "<|im_start|>user\n"
+    question = backend._prompt.render(QUESTION)
+    assert question[: primed.tokens] == backend._context.tokens[: primed.tokens]
+    backend._context.truncate(primed.tokens)
+    after_pin = backend._context.evaluate(question[primed.tokens :], first_output=len(question) - primed.tokens - 1)
+    backend._context.truncate(len(prefix_only))
+    whole = backend._context.evaluate(question[len(prefix_only) :], first_output=len(question) - len(prefix_only) - 1)
+    assert (after_pin[-1] == whole[-1]).all()  # bitwise: the opening's KV entries do not depend on the batch
+    new_process(in_folder)

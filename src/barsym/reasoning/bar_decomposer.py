@@ -63,7 +63,7 @@ from .facts import FactBook
 from .model_calls import CUT_OFF, ModelGateway
 from .options import DEFAULT_MODE, MODES, RETRY_TEMPERATURE
 from .progress import Phase, Progress, ProgressEvent, goal_words
-from .prompts import PromptBook, feedback_message, unreadable_message
+from .prompts import FEW_SHOT_GOALS, GRAPH_FACTS_GOALS, PromptBook, feedback_message, unreadable_message
 from .reply_grammar import GrammarBuilder, ReplyError, parse_reply, render_goal, render_reply
 
 LLM, AFTER_FEEDBACK, FALLBACK, CONTEXT, GRAPH = "llm", "llm-after-feedback", "symbolic-fallback", "context", "graph"
@@ -117,7 +117,8 @@ class LLMDecomposer:
             if facts
             else None
         )
-        self.prompts = PromptBook(kb, symbolic, facts=self._facts if facts else None)
+        shots = GRAPH_FACTS_GOALS if facts and mode == "graph" else FEW_SHOT_GOALS
+        self.prompts = PromptBook(kb, symbolic, shots, facts=self._facts if facts else None)
         self.caller = ModelGateway(
             backend,
             self.prompts.prefix,
