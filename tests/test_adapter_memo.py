@@ -46,3 +46,18 @@ def test_a_remembered_fact_is_for_its_parts_only_and_a_read_only_folder_keeps_no
     blocked.write_text("not a folder")
     remember(blocked, "check", {"ok": 1}, "x")  # no error: the check runs again next time
     assert recall(blocked, "check", "x") is None
+
+
+def test_a_planted_fact_is_not_read(tmp_path):
+    """A file others can write (or a link) could skip a check: it is ignored, and the check runs again."""
+    folder = tmp_path / "state"
+    remember(folder, "check", {"ok": 1}, "model-a")
+    (written,) = folder.glob("check-*.json")
+    written.chmod(0o666)
+    assert recall(folder, "check", "model-a") is None
+    written.chmod(0o600)
+    assert recall(folder, "check", "model-a") is not None
+    elsewhere = tmp_path / "elsewhere.json"
+    written.rename(elsewhere)
+    written.symlink_to(elsewhere)
+    assert recall(folder, "check", "model-a") is None

@@ -193,6 +193,10 @@ def test_a_forged_state_is_discarded_and_rebuilt(in_folder, tmp_path, change):
 def test_the_primed_prefix_ends_with_the_questions_opening_and_gives_the_same_logits(in_folder):
     """The user turn's opening (``<|im_start|>user\\n``) is evaluated with the prefix, once: each call then
     evaluates only its question's own text, and the logits are those of the question evaluated whole."""
+    import numpy as np
+
+    from barsym.llm.llamacpp.backend_spans import CHECK_TOLERANCE
+
     backend = new_process(in_folder)
     prefix_only = backend._prompt.render(PREFIX, generation_prompt=False)
     primed = backend.prime(PREFIX)
@@ -205,5 +209,8 @@ def test_the_primed_prefix_ends_with_the_questions_opening_and_gives_the_same_lo
     after_pin = backend._context.evaluate(question[primed.tokens :], first_output=len(question) - primed.tokens - 1)
     backend._context.truncate(len(prefix_only))
     whole = backend._context.evaluate(question[len(prefix_only) :], first_output=len(question) - len(prefix_only) - 1)
-    assert (after_pin[-1] == whole[-1]).all()  # bitwise: the opening's KV entries do not depend on the batch
+    # the same numbers (bitwise on the 2-core AVX2 machine; other kernels may round batch shapes
+    # apart, by less than a loaded state's check allows), so the same greedy token
+    assert float(np.max(np.abs(after_pin[-1] - whole[-1]))) < CHECK_TOLERANCE
+    assert int(after_pin[-1].argmax()) == int(whole[-1].argmax())
     new_process(in_folder)

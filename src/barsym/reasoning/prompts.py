@@ -47,9 +47,10 @@ FEW_SHOT_GOALS: tuple[Goal, ...] = (
 )
 
 #: The few-shot goals of graph mode with facts: the goals the graph leaves to the model there.
-#: A dig down (one pickaxe per layer) and an item mined only one way are admitted by exactly one
-#: line, which the decomposer writes without a call, so their examples would never match a question;
-#: leaving them out shortens the prefix that every goal's message attends to (806 -> 488 tokens).
+#: A dig down (the plan's pickaxe for the layer) is admitted by one line, and so is an item with one
+#: way of being mined (iron_ore, logs, gold_ore) unless a held tool adds another; the decomposer
+#: writes such a line without a call, so those examples seldom match a question, while every goal's
+#: message attends to them: leaving them out shortens the prefix from 806 tokens to 488.
 #: ``coal`` stays: mined, or crafted from a coal_block, it is a choice the model makes.
 GRAPH_FACTS_GOALS: tuple[Goal, ...] = tuple(
     g for g in FEW_SHOT_GOALS if g.item not in ("layer:1", "layer:2", "layer:3", "iron_ore", "logs", "gold_ore")

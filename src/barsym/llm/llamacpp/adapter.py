@@ -23,7 +23,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from ...private_files import private_dir, write_private
+from ...private_files import private_dir, untrusted, write_private
 from ..base import ModelNotFoundError
 from .prefix_state import model_identity
 
@@ -71,11 +71,17 @@ def file_sha256(path: Path) -> str:
 
 
 def recall(folder: Path | None, kind: str, *parts: str) -> dict | None:
-    """What :func:`remember` kept in ``folder`` for ``kind`` and exactly these ``parts`` (None: nothing)."""
+    """What :func:`remember` kept in ``folder`` for ``kind`` and exactly these ``parts`` (None: nothing).
+
+    A file another user could have planted (a link, another owner, writable by others) is not read:
+    the check it would skip runs again, as a saved prefix state from such a folder is not loaded."""
     if folder is None:
         return None
+    path = _memo_path(folder, kind, parts)
+    if untrusted(folder) or untrusted(path):
+        return None
     try:
-        data = json.loads(_memo_path(folder, kind, parts).read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and data.get("parts") == list(parts) else None

@@ -44,7 +44,7 @@ class ChatPrompt:
 
     def with_next_turn(self, messages: list[dict[str, str]], role: str = "user") -> list[int]:
         """The tokens of ``messages`` followed by the part of a ``role`` message that does not depend on
-        its content (``<|im_start|>user\n`` under SmolLM2's template).
+        its content (``<|im_start|>user`` and a newline under SmolLM2's template).
 
         A primed prefix is always followed by the user's question, so its opening tokens can be
         evaluated with the prefix once instead of in every call. Found as the tokens that two
