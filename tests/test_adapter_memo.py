@@ -1,4 +1,4 @@
-"""What the adapter's loading remembers between processes: the base file's SHA-256, under its identity.
+"""What a backend remembers between processes (the base file's SHA-256 under its identity, and any fact), and how.
 
 No model: a small file stands in for the base GGUF, a card names its size and digest.
 """
@@ -9,7 +9,8 @@ import hashlib
 import os
 
 from barsym.llm.llamacpp import adapter
-from barsym.llm.llamacpp.adapter import fits_base, recall, remember
+from barsym.llm.llamacpp.adapter import fits_base
+from barsym.llm.llamacpp.remembered import recall, remember
 
 
 def _card(path):

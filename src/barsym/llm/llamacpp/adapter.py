@@ -23,9 +23,9 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from ...private_files import private_dir, untrusted, write_private
 from ..base import ModelNotFoundError
 from .prefix_state import model_identity
+from .remembered import recall, remember
 
 __all__ = [
     "ADAPTER_ENV",
@@ -34,8 +34,6 @@ __all__ = [
     "SHIPPED",
     "file_sha256",
     "read_card",
-    "recall",
-    "remember",
     "resolve_adapter",
 ]
 
@@ -68,38 +66,6 @@ def file_sha256(path: Path) -> str:
     """SHA-256 of a file, computed once per process for the same file (size and mtime)."""
     stat = path.stat()
     return _digest(str(path.resolve()), stat.st_size, stat.st_mtime_ns)
-
-
-def recall(folder: Path | None, kind: str, *parts: str) -> dict | None:
-    """What :func:`remember` kept in ``folder`` for ``kind`` and exactly these ``parts`` (None: nothing).
-
-    A file another user could have planted (a link, another owner, writable by others) is not read:
-    the check it would skip runs again, as a saved prefix state from such a folder is not loaded."""
-    if folder is None:
-        return None
-    path = _memo_path(folder, kind, parts)
-    if untrusted(folder) or untrusted(path):
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) and data.get("parts") == list(parts) else None
-
-
-def remember(folder: Path | None, kind: str, data: dict, *parts: str) -> None:
-    """Keep ``data`` about ``parts`` (file identities, library) in ``folder``; a read-only folder keeps nothing."""
-    if folder is None:
-        return
-    try:
-        path = _memo_path(private_dir(folder), kind, parts)
-        write_private(path, json.dumps({**data, "parts": list(parts)}).encode("utf-8"))
-    except OSError:
-        pass
-
-
-def _memo_path(folder: Path, kind: str, parts: tuple[str, ...]) -> Path:
-    return folder / f"{kind}-{hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:24]}.json"
 
 
 def fits_base(model_path: Path, card: dict, folder: Path | None = None) -> bool:

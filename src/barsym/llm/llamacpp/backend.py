@@ -65,7 +65,7 @@ from ..base import (
     ModelNotFoundError,
     validate_messages,
 )
-from .adapter import recall, remember, resolve_adapter
+from .adapter import resolve_adapter
 from .backend_spans import SpanDecoding
 from .binding import SUPPORTED_VERSIONS, captured_stderr_fd, import_llama_cpp
 from .chat_prompt import ChatPrompt, NoChatTemplate
@@ -73,6 +73,7 @@ from .embedded import default_model_path
 from .grammar_engine import make_engine, resolve_engine
 from .native import NativeContext, NativeModel, system_info
 from .prefix_state import model_identity
+from .remembered import recall, remember
 from .runtime_check import RuntimeVerdict, choose_profile
 from .span_decoder import SpanDecoder
 from .token_decoder import generate_tokens

@@ -27,8 +27,6 @@ is thrown away).
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import os
 import signal
 import subprocess
@@ -37,11 +35,10 @@ import threading
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from ...private_files import private_dir, write_private
 from ..base import BackendUnavailableError
 from .native import LoadProfile
+from .remembered import recall, remember
 
 __all__ = [
     "FAULT_ENV",
@@ -64,7 +61,7 @@ PROFILES = {
 }
 UNLOADABLE_PROBLEM = "the model file does not load"
 _PROBE_TEXT = "craft 1 wooden_pickaxe: 3 planks, 2 stick, 1 crafting_table"
-_memo: dict[str, str] = {}  # key -> problem ("" = passed)
+_memo: dict[tuple[str, ...], str] = {}  # key -> problem ("" = passed)
 _memo_lock = threading.Lock()
 
 
@@ -108,11 +105,6 @@ def profiles_for(flags: frozenset[str]) -> list[LoadProfile]:
     return [PROFILES["plain"], PROFILES["one-token-batches"]]
 
 
-def _key(model_id: str, library: str, system: str, flags: frozenset[str], profile: LoadProfile) -> str:
-    text = json.dumps([FORMAT, model_id, library, system, sorted(flags), profile.name])
-    return hashlib.sha256(text.encode()).hexdigest()[:24]
-
-
 def _probe(model: Path, profile: LoadProfile, threads: int) -> str:
     """'' if a child process evaluated a batch with ``profile``; else what went wrong, in a few words."""
     command = [
@@ -148,21 +140,6 @@ def _probe(model: Path, profile: LoadProfile, threads: int) -> str:
     return f"the check failed (exit {done.returncode}: {detail or 'no message'})"
 
 
-def _load(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) and data.get("format") == FORMAT else None
-
-
-def _save(path: Path, verdict: dict[str, Any]) -> None:
-    try:
-        write_private(private_dir(path.parent) / path.name, json.dumps(verdict).encode("utf-8"))
-    except OSError:
-        pass  # a read-only cache: the check runs again next time
-
-
 def choose_profile(
     model: Path,
     model_id: str,
@@ -176,7 +153,7 @@ def choose_profile(
     flags = cpu_flags() if flags is None else flags
     failures: list[str] = []
     for profile in profiles_for(flags):
-        key = _key(model_id, library, system, flags, profile)
+        key = (str(FORMAT), model_id, library, system, ",".join(sorted(flags)), profile.name)
         problem, source = _verdict(key, model, profile, threads, folder)
         if problem == UNLOADABLE_PROBLEM:
             return RuntimeVerdict(profile, tuple(failures), "unloadable")  # loading in-process says why
@@ -192,21 +169,21 @@ def choose_profile(
     )
 
 
-def _verdict(key: str, model: Path, profile: LoadProfile, threads: int, folder: Path | None) -> tuple[str, str]:
+def _verdict(
+    key: tuple[str, ...], model: Path, profile: LoadProfile, threads: int, folder: Path | None
+) -> tuple[str, str]:
     """(problem or '', where the verdict came from): this process, a saved file, or a new check."""
     with _memo_lock:
         if key in _memo:
             return _memo[key], "process"
-    path = folder / f"runtime-{key}.json" if folder is not None else None
-    saved = _load(path) if path is not None else None
+    saved = recall(folder, "runtime", *key)  # the state folder's remembered facts (.remembered)
     if saved is not None and isinstance(saved.get("problem"), str):
         problem, source = saved["problem"], "remembered"
     else:
         problem, source = _probe(model, profile, threads), "probed"
         if problem == UNLOADABLE_PROBLEM:
             return problem, source  # nothing learnt about the CPU: not remembered
-        if path is not None:
-            _save(path, {"format": FORMAT, "profile": profile.name, "problem": problem})
+        remember(folder, "runtime", {"profile": profile.name, "problem": problem}, *key)
     with _memo_lock:
         _memo[key] = problem
     return problem, source

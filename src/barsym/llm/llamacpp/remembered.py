@@ -1,0 +1,48 @@
+"""Small facts a backend remembers between processes, in its state folder.
+
+Some checks depend only on files and the llama.cpp build: whether a load profile survives a batch
+on this CPU (:mod:`.runtime_check`), whether an adapter changes the model's output, the base file's
+SHA-256 (:mod:`.adapter`). Each is kept as one small JSON file named by a hash of what it depends on
+(``parts``: file identities, library version, CPU features), and read back only for exactly those
+parts. The files are 0600 in a 0700 folder (:mod:`barsym.private_files`); a file another user could
+have planted is not read, so the check it would skip runs again; a folder that cannot be written
+keeps nothing, and the check runs again next time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from ...private_files import private_dir, untrusted, write_private
+
+__all__ = ["recall", "remember"]
+
+
+def recall(folder: Path | None, kind: str, *parts: str) -> dict | None:
+    """What :func:`remember` kept in ``folder`` for ``kind`` and exactly these ``parts`` (None: nothing)."""
+    if folder is None:
+        return None
+    path = _path(folder, kind, parts)
+    if untrusted(folder) or untrusted(path):
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("parts") == list(parts) else None
+
+
+def remember(folder: Path | None, kind: str, data: dict, *parts: str) -> None:
+    """Keep ``data`` about ``parts`` in ``folder`` (None, or a folder that cannot be written: nothing kept)."""
+    if folder is None:
+        return
+    try:
+        write_private(_path(private_dir(folder), kind, parts), json.dumps({**data, "parts": list(parts)}).encode())
+    except OSError:
+        pass
+
+
+def _path(folder: Path, kind: str, parts: tuple[str, ...]) -> Path:
+    return folder / f"{kind}-{hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:24]}.json"
