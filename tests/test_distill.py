@@ -439,11 +439,46 @@ def test_a_few_lora_steps_on_a_toy_llama_lower_the_loss():
     losses = []
     for _ in range(8):
         optimizer.zero_grad()
-        loss = _loss(model, row, None)
+        loss = _loss(model, [row], None)
         loss.backward()
         optimizer.step()
         losses.append(loss.item())
     assert losses[-1] < losses[0]
+
+
+def test_a_padded_batch_scores_each_example_as_it_would_alone_with_and_without_a_prefix():
+    """--batch N runs N tails in one forward pass: right-padded, the shared prefix cache repeated; the loss is
+    the mean of the examples' own losses (so a batch changes the speed, not what is taught)."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from barsym.distill.train import Encoded, _batches, _loss, _prefix_caches
+
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=64,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+    )
+    from peft import LoraConfig, get_peft_model
+
+    model = get_peft_model(LlamaForCausalLM(config), LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj"]))
+    model.eval()
+    rows = [
+        Encoded("know", [5, 6, 7, 8, 9, 10, 11], scored_from=3),
+        Encoded("know", [12, 13, 14], scored_from=1),
+        Encoded("know", [20, 21, 22, 23, 24], scored_from=4),
+    ]
+    for prefix in ([], [1, 2, 3, 4]):
+        cache = _prefix_caches(model, {"know": prefix}).get("know")
+        with torch.no_grad():
+            alone = [_loss(model, [row], cache).item() for row in rows]
+            together = _loss(model, rows, cache).item()
+        assert together == pytest.approx(sum(alone) / len(alone), rel=1e-4)
+    assert [len(b) for b in _batches(rows + [Encoded("cot", [1, 2], 1)], 2)] == [2, 1, 1]
 
 
 @pytest.mark.skipif(not __import__("importlib").util.find_spec("gguf"), reason="needs the [train] extra's gguf package")

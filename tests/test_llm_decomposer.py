@@ -127,7 +127,7 @@ def test_garbage_or_empty_replies_fall_back(kb, graph, replies):
     d, fake = decomposer(kb, graph, replies)
     answer = d.decompose(Goal(item="stone_pickaxe"), ctx(kb))
     assert answer.provenance == "symbolic-fallback" and d.stats.unreadable >= 2
-    assert "Reply like" in fake.calls[1].last_user_message
+    assert "Reply on one line like" in fake.calls[1].last_user_message
 
 
 def test_backend_error_is_retried_without_feedback(kb, graph):

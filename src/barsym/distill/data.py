@@ -24,12 +24,14 @@ from ..planner.decomposer import PlanningError
 from ..planner.registry import graph_for, symbolic_planner
 from . import oracle
 from .goals import GoalPool, random_count, start_state, training_pool
+from .knowledge import KIND as KNOW
+from .knowledge import KnowledgeWriter
 from .oracle import _NO_MODEL
 from .prose_data import parse_examples
 from .shots import shot_examples
 from .verdicts import VERDICT_KINDS, verdict_examples
 
-KINDS = ("cot", "deps", "bar-nofacts", "bar-shots", "bar", "score", "parse", *VERDICT_KINDS)
+KINDS = ("know", "cot", "deps", "bar-nofacts", "bar-shots", "bar", "score", "parse", *VERDICT_KINDS)
 #: share of the examples of each kind
 DEFAULT_MIX = {"cot": 0.3, "deps": 0.3, "bar-nofacts": 0.2, "bar": 0.1, "score": 0.1}
 
@@ -114,6 +116,7 @@ class DataGenerator:
         self.weights = goal_weights(self.pool, goals, kb)
         self.seen: set[str] = set()
         self._parser = None
+        self._knowledge: list[oracle.Example] | None = None
 
     def _prose_parser(self):
         """``barsym parse``'s parser, built once (its prompt prefix and name tables are the same for every goal)."""
@@ -123,6 +126,16 @@ class DataGenerator:
             self._parser = ProseParser(self.kb, self.graph, _NO_MODEL)
         return self._parser
 
+    def _known(self) -> list[oracle.Example]:
+        """The next few one-step knowledge examples (:mod:`.knowledge`): every item at its counts, in a seeded
+        order, each once; nothing once all are out."""
+        if self._knowledge is None:
+            writer = KnowledgeWriter(self.kb, self.graph)
+            self._knowledge = list(writer.examples(writer.items(), self.rng))
+            self.rng.shuffle(self._knowledge)
+        taken, self._knowledge = self._knowledge[:8], self._knowledge[8:]
+        return taken
+
     def _goal(self):
         item, plan = self.rng.choices(self.pool.goals, self.weights)[0]
         goal = Goal(item=item, count=random_count(self.rng))
@@ -131,6 +144,8 @@ class DataGenerator:
         return goal, plan
 
     def some(self, kind: str) -> list[oracle.Example]:
+        if kind == KNOW:
+            return self._known()
         goal, plan = self._goal()
         if kind in ("bar", "bar-nofacts"):
             return oracle.bar_examples(self.kb, goal, facts=kind == "bar", graph=self.graph)
@@ -173,7 +188,7 @@ class DataGenerator:
                 found = []
             fresh = 0
             for example in found:
-                if example["goal"] in self.pool.held_out:
+                if example["goal"] in self.pool.held_out and example["kind"] != KNOW:
                     continue  # a benchmark target asked as a sub-goal (BAR's decomposer asks for sticks)
                 key = json.dumps([example["messages"], example["reply"]])
                 if key in self.seen or made[kind] >= wanted[kind]:
