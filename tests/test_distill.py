@@ -39,7 +39,11 @@ def examples(kb):
     return generator, list(generator.generate(120))
 
 
-def test_no_bar_or_deps_goal_is_the_goal_of_an_example(kb, examples):
+def test_no_example_is_an_evaluation_task_and_every_example_asks_its_goal(kb, examples):
+    """Teach knowledge, hold out tasks: no whole plan of a BAR/DEPS item from the empty start or near its
+    evaluation plan (barsym.distill.rule); every example's question names its goal."""
+    from barsym.distill.rule import Evaluation, problems
+
     generator, rows = examples
     held = held_out_items(kb)
     for name in ("bar", "deps"):
@@ -47,8 +51,9 @@ def test_no_bar_or_deps_goal_is_the_goal_of_an_example(kb, examples):
         assert {t.goal.item for t in load_dataset(path, kb, dialect)} <= held
     assert len(held) >= 90  # 53 + 70 with some shared
     assert not held & set(generator.pool.items())
+    evaluation = Evaluation.of(kb)
     for row in rows:
-        assert row["goal"] not in held
+        assert problems(row, evaluation, kb) == []
         asked = [
             m["content"]
             for m in row["messages"]
@@ -56,6 +61,34 @@ def test_no_bar_or_deps_goal_is_the_goal_of_an_example(kb, examples):
         ][-1]
         first_line = asked_goal(asked) if asked.startswith("Known: ") or "Goal: " in asked else asked.split("\n")[0]
         assert row["goal"] in first_line.split() or f"{row['goal']}." in first_line
+
+
+def test_the_rule_names_an_evaluation_plan_a_near_one_and_a_labelled_step(kb):
+    """The checker is not vacuous: a CoT plan for iron_pickaxe from the empty start, the same plan from two
+    logs (one count changed), and a yes-facts verdict on an expert plan of the labelled set are each named."""
+    from barsym.distill import oracle
+    from barsym.distill.rule import Evaluation, problems
+    from barsym.planner.registry import graph_for, symbolic_planner
+
+    evaluation = Evaluation.of(kb)
+    graph = graph_for(kb)
+    symbolic = symbolic_planner(kb, graph=graph)
+    goal = Goal(item="iron_pickaxe", count=1)
+    plan = symbolic.plan(goal).plan
+    (empty,) = oracle.cot_examples(kb, goal, None, plan, graph=graph)
+    assert problems(empty, evaluation, kb) == [
+        "cot: a whole plan for 1 iron_pickaxe from the empty start, an evaluation task"
+    ]
+    start = State.start({"logs": 2})
+    (near,) = oracle.cot_examples(kb, goal, start, symbolic.plan(goal, start).plan, graph=graph)
+    assert "near its evaluation plan" in problems(near, evaluation, kb)[0]
+    from barsym.distill.verdicts import verdict_examples
+    from barsym.eval.dataset import load_dataset, resolve_dataset
+
+    path, dialect = resolve_dataset("bar")
+    task = load_dataset(path, kb, dialect)[0]
+    rows = verdict_examples(kb, task.goal, task.reference, random.Random(0), "yes-facts")
+    assert rows and all("evaluation item" in " ".join(problems(r, evaluation, kb)) for r in rows)
 
 
 @pytest.fixture(scope="module")
