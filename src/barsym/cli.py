@@ -123,7 +123,7 @@ def _refuse(args, message: str) -> int:
     from .commands.common import cut_message, fail, outcome
 
     message = cut_message(message)
-    if getattr(args, "format", None) == "json":
+    if getattr(args, "format", None) in ("json", "actions"):
         sys.stdout.write(json.dumps(outcome("refused", message, 2), indent=2) + "\n")
     return fail(message)
 

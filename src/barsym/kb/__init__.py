@@ -36,9 +36,9 @@ from .rules import CRAFTING_TABLE, EPSILON, FURNACE, RecipeFit, Rules, UnknownPr
 def supported_versions() -> tuple[str, ...]:
     """Every Minecraft Java release barsym can plan for here: each one whose minecraft-data is installed
     (:mod:`.versions`: 1.8 to 1.19.2 from PyPI, newer ones from the npm package's folder if named)."""
-    from .versions import installed, release
+    from .versions import installed
 
-    return tuple(v for v in installed() if (release(v) or (0, 0, 0)) >= (1, 8, 0))
+    return tuple(installed())
 
 
 __all__ = [

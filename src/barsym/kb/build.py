@@ -64,6 +64,7 @@ class _Sources:
     item_names: set[str]
     tags: _TagIndex
     recipe_names: dict[int, str]  # the ids of md["recipes"] (before 1.13: the flattening release's)
+    keep: set[str] | None = None  # a release other than the authored one: its items (recipes keep only those)
 
     def check_item(self, name: str, where: str) -> None:
         if name not in self.item_names and name not in self.files["families.json"].generic:
@@ -97,7 +98,10 @@ def _crafts(src: _Sources, families: dict[str, frozenset[str]]) -> dict[str, tup
     crafts: dict[str, list[CraftRecipe]] = {}
     for result_id, raw_list in src.md["recipes"].items():
         result = names[int(result_id)]
+        raw_list = [raw for raw in raw_list if raw["result"].get("count", 1) >= 1]  # npm 1.21's map-extending "air"
         crafts[result] = _fold_recipes(result, raw_list, names, tags)
+        if src.keep is not None:  # a release other than the authored one: only what it has
+            crafts[result] = _kept(crafts[result], src.keep, tags) if result in src.keep else []
     for extra in src.files["extra_recipes.json"].recipes:  # special recipes minecraft-data does not list
         src.check_item(extra.result, "extra_recipes.json")
         ingredients = []
@@ -237,26 +241,21 @@ def _names(src: _Sources) -> tuple[dict[str, str], dict[str, dict[str, str]], di
     return aliases, dialects, loot
 
 
-def _own_recipes(crafts: dict[str, list[CraftRecipe]], items: set[str]) -> dict[str, list[CraftRecipe]]:
-    """Another release's recipes (the flattening's, for 1.12.2) kept where this one has every part."""
-    out: dict[str, list[CraftRecipe]] = {}
-    for result, recipes in crafts.items():
-        if result not in items:
-            continue
-        kept = []
-        for recipe in recipes:
-            ingredients = []
-            for i in recipe.ingredients:
-                accepts = tuple(a for a in i.accepts if a in items)
-                if not accepts:
-                    break
-                kept_label = accepts == i.accepts or i.label.startswith("#")
-                label = i.label if kept_label else accepts[0] if len(accepts) == 1 else "|".join(accepts)
-                ingredients.append(Ingredient(label, accepts, i.count))
-            else:
-                kept.append(CraftRecipe(recipe.result, recipe.count, tuple(ingredients), recipe.width, recipe.height))
-        out[result] = kept
-    return out
+def _kept(recipes: list[CraftRecipe], items: set[str], tags: _TagIndex) -> list[CraftRecipe]:
+    """Another release's recipes (the flattening's, for 1.12.2) where this one has the result and every slot."""
+    kept = []
+    for recipe in recipes:
+        ingredients = []
+        for i in recipe.ingredients:
+            accepts = tuple(a for a in i.accepts if a in items)
+            if not accepts:
+                break
+            ingredients.append(
+                i if accepts == i.accepts else Ingredient(tags.label(frozenset(accepts)), accepts, i.count)
+            )
+        else:
+            kept.append(CraftRecipe(recipe.result, recipe.count, tuple(ingredients), recipe.width, recipe.height))
+    return kept
 
 
 @dataclass
@@ -301,7 +300,7 @@ def _sources_for(version: str, data_dir: Path, files: dict) -> tuple[_Sources, _
     files, silk = fit_files(files, version, fit)
     authored = {item["name"] for item in _read_minecraft_data(index.authored, ("items",))["items"]}
     tags = _TagIndex(tags_file.tags, tags_file.recipe_tags)
-    src = _Sources(version, data_dir, md, files, names, item_names, tags, recipe_names)
+    src = _Sources(version, data_dir, md, files, names, item_names, tags, recipe_names, item_names)
     return src, _Version(item_ids, block_ids, silk, frozenset(authored - item_names), chosen.name)
 
 
@@ -317,14 +316,6 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
     md, files, names = src.md, src.files, src.names
     families = _families(src)
     crafts = _crafts(src, families)
-    if other is not None:
-        crafts = {
-            item: tuple(recipes)
-            for item, recipes in _own_recipes(
-                {k: list(v) for k, v in crafts.items()}, src.item_names | set(families)
-            ).items()
-            if recipes
-        }
     smelts = _smelts(src, families)
     fuels = _fuels(src, families)
     tools, tier_names = _tools(src)

@@ -63,7 +63,9 @@ def fit_files(files: dict[str, Any], version: str, fit: Fit) -> tuple[dict[str, 
     resources: list[ResourceEntry] = list(resources_file.resources)
     world_resources: dict[str, WorldResource] = dict(world.resources)
     silk: dict[str, str] = {}
+    layers = list(world.layers)
     for change in changes_for(version, index):
+        layers = [layer.model_copy(update={"y": change.layers_y.get(layer.name, layer.y)}) for layer in layers]
         resources = [r for r in resources if r.item not in change.remove]
         for added in change.resources:
             resources.append(ResourceEntry(**added.model_dump(exclude={"like"})))
@@ -90,7 +92,7 @@ def fit_files(files: dict[str, Any], version: str, fit: Fit) -> tuple[dict[str, 
     out["mobs.json"] = mobs.model_copy(update={"drops": drops, "interactions": interactions})
     found = {r.item for r in resources} | {act.item for act in interactions}
     out["world.json"] = world.model_copy(
-        update={"resources": {item: spec for item, spec in world_resources.items() if item in found}}
+        update={"resources": {item: spec for item, spec in world_resources.items() if item in found}, "layers": layers}
     )
 
     families = files["families.json"]

@@ -39,6 +39,8 @@ FLATTENING = (1, 13)
 MINECRAFT_DATA_ENV = "BARSYM_MINECRAFT_DATA"
 #: what a knowledge base is built from; a version whose minecraft-data lacks one cannot be planned for
 NEEDED = ("items", "blocks", "recipes", "materials")
+#: the oldest release barsym plans for (the oldest whose data set, 1.16.5's fitted, it was checked on)
+OLDEST = (1, 8, 0)
 _RELEASE = re.compile(r"^1\.(\d{1,2})(?:\.(\d{1,2}))?$")
 
 
@@ -80,7 +82,7 @@ def _releases_in(folder: Path) -> dict[str, dict[str, str]]:
     return {
         version: parts
         for version, parts in paths.items()
-        if release(version) is not None and all(part in parts for part in NEEDED)
+        if (release(version) or (0, 0, 0)) >= OLDEST and all(part in parts for part in NEEDED)
     }
 
 
@@ -145,7 +147,8 @@ def data_set(version: str, data_dir: Path) -> DataSet:
         ):
             chosen = name
     if chosen is None:
-        raise UnknownDataSet(f"barsym's data starts at Minecraft {min(e['first'] for e in index['sets'].values())}")
+        oldest = min((e["first"] for e in index["sets"].values()), key=lambda v: release(v) or (0, 0, 0))
+        raise UnknownDataSet(f"barsym's data starts at Minecraft {oldest}")
     entry = index["sets"][chosen]
     return DataSet(
         version=version,
