@@ -295,7 +295,9 @@ def _sources_for(version: str, data_dir: Path, files: dict) -> tuple[_Sources, _
     else:
         item_names = set(names.values())
     tags_file = fit_tags(tags_file, item_names)
-    fit = Fit(item_names, set(files["families.json"].generic), tags_file.tags, {b["name"] for b in md["blocks"]})
+    mobs = {e["name"] for e in _read_minecraft_data(version, ("entities",))["entities"]}
+    generic = set(files["families.json"].generic)
+    fit = Fit(item_names, generic, tags_file.tags, {b["name"] for b in md["blocks"]}, mobs)
     files = {**files, "tags.json": tags_file, "smelting.json": fit_smelting(smelting_file, fit)}
     files, silk = fit_files(files, version, fit)
     authored = {item["name"] for item in _read_minecraft_data(index.authored, ("items",))["items"]}

@@ -19,12 +19,15 @@ from .versions import release
 
 
 class Fit:
-    """The names a release has: items (with barsym's generic families), tags, blocks."""
+    """The names a release has: items (with barsym's generic families), tags, blocks, mobs."""
 
-    def __init__(self, items: set[str], generic: set[str], tags: dict[str, list[str]], blocks: set[str]):
+    def __init__(
+        self, items: set[str], generic: set[str], tags: dict[str, list[str]], blocks: set[str], mobs: set[str]
+    ):
         self.items = items | generic
         self.tags = {name for name, members in tags.items() if members}
         self.blocks = blocks
+        self.mobs = mobs  # the release's entities (no cod before 1.13: fish were caught, not killed)
 
     def item(self, name: str) -> bool:
         return name in self.items
@@ -84,7 +87,7 @@ def fit_files(files: dict[str, Any], version: str, fit: Fit) -> tuple[dict[str, 
     out["resources.json"] = resources_file.model_copy(update={"resources": resources})
 
     mobs = files["mobs.json"]
-    drops = [d for d in mobs.drops if fit.item(d.item)]
+    drops = [d for d in mobs.drops if fit.item(d.item) and d.mob in fit.mobs]
     killed = {d.mob for d in drops}
     interactions = [
         act for act in mobs.interactions if fit.item(act.item) and act.mob in killed and all(map(fit.item, act.uses))

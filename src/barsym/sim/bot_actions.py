@@ -127,9 +127,9 @@ def _smelt(ids: _Ids, rules: Rules, item: str, outcome: StepOutcome) -> dict[str
 
 def _gather(ids: _Ids, rules: Rules, item: str, step: Step) -> dict[str, Any]:
     action = rules.action(step.type.value, item, step.count)
-    where = (
-        {"entity": action.origin} if step.type is StepType.KILL else {"blocks": ids.blocks(action.origin or item, item)}
-    )
+    origin = action.origin or item
+    mob = step.type is StepType.KILL or origin not in rules.kb.blocks  # milking a cow is gathered, from a mob
+    where = {"entity": origin} if mob else {"blocks": ids.blocks(origin, item)}
     return {
         **where,
         "tool": _tool(ids, rules, action, step.tool),
