@@ -40,7 +40,9 @@ class World:
         self.repairer = StateConsistency(self.kb)
         graph = self.planner.graph
         self.reachable = sorted(
-            i for i in set(self.kb.crafts) | set(self.kb.smelts) | set(self.kb.sources) if graph.reachability(i).reachable
+            i
+            for i in set(self.kb.crafts) | set(self.kb.smelts) | set(self.kb.sources)
+            if graph.reachability(i).reachable
         )
         folder, paths = data_paths(version) or (None, {})
         assert folder is not None

@@ -191,3 +191,24 @@ def test_gen_articdata_reads_a_release_branch_export(tmp_path):
     }
     tags_out = json.loads((tmp_path / "out" / "tags.json").read_text())
     assert tags_out["recipe_tags"] == ["planks"] and tags_out["tags"]["planks"] == ["oak_planks"]
+
+
+def test_a_task_set_in_an_older_release_leaves_out_the_tasks_it_lacks_with_one_warning():
+    from barsym.eval import load_dataset
+
+    with pytest.warns(RuntimeWarning, match=r"5 of 53 tasks left out: they name items Minecraft 1\.12\.2 does not"):
+        tasks = load_dataset("bar", load_kb("1.12.2"))
+    assert len(tasks) == 48 and not {t.goal.item for t in tasks} & set(LATER)
+
+
+def test_the_model_commands_say_once_that_the_adapter_was_taught_on_1_16_5(capsys):
+    from barsym.commands.llm_options import note_version
+
+    note_version(load_kb("1.16.5"))
+    note_version(load_kb("1.19.2"))
+    note_version(load_kb("1.19.2"))
+    err = capsys.readouterr().err
+    assert err == (
+        "barsym: warning: the model's adapter was taught on Minecraft 1.16.5; its prompts give it 1.19.2's facts "
+        "and the crafting graph checks its answers against 1.19.2\n"
+    )
