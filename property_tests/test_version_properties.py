@@ -7,8 +7,8 @@ from ids and metadata), 1.14.4 (1.16.5's data fitted to an older release), 1.16.
 - every reachable item's symbolic plan is valid, ends with the goal, names only the version's items, and
   becomes bot actions whose every item id is the version's own (minecraft-data's, before 1.13 with metadata);
 - an item of 1.16.5 that the version lacks is refused by the validator in one error naming the version;
-- the symbolic repairer turns symbolic plans with steps dropped, swapped, repeated or recounted into valid
-  plans for their goal.
+- the symbolic repairer turns symbolic plans with steps dropped, swapped or recounted into valid plans for
+  their goal.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from barsym.kb.versions import data_paths, pre_flattening
 from barsym.model import Goal, Plan, Step, StepType
 from barsym.planner import PlanningError, make_planner
 from barsym.sim.bot_actions import bot_actions
+from barsym.testing.strategies import faulty_plans
 from barsym.validation import Validator, Verdict
 
 VERSIONS = ("1.12.2", "1.14.4", "1.16.5", "1.19.2")
@@ -108,21 +109,12 @@ def test_an_item_the_version_lacks_is_one_error_naming_the_version(version, data
 
 @st.composite
 def broken(draw):
+    """A symbolic plan of the version with one or two faults put in (barsym.testing's: drop, swap, cut a count)."""
     world, goal = draw(goals())
-    result = planned(world, goal)
-    steps = list(result.plan.steps)
-    for _ in range(draw(st.integers(1, 3))):
-        i = draw(st.integers(0, len(steps) - 1))
-        op = draw(st.sampled_from(["drop", "swap", "count", "repeat"]))
-        if op == "drop" and len(steps) > 1:
-            steps.pop(i)
-        elif op == "swap" and i + 1 < len(steps):
-            steps[i], steps[i + 1] = steps[i + 1], steps[i]
-        elif op == "count" and steps[i].count:
-            steps[i] = steps[i].model_copy(update={"count": draw(st.integers(1, 2 * steps[i].count))})
-        elif op == "repeat":
-            steps.insert(i, steps[i])
-    return world, goal, Plan(steps=tuple(steps))
+    plan = planned(world, goal).plan
+    for _ in range(draw(st.integers(1, 2))):
+        plan, _what = draw(faulty_plans(st.just(plan)))
+    return world, goal, plan
 
 
 @SETTINGS

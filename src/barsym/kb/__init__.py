@@ -17,20 +17,13 @@ from pathlib import Path
 
 from ..private_files import private_dir, untrusted
 from . import cache as kb_cache
+from . import knowledge as _knowledge
 from .actions import DIG_DOWN_TIER, Action, Slot, ToolNeed
 from .errors import DataFileError, VersionNotSupportedError
-from .knowledge import (
-    DEFAULT_VERSION,
-    CraftRecipe,
-    Ingredient,
-    KnowledgeBase,
-    RuleProfile,
-    SmeltRecipe,
-    Source,
-    Tool,
-    UnknownItemError,
-)
+from .knowledge import CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, SmeltRecipe, Source, Tool, UnknownItemError
 from .rules import CRAFTING_TABLE, EPSILON, FURNACE, RecipeFit, Rules, UnknownProfileError, batches, rules_for
+
+DEFAULT_VERSION = _knowledge.DEFAULT_VERSION
 
 
 def supported_versions() -> tuple[str, ...]:

@@ -32,17 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from ..private_files import write_private
-from .knowledge import (
-    DEFAULT_VERSION,
-    Block,
-    CraftRecipe,
-    Ingredient,
-    KnowledgeBase,
-    RuleProfile,
-    SmeltRecipe,
-    Source,
-    Tool,
-)
+from . import knowledge
+from .knowledge import Block, CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, SmeltRecipe, Source, Tool
 from .world_params import LayerModel, MobModel, ResourceModel, WorldModel
 
 FORMAT = "barsym-kb"
@@ -86,7 +77,7 @@ def fingerprint(version: str, data_dir: Path) -> str:
         digest.update(source.name.encode() + b"\0" + source.read_bytes())
     for data_file in sorted(data_dir.glob("*.json")):
         digest.update(data_file.name.encode() + b"\0" + data_file.read_bytes())
-    if version != DEFAULT_VERSION:  # 1.16.5 reads nothing more: its warm start opens no other version's file
+    if version != knowledge.DEFAULT_VERSION:  # 1.16.5 reads nothing more: its warm start opens no other version's file
         from .versions import data_paths, version_files
 
         for data_file in version_files(version, data_dir):
