@@ -75,7 +75,9 @@ def fit_files(files: dict[str, Any], version: str, fit: Fit) -> tuple[dict[str, 
             if added.like is not None and added.like in world_resources:
                 world_resources[added.item] = world_resources[added.like]
         for item in change.silk_touch:
-            silk[item] = f"mined whole only with a Silk Touch pickaxe since {change.since}, which barsym does not plan"
+            silk[item] = (
+                f"mined whole with a Silk Touch pickaxe since {change.since} (it drops raw metal), which barsym does not plan"
+            )
     resources = [
         r
         for r in resources
