@@ -69,9 +69,17 @@ def test_from_1_17_iron_ore_drops_raw_iron_and_deepslate_ores_drop_the_same():
     assert [a.kind for a in Rules(new).ways("iron_ingot") if a.kind == "smelt"] and new.data_set == "1.17.1"
 
 
-def test_from_1_18_the_iron_and_deep_layers_lie_deeper():
-    ys = {v: [layer.y for layer in load_kb(v).world.layers] for v in ("1.17.1", "1.18.2")}
-    assert ys == {"1.17.1": [64, 58, 40, 12], "1.18.2": [64, 58, 16, -58]}
+def test_from_1_18_a_bot_finds_the_iron_and_deep_layers_deeper_and_the_worlds_keep_their_depths(capsys):
+    from barsym.sim.bot_actions import bot_actions
+
+    ys = {}
+    for version in ("1.17.1", "1.18.2"):
+        kb = load_kb(version)
+        assert [layer.y for layer in kb.world.layers] == [64, 58, 40, 12]  # the execution worlds' calibration
+        result = make_planner("symbolic", kb).plan(Goal(item="diamond", count=1))
+        digs = [s for s in bot_actions(kb, result.plan.steps)["steps"] if s["action"] == "dig_down"]
+        ys[version] = [d["to"]["y"] for d in digs]
+    assert ys == {"1.17.1": [58, 40, 12], "1.18.2": [58, 16, -58]}
 
 
 def test_before_the_flattening_items_have_todays_names_and_keep_their_ids():

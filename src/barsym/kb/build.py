@@ -267,6 +267,7 @@ class _Version:
     silk_touch: dict[str, str]
     absent: frozenset[str]
     set_name: str
+    layer_y: dict[str, int]
 
 
 def _sources_for(version: str, data_dir: Path, files: dict) -> tuple[_Sources, _Version | None]:
@@ -299,11 +300,11 @@ def _sources_for(version: str, data_dir: Path, files: dict) -> tuple[_Sources, _
     generic = set(files["families.json"].generic)
     fit = Fit(item_names, generic, tags_file.tags, {b["name"] for b in md["blocks"]}, mobs)
     files = {**files, "tags.json": tags_file, "smelting.json": fit_smelting(smelting_file, fit)}
-    files, silk = fit_files(files, version, fit)
+    files, silk, layer_y = fit_files(files, version, fit)
     authored = {item["name"] for item in _read_minecraft_data(index.authored, ("items",))["items"]}
     tags = _TagIndex(tags_file.tags, tags_file.recipe_tags)
     src = _Sources(version, data_dir, md, files, names, item_names, tags, recipe_names, item_names)
-    return src, _Version(item_ids, block_ids, silk, frozenset(authored - item_names), chosen.name)
+    return src, _Version(item_ids, block_ids, silk, frozenset(authored - item_names), chosen.name, layer_y)
 
 
 def _ore_variants(md: dict, mined: set[str]) -> dict[str, tuple[str, ...]]:
@@ -380,4 +381,5 @@ def _version_fields(other: _Version, md: dict, mined: set[str]) -> dict[str, Any
         "absent": other.absent,
         "ore_variants": _ore_variants(md, mined),
         "data_set": other.set_name,
+        "layer_y": other.layer_y,
     }

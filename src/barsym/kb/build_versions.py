@@ -58,17 +58,18 @@ def changes_for(version: str, index: VersionsFile):
     return [c for c in index.changes if wanted is not None and (release(c.since) or wanted) <= wanted]
 
 
-def fit_files(files: dict[str, Any], version: str, fit: Fit) -> tuple[dict[str, Any], dict[str, str]]:
-    """The data files as ``version`` has them, and what a Silk Touch pickaxe alone mines (item -> why)."""
+def fit_files(files: dict[str, Any], version: str, fit: Fit) -> tuple[dict[str, Any], dict[str, str], dict[str, int]]:
+    """The data files as ``version`` has them, what a Silk Touch pickaxe alone mines (item -> why), and the
+    layers' y levels the release moved (for bots: the execution worlds keep world.json's, see docs/rules.md)."""
     out = dict(files)
     index: VersionsFile = files["versions.json"]
     resources_file, world = files["resources.json"], files["world.json"]
     resources: list[ResourceEntry] = list(resources_file.resources)
     world_resources: dict[str, WorldResource] = dict(world.resources)
     silk: dict[str, str] = {}
-    layers = list(world.layers)
+    layer_y: dict[str, int] = {}
     for change in changes_for(version, index):
-        layers = [layer.model_copy(update={"y": change.layers_y.get(layer.name, layer.y)}) for layer in layers]
+        layer_y.update(change.layers_y)
         resources = [r for r in resources if r.item not in change.remove]
         for added in change.resources:
             resources.append(ResourceEntry(**added.model_dump(exclude={"like"})))
@@ -97,7 +98,7 @@ def fit_files(files: dict[str, Any], version: str, fit: Fit) -> tuple[dict[str, 
     out["mobs.json"] = mobs.model_copy(update={"drops": drops, "interactions": interactions})
     found = {r.item for r in resources} | {act.item for act in interactions}
     out["world.json"] = world.model_copy(
-        update={"resources": {item: spec for item, spec in world_resources.items() if item in found}, "layers": layers}
+        update={"resources": {item: spec for item, spec in world_resources.items() if item in found}}
     )
 
     families = files["families.json"]
@@ -128,4 +129,4 @@ def fit_files(files: dict[str, Any], version: str, fit: Fit) -> tuple[dict[str, 
     out["extra_recipes.json"] = extra.model_copy(
         update={"recipes": [r for r in extra.recipes if fit.item(r.result) and all(map(fit.entry, r.ingredients))]}
     )
-    return out, {item: why for item, why in silk.items() if fit.item(item)}
+    return out, {item: why for item, why in silk.items() if fit.item(item)}, layer_y

@@ -169,6 +169,7 @@ class KnowledgeBase:
     absent: frozenset[str] = frozenset()  # 1.16.5's items this release lacks: refused with the reason
     ore_variants: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a mined block -> others dropping the same
     data_set: str = ""  # the ArticData release its tags and smelting recipes come from ("" : the version's own)
+    layer_y: dict[str, int] = field(default_factory=dict)  # a layer's y in this release, where it moved (bots)
 
     # ---- names -------------------------------------------------------------
     def resolve(self, name: str, dialect: str | None = None) -> str:

@@ -284,7 +284,7 @@ class VersionChange(_Strict):
     remove: list[str] = []  # items no longer mined as resources.json says (iron ore drops raw iron)
     resources: list[ChangedResource] = []
     silk_touch: list[str] = []  # of the removed, what a Silk Touch pickaxe still mines whole (not planned)
-    layers_y: dict[str, int] = {}  # world.json's layers moved to another y level (1.18's deeper ores)
+    layers_y: dict[str, int] = {}  # the y a bot finds a layer at, where the release moved it (1.18's deeper ores)
 
 
 class VersionsFile(_Strict):

@@ -75,8 +75,10 @@ class _Ids:
 
 
 def _layer(kb: KnowledgeBase, layer: int) -> dict[str, Any]:
+    """A layer as a bot finds it: its name and the release's y level (1.18 moved the deep ores down)."""
+    name = kb.layers[layer] if layer < len(kb.layers) else str(layer)
     y = kb.world.layers[layer].y if kb.world is not None and layer < len(kb.world.layers) else None
-    return {"layer": layer, "name": kb.layers[layer] if layer < len(kb.layers) else str(layer), "y": y}
+    return {"layer": layer, "name": name, "y": kb.layer_y.get(name, y)}
 
 
 def _tool(ids: _Ids, rules: Rules, action: Action, named: str | None) -> dict[str, Any] | None:
