@@ -349,10 +349,10 @@ def test_the_cli_prints_bad_counts_as_one_warning_and_no_negative_totals(capsys,
     assert "tokens: prompt 0 (evaluated 0, cached 0), completion 0" in out
 
 
-# ----------------------------------------------------------------- 6. game versions without authored data
+# ----------------------------------------------------------------- 6. game versions without minecraft-data
 
 
-@pytest.mark.parametrize("version", ["1.17", "1.18.2", "1.16.4", "9.99"])
+@pytest.mark.parametrize("version", ["1.17.3", "1.99", "9.99", "21w07a"])
 @pytest.mark.parametrize(
     "command",
     [
@@ -363,19 +363,20 @@ def test_the_cli_prints_bad_counts_as_one_warning_and_no_negative_totals(capsys,
         ["eval", "--planner", "symbolic", "--dataset", "."],
     ],
 )
-def test_versions_without_authored_data_are_refused_by_every_command(capsys, version, command):
+def test_versions_without_minecraft_data_are_refused_by_every_command(capsys, version, command):
     code, out, err = run(capsys, "--mc-version", version, *command)
     assert code == 2 and out == "" and one_line(err), err
-    assert f"--mc-version: barsym has no data for Minecraft {version!r}; supported: 1.16.5" in err
+    assert f"--mc-version: barsym has no data for Minecraft {version!r}; installed: 1.8 to 1.19.2" in err
 
 
-def test_load_kb_refuses_them_too():
-    from barsym.kb import SUPPORTED_VERSIONS, VersionNotSupportedError, default_data_dir
+def test_load_kb_refuses_them_too(monkeypatch):
+    from barsym.kb import VersionNotSupportedError, default_data_dir, supported_versions
 
-    assert SUPPORTED_VERSIONS == ("1.16.5",)
+    monkeypatch.delenv("BARSYM_MINECRAFT_DATA", raising=False)
+    assert {"1.8", "1.12.2", "1.16.5", "1.19.2"} <= set(supported_versions()) and "1.20.4" not in supported_versions()
     for data_dir in (None, default_data_dir()):
-        with pytest.raises(VersionNotSupportedError, match="supported: 1.16.5"):
-            load_kb("1.17", data_dir=data_dir)
+        with pytest.raises(VersionNotSupportedError, match="installed: 1.8 to 1.19.2"):
+            load_kb("1.17.3", data_dir=data_dir)
 
 
 # ----------------------------------------------------------------- 7. output files that cannot be written

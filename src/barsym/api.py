@@ -60,6 +60,13 @@ class Planned:
     result: PlanResult | None = field(default=None, repr=False, compare=False)  # the tree and every detail
     start: State | None = None  # the start state it was planned from (None: empty, on the surface)
     rules: str | None = None  # the rule profile it was planned under (None: the knowledge base's default)
+    mc_version: str = "1.16.5"  # the Minecraft version it was planned for
+
+    def actions(self) -> dict:
+        """The plan as a bot runs it: each step in the version's item and block ids (``plan --format actions``)."""
+        from .sim.bot_actions import bot_actions
+
+        return bot_actions(knowledge_base(self.mc_version), self.plan.steps, self.start, self.rules)
 
     @property
     def steps(self) -> tuple[Step, ...]:
@@ -213,7 +220,16 @@ def plan(
     result = chosen.plan(goal, state) if state is not None else chosen.plan(goal)
     provenance = tuple(tuple(result.provenance(i)) for i in range(len(result.plan)))
     return Planned(
-        goal, result.plan, result.validation.verdict, provenance, result.planner, result.stats, result, state, rules
+        goal,
+        result.plan,
+        result.validation.verdict,
+        provenance,
+        result.planner,
+        result.stats,
+        result,
+        state,
+        rules,
+        mc_version,
     )
 
 

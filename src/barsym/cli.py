@@ -47,7 +47,7 @@ def build_parser(argv: list[str] | None = None):
     parser.add_argument(
         "--mc-version",
         default="1.16.5",
-        help="Minecraft version of the knowledge base (default 1.16.5, the only one supported)",
+        help="Minecraft Java version to plan for (default 1.16.5, BAR's; `barsym versions` lists the installed ones)",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
@@ -123,7 +123,7 @@ def _refuse(args, message: str) -> int:
     from .commands.common import cut_message, fail, outcome
 
     message = cut_message(message)
-    if getattr(args, "format", None) == "json":
+    if getattr(args, "format", None) in ("json", "actions"):
         sys.stdout.write(json.dumps(outcome("refused", message, 2), indent=2) + "\n")
     return fail(message)
 

@@ -59,7 +59,7 @@ def parse_and_validate(args: argparse.Namespace, path: str) -> int:
     options = model_settings(args)
     try:
         text = read_text(path)  # before the model loads: a file that is not prose is found at once
-        parsed, plan = parse_prose(kb, text, where, backend_from(options), seed=options.seed)
+        parsed, plan = parse_prose(kb, text, where, backend_from(options, kb), seed=options.seed)
     except (PlanFormatError, LLMError) as exc:  # one line, exit 2 (barsym.cli)
         raise UsageError(" ".join(str(exc).split())) from None
     result = Validator(kb, rules).validate(plan, goal=goal, start=start)

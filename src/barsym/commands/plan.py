@@ -1,4 +1,4 @@
-"""``barsym plan ITEM [--count N] [--planner NAME] [--format text|json|bar]``.
+"""``barsym plan ITEM [--count N] [--planner NAME] [--format text|json|bar|actions]``.
 
 Every plan printed here has just been played forward by barsym's own
 validator; if a checked planner's plan did not pass, that is a bug in barsym,
@@ -48,7 +48,10 @@ def add_arguments(p) -> None:
     add_model(p, Goal, skip=("item",))
     add_planner_arguments(p, "which planner decomposes goals: ", "read ITEM in a task set's old names, e.g. deps")
     add_format(
-        p, "text|json|bar", "text: numbered steps with provenance; json: plan + decomposition tree; bar: BAR JSON Lines"
+        p,
+        "text|json|bar|actions",
+        "text: numbered steps with provenance; json: plan + decomposition tree; bar: BAR JSON Lines; "
+        "actions: each step in the --mc-version's item and block ids, for a bot (docs/action_schema.md)",
     )
     add_output(p)
     add_state_arguments(p)
@@ -59,6 +62,18 @@ def add_arguments(p) -> None:
 def render_json(result: PlanResult, code: int = 0) -> str:
     status = "planned" if result.validation.valid else "invalid"
     return json.dumps({**outcome(status, result.validation.failure(), code), **result.to_dict()}, indent=2) + "\n"
+
+
+def render_actions(kb, rules, start):
+    """``--format actions``: the plan as a bot runs it (:mod:`barsym.sim.bot_actions`), loaded only when asked for."""
+
+    def render(result: PlanResult, code: int = 0) -> str:
+        from ..sim.bot_actions import bot_actions
+
+        played = bot_actions(kb, result.plan.steps, start, rules)
+        return json.dumps({**played, "goal": {"item": result.goal.item, "count": result.goal.count}}, indent=1) + "\n"
+
+    return render
 
 
 #: what each --format prints a plan as (``code``: the exit status a JSON result names)
@@ -77,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     store, unrecorded = _open_memory(args)  # before the model loads: a bad memory file is found at once
     planner, progress = build_planner(name, kb, args, rules)
     planner = remembering(planner, kb, store)
-    render = RENDER[args.format]
+    render = render_actions(kb, rules, start) if args.format == "actions" else RENDER[args.format]
     try:
         result = planner.plan(goal, start)
     except PlanningError as exc:
@@ -154,7 +169,7 @@ def _clear(progress) -> None:
 
 def _failed(args: argparse.Namespace, status: str, message: str, **fields) -> int:
     """No plan: one line on stderr and exit 1; under ``--format json`` a result too (why, and the exit status)."""
-    if args.format == "json":
+    if args.format in ("json", "actions"):
         write_output(args.output, json.dumps(outcome(status, message, 1, **fields), indent=2) + "\n")
     print(f"barsym: {'internal error: ' if status == 'internal_error' else ''}{message}", file=sys.stderr)
     return 1
