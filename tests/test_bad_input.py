@@ -144,10 +144,21 @@ def test_counts_int_cannot_read_are_usage_errors(capsys, argv, words):
 # ----------------------------------------------------------------- 3. --goal-count without --goal
 
 
-def test_goal_count_without_goal_is_a_usage_error(capsys):
-    code, out, err = run(capsys, "validate", "--goal-count", "2", EXPERT_FILES[0])
-    assert code == 2 and out == "" and one_line(err)
-    assert "--goal-count 2 needs --goal ITEM too, e.g. --goal diamond --goal-count 2" in err
+def test_goal_count_alone_counts_the_last_steps_item(capsys, tmp_path):
+    """``--goal-count N`` alone was refused; it now holds each plan to N of its own last step's item, and the
+    verdict line names that goal (so with several files no plan is held to a goal the user cannot see)."""
+    plan = tmp_path / "p.jsonl"
+    plan.write_text("mine 2 logs\ncraft 8 planks\n")
+    code, out, err = run(capsys, "validate", "--goal-count", "8", plan)
+    assert code == 0 and err == "" and "valid (2 steps, goal 8 planks)" in out
+    diamond = next(p for p in EXPERT_FILES if p.stem == "diamond")  # ends "craft 1 diamond"
+    code, out, _ = run(capsys, "validate", "--goal-count", "9", plan, diamond)
+    assert code == 1 and "INVALID at the end (2 steps, goal 9 planks)" in out
+    assert "INVALID at the end (15 steps, goal 9 diamond)" in out
+    code, out, err = run(capsys, "score", "--goal-count", "8", plan, "--format", "json", "--scores", "simulator")
+    assert code == 0 and err == "" and json.loads(out)["plans"][0]["goal"] == {"item": "planks", "count": 8}
+    code, out, _ = run(capsys, "repair", "--goal-count", "9", plan, "--format", "json")
+    assert json.loads(out)[0]["goal"] == {"item": "planks", "count": 9}
 
 
 def test_goal_count_with_goal_still_counts(capsys, tmp_path):

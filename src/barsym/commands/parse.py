@@ -62,7 +62,7 @@ def parse_and_validate(args: argparse.Namespace, path: str) -> int:
         parsed, plan = parse_prose(kb, text, where, backend_from(options), seed=options.seed)
     except (PlanFormatError, LLMError) as exc:  # one line, exit 2 (barsym.cli)
         raise UsageError(" ".join(str(exc).split())) from None
-    result = Validator(kb, rules).validate(plan, goal=goal, start=start)
+    result = Validator(kb, rules).validate(plan, goal=goal(plan), start=start)
     made_by = f"stand-in {options.llm_stand_in}" if options.llm_stand_in else "model"
     if args.format == "json":
         print(json.dumps(parsed_record(parsed, where, made_by, result), indent=2))

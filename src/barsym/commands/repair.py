@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     files = PlanFiles(args.files, lambda name, why: records.append({**outcome("unusable", why, 2), "file": name}))
     for shown_path, plan in files:
         try:
-            result = engine.repair(plan, goal=goal, start=start)
+            result = engine.repair(plan, goal=goal(plan), start=start)
         except CannotRepair as exc:
             unrepaired += 1
             if args.format == "json":

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     verdicts: list[Verdict] = []
     files = PlanFiles(args.files, lambda name, why: records.append(unusable_record(name, why)), args.format != "json")
     for _, plan in files:
-        result = validator.validate(plan, goal=goal, start=start)
+        result = validator.validate(plan, goal=goal(plan), start=start)
         verdicts.append(result.verdict)
         records.append(result.to_dict())
         if args.format != "json":
