@@ -32,22 +32,32 @@ from .planner_arguments import (  # noqa: F401 -- the arguments' half, still imp
 )
 
 
+def command_of(args: argparse.Namespace) -> str:
+    """The command line as the call log names a run: ``barsym plan diamond_pickaxe`` (secrets taken out there)."""
+    return " ".join(["barsym", *getattr(args, "argv", [])])
+
+
 def make_from_options(name: str, kb: KnowledgeBase, options: dict, args: argparse.Namespace, progress=None, rules=None):
     """``make_planner`` with checked options; model and server problems become UsageError."""
     if not options:
         return make_planner(name, kb, rules=rules)
-    command = " ".join(["barsym", *getattr(args, "argv", [])])  # what the call log records as the caller
+    command = command_of(args)  # what the call log records as the caller
     settings = model_settings(args)  # the model the options name, as the command line gave it
     with model_errors(f"the {name} planner", settings.model, bool(settings.llm_url)):
         return make_planner(name, kb, rules=rules, progress=progress, command=command, **options)
 
 
-def backend_from(options: ModelSettings):
-    """The model backend for ``score``, ``repair`` and ``parse``; a model or server that cannot be used is a UsageError."""
+def backend_from(options: ModelSettings, progress=None, args: argparse.Namespace | None = None):
+    """The model backend for ``score``, ``repair`` and ``parse``; a model or server that cannot be used is a UsageError.
+    ``progress`` is told when the model loads (a planner's :data:`~barsym.reasoning.progress.Progress`); the calls
+    are logged in a run named after ``args``' command line."""
     from ..reasoning.backends import settings_backend
+    from ..reasoning.call_log import set_command
 
+    if args is not None:
+        set_command(command_of(args))
     with model_errors("LLM scoring or repair", options.model, options.llm_url is not None):
-        return settings_backend(options)
+        return settings_backend(options, progress)
 
 
 @contextlib.contextmanager

@@ -54,7 +54,7 @@ def build(kb, args, rules) -> StateConsistency:
     """The module as the options configure it (a model is loaded only if they need one)."""
     llm = model_settings(args)
     config = read_model(args, ConsistencyConfig, skip=("seed",), seed=llm.seed)
-    backend = backend_from(llm) if config.uses_llm else None
+    backend = backend_from(llm, args=args) if config.uses_llm else None
     from ..reasoning import model_consistency
 
     return model_consistency(kb, config, rules=rules, backend=backend, temperature=llm.temperature)

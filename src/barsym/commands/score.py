@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
 
         llm = model_settings(args)
         try:
-            backend = backend_from(llm)
+            backend = backend_from(llm, args=args)
         except UsageError as exc:  # no model here: the simulator still scores every step
             raise UsageError(f"{exc}; or --scores simulator to score with the simulator alone, no model") from None
         try:
