@@ -382,3 +382,28 @@ def test_a_run_of_a_bundled_set_resumes_after_barsym_moved(capsys, tmp_path):
     run_file.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
     code, out, err = run(capsys, *base)
     assert code == 2 and "other settings" in err
+
+
+def test_a_run_made_with_another_adapter_file_is_not_resumed(capsys, tmp_path):
+    """The header names the model a run's tasks ran by its files' SHA-256: a resume with another adapter (a
+    retrained one under the same name) would make the header name a model the new tasks did not run."""
+    from barsym.eval.runfile import RunFileError, check_resumable
+
+    run_file = tmp_path / "run.jsonl"
+    base = ["eval", "--dataset", "bar", "--llm-stand-in", "copy-facts", "--quiet", "--limit", "1", "--run", run_file]
+    assert run(capsys, *base)[0] == 0
+    lines = run_file.read_text().splitlines()
+    header = json.loads(lines[0])
+    files = {"gguf": "m.gguf", "gguf_sha256": "a" * 64, "adapter": "t.gguf", "adapter_sha256": "b" * 64}
+    header["model"] = {**header["model"], **files}
+    run_file.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    check_resumable(run_file, header)  # the same files: resumed
+    retrained = {**header, "model": {**header["model"], "adapter_sha256": "c" * 64}}
+    with pytest.raises(RunFileError, match=r"another adapter \(t.gguf, sha256 bbbbbbbbbbbb; now sha256 cccccccccccc\)"):
+        check_resumable(run_file, retrained)
+    bare = {**header, "model": {**header["model"], "adapter": "none", "adapter_sha256": None}}
+    with pytest.raises(RunFileError, match=r"another adapter \(t.gguf; now none\)"):
+        check_resumable(run_file, bare)
+    old = {**header, "model": {"gguf": "m.gguf", "adapter": "shipped"}}  # a header from before the digests
+    run_file.write_text("\n".join([json.dumps(old), *lines[1:]]) + "\n")
+    check_resumable(run_file, header)
