@@ -264,15 +264,16 @@ def read_input(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
             raise IsADirectoryError(errno.EISDIR, "is a folder", str(path))
-        if stat.S_ISFIFO(info.st_mode):
-            return _read_pipe(fd, str(path), limit)
-        if not stat.S_ISREG(info.st_mode):
+        pipe = stat.S_ISFIFO(info.st_mode)
+        if not stat.S_ISREG(info.st_mode) and not pipe:
             raise InputFileError(errno.EINVAL, f"{_kind(info.st_mode)}, not a file; give a regular file", str(path))
         too_big = InputFileError(
             errno.EFBIG, f"larger than the {limit // 2**20} MiB barsym reads from one file", str(path)
         )
         if info.st_size > limit:
             raise too_big
+        if pipe:  # a writer that is slow to start is waited for; with none at all, the read ends at once
+            os.set_blocking(fd, True)
         chunks, total = [], 0
         while True:
             chunk = os.read(fd, min(1 << 20, limit + 1 - total))
@@ -282,28 +283,13 @@ def read_input(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
             total += len(chunk)
             if total > limit:
                 raise too_big
+        if pipe and not total:
+            raise InputFileError(
+                errno.ENODATA, "a pipe (FIFO) with nothing written to it; give a regular file, or <(command)", str(path)
+            )
         return b"".join(chunks)
     finally:
         os.close(fd)
-
-
-def _read_pipe(fd: int, where: str, limit: int) -> bytes:
-    """A pipe's bytes up to its end, at most ``limit`` (InputFileError past it, or when nothing was written)."""
-    os.set_blocking(fd, True)  # a writer that is slow to start is waited for; with none, the read ends at once
-    chunks, total = [], 0
-    while total <= limit:
-        chunk = os.read(fd, min(1 << 20, limit + 1 - total))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        total += len(chunk)
-    if total > limit:
-        raise InputFileError(errno.EFBIG, f"larger than the {limit // 2**20} MiB barsym reads from one file", where)
-    if not total:
-        raise InputFileError(
-            errno.ENODATA, "a pipe (FIFO) with nothing written to it; give a regular file, or <(command)", where
-        )
-    return b"".join(chunks)
 
 
 def read_stream(stream, where: str, limit: int = MAX_INPUT_BYTES) -> bytes:
