@@ -41,7 +41,10 @@ def make_from_options(name: str, kb: KnowledgeBase, options: dict, args: argpars
     """``make_planner`` with checked options; model and server problems become UsageError."""
     if not options:
         return make_planner(name, kb, rules=rules)
+    from ..reasoning.call_log import set_command
+
     command = command_of(args)  # what the call log records as the caller
+    set_command(command)  # and the runs of the calls outside the planner's own (bar-sc's scorer and repairer)
     settings = model_settings(args)  # the model the options name, as the command line gave it
     with model_errors(f"the {name} planner", settings.model, bool(settings.llm_url)):
         return make_planner(name, kb, rules=rules, progress=progress, command=command, **options)
