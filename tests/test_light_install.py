@@ -94,6 +94,7 @@ DISTRIBUTIONS = {
     "hypothesis": "hypothesis",
     "gymnasium": "gymnasium",
     "shtab": "shtab",
+    "rich": "rich",  # the progress lines on a terminal
     # barsym distill's [train] extra
     "torch": "torch",
     "transformers": "transformers",

@@ -47,6 +47,9 @@ from .common import (
     check_writable,
     fail,
     kb_from_args,
+    planner_model,
+    ran_lines,
+    ran_record,
     remembering,
     to_stdout,
     warn,
@@ -63,7 +66,6 @@ from .llm_options import (
 )
 from .options import add_model, read_model
 from .state_options import rules_from_args
-from .what_ran import planner_model, ran_lines, ran_record
 
 HELP = "score a planner on a task set with BAR's metrics"
 DESCRIPTION = (

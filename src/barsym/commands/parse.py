@@ -31,11 +31,10 @@ from ..bar_io import PlanFormatError, format_plan
 from ..model import GoalOptions, Plan
 from ..reasoning.prose_io import parse_prose, parsed_record, parsed_text, read_text
 from ..validation import ValidationResult, Validator, Verdict
-from .common import UsageError, add_format
+from .common import UsageError, add_format, ran_lines, ran_record
 from .llm_options import add_model_arguments, backend_from, model_settings
 from .options import add_model
 from .plan_files import plan_inputs
-from .what_ran import ran_lines, ran_record
 
 HELP = "turn a plan written in prose into BAR steps (with the model) and validate it"
 DESCRIPTION = (
@@ -70,7 +69,7 @@ class Parsed:
     result: ValidationResult
     made_by: str
     seconds: float
-    ran: dict  # .what_ran.ran_record, with the seconds
+    ran: dict  # .common.ran_record, with the seconds
 
     def record(self) -> dict:
         ran = {k: v for k, v in self.ran.items() if k != "planner"}  # "parsed_by" says it

@@ -28,6 +28,9 @@ from .common import (
     fail,
     kb_from_args,
     outcome,
+    planner_model,
+    ran_lines,
+    ran_record,
     remembering,
     said_as,
     warn,
@@ -36,7 +39,6 @@ from .common import (
 from .options import add_model, read_model
 from .planner_arguments import add_llm_arguments, add_planner_arguments, check_dialect, check_planner, planner_options
 from .state_options import add_state_arguments, rules_from_args, start_from_args
-from .what_ran import planner_model, ran_lines, ran_record
 
 HELP = "plan how to obtain an item, BAR-style (backward from the goal)"
 DESCRIPTION = (
@@ -59,7 +61,7 @@ def add_arguments(p) -> None:
 
 
 def render_json(result: PlanResult, code: int = 0, ran: dict | None = None, layers: tuple[str, ...] = ()) -> str:
-    """The plan as JSON; ``ran`` (:func:`.what_ran.ran_record`): its ``model``, ``rules`` and ``start`` beside it."""
+    """The plan as JSON; ``ran`` (:func:`.common.ran_record`): its ``model``, ``rules`` and ``start`` beside it."""
     status = "planned" if result.validation.valid else "invalid"
     data = {**outcome(status, result.validation.failure(), code), **result.to_dict()}
     if ran is not None:
@@ -68,7 +70,7 @@ def render_json(result: PlanResult, code: int = 0, ran: dict | None = None, laye
 
 
 def render_text(result: PlanResult, code: int = 0, ran: dict | None = None, layers: tuple[str, ...] = ()) -> str:
-    """The plan as text, with what ran as its footer (piped or not: :func:`.what_ran.ran_lines`)."""
+    """The plan as text, with what ran as its footer (piped or not: :func:`.common.ran_lines`)."""
     text = result.to_text()
     if ran is None:
         return text

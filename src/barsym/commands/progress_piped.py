@@ -3,9 +3,11 @@
 Under CI, ``nohup`` or ``2> log`` nothing can be redrawn, and before these lines a 65 s ``plan``, a
 118 s ``tot`` or a 53-task ``eval`` printed nothing at all until it was done. Now an evaluation says
 each task as it ends (:func:`task_line`), and a planner or a parse says each phase that goes on for
-:data:`AFTER_SECONDS` -- loading the model, its prompt, the goals -- and while it lasts one more line
-at most every :data:`EVERY_SECONDS` (:class:`PhaseLines`). Quick work prints nothing, so a setting
-found unusable in the first seconds is still the one line the user reads; ``--quiet`` prints none.
+:data:`AFTER_SECONDS` -- the goals, the parse -- and while it lasts one more line at most every
+:data:`EVERY_SECONDS` (:class:`PhaseLines`). Setting up (loading the model, its prompt) is said once
+it is over, with the time it took, if that was long: a model, adapter or server found unusable there
+is still the one line the user reads, however slow the machine. Quick work prints nothing;
+``--quiet`` prints none.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from ..redact import escape_controls
 #: a phase that has gone on this long gets a line, and one more at most this often while it lasts
 AFTER_SECONDS = 5.0
 EVERY_SECONDS = 10.0
+#: the phases of setting up: said when they are over (an error in them is the line the user reads)
+SETUP = ("loading", "priming")
 
 
 class PhaseLines:
@@ -42,10 +46,16 @@ class PhaseLines:
         """What is happening now (``phase``: what a change of makes a new phase; default the text itself)."""
         if self.quiet:
             return
+        done = None
         with self._lock:
             if (phase or text) != self._phase:
-                self._phase, self._since, self._shown = phase or text, self.clock(), ""
+                now = self.clock()
+                if self._phase in SETUP and self._text and now - self._since >= AFTER_SECONDS:
+                    done = f"{self._text} ({now - self._since:.1f} s)"  # set up, and it took long: said now
+                self._phase, self._since, self._shown = phase or text, now, ""
             self._text = text
+        if done:
+            self._print(done)
         if self._thread is None and self.period:
             self._thread = threading.Thread(target=self._loop, name="barsym-phase-lines", daemon=True)
             self._thread.start()
@@ -59,11 +69,14 @@ class PhaseLines:
         """Print the phase's line if it is due."""
         with self._lock:
             now, text = self.clock(), self._text
-            if not text or now - self._since < AFTER_SECONDS:
+            if not text or self._phase in SETUP or now - self._since < AFTER_SECONDS:
                 return
             if self._shown and (text == self._shown or now - self._said < EVERY_SECONDS):
                 return
             self._shown, self._said = text, now
+        self._print(text)
+
+    def _print(self, text: str) -> None:
         try:
             print(f"barsym: {text}", file=self.stream or sys.stderr, flush=True)
         except (OSError, ValueError):  # stderr closed at exit: a progress line is not worth an error
