@@ -144,10 +144,21 @@ def test_counts_int_cannot_read_are_usage_errors(capsys, argv, words):
 # ----------------------------------------------------------------- 3. --goal-count without --goal
 
 
-def test_goal_count_without_goal_is_a_usage_error(capsys):
-    code, out, err = run(capsys, "validate", "--goal-count", "2", EXPERT_FILES[0])
-    assert code == 2 and out == "" and one_line(err)
-    assert "--goal-count 2 needs --goal ITEM too, e.g. --goal diamond --goal-count 2" in err
+def test_goal_count_alone_counts_the_last_steps_item(capsys, tmp_path):
+    """``--goal-count N`` alone was refused; it now holds each plan to N of its own last step's item, and the
+    verdict line names that goal (so with several files no plan is held to a goal the user cannot see)."""
+    plan = tmp_path / "p.jsonl"
+    plan.write_text("mine 2 logs\ncraft 8 planks\n")
+    code, out, err = run(capsys, "validate", "--goal-count", "8", plan)
+    assert code == 0 and err == "" and "valid (2 steps, goal 8 planks)" in out
+    diamond = next(p for p in EXPERT_FILES if p.stem == "diamond")  # ends "craft 1 diamond"
+    code, out, _ = run(capsys, "validate", "--goal-count", "9", plan, diamond)
+    assert code == 1 and "INVALID at the end (2 steps, goal 9 planks)" in out
+    assert "INVALID at the end (15 steps, goal 9 diamond)" in out
+    code, out, err = run(capsys, "score", "--goal-count", "8", plan, "--format", "json", "--scores", "simulator")
+    assert code == 0 and err == "" and json.loads(out)["plans"][0]["goal"] == {"item": "planks", "count": 8}
+    code, out, _ = run(capsys, "repair", "--goal-count", "9", plan, "--format", "json")
+    assert json.loads(out)[0]["goal"] == {"item": "planks", "count": 9}
 
 
 def test_goal_count_with_goal_still_counts(capsys, tmp_path):
@@ -470,9 +481,10 @@ def test_streams_are_restored_after_main(capsys):
     assert (sys.stdout, sys.stderr) == before
 
 
-def test_progress_line_still_draws_and_escapes_task_names():
+def test_progress_line_still_draws_and_escapes_task_names(monkeypatch):
     import io
 
+    from barsym.commands import progress_line
     from barsym.commands.progress_line import TerminalProgress
     from barsym.redact import EscapedOutput
 
@@ -480,8 +492,9 @@ def test_progress_line_still_draws_and_escapes_task_names():
         def isatty(self):
             return True
 
+    monkeypatch.setattr(progress_line, "REFRESH", None)
     raw = Tty()
-    progress = TerminalProgress(EscapedOutput(raw))
+    progress = TerminalProgress(EscapedOutput(raw))  # rich draws on the raw stream, under barsym's escaping one
     progress.task(f"task 1/1 g/{ESC}[2Jx")
 
     class Stats:
@@ -490,7 +503,8 @@ def test_progress_line_still_draws_and_escapes_task_names():
     from barsym.reasoning.progress import Phase, ProgressEvent
 
     progress(ProgressEvent(Phase.GOAL, "1 stick", 1, 3, Stats()))
-    assert raw.getvalue().startswith("\r\x1b[K") and "g/\\x1b[2Jx" in raw.getvalue()
+    progress.clear()
+    assert "g/\\x1b[2Jx" in raw.getvalue() and f"{ESC}[2Jx" not in raw.getvalue()
 
 
 # ----------------------------------------------------------------- 9. Ctrl-C at any moment

@@ -197,8 +197,37 @@ def test_validate_text_plays_by_the_rules_it_is_given(capsys, tmp_path):
     assert code == 1 and "under the crafting rules nothing can be mined" in out
 
 
-def test_validate_text_and_files_together_is_refused_as_json_too(capsys, tmp_path):
+def test_validate_text_and_files_together_validates_both(capsys, tmp_path):
+    """``validate --text FILE`` beside plan files was refused ("not both"): now the files, then the prose plan,
+    one summary; a prose file that cannot be read is one line and counted unusable, the files still validated."""
+    from testdata import REPO
+
     path = tmp_path / "plan.txt"
     path.write_text(PROSE)
-    code, out, err = run(capsys, "validate", "--text", path, "x.jsonl", "--format", "json")
-    assert code == 2 and json.loads(out)["status"] == "refused" and "not both" in json.loads(out)["reason"]
+    plan = REPO / "examples" / "diamond_pickaxe.jsonl"
+    argv = ["validate", plan, "--text", path, "--llm-stand-in", "copy-facts", "--quiet"]
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and err == ""
+    assert out.splitlines()[-1] == "summary: 2 plan(s): 1 valid, 1 valid with waste, 0 invalid"
+    assert "model: stand-in copy-facts (no model)" in out and f"{path}: 8 steps from 8 clauses" in out
+    code, out, err = run(capsys, *argv, "--format", "json")
+    records = json.loads(out)
+    assert code == 0 and [r["file"] for r in records] == [str(plan), str(path)]
+    assert records[1]["verdict"] == "valid with waste" and [s["step"] for s in records[1]["steps"]] == EXPECTED
+    assert records[1]["parsed_by"] == "stand-in copy-facts" and records[1]["model"]["stand_in"] == "copy-facts"
+    code, out, err = run(capsys, "validate", plan, "--text", tmp_path / "none.txt", "--llm-stand-in", "first")
+    assert code == 2 and one_line(err) and "none.txt" in err
+    assert out.splitlines()[-1] == "summary: 2 plan(s): 1 valid, 0 valid with waste, 0 invalid, 1 unusable"
+
+
+def test_parse_names_what_ran_and_how_long_it_took(capsys, tmp_path):
+    path = tmp_path / "plan.txt"
+    path.write_text(PROSE)
+    code, out, err = run(capsys, "validate", "--text", path, "--llm-stand-in", "copy-facts", "--start", "logs=2")
+    footer = out.splitlines()[-2:]
+    assert code == 0 and footer[0].startswith("ran: parse (") and " s), rules survival, start layer 0" in footer[0]
+    assert "inventory: 2 logs" in footer[0] and footer[1] == "model: stand-in copy-facts (no model)"
+    code, out, err = run(capsys, "parse", path, "--llm-stand-in", "copy-facts", "--format", "json")
+    data = json.loads(out)
+    assert data["rules"] == "survival" and data["start"] == {"layer": 0, "inventory": {}}
+    assert data["model"]["stand_in"] == "copy-facts" and data["seconds"] >= 0 and "planner" not in data

@@ -158,6 +158,26 @@ def _goal(kb: KnowledgeBase, item: str | Goal | None, count: int = 1) -> Goal | 
     return Goal(item=kb.resolve(item), count=whole_argument("count", count, 1, MAX_COUNT))
 
 
+def _plan_goal(
+    kb: KnowledgeBase, plan: Plan, goal: str | Goal | None, count: int | None, goal_count: int | None
+) -> Goal | None:
+    """The goal a plan is held to, as ``barsym validate`` reads ``--goal ITEM --goal-count N``.
+
+    ``goal_count`` is the command line's name (``--goal-count``) and ``count`` the API's first one; either
+    may be given (both, only when they agree). Without ``goal`` the plan's last step's item is held to
+    ``count`` of it, or to what that step asks for (:meth:`~barsym.model.Plan.default_goal`).
+    """
+    if count is not None and goal_count is not None and count != goal_count:
+        raise TypeError(f"give count or goal_count (the same thing), not both: got {count!r} and {goal_count!r}")
+    count = goal_count if count is None else count
+    if goal is None:
+        default = plan.default_goal()
+        if default is None or count is None:
+            return default
+        return Goal(item=default.item, count=whole_argument("count", count, 1, MAX_COUNT))
+    return _goal(kb, goal, 1 if count is None else count)
+
+
 def _step(value: object, number: int) -> Step:
     """One step of a plan given as a sequence: a Step, a BAR record, or a line of barsym's notation."""
     if isinstance(value, Step):
@@ -236,8 +256,9 @@ def plan(
 def validate(
     steps: PlanLike | Planned,
     goal: str | Goal | None = None,
-    count: int = 1,
+    count: int | None = None,
     *,
+    goal_count: int | None = None,
     start: Mapping[str, int] | State | None = None,
     layer: int = 0,
     rules: str | None = None,
@@ -245,7 +266,9 @@ def validate(
 ) -> ValidationResult:
     """Play a plan forward: verdict (valid, valid with waste, invalid) and every failing step.
 
-    A :class:`Planned` brings its own goal, start state and rule profile (each used unless given here).
+    ``count`` (or ``goal_count``, the command line's ``--goal-count``) of ``goal``; without ``goal``, of the plan's
+    last step's item. A :class:`Planned` brings its own goal, start state and rule profile (each used unless given
+    here).
     """
     kb = knowledge_base(mc_version)
     if isinstance(steps, Planned):
@@ -254,14 +277,17 @@ def validate(
         if start is None and not layer:
             start = steps.start
         steps = steps.plan
-    return Validator(kb, rules).validate(as_plan(steps), goal=_goal(kb, goal, count), start=_start(kb, start, layer))
+    chosen = as_plan(steps)
+    target = _plan_goal(kb, chosen, goal, count, goal_count)
+    return Validator(kb, rules).validate(chosen, goal=target, start=_start(kb, start, layer))
 
 
 def execute(
     steps: PlanLike,
     goal: str | Goal | None = None,
-    count: int = 1,
+    count: int | None = None,
     *,
+    goal_count: int | None = None,
     world: str = "stochastic",
     runs: int = 100,
     seed: int = 0,
@@ -271,7 +297,9 @@ def execute(
     rules: str | None = None,
     mc_version: str = "1.16.5",
 ):
-    """Run a plan ``runs`` times in an execution world (``deterministic`` or ``stochastic``); an Execution."""
+    """Run a plan ``runs`` times in an execution world (``deterministic`` or ``stochastic``); an Execution.
+
+    The goal is read as :func:`validate` reads it (``count`` or ``goal_count``)."""
     from .sim.execution import run
     from .sim.stochastic import StochasticWorld
     from .sim.world import DeterministicWorld
@@ -283,7 +311,7 @@ def execute(
         raise ValueError(f"runs must be a whole number of at least 1, got {runs!r}")
     kb = knowledge_base(mc_version)
     chosen = as_plan(steps)
-    target = _goal(kb, goal, count) or chosen.default_goal()
+    target = _plan_goal(kb, chosen, goal, count, goal_count)
     return run(
         chosen,
         worlds[world](kb, rules),
@@ -298,8 +326,9 @@ def execute(
 def repair(
     steps: PlanLike,
     goal: str | Goal | None = None,
-    count: int = 1,
+    count: int | None = None,
     *,
+    goal_count: int | None = None,
     start: Mapping[str, int] | State | None = None,
     layer: int = 0,
     anchors: str = "step-scoring",
@@ -312,7 +341,8 @@ def repair(
     rules: str | None = None,
     mc_version: str = "1.16.5",
 ):
-    """BAR's state consistency: the plan repaired forward between anchors; a RepairResult.
+    """BAR's state consistency: the plan repaired forward between anchors; a RepairResult (the goal read as
+    :func:`validate` reads it: ``count`` or ``goal_count``).
 
     LLM scores (``scores="llm"`` or ``"both"``) and ``repairer="llm"`` need ``backend``
     (an :class:`~barsym.llm.LLMBackend`, e.g. ``barsym.llm.make_backend()``).
@@ -323,7 +353,9 @@ def repair(
     kb = knowledge_base(mc_version)
     config = ConsistencyConfig(anchors=anchors, scores=scores, repairer=repairer, t=t, k=k, rounds=rounds)
     engine = model_consistency(kb, config, rules=rules, backend=backend)
-    return engine.repair(as_plan(steps), goal=_goal(kb, goal, count), start=_start(kb, start, layer))
+    chosen = as_plan(steps)
+    target = _plan_goal(kb, chosen, goal, count, goal_count)
+    return engine.repair(chosen, goal=target, start=_start(kb, start, layer))
 
 
 # re-exported for ``from barsym.api import PlanningError``

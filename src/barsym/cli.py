@@ -37,10 +37,12 @@ def build_parser(argv: list[str] | None = None):
 
     class _Parser(argparse.ArgumentParser):
         def error(self, message: str) -> None:  # argparse's own exit code is 2 as well
+            """One line, as for any bad input, naming where the usage is (argparse printed the whole usage
+            first: 17 lines for ``barsym plan`` without its item); an option's 10 MB value is not echoed whole."""
             from .commands.common import cut_message
 
-            self.print_usage(sys.stderr)
-            self.exit(2, f"barsym: error: {cut_message(message)}\n")  # an option's 10 MB value is not echoed whole
+            prog = f"barsym {chosen}" if self.prog == "barsym" and chosen in names else self.prog  # stray options
+            self.exit(2, f"barsym: error: {cut_message(message)} ({prog} -h shows the usage)\n")
 
     parser = _Parser(prog="barsym", description="Plan, validate and evaluate Minecraft tech-tree plans.")
     parser.add_argument("--version", action="version", version=f"barsym {__version__}")
