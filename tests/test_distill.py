@@ -609,3 +609,31 @@ def test_parse_examples_share_no_phrase_list_with_the_parse_benchmark():
     assert not {w for names in prose_data.SYNONYMS.values() for w in names} & {
         w for names in bench.SYNONYMS.values() for w in names
     }
+
+
+def test_the_players_names_the_parse_benchmark_also_uses_are_known_and_sourced(kb):
+    """The alias table (aliases.json's players) is knowledge, each name with its source, and may be taught; the
+    parse benchmark's phrase lists were written apart from it. The names both have are pinned here, so a name
+    added to the table from the benchmark's lists shows in review; every one has a source that is not it."""
+    import importlib.util
+    import json as json_
+    from pathlib import Path
+
+    root = Path(__file__).parents[1]
+    spec = importlib.util.spec_from_file_location("make_paraphrases", root / "bench" / "make_paraphrases.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    said = {(w, item) for item, words in bench.SYNONYMS.items() for w in words}
+    shared = {phrase for phrase, item in kb.player_names.items() if (phrase, item) in said}
+    assert shared == {
+        "cobble",
+        "iron pick",
+        "redstone dust",
+        "stone pick",
+        "wood pick",
+        "wood planks",
+        "wooden planks",
+        "workbench",
+    }
+    table = json_.loads((root / "data" / "recipes" / "aliases.json").read_text())["players"]
+    assert all(table[p]["source"] and "paraphrase" not in table[p]["source"] for p in shared)

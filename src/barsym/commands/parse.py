@@ -97,7 +97,7 @@ def parse_file(args: argparse.Namespace, path: str, inputs) -> Parsed:
         started = time.perf_counter()
         parsed, plan = parse_prose(kb, text, where, backend, seed=options.seed)
         seconds = time.perf_counter() - started
-    except (PlanFormatError, LLMError) as exc:  # one line, exit 2 (barsym.cli)
+    except LLMError as exc:  # one line, exit 2 (barsym.cli); a file that is not prose is the caller's PlanFormatError
         raise UsageError(" ".join(str(exc).split())) from None
     finally:
         progress.clear()

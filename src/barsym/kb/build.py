@@ -222,8 +222,10 @@ def _sources(src: _Sources, tools: dict[str, Tool]) -> dict[str, Source]:
     return sources
 
 
-def _names(src: _Sources) -> tuple[dict[str, str], dict[str, dict[str, str]], dict[str, str]]:
-    """Aliases, name dialects (DEPS' old names) and where loot-only items are found."""
+def _names(
+    src: _Sources,
+) -> tuple[dict[str, str], dict[str, dict[str, str]], dict[str, str], dict[str, str]]:
+    """Aliases, name dialects (DEPS' old names), where loot-only items are found, and players' names."""
     aliases_file = src.files["aliases.json"]
     aliases = {}
     for old, new in aliases_file.aliases.items():
@@ -238,7 +240,11 @@ def _names(src: _Sources) -> tuple[dict[str, str], dict[str, dict[str, str]], di
     for item, where in src.files["loot.json"].loot.items():
         src.check_item(item, "loot.json")
         loot[item] = where
-    return aliases, dialects, loot
+    players = {}
+    for phrase, named in aliases_file.players.items():
+        if named.item in src.item_names or named.item in src.files["families.json"].generic:  # a release may lack it
+            players[" ".join(phrase.lower().split())] = named.item
+    return aliases, dialects, loot, players
 
 
 def _kept(recipes: list[CraftRecipe], items: set[str], tags: _TagIndex) -> list[CraftRecipe]:
@@ -323,7 +329,7 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
     fuels = _fuels(src, families)
     tools, tier_names = _tools(src)
     sources = _sources(src, tools)
-    aliases, dialects, loot = _names(src)
+    aliases, dialects, loot, players = _names(src)
     if other is not None:
         loot = {**other.silk_touch, **loot}
     resources_file, world_spec = files["resources.json"], files["world.json"]
@@ -347,6 +353,7 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
         dig_down_kind=files["tools.json"].dig_down_kind,
         layers=tuple(resources_file.layers),
         aliases=aliases,
+        player_names=players,
         dialects=dialects,
         prefer=tuple(families_file.prefer),
         profiles={

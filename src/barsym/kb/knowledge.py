@@ -170,6 +170,8 @@ class KnowledgeBase:
     ore_variants: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a mined block -> others dropping the same
     data_set: str = ""  # the ArticData release its tags and smelting recipes come from ("" : the version's own)
     layer_y: dict[str, int] = field(default_factory=dict)  # a layer's y in this release, where it moved (bots)
+    # ---- what players call items (aliases.json's "players"; barsym parse and its training data) ----
+    player_names: dict[str, str] = field(default_factory=dict)  # "workbench" -> crafting_table
 
     # ---- names -------------------------------------------------------------
     def resolve(self, name: str, dialect: str | None = None) -> str:

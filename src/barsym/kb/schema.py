@@ -131,10 +131,17 @@ class ExtraRecipesFile(_Strict):
     recipes: list[ExtraRecipe]
 
 
+class PlayerName(_Strict):
+    item: str
+    source: str
+
+
 class AliasesFile(_Strict):
     about: str = ""
     aliases: dict[str, str]
     dialects: dict[str, dict[str, str]] = {}
+    about_players: str = ""
+    players: dict[str, PlayerName] = {}
 
 
 class RuleProfileEntry(_Strict):
