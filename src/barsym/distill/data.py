@@ -133,8 +133,11 @@ class DataGenerator:
         order, each once; nothing once all are out."""
         if self._knowledge is None:
             writer = KnowledgeWriter(self.kb, self.graph)
-            self._knowledge = list(writer.examples(writer.items(), self.rng))
-            self.rng.shuffle(self._knowledge)
+            known = list(writer.examples(writer.items(), self.rng))
+            layers = [e for e in known if e["goal"].startswith("layer:")]  # first: every mix with know has them
+            items = [e for e in known if not e["goal"].startswith("layer:")]
+            self.rng.shuffle(items)
+            self._knowledge = layers + items
         taken, self._knowledge = self._knowledge[:8], self._knowledge[8:]
         return taken
 

@@ -35,6 +35,9 @@ KIND = "know"
 SMALL_COUNTS = tuple(range(1, 9))
 EXTRA_COUNTS = 3
 MAX_DRAWN = 64
+#: a layer has one question ("Goal: layer 2") where an item has eleven, and the three differ in one token:
+#: each is taught this many times (the trainer repeats an example by its ``repeat``), as often as an item's counts
+LAYER_REPEATS = 12
 
 
 def counts_for(rng: random.Random) -> list[int]:
@@ -89,7 +92,14 @@ class KnowledgeWriter:
             found = self.answer(goal)
             if found is not None:
                 messages, reply = found
-                yield {"kind": KIND, "goal": goal.item, "count": 1, "messages": messages, "reply": reply}
+                yield {
+                    "kind": KIND,
+                    "goal": goal.item,
+                    "count": 1,
+                    "messages": messages,
+                    "reply": reply,
+                    "repeat": LAYER_REPEATS,
+                }
 
 
 def _deepest_root(kb: KnowledgeBase) -> Goal:

@@ -83,7 +83,7 @@ def encode(examples, tokenizer, renderer: ChatRenderer, seq_len: int) -> tuple[d
     for ex in examples:
         prompt = tokenizer.encode(renderer.prompt(ex["messages"]), add_special_tokens=False)
         reply = tokenizer.encode(ex["reply"], add_special_tokens=False) + [end]
-        rows.append((ex["kind"], prompt, reply))
+        rows += [(ex["kind"], prompt, reply)] * max(1, int(ex.get("repeat", 1)))  # an example taught n times
     prefixes: dict[str, list[int]] = {}
     for kind, prompt, _ in rows:
         if kind not in prefixes:
