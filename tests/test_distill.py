@@ -479,6 +479,10 @@ def test_a_few_lora_steps_on_a_toy_llama_lower_the_loss():
     assert losses[-1] < losses[0]
 
 
+@pytest.mark.skipif(
+    not all(__import__("importlib").util.find_spec(m) for m in ("torch", "transformers", "peft")),
+    reason="the [train] extra is not installed",
+)
 def test_a_padded_batch_scores_each_example_as_it_would_alone_with_and_without_a_prefix():
     """--batch N runs N tails in one forward pass: right-padded, the shared prefix cache repeated; the loss is
     the mean of the examples' own losses (so a batch changes the speed, not what is taught)."""

@@ -22,7 +22,7 @@ from barsym.reasoning.step_scorer import (
     yes_share,
 )
 from barsym.sim import State
-from barsym.testing.step_set import labelled_steps, moved_before_needs
+from barsym.consistency.step_set import labelled_steps, moved_before_needs
 from barsym.validation import Validator
 
 LOGS = Step(type=StepType.MINE, item="logs", count=4)

@@ -27,7 +27,7 @@ from barsym.eval import load_dataset  # noqa: E402
 from barsym.eval.dataset import resolve_dataset  # noqa: E402
 from barsym.kb import Rules, load_kb  # noqa: E402
 from barsym.reasoning.step_scorer import LLMStepScorer  # noqa: E402
-from barsym.testing.step_set import labelled_steps  # noqa: E402
+from barsym.consistency.step_set import labelled_steps  # noqa: E402
 from barsym.validation import Validator  # noqa: E402
 
 

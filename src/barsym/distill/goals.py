@@ -13,7 +13,7 @@ players use for items (``data/recipes/aliases.json``). What **must not** be taug
 2. the sentences of the evaluation prose (``tests/data/paraphrases.json``; the parse examples
    use word lists of their own, :mod:`.prose_data`);
 3. the labelled step-score plans (BAR's expert plans and their faulty variants,
-   :mod:`barsym.testing.step_set`): the verdict examples are played on the plans of the other
+   :mod:`barsym.consistency.step_set`): the verdict examples are played on the plans of the other
    items only (:data:`GoalPool.goals`).
 
 ``tests/test_distill_rule.py`` regenerates the shipped adapter's data from its card's command and

@@ -45,7 +45,7 @@ class Evaluation:
         from ..eval.dataset import load_dataset, resolve_dataset
         from ..planner.registry import graph_for, symbolic_planner
         from ..reasoning.prose import split_clauses
-        from ..testing.step_set import labelled_steps
+        from ..consistency.step_set import labelled_steps
         from ..validation import Validator
 
         symbolic = symbolic_planner(kb, graph=graph_for(kb))

@@ -5,7 +5,7 @@ model's first reply token (:mod:`barsym.reasoning.step_scorer`). Taught here:
 the exact messages :meth:`LLMStepScorer.messages` sends, the reply ``yes``
 when the validator plays the step without a failure (the steps before it
 played as written) and ``no`` when it fails -- the same verdict the labelled
-step set (:mod:`barsym.testing.step_set`) scores against.
+step set (:mod:`barsym.consistency.step_set`) scores against.
 
 The plans are the symbolic planner's for *training* goals (the benchmarks'
 targets are held out, :mod:`.goals`) and faulty variants of them:
