@@ -33,11 +33,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from barsym.consistency.crosscheck import auc, spearman  # noqa: E402
+from barsym.consistency.step_set import labelled_steps  # noqa: E402
 from barsym.eval import load_dataset  # noqa: E402
 from barsym.eval.dataset import resolve_dataset  # noqa: E402
 from barsym.kb import Rules, load_kb  # noqa: E402
 from barsym.reasoning.step_scorer import LLMStepScorer, ScoreMethod  # noqa: E402
-from barsym.consistency.step_set import labelled_steps  # noqa: E402
 from barsym.validation import Validator  # noqa: E402
 
 

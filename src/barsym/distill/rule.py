@@ -42,10 +42,10 @@ class Evaluation:
 
     @classmethod
     def of(cls, kb, paraphrases: Path | None = None) -> Evaluation:
+        from ..consistency.step_set import labelled_steps
         from ..eval.dataset import load_dataset, resolve_dataset
         from ..planner.registry import graph_for, symbolic_planner
         from ..reasoning.prose import split_clauses
-        from ..consistency.step_set import labelled_steps
         from ..validation import Validator
 
         symbolic = symbolic_planner(kb, graph=graph_for(kb))
