@@ -60,6 +60,14 @@ class TrainConfig(BaseModel):
         "AVX512-BF16; the adapters and optimizer stay float32)",
     )
     refresh: int = Field(25, ge=1, description="optimizer steps between recomputations of the prefix caches")
+    stop_at: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_STEPS,
+        description="stop after step N of the --steps schedule (the learning rate still follows --steps) and "
+        "write the model: rebuilds a stage that was taken from a checkpoint before its last step",
+        json_schema_extra={"metavar": "N"},
+    )
     minutes: float | None = Field(
         None,
         ge=0,

@@ -279,6 +279,9 @@ def train(
         if checkpoint is not None and time.perf_counter() - last_saved > 60 * config.checkpoint_minutes:
             checkpoint(model, state(step))
             last_saved = time.perf_counter()
+        if config.stop_at is not None and step >= config.stop_at:
+            log(f"stopping after step {step} of {config.steps}, as --stop-at asks")
+            break
         if config.minutes is not None and elapsed > 60 * config.minutes:
             log(f"stopping after {step} steps: the time limit of {config.minutes:g} min is reached")
             break
