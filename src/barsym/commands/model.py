@@ -52,6 +52,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rule_line(data: dict) -> str:
+    """What the training data kept out: the rule (cards from 2026-12-06 on) or the items held out (before)."""
+    if data.get("rule"):
+        return f"training rule: {data['rule']}"
+    return f"held out of training: {data.get('held_out')}"
+
+
 def render_card(card: dict) -> str:
     """The card as text: one line per fact, the results as a table."""
     base, adapter, training = card.get("base", {}), card.get("adapter", {}), card.get("training", {})
@@ -61,10 +68,13 @@ def render_card(card: dict) -> str:
         f"adapter: {adapter.get('file')} ({adapter.get('bytes')} bytes, sha256 {adapter.get('sha256')}), "
         f"LoRA rank {training.get('lora_rank')} alpha {training.get('lora_alpha')} on the last "
         f"{training.get('lora_layers')} blocks",
-        f"held out of training: {card.get('data', {}).get('held_out')}",
+        _rule_line(card.get("data", {})),
         f"taught on Minecraft {card.get('minecraft', '1.16.5')}: every example's facts and answers are that "
         "version's (under another --mc-version the prompts give it that version's facts)",
     ]
+    hours = card.get("cpu_hours")
+    if isinstance(hours, dict):
+        lines.append(f"training cost: {hours.get('total')} CPU hours ({hours.get('threads')} threads)")
     stages = [*card.get("stages", []), card]
     for number, stage in enumerate(stages, start=1):
         head = f"stage {number} of {len(stages)}, " if len(stages) > 1 else ""
