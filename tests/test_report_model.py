@@ -9,6 +9,7 @@ credentials) and the report reads it back.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 
@@ -24,16 +25,22 @@ def test_the_model_record_names_the_file_the_server_or_the_stand_in(tmp_path):
     assert model_record("bar", {"model": str(model)}) == {
         "gguf": "distilled.gguf",
         "adapter": "none",  # the shipped adapter applies to the embedded model only
+        "adapter_sha256": None,
+        "adapter_applied": False,
         "server": None,
         "stand_in": None,
     }
-    assert model_record("cot", {"model": str(model), "adapter": str(model)})["adapter"] == "distilled.gguf"
+    own = model_record("cot", {"model": str(model), "adapter": str(model)})
+    assert own["adapter"] == "distilled.gguf" and own["adapter_applied"] is True
+    assert own["adapter_sha256"] == hashlib.sha256(b"GGUF").hexdigest()  # the file's own, read when the run starts
     served = model_record("deps", {"llm_url": "http://me:hunter2@127.0.0.1:8000/v1"})
     assert served["server"] == "http://127.0.0.1:8000/v1" and "hunter2" not in json.dumps(served)
     assert model_record("bar", {"llm_stand_in": "copy-facts"})["stand_in"] == "copy-facts"
     assert model_text({"model": {"gguf": "distilled.gguf", "adapter": None, "server": None}}) == "distilled.gguf"
     assert model_text({"model": served}) == "at http://127.0.0.1:8000/v1"
     assert model_text({"model": {"gguf": "base.gguf", "adapter": "shipped"}}) == "base.gguf + adapter shipped"
+    shipped = {"gguf": "base.gguf", "adapter": "shipped", "adapter_sha256": "ea8ea8c9c0b3ca62" + "0" * 48}
+    assert model_text({"model": shipped}) == "base.gguf + adapter shipped (sha256 ea8ea8c9c0b3)"
     assert model_text({"model": {"gguf": "base.gguf", "adapter": "none"}}) == "base.gguf (base, no adapter)"
     assert model_text({}) == "not recorded" and model_text({"model": None}) == "no model"
 

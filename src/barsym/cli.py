@@ -132,9 +132,10 @@ def _unusable_input(exc: BaseException) -> str | None:
     """The one-line message for bad input (a command's UsageError, an unknown item or rule profile) or a
     setting found unusable only once planning started; None for anything else (a bug: the traceback).
 
-    An LLM server URL that answers HTTP, but not as the OpenAI API, shows at its
-    first call (:class:`~barsym.llm.IncompatibleServerError`), deep inside a
-    planner; the CLI turns it into exit status 2 like any other bad setting.
+    An LLM server URL that answers HTTP, but not as the OpenAI API, or refuses the
+    credentials, or a model that computes NaN, shows at its first call
+    (:class:`~barsym.llm.FatalBackendError`), deep inside a planner; the CLI turns
+    it into exit status 2 like any other bad setting, never a fallback.
     Only the LLM planners import :mod:`barsym.llm`; if they did not run, the
     error cannot be one of theirs, and the symbolic commands stay light.
     """
@@ -144,7 +145,7 @@ def _unusable_input(exc: BaseException) -> str | None:
     if isinstance(exc, (UsageError, UnknownItemError, UnknownProfileError)):
         return str(exc)
     llm = sys.modules.get("barsym.llm.base")
-    if llm is not None and isinstance(exc, llm.IncompatibleServerError):
+    if llm is not None and isinstance(exc, llm.FatalBackendError):  # credentials refused, not the API, NaN
         return " ".join(str(exc).split())
     memory = sys.modules.get("barsym.memory.store")  # a memory page found damaged, or locked, mid-plan
     if memory is not None and isinstance(exc, memory.MemoryFileError):

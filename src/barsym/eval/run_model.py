@@ -10,7 +10,9 @@ and a report made from run files weeks later has only the files to go by. So
   machine keeps it, the name what it is); None for a server or a stand-in;
 - ``adapter``: the LoRA adapter applied on the GGUF: its file name (``shipped`` names the one in the
   wheel; :func:`barsym.llm.llamacpp.adapter.describe`), ``none`` for the base model alone, None for a server
-  or a stand-in;
+  or a stand-in; ``adapter_sha256``, the SHA-256 of the adapter file as it was when the run started (the
+  shipped one is checked against its card before it is used, so a run never names a damaged file
+  "shipped"), and ``adapter_applied``, whether one is applied (the backend applies it, or the run stops);
 - ``server``: the server URL, with any ``user:password@`` removed (a run file is
   shared; the API key is never in it);
 - ``stand_in``: the stand-in that answered instead of a model (``copy-facts``).
@@ -37,21 +39,14 @@ def model_record(planner: str, options: dict) -> dict | None:
         return None
     llm = spec.llm if spec is not None else PlannerSpec(planner=planner).llm
     url, stand_in = llm.llm_url, llm.llm_stand_in
-    gguf = adapter = None
+    files: dict = {"gguf": None, "adapter": None}
     if not url and not stand_in:
-        from ..llm.llamacpp.adapter import describe, resolve_adapter
+        from ..llm.llamacpp.adapter import resolve_adapter, run_record
         from ..llm.llamacpp.embedded import default_model_path
 
         try:
             path = default_model_path(llm.model)
-            gguf = path.name
-            adapter = describe(resolve_adapter(llm.adapter, path))  # as the backend resolves it
+            files = run_record(path, resolve_adapter(llm.adapter, path))  # as the backend resolves it
         except Exception:  # the planner was built, so the model is there; never fail a run over its name
-            gguf = str(llm.model or "")
-            adapter = llm.adapter
-    return {
-        "gguf": gguf,
-        "adapter": adapter,
-        "server": url_without_password(url) if url else None,
-        "stand_in": stand_in,
-    }
+            files = {"gguf": str(llm.model or ""), "adapter": llm.adapter}
+    return {**files, "server": url_without_password(url) if url else None, "stand_in": stand_in}

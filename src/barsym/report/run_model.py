@@ -25,7 +25,8 @@ def model_text(header: dict) -> str:
         return f"stand-in {model['stand_in']} (no model)"
     parts = [model.get("gguf") or "", f"at {model['server']}" if model.get("server") else ""]
     if model.get("adapter") and model["adapter"] != "none":
-        parts.append(f"+ adapter {model['adapter']}")
+        digest = model.get("adapter_sha256")
+        parts.append(f"+ adapter {model['adapter']}" + (f" (sha256 {str(digest)[:12]})" if digest else ""))
     elif model.get("adapter") == "none":
         parts.append("(base, no adapter)")
     return " ".join(p for p in parts if p) or "unnamed"
