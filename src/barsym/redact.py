@@ -25,6 +25,7 @@ __all__ = [
     "HIDDEN",
     "PIECE",
     "EscapedOutput",
+    "OutputError",
     "escape_controls",
     "hide_secrets",
     "raw_stream",
@@ -207,6 +208,14 @@ def _escaped(match: re.Match) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+class OutputError(OSError):
+    """Writing to stdout or stderr failed (a full disk behind a redirection); ``stream`` is the raw stream."""
+
+    def __init__(self, stream, cause: OSError):
+        super().__init__(cause.errno, cause.strerror or str(cause))
+        self.stream = stream
+
+
 class EscapedOutput:
     """A text stream that passes everything through :func:`escape_controls`, known secrets hidden (:func:`hide_secrets`).
 
@@ -219,10 +228,30 @@ class EscapedOutput:
 
     def __init__(self, raw: TextIO):
         self.raw = raw
+        self.failed: OutputError | None = None  # the first write that failed, kept for a caller that swallowed it
 
     def write(self, text: str) -> int:
-        self.raw.write(escape_controls(hide_secrets(text)))
+        if not text:
+            return 0  # nothing to write (an unbuffered stream on a full disk would fail even at that)
+        try:
+            self.raw.write(escape_controls(hide_secrets(text)))
+        except BrokenPipeError:
+            raise
+        except OSError as exc:  # a full disk: the command line says it in one line (barsym.cli)
+            raise self._failed(exc) from None
         return len(text)
+
+    def flush(self) -> None:
+        try:
+            self.raw.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise self._failed(exc) from None
+
+    def _failed(self, exc: OSError) -> OutputError:
+        self.failed = self.failed or OutputError(self.raw, exc)
+        return self.failed
 
     def writelines(self, lines) -> None:
         for line in lines:

@@ -23,8 +23,11 @@ if TYPE_CHECKING:
     from .world_params import WorldModel
 
 
-class UnknownItemError(KeyError):
-    """A name that is neither an item, a generic family, nor an alias."""
+class UnknownItemError(KeyError, ValueError):
+    """A name that is neither an item, a generic family, nor an alias.
+
+    A ValueError (a bad value given, as the API's other argument errors are) and, as it always was, a
+    KeyError (a name not found), so code catching either keeps working."""
 
     def __init__(self, name: str, suggestions: list[str]):
         super().__init__(name)
