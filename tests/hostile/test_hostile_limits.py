@@ -15,11 +15,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from cli_run import one_line, run
 
 import barsym
 from barsym.reasoning.prose import MAX_CLAUSE_CHARS, MAX_CLAUSES
 from barsym.steps import MAX_COUNT, MOST_ECHO
+from cli_run import one_line, run
 
 pytestmark = pytest.mark.hostile
 
@@ -157,7 +157,9 @@ NASTY = "a\x00b\x1b[31mc\u202etxt.exe\x07"
 
 def test_the_report_shows_controls_and_bidi_in_names_escaped(capsys, tmp_path):
     path = tmp_path / "run.jsonl"
-    code, _, err = run(capsys, "eval", "--dataset", "bar", "--limit", "2", "--planner", "symbolic", "--quiet", "--run", path)
+    code, _, err = run(
+        capsys, "eval", "--dataset", "bar", "--limit", "2", "--planner", "symbolic", "--quiet", "--run", path
+    )
     assert code == 0, err
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     lines[0]["planner"] = "symbolic" + NASTY
