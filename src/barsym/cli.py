@@ -171,17 +171,9 @@ def _main(argv: list[str] | None, streams, escaped: list) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except OSError as exc:
-        if getattr(exc, "stream", None) is not None:  # stdout or stderr could not be written: main says so
-            raise
-        message = _unusable_input(exc)
-        if message is None:
-            raise
-        _clear_line(streams[1])
-        return _refuse(args, message)
     except Exception as exc:
-        message = _unusable_input(exc)
-        if message is None:
+        message = None if getattr(exc, "stream", None) is not None else _unusable_input(exc)
+        if message is None:  # a bug (the traceback), or stdout that could not be written (main says so)
             raise
         _clear_line(streams[1])
         return _refuse(args, message)

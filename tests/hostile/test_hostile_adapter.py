@@ -89,6 +89,14 @@ def test_a_damaged_shipped_adapter_is_one_line_naming_it(installed, how, chosen)
     assert "--adapter none" in message  # the way on without it
 
 
+def test_barsym_model_says_when_the_adapter_is_not_its_cards(installed, capsys):
+    _, shipped, _ = installed
+    assert run(capsys, "model")[0] == 0
+    shipped.write_bytes(_damaged(shipped.read_bytes(), "noise-after-first-mib"))
+    code, out, err = run(capsys, "model")
+    assert code == 2 and one_line(err) and str(shipped) in err and "reinstall barsym" in err
+
+
 def test_a_card_without_a_digest_does_not_vouch_for_the_file(installed):
     base, _, card = installed
     adapter.CARD.write_text(json.dumps({**card, "adapter": {"file": "x"}}))
