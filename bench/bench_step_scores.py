@@ -3,7 +3,7 @@
     python bench/bench_step_scores.py [--methods digit,expected,yes,yes-facts,yes-state,yes-needs,default] [--limit N] [--seed 0]
                                       [--model FILE.gguf] [--json FILE]
 
-The labelled set (:mod:`barsym.testing.step_set`) is built from BAR's 53 expert plans and faulty
+The labelled set (:mod:`barsym.consistency.step_set`) is built from BAR's 53 expert plans and faulty
 variants of them, each step labelled by the simulator (good: it runs, the steps before it played as
 written). Every method scores every step of the set with the same model, in one process; the table
 gives, per method, the AUC against the labels, Spearman's rho against the labels and against the
@@ -33,11 +33,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from barsym.consistency.crosscheck import auc, spearman  # noqa: E402
+from barsym.consistency.step_set import labelled_steps  # noqa: E402
 from barsym.eval import load_dataset  # noqa: E402
 from barsym.eval.dataset import resolve_dataset  # noqa: E402
 from barsym.kb import Rules, load_kb  # noqa: E402
 from barsym.reasoning.step_scorer import LLMStepScorer, ScoreMethod  # noqa: E402
-from barsym.testing.step_set import labelled_steps  # noqa: E402
 from barsym.validation import Validator  # noqa: E402
 
 

@@ -10,6 +10,7 @@ from barsym.consistency import ConsistencyConfig
 from barsym.consistency.anchors import SCORE_METHOD_KEY
 from barsym.consistency.config import ScoreMethod
 from barsym.consistency.crosscheck import auc
+from barsym.consistency.step_set import labelled_steps, moved_before_needs
 from barsym.kb import Rules
 from barsym.llm.fake import ScriptedLLM
 from barsym.model import Goal, Plan, Step, StepType
@@ -22,7 +23,6 @@ from barsym.reasoning.step_scorer import (
     yes_share,
 )
 from barsym.sim import State
-from barsym.testing.step_set import labelled_steps, moved_before_needs
 from barsym.validation import Validator
 
 LOGS = Step(type=StepType.MINE, item="logs", count=4)

@@ -160,6 +160,24 @@ def test_a_forged_base_digest_never_turns_the_adapter_off(tmp_path, monkeypatch)
     assert fits_base(base, card, folder) is True and len(reads) == len(lies) + 3  # the truth, re-remembered, saves it
 
 
+def test_a_forged_base_digest_is_never_printed_as_the_models(tmp_path, monkeypatch):
+    """What every output names the GGUF by (:func:`barsym.llm.provenance.files_record`) is the file's digest,
+    whatever the state folder says of it: a fact is taken only when it is the card's base, for that file."""
+    from barsym.llm.llamacpp.prefix_state import model_identity
+    from barsym.llm.provenance import files_record, record_text
+
+    model = tmp_path / "own.gguf"
+    model.write_bytes(b"GGUF" + b"own model" * 100)
+    truth = hashlib.sha256(model.read_bytes()).hexdigest()
+    folder = tmp_path / "state"
+    for lie in ("0" * 64, read_card()["base"]["sha256"][:-1] + "0", 7):
+        _forge(
+            folder, "sha256", (model_identity(model),), json.dumps({"sha256": lie, "parts": [model_identity(model)]})
+        )
+        record = files_record(model, None, folder)
+        assert record["gguf_sha256"] == truth and truth[:12] in record_text(record), lie
+
+
 def test_a_forged_adapter_check_only_makes_the_check_run():
     from barsym.llm.llamacpp.backend import ADAPTER_MIN_CHANGE, _passed
 
@@ -205,20 +223,25 @@ def test_a_forged_runtime_verdict_never_changes_how_the_model_runs(tmp_path, mon
 
 @pytest.mark.llm
 def test_plans_and_run_headers_record_the_adapter_as_loaded(real_backend, capsys, tmp_path):
+    """One record (:mod:`barsym.llm.provenance`) in every output: the files' digests and that the adapter is on."""
+    from barsym.eval.run_model import model_record
+    from barsym.llm.provenance import backend_record, record_text
+
     card = read_card()
     expected = {
         "gguf": real_backend.model_path.name,
-        "adapter": "shipped",
+        "gguf_sha256": card["base"]["sha256"],
+        "adapter": adapter.SHIPPED.name,
         "adapter_sha256": card["adapter"]["sha256"],
         "adapter_applied": True,
     }
-    assert real_backend.ran_with == expected
+    assert real_backend.adapter_applied is True
+    assert {k: v for k, v in backend_record(real_backend).items() if k in expected} == expected
     code, out, err = run(capsys, "plan", "stick", "--threads", "2", "--format", "json")  # the session's backend
     assert code == 0, err
-    assert json.loads(out)["stats"]["ran_with"] == expected
-    from barsym.eval.run_model import model_record
-
+    assert {k: v for k, v in json.loads(out)["model"].items() if k in expected} == expected
     assert {k: v for k, v in model_record("bar", {"threads": 2}).items() if k in expected} == expected
+    assert "not applied" not in record_text(backend_record(real_backend))
 
 
 @pytest.mark.llm
@@ -235,3 +258,25 @@ def test_an_adapter_whose_numbers_are_not_finite_stops_in_one_line(gguf_path, tm
     code, out, err = run(capsys, "plan", "stick", "--threads", "1", "--adapter", nan)
     assert code == 2 and one_line(err) and out == ""
     assert "not finite (NaN)" in err and str(nan) in err
+
+
+def test_a_backend_that_did_not_apply_its_adapter_is_recorded_so(tmp_path):
+    """The backend's word is the record's: an adapter chosen but not on the model reads "not applied"."""
+    from barsym.llm.provenance import backend_record, record_text
+
+    model, lora = tmp_path / "m.gguf", tmp_path / "lora.gguf"
+    model.write_bytes(b"GGUF model")
+    lora.write_bytes(b"GGUF lora")
+
+    class Loaded:
+        model_path, adapter_path, state_dir = model, lora, None
+        adapter_applied = False
+
+    record = backend_record(Loaded())
+    assert record["adapter"] == "lora.gguf" and record["adapter_applied"] is False
+    assert record["adapter_sha256"] == hashlib.sha256(b"GGUF lora").hexdigest()
+    assert record_text(record).endswith(", not applied")
+    Loaded.adapter_applied = True
+    assert backend_record(Loaded())["adapter_applied"] is True and "applied" not in record_text(
+        backend_record(Loaded())
+    )

@@ -59,6 +59,8 @@ def _commands(folder: Path) -> list[list[str]]:
         ["report", str(folder / "run.jsonl"), "-o", "-"],
         ["datasets"],
         ["graph", "iron_pickaxe"],
+        ["versions"],
+        ["plan", "stick", "--planner", "symbolic", "--format", "actions"],
         ["model"],
         ["logs"],
         ["completion", "bash"],
@@ -86,7 +88,7 @@ def _full(argv: list[str], folder: Path, unbuffered: bool) -> subprocess.Complet
         )
 
 
-@pytest.mark.parametrize("number", range(20), ids=lambda n: f"command{n}")
+@pytest.mark.parametrize("number", range(22), ids=lambda n: f"command{n}")
 def test_a_full_stdout_is_one_line_and_exit_2(place, number):
     argv = _commands(place)[number]
     for unbuffered in (True, False) if number == 0 else (number % 2 == 1,):

@@ -62,7 +62,11 @@ def misspelt(word: str, rng: random.Random) -> str:
     return word[:j] + rng.choice([v for v in "aeiou" if v != word[j]]) + word[j + 1 :]
 
 
-def spoken_name(item: str, count: int, rng: random.Random) -> str:
+def spoken_name(item: str, count: int, rng: random.Random, players: dict[str, list[str]] | None = None) -> str:
+    """The item in words: a name players use (the alias table's) one time in four where it has one, another name
+    of this module's one time in five, else its words, maybe plural, maybe misspelt."""
+    if players and item in players and rng.random() < 0.25:
+        return rng.choice(players[item])
     if item in SYNONYMS and rng.random() < 0.2:
         return rng.choice(SYNONYMS[item])
     words = item.split("_")
@@ -88,7 +92,7 @@ def spoken_count(count: int, rng: random.Random) -> str | None:
     return str(count)
 
 
-def tell(step: Step, rng: random.Random) -> str | None:
+def tell(step: Step, rng: random.Random, players: dict[str, list[str]] | None = None) -> str | None:
     """One step in words, as one clause (None: a kind of step ``barsym parse`` does not read)."""
     tool = ""
     if step.tool and rng.random() < 0.5:
@@ -99,7 +103,7 @@ def tell(step: Step, rng: random.Random) -> str | None:
     if kind not in VERBS:
         return None
     said = spoken_count(step.count or 1, rng)
-    name = spoken_name(step.item or "", step.count or 1, rng)
+    name = spoken_name(step.item or "", step.count or 1, rng, players)
     return f"{rng.choice(VERBS[kind])} {said + ' ' if said else ''}{name}{tool}"
 
 
@@ -119,9 +123,12 @@ def parse_examples(parser, goal: Goal, plan: Plan, rng: random.Random) -> list[d
     from ..reasoning.prose import split_clauses
     from .oracle import admitted
 
+    players: dict[str, list[str]] = {}
+    for phrase, item in sorted(parser.kb.player_names.items()):
+        players.setdefault(item, []).append(phrase)
     out = []
     for step in plan.steps:
-        told = tell(step, rng)
+        told = tell(step, rng, players)
         clauses = split_clauses(rng.choice(["", "", "then "]) + told) if told else []
         if len(clauses) != 1:
             continue

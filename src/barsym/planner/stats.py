@@ -80,9 +80,6 @@ class LLMStats:
     llm_seconds: float = 0.0  # every call's, failed ones too, and the priming
     reused_seconds: float = 0.0  # what the reused replies took when first asked (the step scorer's cached scores)
     problems: list[str] = field(default_factory=list)  # backend errors, for the report
-    #: the model's files as loaded (GGUF, adapter, the adapter's SHA-256 and whether it was applied): an in-process
-    #: model's :func:`barsym.llm.llamacpp.adapter.run_record`; None for a server or a stand-in
-    ran_with: dict | None = None
 
     #: what each goal of the plan was decided by: counted again when BAR's loop plans the task once more
     #: (without sharing stations, without held materials), so they describe the plan returned, as its step tags do;
@@ -118,11 +115,7 @@ class LLMStats:
         out["prefix_seconds"] = round(self.prefix_seconds, 3)
         out["reused_seconds"] = round(self.reused_seconds, 3)
         out["problems"] = list(dict.fromkeys(self.problems))[:5]
-        for name in (
-            "plan_fallbacks",
-            "reused_seconds",
-            "ran_with",
-        ):  # written when set: earlier stats read back unchanged
+        for name in ("plan_fallbacks", "reused_seconds"):  # written when it happened: earlier stats read back unchanged
             if not getattr(self, name):
                 del out[name]
         return out
@@ -131,8 +124,6 @@ class LLMStats:
     def from_dict(cls, data: dict) -> "LLMStats":
         values = _known(cls, data)
         values["problems"] = list(values.get("problems") or [])
-        if not isinstance(values.get("ran_with"), dict):
-            values.pop("ran_with", None)
         return cls(**values)
 
 

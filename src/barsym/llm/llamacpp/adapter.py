@@ -39,11 +39,11 @@ __all__ = [
     "NONE",
     "REINSTALL",
     "SHIPPED",
+    "base_sha256",
     "check_shipped",
     "file_sha256",
     "read_card",
     "resolve_adapter",
-    "run_record",
 ]
 
 ADAPTER_ENV = "BARSYM_ADAPTER"
@@ -83,28 +83,40 @@ def file_sha256(path: Path) -> str:
     return _digest(str(Path(path).resolve()), model_identity(path))
 
 
-def fits_base(model_path: Path, card: dict, folder: Path | None = None) -> bool:
-    """Whether ``model_path`` is the base file the card's adapter was trained on.
+def base_sha256(model_path: Path, folder: Path | None = None, expected: str | None = None) -> str:
+    """SHA-256 of a model file (a 90 MB read, ~0.07 s), read at most once per process.
 
-    Its SHA-256 (a 90 MB read, ~0.07 s) is remembered in ``folder`` under the file's identity
-    (path, size, modification and change times, inode, a hash of its first MiB), as the saved prefix
-    states are. A remembered digest is used only when it is the card's (it then saves the read); any
-    other value -- a forged, damaged or stale fact -- is ignored and the file read again, so a fact in
-    the folder can never turn the adapter off (or on).
+    The digest is also remembered in ``folder`` under the file's identity (path, size, modification and
+    change times, inode, a hash of its first MiB), as the saved prefix states are. A remembered digest is
+    used only when it is ``expected`` -- the value it is checked against (the card's base) -- and then saves
+    the read; any other value, or none to check it by, means the file is read: a forged, damaged or stale
+    fact can neither turn the adapter off (or on) nor be printed as a model's digest.
     """
-    base = card.get("base", {}) if isinstance(card.get("base"), dict) else {}
+    identity = model_identity(model_path)
+    saved = recall(folder, "sha256", identity)
+    remembered = saved.get("sha256") if saved is not None else None
+    if expected is not None and remembered == expected:
+        return expected
+    digest = file_sha256(model_path)
+    if remembered != digest:
+        remember(folder, "sha256", {"sha256": digest}, identity)
+    return digest
+
+
+def card_base(card: dict | None) -> dict:
+    """The card's ``base`` entry (the GGUF the shipped adapter was trained on), ``{}`` when it has none."""
+    base = card.get("base") if isinstance(card, dict) else None
+    return base if isinstance(base, dict) else {}
+
+
+def fits_base(model_path: Path, card: dict, folder: Path | None = None) -> bool:
+    """Whether ``model_path`` is the base file the card's adapter was trained on (same size and SHA-256)."""
+    base = card_base(card)
     expected = base.get("sha256")
     try:
         if not isinstance(expected, str) or model_path.stat().st_size != base.get("bytes"):
             return False
-        identity = model_identity(model_path)
-        saved = recall(folder, "sha256", identity)
-        if saved is not None and saved.get("sha256") == expected:
-            return True
-        digest = file_sha256(model_path)
-        if digest == expected:
-            remember(folder, "sha256", {"sha256": digest}, identity)
-        return digest == expected
+        return base_sha256(model_path, folder, expected) == expected
     except OSError:
         return False
 
@@ -155,28 +167,3 @@ def resolve_adapter(choice: str | os.PathLike | None, model_path: Path, folder: 
     if path == SHIPPED:
         check_shipped(SHIPPED)
     return path
-
-
-def describe(adapter: Path | None) -> str:
-    """How run files, the call log and the report name the adapter."""
-    if adapter is None:
-        return NONE
-    return "shipped" if adapter == SHIPPED else adapter.name
-
-
-def run_record(model_path: Path, adapter: Path | None, applied: bool | None = None) -> dict:
-    """What a run file's header and a plan's stats say of the model a run used: the GGUF's name, the adapter's
-    name (:func:`describe`) and the SHA-256 of the adapter file as it is now, and whether it was applied
-    (``applied``: a backend's word; None -- not loaded here -- is whether there is one to apply)."""
-    digest = None
-    if adapter is not None:
-        try:
-            digest = sha256_now(adapter)
-        except OSError:
-            digest = None
-    return {
-        "gguf": Path(model_path).name,
-        "adapter": describe(adapter),
-        "adapter_sha256": digest,
-        "adapter_applied": (adapter is not None) if applied is None else applied,
-    }

@@ -66,7 +66,7 @@ from ..base import (
     ModelNotFoundError,
     validate_messages,
 )
-from .adapter import REINSTALL, SHIPPED, resolve_adapter, run_record
+from .adapter import REINSTALL, SHIPPED, resolve_adapter
 from .backend_spans import SpanDecoding
 from .binding import SUPPORTED_VERSIONS, captured_stderr_fd, import_llama_cpp
 from .chat_prompt import ChatPrompt, NoChatTemplate
@@ -140,8 +140,9 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
         # a missing file, or a shipped adapter that is not its card's, fails before any loading
         self.adapter_path = resolve_adapter(adapter, self.model_path, self.state_dir)
         self._adapter = None
-        #: what run files and plans record of the model: the adapter's SHA-256 as loaded, and whether it is applied
-        self.ran_with = run_record(self.model_path, self.adapter_path, applied=False)
+        #: whether the adapter is on the model (set once llama.cpp applied it and the logits moved), as every
+        #: output's model record says it (:func:`barsym.llm.provenance.backend_record`)
+        self.adapter_applied = False
         self.library = getattr(self._llama_cpp, "__version__", "?")
         self.system = system_info(self._llama_cpp)
         self.runtime: RuntimeVerdict = choose_profile(
@@ -155,7 +156,7 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
         self._model, self._context = self._load(self.model_path)
         if self.adapter_path is not None:
             self._apply_adapter(self.adapter_path)
-            self.ran_with["adapter_applied"] = True
+            self.adapter_applied = True
         self.model_name = self.model_path.name + (f"+{self.adapter_path.name}" if self.adapter_path else "")
         self._prompt = ChatPrompt(self._model)
         self._spans: SpanDecoder | None = None

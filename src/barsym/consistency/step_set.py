@@ -27,10 +27,10 @@ import random
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from ..consistency.faults import moved_before_needs, repair_faults
-from ..consistency.scores import simulator_scores
 from ..model import Goal, Plan, Step
 from ..validation import Validator
+from .faults import moved_before_needs, repair_faults
+from .scores import simulator_scores
 
 __all__ = ["LabelledStep", "labelled_steps", "moved_before_needs"]
 
