@@ -104,6 +104,7 @@ def test_a_card_without_a_digest_does_not_vouch_for_the_file(installed):
         resolve_adapter(None, base)
 
 
+@pytest.mark.llm  # the packaged GGUF is the card's base (no model is loaded)
 def test_plan_with_a_damaged_shipped_adapter_stops_before_the_model_loads(gguf_path, tmp_path, monkeypatch, capsys):
     """The real packaged base (its digest is the real card's); the adapter a copy with noise after 1 MiB."""
     from barsym.reasoning import backends
