@@ -31,6 +31,35 @@ from barsym.llm import ModelNotFoundError, packaged_model_path
 from barsym.llm.install import importable
 
 SERVER_STARTUP_TIMEOUT_S = 60
+#: the hostile rounds before issue 53's (issues 20 and 34): their cases are in these files, and with tests/hostile/
+#: (issue 53's) they are one suite, the tests marked ``hostile`` (``./scripts/test --hostile``; docs/reliability.md)
+HOSTILE_FILES = frozenset(
+    {
+        "test_adapter_memo.py",
+        "test_atomic_output.py",
+        "test_bad_input.py",
+        "test_damaged_files.py",
+        "test_memory_reliability.py",
+        "test_plain_messages.py",
+        "test_prefix_state.py",
+        "test_reliability_limits.py",
+        "test_trust_bidi.py",
+        "test_trust_call_log.py",
+        "test_trust_dataset.py",
+        "test_trust_file_modes.py",
+        "test_trust_http.py",
+        "test_trust_kb_cache.py",
+    }
+)
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """Mark every test of the earlier hostile rounds' files ``hostile`` (tests/hostile/ marks its own)."""
+    for item in items:
+        if item.path.name in HOSTILE_FILES:
+            item.add_marker(pytest.mark.hostile)
+
+
 SERVER_MODULES = ("uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
 
 
@@ -226,3 +255,17 @@ def no_timed_progress_lines(monkeypatch):
     from barsym.commands import progress_piped
 
     monkeypatch.setattr(progress_piped, "AFTER_SECONDS", float("inf"))
+
+
+@pytest.fixture(autouse=True)
+def secrets_of_this_test_only():
+    """A key a test gives (``--api-key``) is remembered for the process and hidden, in pieces of 8, wherever it turns
+    up (:func:`barsym.redact.remember_secret`): one process is one user's, but the test session runs many tests'
+    keys. A property test's key such as ``sk-000000000000`` would hide every ``00000000`` printed after it
+    (``198.6***2`` in a later report), so each test starts with the secrets it found."""
+    from barsym import redact
+
+    before = set(redact._KNOWN)
+    yield
+    redact._KNOWN.clear()
+    redact._KNOWN.update(before)

@@ -149,6 +149,7 @@ ALLOWED = {
     "atomic_files.py": None,
     "private_files.py": {"O_WRONLY", 'open(path, "a"'},
     "eval/runfile.py": {'open(self.path, "a+b"'},
+    "cli.py": {"os.open(os.devnull, os.O_WRONLY)"},  # a stdout that failed is pointed at /dev/null: no file written
 }
 
 

@@ -28,11 +28,13 @@ def test_the_model_record_names_the_file_the_server_or_the_stand_in(tmp_path):
         "gguf_sha256": sha,
         "adapter": "none",  # the shipped adapter applies to the embedded model only
         "adapter_sha256": None,
+        "adapter_applied": False,  # nothing to apply
         "server": None,
         "stand_in": None,
     }
     adapted = model_record("cot", {"model": str(model), "adapter": str(model)})
     assert (adapted["adapter"], adapted["adapter_sha256"]) == ("distilled.gguf", sha)  # the file, not "shipped"
+    assert adapted["adapter_applied"] is True  # settings: the backend applies it or the run stops
     served = model_record("deps", {"llm_url": "http://me:hunter2@127.0.0.1:8000/v1"})
     assert served["server"] == "http://127.0.0.1:8000/v1" and "hunter2" not in json.dumps(served)
     assert model_record("bar", {"llm_stand_in": "copy-facts"})["stand_in"] == "copy-facts"
@@ -42,6 +44,8 @@ def test_the_model_record_names_the_file_the_server_or_the_stand_in(tmp_path):
         model_text({"model": adapted})
         == f"distilled.gguf (sha256 {sha[:12]}), adapter distilled.gguf (sha256 {sha[:12]})"
     )
+    unapplied = {**adapted, "adapter_applied": False}  # a backend's word that it is not on the model
+    assert model_text({"model": unapplied}).endswith(f"adapter distilled.gguf (sha256 {sha[:12]}), not applied")
     assert (
         model_text({"model": {"gguf": "base.gguf", "adapter": "shipped"}}) == "base.gguf, adapter shipped"
     )  # old file
@@ -64,6 +68,7 @@ def test_eval_records_the_model_and_the_data_set_as_named(capsys, tmp_path):
         "gguf_sha256": None,
         "adapter": None,
         "adapter_sha256": None,
+        "adapter_applied": None,
         "server": None,
         "stand_in": "copy-facts",
     }
@@ -104,5 +109,6 @@ def test_the_default_model_is_named_by_the_files_digests_not_shipped():
     record = model_record("bar", {})
     assert record["gguf"] == card["base"]["file"] and record["gguf_sha256"] == card["base"]["sha256"]
     assert record["adapter"] == SHIPPED.name and record["adapter_sha256"] == card["adapter"]["sha256"]
+    assert record["adapter_applied"] is True
     bare = model_record("bar", {"adapter": "none"})
     assert bare["adapter"] == "none" and bare["adapter_sha256"] is None and bare["gguf_sha256"] == record["gguf_sha256"]

@@ -231,7 +231,12 @@ def plan(
     if item is None:
         raise TypeError("plan() needs the item to plan for, e.g. plan('stick', 4)")
     goal = _goal(kb, item, count)
-    from .planner.registry import make_planner  # the options become one typed spec; the one factory builds from it
+    from .planner.registry import make_planner, planner_names  # the options become one typed spec, built in one place
+
+    if not isinstance(planner, str):
+        raise TypeError(f"planner must be a planner's name, got {type(planner).__name__}")
+    if planner not in planner_names():
+        raise ValueError(f"planner must be one of {', '.join(planner_names())}, got {planner[:60]!r}")
 
     if "backend" in options and options["backend"] is None:  # None is no backend of the caller's: the default one
         del options["backend"]
@@ -299,16 +304,21 @@ def execute(
 ):
     """Run a plan ``runs`` times in an execution world (``deterministic`` or ``stochastic``); an Execution.
 
-    The goal is read as :func:`validate` reads it (``count`` or ``goal_count``)."""
+    The goal is read as :func:`validate` reads it (``count`` or ``goal_count``). ``runs`` is from 1 to
+    100,000 (``barsym execute --runs``' bound), ``seed`` from 0 to 2**64 - 1, ``budget`` (ticks) from 1 to
+    1,000,000: TypeError or ValueError naming the argument otherwise."""
     from .sim.execution import run
+    from .sim.options import MAX_BUDGET, MAX_RUNS
     from .sim.stochastic import StochasticWorld
-    from .sim.world import DeterministicWorld
+    from .sim.world import SEED_MASK, DeterministicWorld
 
     worlds = {"deterministic": DeterministicWorld, "stochastic": StochasticWorld}
-    if world not in worlds:
+    if not isinstance(world, str) or world not in worlds:
         raise ValueError(f"world must be one of {', '.join(worlds)}, got {world!r}")
-    if not isinstance(runs, int) or runs < 1:
-        raise ValueError(f"runs must be a whole number of at least 1, got {runs!r}")
+    whole_argument("runs", runs, 1, MAX_RUNS)  # barsym execute --runs' bound: 10**12 runs would never end
+    whole_argument("seed", seed, 0, SEED_MASK)
+    if budget is not None:
+        whole_argument("budget", budget, 1, MAX_BUDGET)
     kb = knowledge_base(mc_version)
     chosen = as_plan(steps)
     target = _plan_goal(kb, chosen, goal, count, goal_count)

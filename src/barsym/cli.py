@@ -84,9 +84,74 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; everything, imports and parsing included, is inside the one ``try``.
 
     stdout and stderr are escaped for the run (:class:`~barsym.redact.EscapedOutput`):
-    user-supplied names echoed in any message cannot drive the terminal.
+    user-supplied names echoed in any message cannot drive the terminal. Standard output is flushed
+    before the command's status is returned: stdout on a full disk (``barsym plan --format json > f``,
+    ``/dev/full``) is one line on stderr and exit status 2, whether the write failed during the command
+    or at its end (:func:`_output_failed`), never a traceback or Python's "Exception ignored" at exit.
     """
     streams = sys.stdout, sys.stderr
+    escaped: list = []  # the escaped stdout, once made: it keeps a write that failed (argparse swallows those)
+    try:
+        code = _main(argv, streams, escaped)
+    except SystemExit as done:  # argparse has printed --help, --version or a usage line: flush that too
+        failed = _flushed(streams, escaped)
+        if failed is not None and not done.code:
+            raise SystemExit(failed) from None
+        raise
+    except OSError as exc:
+        if getattr(exc, "stream", None) is None:  # not barsym's output (barsym.redact.OutputError)
+            raise
+        return _output_failed(exc, streams)
+    failed = _flushed(streams, escaped)
+    return code if failed is None else failed
+
+
+def _flushed(streams, escaped: list) -> int | None:
+    """Flush standard output; None when that and every write worked (or the reader left: a broken pipe),
+    else the exit status."""
+    earlier = getattr(escaped[0], "failed", None) if escaped else None
+    if earlier is not None:
+        return _output_failed(earlier, streams)
+    try:
+        streams[0].flush()
+    except BrokenPipeError:
+        _silence(streams[0])
+    except OSError as exc:
+        return _output_failed(exc, streams)
+    return None
+
+
+def _output_failed(exc: OSError, streams) -> int:
+    """One line for output that could not be written (stdout on a full disk), exit status 2.
+
+    What is left in stdout's buffer goes to /dev/null, so the interpreter's last flush at exit does
+    not fail again with a second message."""
+    what = "standard error" if getattr(exc, "stream", None) is streams[1] else "standard output"
+    _silence(streams[0])
+    if what == "standard output":
+        try:
+            streams[1].write(f"barsym: error: cannot write to {what}: {exc.strerror or exc}\n")
+            streams[1].flush()
+        except OSError:
+            pass
+    return 2
+
+
+def _silence(stream) -> None:
+    """Point ``stream``'s file descriptor at /dev/null (a stream without one is left as it is)."""
+    import os
+
+    try:
+        descriptor = stream.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+    except (OSError, ValueError, AttributeError):
+        return
+    os.dup2(null, descriptor)
+    os.close(null)
+
+
+def _main(argv: list[str] | None, streams, escaped: list) -> int:
+    """The command itself, with stdout and stderr escaped; bad input as one line (see :func:`main`)."""
     args = None
     try:
         import warnings
@@ -94,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         from .redact import EscapedOutput
 
         sys.stdout, sys.stderr = EscapedOutput(sys.stdout), EscapedOutput(sys.stderr)
+        escaped.append(sys.stdout)
         line = list(sys.argv[1:] if argv is None else argv)
         args = build_parser(line).parse_args(line)
         args.argv = line  # the call log names runs after the command
@@ -108,8 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:
-        message = _unusable_input(exc)
-        if message is None:
+        message = None if getattr(exc, "stream", None) is not None else _unusable_input(exc)
+        if message is None:  # a bug (the traceback), or stdout that could not be written (main says so)
             raise
         _clear_line(streams[1])
         return _refuse(args, message)
@@ -134,9 +200,10 @@ def _unusable_input(exc: BaseException) -> str | None:
     """The one-line message for bad input (a command's UsageError, an unknown item or rule profile) or a
     setting found unusable only once planning started; None for anything else (a bug: the traceback).
 
-    An LLM server URL that answers HTTP, but not as the OpenAI API, shows at its
-    first call (:class:`~barsym.llm.IncompatibleServerError`), deep inside a
-    planner; the CLI turns it into exit status 2 like any other bad setting.
+    An LLM server URL that answers HTTP, but not as the OpenAI API, or refuses the
+    credentials, or a model that computes NaN, shows at its first call
+    (:class:`~barsym.llm.FatalBackendError`), deep inside a planner; the CLI turns
+    it into exit status 2 like any other bad setting, never a fallback.
     Only the LLM planners import :mod:`barsym.llm`; if they did not run, the
     error cannot be one of theirs, and the symbolic commands stay light.
     """
@@ -146,7 +213,7 @@ def _unusable_input(exc: BaseException) -> str | None:
     if isinstance(exc, (UsageError, UnknownItemError, UnknownProfileError)):
         return str(exc)
     llm = sys.modules.get("barsym.llm.base")
-    if llm is not None and isinstance(exc, llm.IncompatibleServerError):
+    if llm is not None and isinstance(exc, llm.FatalBackendError):  # credentials refused, not the API, NaN
         return " ".join(str(exc).split())
     memory = sys.modules.get("barsym.memory.store")  # a memory page found damaged, or locked, mid-plan
     if memory is not None and isinstance(exc, memory.MemoryFileError):

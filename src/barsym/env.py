@@ -86,7 +86,7 @@ class CraftingEnv(gymnasium.Env):
         rules: str | None = None,
         render_mode: str | None = None,
     ):
-        from .api import knowledge_base, whole_argument
+        from .api import _goal, _start, knowledge_base, whole_argument
         from .sim.stochastic import StochasticWorld
         from .sim.world import DeterministicWorld
 
@@ -98,7 +98,9 @@ class CraftingEnv(gymnasium.Env):
         whole_argument("max_steps", max_steps, 1)
         if budget is not None:
             whole_argument("budget", budget, 1)
-        self.goal = goal if isinstance(goal, Goal) else Goal(item=self.kb.resolve(goal), count=count)
+        if goal is None:  # the API's _goal reads None as "no goal"; an environment needs one
+            raise TypeError("goal must be an item name or a Goal, got None")
+        self.goal = _goal(self.kb, goal, count)  # TypeError / ValueError naming goal or count, as barsym.plan
         self.rules = rules
         if isinstance(world, str):
             kinds = {"deterministic": DeterministicWorld, "stochastic": StochasticWorld}
@@ -107,7 +109,7 @@ class CraftingEnv(gymnasium.Env):
             world = kinds[world](self.kb, rules)
         self.world = world
         self.max_steps = max_steps
-        self.start_state = State.start({self.kb.resolve(k): v for k, v in (start or {}).items()}, layer)
+        self.start_state = _start(self.kb, start, layer) or State.start({}, layer)  # checked as barsym.plan's start
         plan = self._plan()
         self.budget = self.world.default_budget(plan.steps, self.start_state) if budget is None else budget
         self.actions: tuple[Step, ...] = self._actions(plan)

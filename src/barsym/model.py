@@ -77,7 +77,7 @@ class Goal(BaseModel):
     count: int = Field(default=1, ge=1, le=MAX_COUNT, description="how many", json_schema_extra={"metavar": "N"})
 
     def __str__(self) -> str:
-        return f"obtain {self.count} {self.item}"
+        return f"obtain {self.count} {notation.clip(self.item)}"
 
 
 class GoalOptions(BaseModel):

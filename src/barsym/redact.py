@@ -13,14 +13,19 @@ barsym (tests/test_layers.py): the HTTP backend and the call log both use it.
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import re
 import urllib.parse
+from functools import lru_cache
 from typing import TextIO
 
 __all__ = [
     "HIDDEN",
+    "PIECE",
     "EscapedOutput",
+    "OutputError",
     "escape_controls",
     "hide_secrets",
     "raw_stream",
@@ -58,13 +63,84 @@ def remember_secret(*values: str) -> None:
 
 
 def hide_secrets(text: str, secrets: tuple[str, ...] = ()) -> str:
-    """``text`` with every known secret value (:func:`remember_secret`, ``$OPENAI_API_KEY``, ``secrets``) hidden."""
+    """``text`` with every known secret value (:func:`remember_secret`, ``$OPENAI_API_KEY``, ``secrets``) hidden:
+    the whole value, and any piece of :data:`PIECE` characters or more of it, as it is or as it turns up
+    encoded (:func:`_spellings`: JSON-escaped, URL-encoded, base64).
+
+    Why pieces: a server's error body is cut to a few hundred characters, a quote in a message to a
+    readable length, and the cut may fall inside the key; what is left of it is still most of the key.
+    """
     if not text:
         return text
-    known = [*secrets, *_KNOWN, *(os.environ.get(v, "") for v in SECRET_VARIABLES)]
-    for secret in sorted({s for s in known if len(s) >= _MIN_SECRET}, key=len, reverse=True):
-        text = text.replace(secret, HIDDEN)
-    return text
+    known = {
+        s for s in (*secrets, *_KNOWN, *(os.environ.get(v, "") for v in SECRET_VARIABLES)) if len(s) >= _MIN_SECRET
+    }
+    if not known:
+        return text
+    for secret in sorted((s for s in known if len(s) < PIECE), key=len, reverse=True):
+        text = text.replace(secret, HIDDEN)  # too short to hide in pieces: only whole
+    spans: list[tuple[int, int]] = []
+    for spelling in {v for s in known if len(s) >= PIECE for v in _spellings(s)}:
+        for i in range(len(spelling) - PIECE + 1):
+            piece, at = spelling[i : i + PIECE], text.find(spelling[i : i + PIECE])
+            while at >= 0:
+                spans.append((at, at + PIECE))
+                at = text.find(piece, at + 1)
+    if not spans:
+        return text
+    out, end = [], 0
+    for start, stop in _merged(spans, text):
+        out += [text[end:start], HIDDEN]
+        end = stop
+    return "".join(out) + text[end:]
+
+
+#: the shortest piece of a secret that is hidden wherever it turns up: a key cut at any point leaves pieces
+#: at least this long to find (shorter ones could be any word)
+PIECE = 8
+
+
+@lru_cache(maxsize=64)
+def _spellings(secret: str) -> tuple[str, ...]:
+    """The ways ``secret`` is written where it may turn up: as it is, JSON-escaped (``\\/`` too), URL-encoded,
+    and in base64 (standard and URL-safe) wherever it starts in the encoded text (the characters that depend
+    on the secret's bytes alone, for each of the three alignments)."""
+    raw = secret.encode("utf-8")
+    out = {secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
+    out |= {v.replace("/", "\\/") for v in list(out)}
+    out |= {urllib.parse.quote(secret, safe=""), urllib.parse.quote(secret), urllib.parse.quote_plus(secret)}
+    for offset in range(3):
+        first, last = -(-8 * offset // 6), (8 * (offset + len(raw)) - 6) // 6 + 1
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            out.add(encode(b"\0" * offset + raw + b"\0\0\0").decode("ascii")[first:last])
+    return tuple(v for v in out if len(v) >= PIECE)
+
+
+def _merged(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
+    """Overlapping spans as one each, in order; a span never starts or ends inside a backslash escape (hiding
+    half of ``\\"`` would break the JSON it is in)."""
+    out: list[tuple[int, int]] = []
+    for start, stop in sorted(spans):
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], stop))
+        else:
+            out.append((start, stop))
+    fixed = []
+    for start, stop in out:
+        while start > 0 and _escaping(text, start):
+            start -= 1
+        while stop < len(text) and _escaping(text, stop):
+            stop += 1
+        fixed.append((start, stop))
+    return fixed
+
+
+def _escaping(text: str, at: int) -> bool:
+    """Whether the character before ``at`` is a backslash that escapes the one at ``at``."""
+    run = 0
+    while at - run - 1 >= 0 and text[at - run - 1] == "\\":
+        run += 1
+    return run % 2 == 1
 
 
 def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
@@ -132,6 +208,14 @@ def _escaped(match: re.Match) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+class OutputError(OSError):
+    """Writing to stdout or stderr failed (a full disk behind a redirection); ``stream`` is the raw stream."""
+
+    def __init__(self, stream, cause: OSError):
+        super().__init__(cause.errno, cause.strerror or str(cause))
+        self.stream = stream
+
+
 class EscapedOutput:
     """A text stream that passes everything through :func:`escape_controls`, known secrets hidden (:func:`hide_secrets`).
 
@@ -144,10 +228,30 @@ class EscapedOutput:
 
     def __init__(self, raw: TextIO):
         self.raw = raw
+        self.failed: OutputError | None = None  # the first write that failed, kept for a caller that swallowed it
 
     def write(self, text: str) -> int:
-        self.raw.write(escape_controls(hide_secrets(text)))
+        if not text:
+            return 0  # nothing to write (an unbuffered stream on a full disk would fail even at that)
+        try:
+            self.raw.write(escape_controls(hide_secrets(text)))
+        except BrokenPipeError:
+            raise
+        except OSError as exc:  # a full disk: the command line says it in one line (barsym.cli)
+            raise self._failed(exc) from None
         return len(text)
+
+    def flush(self) -> None:
+        try:
+            self.raw.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise self._failed(exc) from None
+
+    def _failed(self, exc: OSError) -> OutputError:
+        self.failed = self.failed or OutputError(self.raw, exc)
+        return self.failed
 
     def writelines(self, lines) -> None:
         for line in lines:

@@ -67,12 +67,25 @@ class SubgoalText:
     layer: int | None  # ``layer N``: count and item are None
 
 
+#: the most of one piece of the user's text (a name, a clause, a message) barsym echoes (docs/reliability.md)
+MOST_ECHO = 2000
+
+
+def clip(text: str, most: int = MOST_ECHO) -> str:
+    """``text`` cut to about ``most`` characters for showing, its start and end kept and its length said:
+    an item name of 20 MB in a plan file is one readable line of the output, not 20 MB of it."""
+    if len(text) <= most:
+        return text
+    return f"{text[: most - 400]} ...({len(text)} characters in all)... {text[-300:]}"
+
+
 def render(kind: str, item: str | None, count: int | None, tool: str | None = None) -> str:
-    """``craft 4 stick``, ``mine 3 iron_ore with stone_pickaxe``, ``dig down with wooden_pickaxe``, ``climb up``."""
+    """``craft 4 stick``, ``mine 3 iron_ore with stone_pickaxe``, ``dig down with wooden_pickaxe``, ``climb up``
+    (a name longer than :data:`MOST_ECHO` shown :func:`clip`-ped: no real item comes near it)."""
     if kind == "climb_up":
         return CLIMB
-    head = DIG if kind == "dig_down" else f"{kind} {count} {item}"
-    return head + (f" with {tool}" if tool else "")
+    head = DIG if kind == "dig_down" else f"{kind} {count} {clip(item or '')}"
+    return head + (f" with {clip(tool)}" if tool else "")
 
 
 def render_subgoal(item: str | None, count: int | None, layer: int | None = None) -> str:

@@ -21,6 +21,7 @@ from .model import Goal, Plan, Step, StepType
 from .sim import Code, Failure, Rollout, Simulator, State, Transition, future_demand, goal_failure, rollout
 from .sim.wear import CODE as WEAR_CODE
 from .sim.wear import copies_worn, wear_outs
+from .steps import clip
 
 
 class Verdict(str, Enum):
@@ -103,7 +104,7 @@ class ValidationResult:
     def to_text(self, plan: Plan, layers: tuple[str, ...] = (), quiet: bool = False) -> str:
         """The verdict as ``barsym validate`` prints it: a line, then each root error with the state before it,
         the knock-on failures in one line, the warnings; ``quiet``: nothing for a plainly valid plan."""
-        goal = f"goal {self.goal.count} {self.goal.item}" if self.goal else "no goal"
+        goal = f"goal {self.goal.count} {clip(self.goal.item)}" if self.goal else "no goal"
         if self.verdict is Verdict.VALID and not self.warnings:
             return "" if quiet else f"{self.source}: valid ({len(plan)} steps, {goal})\n"
         if self.verdict is Verdict.VALID:  # valid, with a tool that wears out: the warning is shown, not dropped

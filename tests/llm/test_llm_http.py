@@ -17,6 +17,7 @@ from barsym.llm import (
     BackendTimeoutError,
     BackendUnavailableError,
     CompletionRequest,
+    CredentialsRefusedError,
     GrammarError,
     LLMError,
     LLMOptions,
@@ -164,7 +165,8 @@ def test_slow_server_is_backend_timeout(stub):
         (500, LLMError, "HTTP 500.*boom"),
         (422, LLMError, "HTTP 422.*boom"),
         (503, BackendUnavailableError, "not ready"),
-        (401, LLMError, "api_key"),
+        (401, CredentialsRefusedError, "HTTP 401.*boom.*--api-key"),
+        (403, CredentialsRefusedError, "HTTP 403.*boom.*--api-key"),
     ],
 )
 def test_http_errors_carry_the_body(stub, status, error, message):

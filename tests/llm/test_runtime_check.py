@@ -93,10 +93,17 @@ def test_a_crash_in_the_check_falls_back_with_one_line_and_is_remembered(real_ba
         backend.close()
 
     monkeypatch.setattr(runtime_check, "_memo", {})  # a new process: the verdicts come from the files
-    monkeypatch.setattr(runtime_check, "_probe", lambda *a: pytest.fail("checked again"))
+    checked = []
+
+    def crashes_again(model, profile, threads):  # what the child says with FAULT_ENV=plain, without a child
+        checked.append(profile.name)
+        return "llama.cpp crashed (SIGSEGV) evaluating a batch"
+
+    monkeypatch.setattr(runtime_check, "_probe", crashes_again)
     with pytest.warns(RuntimeFallbackWarning) as caught:
         again = _choose(backend.model_path, folder, backend.library, backend.system, 1)
     assert (again.profile.name, again.source) == ("one-token-batches", "remembered")
+    assert checked == ["plain"]  # a remembered crash is checked again (a fact only skips work); the pass is taken
     (message,) = [str(w.message) for w in caught]
     assert "crashed (SIGSEGV)" in message and "micro-batches of 1" in message and "\n" not in message
 

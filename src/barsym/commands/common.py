@@ -20,6 +20,7 @@ from ..kb import DataFileError, KnowledgeBase, VersionNotSupportedError, load_kb
 from ..private_files import unwritable
 from ..redact import hide_secrets
 from ..sim import State
+from ..steps import MOST_ECHO, clip
 
 
 class UsageError(Exception):
@@ -104,14 +105,12 @@ def write_output(path: Path | None, text: str) -> None:
 
 
 #: the longest one-line message barsym prints: input quoted in it (a 10 MB item name) is cut to fit
-MOST_MESSAGE = 2000
+MOST_MESSAGE = MOST_ECHO  # the documented length (docs/reliability.md), the same for every echo
 
 
 def cut_message(message: str) -> str:
     """``message`` at most :data:`MOST_MESSAGE` characters, its end kept (that is where the hint is)."""
-    if len(message) <= MOST_MESSAGE:
-        return message
-    return f"{message[: MOST_MESSAGE - 400]} ...({len(message)} characters in all)... {message[-300:]}"
+    return clip(message, MOST_MESSAGE)
 
 
 def fail(message: str) -> int:
@@ -129,7 +128,7 @@ def said_as(written: str, resolved: str) -> None:
     a task set's old name is planned as the item it stands for, and the user should not have to guess which."""
     key = written.strip().lower().replace(" ", "_").removeprefix("minecraft:")
     if key != resolved:
-        print(f"barsym: {written.strip()} -> {resolved}", file=sys.stderr)
+        print(f"barsym: {clip(written.strip())} -> {resolved}", file=sys.stderr)
 
 
 def outcome(status: str, reason: str | None, exit_code: int, **fields) -> dict:

@@ -43,8 +43,8 @@ def run(args: argparse.Namespace) -> int:
     check_writable(options.data_only, "--data-only")
     check_writable(options.out, "--out")
     for flag, checkpoint in (("--resume", options.resume), ("--warm-start", options.warm_start)):
-        if checkpoint is not None and not checkpoint.is_file():
-            raise UsageError(f"{flag} {checkpoint}: no such checkpoint (an earlier run writes OUT.ckpt beside OUT)")
+        if checkpoint is not None:
+            _check_checkpoint(flag, checkpoint, config)
     kb = kb_from_args(args)
     if options.data is not None:
         from ..distill.data import DataError, read_examples
@@ -58,6 +58,22 @@ def run(args: argparse.Namespace) -> int:
     if options.data_only is not None:
         return 0
     return _train(options, rows, config)
+
+
+def _check_checkpoint(flag: str, path, config: TrainConfig) -> None:
+    """A checkpoint that cannot be gone on from, as one line before anything loads: missing, planted (it would
+    run code), damaged, or made with other settings. Read without unpickling it (:mod:`barsym.distill.checkpoint`)."""
+    from ..distill.checkpoint import CheckpointError, inspect
+    from ..distill.train import check_fits
+
+    if not path.is_file():
+        raise UsageError(f"{flag} {path}: no such checkpoint (an earlier run writes OUT.ckpt beside OUT)")
+    try:
+        check_fits(inspect(path, resume=flag == "--resume"), config, resume=flag == "--resume")
+    except CheckpointError as exc:
+        raise UsageError(f"{flag} {path}: {exc}; give a checkpoint barsym distill wrote (OUT.ckpt)") from None
+    except ValueError as exc:
+        raise UsageError(f"{flag} {path}: {exc}") from None
 
 
 def _generate(kb, options: DistillOptions, seed: int) -> list[dict]:

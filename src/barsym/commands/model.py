@@ -5,7 +5,8 @@ adapter barsym ships (file, SHA-256, size), how it was trained (the data recipe 
 the exact ``barsym distill`` command, steps, tokens, loss, wall time, peak memory), the goals
 held out of training, and the table it measured. Whether this install applies it by default
 is worked out the way the backend does (:func:`barsym.llm.llamacpp.adapter.resolve_adapter`), without
-loading the model. Exit 0; 2 when the adapter or card is missing from the install.
+loading the model. Exit 0; 2 when the adapter or card is missing from the install, or the adapter is not
+the file its card names (damaged or replaced: reinstall barsym).
 """
 
 from __future__ import annotations
@@ -27,13 +28,17 @@ def add_arguments(p) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..llm.base import ModelNotFoundError
-    from ..llm.llamacpp.adapter import CARD, SHIPPED, fits_base, read_card
+    from ..llm.base import ModelLoadError, ModelNotFoundError
+    from ..llm.llamacpp.adapter import CARD, SHIPPED, check_shipped, fits_base, read_card
     from ..llm.llamacpp.embedded import default_model_path
 
     card = read_card()
     if card is None or not SHIPPED.is_file():
         raise UsageError(f"this install has no adapter card ({CARD}); reinstall barsym")
+    try:
+        check_shipped(SHIPPED, card)  # the file is the card's, or the card describes something else
+    except ModelLoadError as exc:
+        raise UsageError(str(exc)) from None
     try:
         model = default_model_path(None)
         applies = fits_base(model, card)

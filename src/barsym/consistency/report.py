@@ -11,6 +11,7 @@ import difflib
 
 from ..bar_io import step_to_record
 from ..model import Goal, Plan
+from ..steps import clip
 from ..validation import ValidationResult, Validator
 from .anchors import AnchorPair, merge, step_scoring
 from .config import ConsistencyConfig
@@ -172,7 +173,7 @@ def score_text(record: dict) -> str:
     goal = record["goal"]
     lines = [
         f"{record['file']}: {record['verdict']} ({len(record['scores'])} steps, goal {goal['count']} "
-        f"{goal['item']}); scores 1-10, anchors below t={record['t']}, k={record['k']}"
+        f"{clip(goal['item'])}); scores 1-10, anchors below t={record['t']}, k={record['k']}"
     ]
     if record.get("llm_method"):
         lines[0] += f"; the model's scores read as {record['llm_method']}"

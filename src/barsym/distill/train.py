@@ -162,6 +162,9 @@ def train(
     if config.threads:
         torch.set_num_threads(config.threads)
     started = time.perf_counter()
+    # checkpoints first, never unpickled (.checkpoint): a planted or damaged one is refused before the model loads
+    warm_saved = load_checkpoint(warm_start, config, resume=False) if warm_start is not None else None
+    resume_saved = load_checkpoint(resume, config, resume=True) if resume is not None else None
     model, tokenizer = load_base(gguf_path)
     reader = GGUFReader(gguf_path)
     template = _field_text(reader, "tokenizer.chat_template") or tokenizer.chat_template
@@ -205,13 +208,12 @@ def train(
     losses: list[float] = []
     tokens, done, earlier_seconds, runs = 0, 0, 0.0, 1
     warm: dict | None = None
-    if warm_start is not None:
-        saved = torch.load(warm_start, weights_only=False)
-        warm = warm_start_record(saved, config, warm_start)
-        _load_adapters(model, saved, warm_start)
+    if warm_saved is not None:
+        warm = warm_start_record(warm_saved, config, warm_start)
+        _load_adapters(model, warm_saved, warm_start)
         log(f"warm start from {warm_start}: its adapters after {warm['steps']} steps on other examples")
     if resume is not None:
-        saved = torch.load(resume, weights_only=False)
+        saved = resume_saved
         _check_resumable(saved, config, digest)
         _load_adapters(model, saved, resume)
         optimizer.load_state_dict(saved["optimizer"])
@@ -315,7 +317,7 @@ def train(
 
 def warm_start_record(saved: dict, config: TrainConfig, path: str) -> dict:
     """What a warm start begins from (file, steps, seconds, its data), once its adapters fit this run's shape."""
-    _check_settings(saved, config, ("lora_rank", "lora_alpha", "lora_layers"))
+    check_fits(saved, config, resume=False)
     return {
         "file": os.path.basename(path),
         "steps": saved.get("step", 0),
@@ -325,13 +327,30 @@ def warm_start_record(saved: dict, config: TrainConfig, path: str) -> dict:
     }
 
 
-def _check_resumable(saved: dict, config: TrainConfig, digest: str) -> None:
-    """A checkpoint goes on only with the adapters' shape and the data it was made with."""
+def load_checkpoint(path: str, config: TrainConfig, resume: bool) -> dict:
+    """A checkpoint read safely (:func:`.checkpoint.load`: never unpickled) that fits this run's settings."""
+    from .checkpoint import load
+
+    saved = load(path, resume)
+    check_fits(saved, config, resume)
+    return saved
+
+
+def check_fits(saved: dict, config: TrainConfig, resume: bool) -> None:
+    """What of a checkpoint can be checked before the model loads: the settings it was made with (the adapters'
+    shape; for ``resume`` also the batches and seed) and, to go on, a step below ``config.steps``."""
+    if not resume:
+        _check_settings(saved, config, ("lora_rank", "lora_alpha", "lora_layers"))
+        return
     _check_settings(saved, config, ("lora_rank", "lora_alpha", "lora_layers", "seq_len", "accumulate", "seed"))
-    if saved.get("data") != digest:
-        raise ValueError("the checkpoint was trained on other examples: resume with the same --data file")
     if saved.get("step", 0) >= config.steps:
         raise ValueError(f"the checkpoint is at step {saved.get('step')}: give --steps above it to train further")
+
+
+def _check_resumable(saved: dict, config: TrainConfig, digest: str) -> None:
+    """A checkpoint goes on only with the data it was made with (its settings: :func:`check_fits`)."""
+    if saved.get("data") != digest:
+        raise ValueError("the checkpoint was trained on other examples: resume with the same --data file")
 
 
 def _check_settings(saved: dict, config: TrainConfig, keys: tuple[str, ...]) -> None:
@@ -345,7 +364,10 @@ def _check_settings(saved: dict, config: TrainConfig, keys: tuple[str, ...]) -> 
 
 def _load_adapters(model, saved: dict, path: str) -> None:
     """A checkpoint's adapter weights into ``model``; ValueError when it holds adapters the model lacks."""
-    missing = model.load_state_dict(saved["adapters"], strict=False)
+    try:
+        missing = model.load_state_dict(saved["adapters"], strict=False)
+    except RuntimeError as exc:  # a tensor of another shape: made for another model
+        raise ValueError(f"{path}: its adapters do not fit this model ({' '.join(str(exc).split())[:160]})") from None
     if missing.unexpected_keys:
         raise ValueError(f"{path}: adapters this model does not have ({missing.unexpected_keys[0]} ...)")
 

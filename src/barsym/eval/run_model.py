@@ -7,8 +7,10 @@ and a report made from run files weeks later has only the files to go by. So
 ``barsym report`` reads it back (:func:`barsym.report.run_model.model_text`),
 with the fields every output names a model by (:mod:`barsym.llm.provenance`):
 ``gguf`` and ``gguf_sha256``, ``adapter`` (its file name, ``none`` for the base
-model alone) and ``adapter_sha256``, ``server`` (without any ``user:password@``:
-a run file is shared; the API key is never in it) and ``stand_in``.
+model alone), ``adapter_sha256`` and ``adapter_applied`` (the shipped adapter is
+checked against its card before it is used, so a run never names a damaged file
+by the card's digest), ``server`` (without any ``user:password@``: a run file is
+shared; the API key is never in it) and ``stand_in``.
 
 Planners without a model record None. Files written before the header had the
 field say "not recorded"; files written before the digests name the shipped

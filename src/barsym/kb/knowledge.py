@@ -27,9 +27,12 @@ if TYPE_CHECKING:
 DEFAULT_VERSION = "1.16.5"
 
 
-class UnknownItemError(KeyError):
+class UnknownItemError(KeyError, ValueError):
     """A name that is neither an item, a generic family, nor an alias (``absent_from``: an item of 1.16.5
-    that the knowledge base's release lacks)."""
+    that the knowledge base's release lacks).
+
+    A ValueError (a bad value given, as the API's other argument errors are) and, as it always was, a
+    KeyError (a name not found), so code catching either keeps working."""
 
     def __init__(self, name: str, suggestions: list[str], absent_from: str | None = None):
         super().__init__(name)

@@ -77,14 +77,28 @@ class BackendTimeoutError(LLMError):
     """The backend did not answer within the configured timeout."""
 
 
-class IncompatibleServerError(LLMError):
-    """The URL answers HTTP, but not the OpenAI chat API (404/405/501, not JSON, no ``choices``).
+class FatalBackendError(LLMError):
+    """A failure no fallback may hide: the command stops on it (one line, exit status 2).
 
-    Unlike the other backend errors this one is not worth a fallback: every
-    later call fails the same way, and a plan made without the model but under
-    the LLM planner's name would mislead. Callers should stop and report it as
-    a setting to fix, which is what barsym's planners and command line do.
+    Unlike the other backend errors, every later call would fail the same way,
+    and a plan made without the model but under the LLM planner's name would
+    report symbolic numbers as the model's. barsym's planners, scorer, repairer
+    and parser never fall back from one: the model gateway re-raises it where
+    any other failure is counted (``barsym.reasoning.model_calls``), and the
+    command line turns it into one line naming what to fix.
     """
+
+
+class IncompatibleServerError(FatalBackendError):
+    """The URL answers HTTP, but not the OpenAI chat API (404/405/501, not JSON, no ``choices``, a redirect)."""
+
+
+class CredentialsRefusedError(FatalBackendError):
+    """The server refused the credentials (HTTP 401 or 403): the API key is wrong, missing or not allowed."""
+
+
+class BrokenModelError(FatalBackendError):
+    """The model computed numbers that are not finite (NaN, infinity): a damaged model or adapter file."""
 
 
 class GrammarError(LLMError):

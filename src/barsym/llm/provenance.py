@@ -9,12 +9,18 @@ less. So every output that a model took part in names it by this one record
 - ``gguf``, ``gguf_sha256``: the model file's name and digest (None through a server or a stand-in);
 - ``adapter``, ``adapter_sha256``: the LoRA adapter's file name and digest, or ``"none"`` and None
   for the base model alone (None and None through a server or a stand-in);
+- ``adapter_applied``: whether the adapter is on the model: a loaded backend's word (it sets it after
+  llama.cpp applied the file and the logits moved); for settings resolved without loading, whether there
+  is one to apply (the backend applies it or the command stops); False for the base alone, None through a
+  server or a stand-in. The text says "not applied" when it is False for a named adapter;
 - ``server``: the server URL without any ``user:password@``; ``stand_in``: the chooser that answered
   with no model.
 
 The GGUF's digest (a 90 MB read, ~0.1 s) is remembered in the backend's state folder under the
-file's identity, as the adapter's check does (:func:`.llamacpp.adapter.base_sha256`); the
-adapter's (4 MB) is computed once per process.
+file's identity, as the adapter's check does (:func:`.llamacpp.adapter.base_sha256`), and taken from
+there only when it is the shipped card's base (what it is checked against); any other file is read
+once per process, so a forged fact is never printed as a model's digest. The adapter's (4 MB) is
+computed once per process.
 """
 
 from __future__ import annotations
@@ -30,18 +36,26 @@ __all__ = ["backend_record", "files_record", "model_record", "record_text"]
 SHOWN = 12
 
 
-def files_record(model_path: Path, adapter_path: Path | None, folder: Path | None = None) -> dict:
-    """The record of an in-process model: these files (``adapter_path`` None: the base model alone)."""
-    from .llamacpp.adapter import NONE, base_sha256, file_sha256
+def files_record(
+    model_path: Path, adapter_path: Path | None, folder: Path | None = None, applied: bool | None = None
+) -> dict:
+    """The record of an in-process model: these files (``adapter_path`` None: the base model alone);
+    ``applied``: a loaded backend's word on the adapter (None: not loaded here, so whether there is one)."""
+    from .llamacpp.adapter import NONE, base_sha256, card_base, file_sha256, read_card
 
+    expected = card_base(read_card()).get("sha256")
     record = _empty()
     record["gguf"] = Path(model_path).name
-    record["gguf_sha256"] = _or_none(lambda: base_sha256(Path(model_path), folder))
+    record["gguf_sha256"] = _or_none(
+        lambda: base_sha256(Path(model_path), folder, expected if isinstance(expected, str) else None)
+    )
     if adapter_path is None:
         record["adapter"] = NONE
+        record["adapter_applied"] = False
     else:
         record["adapter"] = Path(adapter_path).name
         record["adapter_sha256"] = _or_none(lambda: file_sha256(Path(adapter_path)))
+        record["adapter_applied"] = True if applied is None else bool(applied)
     return record
 
 
@@ -60,14 +74,14 @@ def model_record(
     if url:
         record["server"] = url_without_password(url.strip())
         return record
-    from .base import ModelNotFoundError
+    from .base import LLMError
     from .llamacpp.adapter import resolve_adapter
     from .llamacpp.embedded import default_model_path
 
     try:
         path = default_model_path(model)
         chosen = resolve_adapter(adapter, path, folder)
-    except (ModelNotFoundError, OSError):  # named as given: the command says what is wrong with it
+    except (LLMError, OSError):  # named as given (a missing file, a damaged shipped adapter): the command says so
         record["gguf"] = Path(str(model)).name if model else None
         record["adapter"] = str(adapter) if adapter else None
         return record
@@ -78,7 +92,13 @@ def backend_record(backend) -> dict | None:
     """The record of a live backend (None for one that names no model: a scripted fake)."""
     path = getattr(backend, "model_path", None)
     if path is not None:
-        return files_record(path, getattr(backend, "adapter_path", None), getattr(backend, "state_dir", None))
+        applied = getattr(backend, "adapter_applied", None)
+        return files_record(
+            path,
+            getattr(backend, "adapter_path", None),
+            getattr(backend, "state_dir", None),
+            applied if isinstance(applied, bool) else None,
+        )
     url = getattr(backend, "base_url", None)
     if isinstance(url, str):
         return model_record(url=url)
@@ -102,7 +122,8 @@ def record_text(record: dict | None) -> str:
         return gguf
     if adapter == "none":
         return f"{gguf}, no adapter"
-    return f"{gguf}, adapter {adapter}{_digest(record.get('adapter_sha256'))}"
+    applied = ", not applied" if record.get("adapter_applied") is False else ""
+    return f"{gguf}, adapter {adapter}{_digest(record.get('adapter_sha256'))}{applied}"
 
 
 def _digest(sha: str | None) -> str:
@@ -115,6 +136,7 @@ def _empty() -> dict:
         "gguf_sha256": None,
         "adapter": None,
         "adapter_sha256": None,
+        "adapter_applied": None,
         "server": None,
         "stand_in": None,
     }

@@ -51,7 +51,7 @@ from collections.abc import Callable, Sequence
 
 from ..graph import CraftGraph
 from ..kb import KnowledgeBase, Rules, rules_for
-from ..llm import GrammarError, IncompatibleServerError, LLMBackend, LLMError
+from ..llm import FatalBackendError, GrammarError, LLMBackend, LLMError
 from ..model import MAX_COUNT, Goal, Step, StepType
 from ..planner.conventions import conventions, fitting_craft, waste
 from ..planner.decomposer import Decomposition, PlanContext, Unanswered, goal_layer
@@ -246,8 +246,8 @@ class LLMDecomposer:
                     shown, attempt + 1, messages, grammar, None, Verdict.BACKEND_ERROR, problems, temperature
                 )
                 break
-            except IncompatibleServerError:
-                raise  # a URL that is not the API: no fallback, the user must fix the setting
+            except FatalBackendError:
+                raise  # refused credentials, a URL that is not the API, NaN: no fallback, the user must fix it
             except LLMError as exc:
                 problems = [f"backend error: {exc}"]
                 self.caller.record(

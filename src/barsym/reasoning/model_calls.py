@@ -19,7 +19,9 @@ the rest, the same way for every call (:class:`ModelGateway`):
   calls below are never reused: each is its own question);
 - **backend health**: after ``max_failures`` failures in a row the backend is
   considered down for the rest of the process (a dead server costs two
-  timeouts, not one per goal);
+  timeouts, not one per goal); a failure no fallback may hide
+  (:class:`~barsym.llm.FatalBackendError`: refused credentials, a URL that is not
+  the API, a model computing NaN) is raised again, and the command stops on it;
 - **the call log**: each real call is written with its verdict (:mod:`.call_log`),
   by the planners once they know it (:meth:`ModelGateway.record`), by the short
   calls at once; a log that fails is switched off with one warning.
@@ -39,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from ..llm import Completion, LLMBackend, LLMError
+from ..llm import Completion, FatalBackendError, LLMBackend, LLMError
 from ..llm.time_limit import reply_deadline
 from ..planner.stats import LLMStats
 from .call_log import CallLog, Verdict, command_line, open_log
@@ -170,6 +172,8 @@ class ModelGateway:
             self.progress(ProgressEvent(Phase.PRIMING, "preparing the model's few-shot prompt"))
         try:
             primed = self.backend.prime(list(self.prefix))
+        except FatalBackendError:
+            raise  # no fallback from it (failed())
         except LLMError as exc:  # the first call will meet the same problem and count it
             self.stats.problems.append(str(exc))
             return
@@ -179,10 +183,17 @@ class ModelGateway:
             self.stats.llm_seconds += primed.seconds
 
     def failed(self, exc: LLMError) -> bool:
-        """Record a backend failure; True when the backend is now considered down."""
+        """Record a backend failure; True when the backend is now considered down.
+
+        A :class:`~barsym.llm.FatalBackendError` (refused credentials, a URL that is not the API, a model
+        computing NaN) is counted and raised again from here: every caller that would fall back from a
+        failure records it through this method first, so none can go on without the model under its name."""
         self.stats.backend_errors += 1
         self.stats.problems.append(str(exc))
         self.last_error = exc
+        if isinstance(exc, FatalBackendError):
+            self.down = str(exc)
+            raise exc
         self._failures_in_row += 1
         if self._failures_in_row >= self.max_failures:
             self.down = f"{self._failures_in_row} failures in a row, last: {exc}"

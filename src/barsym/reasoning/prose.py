@@ -52,10 +52,12 @@ from .model_calls import ModelGateway
 from .prose_gaps import fill_counts, fill_tools
 from .reply_grammar import GrammarBuilder
 
-__all__ = ["Clause", "ParsedPlan", "ProseParser", "count_of", "split_clauses"]
+__all__ = ["Clause", "ParsedPlan", "ProseLimitError", "ProseParser", "count_of", "split_clauses"]
 
 MAX_CANDIDATES = 6
 MAX_CLAUSES = 200
+#: the longest clause read: a step in words is a few dozen characters
+MAX_CLAUSE_CHARS = 1000
 #: how close a word must be to a name's part to count (difflib's ratio; plurals and one typo pass)
 CLOSE = 0.78
 #: as close, for a name only some of whose parts are in the clause ("the iron": iron_ingot)
@@ -129,8 +131,9 @@ EXAMPLES = (
 def count_of(words: list[str]) -> tuple[int | None, list[str]]:
     """The clause's count (digits or words: "twenty four", "a dozen") and its words without it."""
     for i, word in enumerate(words):
-        if word.isdigit():
-            return int(word), words[:i] + words[i + 1 :]
+        if word.isdigit():  # a count past any step's (thousands of digits: int() refuses them) is read as too many
+            value = int(word) if len(word) <= len(str(notation.MAX_COUNT)) else notation.MAX_COUNT + 1
+            return value, words[:i] + words[i + 1 :]
         if word in UNITS and word not in ("a", "an", "both"):
             value, j = UNITS[word], i + 1
             if value >= 20 and j < len(words) and UNITS.get(words[j], 99) < 10:
@@ -145,14 +148,51 @@ def count_of(words: list[str]) -> tuple[int | None, list[str]]:
 
 
 def split_clauses(text: str) -> list[str]:
-    """The clauses of a prose plan, in order (each should be one step)."""
+    """The clauses of a prose plan, in order (each should be one step), every one of them: a text of more than
+    :data:`MAX_CLAUSES` is refused by :meth:`ProseParser.parse`, never cut short."""
     out = []
     for piece in _SPLIT.split(text.lower()):
         piece = re.sub(r"[^a-z0-9_' -]+", " ", piece or "")
         piece = _FILLER.sub("", piece.strip()).strip()
         if piece:
             out.append(piece)
-    return out[:MAX_CLAUSES]
+    return out
+
+
+class ProseLimitError(ValueError):
+    """A text past what ``barsym parse`` reads: more than :data:`MAX_CLAUSES` clauses, or a count no step may have."""
+
+
+def check_limits(sources: list[str]) -> None:
+    """:class:`ProseLimitError` for a text of more clauses than :data:`MAX_CLAUSES` or a clause longer than
+    :data:`MAX_CLAUSE_CHARS` (no step is written that long, and matching names in it would take minutes): the
+    parse is refused, never cut short."""
+    if len(sources) > MAX_CLAUSES:
+        raise ProseLimitError(
+            f"the text has {len(sources)} clauses and barsym parse reads at most {MAX_CLAUSES} (one step each); "
+            f"split it into parts of at most {MAX_CLAUSES}"
+        )
+    for number, source in enumerate(sources, 1):
+        if len(source) > MAX_CLAUSE_CHARS:
+            raise ProseLimitError(
+                f"clause {number} ({_shown(source)}) has {len(source)} characters and barsym parse reads clauses "
+                f"of at most {MAX_CLAUSE_CHARS}; end each step with a comma, 'then' or a new line"
+            )
+
+
+def check_counts(clauses: list[Clause]) -> None:
+    """:class:`ProseLimitError` for a clause whose count is more than one step may hold (``notation.MAX_COUNT``):
+    refused, never capped."""
+    for number, clause in enumerate(clauses, 1):
+        if clause.count is not None and clause.count > notation.MAX_COUNT:
+            raise ProseLimitError(
+                f"clause {number} ({_shown(clause.source)}) asks for more than {notation.MAX_COUNT}, the most one "
+                "step may hold; give the count in steps of at most that"
+            )
+
+
+def _shown(source: str) -> str:
+    return repr(source if len(source) <= 80 else source[:60] + f"... ({len(source)} characters)")
 
 
 @dataclass(frozen=True)
@@ -328,7 +368,7 @@ class ProseParser:
         names each under the verbs that make it; a clause that says "dig down" is a dig down."""
         _, _, tool, _ = notation.step_rules("root", self.verbs)
         count = clause.count if clause.count is not None else 1  # an open count is filled in afterwards
-        count_rule = f"count ::= {gbnf_literal(str(min(count, notation.GRAMMAR_MAX_COUNT)))}"
+        count_rule = f"count ::= {gbnf_literal(str(count))}"  # the clause's count as written (check_limits: <= MAX)
         with_tool = " tool?" if clause.tools else ""  # no tool named: none offered (filled in from the plan)
         if clause.dig and not clause.candidates:
             alternatives = [f"{gbnf_literal(notation.DIG)}{with_tool}"]
@@ -359,7 +399,10 @@ class ProseParser:
         out = ParsedPlan()
         gateway = ModelGateway(self.backend, seed=self.seed, max_failures=1, log=self.log or None, stats=out.stats)
         open_counts: list[int] = []
-        clauses = [self.clause(source) for source in split_clauses(text)]
+        sources = split_clauses(text)
+        check_limits(sources)  # all clauses, or a refusal naming the limit (before any name is matched)
+        clauses = [self.clause(source) for source in sources]
+        check_counts(clauses)  # a count is the text's, or a refusal naming the most a step holds
         for clause in clauses:
             source = clause.source
             if not clause.candidates and not clause.dig:  # no item near its words: named, never guessed

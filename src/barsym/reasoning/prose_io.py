@@ -13,8 +13,9 @@ import sys
 
 from ..bar_io import MAX_INPUT_BYTES, PlanFormatError, read_stream
 from ..model import Plan
+from ..steps import clip
 from ..validation import ValidationResult
-from .prose import ParsedPlan, ProseParser
+from .prose import ParsedPlan, ProseLimitError, ProseParser
 
 
 def read_text(path: str) -> str:
@@ -46,7 +47,10 @@ def parse_prose(kb, text: str, where: str, backend, seed: int = 0, log: bool = T
     Each call goes to the call log (``barsym logs``) unless ``log`` is False, as the planners' calls do."""
     from ..planner.registry import graph_for
 
-    parsed = ProseParser(kb, graph_for(kb), backend, seed=seed, log=log).parse(text)
+    try:
+        parsed = ProseParser(kb, graph_for(kb), backend, seed=seed, log=log).parse(text)
+    except ProseLimitError as exc:
+        raise PlanFormatError(where, str(exc)) from None
     if not parsed.steps:
         raise PlanFormatError(
             where, "no step found (no clause names an item barsym knows); write e.g. 'mine 3 logs, then craft planks'"
@@ -78,12 +82,14 @@ def parsed_text(parsed: ParsedPlan, where: str, made_by: str, result: Validation
     lines = [f"{where}: {len(parsed.steps)} steps from {clauses} clauses ({made_by}, {parsed.calls} calls)"]
     width = max(len(str(s)) for s in parsed.steps)
     for i, (step, source) in enumerate(zip(parsed.steps, parsed.sources), 1):
-        lines.append(f"  {i:>2}. {str(step):<{width}}  <- {source}")
-    lines += [f"  skipped (no step): {source}" for source in parsed.skipped]
-    lines += [f"  could not read: {source!r} (no item barsym knows is near its words)" for source in parsed.unread]
+        lines.append(f"  {i:>2}. {str(step):<{width}}  <- {clip(source)}")
+    lines += [f"  skipped (no step): {clip(source)}" for source in parsed.skipped]
+    lines += [
+        f"  could not read: {clip(source)!r} (no item barsym knows is near its words)" for source in parsed.unread
+    ]
     if not parsed.complete:
         lines.append(f"incomplete: {len(parsed.unread)} clause(s) could not be read; the plan has a gap for each")
-    goal_text = f"goal {result.goal.count} {result.goal.item}" if result.goal else "no goal"
+    goal_text = f"goal {result.goal.count} {clip(result.goal.item)}" if result.goal else "no goal"
     lines.append(f"verdict: {result.verdict.value} ({goal_text})")
     for error in result.errors:
         if error.caused_by is None:

@@ -29,6 +29,7 @@ from ..metrics import GroupScore, TaskScore
 from ..planner.registry import planner_label
 from ..planner.stats import PlanStats
 from ..reasoning.stats import DepsSummary
+from ..redact import escape_controls
 from .compare import comparison_note, depth_of, depth_section, experts_from_datasets, shared_tasks
 from .llm_report import summarize
 from .parts import INTERVAL_NOTE, note, rate_text
@@ -389,7 +390,9 @@ def render(runs: list[Run], kb=None) -> str:
         ]
     )
     made = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    return (
+    # every name on the page (tasks, groups, files, planners, items) comes from run files: a NUL, an ESC or
+    # U+202E (which reverses how the text after it reads) is shown as \x00, \x1b, \u202e, never raw
+    return escape_controls(
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>barsym report</title><style>{STYLE}{TASK_STYLE}</style></head><body>"

@@ -55,6 +55,7 @@ from ..base import (
     BackendUnavailableError,
     Completion,
     CompletionRequest,
+    CredentialsRefusedError,
     GrammarError,
     IncompatibleServerError,
     LLMBackend,
@@ -80,7 +81,7 @@ _NOT_THE_API = (404, 405, 501)
 
 def _excerpt(body: bytes | str) -> str:
     text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
-    text = " ".join(text.split())
+    text = " ".join(redact(text).split())  # secrets hidden before the cut: half a key is harder to find
     return text[:_EXCERPT] + ("..." if len(text) > _EXCERPT else "")
 
 
@@ -288,9 +289,10 @@ class OpenAIHTTPBackend(LLMBackend):
             reason = f" {exc.reason}" if exc.reason else ""
             gist = "" if body.startswith("<") else f": {body[:120]}"  # an HTML error page adds nothing
             return self._incompatible(f"answered {exc.code}{reason}{gist}")
-        if exc.code in (401, 403):
-            return LLMError(
-                f"server {self.base_url} refused the credentials (HTTP {exc.code}): {redact(body)}. Check the api_key."
+        if exc.code in (401, 403):  # every later call would be refused too: no fallback (FatalBackendError)
+            return CredentialsRefusedError(
+                f"server {self.base_url} refused the credentials (HTTP {exc.code}): {body}. Check the API key "
+                "(--api-key, $OPENAI_API_KEY) and that it may use this server"
             )
         if exc.code in (502, 503, 504):
             return BackendUnavailableError(

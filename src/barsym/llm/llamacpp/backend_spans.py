@@ -23,6 +23,7 @@ import numpy as np
 
 from ..base import Completion, LLMError, Priming
 from .grammar_engine import UnsupportedGrammar
+from .native import NonFiniteLogits
 from .prefix_state import PrefixKey, PrefixStateWarning, StateCheck, model_identity
 
 __all__ = ["SpanDecoding"]
@@ -71,6 +72,9 @@ class SpanDecoding:
             return decode(prompt)
         except UnsupportedGrammar as exc:  # no admissible token (forced-span decoding only)
             raise LLMError(f"the grammar admits no token: {exc}") from None
+        except NonFiniteLogits:
+            context.truncate(0)
+            raise self.broken() from None
         except ValueError as exc:  # a prompt beyond n_ctx
             raise LLMError(
                 f"llama.cpp refused the request: {exc}. If the prompt is too long, "
@@ -115,6 +119,9 @@ class SpanDecoding:
                 context.truncate(0)
                 last = context.evaluate(tokens, first_output=len(tokens) - 1)[-1]
                 context.pinned = len(tokens)
+            except NonFiniteLogits:
+                context.truncate(0)
+                raise self.broken() from None
             except (ValueError, RuntimeError) as exc:
                 context.truncate(0)
                 raise LLMError(f"llama.cpp could not evaluate the prompt prefix: {exc}") from None

@@ -27,12 +27,16 @@ import numpy as np
 
 from ..base import SAMPLER
 
-__all__ = ["LoadProfile", "NativeContext", "NativeModel", "backend_init", "system_info"]
+__all__ = ["LoadProfile", "NativeContext", "NativeModel", "NonFiniteLogits", "backend_init", "system_info"]
 
 _init_lock = threading.Lock()
 _initialised = False
 _log_sink: Any = None  # keeps the ctypes callback alive
 _verbose = False
+
+
+class NonFiniteLogits(RuntimeError):
+    """An evaluation gave logits that are not finite (NaN, infinity): the weights are damaged."""
 
 
 @dataclass(frozen=True)
@@ -262,6 +266,8 @@ class NativeContext:
             self.tokens.extend(chunk)
             if outputs:
                 rows = np.ctypeslib.as_array(lc.llama_get_logits(self.ctx), shape=(outputs, self.model.n_vocab))
+                if not np.isfinite(rows).all():  # a damaged model or adapter: never a reply read from NaN
+                    raise NonFiniteLogits(f"the logits after {len(self.tokens)} tokens are not finite numbers")
                 parts.append(rows.copy())
         if not parts:
             return np.empty((0, self.model.n_vocab), dtype=np.float32)

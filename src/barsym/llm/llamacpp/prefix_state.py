@@ -44,12 +44,16 @@ class PrefixStateWarning(UserWarning):
 
 
 def model_identity(path: Path) -> str:
-    """Path, size, modification time and a hash of the first MiB (the GGUF header and metadata)."""
+    """Path, size, modification and change times, inode and a hash of the first MiB (the GGUF header and metadata).
+
+    The change time is set by the kernel on every write and cannot be set back (``touch`` sets only the
+    modification time): a file changed in place after its first MiB, with its size and modification
+    time restored, is another identity, so nothing remembered about it is used."""
     resolved = Path(path).resolve()
     stat = resolved.stat()
     with open(resolved, "rb") as handle:
         head = hashlib.sha256(handle.read(_HEAD_BYTES)).hexdigest()[:16]
-    return f"{resolved}|{stat.st_size}|{stat.st_mtime_ns}|{head}"
+    return f"{resolved}|{stat.st_size}|{stat.st_mtime_ns}|{stat.st_ctime_ns}|{stat.st_ino}|{head}"
 
 
 @dataclass(frozen=True)

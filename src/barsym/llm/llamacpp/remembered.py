@@ -7,6 +7,15 @@ SHA-256 (:mod:`.adapter`). Each is kept as one small JSON file named by a hash o
 parts. The files are 0600 in a 0700 folder (:mod:`barsym.private_files`); a file another user could
 have planted is not read, so the check it would skip runs again; a folder that cannot be written
 keeps nothing, and the check runs again next time.
+
+**A fact can only skip work, never change a result.** Each caller takes from a fact only the one
+answer that lets it skip a check it would otherwise make -- the base file's digest when it is the
+card's (:func:`.adapter.fits_base`), a passed adapter check (:meth:`.backend.LlamaCppBackend.
+_apply_adapter`), a profile that passed its child-process check (:mod:`.runtime_check`) -- and
+for anything else (another value, a wrong type, a file that is damaged, forged or made for other
+parts) does the work again. So a forged fact can at worst save a check the truth would have
+saved too: the adapter is never turned off by one, nor the model run another way
+(``tests/hostile/test_hostile_remembered.py`` forges each kind).
 """
 
 from __future__ import annotations

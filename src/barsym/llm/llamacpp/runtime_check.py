@@ -8,7 +8,9 @@ build and CPU features, model file, load profile) combination, a short child
 process loads the model the same way and evaluates a small batch. Its verdict
 is remembered (in the backend's state folder, else for this process), and the
 first profile that survives is used; when that is not the preferred one, one
-line says what was done and why.
+line says what was done and why. Only a pass is taken from the state folder
+(it saves the child process); a remembered failure -- true, forged or damaged --
+is checked again, so a fact on disk can never change how the model is run.
 
 Profiles, fastest first (:func:`profiles_for`): without llama.cpp's extra
 buffer types (they hold the AMX-packed weights, and bring SmolLM2's Q4_1
@@ -177,8 +179,8 @@ def _verdict(
         if key in _memo:
             return _memo[key], "process"
     saved = recall(folder, "runtime", *key)  # the state folder's remembered facts (.remembered)
-    if saved is not None and isinstance(saved.get("problem"), str):
-        problem, source = saved["problem"], "remembered"
+    if saved is not None and saved.get("problem") == "" and saved.get("profile") == profile.name:
+        problem, source = "", "remembered"  # a pass only skips the check; a remembered crash is checked again
     else:
         problem, source = _probe(model, profile, threads), "probed"
         if problem == UNLOADABLE_PROBLEM:
@@ -210,7 +212,7 @@ def _child(argv: list[str]) -> int:
     import llama_cpp
     import numpy as np
 
-    from .native import NativeContext, NativeModel
+    from .native import NativeContext, NativeModel, NonFiniteLogits
 
     profile = PROFILES[args.profile]
     if profile.name in os.environ.get(FAULT_ENV, "").split(","):
@@ -222,9 +224,10 @@ def _child(argv: list[str]) -> int:
         print(exc, file=sys.stderr)
         return UNLOADABLE
     tokens = model.tokenize(_PROBE_TEXT, add_bos=True, special=False)
-    rows = context.evaluate(tokens, first_output=0)
-    last = context.evaluate([int(np.argmax(rows[-1]))], first_output=0)
-    if not (np.isfinite(rows).all() and np.isfinite(last).all()):
+    try:
+        rows = context.evaluate(tokens, first_output=0)
+        context.evaluate([int(np.argmax(rows[-1]))], first_output=0)
+    except NonFiniteLogits:
         print("non-finite logits", file=sys.stderr)
         return 1
     context.close()
