@@ -372,6 +372,15 @@ class Validator:
                         f"{'dig down' if what == 'deeper' else 'climb up'} reaches",
                     )
                 )
+        moves = [i for i, step in enumerate(plan.steps, start=1) if step.type.moves and i not in dropped]
+        for a, b in zip(moves, moves[1:]):  # a move the next one undoes, nothing between them needing its layer
+            if a in dropped or plan.steps[a - 1].type is plan.steps[b - 1].type or not fine(dropped | {a, b}):
+                continue
+            dropped |= {a, b}
+            what = "climb up" if plan.steps[a - 1].type is StepType.CLIMB_UP else "dig down"
+            message = f"the {what} at step {a} and this step undo each other: no step between them needs that layer"
+            found += [Finding(a, "redundant_step", f"step {b} undoes this {what}: no step between needs its layer")]
+            found.append(Finding(b, "redundant_step", message))
         return found
 
 

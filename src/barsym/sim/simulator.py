@@ -198,7 +198,8 @@ class Simulator:
             return self._not_made_by(item, verb)
         if state.layer not in action.layers:
             where = ", ".join(self.kb.layer_name(layer) for layer in sorted(action.layers))
-            hint = "dig down first" if state.layer < action.layer else "the agent cannot climb back up"
+            climb = "climb up first" if self.rules.can_climb else "the agent cannot climb back up"
+            hint = "dig down first" if state.layer < action.layer else climb
             return Failure(
                 Code.WRONG_LAYER,
                 f"{item} is found on layer {where}; the agent is on layer {self.kb.layer_name(state.layer)} ({hint})",
