@@ -18,7 +18,19 @@ from enum import Enum
 
 from .kb import KnowledgeBase, Rules, rules_for
 from .model import Goal, Plan, Step, StepType
-from .sim import Code, Failure, Rollout, Simulator, State, Transition, future_demand, goal_failure, rollout
+from .sim import (
+    Code,
+    Failure,
+    Rollout,
+    Simulator,
+    State,
+    StepUse,
+    Transition,
+    future_demand,
+    goal_failure,
+    rollout,
+    step_uses,
+)
 from .sim.wear import CODE as WEAR_CODE
 from .sim.wear import wear_outs
 
@@ -72,6 +84,7 @@ class ValidationResult:
     trace: list[State] = field(default_factory=list)  # trace[0] is the start; trace[i] follows step i
     failed_step: int | None = None  # the first failing step
     rollout: Rollout | None = None
+    rules: Rules | None = field(default=None, repr=False, compare=False)  # what the plan was played under
 
     @property
     def valid(self) -> bool:
@@ -99,6 +112,13 @@ class ValidationResult:
             return None
         error = self.errors[0]
         return f"fails at {f'step {error.step}' if error.step else 'the end'}: {error.message}"
+
+    def uses(self) -> list[StepUse | None]:
+        """Per step, its recipe and what it consumed and made, as played (:func:`barsym.sim.step_uses`; None for a
+        step that failed); a result read back from JSON (no rollout) has none."""
+        if self.rollout is None or self.rules is None:
+            return []
+        return step_uses(self.rules, self.rollout)
 
     def to_text(self, plan: Plan, layers: tuple[str, ...] = (), quiet: bool = False) -> str:
         """The verdict as ``barsym validate`` prints it: a line, then each root error with the state before it,
@@ -201,7 +221,9 @@ class Validator:
     def validate(self, plan: Plan, goal: Goal | None = None, start: State | None = None) -> ValidationResult:
         goal = goal or plan.default_goal()
         played = rollout(self.sim, plan.steps, start or State())
-        result = ValidationResult(plan.source, goal, Verdict.VALID, trace=played.states(), rollout=played)
+        result = ValidationResult(
+            plan.source, goal, Verdict.VALID, trace=played.states(), rollout=played, rules=self.rules
+        )
         made_by_failed: list[tuple[int, Step]] = []
         for outcome in played.failures:
             cause = self._cause(outcome.failure, made_by_failed)

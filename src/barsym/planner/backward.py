@@ -37,8 +37,7 @@ from ..sim.wear import CODE as WEAR_CODE
 from ..validation import Validator
 from .decomposer import Decomposer, Decomposition, PlanContext, PlanningError, Unanswered, goal_layer
 from .fusion import KEPT_ROLES, dig_steps, fuse, fusion_needs, layer_needs
-from .layers import lay_out, layer_rank, orders_below
-from .ordering import NoOrder, drop_blocking_surface, order_steps
+from .ordering import NoOrder, drop_blocking_surface, lay_out, layer_rank, order_steps
 from .result import GoalNode, PlanResult
 from .stats import PlanStats
 from .verify import check_decomposition, subgoal_roles
@@ -311,6 +310,8 @@ class BackwardPlanner:
         order, needs = self._order(root, steps, fusion_needs(self.kb, self.rules, nodes, fusion, share))
         layouts = [(order, needs)]
         if self.rules.can_climb and self._start.layer > 0:  # below the surface: the better of two layouts
+            from .layers import orders_below
+
             layouts = orders_below(self.rules, steps, needs, dig_steps(nodes, fusion), self._start.layer) or layouts
         best = None
         for order, needs in layouts:

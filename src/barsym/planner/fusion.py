@@ -41,7 +41,7 @@ def fuse(kb: KnowledgeBase, nodes: list[GoalNode], popped: list[int]) -> Fusion:
         if step.type is StepType.DIG_DOWN:
             key: tuple = ("dig", goal_layer(nodes[nid].goal))
         else:
-            key = (step.type, kb.resolve(step.item), step.tool)
+            key = (step.type, kb.resolve(step.item), step.tool, step.recipe)
         if key not in keys:
             keys[key] = len(groups)
             groups.append([])

@@ -6,7 +6,7 @@ down to the start are covered by the start: a dig below the start ordered
 before the surface gathering (dig down, then climb straight back up: the
 issue-56 plan), and a dig put in after a climb that names no pickaxe. So a
 start below the surface is laid out in two ways and the better plan is kept
-(:func:`layer_rank`: fewer wasted steps, fewer steps, fewer digs after a climb):
+(:func:`~barsym.planner.ordering.layer_rank`: fewer wasted steps, fewer steps, fewer digs after a climb):
 
 - **down first** (:func:`down_first`): the gathering and digging that need no
   step of the plan (their tools are held) go first, layer by layer downwards,
@@ -21,7 +21,8 @@ start below the surface is laid out in two ways and the better plan is kept
 if from the surface (climb first, then dig back down with planned pickaxes)
 and keeps the better by the same rank. Every dig the layout puts in after a
 climb names the lowest held pickaxe of the tier its layer's ores need
-(:func:`name_dig_tools`; any pickaxe digs), found by playing the plan forward.
+(:func:`~barsym.planner.ordering.name_dig_tools`; any pickaxe digs), found by playing the plan forward.
+Only a start below the surface loads this module.
 """
 
 from __future__ import annotations
@@ -30,10 +31,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from ..kb import Rules
-from ..model import Plan, Step, StepType
-from ..sim import Simulator, State, Transition
-from ..validation import ValidationResult
-from .ordering import Need, NoOrder, insert_layer_moves, order_steps
+from ..model import Step
+from .ordering import Need, NoOrder, order_steps
 
 
 def start_layer_needs(rules: Rules, steps: Sequence[Step], digs: dict[int, int], start_layer: int) -> list[Need]:
@@ -97,41 +96,3 @@ def orders_below(
         else:
             out.append((down_first(rules, steps, order, needs, digs, layer), needs))
     return out
-
-
-def lay_out(rules: Rules, sim: Simulator, steps: Sequence[Step], order: list[int], start: State, source: str):
-    """(plan, fused step -> plan position): the ordered steps with the layer moves they need put in."""
-    ordered, moved = [steps[i] for i in order], list(range(len(order)))
-    if rules.can_climb:
-        ordered, moved = insert_layer_moves(ordered, rules.step_layers, start.layer, rules.next_layer)
-    plan = name_dig_tools(rules, sim, Plan(steps=tuple(ordered), source=source), start)
-    return plan, {old: moved[new] for new, old in enumerate(order)}
-
-
-def name_dig_tools(rules: Rules, sim: Simulator, plan: Plan, start: State) -> Plan:
-    """``plan`` with each dig down that names no pickaxe naming one the agent holds there."""
-    if all(s.type is not StepType.DIG_DOWN or s.tool for s in plan.steps):
-        return plan
-    kind = rules.kb.dig_down_kind
-    state, steps = start, []
-    for step in plan.steps:
-        if step.type is StepType.DIG_DOWN and not step.tool:
-            tier = rules.layer_tiers.get(min(state.layer + 1, rules.kb.deepest_layer), rules.dig_tier)
-            held = rules.best_held_tool(kind, tier, state.count) or rules.best_held_tool(
-                kind, rules.dig_tier, state.count
-            )
-            if held is not None:
-                step = step.model_copy(update={"tool": held})
-        steps.append(step)
-        moved = sim.transition(step, state)
-        if isinstance(moved, Transition):
-            state = moved.state
-    return plan.model_copy(update={"steps": tuple(steps)})
-
-
-def layer_rank(plan: Plan, validation: ValidationResult) -> tuple[bool, int, int, int]:
-    """Sort key of the better plan: valid, fewer wasted steps, fewer steps, fewer digs after a climb."""
-    redundant = sum(w.code == "redundant_step" for w in validation.warnings)
-    kinds = [s.type for s in plan.steps if s.type.moves]
-    climbed = kinds.index(StepType.CLIMB_UP) if StepType.CLIMB_UP in kinds else len(kinds)
-    return (not validation.valid, redundant, len(plan), kinds[climbed:].count(StepType.DIG_DOWN))
