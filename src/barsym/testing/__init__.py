@@ -8,7 +8,8 @@ draw from barsym's knowledge base (Minecraft 1.16.5):
 - :func:`plans` -- valid plans for drawn goals, made by the symbolic planner
   (from a drawn start, if asked), each checked by the validator;
 - :func:`faulty_plans` -- a valid plan with one fault put in (a step dropped,
-  two swapped, a count cut), with what was done, for testing checkers;
+  inserted or changed, a count cut, two steps swapped), with what was done,
+  for testing checkers and repairers;
 - :func:`steps` -- arbitrary well-formed steps over the vocabulary.
 
 Needs ``hypothesis`` (``pip install 'barsym[testing]'``); it is imported on
