@@ -3,7 +3,7 @@
     python bench/bench_step_scores.py [--methods digit,expected,yes,yes-facts,yes-state,yes-needs,default] [--limit N] [--seed 0]
                                       [--model FILE.gguf] [--json FILE]
 
-The labelled set (:mod:`barsym.testing.step_set`) is built from BAR's 53 expert plans and faulty
+The labelled set (:mod:`barsym.consistency.step_set`) is built from BAR's 53 expert plans and faulty
 variants of them, each step labelled by the simulator (good: it runs, the steps before it played as
 written). Every method scores every step of the set with the same model, in one process; the table
 gives, per method, the AUC against the labels, Spearman's rho against the labels and against the
@@ -14,6 +14,14 @@ and ``constant`` (one score for every step: chance, AUC 0.5).
 ``default`` is what ``--scores llm`` reads when no ``--score-method`` is given: the method the model
 declares (a ``barsym distill`` model names the one it was taught), else ``expected``; its row names
 which it was.
+
+Rows of simple rules that read only what the ``yes-recall`` prompt shows (the inventory before the
+step and the step itself, no recipe) bound what a model adds there: ``rule: tool held`` (yes unless
+the step names a tool that is not held), ``rule: tool held, something to use`` (also no for a craft
+or smelt from an empty inventory). The best of them is printed with the model rows' margin over it.
+
+``--set dropped`` scores another set: from each expert plan one step dropped
+(:func:`~barsym.consistency.step_set.dropped_steps`), a fault no method was shaped on.
 
 ``--limit N`` keeps N steps (a seeded sample that keeps the good/bad ratio); the default is the whole
 set (567 steps). The model is the embedded SmolLM2-135M unless ``--model`` names another GGUF
@@ -33,11 +41,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from barsym.consistency.crosscheck import auc, spearman  # noqa: E402
+from barsym.consistency.step_set import dropped_steps, labelled_steps  # noqa: E402
 from barsym.eval import load_dataset  # noqa: E402
 from barsym.eval.dataset import resolve_dataset  # noqa: E402
 from barsym.kb import Rules, load_kb  # noqa: E402
+from barsym.model import Plan, StepType  # noqa: E402
 from barsym.reasoning.step_scorer import LLMStepScorer, ScoreMethod  # noqa: E402
-from barsym.testing.step_set import labelled_steps  # noqa: E402
 from barsym.validation import Validator  # noqa: E402
 
 
@@ -69,6 +78,25 @@ def row(name: str, scores: list, items: list, seconds: float) -> dict:
     }
 
 
+def _held(state, item) -> bool:
+    return any(name == item and n > 0 for name, n in state.inventory)
+
+
+def rule_tool_held(state, step) -> float:
+    """Yes unless the step names a tool the inventory does not hold (read from the prompt's 'Have')."""
+    return 1.0 if step.tool and not _held(state, step.tool) else 10.0
+
+
+def rule_tool_and_something(state, step) -> float:
+    """As rule_tool_held, and no for a craft or smelt from an empty inventory."""
+    if step.type in (StepType.CRAFT, StepType.SMELT) and not state.inventory:
+        return 1.0
+    return rule_tool_held(state, step)
+
+
+RULES = {"rule: tool held": rule_tool_held, "rule: tool held, something to use": rule_tool_and_something}
+
+
 def fmt(value) -> str:
     return "-" if value is None else f"{value:.3f}"
 
@@ -81,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default=None, help="a GGUF file (default: the embedded model)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--adapter", help="LoRA adapter (default: the shipped one for the embedded model; none: base)")
+    parser.add_argument("--set", dest="step_set", choices=("labelled", "dropped"), default="labelled")
     parser.add_argument("--json", dest="json_out", default=None, help="write the table and the set here")
     args = parser.parse_args(argv)
     names = [name.strip() for name in args.methods.split(",") if name.strip()]
@@ -93,18 +122,21 @@ def main(argv: list[str] | None = None) -> int:
     rules = Rules(kb)
     validator = Validator(kb, rules)
     path, dialect = resolve_dataset("bar")
-    items = sample(labelled_steps(load_dataset(path, kb, dialect), validator, seed=args.seed), args.limit, args.seed)
+    build = dropped_steps if args.step_set == "dropped" else labelled_steps
+    items = sample(build(load_dataset(path, kb, dialect), validator, seed=args.seed), args.limit, args.seed)
     good = sum(x.good for x in items)
-    print(
-        f"labelled set: {len(items)} steps ({good} good, {len(items) - good} bad) from BAR's expert plans "
-        f"and faulty variants",
-        flush=True,
-    )
+    what = "one step dropped from each" if args.step_set == "dropped" else "faulty variants of"
+    print(f"{args.step_set} set: {len(items)} steps ({good} good, {len(items) - good} bad): {what} BAR's expert plans")
 
     rows = [
         row("simulator", [float(x.simulator_score) for x in items], items, 0.0),
         row("constant", [10.0] * len(items), items, 0.0),
     ]
+    befores = [validator.validate(Plan(steps=x.steps[: x.number - 1]), goal=None).final_state for x in items]
+    for name, rule in RULES.items():
+        rows.append(row(name, [rule(state, x.step) for state, x in zip(befores, items)], items, 0.0))
+    rule_rows = [r for r in rows if r["method"].startswith("rule:") and r["auc"] is not None]
+    best_rule = max(rule_rows, key=lambda r: r["auc"]) if rule_rows else None
     per_step: dict[str, list] = {}
     if methods:
         from barsym.llm import LLMOptions
@@ -124,14 +156,21 @@ def main(argv: list[str] | None = None) -> int:
         backend.close()
 
     print()
+    if best_rule is not None:
+        print(f"best no-model rule: {best_rule['method']} (AUC {fmt(best_rule['auc'])})")
     print(
-        "| method | steps | no answer | AUC | Spearman (label) | Spearman (simulator 1-10) | distinct scores | s/step |"
+        "| method | steps | no answer | AUC | AUC minus the best rule's | Spearman (label) "
+        "| Spearman (simulator 1-10) | distinct scores | s/step |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:
+        model_row = r["method"] not in ("simulator", "constant") and not r["method"].startswith("rule:")
+        margin = r["auc"] - best_rule["auc"] if model_row and best_rule and r["auc"] is not None else None
+        r["margin_over_best_rule"] = margin
         print(
-            f"| {r['method']} | {r['steps']} | {r['unanswered']} | {fmt(r['auc'])} | {fmt(r['spearman_label'])} | "
-            f"{fmt(r['spearman_simulator'])} | {r['distinct_scores']} | {r['seconds_per_step']:.3f} |"
+            f"| {r['method']} | {r['steps']} | {r['unanswered']} | {fmt(r['auc'])} | {fmt(margin)} | "
+            f"{fmt(r['spearman_label'])} | {fmt(r['spearman_simulator'])} | {r['distinct_scores']} "
+            f"| {r['seconds_per_step']:.3f} |"
         )
     if args.json_out:
         data = {

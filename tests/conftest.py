@@ -216,3 +216,13 @@ def default_signal_handlers():
     yield
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+@pytest.fixture(autouse=True)
+def no_timed_progress_lines(monkeypatch):
+    """Piped, a planner's phase gets a ``barsym:`` line once it has gone on for 5 s (commands/progress_piped.py):
+    on a busy machine a test's plan can take that long, and its stderr would then depend on the clock. Tests
+    that read those lines move a fake clock past the threshold themselves."""
+    from barsym.commands import progress_piped
+
+    monkeypatch.setattr(progress_piped, "AFTER_SECONDS", float("inf"))

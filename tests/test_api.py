@@ -201,3 +201,20 @@ def test_validate_takes_barsyms_own_notation():
     assert result.verdict == same.verdict
     planned = barsym.plan("stick", 4, planner="symbolic")
     assert barsym.validate([str(step) for step in planned.steps], "stick", 4).valid
+
+
+def test_goal_count_is_the_command_lines_name_for_count():
+    """``barsym validate --goal-count N`` is ``goal_count=N`` here too (the API had only ``count=``); without a goal
+    it counts the plan's last step's item, as the command line does."""
+    plan = ["mine 2 logs", "craft 8 planks"]
+    assert barsym.validate(plan, "planks", goal_count=8).valid
+    assert not barsym.validate(plan, "planks", goal_count=9).valid
+    assert barsym.validate(plan, "planks", 8, goal_count=8).valid  # both, agreeing
+    with pytest.raises(TypeError, match="give count or goal_count"):
+        barsym.validate(plan, "planks", 8, goal_count=9)
+    assert barsym.validate(plan, goal_count=9).goal == barsym.Goal(item="planks", count=9)
+    assert barsym.validate(plan).goal == barsym.Goal(item="planks", count=8)  # the last step's whole count
+    assert barsym.execute(plan, goal_count=8, world="deterministic", runs=1).successes == 1
+    assert barsym.repair(plan, "planks", goal_count=8).valid_after
+    with pytest.raises(ValueError, match="count must be from 1"):
+        barsym.validate(plan, goal_count=0)

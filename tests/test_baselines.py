@@ -98,6 +98,18 @@ def test_self_refine_stops_after_its_rounds_with_the_last_plan(kb):
     assert texts(result) == STEPS  # the last plan written, though no feedback said correct
 
 
+def test_the_summary_says_how_many_rounds_ran_not_only_the_budget(kb):
+    """It said "3 refinement round(s); stopped: finished" when the feedback said correct in round 1."""
+    p, _ = planner(kb, "self-refine", [GOOD, "correct"])
+    result = p.plan(GOAL)
+    assert result.trace.lines()[0] == "self-refine: a complete plan (1 of 3 refinement round(s) run); stopped: finished"
+    assert result.trace.to_dict()["spent"] == "1 of 3 refinement round(s) run"
+    p, _ = planner(kb, "self-refine", [NO_TABLE, WHY, NO_TABLE, WHY, GOOD], refine_rounds=2)
+    assert "(2 of 2 refinement round(s) run); stopped: rounds used" in p.plan(GOAL).trace.lines()[0]
+    p, _ = planner(kb, "reverse-chain", ["\n".join(reversed(STEPS)) + "\ndone"])
+    assert p.plan(GOAL).trace.lines()[0] == "reverse-chain: a complete plan (one reply); stopped: finished"
+
+
 def test_self_refine_with_no_rounds_plans_once(kb):
     p, backend = planner(kb, "self-refine", [NO_TABLE], refine_rounds=0)
     result = p.plan(GOAL)

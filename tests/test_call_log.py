@@ -163,3 +163,52 @@ def test_a_model_failing_mid_parse_stops_the_parse_and_is_logged(kb, log_path):
     with pytest.raises(BackendTimeoutError):
         parser.parse("chop four logs, then make planks")
     assert [r.verdict for r in CallLog(log_path).recent(None)] == ["accepted", "backend-error"]
+
+
+def test_logs_filters_by_run_and_command_and_names_the_model(kb, log_path, tmp_path, capsys):
+    """Every process writes into one log: ``--run N`` and ``--command TEXT`` pick one's calls; each row names its
+    run's model (a parse, which starts no plan, gets a run of its own command line)."""
+    text = tmp_path / "plan.txt"
+    text.write_text("chop four logs, then make planks")
+    assert main(["parse", str(text), "--llm-stand-in", "copy-facts", "--format", "json"]) == 0
+    plan_with_a_refusal(kb, log_path)  # a plan through a scripted model: the model the fake names
+    capsys.readouterr()
+    rows = CallLog(log_path).recent(None)
+    parse_run, plan_run = rows[0].run, rows[-1].run
+    assert parse_run is not None and plan_run not in (None, parse_run)
+    assert rows[0].command == f"barsym parse {text} --llm-stand-in copy-facts --format json"
+    assert rows[0].model == "stand-in copy-facts (no model)"
+
+    assert main(["logs", "--run", str(parse_run), "-n", "0", "--format", "json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert [r["goal"] for r in shown] == ["parse: chop 4 logs", "parse: make planks"]
+    assert {r["model"] for r in shown} == {"stand-in copy-facts (no model)"}
+    assert main(["logs", "--command", "plan stone_pickaxe", "-n", "0", "--format", "json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown and {r["run"] for r in shown} == {plan_run}
+    assert main(["logs", "--command", "barsym parse", "-n", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"#{rows[1].id}  ") and "\n  model: stand-in copy-facts (no model)\n" in out
+    assert main(["logs", "--command", "100%_"]) == 0  # a plain substring, not a LIKE pattern
+    captured = capsys.readouterr()
+    assert captured.out == "" and "no LLM call of that run or command" in captured.err
+
+
+def test_a_run_names_the_in_process_model_by_its_files(tmp_path):
+    """The call log's runs name a GGUF and its adapter by file and SHA-256, as plan and eval outputs do."""
+    import hashlib
+
+    from barsym.llm.provenance import backend_record, record_text
+
+    model, adapter = tmp_path / "m.gguf", tmp_path / "a.gguf"
+    model.write_bytes(b"GGUF model")
+    adapter.write_bytes(b"GGUF adapter")
+
+    class InProcess:  # what the llama.cpp backend exposes of itself
+        model_path, adapter_path, state_dir = model, adapter, None
+
+    text = record_text(backend_record(InProcess()))
+    m, a = (hashlib.sha256(p.read_bytes()).hexdigest()[:12] for p in (model, adapter))
+    assert text == f"m.gguf (sha256 {m}), adapter a.gguf (sha256 {a})"
+    InProcess.adapter_path = None
+    assert record_text(backend_record(InProcess())) == f"m.gguf (sha256 {m}), no adapter"

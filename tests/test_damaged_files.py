@@ -11,13 +11,15 @@ import copy
 import json
 import os
 import shutil
+import subprocess
+import sys
 
 import pytest
 
 from barsym.bar_io import MAX_INPUT_BYTES, InputFileError, read_input
 from barsym.report.html_report import load_runs
 from cli_run import one_line, run
-from testdata import BAR_DIR, EXPERT_FILES
+from testdata import BAR_DIR, EXPERT_FILES, REPO
 
 pytestmark = pytest.mark.skipif(not BAR_DIR.exists(), reason="BAR dataset not available")
 
@@ -331,6 +333,40 @@ def test_inputs_that_are_not_small_regular_files_are_one_line(capsys, tmp_path, 
     assert any(
         words in err for words in ("FIFO", "character device", "larger than the 64 MiB", "not a regular file")
     ), err
+
+
+def test_a_pipe_is_read_as_the_shells_process_substitution_hands_it_over(capsys, tmp_path):
+    """``barsym validate <(command)`` gets ``/dev/fd/N``, a pipe: it was refused as "a FIFO, not a file"."""
+    reader, writer = os.pipe()
+    os.write(writer, EXPERT_FILES[0].read_bytes())
+    os.close(writer)
+    try:
+        code, out, err = run(capsys, "validate", f"/dev/fd/{reader}")
+    finally:
+        os.close(reader)
+    assert code == 0 and err == "" and f"/dev/fd/{reader}: valid" in out
+    # and through a real shell, as a user types it (bash's <(...)), for a plan and for an inventory
+    plan = EXPERT_FILES[0]
+    shell = (
+        f"{sys.executable} -m barsym validate <(cat {plan}) && "
+        f"{sys.executable} -m barsym plan stick --planner symbolic --inventory <(echo '{{\"planks\": 2}}')"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "BARSYM_LOG_DB": "off"}
+    done = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert ": valid (" in done.stdout and "inventory: 2 planks" in done.stdout
+
+
+def test_a_pipe_nobody_writes_to_is_one_line_not_a_wait(tmp_path):
+    fifo = _fifo(tmp_path)  # no writer: the read ends at once
+    with pytest.raises(InputFileError, match="nothing written to it"):
+        read_input(fifo)
+    reader, writer = os.pipe()
+    os.write(writer, b"x" * 100)
+    os.close(writer)
+    with pytest.raises(InputFileError, match="larger than"):
+        read_input(f"/dev/fd/{reader}", limit=10)
+    os.close(reader)
 
 
 def test_read_input_is_the_one_reader():

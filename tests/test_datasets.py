@@ -30,10 +30,11 @@ def test_the_listing_names_every_set_with_count_source_and_licence(capsys):
     assert records["bar"]["licence"] == "Apache-2.0" and "SCUNLP/BAR" in records["bar"]["source"]
     assert records["plancraft-train"]["licence"] == "MIT"
     assert records["deps"]["licence"].startswith("none stated") and records["deps"]["dialect"] == "deps"
+    assert {r["minecraft"] for r in records.values()} == {"1.16.5"}  # the version the tasks are written for
     code, text, _ = run(capsys, "datasets")
     assert code == 0
     for name, count in EXPECTED.items():
-        assert f"{name} ({count} tasks)" in text
+        assert f"{name} ({count} tasks, Minecraft 1.16.5)" in text
 
 
 @pytest.mark.parametrize("name", list(EXPECTED))

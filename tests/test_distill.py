@@ -39,7 +39,11 @@ def examples(kb):
     return generator, list(generator.generate(120))
 
 
-def test_no_bar_or_deps_goal_is_the_goal_of_an_example(kb, examples):
+def test_no_example_is_an_evaluation_task_and_every_example_asks_its_goal(kb, examples):
+    """Teach knowledge, hold out tasks: no whole plan of a BAR/DEPS item from the empty start or near its
+    evaluation plan (barsym.distill.rule); every example's question names its goal."""
+    from barsym.distill.rule import Evaluation, problems
+
     generator, rows = examples
     held = held_out_items(kb)
     for name in ("bar", "deps"):
@@ -47,8 +51,9 @@ def test_no_bar_or_deps_goal_is_the_goal_of_an_example(kb, examples):
         assert {t.goal.item for t in load_dataset(path, kb, dialect)} <= held
     assert len(held) >= 90  # 53 + 70 with some shared
     assert not held & set(generator.pool.items())
+    evaluation = Evaluation.of(kb)
     for row in rows:
-        assert row["goal"] not in held
+        assert problems(row, evaluation, kb) == []
         asked = [
             m["content"]
             for m in row["messages"]
@@ -56,6 +61,34 @@ def test_no_bar_or_deps_goal_is_the_goal_of_an_example(kb, examples):
         ][-1]
         first_line = asked_goal(asked) if asked.startswith("Known: ") or "Goal: " in asked else asked.split("\n")[0]
         assert row["goal"] in first_line.split() or f"{row['goal']}." in first_line
+
+
+def test_the_rule_names_an_evaluation_plan_a_near_one_and_a_labelled_step(kb):
+    """The checker is not vacuous: a CoT plan for iron_pickaxe from the empty start, the same plan from two
+    logs (one count changed), and a yes-facts verdict on an expert plan of the labelled set are each named."""
+    from barsym.distill import oracle
+    from barsym.distill.rule import Evaluation, problems
+    from barsym.planner.registry import graph_for, symbolic_planner
+
+    evaluation = Evaluation.of(kb)
+    graph = graph_for(kb)
+    symbolic = symbolic_planner(kb, graph=graph)
+    goal = Goal(item="iron_pickaxe", count=1)
+    plan = symbolic.plan(goal).plan
+    (empty,) = oracle.cot_examples(kb, goal, None, plan, graph=graph)
+    assert problems(empty, evaluation, kb) == [
+        "cot: a whole plan for 1 iron_pickaxe from the empty start, an evaluation task"
+    ]
+    start = State.start({"logs": 2})
+    (near,) = oracle.cot_examples(kb, goal, start, symbolic.plan(goal, start).plan, graph=graph)
+    assert "near its evaluation plan" in problems(near, evaluation, kb)[0]
+    from barsym.distill.verdicts import verdict_examples
+    from barsym.eval.dataset import load_dataset, resolve_dataset
+
+    path, dialect = resolve_dataset("bar")
+    task = load_dataset(path, kb, dialect)[0]
+    rows = verdict_examples(kb, task.goal, task.reference, random.Random(0), "yes-facts")
+    assert rows and all("evaluation item" in " ".join(problems(r, evaluation, kb)) for r in rows)
 
 
 @pytest.fixture(scope="module")
@@ -439,11 +472,50 @@ def test_a_few_lora_steps_on_a_toy_llama_lower_the_loss():
     losses = []
     for _ in range(8):
         optimizer.zero_grad()
-        loss = _loss(model, row, None)
+        loss = _loss(model, [row], None)
         loss.backward()
         optimizer.step()
         losses.append(loss.item())
     assert losses[-1] < losses[0]
+
+
+@pytest.mark.skipif(
+    not all(__import__("importlib").util.find_spec(m) for m in ("torch", "transformers", "peft")),
+    reason="the [train] extra is not installed",
+)
+def test_a_padded_batch_scores_each_example_as_it_would_alone_with_and_without_a_prefix():
+    """--batch N runs N tails in one forward pass: right-padded, the shared prefix cache repeated; the loss is
+    the mean of the examples' own losses (so a batch changes the speed, not what is taught)."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from barsym.distill.train import Encoded, _batches, _loss, _prefix_caches
+
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=64,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+    )
+    from peft import LoraConfig, get_peft_model
+
+    model = get_peft_model(LlamaForCausalLM(config), LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj"]))
+    model.eval()
+    rows = [
+        Encoded("know", [5, 6, 7, 8, 9, 10, 11], scored_from=3),
+        Encoded("know", [12, 13, 14], scored_from=1),
+        Encoded("know", [20, 21, 22, 23, 24], scored_from=4),
+    ]
+    for prefix in ([], [1, 2, 3, 4]):
+        cache = _prefix_caches(model, {"know": prefix}).get("know")
+        with torch.no_grad():
+            alone = [_loss(model, [row], cache).item() for row in rows]
+            together = _loss(model, rows, cache).item()
+        assert together == pytest.approx(sum(alone) / len(alone), rel=1e-4)
+    assert [len(b) for b in _batches(rows + [Encoded("cot", [1, 2], 1)], 2)] == [2, 1, 1]
 
 
 @pytest.mark.skipif(not __import__("importlib").util.find_spec("gguf"), reason="needs the [train] extra's gguf package")
@@ -541,3 +613,31 @@ def test_parse_examples_share_no_phrase_list_with_the_parse_benchmark():
     assert not {w for names in prose_data.SYNONYMS.values() for w in names} & {
         w for names in bench.SYNONYMS.values() for w in names
     }
+
+
+def test_the_players_names_the_parse_benchmark_also_uses_are_known_and_sourced(kb):
+    """The alias table (aliases.json's players) is knowledge, each name with its source, and may be taught; the
+    parse benchmark's phrase lists were written apart from it. The names both have are pinned here, so a name
+    added to the table from the benchmark's lists shows in review; every one has a source that is not it."""
+    import importlib.util
+    import json as json_
+    from pathlib import Path
+
+    root = Path(__file__).parents[1]
+    spec = importlib.util.spec_from_file_location("make_paraphrases", root / "bench" / "make_paraphrases.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    said = {(w, item) for item, words in bench.SYNONYMS.items() for w in words}
+    shared = {phrase for phrase, item in kb.player_names.items() if (phrase, item) in said}
+    assert shared == {
+        "cobble",
+        "iron pick",
+        "redstone dust",
+        "stone pick",
+        "wood pick",
+        "wood planks",
+        "wooden planks",
+        "workbench",
+    }
+    table = json_.loads((root / "data" / "recipes" / "aliases.json").read_text())["players"]
+    assert all(table[p]["source"] and "paraphrase" not in table[p]["source"] for p in shared)

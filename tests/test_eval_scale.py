@@ -132,7 +132,13 @@ def test_cli_workers_print_what_serial_prints(capsys, tmp_path):
             "-o",
             tmp_path / f"{workers}.json",
         )
-        assert code == 0 and err == ""  # piped: no progress bar, nothing but the result
+        # piped: no progress bar, a line per task (in the order they end), nothing else
+        assert (
+            code == 0
+            and sorted(err.splitlines())
+            == sorted(re.findall(r"barsym: eval \d/7 gold/\w+: planned, valid, \d+\.\d s", err))
+            and err.count("\n") == 7
+        )
         outputs.append([line for line in out.splitlines() if not line.startswith("wall time")])
     assert outputs[0] == outputs[1]
     a, b = (json.loads((tmp_path / f"{w}.json").read_text()) for w in ("1", "2"))
@@ -219,7 +225,8 @@ def test_a_cut_off_last_line_is_run_again(kb, tasks, tmp_path):
 
 def test_run_files_that_cannot_be_used(capsys, kb, tasks, tmp_path):
     path = tmp_path / "run.jsonl"
-    code, _, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "2", "--run", path)
+    argv = ["eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "2", "--run", path, "--quiet"]
+    code, _, err = run(capsys, *argv)
     assert code == 0 and err == ""
     code, out, err = run(
         capsys,
@@ -272,8 +279,9 @@ def test_progress_bar_on_a_terminal(tmp_path):
     progress = EvalProgress(screen)
     progress.start(10, 4)
     progress.finished({"key": "iron/bucket"})
+    line = progress._bar.render()
     progress.close()
-    assert "5/10 tasks" in screen.text and "<" in screen.text and "iron/bucket" in screen.text
+    assert "5/10 tasks" in line and "<" in line and "iron/bucket" in line and "5/10" in screen.text
 
 
 def test_options_a_planner_ignores_are_reported(capsys):
@@ -374,3 +382,28 @@ def test_a_run_of_a_bundled_set_resumes_after_barsym_moved(capsys, tmp_path):
     run_file.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
     code, out, err = run(capsys, *base)
     assert code == 2 and "other settings" in err
+
+
+def test_a_run_made_with_another_adapter_file_is_not_resumed(capsys, tmp_path):
+    """The header names the model a run's tasks ran by its files' SHA-256: a resume with another adapter (a
+    retrained one under the same name) would make the header name a model the new tasks did not run."""
+    from barsym.eval.runfile import RunFileError, check_resumable
+
+    run_file = tmp_path / "run.jsonl"
+    base = ["eval", "--dataset", "bar", "--llm-stand-in", "copy-facts", "--quiet", "--limit", "1", "--run", run_file]
+    assert run(capsys, *base)[0] == 0
+    lines = run_file.read_text().splitlines()
+    header = json.loads(lines[0])
+    files = {"gguf": "m.gguf", "gguf_sha256": "a" * 64, "adapter": "t.gguf", "adapter_sha256": "b" * 64}
+    header["model"] = {**header["model"], **files}
+    run_file.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    check_resumable(run_file, header)  # the same files: resumed
+    retrained = {**header, "model": {**header["model"], "adapter_sha256": "c" * 64}}
+    with pytest.raises(RunFileError, match=r"another adapter \(t.gguf, sha256 bbbbbbbbbbbb; now sha256 cccccccccccc\)"):
+        check_resumable(run_file, retrained)
+    bare = {**header, "model": {**header["model"], "adapter": "none", "adapter_sha256": None}}
+    with pytest.raises(RunFileError, match=r"another adapter \(t.gguf; now none\)"):
+        check_resumable(run_file, bare)
+    old = {**header, "model": {"gguf": "m.gguf", "adapter": "shipped"}}  # a header from before the digests
+    run_file.write_text("\n".join([json.dumps(old), *lines[1:]]) + "\n")
+    check_resumable(run_file, header)

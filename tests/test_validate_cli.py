@@ -124,3 +124,60 @@ def test_graph_command(capsys, tmp_path):
     assert code == 1 and "needs ancient_debris" in err  # unreachable: the graph is written, exit 1 as plan
     code, _, err = run(capsys, "graph", "diamnod")
     assert code == 2 and "did you mean diamond" in err
+
+
+def test_shipped_examples_validate_with_no_warning(capsys):
+    """``barsym validate examples/*.jsonl`` (the README's light-install command): every plan valid, not one
+    warning; the plans barsym flags on purpose are in examples/flawed/, each flagged for its one reason."""
+    from testdata import REPO
+
+    shipped = sorted(str(p) for p in (REPO / "examples").glob("*.jsonl"))
+    code, out, err = run(capsys, "validate", "--format", "json", *shipped)
+    records = json.loads(out)
+    assert code == 0 and err == "" and len(records) == len(shipped) >= 2
+    assert [(r["verdict"], r["warnings"]) for r in records] == [("valid", [])] * len(shipped)
+    flawed = {p.name: p for p in (REPO / "examples" / "flawed").glob("*.jsonl")}
+    code, out, _ = run(capsys, "validate", "--format", "json", *map(str, flawed.values()))
+    found = {r["file"].rsplit("/", 1)[1]: r for r in json.loads(out)}
+    assert code == 1
+    assert found["note_block_expert.jsonl"]["errors"][0]["code"] == "missing_ingredient"
+    one = found["cobblestone_one_pickaxe.jsonl"]
+    assert one["verdict"] == "valid" and [w["code"] for w in one["warnings"]] == ["tool_wears_out"]
+
+
+def test_a_tool_wear_warning_is_shown_for_a_valid_plan(capsys):
+    """A valid plan whose only warning is a tool wearing out says so in the text too (it was dropped)."""
+    from testdata import REPO
+
+    code, out, _ = run(capsys, "validate", REPO / "examples" / "flawed" / "cobblestone_one_pickaxe.jsonl")
+    assert code == 0 and ": valid (7 steps, goal 70 cobblestone)" in out
+    assert "warning [tool_wears_out] wooden_pickaxe wears out here" in out
+
+
+def test_a_spare_tool_the_wear_needs_is_not_waste(kb):
+    from barsym.bar_io import parse_plan
+    from barsym.validation import Validator
+
+    lines = [
+        "mine 5 logs",
+        "craft 20 planks",
+        "craft 8 stick",
+        "craft 1 crafting_table",
+        "craft {n} wooden_pickaxe",
+        "dig down with wooden_pickaxe",
+        "mine 70 cobblestone with wooden_pickaxe",
+    ]
+    codes = {}
+    for n in (2, 3):
+        result = Validator(kb).validate(parse_plan("\n".join(lines).format(n=n), "p"))
+        assert result.valid
+        codes[n] = [(w.code, w.item, w.count) for w in result.warnings if w.item == "wooden_pickaxe"]
+    assert codes[2] == []  # the wear uses up two copies: both are used
+    assert codes[3] == [("waste", "wooden_pickaxe", 1)]  # a third is waste
+
+
+def test_the_default_goal_is_the_last_steps_whole_count(kb):
+    from barsym.bar_io import parse_plan
+
+    plan = parse_plan("mine 3 logs\ncraft 12 planks\ndig down\n", "p")
+    assert (plan.default_goal().item, plan.default_goal().count) == ("planks", 12)

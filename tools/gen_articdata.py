@@ -1,12 +1,19 @@
-"""Derive barsym's smelting recipes and item tags from ArticData 1.16.5.
+"""Derive barsym's smelting recipes and item tags from an ArticData export (1.16.5, 1.17.1, ...).
 
 minecraft-data has no smelting recipes and no item tags, so barsym keeps them
-as JSON under ``data/recipes/``. This script regenerates those two files from
-the ArticData export (Articdive/ArticData, MIT licence, commit 3ed14e9), which
-the project's shared folder carries as ``articdata-1.16.5/``. barsym itself
-never reads that folder: run this script only when refreshing the data.
+as JSON: 1.16.5's under ``data/recipes/``, every other release's under
+``data/recipes/versions/VERSION/`` (``data/recipes/versions.json`` says which
+versions use which). This script regenerates those two files from an ArticData
+export (Articdive/ArticData, MIT licence): 1.16.5's from commit 3ed14e9, which
+the project's shared folder carries as ``articdata-1.16.5/``; the later ones
+from the repository's release branches (``1.17.1``, ``1.18.2``, ``1.19.2``,
+``1.20.4``), whose ``1_19_2_recipes.json`` and ``1_19_2_tags/1_19_2_item_tags.json``
+are the same two files under other names (``--prefix 1_19_2_`` finds them).
+barsym itself never reads an export: run this script only when refreshing the data.
 
     python tools/gen_articdata.py ../shared/datasets/articdata-1.16.5 data/recipes
+    python tools/gen_articdata.py ARTICDATA-1.19.2 data/recipes/versions/1.19.2 --prefix 1_19_2_ \
+        --source "Articdive/ArticData 1.19.2 (MIT licence, branch 1.19.2, commit 63cb64d)"
 """
 
 from __future__ import annotations
@@ -95,17 +102,22 @@ def smelting_recipes(raw: dict) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("articdata", type=Path, help="folder with recipes.json and item_tags.json")
-    parser.add_argument("out", type=Path, help="barsym's data/recipes folder")
+    parser.add_argument("out", type=Path, help="barsym's data/recipes folder (or data/recipes/versions/VERSION)")
+    parser.add_argument("--source", default=SOURCE, help="where the export came from, written into both files")
+    parser.add_argument(
+        "--prefix", default="", help="the export's file-name prefix (1_19_2_: 1_19_2_recipes.json, 1_19_2_tags/...)"
+    )
     args = parser.parse_args(argv)
-    recipes = json.loads((args.articdata / "recipes.json").read_text())
-    tags = json.loads((args.articdata / "item_tags.json").read_text())
+    recipes = json.loads((args.articdata / f"{args.prefix}recipes.json").read_text())
+    tag_file = args.articdata / f"{args.prefix}tags" / f"{args.prefix}item_tags.json"
+    tags = json.loads((tag_file if args.prefix else args.articdata / "item_tags.json").read_text())
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "tags.json").write_text(
-        json.dumps({"source": SOURCE, "recipe_tags": crafting_tags(recipes), "tags": expand_tags(tags)}, indent=1)
+        json.dumps({"source": args.source, "recipe_tags": crafting_tags(recipes), "tags": expand_tags(tags)}, indent=1)
         + "\n"
     )
     (args.out / "smelting.json").write_text(
-        json.dumps({"source": SOURCE, "recipes": smelting_recipes(recipes)}, indent=1) + "\n"
+        json.dumps({"source": args.source, "recipes": smelting_recipes(recipes)}, indent=1) + "\n"
     )
     print(f"wrote {args.out / 'tags.json'} and {args.out / 'smelting.json'}")
     return 0

@@ -42,6 +42,7 @@ def main() -> int:
     )
     parser.add_argument("--command", required=True, help="the barsym distill command that trained it")
     parser.add_argument("--results", type=Path, help="measured rows: [{what, taught, base, command}]")
+    parser.add_argument("--threads", type=int, default=2, help="the cores training ran on (for the card's CPU hours)")
     parser.add_argument("--after", type=Path, help="the card of the stage this adapter was warm-started from")
     args = parser.parse_args()
 
@@ -80,9 +81,13 @@ def main() -> int:
             "sha256": file_sha256(args.data),
             "recipe": args.data_command,
             "commit": args.data_commit or _head(),
-            "held_out": f"BAR's 53 and DEPS' 70 target items ({len(held)} items) are the goal of no example "
-            "(nor the sub-goal a bar example asks about); parse examples use phrase lists of their own (src/barsym/distill/prose_data.py), none of "
-            "bench/make_paraphrases.py's",
+            "rule": "teach knowledge, hold out tasks (src/barsym/distill/goals.py): one-step knowledge of every "
+            "item of the rule book may be taught (how it is obtained, inputs, counts, station, tool, layer, fuel; "
+            "players' names for items); no whole plan (cot, deps, chained bar replies) whose goal is a BAR or DEPS "
+            "evaluation goal from its evaluation start, nor one near it from another start; no sentence of the "
+            "evaluation prose (tests/data/paraphrases.json); no plan of the labelled step set. "
+            "tests/test_distill_rule.py rebuilds every stage's data from its recipe and checks each example",
+            "evaluation_items": f"BAR's 53 and DEPS' 70 target items ({len(held)} items)",
             "held_out_items": held,
         },
         "command": args.command,
@@ -110,6 +115,12 @@ def main() -> int:
         },
         "stages": stages,
         "results": json.loads(args.results.read_text()) if args.results else [],
+    }
+    seconds = [s["training"].get("train_seconds") or 0 for s in stages] + [summary.get("train_seconds") or 0]
+    card["cpu_hours"] = {
+        "total": round(sum(seconds) * args.threads / 3600, 2),
+        "stages": [round(x * args.threads / 3600, 2) for x in seconds],
+        "threads": args.threads,
     }
     CARD.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {SHIPPED} ({SHIPPED.stat().st_size} bytes) and {CARD}")

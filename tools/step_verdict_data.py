@@ -21,13 +21,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
+from barsym.consistency.step_set import labelled_steps  # noqa: E402
 from barsym.distill.data import read_jsonl  # noqa: E402
 from barsym.distill.verdicts import VERDICT_KINDS, _PromptsOnly  # noqa: E402
 from barsym.eval import load_dataset  # noqa: E402
 from barsym.eval.dataset import resolve_dataset  # noqa: E402
 from barsym.kb import Rules, load_kb  # noqa: E402
 from barsym.reasoning.step_scorer import LLMStepScorer  # noqa: E402
-from barsym.testing.step_set import labelled_steps  # noqa: E402
 from barsym.validation import Validator  # noqa: E402
 
 

@@ -60,6 +60,13 @@ class Planned:
     result: PlanResult | None = field(default=None, repr=False, compare=False)  # the tree and every detail
     start: State | None = None  # the start state it was planned from (None: empty, on the surface)
     rules: str | None = None  # the rule profile it was planned under (None: the knowledge base's default)
+    mc_version: str = "1.16.5"  # the Minecraft version it was planned for
+
+    def actions(self) -> dict:
+        """The plan as a bot runs it: each step in the version's item and block ids (``plan --format actions``)."""
+        from .sim.bot_actions import bot_actions
+
+        return bot_actions(knowledge_base(self.mc_version), self.plan.steps, self.start, self.rules)
 
     @property
     def steps(self) -> tuple[Step, ...]:
@@ -161,6 +168,26 @@ def _goal(kb: KnowledgeBase, item: str | Goal | None, count: int = 1) -> Goal | 
     return Goal(item=kb.resolve(item), count=whole_argument("count", count, 1, MAX_COUNT))
 
 
+def _plan_goal(
+    kb: KnowledgeBase, plan: Plan, goal: str | Goal | None, count: int | None, goal_count: int | None
+) -> Goal | None:
+    """The goal a plan is held to, as ``barsym validate`` reads ``--goal ITEM --goal-count N``.
+
+    ``goal_count`` is the command line's name (``--goal-count``) and ``count`` the API's first one; either
+    may be given (both, only when they agree). Without ``goal`` the plan's last step's item is held to
+    ``count`` of it, or to what that step asks for (:meth:`~barsym.model.Plan.default_goal`).
+    """
+    if count is not None and goal_count is not None and count != goal_count:
+        raise TypeError(f"give count or goal_count (the same thing), not both: got {count!r} and {goal_count!r}")
+    count = goal_count if count is None else count
+    if goal is None:
+        default = plan.default_goal()
+        if default is None or count is None:
+            return default
+        return Goal(item=default.item, count=whole_argument("count", count, 1, MAX_COUNT))
+    return _goal(kb, goal, 1 if count is None else count)
+
+
 def _step(value: object, number: int) -> Step:
     """One step of a plan given as a sequence: a Step, a BAR record, or a line of barsym's notation."""
     if isinstance(value, Step):
@@ -223,15 +250,25 @@ def plan(
     result = chosen.plan(goal, state) if state is not None else chosen.plan(goal)
     provenance = tuple(tuple(result.provenance(i)) for i in range(len(result.plan)))
     return Planned(
-        goal, result.plan, result.validation.verdict, provenance, result.planner, result.stats, result, state, rules
+        goal,
+        result.plan,
+        result.validation.verdict,
+        provenance,
+        result.planner,
+        result.stats,
+        result,
+        state,
+        rules,
+        mc_version,
     )
 
 
 def validate(
     steps: PlanLike | Planned,
     goal: str | Goal | None = None,
-    count: int = 1,
+    count: int | None = None,
     *,
+    goal_count: int | None = None,
     start: Mapping[str, int] | State | None = None,
     layer: int = 0,
     rules: str | None = None,
@@ -239,7 +276,9 @@ def validate(
 ) -> ValidationResult:
     """Play a plan forward: verdict (valid, valid with waste, invalid) and every failing step.
 
-    A :class:`Planned` brings its own goal, start state and rule profile (each used unless given here).
+    ``count`` (or ``goal_count``, the command line's ``--goal-count``) of ``goal``; without ``goal``, of the plan's
+    last step's item. A :class:`Planned` brings its own goal, start state and rule profile (each used unless given
+    here).
     """
     kb = knowledge_base(mc_version)
     if isinstance(steps, Planned):
@@ -248,14 +287,17 @@ def validate(
         if start is None and not layer:
             start = steps.start
         steps = steps.plan
-    return Validator(kb, rules).validate(as_plan(steps), goal=_goal(kb, goal, count), start=_start(kb, start, layer))
+    chosen = as_plan(steps)
+    target = _plan_goal(kb, chosen, goal, count, goal_count)
+    return Validator(kb, rules).validate(chosen, goal=target, start=_start(kb, start, layer))
 
 
 def execute(
     steps: PlanLike,
     goal: str | Goal | None = None,
-    count: int = 1,
+    count: int | None = None,
     *,
+    goal_count: int | None = None,
     world: str = "stochastic",
     runs: int = 100,
     seed: int = 0,
@@ -265,7 +307,9 @@ def execute(
     rules: str | None = None,
     mc_version: str = "1.16.5",
 ):
-    """Run a plan ``runs`` times in an execution world (``deterministic`` or ``stochastic``); an Execution."""
+    """Run a plan ``runs`` times in an execution world (``deterministic`` or ``stochastic``); an Execution.
+
+    The goal is read as :func:`validate` reads it (``count`` or ``goal_count``)."""
     from .sim.execution import run
     from .sim.stochastic import StochasticWorld
     from .sim.world import DeterministicWorld
@@ -277,7 +321,7 @@ def execute(
         raise ValueError(f"runs must be a whole number of at least 1, got {runs!r}")
     kb = knowledge_base(mc_version)
     chosen = as_plan(steps)
-    target = _goal(kb, goal, count) or chosen.default_goal()
+    target = _plan_goal(kb, chosen, goal, count, goal_count)
     return run(
         chosen,
         worlds[world](kb, rules),
@@ -292,8 +336,9 @@ def execute(
 def repair(
     steps: PlanLike,
     goal: str | Goal | None = None,
-    count: int = 1,
+    count: int | None = None,
     *,
+    goal_count: int | None = None,
     start: Mapping[str, int] | State | None = None,
     layer: int = 0,
     anchors: str = "step-scoring",
@@ -306,7 +351,8 @@ def repair(
     rules: str | None = None,
     mc_version: str = "1.16.5",
 ):
-    """BAR's state consistency: the plan repaired forward between anchors; a RepairResult.
+    """BAR's state consistency: the plan repaired forward between anchors; a RepairResult (the goal read as
+    :func:`validate` reads it: ``count`` or ``goal_count``).
 
     LLM scores (``scores="llm"`` or ``"both"``) and ``repairer="llm"`` need ``backend``
     (an :class:`~barsym.llm.LLMBackend`, e.g. ``barsym.llm.make_backend()``).
@@ -317,7 +363,9 @@ def repair(
     kb = knowledge_base(mc_version)
     config = ConsistencyConfig(anchors=anchors, scores=scores, repairer=repairer, t=t, k=k, rounds=rounds)
     engine = model_consistency(kb, config, rules=rules, backend=backend)
-    return engine.repair(as_plan(steps), goal=_goal(kb, goal, count), start=_start(kb, start, layer))
+    chosen = as_plan(steps)
+    target = _plan_goal(kb, chosen, goal, count, goal_count)
+    return engine.repair(chosen, goal=target, start=_start(kb, start, layer))
 
 
 # re-exported for ``from barsym.api import PlanningError``

@@ -260,11 +260,16 @@ def read_input(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
     """The bytes of an input file: a regular file of at most ``limit`` bytes, else :class:`InputFileError`.
 
     Why one function for every reader: ``read_bytes()`` on ``/dev/zero`` fills
-    memory until the kernel kills the process, on a FIFO it waits forever for a
-    writer, and on a 20 GB file it is a ``MemoryError``. Opening non-blocking
-    and checking the kind with ``fstat`` before any read refuses all three at
-    once; reading at most ``limit + 1`` bytes keeps a file that grows while it
-    is read from getting past the cap.
+    memory until the kernel kills the process, on a FIFO nobody writes to it waits
+    forever for a writer, and on a 20 GB file it is a ``MemoryError``. Opening
+    non-blocking and checking the kind with ``fstat`` before any read refuses the
+    devices; reading at most ``limit + 1`` bytes keeps a file that grows while it
+    is read (or a pipe that never ends) from getting past the cap.
+
+    A pipe is read: the shell's process substitution, ``barsym validate <(make_plan)``,
+    hands over ``/dev/fd/63``, a pipe whose writer is already there. Opened
+    non-blocking, a FIFO with no writer at all opens at once and reads as empty,
+    which is refused in words rather than waited on.
     """
     path = Path(path)
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
@@ -272,13 +277,16 @@ def read_input(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
             raise IsADirectoryError(errno.EISDIR, "is a folder", str(path))
-        if not stat.S_ISREG(info.st_mode):
+        pipe = stat.S_ISFIFO(info.st_mode)
+        if not stat.S_ISREG(info.st_mode) and not pipe:
             raise InputFileError(errno.EINVAL, f"{_kind(info.st_mode)}, not a file; give a regular file", str(path))
         too_big = InputFileError(
             errno.EFBIG, f"larger than the {limit // 2**20} MiB barsym reads from one file", str(path)
         )
         if info.st_size > limit:
             raise too_big
+        if pipe:  # a writer that is slow to start is waited for; with none at all, the read ends at once
+            os.set_blocking(fd, True)
         chunks, total = [], 0
         while True:
             chunk = os.read(fd, min(1 << 20, limit + 1 - total))
@@ -288,6 +296,10 @@ def read_input(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
             total += len(chunk)
             if total > limit:
                 raise too_big
+        if pipe and not total:
+            raise InputFileError(
+                errno.ENODATA, "a pipe (FIFO) with nothing written to it; give a regular file, or <(command)", str(path)
+            )
         return b"".join(chunks)
     finally:
         os.close(fd)

@@ -37,17 +37,19 @@ def build_parser(argv: list[str] | None = None):
 
     class _Parser(argparse.ArgumentParser):
         def error(self, message: str) -> None:  # argparse's own exit code is 2 as well
+            """One line, as for any bad input, naming where the usage is (argparse printed the whole usage
+            first: 17 lines for ``barsym plan`` without its item); an option's 10 MB value is not echoed whole."""
             from .commands.common import cut_message
 
-            self.print_usage(sys.stderr)
-            self.exit(2, f"barsym: error: {cut_message(message)}\n")  # an option's 10 MB value is not echoed whole
+            prog = f"barsym {chosen}" if self.prog == "barsym" and chosen in names else self.prog  # stray options
+            self.exit(2, f"barsym: error: {cut_message(message)} ({prog} -h shows the usage)\n")
 
     parser = _Parser(prog="barsym", description="Plan, validate and evaluate Minecraft tech-tree plans.")
     parser.add_argument("--version", action="version", version=f"barsym {__version__}")
     parser.add_argument(
         "--mc-version",
         default="1.16.5",
-        help="Minecraft version of the knowledge base (default 1.16.5, the only one supported)",
+        help="Minecraft Java version to plan for (default 1.16.5, BAR's; `barsym versions` lists the installed ones)",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
@@ -123,7 +125,7 @@ def _refuse(args, message: str) -> int:
     from .commands.common import cut_message, fail, outcome
 
     message = cut_message(message)
-    if getattr(args, "format", None) == "json":
+    if getattr(args, "format", None) in ("json", "actions"):
         sys.stdout.write(json.dumps(outcome("refused", message, 2), indent=2) + "\n")
     return fail(message)
 

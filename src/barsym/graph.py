@@ -39,19 +39,22 @@ class Reachability:
     def reason(self) -> str:
         if self.reachable:
             return f"{self.item} can be obtained from overworld resources"
-        where = dict(self.loot)
+        where = {item: _found(how) for item, how in self.loot}
         if self.item in where:
-            return (
-                f"{self.item} cannot be crafted, smelted, mined or hunted: it is only found as loot, in "
-                f"{where[self.item]}"
-            )
+            return f"{self.item} cannot be crafted, smelted, mined or hunted: it is only {where[self.item]}"
         if not self.blockers:
             return (
                 f"{self.item} cannot be obtained from overworld resources: it is only made from items "
                 f"that are made from it (a cycle with no way in)"
             )
-        needs = ", ".join(f"{b} (only found as loot, in {where[b]})" if b in where else b for b in self.blockers)
+        needs = ", ".join(f"{b} (only {where[b]})" if b in where else b for b in self.blockers)
         return f"{self.item} cannot be obtained from overworld resources: needs {needs}"
+
+
+def _found(how: str) -> str:
+    """Where a loot item is found, as the reason says it: ``found as loot, in chest loot (...)``; or, for an ore
+    block of 1.17 on (the knowledge base's ``loot`` says ``mined whole with a Silk Touch pickaxe ...``), that."""
+    return how if how.startswith("mined ") else f"found as loot, in {how}"
 
 
 class CraftGraph:

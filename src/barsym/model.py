@@ -100,9 +100,10 @@ class Goal(BaseModel):
 class GoalOptions(BaseModel):
     """``--goal ITEM [--goal-count N]``: the goal a plan read from a file must reach.
 
-    Without ``goal`` each plan defaults to its last step's item (one of it); a ``goal_count`` alone is
-    refused rather than applied to those defaults: with several files it would quietly mean a
-    different item for each.
+    Without ``goal`` each plan's goal is what its last step asks for (:meth:`Plan.default_goal`);
+    ``goal_count`` alone keeps that item and sets how many (``--goal-count 2`` on a plan ending
+    ``craft 1 bucket``: 2 buckets). With several files that is each plan's own last item, and the
+    verdict line of each names the goal it was held to.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -116,19 +117,19 @@ class GoalOptions(BaseModel):
         None,
         ge=1,
         le=MAX_COUNT,
-        description="how many of the --goal item (default 1)",
+        description="how many of the goal item (default: 1 of --goal, else the last step's count); "
+        "without --goal, of the last step's item",
         json_schema_extra={"metavar": "N"},
     )
 
-    @model_validator(mode="after")
-    def _a_count_of_a_goal(self) -> GoalOptions:
-        if self.goal is None and self.goal_count is not None:
-            n = self.goal_count
-            raise ValueError(
-                f"--goal-count {n} needs --goal ITEM too, e.g. --goal diamond --goal-count {n} "
-                "(without --goal each plan must end with 1 of its last step's item)"
-            )
-        return self
+    def for_plan(self, plan: Plan) -> Goal | None:
+        """The goal ``plan`` is held to; None: no goal at all (a plan that makes nothing)."""
+        if self.goal is not None:
+            return Goal(item=self.goal, count=self.goal_count or 1)
+        default = plan.default_goal()
+        if default is None or self.goal_count is None:
+            return default
+        return Goal(item=default.item, count=self.goal_count)
 
 
 class Plan(BaseModel):
@@ -144,8 +145,11 @@ class Plan(BaseModel):
         return iter(self.steps)
 
     def default_goal(self) -> Goal | None:
-        """The last step's item, as BAR's tasks do: the plan ends by making the goal."""
+        """What the last step that makes something asks for, as BAR's tasks do: the plan ends by making the goal.
+
+        The whole count, not one of it: a plan that ends ``mine 70 cobblestone`` is after 70, and
+        taking it for 1 called 69 of them waste (every BAR expert plan ends with a count of 1 anyway)."""
         for step in reversed(self.steps):
             if step.item is not None:
-                return Goal(item=step.item, count=1)
+                return Goal(item=step.item, count=step.count or 1)
         return None

@@ -32,7 +32,7 @@ from .sim import (
     step_uses,
 )
 from .sim.wear import CODE as WEAR_CODE
-from .sim.wear import wear_outs
+from .sim.wear import copies_worn, wear_outs
 
 
 class Verdict(str, Enum):
@@ -124,9 +124,11 @@ class ValidationResult:
         """The verdict as ``barsym validate`` prints it: a line, then each root error with the state before it,
         the knock-on failures in one line, the warnings; ``quiet``: nothing for a plainly valid plan."""
         goal = f"goal {self.goal.count} {self.goal.item}" if self.goal else "no goal"
-        if self.verdict is Verdict.VALID:
+        if self.verdict is Verdict.VALID and not self.warnings:
             return "" if quiet else f"{self.source}: valid ({len(plan)} steps, {goal})\n"
-        if self.verdict is Verdict.WASTEFUL:
+        if self.verdict is Verdict.VALID:  # valid, with a tool that wears out: the warning is shown, not dropped
+            lines = [f"{self.source}: valid ({len(plan)} steps, {goal})"]
+        elif self.verdict is Verdict.WASTEFUL:
             lines = [f"{self.source}: valid with waste ({len(plan)} steps, {goal})"]
         else:
             where = f"step {self.failed_step}" if self.failed_step else "the end"
@@ -276,7 +278,7 @@ class Validator:
             result.verdict = Verdict.INVALID
             return result
         transitions = [o.transition for o in played.outcomes]
-        result.warnings = self._waste(plan, transitions, goal, played.start.layer)
+        result.warnings = self._waste(plan, transitions, goal, played.start.layer, copies_worn(self.rules, played))
         if result.warnings:
             result.verdict = Verdict.WASTEFUL
         result.warnings += worn  # the deterministic world ignores wear (as BAR's plans do): a warning, no verdict
@@ -319,8 +321,14 @@ class Validator:
 
     # ---- waste ----------------------------------------------------------------------
     def _waste(
-        self, plan: Plan, transitions: list[Transition], goal: Goal | None, start_layer: int = 0
+        self,
+        plan: Plan,
+        transitions: list[Transition],
+        goal: Goal | None,
+        start_layer: int = 0,
+        worn: Mapping[str, int] | None = None,
     ) -> list[Finding]:
+        """Items made and never used; a tool counts as used once, or as often as its wear uses up a copy (``worn``)."""
         requested: dict[str, int] = defaultdict(int)
         producers: dict[str, list[int]] = defaultdict(list)
         used: dict[str, int] = defaultdict(int)
@@ -340,7 +348,7 @@ class Validator:
             keep = 0
             if goal_item is not None and item in self.kb.acceptable(goal_item):
                 keep = goal.count if goal else 0
-            use = used[item] + (1 if item in as_tool else 0) + keep
+            use = used[item] + ((worn or {}).get(item, 1) if item in as_tool else 0) + keep
             extra = asked - use
             if extra <= 0:
                 continue

@@ -13,6 +13,7 @@ COMMANDS = [
     "memory",
     "logs",
     "datasets",
+    "versions",
     "distill",
     "model",
     "completion",

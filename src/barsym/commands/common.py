@@ -1,4 +1,12 @@
-"""Helpers shared by the sub-commands: loading the knowledge base with clean errors, safe terminal text."""
+"""Helpers shared by the sub-commands: loading the knowledge base with clean errors, safe terminal text, and what ran.
+
+What ran is named in every output of ``plan``, ``parse`` and ``eval`` the same way (:func:`ran_record`,
+:func:`ran_lines`): a plan piped into a file, or the JSON a script keeps, is read later by someone who
+did not see the command line -- so each says its planner, its model by the files and their SHA-256
+(:mod:`barsym.llm.provenance`; none for a planner that asks no model), the rule profile and the start
+state, as one or two footer lines printed whether or not stdout is a terminal, and in JSON as
+``planner``, ``model``, ``rules`` and ``start``.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +19,7 @@ from ..atomic_files import write_atomic
 from ..kb import DataFileError, KnowledgeBase, VersionNotSupportedError, load_kb
 from ..private_files import unwritable
 from ..redact import hide_secrets
+from ..sim import State
 
 
 class UsageError(Exception):
@@ -138,3 +147,35 @@ def remembering(planner, kb: KnowledgeBase, store):
         return with_memory(planner, kb, store)
     except ValueError as exc:  # a planner without a decomposer
         raise UsageError(f"--memory: {exc}") from None
+
+
+def planner_model(planner: str, options: dict) -> dict | None:
+    """The model ``planner`` runs with these options (None: it asks none), as run files record it."""
+    if not options:
+        return None
+    from ..eval.run_model import model_record
+
+    return model_record(planner, options)
+
+
+def ran_record(planner: str, model: dict | None, rules: str | None, start: State | None) -> dict:
+    """The JSON fields: ``planner``, ``model`` (:func:`barsym.llm.provenance.model_record`, or None), ``rules``,
+    ``start`` (``{"layer", "inventory"}``; None where each task has its own, as in an evaluation)."""
+    return {"planner": planner, "model": model, "rules": rules, "start": None if start is None else start.to_dict()}
+
+
+def ran_lines(record: dict, layers: tuple[str, ...] = (), what: str | None = None) -> list[str]:
+    """The footer: ``ran: planner bar, rules survival, start layer 0 (surface); inventory: nothing``, then the
+    model's line (``model: SmolLM2-135M-Instruct-Q4_1.gguf (sha256 ...), adapter ...``) when there is one.
+    ``what`` names the work instead of the planner (``parse (3.2 s)``)."""
+    parts = [what or f"planner {record['planner']}" + ("" if record["model"] else " (no model)")]
+    if record.get("rules"):
+        parts.append(f"rules {record['rules']}")
+    if record.get("start") is not None:
+        parts.append(f"start {State.from_dict(record['start']).describe(layers)}")
+    lines = ["ran: " + ", ".join(parts)]
+    if record["model"]:
+        from ..llm.provenance import record_text  # only with a model: plan --planner symbolic starts light
+
+        lines.append(f"model: {record_text(record['model'])}")
+    return lines

@@ -47,6 +47,9 @@ from .common import (
     check_writable,
     fail,
     kb_from_args,
+    planner_model,
+    ran_lines,
+    ran_record,
     remembering,
     to_stdout,
     warn,
@@ -62,7 +65,6 @@ from .llm_options import (
     planner_options,
 )
 from .options import add_model, read_model
-from .progress_line import EvalProgress
 from .state_options import rules_from_args
 
 HELP = "score a planner on a task set with BAR's metrics"
@@ -82,7 +84,11 @@ def add_arguments(p) -> None:
     )
     add_output(p, "also write the JSON results to FILE")
     p.add_argument("--json", dest="output", type=Path, action=Deprecated, new="-o/--output", help=argparse.SUPPRESS)
-    p.add_argument("--quiet", action="store_true", help="print the tables only, not the per-task differences")
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="print the tables only, not the per-task differences, and no progress lines on stderr",
+    )
     rules = "rule profile: survival (default) or crafting (implied by Plancraft's task file)"
     add_model(p, StartOptions, skip=("start", "inventory", "layer"), helps={"rules": rules})
     add_model(p, RunOptions, "which tasks, and where they run", skip=("dataset",))
@@ -97,7 +103,9 @@ def add_arguments(p) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    progress = EvalProgress()
+    from .progress_line import EvalProgress  # rich, loaded only to run an evaluation
+
+    progress = EvalProgress(quiet=args.quiet)
     with terminated_as_exit():
         try:
             return _run(args, progress)
@@ -115,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
             progress.close()
 
 
-def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
+def _run(args: argparse.Namespace, progress) -> int:
     """Everything that can be refused is checked before the model loads; then the run, then the report."""
     check_writable(args.output, "-o")
     name = check_planner(args.planner)
@@ -208,6 +216,9 @@ def _run(args: argparse.Namespace, progress: EvalProgress) -> int:
             recorded=recorded,
             quiet=args.quiet,
         )
+    ran = ran_record(label, planner_model(name, options), rules.name, None)  # each task has its own start
+    report.record.update({"model": ran["model"], "rules": ran["rules"]})
+    report.text += "\n".join(ran_lines(ran)) + "\n"
     if len(repeated) > 1:
         seeds = [each.planner_spec().llm.seed if each.options else None for each in specs]
         data = repeats.summary([r.evaluation for r in repeated], seeds)

@@ -21,7 +21,6 @@ from ..sim.options import ExecutionOptions
 from .common import UsageError, add_format, kb_from_args, warn
 from .options import add_model, read_model
 from .plan_files import PlanFiles, add_plan_file_arguments
-from .progress_line import runs_progress
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
 HELP = "run plans many times in an execution world: success rate, ticks, failures"
@@ -66,7 +65,11 @@ def run(args: argparse.Namespace) -> int:
         lambda name, why: records.append({"file": name, "world": options.world, "error": why}),
         args.format != "json",
     )
-    line = runs_progress(len(args.files) * options.episodes)  # on a terminal: runs played, at once and every second
+    line = None
+    if sys.stderr.isatty():  # on a terminal: runs played, at once and as they go (rich only then)
+        from .progress_line import runs_progress
+
+        line = runs_progress(len(args.files) * options.episodes)
     try:
         for path, plan in files:
             execution = options.execute(plan, world, start, on_episode=line.update if line else None)

@@ -18,7 +18,7 @@ from ..kb import KnowledgeBase
 from ..llm.install import llm_extra_hint
 from ..llm.settings import ModelSettings
 from ..planner import make_planner
-from .common import UsageError
+from .common import UsageError, warn
 from .planner_arguments import (  # noqa: F401 -- the arguments' half, still importable from here
     CONSISTENCY,
     add_consistency_arguments,
@@ -31,23 +31,60 @@ from .planner_arguments import (  # noqa: F401 -- the arguments' half, still imp
     planner_options,
 )
 
+_NOTED: set[str] = set()
+
+
+def note_version(kb: KnowledgeBase) -> None:
+    """One line when the model plans for another release than the one its adapter was taught on (once a process)."""
+    from ..kb import DEFAULT_VERSION
+
+    if kb.version != DEFAULT_VERSION and kb.version not in _NOTED:
+        _NOTED.add(kb.version)
+        warn(
+            f"the model's adapter was taught on Minecraft {DEFAULT_VERSION}; its prompts give it {kb.version}'s facts "
+            f"and the crafting graph checks its answers against {kb.version}"
+        )
+
+
+def command_of(args: argparse.Namespace) -> str:
+    """The command line as the call log names a run: ``barsym plan diamond_pickaxe`` (secrets taken out there)."""
+    return " ".join(["barsym", *getattr(args, "argv", [])])
+
 
 def make_from_options(name: str, kb: KnowledgeBase, options: dict, args: argparse.Namespace, progress=None, rules=None):
     """``make_planner`` with checked options; model and server problems become UsageError."""
     if not options:
         return make_planner(name, kb, rules=rules)
-    command = " ".join(["barsym", *getattr(args, "argv", [])])  # what the call log records as the caller
+    from ..reasoning.call_log import set_command
+
+    if options.get("llm_stand_in") is None:  # a stand-in has no adapter to have been taught
+        note_version(kb)
+    command = command_of(args)  # what the call log records as the caller
+    set_command(command)  # and the runs of the calls outside the planner's own (bar-sc's scorer and repairer)
     settings = model_settings(args)  # the model the options name, as the command line gave it
     with model_errors(f"the {name} planner", settings.model, bool(settings.llm_url)):
         return make_planner(name, kb, rules=rules, progress=progress, command=command, **options)
 
 
-def backend_from(options: ModelSettings):
-    """The model backend for ``score``, ``repair`` and ``parse``; a model or server that cannot be used is a UsageError."""
+def backend_from(
+    options: ModelSettings,
+    kb: KnowledgeBase | None = None,
+    progress=None,
+    args: argparse.Namespace | None = None,
+):
+    """The model backend for ``score``, ``repair`` and ``parse``; a model or server that cannot be used is a UsageError.
+    ``kb``: its Minecraft version, for the note that the adapter was taught on 1.16.5; ``progress`` is told when
+    the model loads (a planner's :data:`~barsym.reasoning.progress.Progress`); the calls are logged in a run
+    named after ``args``' command line."""
     from ..reasoning.backends import settings_backend
+    from ..reasoning.call_log import set_command
 
+    if kb is not None:
+        note_version(kb)
+    if args is not None:
+        set_command(command_of(args))
     with model_errors("LLM scoring or repair", options.model, options.llm_url is not None):
-        return settings_backend(options)
+        return settings_backend(options, progress)
 
 
 @contextlib.contextmanager

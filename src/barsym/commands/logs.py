@@ -1,7 +1,10 @@
-"""``barsym logs [--limit N] [--full] [--format text|json]``: the last LLM calls, from the SQLite call log.
+"""``barsym logs [--limit N] [--full] [--run N] [--command TEXT] [--format text|json]``: the last LLM calls.
 
 Shows what the model was asked, under which grammar, what it replied, the
-verifier's verdict and what the call cost -- newest last, like ``llm logs``.
+verifier's verdict, what the call cost and which model answered (its files'
+SHA-256) -- newest last, like ``llm logs``; ``--run N`` keeps one run's calls,
+``--command TEXT`` those of the runs whose command line contains TEXT (every
+process writes into the one log).
 The log is ``$BARSYM_LOG_DB`` or ``logs.db`` in barsym's cache folder
 (:mod:`barsym.reasoning.call_log`). Exit status: 0 (also when nothing has been
 logged yet), 2 for bad options, a file that is not a barsym call log, or
@@ -21,7 +24,7 @@ from ..reasoning.call_log import LogQuery
 from .common import add_format, fail
 from .options import add_model, read_model
 
-HELP = "show the last LLM calls: prompt, grammar, reply, verdict, time"
+HELP = "show the last LLM calls: prompt, grammar, reply, verdict, time, model"
 DESCRIPTION = (
     "Show the last LLM calls barsym made (every planner, the step scorer and repairer, parse), from the call log "
     "($BARSYM_LOG_DB, else logs.db in the cache folder)."
@@ -52,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"the call log {path} is not a regular file; set BARSYM_LOG_DB to a file")
     try:
         with contextlib.closing(CallLog(path, create=False)) as log:
-            records, damaged = log.readable(query.limit or None)
+            records, damaged = log.readable(query.limit or None, query.run_number, query.command_text)
     except FileNotFoundError:  # nothing logged yet: not an error (and the file is not made)
         records, damaged = [], []
     except (LogError, OSError) as exc:
@@ -61,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps([asdict(r) for r in records], indent=2) + "\n")
     else:
         if not records and not damaged:
-            print(f"barsym: no LLM calls logged yet ({path})", file=sys.stderr)
+            chosen = query.run_number is not None or query.command_text is not None
+            what = "no LLM call of that run or command" if chosen else "no LLM calls logged yet"
+            print(f"barsym: {what} ({path})", file=sys.stderr)
         for record in records:
             sys.stdout.write(record.to_text(query.full))
     if damaged:  # the readable calls are shown; the damaged ones are named in one line

@@ -26,7 +26,6 @@ from ..planner import PlanningError
 from ..sim.options import ExecutionOptions
 from .common import UsageError, add_format, add_output, check_writable, kb_from_args, write_output
 from .options import add_model, read_model
-from .progress_line import TerminalProgress
 
 #: the actions that change the memory (the others open it read-only)
 WRITES = ("build", "import", "prune", "clear")
@@ -112,18 +111,26 @@ def _build(store: MemoryStore, args) -> int:
     except (KeyError, ValueError) as exc:
         raise UsageError(f"--planner: {exc.args[0]}") from None
     world = args.execution.make_world(kb, rules_for(kb, None))
-    bar = TerminalProgress()  # a bar on a terminal; one line per task when stderr is piped
+    from .progress_line import task_bar
+
+    bar = task_bar(len(tasks), "memory build")  # a bar on a terminal; one line per task when stderr is piped
     done = runs = successes = 0
-    starting = lambda number, task: bar.bar(number - 1, len(tasks), task.key)  # noqa: E731
-    for number, (task, ran) in enumerate(build(store, planner, tasks, world, args.execution, starting), start=1):
-        if isinstance(ran, PlanningError):
-            bar.clear()
-            print(f"{task.key}: no plan ({ran.message})", file=sys.stderr)
-            continue
-        done, runs, successes = done + 1, runs + ran.runs, successes + ran.successes
-        if not bar.enabled:
-            print(f"[{number}/{len(tasks)}] {task.key}: {ran.successes}/{ran.runs} runs succeeded", file=sys.stderr)
-    bar.clear()
+    starting = (lambda number, task: bar.set_postfix(task.key)) if bar else None
+    try:
+        for number, (task, ran) in enumerate(build(store, planner, tasks, world, args.execution, starting), start=1):
+            if isinstance(ran, PlanningError):
+                if bar:
+                    bar.clear()
+                print(f"{task.key}: no plan ({ran.message})", file=sys.stderr)
+            else:
+                done, runs, successes = done + 1, runs + ran.runs, successes + ran.successes
+            if bar:
+                bar.update(1, force=True)
+            elif not isinstance(ran, PlanningError):
+                print(f"[{number}/{len(tasks)}] {task.key}: {ran.successes}/{ran.runs} runs succeeded", file=sys.stderr)
+    finally:
+        if bar:
+            bar.close()
     print(f"recorded {done} of {len(tasks)} plan(s) into {store.path} ({successes}/{runs} runs succeeded)")
     return 0
 

@@ -62,6 +62,8 @@ def render_card(card: dict) -> str:
         f"LoRA rank {training.get('lora_rank')} alpha {training.get('lora_alpha')} on the last "
         f"{training.get('lora_layers')} blocks",
         f"held out of training: {card.get('data', {}).get('held_out')}",
+        f"taught on Minecraft {card.get('minecraft', '1.16.5')}: every example's facts and answers are that "
+        "version's (under another --mc-version the prompts give it that version's facts)",
     ]
     stages = [*card.get("stages", []), card]
     for number, stage in enumerate(stages, start=1):

@@ -1,4 +1,4 @@
-"""``barsym plan ITEM [--count N] [--planner NAME] [--format text|json|bar]``.
+"""``barsym plan ITEM [--count N] [--planner NAME] [--format text|json|bar|actions]``.
 
 Every plan printed here has just been played forward by barsym's own
 validator; if a checked planner's plan did not pass, that is a bug in barsym,
@@ -28,6 +28,9 @@ from .common import (
     fail,
     kb_from_args,
     outcome,
+    planner_model,
+    ran_lines,
+    ran_record,
     remembering,
     said_as,
     warn,
@@ -48,21 +51,49 @@ def add_arguments(p) -> None:
     add_model(p, Goal, skip=("item",))
     add_planner_arguments(p, "which planner decomposes goals: ", "read ITEM in a task set's old names, e.g. deps")
     add_format(
-        p, "text|json|bar", "text: numbered steps with provenance; json: plan + decomposition tree; bar: BAR JSON Lines"
+        p,
+        "text|json|bar|actions",
+        "text: numbered steps with provenance; json: plan + decomposition tree; bar: BAR JSON Lines; "
+        "actions: each step in the --mc-version's item and block ids, for a bot (docs/action_schema.md)",
     )
     add_output(p)
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     add_state_arguments(p)
     add_llm_arguments(p)
     add_model(p, MemoryOptions, "stage memory (BAR module c)")
 
 
-def render_json(result: PlanResult, code: int = 0) -> str:
+def render_json(result: PlanResult, code: int = 0, ran: dict | None = None, layers: tuple[str, ...] = ()) -> str:
+    """The plan as JSON; ``ran`` (:func:`.common.ran_record`): its ``model``, ``rules`` and ``start`` beside it."""
     status = "planned" if result.validation.valid else "invalid"
-    return json.dumps({**outcome(status, result.validation.failure(), code), **result.to_dict()}, indent=2) + "\n"
+    data = {**outcome(status, result.validation.failure(), code), **result.to_dict()}
+    if ran is not None:
+        data = {**data, "model": ran["model"], "rules": ran["rules"], "start": ran["start"]}
+    return json.dumps(data, indent=2) + "\n"
+
+
+def render_text(result: PlanResult, code: int = 0, ran: dict | None = None, layers: tuple[str, ...] = ()) -> str:
+    """The plan as text, with what ran as its footer (piped or not: :func:`.common.ran_lines`)."""
+    text = result.to_text()
+    if ran is None:
+        return text
+    return text + ("" if text.endswith("\n") else "\n") + "\n".join(ran_lines(ran, layers)) + "\n"
+
+
+def render_actions(kb, rules, start):
+    """``--format actions``: the plan as a bot runs it (:mod:`barsym.sim.bot_actions`), loaded only when asked for."""
+
+    def render(result: PlanResult, code: int = 0) -> str:
+        from ..sim.bot_actions import bot_actions
+
+        played = bot_actions(kb, result.plan.steps, start, rules)
+        return json.dumps({**played, "goal": {"item": result.goal.item, "count": result.goal.count}}, indent=1) + "\n"
+
+    return render
 
 
 #: what each --format prints a plan as (``code``: the exit status a JSON result names)
-RENDER = {"text": PlanResult.to_text, "json": render_json, "bar": lambda r, code=0: format_plan(r.plan)}
+RENDER = {"text": render_text, "json": render_json, "bar": lambda r, code=0, ran=None, layers=(): format_plan(r.plan)}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,26 +106,34 @@ def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(kb, args)
     start = start_from_args(kb, args)
     store, unrecorded = _open_memory(args)  # before the model loads: a bad memory file is found at once
-    planner, progress = build_planner(name, kb, args, rules)
+    planner, progress, model = build_planner(name, kb, args, rules)
     planner = remembering(planner, kb, store)
-    render = RENDER[args.format]
+    ran = ran_record(name, model, rules.name, start)
+    layers = tuple(kb.layers)
+    actions = render_actions(kb, rules, start) if args.format == "actions" else None
+
+    def render(result: PlanResult, code: int = 0) -> str:
+        if actions is not None:
+            return actions(result, code)
+        return RENDER[args.format](result, code, ran=ran, layers=layers)
+
     try:
         result = planner.plan(goal, start)
     except PlanningError as exc:
-        _clear(progress)
         if exc.kind == "too_large":
             raise UsageError(exc.message) from None
         # a planner that checks its plans failing for any reason but the goal's is a bug in barsym
         internal = not exc.kind.about_goal and getattr(planner, "plan_fallback", True) is not False
         where = {"kind": exc.kind.value, "goal": {"item": goal.item, "count": goal.count}, "planner": name}
         return _failed(args, "internal_error" if internal else "no_plan", exc.message, **where)
-    _clear(progress)
+    finally:  # whatever ends the plan (an error, Ctrl-C), the live line is wiped and its thread stopped
+        _clear(progress)
     if result.stats.backend_down:
         warn(f"the LLM backend failed ({result.stats.backend_down}); the symbolic decomposer answered in its place")
     # the planner validated its plan against the same rules, goal and start (every result carries it): read
     # once, not validated again here -- an unchecked planner's invalid plan is shown, with exit 1
     if not result.validation.valid:
-        write_output(args.output, render(result, 1) if args.format == "json" else render(result))
+        write_output(args.output, render(result, 1))
         return 1
     write_output(args.output, render(result))  # printed first: a memory that cannot take it costs nothing
     if store is not None and args.record:
@@ -131,7 +170,8 @@ def _open_memory(args: argparse.Namespace):
 
 
 def build_planner(name: str, kb, args: argparse.Namespace, rules):
-    """The planner, and the progress line its model calls draw (None for a planner that asks no model).
+    """The planner, the progress line its model calls draw and the model it runs (None, None for a planner that
+    asks no model).
 
     A planner that is handed no options (one that asks no model, without ``--consistency``) is made by the
     registry: only one that asks a model loads the model side (:mod:`.llm_options`) and the progress line,
@@ -139,12 +179,18 @@ def build_planner(name: str, kb, args: argparse.Namespace, rules):
     """
     options = planner_options(name, kb, args, rules)
     if not options:
-        return make_planner(name, kb, rules=rules), None
+        return make_planner(name, kb, rules=rules), None, None
     from .llm_options import make_from_options
     from .progress_line import TerminalProgress
 
-    progress = TerminalProgress()
-    return make_from_options(name, kb, options, args, progress, rules), progress
+    quiet = args.quiet or bool(options.get("llm_stand_in"))  # piped, a stand-in's plan is too quick for lines
+    progress = TerminalProgress(quiet=quiet)
+    try:
+        planner = make_from_options(name, kb, options, args, progress, rules)
+    except BaseException:  # a model or server that cannot be used: the line goes before the error's
+        progress.clear()
+        raise
+    return planner, progress, planner_model(name, {k: v for k, v in options.items() if k != "api_key"})
 
 
 def _clear(progress) -> None:
@@ -154,7 +200,7 @@ def _clear(progress) -> None:
 
 def _failed(args: argparse.Namespace, status: str, message: str, **fields) -> int:
     """No plan: one line on stderr and exit 1; under ``--format json`` a result too (why, and the exit status)."""
-    if args.format == "json":
+    if args.format in ("json", "actions"):
         write_output(args.output, json.dumps(outcome(status, message, 1, **fields), indent=2) + "\n")
     print(f"barsym: {'internal error: ' if status == 'internal_error' else ''}{message}", file=sys.stderr)
     return 1

@@ -31,20 +31,21 @@ def add_plan_file_arguments(p, goal: bool = True, files: str = "+") -> None:
         add_model(p, GoalOptions)
 
 
-def goal_from_args(kb: KnowledgeBase, args) -> Goal | None:
-    """The --goal option as a Goal (:class:`~barsym.model.GoalOptions`); None: each plan's last step's item."""
+def goal_from_args(kb: KnowledgeBase, args) -> Callable[[Plan], Goal | None]:
+    """The goal each plan is held to, from ``--goal`` and ``--goal-count`` (:meth:`~barsym.model.GoalOptions.for_plan`:
+    without ``--goal``, the plan's last step's item); an unknown ``--goal`` item is refused here, before any plan."""
     chosen = read_model(args, GoalOptions)
-    if chosen.goal is None:
-        return None
-    try:
-        kb.resolve(chosen.goal)
-    except UnknownItemError as exc:
-        raise UsageError(f"--goal: {exc}") from None
-    return Goal(item=chosen.goal, count=chosen.goal_count or 1)
+    if chosen.goal is not None:
+        try:
+            kb.resolve(chosen.goal)
+        except UnknownItemError as exc:
+            raise UsageError(f"--goal: {exc}") from None
+    return chosen.for_plan
 
 
-def plan_inputs(args) -> tuple[KnowledgeBase, Goal | None, State, Rules]:
-    """What every plan-reading command starts from: the knowledge base, ``--goal``, the start state, the rules."""
+def plan_inputs(args) -> tuple[KnowledgeBase, Callable[[Plan], Goal | None], State, Rules]:
+    """What every plan-reading command starts from: the knowledge base, the goal of a plan (``--goal``,
+    ``--goal-count``), the start state, the rules."""
     kb = kb_from_args(args)
     return kb, goal_from_args(kb, args), start_from_args(kb, args), rules_from_args(kb, args)
 

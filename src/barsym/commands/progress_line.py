@@ -1,246 +1,270 @@
-"""Progress lines that move on a terminal: an evaluation's task bar, a planner's goals, runs played.
+"""Progress on stderr: rich's live lines on a terminal, and the commands' progress objects that choose them.
 
-They draw what the library reports as it works -- :func:`~barsym.eval.scale.run_evaluation`'s
-callbacks (:meth:`EvalProgress.hooks` is all of them), the planners' progress events, the runs of an
-execution -- and live with the commands that show them (``barsym eval``, ``plan``, ``execute`` and
-``memory build``); a script or a bench run that calls the library can import them from here.
+What the library reports as it works -- :func:`~barsym.eval.scale.run_evaluation`'s callbacks
+(:meth:`EvalProgress.hooks` is all of them), the planners' :class:`~barsym.reasoning.progress.ProgressEvent`,
+the runs of an execution -- is shown by the commands that run them (``eval``, ``plan``, ``parse``,
+``execute``, ``memory build``), which import this module only when they show something; a script
+or a bench run can use it too.
 
-A 53-task run with a model takes minutes and one goal can take 20 s; a bar
-redrawn only when a task finishes sits at ``[00:00<?`` through the first one
-and shows a frozen ETA between the others. So :class:`ProgressLine` keeps its
-own clock, redraws itself once a second from a small daemon thread (and at
-most ten times a second on events), and its ETA counts down while a task
-runs: with ``m`` the mean time of the tasks finished in this session and
-``c`` the time the current one has taken, the remaining time is
-``(left - 1) * m + (m - c)`` until the current task overruns the mean, and
-after that ``(left - 1) * elapsed / (finished + 1)`` -- the mean as if it
-ended now -- so the estimate is continuous and grows with a slow task instead
-of standing still. A resumed run counts only the tasks it runs itself.
-
-:class:`EvalProgress` is the eval bar: the task count, then what the planner
-is doing now (``goal 4 of about 18: 1 stone pickaxe``, or the last task
-finished for a pool). It is also a planner
-:data:`~barsym.reasoning.progress.Progress` callback. When stderr is not a
-terminal nothing at all is drawn, so piped output is the result alone.
+On a terminal rich draws (``rich.progress``): a bar for tasks and runs, a spinner line with the time
+so far for a planner's goals, redrawn by rich's thread four times a second -- so the clock moves
+while one 20 s goal is planned -- and wiped when the work ends. The bar's ETA counts down while a
+task runs (:func:`remaining`: with ``m`` the mean time of the tasks finished in this session and
+``c`` the time the current one has taken, ``(left - 1) * m + (m - c)`` until the current task
+overruns the mean, then ``(left - 1) * elapsed / (finished + 1)``, the mean as if it ended now;
+rich's own estimate stands still between tasks). A resumed run counts only the tasks it runs.
+Piped, :mod:`.progress_piped` prints lines instead. Shown text is escaped (task and item names
+come from the user) and rich's markup is off.
 """
 
 from __future__ import annotations
 
-import shutil
+import io
 import sys
-import threading
 import time
 from typing import TextIO
 
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    SpinnerColumn,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.table import Column
+from rich.text import Text
+
 from ..reasoning.progress import event_text
 from ..redact import escape_controls, raw_stream
+from .progress_piped import PhaseLines, task_line
 
 POSTFIX = 64  # characters of "what is happening now" after the bar
-#: the clock and the redraw period (tests set a fake clock, and None: no thread)
+#: the clock (tests set a fake one) and rich's redraws a second (tests set None: read by hand with ``render``)
 CLOCK = time.monotonic
-TICK_SECONDS: float | None = 1.0
-EVENT_REDRAW = 0.1  # at most ten redraws a second on events, however fast they come
+REFRESH: float | None = 4.0
+
+
+def on_terminal(stream) -> bool:
+    return bool(getattr(stream, "isatty", lambda: False)())
 
 
 def clock_text(seconds: float | None) -> str:
     if seconds is None:
         return "?"
-    seconds = max(0, int(seconds))
-    hours, rest = divmod(seconds, 3600)
+    hours, rest = divmod(max(0, int(seconds)), 3600)
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"
 
 
-class ProgressLine:
-    """One status line on a terminal: ``label 40%|####      | 4/10 unit [00:12<00:18, 3.0 s/unit] postfix``."""
+def remaining(left: int, finished: int, started: float, last: float, now: float) -> float | None:
+    """The countdown ETA (see the module docstring); None before a task of this session has finished."""
+    if left <= 0:
+        return 0.0
+    if not finished:
+        return None
+    mean = (last - started) / finished
+    if now - last <= mean:
+        return (left - 1) * mean + (mean - (now - last))
+    return (left - 1) * (now - started) / (finished + 1)
 
-    def __init__(
-        self,
-        stream: TextIO,
-        total: int,
-        done: int = 0,
-        unit: str = "task",
-        label: str = "",
-        clock=None,
-        tick: float | None = -1.0,
-    ):
-        self.stream, self.total, self.n, self.unit, self.label = stream, total, done, unit, label
-        self.clock = clock or CLOCK
-        self.started = self.clock()
-        self.finished = 0  # this session's (a resumed run's earlier tasks do not count for the rate)
-        self.last = self.started
-        self.postfix = ""
-        self._drawn = -1e9
-        self._lock = threading.RLock()
-        self._stop = threading.Event()
-        self._thread = None
-        period = TICK_SECONDS if tick == -1.0 else tick
-        if period:
-            self._thread = threading.Thread(target=self._tick_loop, args=(period,), name="barsym-progress", daemon=True)
-            self._thread.start()
-        self.draw()
 
-    def _tick_loop(self, period: float) -> None:
-        while not self._stop.wait(period):
-            self.draw()
+class Countdown(ProgressColumn):
+    """``[elapsed<remaining, 3.0 s/task]`` from the task's fields ``started``, ``finished`` (this session) and ``last``."""
 
-    def remaining(self, now: float) -> float | None:
-        left = self.total - self.n
-        if left <= 0:
-            return 0.0
-        if not self.finished:
-            return None
-        mean = (self.last - self.started) / self.finished
-        running = now - self.last
-        if running <= mean:
-            return (left - 1) * mean + (mean - running)
-        return (left - 1) * (now - self.started) / (self.finished + 1)
+    def __init__(self, unit: str):
+        super().__init__(table_column=Column(no_wrap=True))  # one line: a wrapped one cannot be redrawn in place
+        self.unit = unit
 
-    def render(self) -> str:
-        now = self.clock()
-        elapsed = now - self.started
+    def render(self, task) -> Text:
+        now, fields = task.get_time(), task.fields
+        started, finished, last = fields["started"], fields["finished"], fields["last"]
         rate = ""
-        if self.finished and self.last > self.started:
-            per = (self.last - self.started) / self.finished  # of the finished ones: steady while one runs
+        if finished and last > started:
+            per = (last - started) / finished  # of the finished ones: steady while one runs
             rate = f", {per:.1f} s/{self.unit}" if per >= 1 else f", {1 / per:.1f} {self.unit}s/s"
-        share = self.n / self.total if self.total else 1.0
-        head = f"{self.label} {100 * share:3.0f}%|" if self.label else f"{100 * share:3.0f}%|"
-        tail = (
-            f"| {self.n:,}/{self.total:,} {self.unit}s [{clock_text(elapsed)}<{clock_text(self.remaining(now))}{rate}]"
-        )
-        columns = shutil.get_terminal_size((100, 24)).columns
-        width = max(10, min(40, columns - len(head) - len(tail) - POSTFIX - 2))  # the same width whatever follows
-        filled = int(round(width * min(1.0, share)))
-        line = head + "#" * filled + " " * (width - filled) + tail + (f" {self.postfix}" if self.postfix else "")
-        return line[: max(20, columns - 1)]  # never wrapped: a wrapped line cannot be redrawn in place
+        eta = clock_text(remaining(int((task.total or 0) - task.completed), finished, started, last, now))
+        return Text(f"[{clock_text(now - started)}<{eta}{rate}]")
 
-    def draw(self, force: bool = True) -> None:
-        with self._lock:
-            now = self.clock()
-            if not force and now - self._drawn < EVENT_REDRAW:
-                return
-            self._drawn = now
-            self.stream.write("\r\033[K" + self.render())
-            self.stream.flush()
+
+def _text(field: str, ratio: int | None = None) -> TextColumn:
+    return TextColumn(field, markup=False, table_column=Column(no_wrap=True, overflow="ellipsis", ratio=ratio))
+
+
+def _live(stream: TextIO, columns: list, clock, refresh: float | None) -> Progress:
+    """A rich Progress on ``stream`` that leaves nothing behind and never captures stdout (a result printed while
+    it runs must reach stdout, piped or not)."""
+    console = Console(file=stream, highlight=False, markup=False, emoji=False)
+    return Progress(
+        *columns,
+        console=console,
+        auto_refresh=refresh is not None,
+        refresh_per_second=refresh or 1,
+        transient=True,
+        redirect_stdout=False,
+        redirect_stderr=False,
+        get_time=clock,
+    )
+
+
+def _plain(progress: Progress | None, width: int = 160) -> str:
+    """What ``progress`` draws now, as plain text (what a test reads)."""
+    if progress is None:
+        return ""
+    console = Console(file=io.StringIO(), width=width, color_system=None, markup=False, highlight=False)
+    with console.capture() as captured:
+        console.print(progress.get_renderable())
+    return captured.get().rstrip("\n")
+
+
+class ProgressLine:
+    """A bar on a terminal: ``label ━━━━━━━━━━  40% 4/10 tasks [00:12<00:18, 3.0 s/task] postfix``."""
+
+    def __init__(self, stream: TextIO, total: int, done: int = 0, unit: str = "task", label: str = "", clock=None):
+        self.clock, self.total = clock or CLOCK, total
+        no_wrap = Column(no_wrap=True)
+        columns = [_text("{task.description}"), BarColumn(bar_width=30), TaskProgressColumn(table_column=no_wrap)]
+        columns += [MofNCompleteColumn(table_column=no_wrap), _text(f"{unit}s"), Countdown(unit)]
+        self.progress = _live(stream, [*columns, _text("{task.fields[postfix]}", ratio=1)], self.clock, REFRESH)
+        now = self.clock()
+        self.task = self.progress.add_task(label, total=total, completed=done, postfix="", started=now, finished=0)
+        self.progress.update(self.task, last=now)
+        self.progress.start()
+        self._shown = True
+
+    @property
+    def n(self) -> int:
+        return int(self.progress.tasks[0].completed)
 
     def update(self, count: int = 1, postfix: str | None = None, force: bool = False) -> None:
-        """``count`` more done; redrawn at once when ``force`` (a task) or the last, else at most 10 times a second."""
-        with self._lock:
-            self.n += count
-            self.finished += count
-            self.last = self.clock()
-            if postfix is not None:
-                self.postfix = postfix
-        self.draw(force=force or self.n >= self.total)
+        """``count`` more done; drawn at once when ``force`` (a task) or the last, else by rich's thread."""
+        changes: dict = {"finished": self.progress.tasks[0].fields["finished"] + count, "last": self.clock()}
+        if postfix is not None:
+            changes["postfix"] = escape_controls(postfix)[:POSTFIX]
+        self.progress.update(self.task, advance=count, **changes)
+        self._again(force or self.n >= self.total)
 
     def set_postfix(self, text: str) -> None:
-        self.postfix = text
-        self.draw(force=False)
+        self.progress.update(self.task, postfix=escape_controls(text)[:POSTFIX])
+        self._again(False)
+
+    def _again(self, force: bool) -> None:
+        if not self._shown:  # wiped for a result (clear): drawn again, under it
+            self.progress.start()
+            self._shown = True
+        elif force:
+            self.progress.refresh()
+
+    def render(self, width: int = 160) -> str:
+        return _plain(self.progress, width)
 
     def clear(self) -> None:
-        """Wipe the line (before printing a result under it); the next draw brings it back."""
-        with self._lock:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
+        """Wipe the line while a result is printed to stdout; the next update draws it again."""
+        if self._shown:
+            self.progress.stop()
+            self._shown = False
 
-    def close(self) -> None:
-        self._stop.set()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join()
-        with self._lock:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
+    close = clear
 
 
 def runs_progress(total: int, label: str = "execute", stream: TextIO | None = None) -> ProgressLine | None:
     """``barsym execute``'s counter of runs played, on a terminal only (None elsewhere: nothing drawn)."""
     stream = raw_stream(stream or sys.stderr)
-    if not getattr(stream, "isatty", lambda: False)():
-        return None
-    return ProgressLine(stream, total, unit="run", label=label)
+    return ProgressLine(stream, total, unit="run", label=label) if on_terminal(stream) else None
+
+
+def task_bar(total: int, label: str, stream: TextIO | None = None) -> ProgressLine | None:
+    """A bar of tasks on a terminal (``memory build``); None when stderr is piped (the command prints lines)."""
+    stream = raw_stream(stream or sys.stderr)
+    return ProgressLine(stream, total, unit="task", label=label) if on_terminal(stream) else None
 
 
 class StatusLine:
-    """A line on stderr that rewrites itself, drawn only when stderr is a terminal (``enabled``).
+    """What is happening now, with a spinner and the time so far, on a terminal; on another stream it draws nothing
+    and ``lines`` (:class:`~.progress_piped.PhaseLines`) says the long phases instead."""
 
-    Its own control sequences go to the raw stream under barsym's escaping
-    one; the text shown is escaped (task and item names come from the user)
-    and cut to ``width`` so that it never wraps.
-    """
-
-    width = 150
-
-    def __init__(self, stream: TextIO | None = None):
-        self.stream = raw_stream(stream or sys.stderr)  # its own control sequences must reach the terminal
-        self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
-        self._shown = False
+    def __init__(self, stream: TextIO | None = None, quiet: bool = False, clock=None):
+        self.out = stream  # piped lines go here (None: sys.stderr as it is when printed)
+        self.stream = raw_stream(stream or sys.stderr)  # rich's control sequences must reach the terminal
+        self.enabled = on_terminal(self.stream)
+        self.clock = clock or CLOCK
+        self.lines = PhaseLines(stream, quiet or self.enabled, self.clock, 1.0 if REFRESH else None)
+        self._progress: Progress | None = None
 
     def show(self, text: str) -> None:
-        self.stream.write("\r\033[K" + escape_controls(text)[: self.width])
-        self.stream.flush()
-        self._shown = True
+        if not self.enabled:
+            return
+        text = escape_controls(text)
+        if self._progress is None:
+            columns = [SpinnerColumn(), _text("{task.description}", ratio=1), TimeElapsedColumn()]
+            self._progress = _live(self.stream, columns, self.clock, REFRESH)
+            self._status = self._progress.add_task(text, total=None)
+            self._progress.start()
+        else:
+            self._progress.update(self._status, description=text)
+
+    def render(self, width: int = 160) -> str:
+        return _plain(self._progress, width)
 
     def wipe(self) -> None:
-        if self._shown:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
-            self._shown = False
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
 
 
 class TerminalProgress(StatusLine):
-    """The planners' :class:`~barsym.reasoning.progress.ProgressEvent` as a status line (``barsym plan``).
+    """The planners' events as a status line (``barsym plan``, ``parse``): from the first moment (loading the model,
+    preparing its prompt), then per goal -- "goal 4 of about 18: 1 stone pickaxe" -- with the LLM counters so far."""
 
-    From the first moment (loading the model, preparing its prompt), then per
-    goal -- "goal 4 of about 18: 1 stone pickaxe" -- with the LLM counters so
-    far: a silent terminal during a fresh start looks like a hang; redirected
-    output stays clean.
-    """
-
-    def __init__(self, stream: TextIO | None = None):
-        super().__init__(stream)
-        self.label = ""
+    label = ""
 
     def task(self, label: str) -> None:
         self.label = label
 
+    def say(self, text: str) -> None:
+        """A phase of the command's own (``parsing FILE``)."""
+        self.show(text)
+        self.lines.say(text)
+
     def __call__(self, event) -> None:
-        if not self.enabled:
-            return
         where = f"{self.label}: " if self.label else ""
+        if not self.enabled:
+            self.lines(event, where)
+            return
         s = None if event.phase in ("loading", "priming") else event.stats
-        counts = (
-            f" ({s.llm_calls} LLM calls, {s.accepted_first_try + s.accepted_after_feedback} accepted, "
-            f"{s.fallbacks} fallbacks)"
-            if s is not None
-            else ""
-        )
+        counts = "" if s is None else f" ({s.llm_calls} LLM calls, "
+        if s is not None:
+            counts += f"{s.accepted_first_try + s.accepted_after_feedback} accepted, {s.fallbacks} fallbacks)"
         self.show(f"{where}{event_text(event)}{counts}")
 
-    def bar(self, done: int, total: int, label: str = "", width: int = 30) -> None:
-        """A bar for long loops over tasks (``memory build``): ``[#####-----] 12/53 label``; terminal only."""
-        if self.enabled and total > 0:
-            filled = round(width * done / total)
-            self.show(f"[{'#' * filled}{'-' * (width - filled)}] {done}/{total} {label}")
-
     def clear(self) -> None:
-        if self.enabled:
-            self.wipe()
+        self.wipe()
+        self.lines.close()
 
 
 class EvalProgress(StatusLine):
-    """``barsym eval``'s line: what the planner does before the first task, then the task bar."""
+    """``barsym eval``: what the planner does before the first task, then the task bar; piped, the long phases
+    before the first task, then one line per task (:func:`~.progress_piped.task_line`); none with ``quiet``."""
 
-    width = POSTFIX
-
-    def __init__(self, stream: TextIO | None = None):
-        super().__init__(stream)
+    def __init__(self, stream: TextIO | None = None, quiet: bool = False, clock=None):
+        super().__init__(stream, quiet, clock)
+        self.quiet = quiet
         self._bar: ProgressLine | None = None
         self._task = ""
+        self._total = self._done = 0
+        self._started = False
 
-    # -- the planner's events (in-process runs) --------------------------------------------------
     def __call__(self, event) -> None:
-        if self.enabled:
-            where = f"{self._task}: " if self._task else ""
-            self._show(where + event_text(event))
+        """A planner's event (in-process runs)."""
+        if not self.enabled:
+            if not self._started:  # piped, the tasks are lines of their own once they start
+                self.lines(event)
+        elif self._bar is not None:
+            self._bar.set_postfix(f"{self._task}: {event_text(event)}" if self._task else event_text(event))
+        else:
+            self.show(event_text(event))  # before the bar exists (loading the model)
 
     def task_started(self, key: str) -> None:
         """An in-process run starts ``key`` (its planner's goal events follow)."""
@@ -248,12 +272,12 @@ class EvalProgress(StatusLine):
 
     def goal(self, key: str, text: str) -> None:
         """What a worker is doing (pool runs): its task and goal."""
-        if self.enabled:
-            self._show(f"{key}: {text}")
+        if self._bar is not None:
+            self._bar.set_postfix(f"{key}: {text}")
 
     def hooks(self, on_task=None, on_start=None) -> dict:
-        """:func:`~.scale.run_evaluation`'s progress callbacks, drawing this line; ``on_task(key)`` and
-        ``on_start(total, done)`` are called too, before it (which task a recorded plan is for, a note)."""
+        """:func:`~.scale.run_evaluation`'s progress callbacks; ``on_task(key)`` and ``on_start(total, done)`` are
+        called too, before this line's (which task a recorded plan is for, a note)."""
 
         def started(total: int, done: int) -> None:
             if on_start is not None:
@@ -272,27 +296,25 @@ class EvalProgress(StatusLine):
             "on_goal": self.goal if self.enabled else None,
         }
 
-    # -- the run's tasks ------------------------------------------------------------------------
     def start(self, total: int, done: int) -> None:
-        if not self.enabled:
-            return
-        self.wipe()
-        self._bar = ProgressLine(self.stream, total, done, unit="task", label="eval")
+        self._total, self._done, self._started = total, done, True
+        self.lines.close()  # from now on, piped, a line per task
+        if self.enabled:
+            self.wipe()
+            self._bar = ProgressLine(self.stream, total, done, unit="task", label="eval", clock=self.clock)
 
     def finished(self, record: dict) -> None:
+        self._done += 1
         if self._bar is not None:
-            self._bar.update(1, escape_controls(f"done {record.get('key', '')}")[:POSTFIX], force=True)
+            self._bar.update(1, f"done {record.get('key', '')}", force=True)
+        elif not self.enabled and not self.quiet:
+            print(task_line(self._done, self._total, record), file=self.out or sys.stderr, flush=True)
 
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
         self.wipe()
+        self.lines.close()
 
     clear = close
-
-    def _show(self, text: str) -> None:
-        if self._bar is not None:
-            self._bar.set_postfix(escape_controls(text)[:POSTFIX])
-        elif self.enabled:
-            self.show(text)  # before the bar exists (loading the model)

@@ -54,7 +54,7 @@ def build(kb, args, rules) -> StateConsistency:
     """The module as the options configure it (a model is loaded only if they need one)."""
     llm = model_settings(args)
     config = read_model(args, ConsistencyConfig, skip=("seed",), seed=llm.seed)
-    backend = backend_from(llm) if config.uses_llm else None
+    backend = backend_from(llm, kb, args=args) if config.uses_llm else None
     from ..reasoning import model_consistency
 
     return model_consistency(kb, config, rules=rules, backend=backend, temperature=llm.temperature)
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     files = PlanFiles(args.files, lambda name, why: records.append({**outcome("unusable", why, 2), "file": name}))
     for shown_path, plan in files:
         try:
-            result = engine.repair(plan, goal=goal, start=start)
+            result = engine.repair(plan, goal=goal(plan), start=start)
         except CannotRepair as exc:
             unrepaired += 1
             if args.format == "json":

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
 
         llm = model_settings(args)
         try:
-            backend = backend_from(llm)
+            backend = backend_from(llm, kb, args=args)
         except UsageError as exc:  # no model here: the simulator still scores every step
             raise UsageError(f"{exc}; or --scores simulator to score with the simulator alone, no model") from None
         try:
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--score-method: {exc}") from None
     sheet, files = ScoreSheet(Validator(kb, rules), config, scorer), PlanFiles(args.files)
     for path, plan in files:
-        record = sheet.add(path, plan, goal, start)
+        record = sheet.add(path, plan, goal(plan), start)
         if args.format != "json":
             sys.stdout.write(score_text(record))
     summary = sheet.crosscheck()

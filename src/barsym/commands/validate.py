@@ -30,31 +30,59 @@ def add_arguments(p) -> None:
     )
     p.add_argument("--quiet", action="store_true", help="text output: only plans that are not plainly valid")
     add_state_arguments(p)
-    p.add_argument("--text", metavar="FILE", help="a plan written in prose: parse it into steps first (barsym parse)")
+    p.add_argument(
+        "--text",
+        metavar="FILE",
+        help="a plan written in prose: parse it into steps first (barsym parse); validated after any plan files",
+    )
     add_model_arguments(p)  # for --text: the model options of barsym parse
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.text is not None and args.files:
-        raise UsageError("give plan files, or --text FILE for a plan in prose, not both")
     if args.text is None and not args.files:
         raise UsageError("give the plan files to validate (or --text FILE for a plan in prose)")
-    if args.text is not None:  # barsym validate --text FILE: barsym parse FILE
+    if args.text is not None and not args.files:  # barsym validate --text FILE: barsym parse FILE
         from .parse import parse_and_validate
 
         return parse_and_validate(args, args.text)
-    kb, goal, start, rules = plan_inputs(args)
+    inputs = plan_inputs(args)
+    kb, goal, start, rules = inputs
+    prose, unusable = _prose(args, inputs) if args.text is not None else (None, None)  # the model first: fails fast
     validator = Validator(kb, rules)
     records: list[dict] = []
     verdicts: list[Verdict] = []
     files = PlanFiles(args.files, lambda name, why: records.append(unusable_record(name, why)), args.format != "json")
     for _, plan in files:
-        result = validator.validate(plan, goal=goal, start=start)
+        result = validator.validate(plan, goal=goal(plan), start=start)
         verdicts.append(result.verdict)
         records.append(result.to_dict())
         if args.format != "json":
             sys.stdout.write(result.to_text(plan, kb.layers, args.quiet))
-    print(json.dumps(records, indent=2) if args.format == "json" else summary_line(verdicts, len(files.unusable)))
-    if files.unusable:
+    if prose is not None:  # the prose plan after the files, as on the command line's --text
+        verdicts.append(prose.result.verdict)
+        parse = {k: v for k, v in prose.record().items() if k != "validation"}
+        records.append({**prose.result.to_dict(), **parse})  # a plan file's fields, and the parse's
+        if args.format != "json":
+            sys.stdout.write(prose.text(tuple(kb.layers)))
+    elif unusable is not None:
+        records.append(unusable)
+    bad = len(files.unusable) + (unusable is not None)
+    print(json.dumps(records, indent=2) if args.format == "json" else summary_line(verdicts, bad))
+    if bad:
         return 2
     return 1 if Verdict.INVALID in verdicts else 0
+
+
+def _prose(args: argparse.Namespace, inputs):
+    """``--text FILE`` beside plan files: (the parsed plan, None), or (None, its unusable record) for a file that is
+    not prose -- named in one line, as an unusable plan file is, while the plan files are still validated."""
+    from ..bar_io import PlanFormatError
+    from .parse import parse_file
+
+    try:
+        return parse_file(args, args.text, inputs), None
+    except PlanFormatError as exc:
+        message = " ".join(str(exc).split())
+        if args.format != "json":
+            print(f"barsym: error: {message}", file=sys.stderr)
+        return None, unusable_record("<stdin>" if args.text == "-" else args.text, message)

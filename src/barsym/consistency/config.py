@@ -47,7 +47,8 @@ class ScoreMethod(str, Enum):
     """How the model's score is read (:mod:`barsym.reasoning.step_scorer`): one generated digit, the
     expected digit, or P(yes) to "can this step be done now?", with or without the state's facts
     (``yes-state``: the facts alone, without the plan; ``yes-needs``: each need beside what the player
-    has of it)."""
+    has of it; ``yes-recall``: the plan so far and the state, never what the step needs, which the model
+    must know -- so its verdict is a cross-check of the simulator's, not a reading of it)."""
 
     DIGIT = "digit"
     EXPECTED = "expected"
@@ -55,6 +56,7 @@ class ScoreMethod(str, Enum):
     YES_FACTS = "yes-facts"
     YES_STATE = "yes-state"
     YES_NEEDS = "yes-needs"
+    YES_RECALL = "yes-recall"
 
     @property
     def needs_probabilities(self) -> bool:
@@ -63,7 +65,7 @@ class ScoreMethod(str, Enum):
     @property
     def needs_rules(self) -> bool:
         """Whether the prompt shows facts from the rule book and the simulator."""
-        return self in (ScoreMethod.YES_FACTS, ScoreMethod.YES_STATE, ScoreMethod.YES_NEEDS)
+        return self in (ScoreMethod.YES_FACTS, ScoreMethod.YES_STATE, ScoreMethod.YES_NEEDS, ScoreMethod.YES_RECALL)
 
 
 #: what ``--scores llm`` / ``both`` read unless told otherwise or the model declares its own: the best
@@ -127,7 +129,8 @@ class ConsistencyConfig(BaseModel):
         "generated 1-10), expected (the expected digit), yes (P(yes) to 'can "
         "this step be done now?'), yes-facts (the same with the state and the "
         "step's needs), yes-state (the state, the step and its needs without the plan), "
-        "yes-needs (as yes-facts, each need beside what the player has of it); "
+        "yes-needs (as yes-facts, each need beside what the player has of it), "
+        "yes-recall (the plan so far and the state, not the step's needs: the model must know them); "
         "default: the method a distilled model declares (barsym distill writes it), else "
         f"{DEFAULT_SCORE_METHOD.value} for an in-process model, digit for --llm-url",
         json_schema_extra={"metavar": "METHOD"},

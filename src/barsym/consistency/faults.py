@@ -1,7 +1,7 @@
 """One fault put into a plan, for checking a repairer: the four fault classes of BAR's module (b).
 
 Why here: the repair tests, ``bench/bench_repair_faults.py``, the labelled step
-set (:mod:`barsym.testing.step_set`) and the step-verdict training data of
+set (:mod:`barsym.consistency.step_set`) and the step-verdict training data of
 ``barsym distill`` (:mod:`barsym.distill.verdicts`) must inject the same
 faults, or a benchmark would measure other cases than the tests check and the
 training shows. (It lives below ``distill`` in the layers; ``barsym.testing.faults``

@@ -31,6 +31,7 @@ class BundledDataset:
     source: str
     licence: str
     dialect: str | None = None  # the name dialect its object names are written in
+    minecraft: str = "1.16.5"  # the Minecraft Java version its tasks (and expert plans) are written for
 
     @property
     def home(self) -> Path:
@@ -65,6 +66,7 @@ class BundledDataset:
             "source": self.source,
             "licence": self.licence,
             "dialect": self.dialect,
+            "minecraft": self.minecraft,
             "folder": str(self.home),
             "path": str(self.path),
             "licence_file": str(self.licence_file) if self.licence_file else None,
@@ -75,7 +77,8 @@ class BundledDataset:
         """The listing ``barsym datasets`` prints: name and size, what it is, where from, its licence and files."""
         dialect = f"; object names in the {self.dialect} dialect" if self.dialect else ""
         return (
-            f"{self.name} ({self.count()} tasks): {self.description}{dialect}\n  source:  {self.source}\n"
+            f"{self.name} ({self.count()} tasks, Minecraft {self.minecraft}): {self.description}{dialect}\n"
+            f"  source:  {self.source}\n"
             f"  licence: {self.licence}\n  files:   {self.home} (the data, SOURCE.md, LICENSE if any)\n"
         )
 

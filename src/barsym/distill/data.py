@@ -23,13 +23,15 @@ from ..model import Goal
 from ..planner.decomposer import PlanningError
 from ..planner.registry import graph_for, symbolic_planner
 from . import oracle
-from .goals import GoalPool, random_count, start_state, training_pool
+from .goals import GoalPool, far_from, is_evaluation_task, other_start, random_count, start_state, training_pool
+from .knowledge import KIND as KNOW
+from .knowledge import KnowledgeWriter
 from .oracle import _NO_MODEL
 from .prose_data import parse_examples
 from .shots import shot_examples
 from .verdicts import VERDICT_KINDS, verdict_examples
 
-KINDS = ("cot", "deps", "bar-nofacts", "bar-shots", "bar", "score", "parse", *VERDICT_KINDS)
+KINDS = ("know", "cot", "deps", "bar-nofacts", "bar-shots", "bar", "score", "parse", *VERDICT_KINDS)
 #: share of the examples of each kind
 DEFAULT_MIX = {"cot": 0.3, "deps": 0.3, "bar-nofacts": 0.2, "bar": 0.1, "score": 0.1}
 
@@ -61,6 +63,8 @@ def parse_mix(text: str | None) -> dict[str, float]:
 
 
 GoalWeighting = Literal["uniform", "length", "tiers"]
+#: the share of whole forward plans (cot, deps) whose goal is an evaluation item, from another start
+EVALUATION_ITEMS_SHARE = 0.4
 TIER_GROUPS = 4  # no tool, a tier-1 tool (wooden), tier 2 (stone), tier 3 or deeper (iron and past it)
 
 
@@ -114,6 +118,7 @@ class DataGenerator:
         self.weights = goal_weights(self.pool, goals, kb)
         self.seen: set[str] = set()
         self._parser = None
+        self._knowledge: list[oracle.Example] | None = None
 
     def _prose_parser(self):
         """``barsym parse``'s parser, built once (its prompt prefix and name tables are the same for every goal)."""
@@ -123,6 +128,19 @@ class DataGenerator:
             self._parser = ProseParser(self.kb, self.graph, _NO_MODEL)
         return self._parser
 
+    def _known(self) -> list[oracle.Example]:
+        """The next few one-step knowledge examples (:mod:`.knowledge`): every item at its counts, in a seeded
+        order, each once; nothing once all are out."""
+        if self._knowledge is None:
+            writer = KnowledgeWriter(self.kb, self.graph)
+            known = list(writer.examples(writer.items(), self.rng))
+            layers = [e for e in known if e["goal"].startswith("layer:")]  # first: every mix with know has them
+            items = [e for e in known if not e["goal"].startswith("layer:")]
+            self.rng.shuffle(items)
+            self._knowledge = layers + items
+        taken, self._knowledge = self._knowledge[:8], self._knowledge[8:]
+        return taken
+
     def _goal(self):
         item, plan = self.rng.choices(self.pool.goals, self.weights)[0]
         goal = Goal(item=item, count=random_count(self.rng))
@@ -131,6 +149,8 @@ class DataGenerator:
         return goal, plan
 
     def some(self, kind: str) -> list[oracle.Example]:
+        if kind == KNOW:
+            return self._known()
         goal, plan = self._goal()
         if kind in ("bar", "bar-nofacts"):
             return oracle.bar_examples(self.kb, goal, facts=kind == "bar", graph=self.graph)
@@ -144,14 +164,32 @@ class DataGenerator:
             return verdict_examples(self.kb, goal, plan, self.rng, kind)
         if kind == "parse":
             return parse_examples(self._prose_parser(), goal, plan, self.rng)
-        start = start_state(self.kb, plan, self.rng)
-        if start is not None:
-            plan = self.symbolic.plan(goal, start).plan
-            if not plan.steps:
-                return []
+        task = self._forward_task(goal, plan)
+        if task is None:
+            return []
+        goal, start, plan = task
         if kind == "cot":
             return oracle.cot_examples(self.kb, goal, start, plan, graph=self.graph)
         return oracle.deps_examples(self.kb, goal, start, plan, self.rng, graph=self.graph, symbolic=self.symbolic)
+
+    def _forward_task(self, goal: Goal, plan):
+        """(goal, start, plan) of a whole forward plan to teach, or None: a training goal from the empty start or
+        a state on its plan's way; or, ``EVALUATION_ITEMS_SHARE`` of the time, an evaluation item from
+        :func:`~.goals.other_start` -- never an evaluation task (:func:`~.goals.is_evaluation_task`)."""
+        evaluation = None
+        if self.rng.random() < EVALUATION_ITEMS_SHARE:
+            goal = Goal(item=self.rng.choice(sorted(self.pool.held_out)), count=random_count(self.rng))
+            evaluation = self.symbolic.plan(goal).plan
+            start = other_start(self.kb, evaluation, self.rng)
+        else:
+            start = start_state(self.kb, plan, self.rng)
+        if is_evaluation_task(self.pool.held_out, goal, start):
+            return None
+        if start is not None:
+            plan = self.symbolic.plan(goal, start).plan
+        if not plan.steps or (evaluation is not None and not far_from(plan, evaluation)):
+            return None
+        return goal, start, plan
 
     def generate(
         self, n: int, mix: dict[str, float] | None = None, progress: Callable[[int, int], None] | None = None
@@ -173,7 +211,7 @@ class DataGenerator:
                 found = []
             fresh = 0
             for example in found:
-                if example["goal"] in self.pool.held_out:
+                if example["goal"] in self.pool.held_out and example["kind"] not in (KNOW, "cot", "deps"):
                     continue  # a benchmark target asked as a sub-goal (BAR's decomposer asks for sticks)
                 key = json.dumps([example["messages"], example["reply"]])
                 if key in self.seen or made[kind] >= wanted[kind]:

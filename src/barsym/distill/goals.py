@@ -1,17 +1,26 @@
-"""Which goals the training data may use: every craftable item except the benchmarks' targets.
+"""Which tasks the training data may use: teach knowledge, hold out tasks.
 
-The distilled model is judged on BAR's 53 tasks and DEPS' 70. If their target
-items were goals of training examples, a good score could be memorisation;
-so they are held out, and the data is built from the other items the
-knowledge base can craft or smelt and the symbolic planner can plan from an
-empty inventory (~400 of them: dyes, slabs, stairs, boats, beds, ...). The
-benchmark items still appear *inside* training plans (a plan for a boat
-crafts planks), as they do inside the few-shot prompts; what is held out is
-being the goal a prompt asks for.
+The distilled model is judged on BAR's 53 tasks and DEPS' 70, each a goal from the empty start.
+The LLMs of those papers know the game's recipes from pretraining; a 135M model must be taught
+them, so **knowledge may be taught for every item of the rule book**: how it is obtained, each
+way's inputs and output count, station, tool, layer, fuel (:mod:`.knowledge`), and the names
+players use for items (``data/recipes/aliases.json``). What **must not** be taught:
 
-Start states for the forward planners come from the oracle's own plans: the
-inventory after a random prefix of the plan, so every start is one a real
-episode passes through.
+1. a whole plan -- CoT's, DEPS', or BAR's chained replies for one plan -- whose top-level goal
+   is an evaluation goal from its evaluation start (:func:`is_evaluation_task`): the plans of
+   the evaluation's own items are taught only from other starts (:func:`other_start`), never
+   from the empty one nor from a state on the way of their own plan;
+2. the sentences of the evaluation prose (``tests/data/paraphrases.json``; the parse examples
+   use word lists of their own, :mod:`.prose_data`);
+3. the labelled step-score plans (BAR's expert plans and their faulty variants,
+   :mod:`barsym.consistency.step_set`): the verdict examples are played on the plans of the other
+   items only (:data:`GoalPool.goals`).
+
+``tests/test_distill_rule.py`` regenerates the shipped adapter's data from its card's command and
+checks all three.
+
+Start states for the forward planners of the other items come from the oracle's own plans: the
+inventory after a random prefix of the plan, so every start is one a real episode passes through.
 """
 
 from __future__ import annotations
@@ -63,6 +72,46 @@ def training_pool(kb: KnowledgeBase, symbolic, max_steps: int = 24) -> GoalPool:
         if 0 < len(plan.steps) <= max_steps:
             goals.append((item, plan))
     return GoalPool(tuple(goals), held)
+
+
+def is_evaluation_task(held: frozenset[str], goal: Goal, start: State | None) -> bool:
+    """Whether (``goal``, ``start``) is a task of BAR's or DEPS' evaluation: one of their items from the empty
+    start, at any count (so no plan for 2 stone_pickaxe stands in for the held-out plan for 1)."""
+    empty = start is None or not (start.inventory or start.layer)
+    return goal.item in held and empty
+
+
+def other_start(kb: KnowledgeBase, plan: Plan, rng: random.Random) -> State | None:
+    """A start that is on no evaluation plan's way: one to three of ``plan``'s intermediate items (never its
+    goal) in amounts drawn from 1 to twice what the plan makes of them, and, with a pickaxe among them, maybe
+    the layer it digs to. None when the plan has nothing to draw from.
+
+    Why not the state after a prefix of ``plan``: for an evaluation item that is its evaluation plan's own
+    suffix. These starts ask for plans the evaluation never asks (an iron pickaxe from 2 sticks and 5
+    cobblestone), so what carries over is how items are made, not a task's answer."""
+    made: dict[str, int] = {}
+    for step in plan.steps[:-1]:
+        if step.item and step.count:
+            made[step.item] = max(made.get(step.item, 0), step.count)
+    if not made:
+        return None
+    names = rng.sample(sorted(made), min(len(made), rng.randint(1, 3)))
+    inventory = {name: rng.randint(1, 2 * made[name]) for name in names}
+    layer = 0
+    picks = [n for n in names if n.endswith("_pickaxe")]
+    if picks and rng.random() < 0.5:
+        layer = min(kb.deepest_layer, max(1, Rules(kb).tier(picks[0])))
+    return State.start(inventory, layer)
+
+
+def far_from(plan: Plan, evaluation_plan: Plan) -> bool:
+    """Whether ``plan`` is far from ``evaluation_plan``: BAR's step edit distance (counts compared) at least
+    a third of the longer plan and at least 3 (so 'iron_pickaxe from 2 logs', the evaluation plan with one
+    count changed, is not taught)."""
+    from ..metrics import as_records, edit_distance
+
+    distance = edit_distance(as_records(plan), as_records(evaluation_plan))
+    return distance >= max(3, max(len(plan.steps), len(evaluation_plan.steps)) / 3)
 
 
 def random_count(rng: random.Random) -> int:

@@ -46,7 +46,28 @@ class TrainConfig(BaseModel):
         description="longest example tail after the shared prompt prefix, in tokens",
         json_schema_extra={"metavar": "N"},
     )
+    batch: int = Field(
+        1,
+        ge=1,
+        le=256,
+        description="examples of one kind in one forward pass (padded to the longest); more is faster for "
+        "short examples",
+        json_schema_extra={"metavar": "N"},
+    )
+    precision: Literal["f32", "bf16"] = Field(
+        "f32",
+        description="matrix products in float32, or in bfloat16 (several times faster on CPUs with AMX or "
+        "AVX512-BF16; the adapters and optimizer stay float32)",
+    )
     refresh: int = Field(25, ge=1, description="optimizer steps between recomputations of the prefix caches")
+    stop_at: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_STEPS,
+        description="stop after step N of the --steps schedule (the learning rate still follows --steps) and "
+        "write the model: rebuilds a stage that was taken from a checkpoint before its last step",
+        json_schema_extra={"metavar": "N"},
+    )
     minutes: float | None = Field(
         None,
         ge=0,

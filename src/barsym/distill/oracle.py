@@ -135,7 +135,7 @@ def _inventories(kb, steps, start: State | None) -> list[str] | None:
     return out
 
 
-def cot_examples(kb, goal: Goal, start: State | None, plan: Plan, *, graph) -> list[Example]:
+def cot_examples(kb, goal: Goal, start: State | None, plan: Plan, *, graph, facts: bool = False) -> list[Example]:
     from ..reasoning.cot import cot_planner
     from ..reasoning.spec import PlannerSpec
 
@@ -144,7 +144,8 @@ def cot_examples(kb, goal: Goal, start: State | None, plan: Plan, *, graph) -> l
         return []
     reply = "\n".join(f"{step}{MARK}{h}" for step, h in zip(plan.steps, held)) + "\n" + END
     backend = OracleBackend(lambda messages, grammar: reply)
-    cot_planner(kb, PlannerSpec.of("cot", {"backend": backend, "graph": graph, "log": False})).plan(goal, start)
+    spec = {"backend": backend, "graph": graph, "log": False, "facts": facts}
+    cot_planner(kb, PlannerSpec.of("cot", spec)).plan(goal, start)
     return [_example("cot", goal, messages, text) for messages, text in _admitted_calls(backend)]
 
 
@@ -174,7 +175,7 @@ def explanation(description: str) -> str:
 
 
 def deps_examples(
-    kb, goal: Goal, start: State | None, plan: Plan, rng: random.Random, *, graph, symbolic
+    kb, goal: Goal, start: State | None, plan: Plan, rng: random.Random, *, graph, symbolic, facts: bool = False
 ) -> list[Example]:
     """DEPS round 0 answered right; or round 0 answered with one fault, then the explanation and the repair."""
     from ..reasoning.deps import deps_planner
@@ -193,7 +194,14 @@ def deps_examples(
         return plans[min(len(said), len(plans)) - 1]
 
     backend = OracleBackend(answer)
-    spec = {"backend": backend, "graph": graph, "log": False, "deps_rounds": 1, "feedback_world": "deterministic"}
+    spec = {
+        "backend": backend,
+        "graph": graph,
+        "log": False,
+        "deps_rounds": 1,
+        "feedback_world": "deterministic",
+        "facts": facts,
+    }
     planner = deps_planner(kb, PlannerSpec.of("deps", spec))
     result = planner.plan(goal, start)
     trace = result.trace if hasattr(result, "trace") else None

@@ -5,7 +5,7 @@ model's first reply token (:mod:`barsym.reasoning.step_scorer`). Taught here:
 the exact messages :meth:`LLMStepScorer.messages` sends, the reply ``yes``
 when the validator plays the step without a failure (the steps before it
 played as written) and ``no`` when it fails -- the same verdict the labelled
-step set (:mod:`barsym.testing.step_set`) scores against.
+step set (:mod:`barsym.consistency.step_set`) scores against.
 
 The plans are the symbolic planner's for *training* goals (the benchmarks'
 targets are held out, :mod:`.goals`) and faulty variants of them:
@@ -45,6 +45,7 @@ from ..validation import Validator
 
 #: the methods whose prompts this module answers, and the data kind of each
 VERDICT_KINDS = {
+    "yes-recall": ScoreMethod.YES_RECALL,
     "yes-needs": ScoreMethod.YES_NEEDS,
     "yes-facts": ScoreMethod.YES_FACTS,
     "yes-state": ScoreMethod.YES_STATE,
@@ -56,8 +57,9 @@ def taught_score_method(rows: list[dict]) -> ScoreMethod | None:
     """The step-score method a model trained on ``rows`` should be read with, or None (no verdicts taught).
 
     ``barsym distill`` writes it into the GGUF (:data:`~barsym.consistency.anchors.SCORE_METHOD_KEY`),
-    so ``--scores llm`` reads a distilled scorer the way it was taught. Taught several, ``yes-needs``
-    wins (the newest, and the facts of ``yes-facts`` laid out for comparing), then ``yes-facts``: its
+    so ``--scores llm`` reads a distilled scorer the way it was taught. Taught several, ``yes-recall``
+    wins (the one whose prompt leaves the needs to the model), then ``yes-needs`` (the facts of
+    ``yes-facts`` laid out for comparing), then ``yes-facts``: its
     prompt holds the task and the plan as well as the facts. Measured on the labelled
     steps (docs/step-scores.md), both taught kinds rank well and neither always wins: AUC 0.818 vs
     ``yes-state``'s 0.797 in run 3, 0.850 vs 0.880 in run 4."""
@@ -172,7 +174,7 @@ def verdict_examples(kb, goal: Goal, plan: Plan, rng: random.Random, kind: str, 
         _scorers[key] = (kb, scorer, Validator(kb, rules))
     _, scorer, validator = _scorers[key]
     out = []
-    chosen = contrast_verdicts if kind == "yes-needs" else verdicts
+    chosen = contrast_verdicts if kind in ("yes-needs", "yes-recall") else verdicts
     for steps, number, ok in chosen(plan, goal, validator, rng, per_plan):
         out.append(
             {

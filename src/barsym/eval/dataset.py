@@ -40,6 +40,24 @@ class DatasetError(ValueError):
     """The dataset path is missing or not in a layout barsym reads."""
 
 
+class _NotInVersion(DatasetError):
+    """A task's item exists in 1.16.5 (the task sets' version) but not in the knowledge base's: the task is left out."""
+
+
+def _left_out(kb: KnowledgeBase, skipped: list[str], total: int) -> None:
+    """One warning for the tasks a release lacks the items of (``--mc-version`` older than the task set)."""
+    if skipped:
+        import warnings
+
+        shown_names = ", ".join(skipped[:6]) + (", ..." if len(skipped) > 6 else "")
+        warnings.warn(
+            f"{len(skipped)} of {total} tasks left out: they name items Minecraft {kb.version} does not have "
+            f"({shown_names}); the task sets are written for 1.16.5",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
 @dataclass(frozen=True)
 class Task:
     name: str
@@ -107,7 +125,7 @@ def _goal(kb: KnowledgeBase, name: object, count: object, where: str, dialect: s
     try:
         return Goal(item=kb.resolve(name, dialect=dialect), count=count)
     except UnknownItemError as exc:
-        raise DatasetError(f"{where}: {exc}") from None
+        raise (_NotInVersion if exc.absent_from else DatasetError)(f"{where}: {exc}") from None
     except KeyError as exc:  # unknown dialect
         raise DatasetError(str(exc.args[0])) from None
 
@@ -141,7 +159,7 @@ def _load_bar(folder: Path, kb: KnowledgeBase, dialect: str | None) -> list[Task
     groups = _read_json(index)
     if not isinstance(groups, dict) or not groups:
         raise DatasetError(f"{index}: expected an object mapping group names to tasks")
-    tasks = []
+    tasks, skipped = [], []
     for group, entries in groups.items():
         _plain_name(group, "group", str(index))
         if not isinstance(entries, dict):
@@ -151,7 +169,11 @@ def _load_bar(folder: Path, kb: KnowledgeBase, dialect: str | None) -> list[Task
             where = f"{index}: {group}/{name}"
             if not isinstance(spec, dict):
                 raise DatasetError(f"{where}: expected an object with obj_name and obj_num")
-            goal = _goal(kb, spec.get("obj_name"), spec.get("obj_num", 1), where, dialect)
+            try:
+                goal = _goal(kb, spec.get("obj_name"), spec.get("obj_num", 1), where, dialect)
+            except _NotInVersion:
+                skipped.append(f"{group}/{name}")
+                continue
             plan_file = next(
                 (
                     folder / group / f"{name}{suffix}"
@@ -167,6 +189,7 @@ def _load_bar(folder: Path, kb: KnowledgeBase, dialect: str | None) -> list[Task
             except PlanFormatError as exc:
                 raise DatasetError(str(exc)) from None
             tasks.append(Task(name, group, goal, reference, spec.get("obj_name")))
+    _left_out(kb, skipped, len(tasks) + len(skipped))
     return tasks
 
 
@@ -235,12 +258,17 @@ def _load_list(path: Path, kb: KnowledgeBase, dialect: str | None) -> list[Task]
         return _load_plancraft(path, records, kb)
     if not isinstance(records, list) or not records:
         raise DatasetError(f"{path}: expected a non-empty list of {{task, group, object}} records")
-    tasks = []
+    tasks, skipped = [], []
     for number, record in enumerate(records, start=1):
         where = f"{path}: record {number}"
         if not isinstance(record, dict) or not isinstance(record.get("object"), str):
             raise DatasetError(f"{where}: expected an object with 'task', 'group' and 'object'")
-        goal = _goal(kb, record["object"], record.get("count", 1), where, dialect)
         name = str(record.get("task") or record["object"])
+        try:
+            goal = _goal(kb, record["object"], record.get("count", 1), where, dialect)
+        except _NotInVersion:
+            skipped.append(name)
+            continue
         tasks.append(Task(name, str(record.get("group", "all")), goal, None, record["object"]))
+    _left_out(kb, skipped, len(tasks) + len(skipped))
     return tasks

@@ -111,6 +111,27 @@ def check_resumable(path: Path, header: dict) -> None:
             f"--run {path} holds a run of {old.get('planner')!r} with other settings "
             f"({_difference(old, header)}); use another --run file to start a new run"
         )
+    changed = _other_files(old.get("model"), header.get("model"))
+    if changed:
+        raise RunFileError(
+            f"--run {path} was run with another {changed}: its header names the model its tasks ran, and the "
+            "rest would run another; use another --run file to start a new run"
+        )
+
+
+def _other_files(old, new) -> str | None:
+    """Which model file differs between two headers' models by its SHA-256 (``GGUF``, ``adapter``), where both
+    name it; None when they agree or one does not say (a header from before the digests, a server)."""
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return None
+    for key, what in (("gguf_sha256", "GGUF"), ("adapter_sha256", "adapter")):
+        if old.get(key) and new.get(key) and old[key] != new[key]:
+            return (
+                f"{what} ({old.get(key.removesuffix('_sha256'))}, sha256 {old[key][:12]}; now sha256 {new[key][:12]})"
+            )
+    if old.get("gguf_sha256") and new.get("gguf_sha256") and old.get("adapter") != new.get("adapter"):
+        return f"adapter ({old.get('adapter')}; now {new.get('adapter')})"  # one of them none
+    return None
 
 
 class RunFile:

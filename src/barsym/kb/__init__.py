@@ -17,16 +17,22 @@ from pathlib import Path
 
 from ..private_files import private_dir, untrusted
 from . import cache as kb_cache
+from . import knowledge as _knowledge
 from .actions import DIG_DOWN_TIER, Action, Slot, ToolNeed
 from .errors import DataFileError, VersionNotSupportedError
 from .knowledge import CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, SmeltRecipe, Source, Tool, UnknownItemError
 from .rules import CRAFTING_TABLE, EPSILON, FURNACE, RecipeFit, Rules, UnknownProfileError, batches, rules_for
 
-DEFAULT_VERSION = "1.16.5"
-#: Game versions barsym has authored data for (data/recipes: tags and smelting from ArticData 1.16.5,
-#: resources, fuels, mobs and families written against 1.16). minecraft-data knows many more versions,
-#: but planning 1.18's ore layers with 1.16's would be quietly wrong, so the others are refused.
-SUPPORTED_VERSIONS = ("1.16.5",)
+DEFAULT_VERSION = _knowledge.DEFAULT_VERSION
+
+
+def supported_versions() -> tuple[str, ...]:
+    """Every Minecraft Java release barsym can plan for here: each one whose minecraft-data is installed
+    (:mod:`.versions`: 1.8 to 1.19.2 from PyPI, newer ones from the npm package's folder if named)."""
+    from .versions import installed
+
+    return tuple(installed())
+
 
 __all__ = [
     "DIG_DOWN_TIER",
@@ -43,7 +49,7 @@ __all__ = [
     "batches",
     "rules_for",
     "DEFAULT_VERSION",
-    "SUPPORTED_VERSIONS",
+    "supported_versions",
     "CraftRecipe",
     "DataFileError",
     "Ingredient",
@@ -136,13 +142,14 @@ def _load(version: str, data_dir: str, use_cache: bool) -> KnowledgeBase:
 def load_kb(version: str = DEFAULT_VERSION, data_dir: Path | None = None, use_cache: bool = True) -> KnowledgeBase:
     """The knowledge base for ``version``, memoised per process and cached on disk.
 
-    With barsym's own data (``data_dir`` None) only :data:`SUPPORTED_VERSIONS`
-    load; a caller passing its own ``data_dir`` vouches that it fits ``version``.
+    Any release whose minecraft-data is installed loads (:func:`supported_versions`); 1.16.5, the
+    default, without looking at the others.
     """
-    own = data_dir is None or Path(data_dir).resolve() == default_data_dir().resolve()
-    if own and version not in SUPPORTED_VERSIONS:
+    if version != DEFAULT_VERSION and version not in supported_versions():
+        known = supported_versions()
+        shown = f"{known[0]} to {known[-1]}" if len(known) > 2 else ", ".join(known)
         raise VersionNotSupportedError(
-            f"barsym has no data for Minecraft {version!r}; supported: {', '.join(SUPPORTED_VERSIONS)} "
-            f"(its tags and smelting recipes come from ArticData 1.16.5)"
+            f"barsym has no data for Minecraft {version!r}; installed: {shown} (`barsym versions` lists them; "
+            f"BARSYM_MINECRAFT_DATA may name the npm minecraft-data package's data folder for newer releases)"
         )
     return _load(version, str(data_dir or default_data_dir()), use_cache)

@@ -17,33 +17,31 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import minecraft_data
-
 from .build_recipes import _fold_recipes, _fold_symbols, _generic_recipes, _TagIndex, _with_generics
+from .build_versions import Fit, fit_files, fit_smelting, fit_tags
 from .build_world import _mining_facts, _world_model
 from .errors import DataFileError, VersionNotSupportedError
 from .knowledge import CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, SmeltRecipe, Source, Tool
-from .schema import DATA_FILES, load_data_file
+from .legacy import flatten, read_legacy
+from .schema import DATA_FILES, SmeltingFile, TagsFile, load_data_file
+from .versions import MINECRAFT_DATA_ENV, NEEDED, data_paths, data_set, installed, pre_flattening
 
 __all__ = ["build_knowledge_base", "load_data_dir", "_fold_symbols"]
 
-MINECRAFT_DATA_DIR = Path(minecraft_data.__file__).parent / "data" / "data"
 
-
-def _read_minecraft_data(version: str) -> dict[str, Any]:
-    paths = json.loads((MINECRAFT_DATA_DIR / "dataPaths.json").read_text())["pc"]
-    if version not in paths:
-        known = ", ".join(v for v in paths if v.startswith("1.1"))
+def _read_minecraft_data(version: str, wanted: tuple[str, ...] = NEEDED) -> dict[str, Any]:
+    """minecraft-data's files for ``version``, from whichever installed copy serves it (:mod:`.versions`)."""
+    found = data_paths(version)
+    if found is None:
+        known = ", ".join(installed()) or "none"
         raise VersionNotSupportedError(
-            f"minecraft-data has no PC data for version {version!r}; known versions: {known}"
+            f"minecraft-data has no data for Minecraft {version!r}; installed: {known} ({MINECRAFT_DATA_ENV} "
+            f"may name the npm package's data folder for newer releases)"
         )
-    wanted = ("items", "blocks", "recipes", "materials")
+    folder, paths = found
     out = {}
     for category in wanted:
-        folder = paths[version].get(category)
-        if folder is None:
-            raise VersionNotSupportedError(f"minecraft-data {version} lacks {category}.json")
-        out[category] = json.loads((MINECRAFT_DATA_DIR / folder / f"{category}.json").read_text())
+        out[category] = json.loads((folder / paths[category] / f"{category}.json").read_text(encoding="utf-8"))
     return out
 
 
@@ -65,6 +63,8 @@ class _Sources:
     names: dict[int, str]
     item_names: set[str]
     tags: _TagIndex
+    recipe_names: dict[int, str]  # the ids of md["recipes"] (before 1.13: the flattening release's)
+    keep: set[str] | None = None  # a release other than the authored one: its items (recipes keep only those)
 
     def check_item(self, name: str, where: str) -> None:
         if name not in self.item_names and name not in self.files["families.json"].generic:
@@ -94,11 +94,14 @@ def _families(src: _Sources) -> dict[str, frozenset[str]]:
 
 def _crafts(src: _Sources, families: dict[str, frozenset[str]]) -> dict[str, tuple[CraftRecipe, ...]]:
     """minecraft-data's recipes folded, the extra recipes it lacks, then the generic families' own."""
-    names, tags = src.names, src.tags
+    names, tags = src.recipe_names, src.tags
     crafts: dict[str, list[CraftRecipe]] = {}
     for result_id, raw_list in src.md["recipes"].items():
         result = names[int(result_id)]
+        raw_list = [raw for raw in raw_list if raw["result"].get("count", 1) >= 1]  # npm 1.21's map-extending "air"
         crafts[result] = _fold_recipes(result, raw_list, names, tags)
+        if src.keep is not None:  # a release other than the authored one: only what it has
+            crafts[result] = _kept(crafts[result], src.keep, tags) if result in src.keep else []
     for extra in src.files["extra_recipes.json"].recipes:  # special recipes minecraft-data does not list
         src.check_item(extra.result, "extra_recipes.json")
         ingredients = []
@@ -219,8 +222,10 @@ def _sources(src: _Sources, tools: dict[str, Tool]) -> dict[str, Source]:
     return sources
 
 
-def _names(src: _Sources) -> tuple[dict[str, str], dict[str, dict[str, str]], dict[str, str]]:
-    """Aliases, name dialects (DEPS' old names) and where loot-only items are found."""
+def _names(
+    src: _Sources,
+) -> tuple[dict[str, str], dict[str, dict[str, str]], dict[str, str], dict[str, str]]:
+    """Aliases, name dialects (DEPS' old names), where loot-only items are found, and players' names."""
     aliases_file = src.files["aliases.json"]
     aliases = {}
     for old, new in aliases_file.aliases.items():
@@ -235,29 +240,98 @@ def _names(src: _Sources) -> tuple[dict[str, str], dict[str, dict[str, str]], di
     for item, where in src.files["loot.json"].loot.items():
         src.check_item(item, "loot.json")
         loot[item] = where
-    return aliases, dialects, loot
+    players = {}
+    for phrase, named in aliases_file.players.items():
+        if named.item in src.item_names or named.item in src.files["families.json"].generic:  # a release may lack it
+            players[" ".join(phrase.lower().split())] = named.item
+    return aliases, dialects, loot, players
+
+
+def _kept(recipes: list[CraftRecipe], items: set[str], tags: _TagIndex) -> list[CraftRecipe]:
+    """Another release's recipes (the flattening's, for 1.12.2) where this one has the result and every slot."""
+    kept = []
+    for recipe in recipes:
+        ingredients = []
+        for i in recipe.ingredients:
+            accepts = tuple(a for a in i.accepts if a in items)
+            if not accepts:
+                break
+            ingredients.append(
+                i if accepts == i.accepts else Ingredient(tags.label(frozenset(accepts)), accepts, i.count)
+            )
+        else:
+            kept.append(CraftRecipe(recipe.result, recipe.count, tuple(ingredients), recipe.width, recipe.height))
+    return kept
+
+
+@dataclass
+class _Version:
+    """What a release other than the authored one adds to the build (:mod:`.build_versions`, :mod:`.legacy`)."""
+
+    item_ids: dict[str, tuple[str, int]]
+    block_ids: dict[str, tuple[str, int]]
+    silk_touch: dict[str, str]
+    absent: frozenset[str]
+    set_name: str
+    layer_y: dict[str, int]
+
+
+def _sources_for(version: str, data_dir: Path, files: dict) -> tuple[_Sources, _Version | None]:
+    """minecraft-data and the data files as ``version`` has them; for the authored release, exactly as written."""
+    index = files["versions.json"]
+    md = _read_minecraft_data(version)
+    names = {item["id"]: item["name"] for item in md["items"]}
+    if version == index.authored:
+        tags = _TagIndex(files["tags.json"].tags, files["tags.json"].recipe_tags)
+        return _Sources(version, data_dir, md, files, names, set(names.values()), tags, names), None
+    chosen = data_set(version, data_dir)
+    tags_file = load_data_file(chosen.folder / "tags.json", TagsFile)
+    smelting_file = load_data_file(chosen.folder / "smelting.json", SmeltingFile)
+    item_ids: dict[str, tuple[str, int]] = {}
+    block_ids: dict[str, tuple[str, int]] = {}
+    recipe_names = names
+    if pre_flattening(version):
+        folder, _ = data_paths(version) or (None, None)
+        assert folder is not None
+        flat = flatten(md["items"], md["blocks"], read_legacy(folder))
+        recipe_md = _read_minecraft_data(chosen.recipes_from, ("items", "recipes"))
+        md = {**md, "items": flat.items, "blocks": flat.blocks, "recipes": recipe_md["recipes"]}
+        names, item_ids, block_ids = flat.names, flat.item_ids, flat.block_ids
+        recipe_names = {item["id"]: item["name"] for item in recipe_md["items"]}
+        item_names = set(item_ids)
+    else:
+        item_names = set(names.values())
+    tags_file = fit_tags(tags_file, item_names)
+    mobs = {e["name"] for e in _read_minecraft_data(version, ("entities",))["entities"]}
+    generic = set(files["families.json"].generic)
+    fit = Fit(item_names, generic, tags_file.tags, {b["name"] for b in md["blocks"]}, mobs)
+    files = {**files, "tags.json": tags_file, "smelting.json": fit_smelting(smelting_file, fit)}
+    files, silk, layer_y = fit_files(files, version, fit)
+    authored = {item["name"] for item in _read_minecraft_data(index.authored, ("items",))["items"]}
+    tags = _TagIndex(tags_file.tags, tags_file.recipe_tags)
+    src = _Sources(version, data_dir, md, files, names, item_names, tags, recipe_names, item_names)
+    return src, _Version(item_ids, block_ids, silk, frozenset(authored - item_names), chosen.name, layer_y)
+
+
+def _ore_variants(md: dict, mined: set[str]) -> dict[str, tuple[str, ...]]:
+    """Blocks that drop what a mined block drops: its deepslate form (1.17 on: deepslate_iron_ore)."""
+    blocks = {b["name"] for b in md["blocks"]}
+    return {block: (f"deepslate_{block}",) for block in sorted(mined) if f"deepslate_{block}" in blocks}
 
 
 def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
-    md = _read_minecraft_data(version)
     files = load_data_dir(data_dir)
-    names = {item["id"]: item["name"] for item in md["items"]}
-    src = _Sources(
-        version,
-        data_dir,
-        md,
-        files,
-        names,
-        set(names.values()),
-        _TagIndex(files["tags.json"].tags, files["tags.json"].recipe_tags),
-    )
+    src, other = _sources_for(version, data_dir, files)
+    md, files, names = src.md, src.files, src.names
     families = _families(src)
     crafts = _crafts(src, families)
     smelts = _smelts(src, families)
     fuels = _fuels(src, families)
     tools, tier_names = _tools(src)
     sources = _sources(src, tools)
-    aliases, dialects, loot = _names(src)
+    aliases, dialects, loot, players = _names(src)
+    if other is not None:
+        loot = {**other.silk_touch, **loot}
     resources_file, world_spec = files["resources.json"], files["world.json"]
     wanted = {entry.block for entry in resources_file.resources}
     wanted |= {world_spec.dig_down.soil_block, world_spec.dig_down.rock_block}
@@ -279,6 +353,7 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
         dig_down_kind=files["tools.json"].dig_down_kind,
         layers=tuple(resources_file.layers),
         aliases=aliases,
+        player_names=players,
         dialects=dialects,
         prefer=tuple(families_file.prefer),
         profiles={
@@ -301,4 +376,17 @@ def build_knowledge_base(version: str, data_dir: Path) -> KnowledgeBase:
         dig_speeds=dig_speeds,
         durability=durability,
         world=world,
+        **(_version_fields(other, md, {entry.block for entry in resources_file.resources}) if other else {}),
     )
+
+
+def _version_fields(other: _Version, md: dict, mined: set[str]) -> dict[str, Any]:
+    """The knowledge base's fields a release other than the authored one fills (empty for 1.16.5)."""
+    return {
+        "item_ids": other.item_ids,
+        "block_ids": other.block_ids,
+        "absent": other.absent,
+        "ore_variants": _ore_variants(md, mined),
+        "data_set": other.set_name,
+        "layer_y": other.layer_y,
+    }

@@ -9,8 +9,9 @@ class name in the file is ever looked up).
 Why checked: a *valid* planted knowledge base (the stick recipe changed) would
 change every plan. The file's first line is a header naming the format, the
 fingerprint of what it was built from (:func:`fingerprint`: game version,
-barsym's and minecraft-data's versions, the source of ``barsym.kb`` and every
-``data/recipes`` file) and the SHA-256 of the body on the second line. A file
+barsym's and minecraft-data's versions, the source of ``barsym.kb``, every
+``data/recipes`` file and, for a release other than 1.16.5, its data set's
+files and the minecraft-data folder serving it) and the SHA-256 of the body on the second line. A file
 whose header does not match today's fingerprint, or whose body does not match
 its checksum, is not used. The folder and the file are used only when no one
 but the user can write them (:func:`barsym.private_files.untrusted`): a
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..private_files import write_private
+from . import knowledge
 from .knowledge import Block, CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, SmeltRecipe, Source, Tool
 from .world_params import LayerModel, MobModel, ResourceModel, WorldModel
 
@@ -75,6 +77,14 @@ def fingerprint(version: str, data_dir: Path) -> str:
         digest.update(source.name.encode() + b"\0" + source.read_bytes())
     for data_file in sorted(data_dir.glob("*.json")):
         digest.update(data_file.name.encode() + b"\0" + data_file.read_bytes())
+    if version != knowledge.DEFAULT_VERSION:  # 1.16.5 reads nothing more: its warm start opens no other version's file
+        from .versions import data_paths, version_files
+
+        for data_file in version_files(version, data_dir):
+            digest.update(data_file.name.encode() + b"\0" + data_file.read_bytes())
+        served = data_paths(version)  # the PyPI minecraft-data, or the npm copy $BARSYM_MINECRAFT_DATA names
+        if served is not None:
+            digest.update(str(served[0]).encode() + b"\0" + (served[0] / "dataPaths.json").read_bytes())
     return digest.hexdigest()
 
 

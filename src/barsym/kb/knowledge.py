@@ -23,15 +23,23 @@ if TYPE_CHECKING:
     from .world_params import WorldModel
 
 
-class UnknownItemError(KeyError):
-    """A name that is neither an item, a generic family, nor an alias."""
+#: BAR's game version: barsym's hand-written data is written for it, and every command and call defaults to it
+DEFAULT_VERSION = "1.16.5"
 
-    def __init__(self, name: str, suggestions: list[str]):
+
+class UnknownItemError(KeyError):
+    """A name that is neither an item, a generic family, nor an alias (``absent_from``: an item of 1.16.5
+    that the knowledge base's release lacks)."""
+
+    def __init__(self, name: str, suggestions: list[str], absent_from: str | None = None):
         super().__init__(name)
         self.name = name
         self.suggestions = suggestions
+        self.absent_from = absent_from
 
     def __str__(self) -> str:
+        if self.absent_from is not None:
+            return f"{self.name!r} is not an item in Minecraft {self.absent_from} (it is in 1.16.5)"
         hint = f"; did you mean {', '.join(self.suggestions)}?" if self.suggestions else ""
         shown = (
             repr(self.name) if len(self.name) <= _SHOWN else f"{self.name[:_SHOWN]!r}... ({len(self.name)} characters)"
@@ -155,6 +163,15 @@ class KnowledgeBase:
     dig_speeds: dict[str, dict[str, float]] = field(default_factory=dict)  # material -> tool -> speed
     durability: dict[str, int] = field(default_factory=dict)  # item -> uses (items[].maxDurability)
     world: "WorldModel | None" = None
+    # ---- a release other than 1.16.5 (barsym.kb.versions); empty for 1.16.5 ----
+    item_ids: dict[str, tuple[str, int]] = field(default_factory=dict)  # before 1.13: name -> (game name, metadata)
+    block_ids: dict[str, tuple[str, int]] = field(default_factory=dict)  # likewise for blocks
+    absent: frozenset[str] = frozenset()  # 1.16.5's items this release lacks: refused with the reason
+    ore_variants: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a mined block -> others dropping the same
+    data_set: str = ""  # the ArticData release its tags and smelting recipes come from ("" : the version's own)
+    layer_y: dict[str, int] = field(default_factory=dict)  # a layer's y in this release, where it moved (bots)
+    # ---- what players call items (aliases.json's "players"; barsym parse and its training data) ----
+    player_names: dict[str, str] = field(default_factory=dict)  # "workbench" -> crafting_table
 
     # ---- names -------------------------------------------------------------
     def resolve(self, name: str, dialect: str | None = None) -> str:
@@ -175,6 +192,8 @@ class KnowledgeBase:
             return key
         if key in self.aliases:
             return self.aliases[key]
+        if key in self.absent:
+            raise UnknownItemError(key, [], absent_from=self.version)
         raise UnknownItemError(name, self.suggest(key))
 
     def suggest(self, name: str, n: int = 3) -> list[str]:

@@ -131,10 +131,17 @@ class ExtraRecipesFile(_Strict):
     recipes: list[ExtraRecipe]
 
 
+class PlayerName(_Strict):
+    item: str
+    source: str
+
+
 class AliasesFile(_Strict):
     about: str = ""
     aliases: dict[str, str]
     dialects: dict[str, dict[str, str]] = {}
+    about_players: str = ""
+    players: dict[str, PlayerName] = {}
 
 
 class RuleProfileEntry(_Strict):
@@ -264,6 +271,37 @@ class WorldFile(_Strict):
         return self
 
 
+class VersionSet(_Strict):
+    """A data set: tags.json and smelting.json of one ArticData release, used from ``first`` on."""
+
+    first: str = Field(pattern=r"^1\.\d{1,2}(\.\d{1,2})?$")
+    folder: str
+    source: str
+
+
+class ChangedResource(ResourceEntry):
+    like: str | None = None  # the execution world treats it as this resource of world.json (raw_iron as iron_ore)
+
+
+class VersionChange(_Strict):
+    """What a release changed in where things are found, from ``since`` on (resources.json is 1.16's)."""
+
+    since: str = Field(pattern=r"^1\.\d{1,2}(\.\d{1,2})?$")
+    about: str
+    remove: list[str] = []  # items no longer mined as resources.json says (iron ore drops raw iron)
+    resources: list[ChangedResource] = []
+    silk_touch: list[str] = []  # of the removed, what a Silk Touch pickaxe still mines whole (not planned)
+    layers_y: dict[str, int] = {}  # the y a bot finds a layer at, where the release moved it (1.18's deeper ores)
+
+
+class VersionsFile(_Strict):
+    about: str = ""
+    authored: str  # the version every other data file is written for: its names are checked strictly
+    pre_flattening_recipes: str  # whose crafting recipes versions before 1.13 use (see barsym.kb.legacy)
+    sets: dict[str, VersionSet] = Field(min_length=1)
+    changes: list[VersionChange] = []
+
+
 #: file name -> schema; the loader reads exactly these files.
 DATA_FILES: dict[str, type[BaseModel]] = {
     "tags.json": TagsFile,
@@ -278,6 +316,7 @@ DATA_FILES: dict[str, type[BaseModel]] = {
     "loot.json": LootFile,
     "extra_recipes.json": ExtraRecipesFile,
     "world.json": WorldFile,
+    "versions.json": VersionsFile,
 }
 
 M = TypeVar("M", bound=BaseModel)

@@ -311,6 +311,11 @@ class StandInLLM(LLMBackend):
         self._grammars: dict[str, CompiledGrammar] = {}
         self._continued: dict[GrammarState, list] = {}  # states are interned per grammar: enumerate each once
 
+    @property
+    def stand_in_name(self) -> str:
+        """Which chooser answers (how outputs name what ran: :mod:`barsym.llm.provenance`)."""
+        return self.name
+
     def _compiled(self, grammar: str) -> CompiledGrammar:
         compiled = self._grammars.get(grammar)
         if compiled is None:

@@ -70,7 +70,7 @@ def shared_backend(
     return backend
 
 
-def settings_backend(settings) -> LLMBackend:
+def settings_backend(settings, progress: Progress | None = None) -> LLMBackend:
     """The backend :class:`~barsym.llm.settings.ModelSettings` name: a stand-in chooser, or the shared model or server
     (``barsym score``, ``repair`` and ``parse``, which take the model's settings without a planner's)."""
     if settings.llm_stand_in:
@@ -78,7 +78,19 @@ def settings_backend(settings) -> LLMBackend:
 
         return make_stand_in(settings.llm_stand_in)
     return shared_backend(
-        settings.model, settings.llm_url, settings.threads, settings.timeout, adapter=settings.adapter
+        settings.model, settings.llm_url, settings.threads, settings.timeout, progress, adapter=settings.adapter
+    )
+
+
+def settings_record(settings) -> dict:
+    """What model these settings (:class:`~barsym.llm.settings.ModelSettings`, or a planner's
+    :class:`~barsym.reasoning.options.PlannerLLMOptions`) run, as every output names it
+    (:func:`barsym.llm.provenance.model_record`: GGUF and adapter with their SHA-256), resolved as
+    :func:`shared_backend` resolves them, with the digests remembered in the same state folder."""
+    from ..llm.provenance import model_record
+
+    return model_record(
+        settings.model, settings.adapter, settings.llm_url, settings.llm_stand_in, folder=cache_dir() / STATE_DIR
     )
 
 

@@ -117,7 +117,9 @@ class LLMDecomposer:
             if facts
             else None
         )
-        shots = GRAPH_FACTS_GOALS if facts and mode == "graph" else FEW_SHOT_GOALS
+        # Without facts the prompt holds no worked answer (a few-shot turn is a recipe): the model answers from
+        # what it knows, which is what BAR's decomposer asks of it; with facts, the turns show facts becoming replies.
+        shots = (GRAPH_FACTS_GOALS if mode == "graph" else FEW_SHOT_GOALS) if facts else ()
         self.prompts = PromptBook(kb, symbolic, shots, facts=self._facts if facts else None)
         self.caller = ModelGateway(
             backend,

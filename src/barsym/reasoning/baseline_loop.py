@@ -84,6 +84,7 @@ class BaselineTrace:
     method: str
     budget: str  # the method's budget in words ("3 refinement rounds", "depth 24, breadth 3, beam 2")
     entries: list[TraceEntry] = field(default_factory=list)
+    spent: str | None = None  # how much of it ran ("1 of 3 refinement round(s) run"); None: the budget says it
     stopped: StopReason = StopReason.FINISHED
     rounds: int = 0
     problem: str | None = None
@@ -107,6 +108,7 @@ class BaselineTrace:
         return {
             "method": self.method,
             "budget": self.budget,
+            "spent": self.spent,
             "stopped": self.stopped.value,
             "complete": self.complete,
             "rounds": self.rounds,
@@ -120,7 +122,7 @@ class BaselineTrace:
     def lines(self) -> list[str]:
         state = "a complete plan" if self.complete else "no complete plan within its budget"
         out = [
-            f"{self.method}: {state} ({self.budget}); stopped: {self.stopped.value.replace('_', ' ')}"
+            f"{self.method}: {state} ({self.spent or self.budget}); stopped: {self.stopped.value.replace('_', ' ')}"
             + (f" ({self.problem})" if self.problem else "")
         ]
         for i, entry in enumerate(self.entries, start=1):
@@ -247,6 +249,11 @@ class BaselinePlanner:
     def budget(self) -> str:
         return "one reply"
 
+    def spent(self, trace: BaselineTrace) -> str | None:
+        """How much of the budget the loop used, in words, where the budget alone would mislead (self-refine's
+        "3 refinement round(s)" when the feedback said correct in the first); None: the budget says it."""
+        return None
+
     def run(self, goal: Goal, start: State, trace: BaselineTrace) -> tuple[Step, ...]:
         """The method's loop: the plan it returns; ``trace`` says how it stopped."""
         raise NotImplementedError
@@ -258,6 +265,7 @@ class BaselinePlanner:
         trace = BaselineTrace(self.method, self.budget())
         self._deadline = Deadline(self.deadline, *([self.clock] if self.clock else []))
         steps = self.run(goal, start or State(), trace)
+        trace.spent = self.spent(trace)
         return baseline_result(self.kb, goal, start, self.name, steps, trace, stats, started)
 
     def fits(self, messages: list[dict[str, str]], reply_tokens: int) -> bool:

@@ -44,7 +44,17 @@ from ..private_files import create_private, private_dir, untrusted, untrusted_si
 from ..redact import redact
 from .call_records import CallRecord, damaged_summary, record_from_row
 
-__all__ = ["CallLog", "CallRecord", "LogError", "Verdict", "damaged_summary", "default_log_path", "open_log"]
+__all__ = [
+    "CallLog",
+    "CallRecord",
+    "LogError",
+    "Verdict",
+    "damaged_summary",
+    "default_log_path",
+    "command_line",
+    "open_log",
+    "set_command",
+]
 
 SCHEMA_VERSION = 1
 ENV_VAR = "BARSYM_LOG_DB"
@@ -79,7 +89,9 @@ class Verdict(str, Enum):
 
 
 class LogQuery(BaseModel):
-    """What ``barsym logs`` shows: how many of the last calls, and whether whole (its options are made from this)."""
+    """What ``barsym logs`` shows: how many of the last calls, of which run or command, and whether whole (its
+    options are made from this). Every process that asks a model writes into one log, so without a filter the
+    calls of an evaluation in one terminal and a plan in another come interleaved."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -91,6 +103,37 @@ class LogQuery(BaseModel):
         json_schema_extra={"short": ("-n",), "metavar": "N"},
     )
     full: bool = Field(False, description="the whole prompt and grammar, not only the goal's message")
+    run_number: int | None = Field(  # not "run": the parser's own name for the command's function
+        None,
+        ge=1,
+        le=2**62,
+        description="only the calls of run N (each call shows its run: 'run 12: barsym plan ...')",
+        json_schema_extra={"metavar": "N", "flag": "--run"},
+    )
+    command_text: str | None = Field(  # not "command": the parser's own name for the sub-command
+        None,
+        min_length=1,
+        max_length=1000,
+        description="only the calls of runs whose command line contains TEXT, e.g. 'barsym eval' or 'diamond'",
+        json_schema_extra={"metavar": "TEXT", "flag": "--command"},
+    )
+
+
+#: the command line of this process, for the runs the short calls (score, repair, parse) start (:func:`set_command`)
+_command: str | None = None
+
+
+def command_line() -> str | None:
+    """What :func:`set_command` was told (None: nothing)."""
+    return _command
+
+
+def set_command(command: str) -> None:
+    """What the runs this process starts without a planner are called (``barsym parse plan.txt``): a command that
+    asks the model outside a plan says so once, and its calls are then in a run that ``barsym logs --run`` and
+    ``--command`` find, with the model that answered."""
+    global _command
+    _command = command
 
 
 def default_log_path() -> Path | None:
@@ -260,23 +303,36 @@ class CallLog:
             raise LogError(f"{self.path}: {damaged_summary(damaged)}")
         return records
 
-    def readable(self, limit: int | None = 10) -> tuple[list[CallRecord], list[tuple[int, str]]]:
-        """The last ``limit`` calls that can be read, oldest first, and the (id, why) of those that cannot.
+    def readable(
+        self, limit: int | None = 10, run: int | None = None, command: str | None = None
+    ) -> tuple[list[CallRecord], list[tuple[int, str]]]:
+        """The last ``limit`` calls that can be read, oldest first, and the (id, why) of those that cannot;
+        only those of run ``run`` and of runs whose command line contains ``command``, where given.
 
         SQLite keeps any value in any column, and a file can be edited: every
         field is checked before it becomes a :class:`CallRecord`.
         """
+        where, values = [], []
+        if run is not None:
+            where.append("c.run_id = ?")
+            values.append(run)
+        if command is not None:
+            where.append("instr(r.command, ?) > 0")  # a plain substring: no LIKE wildcards in a user's text
+            values.append(command)
         query = (
             "SELECT c.id, c.at, c.run_id, COALESCE(r.command, ''), c.goal, c.attempt, p.body, c.messages,"
             " g.body, c.reply, c.verdict, c.problems, c.seconds, c.temperature, c.prompt_tokens,"
-            " c.evaluated_tokens, c.completion_tokens, c.evaluations FROM calls c"
+            " c.evaluated_tokens, c.completion_tokens, c.evaluations, r.model FROM calls c"
             " LEFT JOIN runs r ON r.id = c.run_id LEFT JOIN texts p ON p.sha = c.prefix_sha"
-            " LEFT JOIN texts g ON g.sha = c.grammar_sha ORDER BY c.id DESC"
+            " LEFT JOIN texts g ON g.sha = c.grammar_sha"
+            + (" WHERE " + " AND ".join(where) if where else "")
+            + " ORDER BY c.id DESC"
         )
+        if limit is not None:
+            query += " LIMIT ?"
+            values.append(limit)
         try:
-            rows = self.db.execute(
-                query + (" LIMIT ?" if limit is not None else ""), (limit,) if limit is not None else ()
-            ).fetchall()
+            rows = self.db.execute(query, values).fetchall()
         except sqlite3.DatabaseError as exc:
             raise LogError(f"cannot read {self.path}: {exc}") from None
         out, damaged = [], []

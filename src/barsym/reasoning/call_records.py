@@ -34,6 +34,7 @@ class CallRecord:
     evaluated_tokens: int | None
     completion_tokens: int | None
     evaluations: int | None
+    model: str | None = None  # its run's model: GGUF and adapter with their SHA-256 (barsym.llm.provenance)
 
     def to_text(self, full: bool = False) -> str:
         """The call as ``barsym logs`` shows it: when, the goal's message (every message with ``full``), the reply,
@@ -41,10 +42,10 @@ class CallRecord:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.at))
         # a call made outside a planning run (a score, a repair, a parse) has no run; an old run no command
         origin = f"run {self.run}: {self.command or '(command not recorded)'}" if self.run is not None else "no run"
-        lines = [
-            f"#{self.id}  {when}  {origin}",
-            f"  goal {self.goal}, attempt {self.attempt}, temperature {self.temperature:g}",
-        ]
+        lines = [f"#{self.id}  {when}  {origin}"]
+        if self.model:
+            lines.append(f"  model: {self.model}")
+        lines.append(f"  goal {self.goal}, attempt {self.attempt}, temperature {self.temperature:g}")
         asked = self.messages if full else self.messages[-1:]
         for message in asked:
             text = message["content"].replace("\n", "\n    ")
@@ -125,7 +126,9 @@ def record_from_row(row: tuple) -> CallRecord:
         evaluated,
         completion,
         evaluations,
+        *rest,
     ) = row
+    model = rest[0] if rest else None  # a query without the run's model (older callers) leaves it out
     problem_list = json.loads(_text_field(problems, "problems"))
     if not isinstance(problem_list, list) or not all(isinstance(p, str) for p in problem_list):
         raise TypeError("problems is not a list of texts")
@@ -147,4 +150,5 @@ def record_from_row(row: tuple) -> CallRecord:
         _number(evaluated, "evaluated_tokens", True, True),
         _number(completion, "completion_tokens", True, True),
         _number(evaluations, "evaluations", True, True),
+        _text_field(model, "model", True),
     )

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, TypeVar
 from ..llm import Completion, LLMBackend, LLMError
 from ..llm.time_limit import reply_deadline
 from ..planner.stats import LLMStats
-from .call_log import CallLog, Verdict, open_log
+from .call_log import CallLog, Verdict, command_line, open_log
 from .progress import Phase, Progress, ProgressEvent
 
 if TYPE_CHECKING:
@@ -240,8 +240,19 @@ class ModelGateway:
 
     # ---- the log -----------------------------------------------------------------------
     def start_run(self, command: str, planner: str, goal: str) -> None:
-        model = getattr(getattr(self.backend, "model_path", None), "name", None) or getattr(self.backend, "model", None)
-        self._write(lambda log: log.start_run(command, planner, goal, str(model) if model else None))
+        """A run in the log for the calls that follow (a plan's): the command, planner, goal and model."""
+        self._write(lambda log: log.start_run(command, planner, goal, self._model_text()), in_run=False)
+
+    def _model_text(self) -> str | None:
+        """The backend's model as the call log names it: its files and their SHA-256, or the server, or the
+        stand-in (:mod:`barsym.llm.provenance`); a backend that names none (a scripted fake) by its ``model``."""
+        from ..llm.provenance import backend_record, record_text
+
+        record = backend_record(self.backend)
+        if record is not None:
+            return record_text(record)
+        model = getattr(self.backend, "model", None)
+        return str(model) if model else None
 
     def record(
         self,
@@ -310,13 +321,16 @@ class ModelGateway:
         verdict = Verdict.ACCEPTED if read.steps else Verdict.UNREADABLE
         self.record(goal, attempt, messages, grammar, asked, verdict, list(read.unreadable), temperature)
 
-    def _write(self, action) -> None:
+    def _write(self, action, in_run: bool = True) -> None:
+        """``action(log)`` on the open log; ``in_run``: a call, written into a run (one of its own if none started)."""
         if self._open_log:
             self._open_log = False
             self.log = open_log()
         if self.log is None:
             return
         try:
+            if in_run and self.log.run is None:  # a short call outside a plan (score, repair, parse): its own run
+                self.log.start_run(command_line() or "", "", "", self._model_text())
             action(self.log)
         except (sqlite3.Error, OSError) as exc:
             warnings.warn(f"stopped logging LLM calls to {self.log.path}: {exc}", stacklevel=3)

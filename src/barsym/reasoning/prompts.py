@@ -114,7 +114,7 @@ def feedback_message(goal: Goal, problems: Sequence[str]) -> str:
 
 
 def unreadable_message(goal: Goal, reason: str) -> str:
-    return f"I cannot use that: {reason}. Reply like 'craft 4 stick: 2 planks'. Goal: {render_goal(goal)}"
+    return f"I cannot use that: {reason}. Reply on one line like 'craft N item: N ingredient, 1 crafting_table'. Goal: {render_goal(goal)}"
 
 
 #: What the knowledge base knows about a goal in its plan so far, as one line ("" for nothing).

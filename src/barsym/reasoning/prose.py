@@ -16,15 +16,16 @@ So the work is split where a small model has a chance:
 3. **The grammar offers the knowledge base's names.** Each clause's grammar is
    barsym's step fragment (:func:`barsym.steps.step_rules`) over the names of
    :class:`~.reply_grammar.GrammarBuilder` (every reachable item and tool).
-   Where the clause's words are close to some names (plural, typos: "cobbelstone",
-   "crafting table"), only the :data:`MAX_CANDIDATES` closest are offered, so
-   the model chooses the verb and one of a few names; where nothing is close
-   ("a smeltery", "some lumber"), all of them: the model's guess keeps the
-   clause a step, so the steps after it stay in place, and ``barsym parse``
-   marks it as a guess. A clause with no word that could name anything
-   ("hello there": :data:`STOP_WORDS` only) is no step, and neither is any
-   clause of a text where no clause names a known item or a dig down ("hello
-   world, how are you": no plan to fill a gap in).
+   A name players use ("workbench", "cobble", "wood pick": the knowledge
+   base's ``player_names``, from ``aliases.json`` with the source of each) is
+   read as its item first. Where the clause's words are close to some names
+   (plural, typos: "cobbelstone", "crafting table"), only the
+   :data:`MAX_CANDIDATES` closest are offered, so the model chooses the verb and
+   one of a few names. Where nothing is close ("a smeltery", "place a gizmo"),
+   the clause is **not read**: ``barsym parse`` names it ("could not read:
+   'place a gizmo'") and marks the plan incomplete, rather than let the model
+   turn it into an unrelated item. A clause with no word that could name
+   anything ("hello there": :data:`STOP_WORDS` only) is no step.
 4. **A tool the prose leaves out** of a mine or dig down that needs one is the
    latest tool of the right kind made earlier in the plan (what a human means by
    "then mine the iron ore"), else the lowest tier that can.
@@ -104,7 +105,8 @@ _FILLER = re.compile(
 STOP_WORDS = frozenset(
     "the of into to from for with some more all them it its your my our their this that those "
     "these out up down get make made craft crafted mine mined use using by a an ok so "
-    "hello hi hey there here thanks thank please done finished good luck enjoy".split()
+    "hello hi hey there here thanks thank please done finished good luck enjoy place placed build built "
+    "put set".split()
 )
 _DIG = re.compile(r"\bdig(?:s|ging)?\s+down\b|\bdescend\b|\bgo\s+down\b|^down\b")
 
@@ -174,12 +176,17 @@ class ParsedPlan:
     sources: list[str] = field(default_factory=list)  # the clause each step came from
     replies: list[str] = field(default_factory=list)  # the model's line for each step (before counts/tools)
     skipped: list[str] = field(default_factory=list)  # clauses that name nothing
-    guessed: list[int] = field(default_factory=list)  # steps whose clause had no name near it (the model's guess)
+    unread: list[str] = field(default_factory=list)  # clauses that name something no item is near: not read
     stats: LLMStats = field(default_factory=LLMStats)  # the model's calls, tokens and time (as the planners')
 
     @property
     def calls(self) -> int:
         return self.stats.llm_calls
+
+    @property
+    def complete(self) -> bool:
+        """Whether every clause that names something became a step (else the plan has gaps where it could not)."""
+        return not self.unread
 
     def plan(self, source: str = "<prose>") -> Plan:
         return Plan(steps=tuple(self.steps), source=source)
@@ -205,6 +212,11 @@ class ProseParser:
         self._parts = {name: name.split("_") for name in self.items}
         self._tool_parts = {name: name.split("_") for name in self.tools}
         self._ratios: dict[tuple[str, str], float] = {}
+        names = getattr(kb, "player_names", {})
+        self._player_phrases = sorted(
+            ((tuple(phrase.split()), item) for phrase, item in names.items() if kb.is_known(item)),
+            key=lambda entry: -len(entry[0]),
+        )
         self.prefix = [{"role": "system", "content": SYSTEM}]
         for sentence, step in EXAMPLES:  # with the facts line the parser gives them, as every question has
             self.prefix += [
@@ -224,8 +236,33 @@ class ProseParser:
         shown = " ".join(words if count is None else self._with_digits(words, count, rest))
         cut = next((i for i, w in enumerate(rest) if w in ("with", "using", "by")), len(rest))
         tools = tuple(t for t in self.candidates(rest[cut + 1 :], self._tool_parts)) if cut < len(rest) else ()
+        if cut < len(rest):
+            tools = tuple(dict.fromkeys(self.players(rest[cut + 1 :])[0] + list(tools)))
         named = any(w not in STOP_WORDS and not w.isdigit() for w in rest[:cut])
-        return Clause(source, shown, count, self.candidates(rest[:cut]), dig, tools, named)
+        said, others = self.players(rest[:cut])
+        candidates = tuple(said) if said else self.candidates(others)
+        return Clause(source, shown, count, candidates, dig, tools, named)
+
+    def players(self, words: list[str]) -> tuple[list[str], list[str]]:
+        """The items named in ``words`` by a name players use ("workbench", "wood pick"; a plural too), longest
+        phrase first, and the words left."""
+        found: list[str] = []
+        left = list(words)
+        for phrase, item in self._player_phrases:
+            n = len(phrase)
+            i = 0
+            while i + n <= len(left):
+                window = left[i : i + n]
+                if tuple(window[:-1]) == phrase[:-1] and window[-1] in (
+                    phrase[-1],
+                    phrase[-1] + "s",
+                    phrase[-1] + "es",
+                ):
+                    found.append(item)
+                    del left[i : i + n]
+                else:
+                    i += 1
+        return list(dict.fromkeys(found)), left
 
     @staticmethod
     def _with_digits(words: list[str], count: int, rest: list[str]) -> list[str]:
@@ -323,12 +360,10 @@ class ProseParser:
         gateway = ModelGateway(self.backend, seed=self.seed, max_failures=1, log=self.log or None, stats=out.stats)
         open_counts: list[int] = []
         clauses = [self.clause(source) for source in split_clauses(text)]
-        # a clause with no name near it is guessed only inside a text that reads as a plan somewhere else
-        is_plan = any(clause.candidates or clause.dig for clause in clauses)
         for clause in clauses:
             source = clause.source
-            if not clause.candidates and not clause.dig and not (clause.names_anything and is_plan):
-                out.skipped.append(source)
+            if not clause.candidates and not clause.dig:  # no item near its words: named, never guessed
+                (out.unread if clause.names_anything else out.skipped).append(source)
                 continue
             messages = self.prefix + [{"role": "user", "content": self.question(clause)}]
             reply = gateway.ask(messages, self.grammar(clause), 32, f"parse: {clause.shown}", lambda text: True)
@@ -340,8 +375,6 @@ class ProseParser:
                 continue
             if clause.count is None and step.type is not StepType.DIG_DOWN:
                 open_counts.append(len(out.steps))
-            if not clause.candidates and step.type is not StepType.DIG_DOWN:
-                out.guessed.append(len(out.steps))
             out.steps.append(step)
             out.sources.append(source)
             out.replies.append(reply)

@@ -62,25 +62,27 @@ def parsed_record(parsed: ParsedPlan, where: str, made_by: str, result: Validati
         "parsed_by": made_by,
         "calls": parsed.calls,
         "steps": [
-            {"step": str(s), "from": src, "reply": rep, "guessed": i in parsed.guessed}
-            for i, (s, src, rep) in enumerate(zip(parsed.steps, parsed.sources, parsed.replies))
+            {"step": str(s), "from": src, "reply": rep}
+            for s, src, rep in zip(parsed.steps, parsed.sources, parsed.replies)
         ],
         "skipped": parsed.skipped,
+        "unread": parsed.unread,
+        "complete": parsed.complete,
         "validation": result.to_dict(),
     }
 
 
 def parsed_text(parsed: ParsedPlan, where: str, made_by: str, result: ValidationResult) -> str:
     """The parse as ``barsym parse`` prints it: the steps beside their clauses, the skipped ones, the verdict."""
-    lines = [
-        f"{where}: {len(parsed.steps)} steps from {len(parsed.steps) + len(parsed.skipped)} clauses "
-        f"({made_by}, {parsed.calls} calls)"
-    ]
+    clauses = len(parsed.steps) + len(parsed.skipped) + len(parsed.unread)
+    lines = [f"{where}: {len(parsed.steps)} steps from {clauses} clauses ({made_by}, {parsed.calls} calls)"]
     width = max(len(str(s)) for s in parsed.steps)
     for i, (step, source) in enumerate(zip(parsed.steps, parsed.sources), 1):
-        guess = "  (no name in the clause: the model's guess)" if i - 1 in parsed.guessed else ""
-        lines.append(f"  {i:>2}. {str(step):<{width}}  <- {source}{guess}")
+        lines.append(f"  {i:>2}. {str(step):<{width}}  <- {source}")
     lines += [f"  skipped (no step): {source}" for source in parsed.skipped]
+    lines += [f"  could not read: {source!r} (no item barsym knows is near its words)" for source in parsed.unread]
+    if not parsed.complete:
+        lines.append(f"incomplete: {len(parsed.unread)} clause(s) could not be read; the plan has a gap for each")
     goal_text = f"goal {result.goal.count} {result.goal.item}" if result.goal else "no goal"
     lines.append(f"verdict: {result.verdict.value} ({goal_text})")
     for error in result.errors:

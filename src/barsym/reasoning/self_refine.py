@@ -62,6 +62,9 @@ class SelfRefinePlanner(BaselinePlanner):
     def budget(self) -> str:
         return f"{self.rounds} refinement round(s)"
 
+    def spent(self, trace: BaselineTrace) -> str:
+        return f"{trace.rounds} of {self.rounds} refinement round(s) run"
+
     def _fitted(self, dialogue: list[dict[str, str]], reply_tokens: int) -> list[dict[str, str]]:
         """The prompt: the prefix, the task, then as many of the latest rounds as fit.
 

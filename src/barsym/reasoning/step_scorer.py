@@ -24,6 +24,13 @@ One generated digit says little: the embedded 135M model wrote 10 for all
   what makes teaching it affordable on this CPU (``barsym distill``, kind
   ``yes-state``; docs/step-scores.md). Tools are named by their lowest serving
   tier ("a wooden_pickaxe or golden_pickaxe or better").
+- ``yes-recall``: the task, the steps so far, the state they leave and the
+  next step -- never what the step needs. The model must know that (the
+  recipe, the station, the tool, the layer) and compare it with the state,
+  so its verdict is its own, a cross-check of the simulator's (the design's
+  "cross-checking them against LLM scores"); in every other method with
+  facts, a rule that compares the printed needs with the printed state
+  scores as well as the model (docs/step-scores.md).
 - ``yes-needs``: ``yes-facts`` with each need written beside what the player
   has of it ("4 logs (have 2)", "a stone_pickaxe or better (have
   wooden_pickaxe)", "being on layer 1 or deeper (on layer 0)"). Why: the
@@ -85,6 +92,10 @@ SYSTEM = (
 YES_SYSTEM = (
     "You check Minecraft plans step by step. Say whether one step can be done right after the steps "
     "before it. Reply yes or no."
+)
+RECALL_SYSTEM = (
+    "You check Minecraft plans step by step. From the steps so far and what the player has now, say whether "
+    "the next step can be done now. Reply yes or no."
 )
 YES_STATE_SYSTEM = (
     "You check Minecraft plans step by step. Given what the player has and what one step needs, say whether "
@@ -265,6 +276,11 @@ class LLMStepScorer:
                 {"role": "system", "content": SYSTEM},
                 {"role": "user", "content": f"{task_text(goal, steps)}\n\n{question}"},
             ]
+        if self.method is ScoreMethod.YES_RECALL:
+            return [
+                {"role": "system", "content": RECALL_SYSTEM},
+                {"role": "user", "content": self._recall_question(goal, steps, number)},
+            ]
         if self.method is ScoreMethod.YES_STATE:
             return [
                 {"role": "system", "content": YES_STATE_SYSTEM},
@@ -293,6 +309,15 @@ class LLMStepScorer:
         step = steps[number - 1]
         needs = needs_text(self.rules, step, every_lowest_tool=True) or "unknown"
         return f"Have: {self._state_before(steps, number)}.\nStep: {step}\nNeeds: {needs}.\nCan the step be done now?"
+
+    def _recall_question(self, goal: Goal, steps: Sequence[Step], number: int) -> str:
+        """The task, the steps before ``number``, the state they leave and the step: what it needs is left to
+        the model (``yes-recall``). The text up to the steps so far is shared by the plan's later steps."""
+        so_far = numbered(steps[: number - 1]) or "(none)"
+        return (
+            f"Task: obtain {goal.count} {goal.item}.\nSteps so far:\n{so_far}\n"
+            f"Have: {self._state_before(steps, number)}.\nNext step: {steps[number - 1]}\nCan it be done now?"
+        )
 
     def _before(self, steps: Sequence[Step], number: int) -> State:
         """The state step ``number`` is played from (the steps before it played as written)."""

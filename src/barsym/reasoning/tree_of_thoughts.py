@@ -94,6 +94,9 @@ class TreeOfThoughtsPlanner(BaselinePlanner):
     def budget(self) -> str:
         return f"depth {self.depth}, breadth {self.breadth}, beam {self.beam}"
 
+    def spent(self, trace: BaselineTrace) -> str:
+        return f"depth {trace.rounds} of {self.depth}, breadth {self.breadth}, beam {self.beam}"
+
     def _propose(self, task: str, steps: tuple[Step, ...], trace: BaselineTrace) -> list[Branch] | None:
         """The next partial plans one call proposes from ``steps``; None when the loop must stop."""
         grammar = propose_grammar(self, steps, self.breadth)

@@ -15,20 +15,15 @@ MODEL_KEYS = ("model", "llm_url", "llm_stand_in", "adapter", "api_key", "llm_mod
 
 
 def model_text(header: dict) -> str:
-    """The model of a run in a few words, for the report's table of runs."""
+    """The model of a run in a few words, for the report's table of runs: files and their SHA-256 as every output
+    names them (:func:`barsym.llm.provenance.record_text`); a header from before the digests shows its names."""
+    from ..llm.provenance import record_text
+
     if "model" not in header:
         return "not recorded"
-    model = header["model"]
-    if model is None:
+    if header["model"] is None:
         return "no model"
-    if model.get("stand_in"):
-        return f"stand-in {model['stand_in']} (no model)"
-    parts = [model.get("gguf") or "", f"at {model['server']}" if model.get("server") else ""]
-    if model.get("adapter") and model["adapter"] != "none":
-        parts.append(f"+ adapter {model['adapter']}")
-    elif model.get("adapter") == "none":
-        parts.append("(base, no adapter)")
-    return " ".join(p for p in parts if p) or "unnamed"
+    return record_text(header["model"])
 
 
 def dataset_name(header: dict) -> str:

@@ -64,14 +64,13 @@ def step_uses(
     return 0
 
 
-def wear_outs(rules: Rules, played: Rollout) -> list[WearOut]:
-    """Every step where a tool is used beyond what the copies held last (the first per tool and copy count)."""
+def _wear(rules: Rules, played: Rollout):
+    """(outcome, tool, uses so far, one copy's life) for every step of ``played`` that wears a tool."""
     model = rules.kb.world
     if model is None:
-        return []
+        return
     costs = StepCosts(rules, model)
     uses: dict[str, int] = {}
-    found: list[WearOut] = []
     for outcome in played.outcomes:
         move = outcome.transition
         if move is None:
@@ -85,7 +84,26 @@ def wear_outs(rules: Rules, played: Rollout) -> list[WearOut]:
             continue  # already on the deepest layer: nothing is dug
         spent = step_uses(rules, costs, kind, move.item, outcome.step.count or 1, outcome.before.layer, tool)
         uses[tool] = uses.get(tool, 0) + spent
+        yield outcome, tool, uses[tool], life
+
+
+def wear_outs(rules: Rules, played: Rollout) -> list[WearOut]:
+    """Every step where a tool is used beyond what the copies held last (the first per tool and copy count)."""
+    found: list[WearOut] = []
+    for outcome, tool, used, life in _wear(rules, played):
         held = outcome.before.count(tool)
-        if uses[tool] > held * life and not any(w.tool == tool and w.life == held * life for w in found):
-            found.append(WearOut(outcome.index, tool, uses[tool], held * life, life))
+        if used > held * life and not any(w.tool == tool and w.life == held * life for w in found):
+            found.append(WearOut(outcome.index, tool, used, held * life, life))
     return found
+
+
+def copies_worn(rules: Rules, played: Rollout) -> dict[str, int]:
+    """How many copies of each tool the plan's expected wear uses up (at least 1 for a tool it uses at all).
+
+    The validator's waste check counts these as used: a spare pickaxe the plan needs because the first one
+    wears out is not waste (before, the same plan drew "2 wooden_pickaxe requested, only 1 used" from one
+    check and "make 1 more" from the other when it had only one)."""
+    worn: dict[str, int] = {}
+    for _, tool, used, life in _wear(rules, played):
+        worn[tool] = max(worn.get(tool, 1), math.ceil(used / life))
+    return worn

@@ -19,6 +19,10 @@ The set is balanced and small on purpose (each model call costs time): per
 task and fault class the first variant, its first failing step (where the
 fault shows; the knock-on failures after it would outnumber everything else)
 and one passing step drawn with a fixed seed; from every expert plan one step.
+
+A second set, :func:`dropped_steps`, holds faults of another kind than those a scorer's method was
+shaped on: from every expert plan one step dropped (drawn with the seed among the drops that break a
+later step), labelled as above. A method that only learned the injected fault classes shows it here.
 """
 
 from __future__ import annotations
@@ -27,12 +31,12 @@ import random
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from ..consistency.faults import moved_before_needs, repair_faults
-from ..consistency.scores import simulator_scores
 from ..model import Goal, Plan, Step
 from ..validation import Validator
+from .faults import moved_before_needs, repair_faults
+from .scores import simulator_scores
 
-__all__ = ["LabelledStep", "labelled_steps", "moved_before_needs"]
+__all__ = ["LabelledStep", "dropped_steps", "labelled_steps", "moved_before_needs"]
 
 
 @dataclass(frozen=True)
@@ -97,4 +101,30 @@ def labelled_steps(tasks: Iterable, validator: Validator, *, seed: int = 0, k: i
                 chosen = bad[:1] + rng.sample(good, min(len(good), 1))
             for n in sorted(chosen):
                 out.append(LabelledStep(task.key, fault, task.goal, plan.steps, n, n not in failed, scores[n - 1]))
+    return out
+
+
+def dropped_steps(tasks: Iterable, validator: Validator, *, seed: int = 0, k: int = 3) -> list[LabelledStep]:
+    """Expert plans with one step dropped: per task its first failing step and one passing step (seeded)."""
+    rng = random.Random(seed)
+    out: list[LabelledStep] = []
+    for task in tasks:
+        if task.reference is None or len(task.reference.steps) < 2:
+            continue
+        steps = list(task.reference.steps)
+        order = list(range(len(steps)))
+        rng.shuffle(order)
+        for i in order:
+            plan = Plan(steps=tuple(steps[:i] + steps[i + 1 :]))
+            result = validator.validate(plan, goal=task.goal)
+            failed = sorted(set(result.failed_steps))
+            if not failed:
+                continue  # spare units covered the drop: nothing to tell apart
+            scores = [s.score for s in simulator_scores(validator, result, k)]
+            good = [n for n in range(1, len(plan.steps) + 1) if n not in failed]
+            chosen = failed[:1] + rng.sample(good, min(len(good), 1))
+            fault = f"step {i + 1} dropped"
+            for n in sorted(chosen):
+                out.append(LabelledStep(task.key, fault, task.goal, plan.steps, n, n not in failed, scores[n - 1]))
+            break
     return out
