@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 from barsym.kb import load_kb
 from barsym.model import Goal, Plan, Step, StepType
 from barsym.planner import PlanningError, make_planner
-from barsym.sim import Failure, State
+from barsym.sim import State
+from barsym.testing import runnable_plans
 from barsym.validation import Validator
 
 KB = load_kb()
@@ -158,24 +159,15 @@ def test_whenever_brute_force_finds_a_plan_the_planner_does(task):
 
 
 @SETTINGS
-@given(tasks(), st.lists(st.integers(0, 10_000), min_size=1, max_size=5))
-def test_whenever_a_drawn_plan_validates_the_planner_plans(task, picks):
+@given(tasks(), st.data())
+def test_whenever_a_drawn_plan_validates_the_planner_plans(task, data):
     """A plan drawn step by step among the crafts and smelts that run; its last item, as many as it ends
     with, is the goal: the validator accepts the plan, so the planner must plan."""
     _, start = task
-    state, steps = start, []
     actions = makes(task[0].item)
-    for pick in picks:
-        runs = []
-        for kind, item, index in actions:
-            step = Step(type=StepType(kind), item=item, count=1, recipe=index)
-            moved = VALIDATOR.sim.transition(step, state)
-            if not isinstance(moved, Failure):
-                runs.append((step, moved.state))
-        if not runs:
-            break
-        step, state = runs[pick % len(runs)]
-        steps.append(step)
+    steps_ = [Step(type=StepType(kind), item=item, count=1, recipe=index) for kind, item, index in actions]
+    plan, state = data.draw(runnable_plans(start, lambda _: steps_, rules="crafting", max_steps=5))
+    steps = list(plan.steps)
     assume(steps)
     item = KB.resolve(steps[-1].item or "")
     goal = Goal(item=item, count=min(state.count_any(KB.acceptable(item)), 64))

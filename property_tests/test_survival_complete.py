@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from barsym.kb import load_kb
-from barsym.model import Goal, Plan, Step, StepType
+from barsym.model import Goal, Step, StepType
 from barsym.planner import PlanningError, make_planner
-from barsym.sim import Failure, State
-from barsym.testing import goals, inventories, states
+from barsym.sim import State
+from barsym.testing import goals, inventories, runnable_plans, states
 from barsym.testing.strategies import TECH_TREE
 from barsym.validation import Validator
 
@@ -62,25 +62,16 @@ def candidates(state: State) -> list[Step]:
 
 
 @SETTINGS
-@given(states(max_layer=3), st.lists(st.integers(0, 10_000), min_size=1, max_size=14))
-def test_whenever_a_drawn_plan_validates_the_planner_plans(start, picks):
-    state, steps = start, []
-    for pick in picks:
-        runs = []
-        for step in candidates(state):
-            moved = VALIDATOR.sim.transition(step, state)
-            if not isinstance(moved, Failure):
-                runs.append((step, moved.state))
-        if not runs:
-            break
-        step, state = runs[pick % len(runs)]
-        steps.append(step)
+@given(states(max_layer=3), st.data())
+def test_whenever_a_drawn_plan_validates_the_planner_plans(start, data):
+    plan, state = data.draw(runnable_plans(start, candidates))
+    steps = plan.steps
     made = [s for s in steps if not s.type.moves]
     assume(made)
     item = KB.resolve(made[-1].item or "")
     goal = Goal(item=item, count=max(1, min(state.count_any(KB.acceptable(item)), 64)))
     shown = (goal, start.describe(), [str(s) for s in steps])
-    assert VALIDATOR.validate(Plan(steps=tuple(steps)), goal=goal, start=start).valid, shown
+    assert VALIDATOR.validate(plan, goal=goal, start=start).valid, shown
     result = planned(goal, start)
     assert result is not None, shown
     assert VALIDATOR.validate(result.plan, goal=goal, start=start).valid, shown

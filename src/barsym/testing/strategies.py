@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from hypothesis import strategies as st
 
 from ..model import Goal, Plan, Step, StepType
-from ..sim import State
+from ..sim import Failure, State
 
 #: goals of BAR's tech tree (and a few more) that the overworld provides
 TECH_TREE = (
@@ -155,6 +156,34 @@ def faulty_plans(draw, plan_strategy=None, faults: tuple[str, ...] = FAULTS) -> 
         steps_[i] = steps_[i].model_copy(update={"count": steps_[i].count - 1})
         what = f"cut the count of step {i + 1}"
     return Plan(steps=tuple(steps_) or plan.steps[:1], source=what), what
+
+
+@lru_cache(maxsize=4)
+def _simulator(rules: str | None):
+    from ..validation import Validator
+
+    return Validator(_kb(), rules).sim
+
+
+@st.composite
+def runnable_plans(
+    draw, start: State, candidates: Callable[[State], Iterable[Step]], rules: str | None = None, max_steps: int = 14
+) -> tuple[Plan, State]:
+    """(plan, the state it ends in): up to ``max_steps`` steps drawn one by one among ``candidates(state)``
+    that run from the state reached (under ``rules``): a plan valid from ``start`` by construction, for
+    checking that a planner finds a plan wherever the validator accepts one. Ends early where none runs."""
+    sim, state, steps_ = _simulator(rules), start, []
+    for _ in range(draw(st.integers(1, max_steps))):
+        runs = []
+        for step in candidates(state):
+            moved = sim.transition(step, state)
+            if not isinstance(moved, Failure):
+                runs.append((step, moved.state))
+        if not runs:
+            break
+        step, state = draw(st.sampled_from(runs))
+        steps_.append(step)
+    return Plan(steps=tuple(steps_)), state
 
 
 def steps(
