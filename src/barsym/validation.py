@@ -247,8 +247,9 @@ class Validator:
             made_by_failed.append((outcome.index, outcome.step))
         if result.errors:
             short = self.goal_failure(goal, forced_end) if goal is not None else None
-            if short is not None:  # the goal is missing even had every failed step run: a mistake of its own
-                result.errors.append(_finding(None, short))
+            said = {(e.code, e.item) for e in result.errors}  # an unknown goal item is named once, at its step
+            if short is not None and (short.code.value, short.item) not in said:
+                result.errors.append(_finding(None, short))  # missing even had every failed step run: its own
             result.failed_step = result.errors[0].step
             result.verdict = Verdict.INVALID
             return result
