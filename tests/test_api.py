@@ -147,7 +147,10 @@ def test_drawn_plans_are_valid(plan):
 @given(faulty_plans())
 def test_faulty_plans_say_what_was_done(drawn):
     plan, what = drawn
-    assert re.fullmatch(r"drop step \d+|swap steps \d+ and \d+|cut the count of step \d+", what)
+    assert re.fullmatch(
+        r"drop step \d+|swap steps \d+ and \d+|cut the count of step \d+|(insert .+ before|change) step \d+( to .+)?",
+        what,
+    )
     assert plan.source == what
 
 

@@ -66,16 +66,20 @@ def test_a_valid_plan_comes_back_unchanged(engine):
         assert result.provenance == [Provenance.KEPT] * len(plan)
 
 
-def test_provenance_marks_exactly_the_new_steps(engine):
+def test_provenance_marks_exactly_the_new_steps(engine, kb):
     plan = PLANS["iron_pickaxe"]
     dig = next(i for i, s in enumerate(plan.steps) if s.type is StepType.DIG_DOWN)
-    result = engine.repair(Plan(steps=plan.steps[:dig] + plan.steps[dig + 1 :]))
-    assert result.plan.steps == plan.steps
+    faulty = Plan(steps=plan.steps[:dig] + plan.steps[dig + 1 :])
+    result = engine.repair(faulty)  # one step dropped: the smallest repair puts it back, no rounds
+    assert result.plan.steps == plan.steps and not result.rounds
+    assert result.edit == f"insert {plan.steps[dig]} before step {dig + 1}"
     assert [i for i, p in enumerate(result.provenance) if p is not Provenance.KEPT] == [dig]
     assert result.provenance[dig] is Provenance.REPAIRED_SYMBOLIC
-    record = result.rounds[0].to_dict()
-    assert record["windows"] and record["repairs"][0]["done"]
     assert result.stats.repaired_steps == 1 and result.stats.valid_after
+    windows = StateConsistency(kb, ConsistencyConfig(anchors="sliding-window", k=3, rounds=6)).repair(faulty)
+    record = windows.rounds[0].to_dict()  # the same fault through BAR's rounds: windows, each repaired
+    assert record["windows"] and record["repairs"] and windows.edit is None and windows.valid_after
+    assert [i for i, p in enumerate(windows.provenance) if p is not Provenance.KEPT]
 
 
 def test_a_plan_that_skips_the_way_gets_its_raw_materials_in_one_go(engine, validator):

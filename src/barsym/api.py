@@ -31,7 +31,7 @@ from .model import MAX_COUNT, Goal, Plan, Step
 from .planner import PlanningError
 from .planner.result import PlanResult
 from .planner.stats import PlanStats
-from .sim import State
+from .sim import State, StepUse
 from .validation import ValidationResult, Validator, Verdict
 
 __all__ = ["Planned", "PlanLike", "execute", "knowledge_base", "plan", "repair", "validate"]
@@ -76,6 +76,15 @@ class Planned:
     def valid(self) -> bool:
         return self.verdict is not Verdict.INVALID
 
+    def uses(self) -> tuple[StepUse | None, ...]:
+        """Per step, what it used as played from the start: a craft's or smelt's recipe (``recipe``, one
+        batch's ingredients ``per_batch``, ``batches``) and what it ``consumed`` and ``made``
+        (:class:`barsym.sim.StepUse`); what a replay in another crafting environment must place."""
+        found = self.result.validation.uses() if self.result is not None else []
+        if not found and self.plan.steps:  # read back from JSON: play it again
+            found = validate(self).uses()
+        return tuple(found)
+
     def records(self) -> list[dict]:
         """The plan as BAR's JSONL records."""
         from .bar_io import step_to_record
@@ -93,6 +102,7 @@ class Planned:
         return {
             "goal": {"item": self.goal.item, "count": self.goal.count},
             "steps": self.records(),
+            "uses": [None if use is None else use.to_dict() for use in self.uses()],
             "verdict": self.verdict.value,
             "provenance": [list(p) for p in self.provenance],
             "planner": self.planner,

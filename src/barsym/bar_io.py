@@ -2,8 +2,11 @@
 
 ``{"type": "craft", "obj_name": "planks", "obj_num": 13, "tool": null}``; dig
 down is ``{"type": "special", "obj_name": "dig down", "obj_num": null, ...}``.
-barsym also accepts ``"type": "kill"`` for mob drops. Every problem is
-reported as ``file:line: what was wrong`` so hand-written plans are easy to fix.
+barsym also accepts ``"type": "kill"`` for mob drops, and on a craft or smelt an
+optional ``"recipe": N`` (which of the item's recipes, 0-based: :attr:`Step.recipe`),
+written only by a plan that needs one, so every other plan is BAR's format as it
+was. Every problem is reported as ``file:line: what was wrong`` so hand-written
+plans are easy to fix.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from .atomic_files import write_atomic
 from .model import MAX_COUNT, Plan, Step, StepType
 
 _BAR_TYPES = {"mine", "craft", "smelt", "kill", "special"}
-_FIELDS = {"type", "obj_name", "obj_num", "tool"}
+_FIELDS = {"type", "obj_name", "obj_num", "tool", "recipe"}
 DIG_DOWN_NAME = "dig down"
 CLIMB_UP_NAME = "climb up"  # barsym's own special step; BAR's plans never climb
 
@@ -98,6 +101,13 @@ def step_from_record(record: object, where: str) -> Step:
     name, num, tool = record.get("obj_name"), record.get("obj_num"), record.get("tool")
     if tool is not None and not isinstance(tool, str):
         raise PlanFormatError(where, f"'tool' must be a string or null, got {shown(tool)}")
+    recipe = record.get("recipe")
+    if recipe is not None and (isinstance(recipe, bool) or not isinstance(recipe, int) or recipe < 0):
+        raise PlanFormatError(
+            where, f"'recipe' must be a whole number from 0 (which recipe) or null, got {shown(recipe)}"
+        )
+    if recipe is not None and kind not in ("craft", "smelt"):
+        raise PlanFormatError(where, f"only craft and smelt steps name a recipe; this {kind} step names {recipe}")
     if kind == "special":
         special = name.strip().lower().replace("_", " ") if isinstance(name, str) else None
         if special not in (DIG_DOWN_NAME, CLIMB_UP_NAME):
@@ -116,7 +126,7 @@ def step_from_record(record: object, where: str) -> Step:
     if not 1 <= num <= MAX_COUNT:
         raise PlanFormatError(where, f"'obj_num' must be from 1 to {MAX_COUNT}, got {shown(num)}")
     try:
-        return Step(type=StepType(kind), item=name, count=num, tool=tool)
+        return Step(type=StepType(kind), item=name, count=num, tool=tool, recipe=recipe)
     except ValidationError as exc:  # pragma: no cover - the checks above cover the schema
         raise PlanFormatError(where, exc.errors()[0]["msg"]) from None
 
@@ -126,7 +136,10 @@ def step_to_record(step: Step) -> dict:
         return {"type": "special", "obj_name": DIG_DOWN_NAME, "obj_num": None, "tool": step.tool}
     if step.type is StepType.CLIMB_UP:
         return {"type": "special", "obj_name": CLIMB_UP_NAME, "obj_num": None, "tool": step.tool}
-    return {"type": step.type.value, "obj_name": step.item, "obj_num": step.count, "tool": step.tool}
+    record = {"type": step.type.value, "obj_name": step.item, "obj_num": step.count, "tool": step.tool}
+    if step.recipe is not None:
+        record["recipe"] = step.recipe
+    return record
 
 
 NOTATION_VERBS = ("mine", "craft", "smelt", "kill")

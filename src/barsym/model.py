@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 from . import steps as notation
 from .steps import MAX_COUNT  # the step notation's bound (barsym.steps)
@@ -38,6 +38,12 @@ class Step(BaseModel):
     ``count`` is the number of items the plan needs from this step (BAR's
     ``obj_num``), not the number of crafting operations: ``craft stick 7``
     crafts twice and yields 8. ``tool`` is the tool used to mine or dig.
+    ``recipe`` pins which of the item's recipes a craft or smelt uses (its
+    0-based index in the knowledge base, :meth:`barsym.kb.Rules.recipe_id`);
+    None leaves the choice to the rule book (:meth:`barsym.kb.Rules.fitting_recipe`),
+    as every BAR plan does. A pinned recipe matters where the first that the
+    inventory pays for would use up what a later step needs (an iron block
+    broken into ingots that an anvil needs whole).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -46,6 +52,7 @@ class Step(BaseModel):
     item: str | None = None
     count: int | None = Field(default=None, ge=1, le=MAX_COUNT)
     tool: str | None = None
+    recipe: int | None = Field(default=None, ge=0)
 
     @model_validator(mode="after")
     def _shape(self) -> "Step":
@@ -59,15 +66,25 @@ class Step(BaseModel):
                 raise ValueError(f"a {self.type.value} step needs an item name")
             if self.count is None:
                 raise ValueError(f"a {self.type.value} step needs a count from 1 to {MAX_COUNT}")
+        if self.recipe is not None and self.type not in (StepType.CRAFT, StepType.SMELT):
+            raise ValueError(f"a {self.type.value} step has no recipe (only craft and smelt steps name one)")
         return self
+
+    @model_serializer(mode="wrap")
+    def _without_unpinned_recipe(self, handler):
+        """A step that pins no recipe is written as before the field existed (no ``"recipe": null``)."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("recipe") is None:
+            data.pop("recipe", None)
+        return data
 
     def __str__(self) -> str:
         """BAR's step notation (:func:`barsym.steps.render`)."""
         return notation.render(self.type.value, self.item, self.count, self.tool)
 
     def same_action(self, other: "Step") -> bool:
-        """Same kind of step on the same item with the same tool (count aside)."""
-        return (self.type, self.item, self.tool) == (other.type, other.item, other.tool)
+        """Same kind of step on the same item with the same tool and recipe (count aside)."""
+        return (self.type, self.item, self.tool, self.recipe) == (other.type, other.item, other.tool, other.recipe)
 
 
 class Goal(BaseModel):

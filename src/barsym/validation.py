@@ -18,7 +18,19 @@ from enum import Enum
 
 from .kb import KnowledgeBase, Rules, rules_for
 from .model import Goal, Plan, Step, StepType
-from .sim import Code, Failure, Rollout, Simulator, State, Transition, future_demand, goal_failure, rollout
+from .sim import (
+    Code,
+    Failure,
+    Rollout,
+    Simulator,
+    State,
+    StepUse,
+    Transition,
+    future_demand,
+    goal_failure,
+    rollout,
+    step_uses,
+)
 from .sim.wear import CODE as WEAR_CODE
 from .sim.wear import copies_worn, wear_outs
 from .steps import clip
@@ -73,6 +85,7 @@ class ValidationResult:
     trace: list[State] = field(default_factory=list)  # trace[0] is the start; trace[i] follows step i
     failed_step: int | None = None  # the first failing step
     rollout: Rollout | None = None
+    rules: Rules | None = field(default=None, repr=False, compare=False)  # what the plan was played under
 
     @property
     def valid(self) -> bool:
@@ -93,6 +106,13 @@ class ValidationResult:
     @property
     def final_state(self) -> State:
         return self.trace[-1]
+
+    def uses(self) -> list[StepUse | None]:
+        """Per step, its recipe and what it consumed and made, as played (:func:`barsym.sim.step_uses`; None for a
+        step that failed); a result read back from JSON (no rollout) has none."""
+        if self.rollout is None or self.rules is None:
+            return []
+        return step_uses(self.rules, self.rollout)
 
     def failure(self) -> str | None:
         """Where and why the plan first fails, in words (``fails at step 3: ...``); None for a plan that runs."""
@@ -115,24 +135,25 @@ class ValidationResult:
             where = f"step {self.failed_step}" if self.failed_step else "the end"
             lines = [f"{self.source}: INVALID at {where} ({len(plan)} steps, {goal})"]
         knock_on = [e for e in self.errors if e.caused_by is not None]
-        for error in self.errors:
-            if error.caused_by is not None:
-                continue
-            if error.step:
+        roots = [e for e in self.errors if e.caused_by is None]
+        for n, error in enumerate(roots):  # a step that fails for several reasons is named once, each reason under it
+            first = n == 0 or roots[n - 1].step != error.step
+            if error.step and first:
                 lines.append(f"  step {error.step}: {plan.steps[error.step - 1]}")
             lines.append(f"    error [{error.code}] {error.message}")
-            before = self.state_before(error.step) if error.step else self.final_state
-            lines.append(f"    {'state before' if error.step else 'final state'}: {before.describe(layers)}")
+            if n + 1 == len(roots) or roots[n + 1].step != error.step or not error.step:
+                before = self.state_before(error.step) if error.step else self.final_state
+                lines.append(f"    {'state before' if error.step else 'final state'}: {before.describe(layers)}")
         if knock_on:
             steps = ", ".join(str(e.step) for e in knock_on[:8]) + (", ..." if len(knock_on) > 8 else "")
             cause_of = {e.step: e.caused_by for e in self.errors}
-            roots = set()
+            origins: set[int] = set()
             for e in knock_on:
                 root = e.caused_by
                 while cause_of.get(root) is not None:
                     root = cause_of[root]
-                roots.add(root)
-            causes = ", ".join(str(c) for c in sorted(roots))
+                origins.add(root or 0)
+            causes = ", ".join(str(c) for c in sorted(origins))
             lines.append(
                 f"  {len(knock_on)} later step(s) also fail (steps {steps}): knock-on failures of step(s) {causes}, "
                 "which made nothing"
@@ -204,13 +225,32 @@ class Validator:
     def validate(self, plan: Plan, goal: Goal | None = None, start: State | None = None) -> ValidationResult:
         goal = goal or plan.default_goal()
         played = rollout(self.sim, plan.steps, start or State())
-        result = ValidationResult(plan.source, goal, Verdict.VALID, trace=played.states(), rollout=played)
+        result = ValidationResult(
+            plan.source, goal, Verdict.VALID, trace=played.states(), rollout=played, rules=self.rules
+        )
         made_by_failed: list[tuple[int, Step]] = []
+        own: dict[int, tuple[Failure, ...]] = {}
+        forced_end = played.final
+        if played.failures:  # only a plan that fails is played again (and only then is the module loaded)
+            from .sim.diagnosis import own_reasons
+
+            own, forced_end = own_reasons(self.sim, played)
         for outcome in played.failures:
-            cause = self._cause(outcome.failure, made_by_failed)
-            result.errors.append(dataclasses.replace(_finding(outcome.index, outcome.failure), caused_by=cause))
+            # what the step misses by itself (the plan played on as if every failed step had run), then,
+            # unless it is among those, why it fails here: a knock-on of an earlier failed step
+            mine = own.get(outcome.index, ())
+            result.errors += [_finding(outcome.index, reason) for reason in mine]
+            if not any(r.code is outcome.failure.code and r.item == outcome.failure.item for r in mine):
+                cause = self._cause(outcome.failure, made_by_failed)
+                if cause is None and mine == () and made_by_failed:
+                    cause = made_by_failed[-1][0]  # it runs once the failed steps before it have run
+                result.errors.append(dataclasses.replace(_finding(outcome.index, outcome.failure), caused_by=cause))
             made_by_failed.append((outcome.index, outcome.step))
         if result.errors:
+            short = self.goal_failure(goal, forced_end) if goal is not None else None
+            said = {(e.code, e.item) for e in result.errors}  # an unknown goal item is named once, at its step
+            if short is not None and (short.code.value, short.item) not in said:
+                result.errors.append(_finding(None, short))  # missing even had every failed step run: its own
             result.failed_step = result.errors[0].step
             result.verdict = Verdict.INVALID
             return result
@@ -381,6 +421,15 @@ class Validator:
                         f"{'dig down' if what == 'deeper' else 'climb up'} reaches",
                     )
                 )
+        moves = [i for i, step in enumerate(plan.steps, start=1) if step.type.moves and i not in dropped]
+        for a, b in zip(moves, moves[1:]):  # a move the next one undoes, nothing between them needing its layer
+            if a in dropped or plan.steps[a - 1].type is plan.steps[b - 1].type or not fine(dropped | {a, b}):
+                continue
+            dropped |= {a, b}
+            what = "climb up" if plan.steps[a - 1].type is StepType.CLIMB_UP else "dig down"
+            message = f"the {what} at step {a} and this step undo each other: no step between them needs that layer"
+            found += [Finding(a, "redundant_step", f"step {b} undoes this {what}: no step between needs its layer")]
+            found.append(Finding(b, "redundant_step", message))
         return found
 
 

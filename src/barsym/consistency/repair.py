@@ -8,7 +8,10 @@ target can run (:mod:`.forward`), left to right, each from the state the
 plan reaches after the windows already repaired; splice. Rounds repeat until
 the plan is valid, a round changes nothing, or the round limit is hit.
 
-A valid plan (waste allowed) is returned unchanged without scoring. Steps
+A valid plan (waste allowed) is returned unchanged without scoring. With the
+symbolic repairer, a plan that one step deleted, changed or inserted makes
+valid is repaired by that one step before any round (:mod:`.smallest`): the
+smallest repair, where a window could have grown far past the mistake. Steps
 outside the windows are never touched, so every step of the result is
 ``kept`` (the user's step, where it was) or ``repaired-llm`` /
 ``repaired-symbolic`` (new, moved, or with a new count).
@@ -28,7 +31,7 @@ from typing import Protocol
 from ..kb import KnowledgeBase, Rules, UnknownItemError, rules_for
 from ..model import Goal, Plan, Step
 from ..planner.registry import graph_for
-from ..sim import State
+from ..sim import State, rollout
 from ..validation import ValidationResult, Validator
 from .anchors import AnchorPair, merge, sliding_window, step_scoring
 from .config import AnchorMethod, ConsistencyConfig, RepairerKind, ScoreSource
@@ -37,6 +40,7 @@ from .forward import SymbolicChooser, Window, WindowRepair, walk
 from .needs import NeedPlanner
 from .results import Provenance, RepairResult, RoundRecord
 from .scores import StepScore, combine, simulator_scores
+from .smallest import smallest_edit
 from .stats import RepairStats
 
 #: the model's counters a repair reports the change of (:meth:`StateConsistency._stats`)
@@ -154,6 +158,9 @@ class StateConsistency:
         before = self.validator.validate(plan, goal=goal, start=start)
         steps, labels = list(plan.steps), [Provenance.KEPT] * len(plan.steps)
         validation, rounds = before, []
+        edit = self._smallest(plan, goal, start, before)
+        if edit is not None:  # one step deleted, changed or inserted makes it valid: no rounds
+            steps, labels, validation = edit[0].apply(steps), edit[0].labels(labels), edit[1]
         for number in range(1, self.config.rounds + 1):
             if validation.valid:
                 break
@@ -186,9 +193,24 @@ class StateConsistency:
             self.config,
             seconds=time.perf_counter() - started,
             initial=rounds[0].simulator if rounds else simulator_scores(self.validator, before, self.config.k),
+            edit=edit[0].describe(plan.steps) if edit is not None else None,
         )
         result.stats = self._stats(result, used_before)
         return result
+
+    def _smallest(self, plan: Plan, goal: Goal, start: State, before: ValidationResult):
+        """The smallest repair (:mod:`.smallest`), under the default configuration (the simulator's scores, step
+        scoring, the symbolic repairer): a configuration that asks for the model's scores or repair, or for
+        sliding windows, and a worn tool under the durable rules (topped up below), get BAR's rounds as before."""
+        c = self.config
+        default = (c.anchors, c.scores, c.repairer) == (
+            AnchorMethod.STEP_SCORING,
+            ScoreSource.SIMULATOR,
+            RepairerKind.SYMBOLIC,
+        )
+        if before.valid or not default or self.rules.profile.durability:
+            return None
+        return smallest_edit(self.needs, plan.steps, goal, start, before)
 
     def _check_goal(self, goal: Goal, start: State) -> None:
         try:
@@ -296,7 +318,7 @@ class StateConsistency:
         return steps, labels
 
     def _job(self, steps: list[Step], s: int, e: int, following: int, goal: Goal, start: State) -> Window:
-        trace = self.validator.validate(Plan(steps=tuple(steps)), goal=None, start=start).trace
+        trace = rollout(self.validator.sim, steps, start).states()  # the states alone: no verdict needed
         return Window(
             AnchorPair(s, e),
             trace[s - 1],

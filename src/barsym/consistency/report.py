@@ -34,6 +34,14 @@ def diff_lines(result: RepairResult) -> list[str]:
     return lines
 
 
+def removed_steps(result: RepairResult) -> int:
+    """How many of the user's steps the repair took out with nothing in their place (a changed step is not one)."""
+    old = [str(s) for s in result.original.steps]
+    new = [str(s) for s in result.plan.steps]
+    opcodes = difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
+    return sum(max(0, (a1 - a0) - (b1 - b0)) for op, a0, a1, b0, b1 in opcodes if op != "equal")
+
+
 def repair_text(path: str, result: RepairResult) -> str:
     """The repair as ``barsym repair`` prints it: the verdicts, the windows of each round, the diff."""
     before, after = result.before.verdict.value, result.after.verdict.value
@@ -43,10 +51,14 @@ def repair_text(path: str, result: RepairResult) -> str:
         f"round {r.number}: " + (", ".join(f"steps {w.start}-{w.end - 1}" for w in r.windows) or "no anchors")
         for r in result.rounds
     )
+    if result.edit:
+        windows = f"the smallest repair: {result.edit}" + (f"; {windows}" if windows else "")
     lines = [f"{path}: {before} -> {after} ({result.config.describe()})", f"  {windows}", "  old new  step"] + [
         "  " + line for line in diff_lines(result)
     ]
-    lines.append(f"  {result.stats.repaired_steps} step(s) repaired, {result.stats.kept_steps} kept")
+    removed = removed_steps(result)  # a deleted step is neither repaired nor kept: say so
+    tail = f", {removed} removed" if removed else ""
+    lines.append(f"  {result.stats.repaired_steps} step(s) repaired, {result.stats.kept_steps} kept{tail}")
     if not result.valid_after:
         lines.append(f"  cannot repair: still {result.after.failure()}")
     return "\n".join(lines) + "\n"
@@ -84,6 +96,7 @@ def repair_record(path: str, result: RepairResult) -> dict:
         "anchors": [p.as_list() for p in first.pairs] if first else [],
         "windows": [w.as_list() for w in first.windows] if first else [],
         "rounds": [r.to_dict() for r in result.rounds],
+        "edit": result.edit,  # the smallest repair, when one step did it (then there are no rounds)
         "steps": [step_to_record(s) for s in result.plan.steps],
         "provenance": [p.value for p in result.provenance],
         "errors_after": [e.to_dict() for e in result.after.errors],

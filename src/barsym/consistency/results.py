@@ -70,6 +70,8 @@ class RepairResult:
     initial: list[StepScore] = field(default_factory=list)  # the simulator's scores of the original plan
     #: the rounds as :meth:`RoundRecord.to_dict` wrote them, for a result read back by :meth:`from_dict`
     round_summaries: list[dict] | None = field(default=None, repr=False)
+    #: the smallest repair, when one step did it (``delete step 4 (craft 1 clock)``): then there are no rounds
+    edit: str | None = None
 
     def to_dict(self) -> dict:
         """Plain JSON data: both plans, goal, provenance, both verdicts in full, rounds, configuration, stats.
@@ -86,6 +88,7 @@ class RepairResult:
             "before": self.before.to_dict(),
             "after": self.after.to_dict(),
             "rounds": [r.to_dict() for r in self.rounds] if self.round_summaries is None else self.round_summaries,
+            "edit": self.edit,
             "config": {
                 "anchors": c.anchors.value,
                 "scores": c.scores.value,
@@ -150,6 +153,7 @@ class RepairResult:
             RepairStats.from_dict(data.get("stats", {})),
             initial,
             list(data.get("rounds", ())),
+            data.get("edit"),
         )
 
     @property

@@ -141,7 +141,8 @@ def faults(validator: Validator, validation: ValidationResult) -> dict[int, Step
     rollout = validation.rollout
     assert rollout is not None, "faults() needs a ValidationResult made by Validator.validate"
     found: dict[int, StepFault] = {}
-    causes = {e.step: e.caused_by for e in validation.errors if e.step}
+    own = {e.step for e in validation.errors if e.step and e.caused_by is None}  # fails for a reason of its own
+    causes = {e.step: e.caused_by for e in validation.errors if e.step and e.step not in own}
     for outcome in rollout.failures:
         kind = failure_kind(validator.rules, outcome.step, outcome.failure, causes.get(outcome.index))
         found[outcome.index] = StepFault(outcome.index, kind, outcome.failure.code.value, outcome.failure.message)
@@ -176,26 +177,14 @@ def blame(validator: Validator, validation: ValidationResult, found: dict[int, S
     return blamed
 
 
-def _short_slots(validator: Validator, outcome, limit: int = 6) -> list[tuple[str, ...]]:
-    """Every ingredient slot the failed step is short of, not only the first the simulator names.
+def _short_slots(validator: Validator, outcome) -> list[tuple[str, ...]]:
+    """Every ingredient slot the failed step is short of, not only the first the simulator names
+    (:func:`barsym.sim.diagnosis.diagnose`), so that an axe short of both iron ingots and sticks blames the
+    steps that made each."""
+    from ..sim.diagnosis import diagnose
 
-    The simulator stops at the first short slot; the state is topped up with
-    it (hypothetically) and the step tried again, so that an axe short of both
-    iron ingots and sticks blames the steps that made each.
-    """
-    slots, state, failure = [], outcome.before, outcome.failure
-    for _ in range(limit):
-        accepts = failure.accepts or (failure.item or "",)
-        slots.append(accepts)
-        extra = int(failure.needed or 0) - int(failure.had or 0)
-        if extra <= 0 or not accepts[0]:
-            break
-        state = state.changed(add={accepts[0]: extra})
-        again = validator.sim.transition(outcome.step, state)
-        if not isinstance(again, Failure) or again.code is not Code.MISSING_INGREDIENT:
-            break
-        failure = again
-    return slots
+    reasons = diagnose(validator.sim, outcome.step, outcome.before).reasons
+    return [r.accepts or (r.item or "",) for r in reasons if r.code is Code.MISSING_INGREDIENT]
 
 
 def simulator_scores(validator: Validator, validation: ValidationResult, k: int = DEFAULT_K) -> list[StepScore]:

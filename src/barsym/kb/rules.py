@@ -310,14 +310,21 @@ class Rules:
         missing = runs > 0 and table is not None and held.get(CRAFTING_TABLE, 0) == 0
         return RecipeFit(recipe, runs, taken, tuple(short), missing, table)
 
-    def fitting_recipe(self, item: str, count: int, held: Mapping[str, int]) -> RecipeFit | None:
-        """Which recipe crafting ``count`` ``item`` uses with ``held`` at hand (the rule in the module doc)."""
+    def fitting_recipe(
+        self, item: str, count: int, held: Mapping[str, int], recipe: int | None = None
+    ) -> RecipeFit | None:
+        """Which recipe crafting ``count`` ``item`` uses with ``held`` at hand (the rule in the module doc).
+
+        ``recipe`` pins one (a step's ``recipe``): that one is used, paid for or not; None when the item has
+        no recipe of that number."""
         recipes = self.kb.crafts.get(item, ())
+        if recipe is not None:
+            return self.fit(recipes[recipe], count, held) if recipe < len(recipes) else None
         if not recipes:
             return None
         paid = fewest = None
-        for recipe in recipes:
-            fit = self.fit(recipe, count, held)
+        for each in recipes:
+            fit = self.fit(each, count, held)
             if fit.paid:
                 if not fit.station_missing:
                     return fit
@@ -326,27 +333,55 @@ class Rules:
                 fewest = fit
         return paid or fewest
 
-    def fitting_action(self, item: str, count: int, held: Mapping[str, int]) -> Action | None:
-        """The craft :meth:`fitting_recipe` picks, as an action of the schema (None: no recipe)."""
-        fit = self.fitting_recipe(item, count, held)
+    def fitting_action(
+        self, item: str, count: int, held: Mapping[str, int], recipe: int | None = None
+    ) -> Action | None:
+        """The craft :meth:`fitting_recipe` picks (or ``recipe``), as an action of the schema (None: no recipe)."""
+        fit = self.fitting_recipe(item, count, held, recipe)
         return None if fit is None else _actions.craft(self, item, count, self.kb.crafts[item].index(fit.recipe))
 
-    def smelt_recipe(self, item: str, count: int, held: Mapping[str, int]):
-        """(recipe, taken, shortfall) for smelting: the first recipe whose input is at hand, else the first."""
+    def smelt_recipe(self, item: str, count: int, held: Mapping[str, int], recipe: int | None = None):
+        """(recipe, taken, shortfall) for smelting: the first recipe whose input is at hand, else the first
+        (``recipe``: that one; None when there is no such recipe)."""
         recipes = self.kb.smelts.get(item, ())
+        if recipe is not None:
+            recipes = recipes[recipe : recipe + 1]
         if not recipes:
             return None
-        for recipe in recipes:
+        for chosen in recipes:
             taken: dict[str, int] = {}
-            if self.take(recipe.input, count, held, taken) == 0:
-                return recipe, taken, 0
+            if self.take(chosen.input, count, held, taken) == 0:
+                return chosen, taken, 0
         taken = {}
         return recipes[0], taken, self.take(recipes[0].input, count, held, taken)
 
-    def fitting_smelt(self, item: str, count: int, held: Mapping[str, int]) -> Action | None:
-        """The smelt :meth:`smelt_recipe` picks, as an action of the schema (None: ``item`` is not smelted)."""
-        chosen = self.smelt_recipe(item, count, held)
+    def fitting_smelt(self, item: str, count: int, held: Mapping[str, int], recipe: int | None = None) -> Action | None:
+        """The smelt :meth:`smelt_recipe` picks (or ``recipe``), as an action (None: ``item`` is not smelted so)."""
+        chosen = self.smelt_recipe(item, count, held, recipe)
         return None if chosen is None else _actions.smelt(self, item, count, self.kb.smelts[item].index(chosen[0]))
+
+    def recipe_count(self, kind: str, item: str) -> int:
+        """How many recipes of ``kind`` (craft, smelt) make ``item``: a step may pin one by its number below it."""
+        return len((self.kb.crafts if kind == _actions.CRAFT else self.kb.smelts).get(item, ()))
+
+    def recipe_number(self, kind: str, item: str, recipe: object) -> int:
+        """The 0-based number of one of ``item``'s recipes of ``kind`` (what :attr:`Step.recipe` names)."""
+        return list((self.kb.crafts if kind == _actions.CRAFT else self.kb.smelts)[item]).index(recipe)
+
+    def recipe_id(self, kind: str, item: str, index: int) -> str:
+        """A recipe's name, as the crafting graph writes it: ``craft:iron_ingot#1`` (kind, item, 0-based index)."""
+        return f"{kind}:{item}#{index}"
+
+    def recipe_inputs(self, kind: str, item: str, index: int) -> dict[str, int]:
+        """What one batch of a recipe takes, slot by slot: ``{"planks": 3, "stick": 2}`` (a family by its name)."""
+        if kind == _actions.SMELT:
+            source = self.kb.smelts[item][index].input
+            return {source.label.lstrip("#"): source.count}
+        out: dict[str, int] = {}
+        for ingredient in self.kb.crafts[item][index].ingredients:
+            label = ingredient.label.lstrip("#")
+            out[label] = out.get(label, 0) + ingredient.count
+        return out
 
     def smelt_ticks(self, item: str, count: int, held: Mapping[str, int]) -> int:
         """Ticks the furnace takes for ``count`` ``item`` (one after another; the recipe :meth:`smelt_recipe` picks)."""

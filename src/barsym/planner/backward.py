@@ -31,13 +31,13 @@ from collections import deque
 
 from ..graph import CraftGraph
 from ..kb import EPSILON, KnowledgeBase, Rules, UnknownItemError, rules_for
-from ..model import Goal, Plan
+from ..model import Goal, Plan, StepType
 from ..sim import State
 from ..sim.wear import CODE as WEAR_CODE
 from ..validation import Validator
 from .decomposer import Decomposer, Decomposition, PlanContext, PlanningError, Unanswered, goal_layer
-from .fusion import KEPT_ROLES, fuse, fusion_needs, layer_needs
-from .ordering import NoOrder, drop_blocking_surface, insert_layer_moves, order_steps
+from .fusion import KEPT_ROLES, dig_steps, fuse, fusion_needs, layer_needs
+from .ordering import NoOrder, drop_blocking_surface, lay_out, layer_rank, order_steps
 from .result import GoalNode, PlanResult
 from .stats import PlanStats
 from .verify import check_decomposition, subgoal_roles
@@ -69,6 +69,7 @@ class BackwardPlanner:
         self.keep_invalid = keep_invalid
         self._sharing_used = False
         self._start = State()
+        self._cover = State()  # the start as the loop plans from it: layers down to its layer are reached
         self._use_held = True
 
     def plan(self, goal: Goal, start: State | None = None) -> PlanResult:
@@ -85,6 +86,27 @@ class BackwardPlanner:
         reach = self.graph.reachability(root.item)
         if not reach.reachable and held < root.count:
             raise PlanningError("unreachable", reach.reason)
+        if self._start.layer == 0 or not self.rules.can_climb:
+            return self._planned(root, started, self._start.layer)
+        # below the surface: plan from where the agent stands, and (when that plan climbs) as if from the
+        # surface, climbing first; keep the one with fewer wasted steps, then fewer steps (barsym.planner.layers)
+        try:
+            here = self._planned(root, started, self._start.layer)
+        except PlanningError as exc:
+            if exc.kind.about_goal:
+                raise
+            return self._planned(root, started, 0)
+        if not any(step.type is StepType.CLIMB_UP for step in here.plan.steps):
+            return here
+        try:
+            above = self._planned(root, started, 0)
+        except PlanningError:
+            return here
+        return min((here, above), key=lambda r: layer_rank(r.plan, r.validation))
+
+    def _planned(self, root: Goal, started: float, cover: int) -> PlanResult:
+        """Plan with the layers down to ``cover`` taken as reached (the start's layer, or one above it)."""
+        self._cover = State(self._start.inventory, cover)
         try:
             return self._plan(root, started, use_held=True)
         except PlanningError as exc:
@@ -130,7 +152,7 @@ class BackwardPlanner:
         restart = getattr(self.decomposer, "start_attempt", None)  # its per-goal counters describe this attempt
         if restart is not None:
             restart()
-        context = PlanContext(self.kb, root, start=self._start, use_held=self._use_held)
+        context = PlanContext(self.kb, root, start=self._cover, use_held=self._use_held)
         claimed: dict[str, int] = {}
         nodes = [GoalNode(0, root, "goal")]
         queue = deque([0])
@@ -285,38 +307,24 @@ class BackwardPlanner:
         popped = stack[::-1]  # BAR pops the stack: deepest goals first
         fusion = fuse(self.kb, nodes, popped)
         steps, fused, at = fusion.steps, fusion.groups, fusion.at
-        needs = fusion_needs(self.kb, self.rules, nodes, fusion, share)
-        try:
-            order = order_steps(steps, needs)
-        except NoOrder as exc:
-            if self.keep_invalid:  # an unchecked planner's answers may loop: show BAR's raw stack order
-                order = list(range(len(steps)))
-            elif exc.surface and self.rules.can_climb:  # BAR's agent never climbs; a player does, when it must
-                needs = drop_blocking_surface(steps, needs)
-                try:
-                    order = order_steps(steps, needs)
-                except NoOrder as again:
-                    raise PlanningError(
-                        "no_order", f"{root.item}: no order of the steps works: {again.reason}"
-                    ) from None
-            elif exc.surface:
-                raise PlanningError(
-                    "no_return", f"{root.item} cannot be obtained without climbing back up: {exc.reason}"
-                ) from None
-            else:
-                raise PlanningError("no_order", f"{root.item}: no order of the steps works: {exc.reason}") from None
-        ordered = [steps[i] for i in order]
-        moved = list(range(len(ordered)))
-        if self.rules.can_climb:
-            ordered, moved = insert_layer_moves(
-                ordered, self.rules.step_layers, self._start.layer, self.rules.next_layer
-            )
-        position = {old: moved[new] for new, old in enumerate(order)}
-        plan = Plan(steps=tuple(ordered), source=f"barsym plan {root.item} ({self.name})")
+        order, needs = self._order(root, steps, fusion_needs(self.kb, self.rules, nodes, fusion, share))
+        layouts = [(order, needs)]
+        if self.rules.can_climb and self._start.layer > 0:  # below the surface: the better of two layouts
+            from .layers import orders_below
+
+            layouts = orders_below(self.rules, steps, needs, dig_steps(nodes, fusion), self._start.layer) or layouts
+        best = None
+        for order, needs in layouts:
+            source = f"barsym plan {root.item} ({self.name})"
+            plan, position = lay_out(self.rules, self.validator.sim, steps, order, self._start, source)
+            self._check_climb(root, plan)
+            validation = self.validator.validate(plan, goal=root, start=self._start)
+            if best is None or layer_rank(plan, validation) < layer_rank(best[1], best[3]):
+                best = (order, plan, position, validation, needs)
+        assert best is not None
+        order, plan, position, validation, needs = best
         for nid, i in at.items():
             nodes[nid].step_index = position[i]
-        self._check_climb(root, plan)
-        validation = self.validator.validate(plan, goal=root, start=self._start)
         worn = self.rules.profile.durability and all(e.code == WEAR_CODE for e in validation.errors)
         if not validation.valid and not self.keep_invalid and not worn:  # a worn tool: the repairer tops it up
             error = validation.errors[0]
@@ -340,6 +348,27 @@ class BackwardPlanner:
             decomposer=getattr(self.decomposer, "name", "?"),
             stats=PlanStats(goals=len(nodes), decompositions=calls, shared_stations=share, loop_checks=checks),
         )
+
+    def _order(self, root: Goal, steps: list, needs: list) -> tuple[list[int], list]:
+        """An order of the fused steps honouring ``needs`` (and the needs it honours), or why there is none."""
+        try:
+            return order_steps(steps, needs), needs
+        except NoOrder as exc:
+            if self.keep_invalid:  # an unchecked planner's answers may loop: show BAR's raw stack order
+                return list(range(len(steps))), needs
+            if exc.surface and self.rules.can_climb:  # BAR's agent never climbs; a player does, when it must
+                needs = drop_blocking_surface(steps, needs)
+                try:
+                    return order_steps(steps, needs), needs
+                except NoOrder as again:
+                    raise PlanningError(
+                        "no_order", f"{root.item}: no order of the steps works: {again.reason}"
+                    ) from None
+            if exc.surface:
+                raise PlanningError(
+                    "no_return", f"{root.item} cannot be obtained without climbing back up: {exc.reason}"
+                ) from None
+            raise PlanningError("no_order", f"{root.item}: no order of the steps works: {exc.reason}") from None
 
     def _check_climb(self, root: Goal, plan: Plan) -> None:
         """A start below the surface cannot gather what only grows above it: say so, not 'invalid'."""

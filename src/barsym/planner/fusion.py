@@ -41,7 +41,7 @@ def fuse(kb: KnowledgeBase, nodes: list[GoalNode], popped: list[int]) -> Fusion:
         if step.type is StepType.DIG_DOWN:
             key: tuple = ("dig", goal_layer(nodes[nid].goal))
         else:
-            key = (step.type, kb.resolve(step.item), step.tool)
+            key = (step.type, kb.resolve(step.item), step.tool, step.recipe)
         if key not in keys:
             keys[key] = len(groups)
             groups.append([])
@@ -58,16 +58,24 @@ def merge(steps: list[Step]) -> Step:
     return first.model_copy(update={"count": sum(s.count or 0 for s in steps)})
 
 
+def dig_steps(nodes: list[GoalNode], fusion: Fusion) -> dict[int, int]:
+    """Layer -> the fused step of the planned dig down that reaches it."""
+    out = {}
+    for i, group in enumerate(fusion.groups):
+        layer = goal_layer(nodes[group[0]].goal)
+        if layer is not None:
+            out[layer] = i
+    return out
+
+
 def fusion_needs(kb: KnowledgeBase, rules: Rules, nodes: list[GoalNode], fusion: Fusion, share: bool) -> list[Need]:
     """Which fused step must precede which: from the tree, from layers, and (``share``) from sharing."""
     steps, at = fusion.steps, fusion.at
     makers: dict[str, list[int]] = {}
-    digs: dict[int, int] = {}
-    for i, group in enumerate(fusion.groups):
-        layer = goal_layer(nodes[group[0]].goal)
-        if layer is not None:
-            digs[layer] = i
-        else:
+    digs = dig_steps(nodes, fusion)
+    dug = set(digs.values())
+    for i in range(len(steps)):
+        if i not in dug:
             makers.setdefault(kb.resolve(steps[i].item), []).append(i)
     needs: list[Need] = []
     for nid, after in at.items():

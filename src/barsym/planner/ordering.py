@@ -27,14 +27,26 @@ iron from below), ordering fails with a reason instead of a wrong plan.
 Finally, each run of consecutive smelts is put in first-come order, smelting
 first what has waited longest (cobblestone mined before iron ore is smelted
 first), as a player feeding one furnace would.
+
+**Layout.** Where the rules let the agent climb, :func:`lay_out` puts in the
+climbs and digs a gathering step's layer needs, and every dig that names no
+pickaxe is given the one the agent holds there (:func:`name_dig_tools`);
+:func:`layer_rank` says which of two layouts is better (a start below the
+surface is laid out more than one way: :mod:`barsym.planner.layers`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..model import Step, StepType
+from ..model import Plan, Step, StepType
+from ..sim import Simulator, State, Transition
+
+if TYPE_CHECKING:
+    from ..kb import Rules
+    from ..validation import ValidationResult
 
 _CLASS = {
     StepType.CRAFT: 0,
@@ -50,7 +62,7 @@ def fusion_key(step: Step) -> tuple | None:
     """Steps with equal keys are one action and fuse; None (a dig down or climb up) never fuses."""
     if step.type.moves:
         return None
-    return (step.type, step.item, step.tool)
+    return (step.type, step.item, step.tool, step.recipe)
 
 
 def fuse(steps: Iterable[Step]) -> list[Step]:
@@ -185,6 +197,44 @@ def insert_layer_moves(
         where.append(len(out))
         out.append(step)
     return out, where
+
+
+def lay_out(rules: Rules, sim: Simulator, steps: Sequence[Step], order: list[int], start: State, source: str):
+    """(plan, fused step -> plan position): the ordered steps with the layer moves they need put in."""
+    ordered, moved = [steps[i] for i in order], list(range(len(order)))
+    if rules.can_climb:
+        ordered, moved = insert_layer_moves(ordered, rules.step_layers, start.layer, rules.next_layer)
+    plan = name_dig_tools(rules, sim, Plan(steps=tuple(ordered), source=source), start)
+    return plan, {old: moved[new] for new, old in enumerate(order)}
+
+
+def name_dig_tools(rules: Rules, sim: Simulator, plan: Plan, start: State) -> Plan:
+    """``plan`` with each dig down that names no pickaxe naming one the agent holds there."""
+    if all(s.type is not StepType.DIG_DOWN or s.tool for s in plan.steps):
+        return plan
+    kind = rules.kb.dig_down_kind
+    state, steps = start, []
+    for step in plan.steps:
+        if step.type is StepType.DIG_DOWN and not step.tool:
+            tier = rules.layer_tiers.get(min(state.layer + 1, rules.kb.deepest_layer), rules.dig_tier)
+            held = rules.best_held_tool(kind, tier, state.count) or rules.best_held_tool(
+                kind, rules.dig_tier, state.count
+            )
+            if held is not None:
+                step = step.model_copy(update={"tool": held})
+        steps.append(step)
+        moved = sim.transition(step, state)
+        if isinstance(moved, Transition):
+            state = moved.state
+    return plan.model_copy(update={"steps": tuple(steps)})
+
+
+def layer_rank(plan: Plan, validation: ValidationResult) -> tuple[bool, int, int, int]:
+    """Sort key of the better plan: valid, fewer wasted steps, fewer steps, fewer digs after a climb."""
+    redundant = sum(w.code == "redundant_step" for w in validation.warnings)
+    kinds = [s.type for s in plan.steps if s.type.moves]
+    climbed = kinds.index(StepType.CLIMB_UP) if StepType.CLIMB_UP in kinds else len(kinds)
+    return (not validation.valid, redundant, len(plan), kinds[climbed:].count(StepType.DIG_DOWN))
 
 
 def _smelt_first_come(steps: Sequence[Step], order: list[int], needs: list[Need]) -> list[int]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..bar_io import step_to_record
+from ..sim import StepUse
 from .stats import PlanStats
 
 if TYPE_CHECKING:
@@ -38,10 +39,12 @@ def plan_text(result: PlanResult) -> str:
             else "  no steps: the planner wrote no usable plan"
         )
     width = max((len(str(s)) for s in result.plan.steps), default=0)
+    uses = validation.uses()
     for i, step in enumerate(result.plan.steps):
         serves = ", ".join(result.serves(i))
         purpose = f" for {serves}" if serves else ""  # forward planners (deps, cot) know only the last step's
-        lines.append(f"{i + 1:>3}. {str(step):<{width}}  [{', '.join(result.provenance(i))}]{purpose}")
+        tags = result.provenance(i) + ([pinned(uses[i])] if step.recipe is not None and i < len(uses) else [])
+        lines.append(f"{i + 1:>3}. {str(step):<{width}}  [{', '.join(t for t in tags if t)}]{purpose}")
     if not validation.valid:
         lines.append(f"  cannot run: {validation.failure()}")
     unanswered = [n for n in result.nodes if n.unanswered]
@@ -55,8 +58,20 @@ def plan_text(result: PlanResult) -> str:
     return "\n".join(lines) + "\n"
 
 
+def pinned(use: StepUse | None) -> str:
+    """A step's pinned recipe as the text shows it: ``recipe 1: 9 iron_nugget`` (a batch's ingredients)."""
+    if use is None or use.recipe is None:
+        return ""
+    inputs = ", ".join(f"{n} {name}" for name, n in use.per_batch.items())
+    return f"recipe {use.recipe.rpartition('#')[2]}: {inputs}"
+
+
 def plan_record(result: PlanResult) -> dict:
-    """The plan as plain data: goal, planner, verdict, findings, the steps with provenance, the tree, the stats."""
+    """The plan as plain data: goal, planner, verdict, findings, the steps with provenance, the tree, the stats.
+
+    Each step that ran also says what it used (:class:`~barsym.sim.StepUse`): a craft's or smelt's recipe
+    (its id and one batch's ingredients) and the batches run, what it consumed and made."""
+    uses = result.validation.uses()
     steps = [
         {
             "n": i + 1,
@@ -64,6 +79,7 @@ def plan_record(result: PlanResult) -> dict:
             "text": str(step),
             "provenance": result.provenance(i),
             "for": result.serves(i),
+            **(uses[i].to_dict() if i < len(uses) and uses[i] is not None else {}),
         }
         for i, step in enumerate(result.plan.steps)
     ]

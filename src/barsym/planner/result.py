@@ -78,9 +78,9 @@ class PlanResult:
             following = next((s for s in self.plan.steps[position + 1 :] if not s.type.moves), None)
             return [following.item] if following is not None and following.item else names
         for before, after, role in self.needs:
-            if before != position or role in ("surface", "shared"):
-                continue
             step = self.plan.steps[after]
+            if before != position or role in ("surface", "shared") or (role == "layer" and step.type.moves):
+                continue  # an order kept, not a use: gathering before the move that leaves its layer
             label = step.item if step.item else "dig down"
             if role == "fuel":
                 label = f"fuel for {label}"

@@ -38,6 +38,8 @@ from .stats import PlanStats
 MAKES = ("craft", "smelt")  # the actions an inventory search takes
 
 PROVENANCE = "search"
+#: how often a recipe's slots are topped up again after a later slot's make used up an earlier one's units
+REFILLS = 2
 
 
 @dataclass
@@ -54,6 +56,7 @@ class _Made:
     subgoals: tuple[tuple[str, int], ...]
     children: list["_Made"] = field(default_factory=list)
     runs: int = 1  # crafting runs (or items smelted): Plancraft's actions
+    recipe: int | None = None  # pinned where the item has more than one recipe of its kind
 
 
 class SearchPlanner:
@@ -213,7 +216,15 @@ class SearchPlanner:
         return sum(entry.runs + self.actions(entry.children) for entry in made)
 
     def _ways(self, item: str, count: int, inv: dict[str, int], path: frozenset[str], depth: int) -> Iterator:
-        """Every way (lazily, best first) to hold ``count`` units of ``item``: (inventory, makes)."""
+        """Every way (lazily, best first) to hold ``count`` units of ``item``: (inventory, makes).
+
+        A way whose makes use up units of ``item`` itself (an iron ingot crafted from the nuggets being
+        made) and so end with fewer than ``count`` is dropped."""
+        for held, made in self._all_ways(item, count, inv, path, depth):
+            if not made or self._held(item, held) >= count:
+                yield held, made
+
+    def _all_ways(self, item: str, count: int, inv: dict[str, int], path: frozenset[str], depth: int) -> Iterator:
         short = count - self._held(item, inv)
         if short <= 0:
             yield inv, []
@@ -223,22 +234,40 @@ class SearchPlanner:
         self._budget -= 1
         if self._budget < 0:
             return
-        path = path | {item}
-        for action in self._makers_of(item, short):
+        above, path = path, path | {item}
+        makers = self._makers_of(item, short)
+        for action in makers:
             if action.kind == "craft":
                 yield from self._pay(item, action, short, 0, inv, [], path, depth)
+            else:
+                yield from self._smelt(item, action, short, inv, path, depth)
+        if len(makers) < 2:
+            return
+        for action in makers:  # no one recipe makes it all: part by one (a batch, what is held), the rest by any
+            if action.kind == "craft" and action.runs > 1:
+                batch = self.rules.action("craft", item, None, action.recipe)
+                parts = self._pay(item, batch, batch.makes, 0, inv, [], path, depth)
+            elif action.kind == "smelt" and 0 < (part := self._units(action.needs[0].accepts, inv)) < short:
+                parts = self._smelt(item, self.rules.action("smelt", item, part, action.recipe), part, inv, path, depth)
+            else:
                 continue
-            for held, record in self._slot_ways(action.needs[0].accepts, action.needs[0].count, inv, path, depth):
-                chosen = self.rules.smelt_recipe(item, short, held)
-                smelt = self.rules.fitting_smelt(item, short, held)
-                if chosen is None or chosen[2] or smelt is None:
-                    continue
-                after = dict(held)
-                for name, n in chosen[1].items():
-                    after[name] -= n
-                after[item] = after.get(item, 0) + short
-                sub = ((self._slot_name(smelt.needs[0]), short),)
-                yield after, [_Made(StepType.SMELT, item, short, sub, record, short)]
+            for held, made in parts:
+                for rest_inv, rest in self._ways(item, count, held, above, depth + 1):
+                    yield rest_inv, made + rest
+
+    def _smelt(self, item: str, action: Action, short: int, inv: dict[str, int], path, depth: int) -> Iterator:
+        """Ways to smelt ``short`` ``item`` by ``action``'s recipe, its input made first where it is short."""
+        for held, record in self._slot_ways(action.needs[0].accepts, action.needs[0].count, inv, path, depth):
+            chosen = self.rules.smelt_recipe(item, short, held, action.recipe)
+            if chosen is None or chosen[2]:
+                continue
+            pin = action.recipe if self.rules.recipe_count("smelt", item) > 1 else None
+            after = dict(held)
+            for name, n in chosen[1].items():
+                after[name] -= n
+            after[item] = after.get(item, 0) + short
+            sub = ((self._slot_name(action.needs[0]), short),)
+            yield after, [_Made(StepType.SMELT, item, short, sub, record, short, pin)]
 
     def _pay(
         self,
@@ -250,24 +279,43 @@ class SearchPlanner:
         record: list,
         path: frozenset[str],
         depth: int,
+        refills: int = REFILLS,
+        reserved: dict[str, int] | None = None,
     ) -> Iterator:
-        """Fill the recipe's slots from ``slot`` on (backtracking over each slot's ways), then craft."""
+        """Fill the recipe's slots from ``slot`` on (backtracking over each slot's ways), then craft by it.
+
+        The units a filled slot will take are set aside (``reserved``) while the later slots are filled,
+        so making a later slot's units cannot use them up (the sticks of a fence are made from other
+        planks than the fence's own); should the craft still come up short, the slots are topped up again
+        from the first, a few times at most. The craft names its recipe (:attr:`Step.recipe`) where the
+        item has more than one, so the simulator plays it as planned, whatever the rule book's own choice
+        (the first the inventory pays for) would be: an anvil's iron ingot is made from nuggets, not from
+        the iron block the anvil needs."""
         if slot == len(craft.needs):
-            fit = self.rules.fitting_recipe(item, short, inv)  # the simulator's choice, applied as it will be
-            if fit is None or not fit.paid or fit.station_missing:
+            whole = _plus(inv, reserved or {})
+            fit = self.rules.fitting_recipe(item, short, whole, craft.recipe)
+            if fit is None or fit.station_missing:
                 return
-            made = self.rules.fitting_action(item, short, inv)
-            assert made is not None
-            after = dict(inv)
+            if not fit.paid:
+                if refills > 0:
+                    yield from self._pay(item, craft, short, 0, whole, record, path, depth, refills - 1)
+                return
+            pin = craft.recipe if self.rules.recipe_count("craft", item) > 1 else None
+            after = dict(whole)
             for name, n in fit.taken.items():
                 after[name] -= n
-            after[item] = after.get(item, 0) + made.makes
-            sub = tuple((self._slot_name(need), need.count) for need in made.needs)
-            yield after, [_Made(StepType.CRAFT, item, short, sub, record, made.runs)]
+            after[item] = after.get(item, 0) + craft.makes
+            sub = tuple((self._slot_name(need), need.count) for need in craft.needs)
+            yield after, [_Made(StepType.CRAFT, item, short, sub, record, craft.runs, pin)]
             return
         need = craft.needs[slot]
         for held, more in self._slot_ways(need.accepts, need.count, inv, path, depth):
-            yield from self._pay(item, craft, short, slot + 1, held, record + more, path, depth)
+            taken: dict[str, int] = {}
+            self.rules.take(need, need.count, held, taken)
+            rest = {name: n - taken.get(name, 0) for name, n in held.items()}
+            yield from self._pay(
+                item, craft, short, slot + 1, rest, record + more, path, depth, refills, _plus(reserved or {}, taken)
+            )
 
     def _slot_ways(
         self,
@@ -327,7 +375,7 @@ class SearchPlanner:
                 nodes.append(node)
                 nodes[parent].children.append(node.id)
             self._flatten(entry.children, node.id, nodes, steps, sources)
-            step = Step(type=entry.kind, item=entry.item, count=entry.count)
+            step = Step(type=entry.kind, item=entry.item, count=entry.count, recipe=entry.recipe)
             subgoals = tuple(Goal(item=name, count=n) for name, n in entry.subgoals)
             node.decomposition = Decomposition(step, subgoals, PROVENANCE)
             node.step_index = len(steps)
@@ -336,14 +384,32 @@ class SearchPlanner:
 
     # ---- why not -------------------------------------------------------------------
     def reason(self, goal: Goal, start: State) -> str:
-        """Which raw items are missing, and how many, for the way that misses the fewest."""
-        missing = self._shortfall(goal.item, goal.count, dict(start.counts), frozenset())
-        if missing is None or not missing:
-            return f"{goal.item} cannot be made from the start inventory under the {self.rules.name} rules"
-        listed = ", ".join(f"{n} {name}" for name, n in sorted(missing.items()))
-        return (
-            f"{goal.item} cannot be made from the start inventory under the {self.rules.name} rules: missing {listed}"
-        )
+        """Which items are missing, and how many: a shortfall that, added to the start, makes the goal possible.
+
+        The shortfall is read off the recipes (held units first, for the way that misses the fewest), then
+        checked by planning from the start with it added; what that still misses is added too, a few times.
+        A shortfall the check does not confirm is not named: the message then says only that it cannot."""
+        missing: Counter = Counter()
+        held = dict(start.counts)
+        for _ in range(3):
+            more = self._shortfall(goal.item, goal.count, dict(held), frozenset())
+            if not more:
+                break
+            missing.update(more)
+            for name, n in more.items():
+                held[name] = held.get(name, 0) + n
+            if self._possible(goal, held):
+                listed = ", ".join(f"{n} {name}" for name, n in sorted(missing.items()))
+                return (
+                    f"{goal.item} cannot be made from the start inventory under the {self.rules.name} rules: "
+                    f"missing {listed}"
+                )
+        return f"{goal.item} cannot be made from the start inventory under the {self.rules.name} rules"
+
+    def _possible(self, goal: Goal, held: dict[str, int]) -> bool:
+        inventory = dict(held)
+        self._reach = self._relaxed_reach(goal.item, inventory)
+        return self._obtain(goal.item, goal.count, inventory, [], frozenset(), 0)
 
     def _shortfall(self, item: str, count: int, held: dict[str, int], path: frozenset[str]) -> Counter | None:
         short = count
@@ -357,21 +423,47 @@ class SearchPlanner:
         if item in path or len(path) >= self.max_depth or not self._can_make(item):
             return Counter({item: short})
         path = path | {item}
-        best: Counter | None = None
+        best: tuple[Counter, dict[str, int]] | None = None
         for action in self._makers_of(item, short):
             total: Counter = Counter()
             trial = dict(held)
             for slot in action.needs:
-                part = self._shortfall(
-                    slot.accepts[0] if len(slot.accepts) == 1 else self._best_member(slot.accepts, trial),
-                    slot.count,
-                    trial,
-                    path,
-                )
-                total.update(part or {})
-            if best is None or sum(total.values()) < sum(best.values()):
-                best = total
-        return best if best is not None else Counter({item: short})
+                total.update(self._slot_shortfall(slot.accepts, slot.count, trial, path))
+            if best is None or sum(total.values()) < sum(best[0].values()):
+                best = (total, trial)
+        if best is None:
+            return Counter({item: short})
+        held.clear()
+        held.update(best[1])  # what the way taken used up is gone for the slots after this one
+        return best[0]
 
-    def _best_member(self, accepts: tuple[str, ...], held: dict[str, int]) -> str:
-        return max(accepts, key=lambda a: (held.get(a, 0), a in self.kb.generic))
+    def _slot_shortfall(self, accepts: tuple[str, ...], count: int, held: dict[str, int], path: frozenset) -> Counter:
+        """What a slot misses: held units of any member first, then the rest counted in the member that
+        misses the fewest of a few likely ones (never a family name the rules do not know, ``planks``
+        under the crafting rules)."""
+        taken: dict[str, int] = {}
+        short = self.rules.take(Slot("", accepts, count), count, held, taken)
+        for name, n in taken.items():
+            held[name] -= n
+        if short <= 0:
+            return Counter()
+        names = [a for a in accepts if self.rules.generic_names or a not in self.kb.generic] or list(accepts)
+        usual = set(self.kb.generic.values())  # oak_planks for planks, oak_log for logs
+        likely = sorted(names, key=lambda a: (a not in self._reach, self._can_make(a), a not in usual, names.index(a)))
+        best: tuple[Counter, dict[str, int]] | None = None
+        for name in likely[:4]:
+            trial = dict(held)
+            part = self._shortfall(name, short, trial, path) or Counter({name: short})
+            if best is None or sum(part.values()) < sum(best[0].values()):
+                best = (part, trial)
+        assert best is not None
+        held.clear()
+        held.update(best[1])
+        return best[0]
+
+
+def _plus(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
+    out = dict(a)
+    for name, n in b.items():
+        out[name] = out.get(name, 0) + n
+    return out

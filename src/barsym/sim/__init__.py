@@ -2,7 +2,7 @@
 
 from .execution import Episode, Execution, run, wilson_interval
 from .failure import Code, Failure, StepFailed
-from .rollout import Rollout, StepOutcome, future_demand, goal_failure, rollout
+from .rollout import Rollout, StepOutcome, StepUse, future_demand, goal_failure, rollout, step_uses
 from .simulator import Simulator, Transition
 from .state import State
 from .stochastic import StochasticWorld
@@ -20,6 +20,7 @@ __all__ = [
     "StepFailed",
     "StepOutcome",
     "StepResult",
+    "StepUse",
     "StochasticWorld",
     "Transition",
     "World",
@@ -30,5 +31,6 @@ __all__ = [
     "goal_failure",
     "rollout",
     "run",
+    "step_uses",
     "wilson_interval",
 ]

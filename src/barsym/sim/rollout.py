@@ -14,13 +14,20 @@ the plan budgeted those units for them.
 A plan succeeds when every step runs *and* the final inventory holds the goal
 (:func:`goal_failure`; DEPS detects success the same way, from the inventory):
 one test for the validator and the execution worlds.
+
+:func:`step_uses` reads off what each step that ran used: a craft's or smelt's
+recipe (an iron ingot from a block or from nine nuggets: the name does not
+say), one batch's ingredients, and the units consumed and made, so a plan
+replayed in another crafting environment (Plancraft's, a bot's) places the same
+ingredients; ``barsym plan --format json`` and :meth:`barsym.api.Planned.uses`
+hand them on.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..kb import KnowledgeBase, Rules, UnknownItemError
 from ..model import Goal, Step, StepType
@@ -90,12 +97,12 @@ def future_demand(rules: Rules, steps: Sequence[Step], state: State) -> Mapping[
         except UnknownItemError:
             continue
         if step.type is StepType.CRAFT:
-            craft = rules.fitting_action(item, step.count, state.counts)
+            craft = rules.fitting_action(item, step.count, state.counts, _pinned(rules, "craft", item, step))
             if craft is None:
                 continue
             needs = [(slot.accepts, slot.count) for slot in craft.needs]
         else:
-            chosen = rules.smelt_recipe(item, step.count, state.counts)
+            chosen = rules.smelt_recipe(item, step.count, state.counts, _pinned(rules, "smelt", item, step))
             if chosen is None:
                 continue
             needs = [(chosen[0].input.accepts, step.count)]
@@ -103,6 +110,12 @@ def future_demand(rules: Rules, steps: Sequence[Step], state: State) -> Mapping[
             held = next((a for a in accepts if state.count(a) > 0), accepts[-1])
             demand[held] += n
     return demand
+
+
+def _pinned(rules: Rules, kind: str, item: str, step: Step) -> int | None:
+    """The recipe a step pins, where the item has it (a step naming one it lacks fails when it is played)."""
+    recipe = step.recipe
+    return recipe if recipe is not None and recipe < rules.recipe_count(kind, item) else None
 
 
 def rollout(sim: Simulator, steps: Sequence[Step], start: State | None = None) -> Rollout:
@@ -140,3 +153,62 @@ def goal_failure(kb: KnowledgeBase, goal: Goal, state: State) -> Failure | None:
         needed=goal.count,
         had=have,
     )
+
+
+@dataclass(frozen=True)
+class StepUse:
+    """One step that ran: ``recipe`` (``craft:iron_ingot#1``, None for gathering and moves), what one batch
+    of it takes (``per_batch``, slot by slot), the batches run, and the units consumed, made and used."""
+
+    recipe: str | None = None
+    per_batch: dict[str, int] = field(default_factory=dict)
+    batches: int = 0
+    consumed: dict[str, int] = field(default_factory=dict)
+    made: dict[str, int] = field(default_factory=dict)
+    used: tuple[str, ...] = ()  # tools and stations, not consumed
+    fuel: dict[str, int] = field(default_factory=dict)  # part of ``consumed``: what burned
+
+    def to_dict(self) -> dict:
+        out: dict = {}
+        if self.recipe is not None:
+            index = int(self.recipe.rpartition("#")[2])
+            out["recipe"] = {
+                "id": self.recipe,
+                "index": index,
+                "per_batch": dict(self.per_batch),
+                "batches": self.batches,
+            }
+        out["consumes"] = dict(self.consumed)
+        out["makes"] = dict(self.made)
+        if self.used:
+            out["uses"] = list(self.used)
+        if self.fuel:
+            out["fuel"] = dict(self.fuel)
+        return out
+
+
+def step_uses(rules: Rules, played: Rollout) -> list[StepUse | None]:
+    """Per step of ``played``, what it used (None for a step that failed and so used nothing)."""
+    out: list[StepUse | None] = []
+    for outcome in played.outcomes:
+        moved = outcome.transition
+        if moved is None:
+            out.append(None)
+            continue
+        recipe, per_batch = None, {}
+        kind = outcome.step.type
+        if kind in (StepType.CRAFT, StepType.SMELT) and moved.item is not None and moved.recipe is not None:
+            recipe = rules.recipe_id(kind.value, moved.item, moved.recipe)
+            per_batch = rules.recipe_inputs(kind.value, moved.item, moved.recipe)
+        out.append(
+            StepUse(
+                recipe,
+                per_batch,
+                moved.batches if recipe is not None else 0,
+                dict(moved.consumed),
+                dict(moved.produced),
+                tuple(sorted(moved.used)),
+                dict(moved.fuel),
+            )
+        )
+    return out

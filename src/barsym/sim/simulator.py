@@ -40,6 +40,8 @@ class Transition:
     fuel: Mapping[str, int] = field(default_factory=dict)
     used: frozenset[str] = frozenset()  # tools and stations the step relied on
     notes: tuple[str, ...] = field(default=())
+    recipe: int | None = None  # which of the item's recipes a craft or smelt used (0-based)
+    batches: int = 1  # crafting runs (items smelted, for a smelt)
 
 
 class Simulator:
@@ -87,10 +89,19 @@ class Simulator:
                 f"of {item} (e.g. {self.kb.generic[item]})",
                 item=item,
             )
+        if step.recipe is not None:
+            have = self.rules.recipe_count(step.type.value, item)
+            if step.recipe >= have:
+                numbers = f"0 to {have - 1}" if have > 1 else "0" if have else "none"
+                return Failure(
+                    Code.NOT_OBTAINABLE,
+                    f"{step.type.value} {item} names recipe {step.recipe}, but it has {have} (numbers: {numbers})",
+                    item=item,
+                )
         if step.type is StepType.CRAFT:
-            return self._craft(item, step.count, state)
+            return self._craft(item, step.count, state, step.recipe)
         if step.type is StepType.SMELT:
-            return self._smelt(item, step.count, state, reserve)
+            return self._smelt(item, step.count, state, reserve, step.recipe)
         return self._gather(step.type, item, step.count, tool, state)
 
     # ---- helpers --------------------------------------------------------------
@@ -100,8 +111,8 @@ class Simulator:
         except UnknownItemError as exc:
             return Failure(Code.UNKNOWN_ITEM, str(exc), item=name, suggestions=tuple(exc.suggestions))
 
-    def _craft(self, item: str, count: int, state: State) -> Transition | Failure:
-        fit = self.rules.fitting_recipe(item, count, state.counts)
+    def _craft(self, item: str, count: int, state: State, pinned: int | None = None) -> Transition | Failure:
+        fit = self.rules.fitting_recipe(item, count, state.counts, pinned)
         if fit is None:
             return self._not_made_by(item, "craft")
         recipe = fit.recipe
@@ -131,11 +142,15 @@ class Simulator:
             produced={item: made},
             consumed=fit.taken,
             used=frozenset({fit.station}) if fit.station else frozenset(),
+            recipe=self.rules.recipe_number("craft", item, recipe),
+            batches=fit.batches,
         )
 
-    def _smelt(self, item: str, count: int, state: State, reserve: Mapping[str, int]) -> Transition | Failure:
+    def _smelt(
+        self, item: str, count: int, state: State, reserve: Mapping[str, int], pinned: int | None = None
+    ) -> Transition | Failure:
         rules = self.rules
-        chosen = rules.smelt_recipe(item, count, state.counts)
+        chosen = rules.smelt_recipe(item, count, state.counts, pinned)
         if chosen is None:
             return self._not_made_by(item, "smelt")
         if rules.furnace_needed and state.count(FURNACE) == 0:
@@ -169,6 +184,8 @@ class Simulator:
             consumed=consumed,
             fuel=fuel,
             used=frozenset({FURNACE}) if rules.furnace_needed else frozenset(),
+            recipe=self.rules.recipe_number("smelt", item, recipe),
+            batches=count,
         )
 
     def _no_fuel(self, item: str, count: int, spare: float, after_input: State, reserve: Mapping[str, int]) -> Failure:
@@ -198,7 +215,8 @@ class Simulator:
             return self._not_made_by(item, verb)
         if state.layer not in action.layers:
             where = ", ".join(self.kb.layer_name(layer) for layer in sorted(action.layers))
-            hint = "dig down first" if state.layer < action.layer else "the agent cannot climb back up"
+            climb = "climb up first" if self.rules.can_climb else "the agent cannot climb back up"
+            hint = "dig down first" if state.layer < action.layer else climb
             return Failure(
                 Code.WRONG_LAYER,
                 f"{item} is found on layer {where}; the agent is on layer {self.kb.layer_name(state.layer)} ({hint})",

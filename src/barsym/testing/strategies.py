@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from hypothesis import strategies as st
 
 from ..model import Goal, Plan, Step, StepType
-from ..sim import State
+from ..sim import Failure, State
 
 #: goals of BAR's tech tree (and a few more) that the overworld provides
 TECH_TREE = (
@@ -96,15 +97,26 @@ def plans(draw, goal_strategy=None, start_strategy=None) -> Plan:
     return plan
 
 
-FAULTS = ("drop", "swap", "cut")
+FAULTS = ("drop", "swap", "cut", "insert", "change")
+#: steps an ``insert`` fault puts in: each wrong somewhere (a clock without gold, a smelt without a furnace)
+FOREIGN = (
+    Step(type=StepType.CRAFT, item="clock", count=1),
+    Step(type=StepType.CRAFT, item="torch", count=4),
+    Step(type=StepType.SMELT, item="glass", count=2),
+    Step(type=StepType.MINE, item="diamond", count=1),
+    Step(type=StepType.CRAFT, item="chest", count=1),
+    Step(type=StepType.MINE, item="logs", count=2),
+)
 
 
 @st.composite
-def faulty_plans(draw, plan_strategy=None) -> tuple[Plan, str]:
-    """(plan with one fault, what was done): ``drop step 3``, ``swap steps 2 and 3``, ``cut the count of step 4``.
+def faulty_plans(draw, plan_strategy=None, faults: tuple[str, ...] = FAULTS) -> tuple[Plan, str]:
+    """(plan with one fault, what was done): ``drop step 3``, ``swap steps 2 and 3``, ``cut the count of step 4``,
+    ``insert craft 1 clock before step 2``, ``change step 5 to craft 3 stick``.
 
-    The fault need not make the plan invalid (a dropped step may be spare): that is for the
-    checker under test to find out.
+    Drop, insert and change (cut is a change) are one step deleted, inserted or changed: a plan one edit
+    away from a valid one. ``faults`` limits the kinds drawn. The fault need not make the plan invalid (a
+    dropped step may be spare): that is for the checker under test to find out.
     """
     from hypothesis import assume
 
@@ -112,9 +124,25 @@ def faulty_plans(draw, plan_strategy=None) -> tuple[Plan, str]:
     assume(len(plan.steps) >= 1)  # a start that already holds the goal has nothing to break
     steps_ = list(plan.steps)
     counted = [i for i, s in enumerate(steps_) if (s.count or 0) > 1]
-    fault = draw(st.sampled_from(FAULTS if counted else FAULTS[:2]) if len(steps_) > 1 else st.just("cut"))
-    if fault == "cut" and not counted:
-        fault = "drop"
+    possible = [f for f in faults if (f != "swap" or len(steps_) > 1) and (f != "cut" or counted)]
+    assume(possible)
+    fault = draw(st.sampled_from(possible))
+    if fault in ("insert", "change"):
+        i = draw(st.integers(0, len(steps_) - (1 if fault == "change" else 0)))
+        if fault == "insert":
+            new = draw(st.sampled_from(FOREIGN))
+            steps_.insert(i, new)
+            what = f"insert {new} before step {i + 1}"
+            return Plan(steps=tuple(steps_), source=what), what
+        old = steps_[i]
+        options = [s for s in FOREIGN if s != old]
+        if old.count is not None:
+            counts = sorted({old.count + 1, 2 * old.count, 1} - {old.count})
+            options += [old.model_copy(update={"count": n}) for n in counts]
+        new = draw(st.sampled_from(options))
+        steps_[i] = new
+        what = f"change step {i + 1} to {new}"
+        return Plan(steps=tuple(steps_), source=what), what
     if fault == "drop":
         i = draw(st.integers(0, len(steps_) - 1))
         del steps_[i]
@@ -128,6 +156,34 @@ def faulty_plans(draw, plan_strategy=None) -> tuple[Plan, str]:
         steps_[i] = steps_[i].model_copy(update={"count": steps_[i].count - 1})
         what = f"cut the count of step {i + 1}"
     return Plan(steps=tuple(steps_) or plan.steps[:1], source=what), what
+
+
+@lru_cache(maxsize=4)
+def _simulator(rules: str | None):
+    from ..validation import Validator
+
+    return Validator(_kb(), rules).sim
+
+
+@st.composite
+def runnable_plans(
+    draw, start: State, candidates: Callable[[State], Iterable[Step]], rules: str | None = None, max_steps: int = 14
+) -> tuple[Plan, State]:
+    """(plan, the state it ends in): up to ``max_steps`` steps drawn one by one among ``candidates(state)``
+    that run from the state reached (under ``rules``): a plan valid from ``start`` by construction, for
+    checking that a planner finds a plan wherever the validator accepts one. Ends early where none runs."""
+    sim, state, steps_ = _simulator(rules), start, []
+    for _ in range(draw(st.integers(1, max_steps))):
+        runs = []
+        for step in candidates(state):
+            moved = sim.transition(step, state)
+            if not isinstance(moved, Failure):
+                runs.append((step, moved.state))
+        if not runs:
+            break
+        step, state = draw(st.sampled_from(runs))
+        steps_.append(step)
+    return Plan(steps=tuple(steps_)), state
 
 
 def steps(
