@@ -6,7 +6,8 @@
 Each plan of the set (BAR's expert plans in prose, ``bench/make_paraphrases.py``)
 is parsed clause by clause (:mod:`barsym.reasoning.prose`) and compared with its
 expert steps. Columns: exact plans (every step equal, in order), steps right
-(position by position, over the longer of the two), steps right where the
+(position by position, over the longer of the two; a clause the parser names as unreadable holds
+its place as one missed step, :func:`with_gaps`), steps right where the
 text gave the count (the steps whose count it left out set aside: no parser can
 read those; they are filled from the plan's needs and often differ from the
 expert's count), valid plans (barsym's validator, for the task's goal), calls
@@ -74,13 +75,26 @@ def is_valid(validator: Validator, entry: dict, plan) -> bool:
     return bool(plan.steps) and validator.validate(plan, goal=goal).verdict is not Verdict.INVALID
 
 
+GAP = "(could not read)"
+
+
+def with_gaps(steps: list[str], gaps: list[int]) -> list[str]:
+    """The steps with a placeholder where each unread clause was: a clause the parser names as unreadable
+    is one step missed, in its place, not a shift of every step after it (so naming a gap never scores
+    below guessing an unrelated item there)."""
+    out = list(steps)
+    for offset, before in enumerate(gaps):
+        out.insert(before + offset, GAP)
+    return out
+
+
 def measure(label: str, parser: ProseParser, plans: list[dict], validator: Validator, log=None) -> dict:
     tally = Tally(label)
     for entry in plans:
         started = time.perf_counter()
         parsed = parser.parse(entry["text"])
         tally.seconds += time.perf_counter() - started
-        got = [str(s) for s in parsed.steps]
+        got = with_gaps([str(s) for s in parsed.steps], parsed.gaps)
         valid = is_valid(validator, entry, parsed.plan())
         tally.add(entry, got, valid, parsed.calls)
         if log is not None:  # one line per plan as it is done: a long model run can be read before it ends

@@ -217,6 +217,7 @@ class ParsedPlan:
     replies: list[str] = field(default_factory=list)  # the model's line for each step (before counts/tools)
     skipped: list[str] = field(default_factory=list)  # clauses that name nothing
     unread: list[str] = field(default_factory=list)  # clauses that name something no item is near: not read
+    gaps: list[int] = field(default_factory=list)  # for each unread clause, how many steps came before it
     stats: LLMStats = field(default_factory=LLMStats)  # the model's calls, tokens and time (as the planners')
 
     @property
@@ -406,7 +407,11 @@ class ProseParser:
         for clause in clauses:
             source = clause.source
             if not clause.candidates and not clause.dig:  # no item near its words: named, never guessed
-                (out.unread if clause.names_anything else out.skipped).append(source)
+                if clause.names_anything:
+                    out.unread.append(source)
+                    out.gaps.append(len(out.steps))
+                else:
+                    out.skipped.append(source)
                 continue
             messages = self.prefix + [{"role": "user", "content": self.question(clause)}]
             reply = gateway.ask(messages, self.grammar(clause), 32, f"parse: {clause.shown}", lambda text: True)
