@@ -164,6 +164,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         if row not in ROWS or (variant and variant not in variants) or not n.isdigit() or int(n) < 1:
             p.error(f"--repeat wants ROW[.VARIANT]=N with a known row and variant and N >= 1, got {text!r}")
         args.repeats[(row, variant or None)] = int(n)
+    args.argv = list(argv)
     return args
 
 
@@ -331,7 +332,7 @@ def markdown(args, rows, notes: list[str]) -> str:
     lines = [
         "# BAR's table: every method on BAR's 53 tasks",
         "",
-        f"Made by `bench/bar_table.py` (`{' '.join(sys.argv[1:]) or 'defaults'}`); each row is one",
+        f"Made by `bench/bar_table.py` (`{shlex.join(args.argv) or 'defaults'}`); each row is one",
         f"`barsym eval --dataset {args.dataset}` run whose run file is under `{args.runs}` (rerunning resumes them).",
         "Columns are BAR's five groups and the mean of the five. Variants: "
         + "; ".join(
@@ -357,7 +358,23 @@ def markdown(args, rows, notes: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    args.runs.mkdir(parents=True, exist_ok=True)
+    text, worst, runs = build(args)
+    if args.out is not None:
+        args.out.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    if args.html is not None and runs:
+        from barsym.cli import main as barsym
+
+        barsym(["report", *map(str, runs), "-o", str(args.html)])
+    return 2 if worst == 2 else 0
+
+
+def build(args: argparse.Namespace) -> tuple[str, int, list[Path]]:
+    """(the markdown, the worst exit of a row, the run files of its rows); with ``--no-run`` nothing is run
+    and the markdown is made from the run files alone (``tools/doc_numbers.py`` checks the page that way)."""
+    if not args.no_run:
+        args.runs.mkdir(parents=True, exist_ok=True)
     rows: list[tuple[str, str, dict]] = []
     notes: list[str] = []
     missing: list[str] = []  # with --no-run: the rows no run file holds
@@ -422,16 +439,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     if missing:
         notes += ["", f"Not run (no run file under `{args.runs}`): " + ", ".join(missing) + "."]
-    text = markdown(args, rows, notes)
-    if args.out is not None:
-        args.out.write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
-    if args.html is not None and runs:
-        from barsym.cli import main as barsym
-
-        barsym(["report", *map(str, runs), "-o", str(args.html)])
-    return 2 if worst == 2 else 0
+    return markdown(args, rows, notes), worst, runs
 
 
 if __name__ == "__main__":
