@@ -25,8 +25,9 @@ Two ways a page declares numbers:
 
 2. **A number in a sentence or a cell**: ``<!--n RUN FIELD-->46 / 53<!--/n-->``. ``RUN`` names a run file
    under ``docs/results/runs`` without its suffix (``s5j-cot-bar53``, ``bar-table/cot.taught``), ``FIELD``
-   one of :data:`FIELDS` (``executable``, ``acc``, ``f1``, ``ed``, ``exact``, ``median-s``, ``max-s``,
-   ``round-0``, ...). To add a field: one function of a :class:`Numbers` in :data:`FIELDS`. The comments do
+   one of :data:`FIELDS` (``executable`` "46 / 53", ``executable-short`` "46/53", ``acc``, ``f1``, ``ed``
+   over all tasks, ``mean-acc`` the mean of BAR's five groups' Acc as BAR's table shows it, ``exact``,
+   ``median-s``, ``max-s``, ``round-0``, ...). To add a field: one function of a :class:`Numbers` in :data:`FIELDS`. The comments do
    not show when the markdown is rendered.
 """
 
@@ -46,8 +47,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = ROOT / "docs" / "results" / "runs"
-#: the pages whose inline numbers (``<!--n ...-->``) are checked
-PAGES = ("README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs" / "results").glob("*.md")))
+#: the pages whose inline numbers (``<!--n ...-->``) are checked: README and every page under docs/
+PAGES = ("README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").rglob("*.md")))
+#: BAR's five groups (the mean of their Acc is what BAR's table shows)
+GROUPS = ("stone", "iron", "gold", "diamond", "redstone")
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,10 @@ class Numbers:
 
         return self.scores[ALL]
 
+    def executable(self) -> int:
+        """Plans the validator lets run (valid, or valid with waste), as ``barsym eval`` counts them."""
+        return sum(1 for r in self.records if r.get("planned") and r.get("verdict") not in (None, "invalid"))
+
     def rounds(self, n: int) -> int:
         return sum(1 for r in self.records if _deps(r).get("success_round") == n and r.get("verdict") == "valid")
 
@@ -102,7 +109,9 @@ def load(name: str) -> Numbers:
 
 #: field -> its text from a run file's numbers
 FIELDS: dict[str, Callable[[Numbers], str]] = {
-    "executable": lambda n: f"{sum(r.get('verdict') == 'valid' for r in n.records)} / {len(n.records)}",
+    "executable": lambda n: f"{n.executable()} / {len(n.records)}",
+    "executable-short": lambda n: f"{n.executable()}/{len(n.records)}",
+    "mean-acc": lambda n: f"{statistics.fmean(round(n.scores[g].accuracy, 2) for g in GROUPS if g in n.scores):.2f}",
     "tasks": lambda n: str(len(n.records)),
     "acc": lambda n: f"{n.all().accuracy:.2f}",
     "f1": lambda n: f"{n.all().f1:.2f}",
