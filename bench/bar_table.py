@@ -27,6 +27,10 @@ its cells show mean ± sd over the runs. ``--with`` and ``--repeat`` name a row 
 ``ROW.VARIANT`` (that variant's only), so one command can say exactly how each row was run.
 ``--html FILE`` also writes ``barsym report`` over every run file.
 
+A row's files under ``--runs`` are ``NAME.jsonl.gz`` (its run file, compressed as ``eval --run`` keeps a
+``.gz`` name), ``NAME.json.gz`` (``eval -o``'s summary, compressed once written) and ``NAME.txt`` (what eval
+printed); a plain ``NAME.jsonl``/``NAME.json`` left by an older run is read and resumed as it is.
+
 BAR's reported numbers are not typed in from memory: :data:`PAPER` is empty until someone copies them
 from the paper's main results table, and the markdown says so; rows of :data:`PAPER` print beside ours.
 
@@ -38,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gzip
 import io
 import json
 import shlex
@@ -159,6 +164,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         if row not in ROWS or (variant and variant not in variants) or not n.isdigit() or int(n) < 1:
             p.error(f"--repeat wants ROW[.VARIANT]=N with a known row and variant and N >= 1, got {text!r}")
         args.repeats[(row, variant or None)] = int(n)
+    args.argv = list(argv)
     return args
 
 
@@ -167,20 +173,57 @@ def for_row(table: dict, key: str, variant: str):
     return table.get((key, variant), table.get((key, None)))
 
 
+def base_name(run: Path) -> Path:
+    """A row's files without their suffix: ``runs/NAME`` of ``runs/NAME.jsonl.gz`` or ``runs/NAME.jsonl``."""
+    return run.with_name(run.name.removesuffix(".gz").removesuffix(".jsonl"))
+
+
+def row_files(base: Path) -> tuple[Path, Path, Path]:
+    """(run file, summary, log) of a row: the compressed names unless plain files are there already."""
+    run = base.with_name(base.name + ".jsonl")
+    out = base.with_name(base.name + ".json")
+    return (
+        run if run.is_file() else run.with_name(run.name + ".gz"),
+        out if out.is_file() else out.with_name(out.name + ".gz"),
+        base.with_name(base.name + ".txt"),
+    )
+
+
+def plain(out: Path) -> Path:
+    """Where ``eval -o`` writes a summary that is kept compressed (it writes plain JSON)."""
+    return out.with_name(out.name.removesuffix(".gz"))
+
+
+def compress(out: Path) -> None:
+    """``eval -o``'s summary compressed to ``out`` once written (``out`` ends in ``.gz``)."""
+    written = plain(out)
+    if out != written and written.is_file():
+        out.write_bytes(gzip.compress(written.read_bytes(), mtime=0))
+        written.unlink()
+
+
+def read_json(path: Path) -> dict:
+    """A summary, compressed or not."""
+    data = path.read_bytes()
+    return json.loads(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)
+
+
 def memory_file(run: Path) -> Path:
     """The memory row's stage memory, beside its run file."""
-    return run.with_suffix(".memory.db")
+    return base_name(run).with_name(base_name(run).name + ".memory.db")
 
 
 def warm_up(args, key: str, variant: str, options: list[str], run: Path) -> int:
-    """The memory row's warm-up pass (its own run file ``*.warm-up.jsonl``, resumable like any row); its exit."""
-    warm = run.with_name(run.stem + ".warm-up.jsonl")
-    out, log = warm.with_suffix(".json"), warm.with_suffix(".txt")
+    """The memory row's warm-up pass (its own run file ``*.warm-up.jsonl.gz``, resumable like any row); its exit."""
+    base = base_name(run)
+    warm, out, log = row_files(base.with_name(base.name + ".warm-up"))
     if out.is_file():
         return 0
-    argv = [*eval_argv(args, key, variant, options, warm, out, memory=memory_file(run)), *WARM_UP]
-    print(f"bar_table: {run.stem} (warm-up): barsym {' '.join(argv)}", file=sys.stderr, flush=True)
-    return run_row(argv, log)[0]
+    argv = [*eval_argv(args, key, variant, options, warm, plain(out), memory=memory_file(run)), *WARM_UP]
+    print(f"bar_table: {base.name} (warm-up): barsym {' '.join(argv)}", file=sys.stderr, flush=True)
+    code = run_row(argv, log)[0]
+    compress(out)
+    return code
 
 
 def eval_argv(
@@ -233,12 +276,14 @@ def from_run_file(run: Path) -> dict | None:
         return None
     groups: dict[str, GroupScore] = {}
     valid = 0
-    for line in run.read_text(encoding="utf-8").splitlines():
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:  # a line being written
-            continue
-        if record.get("kind") != "task" or "score" not in record:
+    from barsym.eval.runfile import RunFileError, read_run
+
+    try:
+        _, records, _ = read_run(run)
+    except RunFileError:
+        return None
+    for record in records:
+        if "score" not in record:
             continue
         s = record["score"]
         score = TaskScore(tuple(s["accuracy"]), tuple(s["f1"]), s["edit_distance"], s["longest"])
@@ -287,7 +332,7 @@ def markdown(args, rows, notes: list[str]) -> str:
     lines = [
         "# BAR's table: every method on BAR's 53 tasks",
         "",
-        f"Made by `bench/bar_table.py` (`{' '.join(sys.argv[1:]) or 'defaults'}`); each row is one",
+        f"Made by `bench/bar_table.py` (`{shlex.join(args.argv) or 'defaults'}`); each row is one",
         f"`barsym eval --dataset {args.dataset}` run whose run file is under `{args.runs}` (rerunning resumes them).",
         "Columns are BAR's five groups and the mean of the five. Variants: "
         + "; ".join(
@@ -313,7 +358,23 @@ def markdown(args, rows, notes: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    args.runs.mkdir(parents=True, exist_ok=True)
+    text, worst, runs = build(args)
+    if args.out is not None:
+        args.out.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    if args.html is not None and runs:
+        from barsym.cli import main as barsym
+
+        barsym(["report", *map(str, runs), "-o", str(args.html)])
+    return 2 if worst == 2 else 0
+
+
+def build(args: argparse.Namespace) -> tuple[str, int, list[Path]]:
+    """(the markdown, the worst exit of a row, the run files of its rows); with ``--no-run`` nothing is run
+    and the markdown is made from the run files alone (``tools/doc_numbers.py`` checks the page that way)."""
+    if not args.no_run:
+        args.runs.mkdir(parents=True, exist_ok=True)
     rows: list[tuple[str, str, dict]] = []
     notes: list[str] = []
     missing: list[str] = []  # with --no-run: the rows no run file holds
@@ -325,8 +386,8 @@ def main(argv: list[str] | None = None) -> int:
             if planner == "symbolic" and any(r[1] == label for r in rows):
                 continue  # no model: one row whatever the variant
             name = key if planner == "symbolic" else f"{key}.{variant}"
-            run, out, log = (args.runs / f"{name}{suffix}" for suffix in (".jsonl", ".json", ".txt"))
-            argv = eval_argv(args, key, variant, options, run, out)
+            run, out, log = row_files(args.runs / name)
+            argv = eval_argv(args, key, variant, options, run, plain(out))
             if args.no_run:
                 code, seconds = (0 if out.is_file() else 2), 0.0
                 partial = None if out.is_file() else from_run_file(run)
@@ -345,6 +406,7 @@ def main(argv: list[str] | None = None) -> int:
                 if code != 2:
                     print(f"bar_table: {name}: barsym {' '.join(argv)}", file=sys.stderr, flush=True)
                     code, seconds = run_row(argv, log)
+                    compress(out)
                 else:
                     seconds = 0.0
             shown = label if planner == "symbolic" else f"{label} [{variant}]"
@@ -358,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"| {shown} | {ran} | – | – | {seconds:.0f} | `{shown_options(args, key, variant, options)}` |"
                 )
                 continue
-            record = json.loads(out.read_text(encoding="utf-8"))
+            record = read_json(out)
             rows.append((part, shown, record))
             runs.append(run)
             overall = record.get("overall", {})
@@ -377,16 +439,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     if missing:
         notes += ["", f"Not run (no run file under `{args.runs}`): " + ", ".join(missing) + "."]
-    text = markdown(args, rows, notes)
-    if args.out is not None:
-        args.out.write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
-    if args.html is not None and runs:
-        from barsym.cli import main as barsym
-
-        barsym(["report", *map(str, runs), "-o", str(args.html)])
-    return 2 if worst == 2 else 0
+    return markdown(args, rows, notes), worst, runs
 
 
 if __name__ == "__main__":

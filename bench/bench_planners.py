@@ -37,7 +37,7 @@ from barsym.llm.stand_in import STAND_INS  # noqa: E402
 from barsym.metrics import score_task  # noqa: E402
 from barsym.model import Plan  # noqa: E402
 from barsym.planner import make_planner  # noqa: E402
-from barsym.planner.registry import LLM_PLANNERS, planner_label  # noqa: E402
+from barsym.planner.registry import llm_planners, planner_label  # noqa: E402
 from barsym.validation import Validator  # noqa: E402
 
 DEFAULT = "symbolic,bar,bar-sc,deps,cot,llm-only"
@@ -104,7 +104,7 @@ def main() -> int:
     with_model = set(planners if args.model_planners is None else [n for n in args.model_planners.split(",") if n])
     runs = []  # (name, options) in table order: each LLM planner's model row, then its stand-in rows
     for name in planners:
-        if name not in LLM_PLANNERS:
+        if name not in llm_planners():
             runs.append((name, None))
             continue
         options = {"threads": args.threads, "log": False, **({"deps_rounds": args.rounds} if name == "deps" else {})}

@@ -6,7 +6,6 @@ A stand-in answers (``copy-facts``), on the first tasks of BAR's set only.
 from __future__ import annotations
 
 import importlib.util
-import json
 from pathlib import Path
 
 import pytest
@@ -43,7 +42,7 @@ def test_the_table_has_a_row_per_method_and_variant_and_a_column_per_group(tmp_p
         "tot [first]",
     ]
     assert "not filled in" in text  # the paper's numbers are not recalled from memory
-    symbolic = json.loads((tmp_path / "runs" / "symbolic.json").read_text())
+    symbolic = TABLE.read_json(tmp_path / "runs" / "symbolic.json.gz")
     assert f"| methods | symbolic | {symbolic['groups']['stone']['accuracy']:.2f} |" in acc
 
 
@@ -76,7 +75,8 @@ def test_no_run_scores_a_row_cut_short_from_its_run_file(tmp_path):
     argv += ["--variant", "copy-facts=--llm-stand-in copy-facts"]
     assert TABLE.main(argv) == 0
     finished = (tmp_path / "t.md").read_text().split("### F1")[0]
-    (tmp_path / "cot.copy-facts.json").unlink()  # as if the row had been stopped before its results were written
+    (tmp_path / "cot.copy-facts.json.gz").unlink()  # as if the row had been stopped before its results were written
+    assert (tmp_path / "cot.copy-facts.jsonl.gz").is_file() and not (tmp_path / "cot.copy-facts.jsonl").exists()
     assert TABLE.main([*argv, "--no-run"]) == 0
     partial = (tmp_path / "t.md").read_text().split("### F1")[0]
     assert "cot [copy-facts] (run file cut short)" in partial
@@ -129,7 +129,7 @@ def test_the_module_b_rows_on_plans_that_can_fail_repair_them(tmp_path):
     argv += ["--variant", "first=--llm-stand-in first", "--out", str(tmp_path / "t.md")]
     assert TABLE.main(argv) == 0
     summary = {
-        key: json.loads((tmp_path / f"{key}.first.json").read_text())["summary"]
+        key: TABLE.read_json(tmp_path / f"{key}.first.json.gz")["summary"]
         for key in ("b-free", "b-free-t5", "b-free-k2")
     }
     assert summary["b-free"]["executable"] == 0

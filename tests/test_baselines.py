@@ -36,6 +36,15 @@ def planner(kb, name, replies, **options):
     return make_planner(name, kb, backend=backend, log=False, **options), backend
 
 
+def with_facts(kb, name, **options):
+    """The planner class's facts mode, which the registry no longer offers for a forward planner (issue 54):
+    reached past its check, to pin what the mode did for the runs made with it."""
+    from barsym.planner.registry import entry
+    from barsym.reasoning.spec import PlannerSpec
+
+    return entry(name).factory(kb, PlannerSpec.of(name, {"log": False, "facts": True, **options}))
+
+
 def texts(result) -> list[str]:
     return [str(s) for s in result.plan.steps]
 
@@ -48,9 +57,8 @@ def test_reverse_chain_asks_once_and_plays_the_chain_from_its_last_line(kb):
     result = p.plan(GOAL)
     assert len(backend.calls) == 1 and backend.remaining == 0
     call = backend.calls[0]
-    assert (
-        call.last_user_message.startswith("Goal: 1 wooden_pickaxe") and "Known, in the order" in call.last_user_message
-    )
+    assert call.last_user_message.startswith("Goal: 1 wooden_pickaxe")
+    assert "Known" not in call.last_user_message  # no facts: the forward planners offer none (issue 54)
     assert call.grammar == p.plan_grammar
     assert texts(result) == STEPS and result.validation.valid
     assert result.trace.stopped is StopReason.FINISHED and result.trace.complete
@@ -235,25 +243,28 @@ def test_every_grammar_is_one_the_model_and_the_stand_ins_can_use(kb, name):
 
 @pytest.mark.parametrize("name", ["self-refine", "tot", "plan-and-solve"])
 def test_copy_facts_answers_each_forward_baseline_with_the_facts_plan(kb, name):
-    p = make_planner(name, kb, llm_stand_in="copy-facts", log=False)
-    result = p.plan(GOAL)
+    from barsym.llm.stand_in import make_stand_in
+
+    result = with_facts(kb, name, backend=make_stand_in("copy-facts")).plan(GOAL)
     symbolic = make_planner("symbolic", kb).plan(GOAL)
     assert texts(result) == [str(s) for s in symbolic.plan.steps] and result.validation.valid
-    assert result.planner == f"{name}[copy-facts]" and result.trace.complete
+    assert result.trace.complete
 
 
 def test_copy_facts_writes_the_chain_back_from_the_goal_as_the_example_does(kb):
     """The stand-in copies the facts in the order the prompt's worked example used them: Reverse Chain's example
     writes the goal's step first, so its chain, read back by the planner, is the facts' plan."""
-    result = make_planner("reverse-chain", kb, llm_stand_in="copy-facts", log=False).plan(GOAL)
+    from barsym.llm.stand_in import make_stand_in
+
+    result = with_facts(kb, "reverse-chain", backend=make_stand_in("copy-facts")).plan(GOAL)
     symbolic = make_planner("symbolic", kb).plan(GOAL)
     assert texts(result) == [str(s) for s in symbolic.plan.steps] and result.validation.valid
 
 
 @pytest.mark.parametrize("name", ["reverse-chain", "self-refine", "tot", "plan-and-solve"])
 def test_no_facts_leaves_them_out_of_the_prefix_and_the_task(kb, name):
-    with_facts, _ = planner(kb, name, [])
-    assert any("Known, in the order" in m["content"] for m in with_facts.prefix)
+    facts = with_facts(kb, name, backend=ScriptedLLM([], LLMOptions(n_ctx=8192)))
+    assert any("Known, in the order" in m["content"] for m in facts.prefix)
     short = lambda call: "correct" if call.grammar == prompts.FEEDBACK_GRAMMAR else "done"  # noqa: E731
     p, backend = planner(kb, name, [short] * 20, facts=False)
     p.plan(GOAL)
@@ -336,7 +347,7 @@ def test_a_stand_in_is_held_to_the_context_the_model_would_be_loaded_with(kb):
 
     assert make_planner("tot", kb, llm_stand_in="copy-facts", log=False).n_ctx == TOT_CONTEXT
     refine = make_planner("self-refine", kb, llm_stand_in="copy-facts", log=False, refine_rounds=5)
-    assert refine.n_ctx == context_for(5, True) > context_for(0, True)
+    assert refine.n_ctx == context_for(5, False) > context_for(0, False)  # no facts (issue 54)
     scripted, _ = planner(kb, "tot", [])  # a backend given by the caller keeps its own context
     assert scripted.n_ctx == 8192
 
@@ -389,5 +400,5 @@ def test_a_server_that_never_answers_costs_two_timeouts_and_one_line(capsys, nam
 @pytest.mark.parametrize("name", ["reverse-chain", "self-refine", "plan-and-solve"])
 def test_the_deadline_option_reaches_the_baselines_from_the_command_line(capsys, name):
     code, out, err = run(capsys, "plan", "stick", "--planner", name, "--llm-stand-in", "copy-facts", "--deadline", "30")
-    assert code == 0, err
+    assert code in (0, 1) and "Traceback" not in err, err  # no facts to copy: the plan may not run
     assert f"planner {name}[copy-facts]" in out

@@ -20,6 +20,7 @@ from barsym.planner import (
     planner_names,
     register,
 )
+from barsym.planner.registry import NO_MODEL
 from barsym.validation import Verdict
 from testdata import BAR_DIR, DEPS_FILE
 
@@ -227,7 +228,7 @@ def test_registry(kb):
     assert planner_names()[:3] == ["bar", "llm-only", "symbolic"] and DEFAULT_PLANNER == "bar"
     with pytest.raises(KeyError):
         make_planner("nope", kb)
-    register("test-relabel", lambda kb, **_: BackwardPlanner(kb, Relabel(kb), name="test-relabel"))
+    register("test-relabel", lambda kb, spec: BackwardPlanner(kb, Relabel(kb), name="test-relabel"), NO_MODEL)
     assert make_planner("test-relabel", kb).plan(Goal(item="stick")).planner == "test-relabel"
 
 

@@ -177,10 +177,11 @@ def test_copy_facts_writes_a_backward_chain_where_the_example_does():
 @pytest.mark.parametrize("item", ["golden_pickaxe", "diamond_pickaxe"])
 def test_deps_with_copy_facts_plans_the_long_tasks_too(kb, item):
     """A stand-in has no context window: DEPS' long dialogues are not cut as "context full" on its account
-    (BAR's table had deps[copy-facts] at 0 on gold, diamond and redstone), and its explanations are quick."""
+    (BAR's table had deps[copy-facts] at 0 on gold, diamond and redstone), and its explanations are quick.
+    DEPS takes no facts any more (issue 52), so the stand-in has no recipe to copy and its plan fails; what
+    is left to show is that the loop stops for its own reasons, never for the context."""
     result = make_planner("deps", kb, llm_stand_in="copy-facts", log=False, feedback_world="deterministic").plan(
         Goal(item=item)
     )
-    assert result.validation.valid, result.validation.failure()
-    assert result.trace.stopped.value == "succeeded"
+    assert result.trace.rounds and result.trace.stopped.value != "context_full"
     assert make_stand_in("copy-facts").options.n_ctx > 100_000

@@ -1,6 +1,6 @@
 """Where forward plans leave the facts they were given: the first wrong line of each failed plan, by kind.
 
-    python tools/copy_errors.py docs/results/runs/taught-cot-bar53.jsonl [MORE.jsonl ...]
+    python tools/copy_errors.py docs/results/runs/taught-cot-bar53.jsonl.gz [MORE.jsonl ...]
 
 With facts on, cot and deps are told every step of the task in plan order ("Known, in the order a
 plan can use it", :mod:`barsym.reasoning.plan_facts`: the symbolic planner's plan), so a plan that

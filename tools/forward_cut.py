@@ -1,6 +1,6 @@
 """What ending forward plans at their goal makes of a run file's plans: executable before and after.
 
-    python tools/forward_cut.py docs/results/runs/taught-cot-bar53.before-cut.jsonl
+    python tools/forward_cut.py docs/results/runs/taught-cot-bar53.before-cut.jsonl.gz
 
 A run written before forward plans ended at their goal (``reasoning.forward_plans.parse_plan_text``)
 keeps the model's whole plan. Under greedy decoding the model writes the same lines up to the goal's

@@ -1,6 +1,6 @@
 """Re-read a stored ``cot`` run's plans through :func:`fold_repeats` and score them against BAR's experts.
 
-    PYTHONPATH=src python tools/refold_cot_run.py docs/results/runs/cot-facts-bar53.jsonl
+    PYTHONPATH=src python tools/refold_cot_run.py docs/results/runs/cot-facts-bar53.jsonl.gz
 
 Why: the fold works on the model's reply after decoding, so with greedy
 decoding and unchanged prompts a rerun would give the same replies; re-reading
@@ -10,11 +10,12 @@ run as stored and folded: AccuracyHard, F1, edit distance, executable plans.
 
 from __future__ import annotations
 
-import json
 import sys
+from pathlib import Path
 
 from barsym.bar_io import step_from_record
 from barsym.eval.dataset import load_dataset
+from barsym.eval.runfile import read_run
 from barsym.kb import load_kb
 from barsym.metrics import GroupScore, score_task
 from barsym.model import Goal, Plan
@@ -26,8 +27,7 @@ def main(path: str) -> None:
     kb = load_kb()
     validator = Validator(kb)
     expert = {task.key: list(task.reference.steps) for task in load_dataset("bar", kb) if task.reference is not None}
-    rows = [json.loads(line) for line in open(path) if line.strip()]
-    rows = [row for row in rows if row.get("kind") == "task"]
+    _, rows, _ = read_run(Path(path))  # plain or compressed (.jsonl.gz)
     for fold in (False, True):
         scores, executable, folded = GroupScore(), 0, 0
         for row in rows:

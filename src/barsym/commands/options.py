@@ -71,6 +71,8 @@ def add_model(
         text = (helps or {}).get(name) or field.description or ""
         if field.annotation is bool:  # a switch: given when flipped
             kind = {"action": "store_false" if field.default else "store_true", "default": field.default}
+        elif field.annotation == bool | None:  # --x/--no-x, unset unless given (the planner's own default)
+            kind = {"action": argparse.BooleanOptionalAction, "default": argparse.SUPPRESS}
         else:
             known = choices(field.annotation)
             if known:

@@ -20,6 +20,8 @@ from ..bar_io import format_plan
 from ..memory.options import MemoryOptions
 from ..model import Goal
 from ..planner import PlanningError, PlanResult, make_planner
+from ..planner.registry import Unsupported, check
+from ..sim import State
 from .common import (
     UsageError,
     add_format,
@@ -105,6 +107,10 @@ def run(args: argparse.Namespace) -> int:
     said_as(args.item, goal.item)
     rules = rules_from_args(kb, args)
     start = start_from_args(kb, args)
+    try:  # a start the planner declares it cannot plan from: one line before the model loads
+        check(name, start=start is not None and start != State())
+    except Unsupported as exc:
+        raise UsageError(str(exc)) from None
     store, unrecorded = _open_memory(args)  # before the model loads: a bad memory file is found at once
     planner, progress, model = build_planner(name, kb, args, rules)
     planner = remembering(planner, kb, store)

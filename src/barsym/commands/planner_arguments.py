@@ -121,6 +121,11 @@ def planner_options(name: str, kb: KnowledgeBase, args: argparse.Namespace, rule
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if ignored is not None:
-        flags = ", ".join(flag(model, field) for model, field in ignored[1])
+        flags = ", ".join(
+            "--no-" + flag(model, field)[2:]
+            if model.model_fields[field].annotation == bool | None and getattr(args, field, None) is False
+            else flag(model, field)
+            for model, field in ignored[1]
+        )  # --facts/--no-facts: the one the user typed
         warn(f"the {name} planner {ignored[0]}; ignored: {flags}")
     return options

@@ -68,7 +68,8 @@ class RunOptions(BaseModel):
     )
     run_file: Path | None = Field(
         None,
-        description="keep each finished task in FILE (one JSON line, flushed); run again to skip them",
+        description="keep each finished task in FILE (one JSON line, flushed; FILE.jsonl.gz keeps it compressed); "
+        "run again to skip them",
         json_schema_extra={"flag": "--run", "metavar": "FILE.jsonl"},
     )
 

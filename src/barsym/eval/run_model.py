@@ -25,11 +25,11 @@ __all__ = ["model_record"]
 def model_record(planner: str, options: dict) -> dict | None:
     """The model a run of ``planner`` with these options (a run spec's, plain data) asks (None for a planner
     that asks none)."""
-    from ..planner.registry import LLM_PLANNERS
+    from ..planner.registry import llm_planners
     from ..reasoning.backends import settings_record
     from ..reasoning.spec import PlannerSpec
 
     spec = PlannerSpec.of(planner, options) if options else None  # the options as the planner reads them
-    if planner not in LLM_PLANNERS and not (spec is not None and spec.consistency):
+    if planner not in llm_planners() and not (spec is not None and spec.consistency):
         return None
     return settings_record(spec.llm if spec is not None else PlannerSpec(planner=planner).llm)

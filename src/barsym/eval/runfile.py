@@ -12,6 +12,9 @@ mid-write (no newline, or not JSON) is dropped and its task run again;
 anything else that is not a record of this run is refused with one line,
 never overwritten. A second process writing the same file at once is
 refused too (an exclusive ``flock`` for the life of the run).
+
+``FILE.jsonl.gz`` is the same run kept compressed (:mod:`.compressed`): read, resumed and
+appended to like the plain file, so the run files the repository keeps can stay small.
 """
 
 from __future__ import annotations
@@ -23,10 +26,11 @@ import os
 import stat
 from pathlib import Path
 
-from ..bar_io import read_input
+from ..bar_io import MAX_INPUT_BYTES, read_input
 from ..datasets import bundled
 from ..private_files import unwritable
 from ..redact import hide_secrets
+from .compressed import CompressedRunError, compressed_line, is_compressed, members, wants_compression
 
 RUN_VERSION = 1
 
@@ -35,6 +39,9 @@ def repeat_path(path: Path | None, number: int) -> Path | None:
     """The run file of repeat ``number`` (1 is ``path`` itself)."""
     if path is None or number == 1:
         return path
+    if path.suffix == ".gz":  # FILE.jsonl.gz -> FILE.repeat2.jsonl.gz
+        inner = Path(path.stem)
+        return path.with_name(f"{inner.stem}.repeat{number}{inner.suffix}.gz")
     return path.with_name(f"{path.stem}.repeat{number}{path.suffix}")
 
 
@@ -51,7 +58,7 @@ def read_run(path: Path) -> tuple[dict, list[dict], int]:
 def read_run_lines(path: Path) -> tuple[dict, list[tuple[int, dict]], int]:
     """As :func:`read_run`, each record with its line number (for messages naming a damaged one)."""
     try:
-        data = read_input(path)
+        data = _text(path, read_input(path))
     except FileNotFoundError:
         raise RunFileError(f"{path}: no such run file") from None
     except IsADirectoryError:
@@ -142,6 +149,7 @@ class RunFile:
         self.done: dict[str, dict] = {}
         self.lines: dict[str, list[tuple[int, dict]]] = {}  # key -> every (line, record) of it, in file order
         self._count = 1  # the number of the file's last line
+        self._compressed = wants_compression(self.path)  # or an existing file's first bytes say so (_open)
         try:
             self._file = open(self.path, "a+b", buffering=0)  # unbuffered: nothing left to flush, or fail, at close
         except OSError as exc:
@@ -161,11 +169,15 @@ class RunFile:
             raise
 
     def _open(self, header: dict) -> None:
+        raw = _raw(self.path)
+        self._compressed = self._compressed or is_compressed(raw)
         if b"\n" not in _read(self.path):  # new, or killed before its header was written whole
             os.truncate(self.path, 0)
             self._write(header)
             return
         old, numbered, complete = read_run_lines(self.path)
+        if is_compressed(raw):
+            complete = _compressed_end(self.path, raw, complete)
         if _comparable(old) != _comparable(header):
             raise RunFileError(
                 f"--run {self.path} holds a run of {old.get('planner')!r} with other settings "
@@ -192,6 +204,8 @@ class RunFile:
         and closing the file later has no buffer whose flush could fail again.
         """
         line = (hide_secrets(json.dumps(value, sort_keys=True)) + "\n").encode("utf-8")
+        if self._compressed:
+            line = compressed_line(line)
         descriptor = self._file.fileno()
         end = None
         try:
@@ -221,11 +235,38 @@ class RunFile:
         self.close()
 
 
-def _read(path: Path) -> bytes:
+def _raw(path: Path) -> bytes:
     try:
         return read_input(path)
     except OSError as exc:
         raise RunFileError(f"--run {path}: cannot read ({exc.strerror})") from None
+
+
+def _read(path: Path) -> bytes:
+    """The lines of a run file, uncompressed when it is compressed."""
+    return _text(path, _raw(path))
+
+
+def _text(path: Path, data: bytes) -> bytes:
+    if not is_compressed(data):
+        return data
+    try:
+        return members(data, MAX_INPUT_BYTES)[0]
+    except CompressedRunError as exc:
+        raise RunFileError(f"{path}: {exc}; not a barsym run file, or damaged (use another --run file)") from None
+
+
+def _compressed_end(path: Path, raw: bytes, complete: int) -> int:
+    """Where to cut a compressed file so that it ends after its ``complete`` bytes of whole lines."""
+    for text_end, end in members(raw, MAX_INPUT_BYTES)[1]:
+        if text_end == complete:
+            return end
+    if complete == 0:
+        return 0
+    raise RunFileError(
+        f"--run {path}: its last line is damaged inside a compressed part that holds more lines; "
+        f"uncompress it (gunzip {path}) and resume with the plain file"
+    )
 
 
 #: options that change how fast a run goes, not what it finds: a run may resume with other values

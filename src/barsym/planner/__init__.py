@@ -16,7 +16,7 @@ from .decomposer import (
     layer_goal,
 )
 from .ordering import Need, NoOrder, fuse, fusion_key, order_steps
-from .registry import DEFAULT_PLANNER, make_planner, planner_names, register
+from .registry import DEFAULT_PLANNER, Supports, Unsupported, make_planner, planner_names, register
 from .result import GoalNode, PlanResult
 from .stats import LLMStats, PlanStats
 from .symbolic import SymbolicDecomposer
@@ -36,8 +36,10 @@ __all__ = [
     "PlanResult",
     "PlanStats",
     "PlanningError",
+    "Supports",
     "SymbolicDecomposer",
     "Unanswered",
+    "Unsupported",
     "check_decomposition",
     "fuse",
     "fusion_key",

@@ -1,21 +1,25 @@
-"""Planners by name, so the CLI and the evaluation can run any of them.
+"""Planners by name, each registered as a callable with what it declares it supports.
 
-A planner is anything with ``name`` and ``plan(goal) -> PlanResult``. Each
-entry maps a name to a factory ``(kb, spec) -> planner``, imported lazily
-from a dotted path so that the LLM planners (``bar``, the default, and
-``llm-only``) cost nothing until they are used and pull no model code into
-``barsym plan --planner symbolic`` (``bar-sc``, BAR with state consistency, lives in
-:mod:`barsym.consistency` and is imported the same way; the baselines ``deps``,
-``cot``, ``reverse-chain``, ``self-refine``, ``tot`` and ``plan-and-solve``, whose model writes the
-plan unchecked, live in :mod:`barsym.reasoning`). A built-in planner's keyword options become
-one typed :class:`~barsym.reasoning.spec.PlannerSpec` (a key none of its option models has is
-refused in one line rather than dropped unseen), and :func:`build`, the one factory, makes the
-planner from it. To add one, call :func:`register` (its factory takes ``(kb, **options)``) or add
-a line to ``_BUILTIN``.
+A planner is anything with ``name`` and ``plan(goal, start) -> PlanResult``. An entry is a factory
+``(kb, spec) -> planner`` (``spec`` a :class:`~barsym.reasoning.spec.PlannerSpec`, the options as one typed
+value) and the :class:`Supports` it declares: facts in its prompts or not, start states, a server, stand-ins,
+a temperature. :func:`check` is the one place these are checked: a request a planner does not support is one
+line naming the planners that do (a ValueError, exit 2 at the command line), never silently dropped.
+
+Why callables and declarations (issue 54, after unified-planning's ``supports``): the planners used to be
+``"module:function"`` strings and what each supported was kept in name lists in three files, so adding a
+planner meant editing about five lists. Now adding one is its module plus one :func:`register` call, and
+:func:`llm_planners` and :func:`forward_planners` are read from the declarations.
+
+The built-in model planners live above this package, so they are registered by
+:mod:`barsym.reasoning` (its ``__init__``) (each a small function importing its planner when first built: ``barsym
+plan --planner symbolic`` loads no model code); this module loads that package the first time a name is
+looked up (:data:`CATALOG`, the one module named here as a string).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections.abc import Callable
 from typing import Protocol
@@ -37,32 +41,133 @@ class Planner(Protocol):
 
 Factory = Callable[..., Planner]
 
-#: name -> "module:function" or a factory; the first entry is the default.
-_BUILTIN: dict[str, str | Factory] = {
-    "bar": "barsym.reasoning.llm_planners:bar_planner",
-    "llm-only": "barsym.reasoning.llm_planners:llm_only_planner",
-    "symbolic": "barsym.planner.registry:symbolic_from_spec",
-    "bar-sc": "barsym.reasoning.bar_sc:bar_sc_planner",
-    "deps": "barsym.reasoning.deps:deps_planner",
-    "cot": "barsym.reasoning.cot:cot_planner",
-    "reverse-chain": "barsym.reasoning.reverse_chain:reverse_chain_planner",
-    "self-refine": "barsym.reasoning.self_refine:self_refine_planner",
-    "tot": "barsym.reasoning.tree_of_thoughts:tot_planner",
-    "plan-and-solve": "barsym.reasoning.plan_and_solve:plan_and_solve_planner",
+
+@dataclasses.dataclass(frozen=True)
+class Supports:
+    """What a planner declares it takes. ``model=False``: it asks no model, and the model's options are named
+    in a warning as ignored rather than refused; the other fields say what a model planner refuses."""
+
+    model: bool = True  # asks a language model (--model, --adapter, --llm-*)
+    facts: bool = True  # --facts: the knowledge base's facts in its prompts (its default when it offers them)
+    no_facts: bool = True  # --no-facts: prompts without them
+    start_states: bool = True  # plans from a given state (--start, --inventory, --layer; a task's start)
+    server: bool = True  # --llm-url: a model behind an OpenAI-compatible server
+    stand_ins: bool = True  # --llm-stand-in: a chooser under the same grammar instead of the model
+    temperature: bool = True  # --temperature: sampled decoding
+    forward: bool = False  # its model writes the whole plan (--deadline; the game's vocabulary; default rules)
+
+    @property
+    def default_facts(self) -> bool:
+        """Facts in the prompt unless the user says: where the planner offers them (today's default for bar)."""
+        return self.facts
+
+
+#: a model planner that writes whole plans: no facts mode (issue 52: a prompt that spells out the answer
+#: measures the prompt, not the model)
+FORWARD = Supports(facts=False, forward=True)
+NO_MODEL = Supports(model=False, facts=False, server=False, stand_ins=False, temperature=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    name: str
+    factory: Factory
+    supports: Supports
+
+
+class Unsupported(ValueError):
+    """A request the planner does not declare it supports (one line: what, and which planners do)."""
+
+
+#: what each capability is called on the command line, and why a planner may leave it out
+_ASKED = {
+    "facts": ("--facts", " (a prompt that spells out the answer measures the prompt, not the model)"),
+    "no_facts": ("--no-facts", ""),
+    "start_states": ("a start state (--start, --inventory, --layer)", ""),
+    "server": ("--llm-url", ""),
+    "stand_ins": ("--llm-stand-in", ""),
+    "temperature": ("--temperature", ""),
 }
-_registry: dict[str, str | Factory] = dict(_BUILTIN)
+
+#: the module that registers the built-in planners above this package (imported on first look-up)
+CATALOG = "barsym.reasoning"
+#: the typed spec every planner is made from (loaded when a planner is made: it lives above this package)
+SPEC_MODULE = "barsym.reasoning.spec"
+_registry: dict[str, Entry] = {}
+_loaded = False
 DEFAULT_PLANNER = "bar"
-#: planners that talk to a language model (and take the --model/--llm-* options)
-#: the baselines of BAR's table added beside DEPS and chain-of-thought (barsym.reasoning.baseline_loop)
-BASELINES = ("reverse-chain", "self-refine", "tot", "plan-and-solve")
-LLM_PLANNERS = ("bar", "llm-only", "bar-sc", "deps", "cot", *BASELINES)
-#: planners whose model writes the whole plan, unchecked (DEPS, chain-of-thought and the other baselines)
-FORWARD_PLANNERS = ("deps", "cot", *BASELINES)
 
 
-#: the typed spec every built-in planner is made from (``module:Model``, loaded only when a planner is made:
-#: it lives above this package, with the model's settings)
-SPEC = "barsym.reasoning.spec:PlannerSpec"
+def _entries() -> dict[str, Entry]:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        importlib.import_module(CATALOG)
+    return _registry
+
+
+def register(name: str, factory: Factory, supports: Supports = Supports()) -> None:
+    """Add a planner: ``factory(kb, spec)`` builds it, ``supports`` says what it takes (:func:`check`)."""
+    _entries()  # the built-ins first, in their order
+    _registry[name] = Entry(name, factory, supports)
+
+
+def entry(name: str) -> Entry:
+    try:
+        return _entries()[name]
+    except KeyError:
+        raise KeyError(f"unknown planner {name!r}; known planners: {', '.join(planner_names())}") from None
+
+
+def supports(name: str) -> Supports:
+    return entry(name).supports
+
+
+def planner_names() -> list[str]:
+    return list(_entries())
+
+
+def llm_planners() -> tuple[str, ...]:
+    """The planners that ask a model (and take the --model/--llm-* options)."""
+    return tuple(n for n, e in _entries().items() if e.supports.model)
+
+
+def forward_planners() -> tuple[str, ...]:
+    """The planners whose model writes the whole plan, unchecked (DEPS, chain-of-thought, the other baselines)."""
+    return tuple(n for n, e in _entries().items() if e.supports.forward)
+
+
+def check(
+    name: str,
+    *,
+    facts: bool | None = None,
+    start: bool = False,
+    server: bool = False,
+    stand_in: bool = False,
+    temperature: bool = False,
+) -> Supports:
+    """The one check of a request against what planner ``name`` declares; :class:`Unsupported` in one line.
+
+    ``facts``: True for ``--facts``, False for ``--no-facts``, None when not asked. A planner asking no model
+    is not refused here: its model options are ignored, and the caller names them in a warning."""
+    declared = supports(name)
+    if not declared.model:
+        return declared
+    asked = {
+        "facts": facts is True,
+        "no_facts": facts is False,
+        "start_states": start,
+        "server": server,
+        "stand_ins": stand_in,
+        "temperature": temperature,
+    }
+    for capability, wanted in asked.items():
+        if wanted and not getattr(declared, capability):
+            what, why = _ASKED[capability]
+            able = [n for n, e in _entries().items() if e.supports.model and getattr(e.supports, capability)]
+            doing = f"the planners that do: {', '.join(able)}" if able else "no planner does"
+            raise Unsupported(f"the {name} planner does not take {what}{why}; {doing}")
+    return declared
 
 
 _graphs: dict[tuple[int, str], tuple[KnowledgeBase, CraftGraph]] = {}
@@ -99,65 +204,62 @@ def symbolic_from_spec(kb: KnowledgeBase, spec) -> Planner:
     )
 
 
-def _load(path: str):
-    """The object a ``"module:attribute"`` string names, imported now (the planners above this package)."""
-    module, _, attr = path.partition(":")
-    return getattr(importlib.import_module(module), attr)
-
-
-def register(name: str, factory: str | Factory) -> None:
-    _registry[name] = factory
-
-
-def planner_names() -> list[str]:
-    return list(_registry)
-
-
 def make_planner(name: str, kb: KnowledgeBase, **options) -> Planner:
     """Build the planner called ``name`` from keyword options; KeyError names the known ones.
 
-    A built-in planner's options become one :class:`~barsym.reasoning.spec.PlannerSpec` (a key it would not read
-    is a TypeError in one line) and :func:`build` makes the planner; a planner added by :func:`register` is
-    handed the options as they are. ``consistency=True`` follows any planner with BAR's state consistency
-    (module b; options ``anchors``, ``scores``, ``t``, ``k``, ``repairer``, ``fallback``, ``rounds``), as
-    ``bar-sc`` does for ``llm-only``.
+    The options become one :class:`~barsym.reasoning.spec.PlannerSpec` (a key it would not read is a TypeError
+    in one line) and :func:`build` makes the planner. ``consistency=True`` follows any planner with BAR's state
+    consistency (module b; options ``anchors``, ``scores``, ``t``, ``k``, ``repairer``, ``fallback``,
+    ``rounds``), as ``bar-sc`` does for ``llm-only``.
     """
-    try:
-        factory = _registry[name]
-    except KeyError:
-        raise KeyError(f"unknown planner {name!r}; known planners: {', '.join(planner_names())}") from None
-    if factory is not _BUILTIN.get(name):  # a planner registered by the user reads what it likes
-        return (_load(factory) if isinstance(factory, str) else factory)(kb, **options)
-    return build(kb, _load(SPEC).of(name, options))
+    entry(name)  # an unknown name: KeyError before the options are read
+    spec = importlib.import_module(SPEC_MODULE).PlannerSpec
+    return build(kb, spec.of(name, options))
 
 
 def build(kb: KnowledgeBase, spec) -> Planner:
-    """The one factory of the built-in planners: the planner ``spec`` names, with its model, stand-in and state
+    """The one factory: the planner ``spec`` names, after :func:`check`, with its model, stand-in and state
     consistency composed here (not patched in by the callers)."""
     name = spec.planner
-    factory = _registry[name]
-    if isinstance(factory, str):
-        factory = _load(factory)
+    found = entry(name)
+    given = spec.llm.model_fields_set
     stand_in = spec.llm.llm_stand_in
-    if stand_in:  # a chooser under the same grammar instead of the model (barsym.llm.stand_in)
-        if name not in LLM_PLANNERS:
-            raise ValueError(f"--llm-stand-in applies to the LLM planners ({', '.join(LLM_PLANNERS)}), not {name}")
+    declared = check(
+        name,
+        facts=spec.llm.facts if "facts" in given else None,
+        server=bool(spec.llm.llm_url),
+        stand_in=bool(stand_in),
+        temperature="temperature" in given and bool(spec.llm.temperature),
+    )
+    if stand_in and not declared.model:
+        raise Unsupported(f"--llm-stand-in applies to the LLM planners ({', '.join(llm_planners())}), not {name}")
+    if spec.llm.facts is None:  # not asked: the planner's own default
+        spec = spec.model_copy(update={"llm": spec.llm.model_copy(update={"facts": declared.default_facts})})
+    if stand_in and declared.model:  # a chooser under the same grammar instead of the model (barsym.llm.stand_in)
         from ..llm.stand_in import make_stand_in
 
         spec = spec.with_context(backend=make_stand_in(stand_in))
-    elif spec.context.backend is None and (name in LLM_PLANNERS or spec.consistency):
+    elif spec.context.backend is None and (declared.model or spec.consistency):
         # an OpenAI-compatible server with a key or model name gets its own client (else the shared backend)
         server = _load("barsym.reasoning.backends:server_backend")(spec.llm)
         if server is not None:
             spec = spec.with_context(backend=server)
-    planner = factory(kb, spec)
+    planner = found.factory(kb, spec)
     durable = rules_for(kb, spec.rules).profile.durability  # the repairer adds worn tools' copies
     if (spec.consistency or durable) and name != "bar-sc":
         with_consistency = _load("barsym.reasoning.bar_sc:with_consistency")
         planner = with_consistency(planner, kb, spec, name=f"{name}+sc")
-    if stand_in:
+    if stand_in and declared.model:
         planner = StandInPlanner(planner, f"{planner.name}[{stand_in}]")
+    if not declared.start_states:
+        planner = NoStartPlanner(planner)
     return planner
+
+
+def _load(path: str):
+    """The object a ``"module:attribute"`` string names, imported now (the model side above this package)."""
+    module, _, attr = path.partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 def planner_label(name: str, options: dict | None) -> str:
@@ -178,4 +280,19 @@ class StandInPlanner:
         return result
 
     def __getattr__(self, attr: str):  # the wrapped planner's counters, decomposer, trace settings
+        return getattr(self.inner, attr)
+
+
+class NoStartPlanner:
+    """A planner that declares no start states: planning from one is :class:`Unsupported`, not a silent empty start."""
+
+    def __init__(self, inner: Planner):
+        self.inner, self.name = inner, inner.name
+
+    def plan(self, goal: Goal, start: State | None = None) -> PlanResult:
+        if start is not None and start != State():
+            check(self.name.split("[")[0], start=True)
+        return self.inner.plan(goal)
+
+    def __getattr__(self, attr: str):
         return getattr(self.inner, attr)

@@ -21,9 +21,27 @@ and what every call goes through:
 - :mod:`.progress`: typed progress events and the goal names users know.
 
 Import direction: ``commands`` and ``eval`` use this package; it uses ``planner``, ``consistency``,
-``llm``, ``kb``, ``graph`` and ``model``, and none of them imports it (the planner registry names
-its planners as lazy ``"module:function"`` strings).
+``llm``, ``kb``, ``graph`` and ``model``, and none of them imports it (the planner registry loads this
+package by name, once, the first time a planner is looked up).
+
+**The built-in planners** are registered here (:func:`barsym.planner.registry.register`), each as a small
+function (:func:`_lazy`) that imports its planner's module of this package when the planner is first built, so listing the planners (every
+command's ``--planner`` help) or running ``--planner symbolic`` loads no model code; here rather than in a
+module of their own so that the light path loads one module fewer. Adding a planner: its module (a factory
+``(kb, spec) -> planner``) and one ``register`` line at the end of this file (or a call in the user's own code). The order is
+the help's; ``bar`` is the default. What they declare (:class:`~barsym.planner.registry.Supports`): ``bar``,
+``llm-only`` and ``bar-sc`` take facts in their prompts (on unless ``--no-facts``: the model decomposes one
+goal, the graph checks it); the forward planners, whose model writes the whole plan (``deps``, ``cot`` and the
+baselines), take none: with every item's recipe in the prompt they copied it (issue 52), which measures the
+prompt, not the model.
 """
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from ..kb import KnowledgeBase
+from ..planner.registry import FORWARD, NO_MODEL, Factory, Supports, register, symbolic_from_spec
 
 
 def __getattr__(name: str):
@@ -33,3 +51,28 @@ def __getattr__(name: str):
 
         return model_consistency
     raise AttributeError(name)
+
+
+def _lazy(module: str, function: str) -> Factory:
+    """The factory ``function`` of this package's ``module``, imported the first time the planner is built."""
+
+    def factory(kb: KnowledgeBase, spec):
+        return getattr(import_module(f"{__name__}.{module}"), function)(kb, spec)
+
+    factory.__qualname__ = f"{module}.{function}"
+    return factory
+
+
+#: the model decomposes one goal at a time and the graph checks it: facts in the prompt or not
+DECOMPOSER = Supports()
+
+register("bar", _lazy("llm_planners", "bar_planner"), DECOMPOSER)
+register("llm-only", _lazy("llm_planners", "llm_only_planner"), DECOMPOSER)
+register("symbolic", symbolic_from_spec, NO_MODEL)
+register("bar-sc", _lazy("bar_sc", "bar_sc_planner"), DECOMPOSER)
+register("deps", _lazy("deps", "deps_planner"), FORWARD)
+register("cot", _lazy("cot", "cot_planner"), FORWARD)
+register("reverse-chain", _lazy("reverse_chain", "reverse_chain_planner"), FORWARD)
+register("self-refine", _lazy("self_refine", "self_refine_planner"), FORWARD)
+register("tot", _lazy("tree_of_thoughts", "tot_planner"), FORWARD)
+register("plan-and-solve", _lazy("plan_and_solve", "plan_and_solve_planner"), FORWARD)

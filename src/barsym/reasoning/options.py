@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..consistency.config import ConsistencyConfig
 from ..llm.settings import ModelSettings
-from ..planner.registry import FORWARD_PLANNERS, LLM_PLANNERS
+from ..planner.registry import check, forward_planners, llm_planners, supports
 from ..planner.selector import SELECTORS
 from .loop_limits import BASELINE_DEADLINE, DEFAULT_DEADLINE
 
@@ -57,11 +57,12 @@ class PlannerLLMOptions(ModelSettings):
         "differ from it (seeded, so still reproducible)",
         json_schema_extra={"metavar": "T"},
     )
-    facts: bool = Field(
-        True,
-        description="leave the knowledge base's facts out of the prompts (the papers' prompts; "
-        "by default bar is told how its goal is made, deps, cot and the other baselines how every item of the task is)",
-        json_schema_extra={"flag": "--no-facts"},
+    facts: bool | None = Field(
+        None,
+        description="the knowledge base's facts in the prompts, or not (--no-facts: the papers' prompts); by default "
+        "bar, llm-only and bar-sc are told how their goal is made; deps, cot and the other baselines take no facts "
+        "(a prompt that spells out the answer measures the prompt, not the model)",
+        json_schema_extra={"flag": "--facts"},
     )
 
 
@@ -137,9 +138,6 @@ class BaselineOptions(BaseModel):
     )
 
 
-#: the planners that take --deadline (ForwardOptions): the forward planners, whose model writes whole plans
-TIMED_PLANNERS = ("deps", "cot", "reverse-chain", "self-refine", "tot", "plan-and-solve")
-
 #: which planner each of BaselineOptions' fields belongs to
 BASELINE_OWNERS = {"refine_rounds": "self-refine", "tot_breadth": "tot", "tot_beam": "tot"}
 
@@ -171,38 +169,48 @@ def planner_options(
         extra["consistency"] = True
     chosen, ignored = deps.model_dump(include=deps.model_fields_set, exclude_none=True), None
     timed = forward.model_dump(include=forward.model_fields_set, exclude_none=True) if forward is not None else {}
-    if timed and name not in TIMED_PLANNERS:
+    timed_planners = forward_planners()  # --deadline (ForwardOptions): the planners whose model writes whole plans
+    if timed and name not in timed_planners:
         raise ValueError(
-            f"--deadline applies to --planner {', '.join(TIMED_PLANNERS[:-1])} and {TIMED_PLANNERS[-1]} only"
+            f"--deadline applies to --planner {', '.join(timed_planners[:-1])} and {timed_planners[-1]} only"
         )
     extra.update(timed)
     if name == "deps":
         extra.update(chosen)
     elif "feedback_world" in chosen or "deps_rounds" in chosen:
         raise ValueError(f"--{next(iter(chosen)).replace('_', '-')} applies to --planner deps only")
-    elif "selector" in chosen and name in LLM_PLANNERS:
+    elif "selector" in chosen and name in llm_planners():
         ignored = ("executes no plan", [(DepsOptions, "selector")])
     if baselines is not None:
         for key, value in baselines.model_dump(include=baselines.model_fields_set, exclude_none=True).items():
             if BASELINE_OWNERS[key] != name:
                 raise ValueError(f"--{key.replace('_', '-')} applies to --planner {BASELINE_OWNERS[key]} only")
             extra[key] = value
-    if name in FORWARD_PLANNERS and "llm_mode" in llm.model_fields_set and llm.llm_mode != "graph":
+    given = llm.model_fields_set
+    check(  # what the planner declares it supports (barsym.planner.registry): refused here, before any work
+        name,
+        facts=llm.facts if "facts" in given else None,
+        server=llm.llm_url is not None,
+        stand_in=llm.llm_stand_in is not None,
+        temperature="temperature" in given and bool(llm.temperature),
+    )
+    if name in forward_planners() and "llm_mode" in given and llm.llm_mode != "graph":
         raise ValueError(
             f"--llm-mode applies to bar and llm-only; the {name} planner's grammar is always the game's vocabulary"
         )
-    if name not in LLM_PLANNERS and not extra.get("consistency"):
+    if name not in llm_planners() and not extra.get("consistency"):
         given = [(type(m), n) for m in (llm, config, deps) for n in type(m).model_fields if n in m.model_fields_set]
         given = [(m, n) for m, n in given if (m, n) != (ConsistencyConfig, "seed")]
         return {}, ("asks no model", given) if given else None
-    if name in FORWARD_PLANNERS and rules is not None and rules.name != kb.default_profile:
+    if name in forward_planners() and rules is not None and rules.name != kb.default_profile:
         raise ValueError(
             f"the {name} planner's grammar and checks play by the {kb.default_profile} rules; for "
             f"--rules {rules.name} use --planner bar, llm-only, bar-sc or symbolic"
         )
     settings = {
-        k: v
-        for k, v in llm.model_dump().items()
-        if (v is not None or k not in ("api_key", "llm_model")) and (k != "facts" or k in llm.model_fields_set)
-    }  # the server's key and model name, and facts, only when set
+        k: v for k, v in llm.model_dump().items() if v is not None or k not in ("api_key", "llm_model", "facts")
+    }  # the server's key and model name only when set
+    # the facts the planner is given, resolved: a run file's header says it, so a run made before a planner's
+    # default changed (the forward planners lost theirs in issue 54) is not resumed under the new one
+    settings["facts"] = llm.facts if llm.facts is not None else supports(name).default_facts
     return {**settings, **extra}, ignored

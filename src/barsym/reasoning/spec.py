@@ -20,19 +20,26 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..consistency.config import ConsistencyConfig
-from .options import TIMED_PLANNERS, BaselineOptions, DepsOptions, ForwardOptions, PlannerLLMOptions
+from ..planner.registry import supports
+from .options import BaselineOptions, DepsOptions, ForwardOptions, PlannerLLMOptions
 
 #: the keys of the consistency configuration a flat option mapping may hold (``seed`` is the model's too)
 CONFIG_KEYS = tuple(ConsistencyConfig.model_fields)
 #: each planner's own option models, beside the model's settings and state consistency's that every planner takes;
-#: ForwardOptions (--deadline) for every planner of :data:`.options.TIMED_PLANNERS`, the list the CLI checks
+#: ForwardOptions (--deadline) besides for every planner that declares itself ``forward`` (:func:`own_models`)
 OWN_MODELS: dict[str, tuple[type[BaseModel], ...]] = {
     "deps": (DepsOptions,),
     "self-refine": (BaselineOptions,),
     "tot": (BaselineOptions,),
 }
-for _timed in TIMED_PLANNERS:
-    OWN_MODELS[_timed] = (*OWN_MODELS.get(_timed, ()), ForwardOptions)
+
+
+def own_models(planner: str) -> tuple[type[BaseModel], ...]:
+    """The option models planner ``planner`` reads besides everyone's."""
+    forward = (ForwardOptions,) if supports(planner).forward else ()
+    return (*OWN_MODELS.get(planner, ()), *forward)
+
+
 #: the seed of DEPS' feedback runs (a caller's, not a command-line option)
 OWN_KEYS = {"deps": {"world_seed"}}
 
@@ -87,7 +94,7 @@ class PlannerSpec(BaseModel):
     def of(cls, planner: str, keywords: Mapping[str, Any]) -> PlannerSpec:
         """The spec flat keyword options describe (``make_planner``'s, a run file's); TypeError in one line for a key
         the planner would not read."""
-        own = OWN_MODELS.get(planner, ())
+        own = own_models(planner)
         known = {k for m in (PlannerLLMOptions, ConsistencyConfig, *own) for k in m.model_fields}
         allowed = known | CONTEXT_KEYS | OWN_KEYS.get(planner, set())
         unknown = sorted(set(keywords) - allowed)
