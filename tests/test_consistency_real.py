@@ -42,13 +42,16 @@ def test_real_scores_are_one_to_ten_and_the_prefix_is_cached(backend):
 
 
 def test_the_taught_model_declares_the_score_method_it_was_taught_and_reads_it(backend):
-    """The shipped adapter was taught ``yes-needs`` (its card says so); the base GGUF alone declares none."""
+    """The shipped adapter declares the method it was taught (its card says which); the base GGUF alone declares
+    none. Where the card names another as measured best with it, that one is the default."""
     from barsym.llm.llamacpp.adapter import read_card
 
     assert backend.model_metadata("general.architecture") == "llama"  # the base's keys, not the adapter's
     taught = read_card()["score_method"]
     assert backend.model_metadata(SCORE_METHOD_KEY) == taught
-    assert default_method(backend) == (ScoreMethod(taught), "model")
+    measured = read_card().get("default_score_method")
+    want = (ScoreMethod(measured), "card") if measured else (ScoreMethod(taught), "model")
+    assert default_method(backend) == want
     assert DEFAULT_SCORE_METHOD is ScoreMethod.EXPECTED  # what a model that declares nothing is read with
 
 

@@ -80,7 +80,7 @@ def test_only_the_options_given_reach_the_planner(capsys, monkeypatch):
         run(capsys, "plan", "stick", "--planner", "bar", "--t", "4", "--no-fallback")
     assert seen["t"] == 4 and seen["fallback"] is False
     assert not {"anchors", "scores", "k", "repairer", "rounds", "deps_rounds", "selector"} & set(seen)
-    assert seen["facts"] is True  # bar's default, resolved so that a run file's header says it
+    assert seen["facts"] is False  # bar's default (no facts), resolved so that a run file's header says it
     seen.clear()
     with pytest.raises(ZeroDivisionError):
         run(capsys, "plan", "stick", "--planner", "bar-sc", "--no-facts", "--score-method", "digit")

@@ -87,9 +87,10 @@ def test_the_forward_planners_offer_no_facts_mode(kb, capsys):
         assert make_planner(name, kb, llm_stand_in="first", log=False, facts=False).facts is None
 
 
-def test_the_decomposers_keep_facts_by_default(kb):
+def test_the_decomposers_take_no_facts_unless_asked(kb):
+    """Issue 52: the taught model knows the game, so bar decomposes from its own knowledge by default."""
     for name in ("bar", "llm-only"):
-        assert make_planner(name, kb, llm_stand_in="first", log=False).decomposer.prompts.facts is not None
+        assert make_planner(name, kb, llm_stand_in="first", log=False).decomposer.prompts.facts is None
         assert make_planner(name, kb, llm_stand_in="first", log=False, facts=False).decomposer.prompts.facts is None
         assert make_planner(name, kb, llm_stand_in="first", log=False, facts=True).decomposer.prompts.facts
 

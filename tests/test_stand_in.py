@@ -108,7 +108,8 @@ def test_every_llm_planner_runs_with_a_stand_in_and_says_so(kb, name):
 
 
 def test_bar_with_copy_facts_is_accepted_first_try(kb):
-    result = make_planner("bar", kb, llm_stand_in="copy-facts", log=False).plan(Goal(item="stone_pickaxe", count=1))
+    planner = make_planner("bar", kb, llm_stand_in="copy-facts", facts=True, log=False)
+    result = planner.plan(Goal(item="stone_pickaxe", count=1))
     llm = result.stats.model
     assert result.validation.valid and llm.fallbacks == 0 and llm.accepted_first_try >= 4
     assert result.stats.plan_fallback is None

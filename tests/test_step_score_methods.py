@@ -209,6 +209,22 @@ def test_a_declared_method_the_backend_cannot_serve_or_this_version_does_not_kno
     assert default_method(no_probabilities) == (ScoreMethod.DIGIT, "server")
 
 
+def test_the_shipped_adapter_s_card_names_the_method_measured_best_with_it(monkeypatch):
+    """A taught method becomes the default only when it wins: the card of the shipped adapter can name another."""
+    from barsym.llm.llamacpp import adapter
+
+    declares = ScriptedLLM(probabilities=True, metadata={SCORE_METHOD_KEY: "yes-recall"})
+    declares.adapter_path = adapter.SHIPPED
+    monkeypatch.setattr(adapter, "read_card", lambda path=None: {"default_score_method": "yes-needs"})
+    assert default_method(declares) == (ScoreMethod.YES_NEEDS, "card")
+    monkeypatch.setattr(adapter, "read_card", lambda path=None: {"default_score_method": None})
+    assert default_method(declares) == (ScoreMethod.YES_RECALL, "model")
+    other = ScriptedLLM(probabilities=True, metadata={SCORE_METHOD_KEY: "yes-recall"})
+    other.adapter_path = adapter.SHIPPED.with_name("mine.gguf")  # another adapter: its own declaration
+    monkeypatch.setattr(adapter, "read_card", lambda path=None: {"default_score_method": "yes-needs"})
+    assert default_method(other) == (ScoreMethod.YES_RECALL, "model")
+
+
 def test_the_method_a_distilled_model_declares_is_the_verdict_kind_it_was_taught():
     from barsym.distill.verdicts import taught_score_method
 

@@ -85,6 +85,14 @@ class Numbers:
 
         return self.scores[ALL]
 
+    def stat(self, key: str) -> int:
+        """A model counter summed over the tasks (``accepted_first_try``, ``llm_goals``, ``fallbacks``)."""
+        return sum(int((r.get("stats") or {}).get(key) or 0) for r in self.records)
+
+    def deps_successes(self) -> int:
+        """DEPS episodes that reached the goal in some round."""
+        return sum(((r.get("stats") or {}).get("deps") or {}).get("success_round") is not None for r in self.records)
+
     def executable(self) -> int:
         """Plans the validator lets run (valid, or valid with waste), as ``barsym eval`` counts them."""
         return sum(1 for r in self.records if r.get("planned") and r.get("verdict") not in (None, "invalid"))
@@ -119,6 +127,10 @@ FIELDS: dict[str, Callable[[Numbers], str]] = {
     "exact": lambda n: str(sum(bool(r.get("matches_expert")) for r in n.records)),
     "median-s": lambda n: f"{statistics.median(n.seconds):.1f}",
     "max-s": lambda n: f"{max(n.seconds):.1f}",
+    "first-try": lambda n: f"{n.stat('accepted_first_try')} / {n.stat('llm_goals')}",
+    "first-try-pct": lambda n: f"{100 * n.stat('accepted_first_try') / max(1, n.stat('llm_goals')):.1f} %",
+    "fallbacks": lambda n: str(n.stat("fallbacks")),
+    "deps-success": lambda n: f"{n.deps_successes()} / {len(n.records)}",
     "round-0": lambda n: str(n.rounds(0)),
     "round-1": lambda n: str(n.rounds(1)),
 }

@@ -42,6 +42,11 @@ def main() -> int:
     )
     parser.add_argument("--command", required=True, help="the barsym distill command that trained it")
     parser.add_argument("--results", type=Path, help="measured rows: [{what, taught, base, command}]")
+    parser.add_argument(
+        "--score-method",
+        help="the step-score method measured best with this adapter (bench/bench_step_scores.py): the default "
+        "--scores llm reads it with (default: none named, so the method it was taught)",
+    )
     parser.add_argument("--threads", type=int, default=2, help="the cores training ran on (for the card's CPU hours)")
     parser.add_argument("--after", type=Path, help="the card of the stage this adapter was warm-started from")
     args = parser.parse_args()
@@ -74,6 +79,7 @@ def main() -> int:
         },
         "adapter": {"file": SHIPPED.name, "bytes": SHIPPED.stat().st_size, "sha256": file_sha256(SHIPPED)},
         "score_method": summary.get("score_method"),
+        "default_score_method": args.score_method,
         "data": {
             "file": args.data.name,
             "examples": sum(kinds.values()),

@@ -16,7 +16,7 @@ import pytest
 from barsym.kb import load_kb
 from barsym.llm import BrokenModelError, CredentialsRefusedError, FatalBackendError, LLMOptions, ScriptedLLM
 from barsym.model import Goal
-from barsym.planner.registry import LLM_PLANNERS, make_planner
+from barsym.planner.registry import llm_planners, make_planner
 from cli_run import one_line, run
 from loopback import ChatStub
 
@@ -37,7 +37,7 @@ FAILURES = [
 
 
 @pytest.mark.parametrize("failure", FAILURES, ids=["401", "nan"])
-@pytest.mark.parametrize("name", LLM_PLANNERS)
+@pytest.mark.parametrize("name", llm_planners())
 def test_no_planner_falls_back_from_a_fatal_backend_error(kb, name, failure):
     backend = ScriptedLLM([failure] * 50, LLMOptions(n_ctx=8192))
     planner = make_planner(name, kb, backend=backend, log=False)

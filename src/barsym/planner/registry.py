@@ -55,11 +55,14 @@ class Supports:
     stand_ins: bool = True  # --llm-stand-in: a chooser under the same grammar instead of the model
     temperature: bool = True  # --temperature: sampled decoding
     forward: bool = False  # its model writes the whole plan (--deadline; the game's vocabulary; default rules)
+    facts_by_default: bool = False  # facts unless --no-facts (else none unless --facts)
 
     @property
     def default_facts(self) -> bool:
-        """Facts in the prompt unless the user says: where the planner offers them (today's default for bar)."""
-        return self.facts
+        """Facts in the prompt when the user does not say. None by default since issue 52: the taught model knows
+        how items are made (BAR's 53, no facts: 86.9 % of its decompositions accepted first try, the stand-ins
+        0 %), so the model decomposes and the graph checks, as BAR's design has it; ``--facts`` gives them."""
+        return self.facts and self.facts_by_default
 
 
 #: a model planner that writes whole plans: no facts mode (issue 52: a prompt that spells out the answer

@@ -59,9 +59,10 @@ class PlannerLLMOptions(ModelSettings):
     )
     facts: bool | None = Field(
         None,
-        description="the knowledge base's facts in the prompts, or not (--no-facts: the papers' prompts); by default "
-        "bar, llm-only and bar-sc are told how their goal is made; deps, cot and the other baselines take no facts "
-        "(a prompt that spells out the answer measures the prompt, not the model)",
+        description="bar, llm-only, bar-sc: tell the model how its goal is made (the knowledge base's facts in the "
+        "prompts); by default it is not told (the papers' prompts: the taught model knows the game, the graph "
+        "checks); deps, cot and the other baselines take no facts (a prompt that spells out the answer measures "
+        "the prompt, not the model)",
         json_schema_extra={"flag": "--facts"},
     )
 

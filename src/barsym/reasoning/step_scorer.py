@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from ..consistency.anchors import SCORE_METHOD_KEY
 from ..consistency.config import DEFAULT_SCORE_METHOD as DEFAULT_METHOD
@@ -206,7 +207,8 @@ def _slot_name(rules: Rules, accepts: tuple[str, ...]) -> str:
 
 
 def default_method(backend: LLMBackend) -> tuple[ScoreMethod, str]:
-    """The method to read ``backend``'s scores with when none is given, and why: ``"model"`` (the model
+    """The method to read ``backend``'s scores with when none is given, and why: ``"card"`` (the shipped
+    adapter's card names the method measured best with it), ``"model"`` (the model
     file declares it under :data:`SCORE_METHOD_KEY`), ``"default"`` (:data:`DEFAULT_METHOD`, the
     in-process model) or ``"server"`` (``digit``: a server gives no probabilities).
 
@@ -216,10 +218,26 @@ def default_method(backend: LLMBackend) -> tuple[ScoreMethod, str]:
     know, is ignored rather than trusted."""
     if not gives_probabilities(backend):
         return ScoreMethod.DIGIT, "server"
+    measured = _card_method(backend)
+    if measured is not None:
+        return measured, "card"
     declared = backend.model_metadata(SCORE_METHOD_KEY)
     if declared in {m.value for m in ScoreMethod}:
         return ScoreMethod(declared), "model"
     return DEFAULT_METHOD, "default"
+
+
+def _card_method(backend: LLMBackend) -> ScoreMethod | None:
+    """The method the shipped adapter's card names as measured best with it (``default_score_method``), where
+    ``backend`` runs that adapter. Why not the method it was taught: a taught method becomes the default only
+    when it wins (the adapter of 2026-12-06 was taught ``yes-recall``, which scored below a two-line rule)."""
+    from ..llm.llamacpp.adapter import SHIPPED, read_card
+
+    path = getattr(backend, "adapter_path", None)
+    if path is None or Path(path).resolve() != SHIPPED.resolve():
+        return None
+    name = (read_card() or {}).get("default_score_method")
+    return ScoreMethod(name) if name in {m.value for m in ScoreMethod} else None
 
 
 class LLMStepScorer:
@@ -266,7 +284,13 @@ class LLMStepScorer:
     @property
     def method_text(self) -> str:
         """The method and why it was chosen, as a report names it ("yes-facts, declared by the model")."""
-        why = {"given": "", "model": ", declared by the model", "default": ", the default", "server": ", a server's"}
+        why = {
+            "given": "",
+            "card": ", measured best with the shipped adapter (its card)",
+            "model": ", declared by the model",
+            "default": ", the default",
+            "server": ", a server's",
+        }
         return self.method.value + why[self.method_source]
 
     def messages(self, goal: Goal, steps: Sequence[Step], number: int) -> list[dict[str, str]]:
