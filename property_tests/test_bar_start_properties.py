@@ -21,7 +21,7 @@ from barsym.sim import State
 
 KB = load_kb()
 SYMBOLIC = make_planner("symbolic", KB)
-BAR = make_planner("bar", KB, llm_stand_in="copy-facts", log=False)
+BAR = make_planner("bar", KB, llm_stand_in="copy-facts", facts=True, log=False)
 SETTINGS = settings(max_examples=220, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 GOALS = ["torch", "stone_pickaxe", "iron_pickaxe", "furnace", "bucket", "shears", "diamond_sword", "rail", "chest"]

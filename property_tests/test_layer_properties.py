@@ -29,7 +29,7 @@ KB = load_kb()
 VALIDATOR = Validator(KB)
 RULES = VALIDATOR.rules
 SYMBOLIC = make_planner("symbolic", KB)
-BAR = make_planner("bar", KB, llm_stand_in="copy-facts", log=False)
+BAR = make_planner("bar", KB, llm_stand_in="copy-facts", facts=True, log=False)
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -46,7 +46,7 @@ def plan_with_a_refusal(kb, path):
 
     log = CallLog(path)
     model = ScriptedLLM([reply] * 20)
-    planner = make_planner("bar", kb, backend=model, log=log, command="barsym plan stone_pickaxe")
+    planner = make_planner("bar", kb, backend=model, log=log, facts=True, command="barsym plan stone_pickaxe")
     planner.plan(Goal(item="stone_pickaxe"))
     return log, model
 

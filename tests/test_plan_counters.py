@@ -43,9 +43,11 @@ def _summary_number(text: str, words: str) -> int:
     return int(match.group(1))
 
 
-@pytest.mark.parametrize("planner", ["symbolic", "bar", "llm-only", "bar-sc", "deps", "cot"])
+@pytest.mark.parametrize("planner", ["symbolic", "bar", "llm-only", "bar-sc"])
 def test_a_held_tool_needs_no_fallback_and_the_counters_match_the_tags(capsys, planner):
-    extra = ("--deps-rounds", "0") if planner == "deps" else ()
+    """copy-facts copies the facts it is given: the decomposers get them with --facts (deps and cot take none
+    since issue 54, so a stand-in has nothing to copy there)."""
+    extra = ("--facts",) if planner != "symbolic" else ()
     code, text, _ = run(capsys, "plan", *START, "--planner", planner, *extra)
     assert code == 0, text
     tags = Counter(tag.strip() for group in TAG.findall(text) for tag in group.split(","))
