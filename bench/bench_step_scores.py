@@ -78,13 +78,9 @@ def row(name: str, scores: list, items: list, seconds: float) -> dict:
     }
 
 
-def _held(state, item) -> bool:
-    return any(name == item and n > 0 for name, n in state.inventory)
-
-
 def rule_tool_held(state, step) -> float:
     """Yes unless the step names a tool the inventory does not hold (read from the prompt's 'Have')."""
-    return 1.0 if step.tool and not _held(state, step.tool) else 10.0
+    return 1.0 if step.tool and state.count(step.tool) <= 0 else 10.0
 
 
 def rule_tool_and_something(state, step) -> float:

@@ -444,19 +444,17 @@ def test_the_gguf_rows_of_a_query_projection_are_regrouped_per_head():
     assert rows == [0, 4, 2, 6, 8, 12, 10, 14]
 
 
-@pytest.mark.skipif(
+NEEDS_TRAIN = pytest.mark.skipif(
     not all(__import__("importlib").util.find_spec(m) for m in ("torch", "transformers", "peft")),
     reason="the [train] extra is not installed",
 )
-def test_a_few_lora_steps_on_a_toy_llama_lower_the_loss():
-    import torch
-    from peft import LoraConfig, get_peft_model
+
+
+def _toy_llama():
+    """A two-block llama small enough to train in a test (the [train] extra's transformers)."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    from barsym.distill.train import Encoded, _loss
-
-    torch.manual_seed(0)
-    model = LlamaForCausalLM(
+    return LlamaForCausalLM(
         LlamaConfig(
             vocab_size=64,
             hidden_size=32,
@@ -466,7 +464,19 @@ def test_a_few_lora_steps_on_a_toy_llama_lower_the_loss():
             num_key_value_heads=2,
         )
     )
-    model = get_peft_model(model, LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj", "down_proj"]))
+
+
+@NEEDS_TRAIN
+def test_a_few_lora_steps_on_a_toy_llama_lower_the_loss():
+    import torch
+    from peft import LoraConfig, get_peft_model
+
+    from barsym.distill.train import Encoded, _loss
+
+    torch.manual_seed(0)
+    model = get_peft_model(
+        _toy_llama(), LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj", "down_proj"])
+    )
     row = Encoded("cot", [5, 6, 7, 8, 9, 10, 11], scored_from=3)
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-2)
     losses = []
@@ -479,30 +489,18 @@ def test_a_few_lora_steps_on_a_toy_llama_lower_the_loss():
     assert losses[-1] < losses[0]
 
 
-@pytest.mark.skipif(
-    not all(__import__("importlib").util.find_spec(m) for m in ("torch", "transformers", "peft")),
-    reason="the [train] extra is not installed",
-)
+@NEEDS_TRAIN
 def test_a_padded_batch_scores_each_example_as_it_would_alone_with_and_without_a_prefix():
     """--batch N runs N tails in one forward pass: right-padded, the shared prefix cache repeated; the loss is
     the mean of the examples' own losses (so a batch changes the speed, not what is taught)."""
     import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
 
     from barsym.distill.train import Encoded, _batches, _loss, _prefix_caches
 
     torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=64,
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-    )
     from peft import LoraConfig, get_peft_model
 
-    model = get_peft_model(LlamaForCausalLM(config), LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj"]))
+    model = get_peft_model(_toy_llama(), LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj"]))
     model.eval()
     rows = [
         Encoded("know", [5, 6, 7, 8, 9, 10, 11], scored_from=3),
