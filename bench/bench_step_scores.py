@@ -20,6 +20,11 @@ step and the step itself, no recipe) bound what a model adds there: ``rule: tool
 the step names a tool that is not held), ``rule: tool held, something to use`` (also no for a craft
 or smelt from an empty inventory). The best of them is printed with the model rows' margin over it.
 
+``--stand-ins`` adds, for each method that reads a generated reply (``digit``, ``recall-check``), a row
+per no-model stand-in (``first``, ``random``, ``largest``, ``copy-facts``: :mod:`barsym.llm.stand_in`)
+answering the same prompt under the same grammar; the probability methods have no stand-in (a stand-in
+gives no probabilities), the rules bound them.
+
 ``--set dropped`` scores another set: from each expert plan one step dropped
 (:func:`~barsym.consistency.step_set.dropped_steps`), a fault no method was shaped on.
 
@@ -106,6 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--adapter", help="LoRA adapter (default: the shipped one for the embedded model; none: base)")
     parser.add_argument("--set", dest="step_set", choices=("labelled", "dropped"), default="labelled")
+    parser.add_argument(
+        "--stand-ins", action="store_true", help="also score generated-reply methods with the stand-ins"
+    )
     parser.add_argument("--json", dest="json_out", default=None, help="write the table and the set here")
     args = parser.parse_args(argv)
     names = [name.strip() for name in args.methods.split(",") if name.strip()]
@@ -131,8 +139,6 @@ def main(argv: list[str] | None = None) -> int:
     befores = [validator.validate(Plan(steps=x.steps[: x.number - 1]), goal=None).final_state for x in items]
     for name, rule in RULES.items():
         rows.append(row(name, [rule(state, x.step) for state, x in zip(befores, items)], items, 0.0))
-    rule_rows = [r for r in rows if r["method"].startswith("rule:") and r["auc"] is not None]
-    best_rule = max(rule_rows, key=lambda r: r["auc"]) if rule_rows else None
     per_step: dict[str, list] = {}
     if methods:
         from barsym.llm import LLMOptions
@@ -150,17 +156,35 @@ def main(argv: list[str] | None = None) -> int:
             per_step[name] = scores
             print(f"  {name}: done in {seconds:.1f} s", flush=True)
         backend.close()
+        if args.stand_ins:
+            from barsym.llm.stand_in import STAND_INS, make_stand_in
+
+            for method in [m for m in methods if m is not None and not m.needs_probabilities]:
+                for stand_in in STAND_INS:
+                    scorer = LLMStepScorer(make_stand_in(stand_in), method=method, rules=rules, log=False)
+                    started = time.perf_counter()
+                    scores = [scorer.step(x.goal, x.steps, x.number) for x in items]
+                    name = f"{method.value} (stand-in {stand_in})"
+                    rows.append(row(name, scores, items, time.perf_counter() - started))
+                    per_step[name] = scores
 
     print()
+    # the margin is over the best reader with no model: a rule, or a stand-in on the same prompt
+    bounds = [r for r in rows if (r["method"].startswith("rule:") or "stand-in" in r["method"]) and r["auc"]]
+    best_rule = max(bounds, key=lambda r: r["auc"]) if bounds else None
     if best_rule is not None:
-        print(f"best no-model rule: {best_rule['method']} (AUC {fmt(best_rule['auc'])})")
+        print(f"best reader with no model: {best_rule['method']} (AUC {fmt(best_rule['auc'])})")
     print(
-        "| method | steps | no answer | AUC | AUC minus the best rule's | Spearman (label) "
+        "| method | steps | no answer | AUC | AUC minus the best no-model reader's | Spearman (label) "
         "| Spearman (simulator 1-10) | distinct scores | s/step |"
     )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:
-        model_row = r["method"] not in ("simulator", "constant") and not r["method"].startswith("rule:")
+        model_row = (
+            r["method"] not in ("simulator", "constant")
+            and not r["method"].startswith("rule:")
+            and "stand-in" not in r["method"]
+        )
         margin = r["auc"] - best_rule["auc"] if model_row and best_rule and r["auc"] is not None else None
         r["margin_over_best_rule"] = margin
         print(

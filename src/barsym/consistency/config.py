@@ -48,7 +48,9 @@ class ScoreMethod(str, Enum):
     expected digit, or P(yes) to "can this step be done now?", with or without the state's facts
     (``yes-state``: the facts alone, without the plan; ``yes-needs``: each need beside what the player
     has of it; ``yes-recall``: the plan so far and the state, never what the step needs, which the model
-    must know -- so its verdict is a cross-check of the simulator's, not a reading of it)."""
+    must know -- so its verdict is a cross-check of the simulator's, not a reading of it; ``recall-check``:
+    the model says what the step needs, in the decomposer's own question, and the state is compared
+    with its reply by arithmetic)."""
 
     DIGIT = "digit"
     EXPECTED = "expected"
@@ -57,15 +59,22 @@ class ScoreMethod(str, Enum):
     YES_STATE = "yes-state"
     YES_NEEDS = "yes-needs"
     YES_RECALL = "yes-recall"
+    RECALL_CHECK = "recall-check"
 
     @property
     def needs_probabilities(self) -> bool:
-        return self is not ScoreMethod.DIGIT
+        return self not in (ScoreMethod.DIGIT, ScoreMethod.RECALL_CHECK)
 
     @property
     def needs_rules(self) -> bool:
         """Whether the prompt shows facts from the rule book and the simulator."""
-        return self in (ScoreMethod.YES_FACTS, ScoreMethod.YES_STATE, ScoreMethod.YES_NEEDS, ScoreMethod.YES_RECALL)
+        return self in (
+            ScoreMethod.YES_FACTS,
+            ScoreMethod.YES_STATE,
+            ScoreMethod.YES_NEEDS,
+            ScoreMethod.YES_RECALL,
+            ScoreMethod.RECALL_CHECK,
+        )
 
 
 #: what ``--scores llm`` / ``both`` read unless told otherwise or the model declares its own: the best
@@ -130,8 +139,10 @@ class ConsistencyConfig(BaseModel):
         "this step be done now?'), yes-facts (the same with the state and the "
         "step's needs), yes-state (the state, the step and its needs without the plan), "
         "yes-needs (as yes-facts, each need beside what the player has of it), "
-        "yes-recall (the plan so far and the state, not the step's needs: the model must know them); "
-        "default: the method a distilled model declares (barsym distill writes it), else "
+        "yes-recall (the plan so far and the state, not the step's needs: the model must know them), "
+        "recall-check (the model says what the step needs, as the decomposer asks it; the state is compared "
+        "with its reply); default: the method the shipped adapter's card names as measured best, else the one "
+        "a distilled model declares (barsym distill writes it), else "
         f"{DEFAULT_SCORE_METHOD.value} for an in-process model, digit for --llm-url",
         json_schema_extra={"metavar": "METHOD"},
     )

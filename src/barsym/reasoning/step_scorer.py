@@ -40,6 +40,10 @@ One generated digit says little: the embedded 135M model wrote 10 for all
   the inventory line and comparing counts is two hops for a 135M model. Here
   the two numbers stand side by side; the model still compares them and the
   tool tiers (docs/step-scores.md).
+- ``recall-check``: the model is asked what the step needs in the decomposer's
+  own question without facts (``Goal: 4 stick``), and the state is compared with
+  its reply by arithmetic (:mod:`.recall_check`): the knowledge is the model's,
+  the comparison is not left to one yes/no token.
 
 The probability methods need :meth:`~barsym.llm.LLMBackend.continuation_logprobs`
 (the in-process model); :meth:`LLMStepScorer.raw` gives their unrounded values
@@ -71,6 +75,7 @@ from ..planner.stats import LLMStats
 from ..sim import State
 from ..validation import Validator
 from .model_calls import ModelGateway
+from .recall_check import RecallCheck
 
 __all__ = [
     "DEFAULT_METHOD",
@@ -279,6 +284,7 @@ class LLMStepScorer:
             backend, seed=seed, temperature=temperature, max_failures=max_failures, log=log, stats=self.stats
         )
         self._cache: dict[tuple, tuple[list[float | None], int, float]] = {}
+        self.recall = RecallCheck(rules, self.gateway) if self.method is ScoreMethod.RECALL_CHECK and rules else None
 
     # ---- prompts ------------------------------------------------------------------------
     @property
@@ -294,6 +300,9 @@ class LLMStepScorer:
         return self.method.value + why[self.method_source]
 
     def messages(self, goal: Goal, steps: Sequence[Step], number: int) -> list[dict[str, str]]:
+        if self.recall is not None:
+            asked = self.recall.asked(steps[number - 1], self._before(steps, number))
+            return self.recall.messages(asked) if asked is not None else []
         if self.method in (ScoreMethod.DIGIT, ScoreMethod.EXPECTED):
             question = f"Rate step {number}: {steps[number - 1]}"
             return [
@@ -377,7 +386,9 @@ class LLMStepScorer:
         return self.gateway.down
 
     def step(self, goal: Goal, steps: tuple[Step, ...], number: int) -> float | None:
-        """Step ``number``'s raw score (one model call, not cached)."""
+        """Step ``number``'s raw score (one model call, not cached; ``recall-check`` caches its question)."""
+        if self.recall is not None:
+            return self.recall.score(steps[number - 1], self._before(steps, number))
         messages = self.messages(goal, steps, number)
         about = f"score step {number} of {goal.count} {goal.item}" + (
             "" if self.method is ScoreMethod.DIGIT else f" ({self.method.value})"
