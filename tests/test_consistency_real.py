@@ -62,3 +62,15 @@ def test_the_real_llm_repairer_fixes_a_dropped_dig_down(backend, validator):
     result = engine.repair(faulty)
     assert result.valid_after and validator.validate(result.plan).valid
     assert result.stats.symbolic_fallbacks == 0
+
+
+def test_real_recall_check_asks_once_per_distinct_step_and_scores_in_range(backend, validator):
+    """recall-check through the real model: the decomposer's question once per distinct step, a score in 1-10."""
+    from barsym.kb import Rules
+
+    scorer = LLMStepScorer(backend, method=ScoreMethod.RECALL_CHECK, rules=Rules(validator.kb), log=False)
+    raw = scorer.raw(PLAN.steps, PLAN.default_goal())
+    assert len(raw) == len(PLAN) and all(v is None or 1.0 <= v <= 10.0 for v in raw)
+    assert sum(v is not None for v in raw) >= len(PLAN) // 2  # the vocabulary grammar keeps replies readable
+    distinct = {(s.type, s.item, s.count) for s in PLAN.steps}
+    assert scorer.stats.llm_calls <= len(distinct)

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..kb import KnowledgeBase, Rules, UnknownItemError
-from ..model import Goal, Step, StepType
+from ..model import MAX_COUNT, Goal, Step, StepType
 from ..planner import PlanningError, SymbolicDecomposer
 from ..planner.registry import graph_for, symbolic_planner
 from ..sim import Code, Failure, Simulator, State, future_demand, rollout
@@ -267,6 +267,8 @@ class NeedPlanner:
             }
         )
         key = (need.item, need.count, free)
+        if need.count > MAX_COUNT:  # more than a step can name (a chooser's huge count widened): no plan makes it
+            return None
         if key not in self._plans:
             try:
                 result = self.planner.plan(Goal(item=need.item, count=need.count), free)
