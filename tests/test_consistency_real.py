@@ -69,8 +69,8 @@ def test_real_recall_check_asks_once_per_distinct_step_and_scores_in_range(backe
     from barsym.kb import Rules
 
     scorer = LLMStepScorer(backend, method=ScoreMethod.RECALL_CHECK, rules=Rules(validator.kb), log=False)
-    raw = scorer.raw(PLAN.steps, PLAN.default_goal())
-    assert len(raw) == len(PLAN) and all(v is None or 1.0 <= v <= 10.0 for v in raw)
-    assert sum(v is not None for v in raw) >= len(PLAN) // 2  # the vocabulary grammar keeps replies readable
-    distinct = {(s.type, s.item, s.count) for s in PLAN.steps}
-    assert scorer.stats.llm_calls <= len(distinct)
+    steps = PLAN.steps[:4]  # logs, planks, sticks, a table: four short questions
+    raw = scorer.raw(steps, PLAN.default_goal())
+    assert len(raw) == len(steps) and all(v is None or 1.0 <= v <= 10.0 for v in raw)
+    assert sum(v is not None for v in raw) >= 2  # the vocabulary grammar keeps replies readable
+    assert scorer.stats.llm_calls <= len({(s.type, s.item, s.count) for s in steps})
