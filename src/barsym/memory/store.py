@@ -27,7 +27,7 @@ from .memory_file import (
     MemoryLockedError,
     default_path,
 )
-from .records import (
+from .remembered import (
     DecompositionRecord,
     RememberedDecomposition,
     ValidationError,
