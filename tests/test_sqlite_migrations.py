@@ -145,9 +145,9 @@ def _todays_memory(path, rows_from) -> None:
     db.close()
 
 
-def _rows(path) -> dict[str, list]:
+def _rows(path, tables=MEMORY_TABLES) -> dict[str, list]:
     with sqlite3.connect(path) as db:
-        return {table: db.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall() for table in MEMORY_TABLES}
+        return {table: db.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall() for table in tables}
 
 
 def _filled_memory(kb, path) -> None:
@@ -214,11 +214,6 @@ CREATE INDEX IF NOT EXISTS calls_run ON calls(run_id);
 LOG_TABLES = ("meta", "texts", "runs", "calls")
 
 
-def _log_rows(path) -> dict[str, list]:
-    with sqlite3.connect(path) as db:
-        return {table: db.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall() for table in LOG_TABLES}
-
-
 def _call(log: CallLog, goal: str) -> None:
     log.record(
         goal=goal,
@@ -252,16 +247,16 @@ def test_a_call_log_of_todays_code_reads_and_upgrades_without_losing_a_row(tmp_p
         db.execute(f"INSERT INTO main.{table} SELECT * FROM source.{table}")
     db.commit()
     db.close()
-    rows = _log_rows(old)
+    rows = _rows(old, LOG_TABLES)
     assert len(rows["calls"]) == 2
 
     reader = CallLog(old, create=False)  # barsym logs: read-only, nothing migrated
     assert [r.goal for r in reader.recent()] == ["4 stick", "1 crafting_table"]
     reader.close()
-    assert _log_rows(old) == rows
+    assert _rows(old, LOG_TABLES) == rows
 
     log = CallLog(old)
-    assert _log_rows(old) == rows
+    assert _rows(old, LOG_TABLES) == rows
     log.start_run("barsym plan furnace", "bar", "1 furnace", "smollm2")
     _call(log, "1 furnace")
     log.close()

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from .store import MemoryFileError, MemoryLockedError, MemoryStore, default_path
 
 #: loaded on first use, so that reading the options (memory.options) and planning without a memory file
-#: does not open the store's modules (the models of a remembered plan are ``remembered``, not ``records``:
+#: does not open the store's modules (the models of a remembered plan are ``shapes``, not ``records``:
 #: a submodule of that name would take the package attribute from the recorder's function)
 _LAZY = {
     "DEFAULT_MIN_RUNS": "decomposer",
