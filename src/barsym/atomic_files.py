@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -72,6 +71,8 @@ def replacing(path: Path | str, mode: int | None = None, follow: bool = True, bi
     if mode is None:
         kept = info is not None and stat.S_ISREG(info.st_mode)
         mode = stat.S_IMODE(info.st_mode) if kept and info is not None else 0o666 & ~_umask()
+    import tempfile  # when a file is written: a command that writes none does not load it
+
     descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     handle = os.fdopen(descriptor, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"}))
     try:

@@ -121,7 +121,7 @@ class StartOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     start: list[str] = Field(
-        default_factory=list,
+        [],  # pydantic copies it for each model; a default_factory=list costs a parse of list's signature at import
         description="an item the agent holds at the start (repeatable), e.g. --start stone_pickaxe=1",
         json_schema_extra={"metavar": "ITEM=N"},
     )

@@ -14,7 +14,6 @@ oak logs.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -202,6 +201,8 @@ class KnowledgeBase:
     def suggest(self, name: str, n: int = 3) -> list[str]:
         if len(name) > 4 * _SHOWN:  # no item is called anything like it; difflib would only take its time
             return []
+        import difflib  # only for a name that is not an item: not loaded by every command
+
         pool = self._name_pool
         close = difflib.get_close_matches(name, pool, n=n, cutoff=0.6)
         if not close:

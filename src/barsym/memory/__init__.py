@@ -11,14 +11,9 @@ if TYPE_CHECKING:
     from .recorder import TaskRecorder, record, records
     from .store import MemoryFileError, MemoryLockedError, MemoryStore, default_path
 
-# the records module is loaded here, first, because its name is also the recorder's ``records``: a submodule
-# imported later would take the package attribute ``records`` from the function (it is light: pydantic models)
-from . import records as _records_module  # noqa: F401
-
-del records  # the name belongs to the function, loaded below on first use
-
 #: loaded on first use, so that reading the options (memory.options) and planning without a memory file
-#: does not open the store's modules
+#: does not open the store's modules (the models of a remembered plan are ``shapes``, not ``records``:
+#: a submodule of that name would take the package attribute from the recorder's function)
 _LAZY = {
     "DEFAULT_MIN_RUNS": "decomposer",
     "DEFAULT_THRESHOLD": "decomposer",

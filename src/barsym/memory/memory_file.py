@@ -3,8 +3,9 @@
 Why the checks before any write: a memory path is user input. A file that is
 not a barsym memory (another SQLite database, a text file), a corrupt one or
 one written by a newer barsym is refused with one line (:class:`MemoryFileError`)
-and never touched: the identity (``application_id``) and the schema version
-(``user_version``) are read before anything is created or migrated. What is
+and never touched: the identity (``application_id``), the schema version
+(``user_version``) and the migrations recorded (:mod:`barsym.sqlite_migrations`)
+are read before anything is created or migrated. What is
 stored, and how it is read, is :class:`~barsym.memory.store.MemoryStore`'s.
 """
 
@@ -16,51 +17,70 @@ import sqlite3
 from pathlib import Path
 
 from ..private_files import create_private, untrusted_side_file
+from ..sqlite_migrations import Migrations, run_script
 
 #: "BSYM": marks a SQLite file as a barsym memory
 APPLICATION_ID = 0x4253594D
-SCHEMA_VERSION = 1
-#: migrations[v] takes a database at version v to v + 1
-MIGRATIONS: list[str] = [
-    """
-    CREATE TABLE plans (
-        id INTEGER PRIMARY KEY,
-        task TEXT NOT NULL,
-        planner TEXT NOT NULL,
-        goal_item TEXT NOT NULL,
-        goal_count INTEGER NOT NULL,
-        steps TEXT NOT NULL,
-        created REAL NOT NULL DEFAULT (julianday('now'))
-    );
-    CREATE TABLE decompositions (
-        id INTEGER PRIMARY KEY,
-        plan_id INTEGER NOT NULL REFERENCES plans(id) ON DELETE CASCADE,
-        goal_item TEXT NOT NULL,
-        goal_count INTEGER NOT NULL,
-        context TEXT NOT NULL,
-        step TEXT NOT NULL,
-        subgoals TEXT NOT NULL,
-        yields INTEGER,
-        provenance TEXT NOT NULL,
-        signature TEXT NOT NULL
-    );
-    CREATE INDEX decompositions_goal ON decompositions(goal_item, goal_count);
-    CREATE INDEX decompositions_plan ON decompositions(plan_id);
-    CREATE TABLE executions (
-        id INTEGER PRIMARY KEY,
-        plan_id INTEGER NOT NULL REFERENCES plans(id) ON DELETE CASCADE,
-        world TEXT NOT NULL,
-        seed INTEGER NOT NULL,
-        runs INTEGER NOT NULL CHECK (runs >= 0),
-        successes INTEGER NOT NULL CHECK (successes >= 0 AND successes <= runs)
-    );
-    CREATE INDEX executions_plan ON executions(plan_id);
-    CREATE TABLE stale (
-        signature TEXT PRIMARY KEY,
-        reason TEXT NOT NULL
-    );
-    """,
-]
+
+
+def _legacy(db: sqlite3.Connection) -> list[str]:
+    """A memory written before the migration runner: ``user_version`` 1 is its tables (schema 1, the only one)."""
+    return ["memory_001_tables"] if db.execute("PRAGMA user_version").fetchone()[0] >= 1 else []
+
+
+#: the memory's schema, one named migration at a time (:mod:`barsym.sqlite_migrations`)
+MIGRATIONS = Migrations(legacy=_legacy)
+
+
+@MIGRATIONS
+def memory_001_tables(db: sqlite3.Connection) -> None:
+    """Plans, their decompositions and executions, and the decompositions found stale."""
+    run_script(
+        db,
+        """
+        CREATE TABLE plans (
+            id INTEGER PRIMARY KEY,
+            task TEXT NOT NULL,
+            planner TEXT NOT NULL,
+            goal_item TEXT NOT NULL,
+            goal_count INTEGER NOT NULL,
+            steps TEXT NOT NULL,
+            created REAL NOT NULL DEFAULT (julianday('now'))
+        );
+        CREATE TABLE decompositions (
+            id INTEGER PRIMARY KEY,
+            plan_id INTEGER NOT NULL REFERENCES plans(id) ON DELETE CASCADE,
+            goal_item TEXT NOT NULL,
+            goal_count INTEGER NOT NULL,
+            context TEXT NOT NULL,
+            step TEXT NOT NULL,
+            subgoals TEXT NOT NULL,
+            yields INTEGER,
+            provenance TEXT NOT NULL,
+            signature TEXT NOT NULL
+        );
+        CREATE INDEX decompositions_goal ON decompositions(goal_item, goal_count);
+        CREATE INDEX decompositions_plan ON decompositions(plan_id);
+        CREATE TABLE executions (
+            id INTEGER PRIMARY KEY,
+            plan_id INTEGER NOT NULL REFERENCES plans(id) ON DELETE CASCADE,
+            world TEXT NOT NULL,
+            seed INTEGER NOT NULL,
+            runs INTEGER NOT NULL CHECK (runs >= 0),
+            successes INTEGER NOT NULL CHECK (successes >= 0 AND successes <= runs)
+        );
+        CREATE INDEX executions_plan ON executions(plan_id);
+        CREATE TABLE stale (
+            signature TEXT PRIMARY KEY,
+            reason TEXT NOT NULL
+        );
+        """,
+    )
+    db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+
+
+#: how many migrations this barsym knows: a file whose ``user_version`` is higher was written by a newer one
+SCHEMA_VERSION = len(MIGRATIONS.names)
 
 
 def _why_unwritable(path: Path, exc: sqlite3.Error, timeout: float) -> str:
@@ -150,6 +170,8 @@ class MemoryFile:
             app = self.db.execute("PRAGMA application_id").fetchone()[0]
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
             tables = self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            unknown = MIGRATIONS.unknown(self.db) if app == APPLICATION_ID else []
+            pending = MIGRATIONS.pending(self.db)
         except sqlite3.OperationalError as exc:
             if "locked" in str(exc) or "busy" in str(exc):  # an exclusive lock held before this command started
                 raise _unusable(self.path, exc, self.timeout) from None
@@ -160,10 +182,11 @@ class MemoryFile:
             raise MemoryFileError(
                 f"memory {self.path}: is an SQLite file but not a barsym memory; refusing to change it"
             )
-        if version > SCHEMA_VERSION:
+        if version > SCHEMA_VERSION or unknown:
+            what = f"migration {unknown[0]}" if unknown else f"schema {version}"
             raise MemoryFileError(
-                f"memory {self.path}: written by a newer barsym (schema {version}, this one "
-                f"reads up to {SCHEMA_VERSION}); upgrade barsym"
+                f"memory {self.path}: written by a newer barsym ({what}, this one "
+                f"reads up to {MIGRATIONS.names[-1]}); upgrade barsym"
             )
         if readonly:
             if version == 0 and not tables:  # an empty file: nothing recorded into it yet
@@ -171,8 +194,10 @@ class MemoryFile:
                     f"memory {self.path}: is empty (nothing recorded yet); record into it with --record "
                     "(or memory build/import), or give another --memory file"
                 )
-            if version < SCHEMA_VERSION:
-                raise MemoryFileError(f"memory {self.path}: schema {version} needs migrating; open it for writing")
+            if pending:
+                raise MemoryFileError(
+                    f"memory {self.path}: needs migrating ({', '.join(pending)}); open it for writing"
+                )
             try:  # a read-only reader checks too: a damaged page would otherwise surface mid-plan
                 problem = self.db.execute("PRAGMA quick_check(1)").fetchone()[0]
             except sqlite3.DatabaseError as exc:
@@ -183,7 +208,7 @@ class MemoryFile:
         try:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA foreign_keys=ON")
-            self._migrate()
+            MIGRATIONS.apply(self.db)  # under the write lock; an up-to-date file gets a write probe
             problem = _first_damage(self.db.execute("PRAGMA quick_check").fetchall())
         except sqlite3.OperationalError as exc:
             if "readonly" in str(exc):  # write-protected beyond what os.access sees (immutable file, read-only disk)
@@ -197,31 +222,6 @@ class MemoryFile:
             raise MemoryFileError(f"memory {self.path}: corrupt or unwritable ({' '.join(str(exc).split())})") from None
         if problem != "ok":  # quick_check lists every damaged page, one per row: the first is enough
             raise MemoryFileError(f"memory {self.path}: corrupt ({' '.join(str(problem).split())[:200]})")
-
-    def _migrate(self) -> None:
-        """Bring the schema up to date under the write lock; an up-to-date file gets a write probe, rolled back.
-
-        SQLite opens a write-protected file read-only without a word, so without
-        the probe the first recorded plan would be the first to find out.
-        """
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            version = self.db.execute("PRAGMA user_version").fetchone()[0]  # re-read under the lock
-            if version == SCHEMA_VERSION:
-                self.db.execute(f"PRAGMA user_version={version}")  # the probe: fails on a read-only file
-                self.db.execute("ROLLBACK")
-                return
-            for step in range(version, SCHEMA_VERSION):
-                for statement in MIGRATIONS[step].split(";"):
-                    if statement.strip():
-                        self.db.execute(statement)
-                self.db.execute(f"PRAGMA user_version={step + 1}")
-            if version < SCHEMA_VERSION:
-                self.db.execute(f"PRAGMA application_id={APPLICATION_ID}")
-            self.db.execute("COMMIT")
-        except BaseException:
-            self._rollback()
-            raise
 
     def _rollback(self) -> None:
         """Roll back if a transaction is still open: SQLite ends one itself on a full disk or I/O error."""

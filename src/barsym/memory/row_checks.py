@@ -1,6 +1,6 @@
 """What a remembered plan may hold, checked on the way in (``memory import``) and on the way out (every read).
 
-Why both ways: the models of :mod:`.records` say what *shape* a plan has, not
+Why both ways: the models of :mod:`.shapes` say what *shape* a plan has, not
 whether it makes sense. An import of ``mine 3 unobtainium``, a step ``fly``,
 the world ``moon`` or layer 99 was accepted, and a row edited in the file
 (``successes = runs + 100``, ``runs = 1e308``, ``goal_count = 'abc'``) was
@@ -19,7 +19,7 @@ from ..bar_io import step_from_text
 from ..model import MAX_COUNT
 from ..planner.decomposer import LAYER_PREFIX
 from ..redact import escape_controls
-from .records import ExportedPlan, RememberedDecomposition, parsed_export
+from .shapes import ExportedPlan, RememberedDecomposition, parsed_export
 
 __all__ = [
     "GOOD_EXECUTION",

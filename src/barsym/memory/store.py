@@ -27,7 +27,8 @@ from .memory_file import (
     MemoryLockedError,
     default_path,
 )
-from .records import (
+from .row_checks import GOOD_EXECUTION, GOOD_GOAL, Vocabulary, checked_export, decomposition_problem
+from .shapes import (
     DecompositionRecord,
     RememberedDecomposition,
     ValidationError,
@@ -35,7 +36,6 @@ from .records import (
     canonical,
     first_problem,
 )
-from .row_checks import GOOD_EXECUTION, GOOD_GOAL, Vocabulary, checked_export, decomposition_problem
 
 __all__ = [
     "APPLICATION_ID",

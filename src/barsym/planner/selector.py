@@ -38,11 +38,16 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from .. import sim  # the execution worlds' names (sim.WorldFailure, sim.Episode) load when an episode runs
 from ..graph import CraftGraph, item_node
 from ..model import Goal, Step, StepType
-from ..sim import Code, Episode, Failure, State, World, WorldFailure, WorldState, goal_failure
+from ..sim import Code, Failure, State, goal_failure
 from ..sim.costs import StepCosts
+
+if TYPE_CHECKING:
+    from ..sim import Episode, World, WorldFailure, WorldState
 
 KINDS = (StepType.MINE, StepType.CRAFT, StepType.SMELT, StepType.KILL, StepType.DIG_DOWN, StepType.CLIMB_UP)
 
@@ -344,7 +349,7 @@ class Outcome:
 
     def episode(self) -> Episode:
         """The same run as an :class:`~barsym.sim.Episode`, which :func:`~barsym.sim.execution.describe` reads."""
-        return Episode(self.seed, self.success, self.ticks, self.failure, self.failed_step, self.at_failure)
+        return sim.Episode(self.seed, self.success, self.ticks, self.failure, self.failed_step, self.at_failure)
 
 
 def execute(
@@ -383,7 +388,7 @@ def execute(
         done.add(i)
     missing = goal_failure(world.kb, goal, ws.state)
     if missing is not None:
-        return Outcome(False, ws.ticks, choices, ws.seed, tuple(order), WorldFailure.cannot_run(missing), None, ws)
+        return Outcome(False, ws.ticks, choices, ws.seed, tuple(order), sim.WorldFailure.cannot_run(missing), None, ws)
     return Outcome(True, ws.ticks, choices, ws.seed, tuple(order))
 
 
@@ -393,5 +398,5 @@ def _stuck(world: World, steps: Sequence[Step], done: set[int], state: State) ->
         if i not in done:
             move = world.transition(step, state, [s for j, s in enumerate(steps) if j not in done and j != i])
             if isinstance(move, Failure):
-                return i + 1, WorldFailure.cannot_run(move)
-    return None, WorldFailure(Code.GOAL_NOT_REACHED, "the plan's needs leave no step that can run")
+                return i + 1, sim.WorldFailure.cannot_run(move)
+    return None, sim.WorldFailure(Code.GOAL_NOT_REACHED, "the plan's needs leave no step that can run")

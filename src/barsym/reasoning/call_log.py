@@ -6,9 +6,10 @@ cannot answer it; this log can, and ``barsym logs`` shows it (like simonw/llm's
 ``llm logs``). One row per call, written when the verifier's verdict is known.
 
 Storage: stdlib ``sqlite3`` in WAL mode (a reader never blocks the planner),
-one commit per call (an interrupted plan keeps what it did). The schema has a
-version in ``meta``; a file written by a newer barsym is refused rather than
-misread. Texts that repeat -- the few-shot prefix of every prompt, grammars --
+one commit per call (an interrupted plan keeps what it did). The schema is a
+list of named migrations, each recorded in the file when applied
+(:mod:`barsym.sqlite_migrations`, as for the memory); a file written by a newer
+barsym is refused rather than misread. Texts that repeat -- the few-shot prefix of every prompt, grammars --
 are stored once in ``texts``, keyed by SHA-256, so a 53-task evaluation adds
 about a megabyte, not a hundred. The file is ``$BARSYM_LOG_DB``, else
 ``logs.db`` in the cache folder; ``BARSYM_LOG_DB=off`` turns logging off. A
@@ -42,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..kb import cache_dir
 from ..private_files import create_private, private_dir, untrusted, untrusted_side_file
 from ..redact import redact
+from ..sqlite_migrations import Migrations, run_script
 from .call_records import CallRecord, damaged_summary, record_from_row
 
 __all__ = [
@@ -60,18 +62,37 @@ SCHEMA_VERSION = 1
 ENV_VAR = "BARSYM_LOG_DB"
 OFF = ("off", "none", "0", "false", "no")
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS texts (sha TEXT PRIMARY KEY, body TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS runs (
-    id INTEGER PRIMARY KEY, started REAL NOT NULL, command TEXT, planner TEXT, goal TEXT, model TEXT);
-CREATE TABLE IF NOT EXISTS calls (
-    id INTEGER PRIMARY KEY, run_id INTEGER REFERENCES runs(id), at REAL NOT NULL, goal TEXT NOT NULL,
-    attempt INTEGER NOT NULL, prefix_sha TEXT, messages TEXT NOT NULL, grammar_sha TEXT, reply TEXT,
-    verdict TEXT NOT NULL, problems TEXT NOT NULL, seconds REAL NOT NULL, temperature REAL NOT NULL,
-    prompt_tokens INTEGER, evaluated_tokens INTEGER, completion_tokens INTEGER, evaluations INTEGER);
-CREATE INDEX IF NOT EXISTS calls_run ON calls(run_id);
-"""
+
+def _legacy(db: sqlite3.Connection) -> list[str]:
+    """A log written before the migration runner: its ``meta`` table is its tables (schema 1, the only one)."""
+    found = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()
+    return ["calls_001_tables"] if found else []
+
+
+#: the log's schema, one named migration at a time (:mod:`barsym.sqlite_migrations`); ``meta``'s
+#: ``schema_version`` stays, for the barsyms from before the runner, which refuse a number above theirs
+MIGRATIONS = Migrations(legacy=_legacy)
+
+
+@MIGRATIONS
+def calls_001_tables(db: sqlite3.Connection) -> None:
+    """Runs, their calls, and the texts the calls share (stored once, by SHA-256)."""
+    run_script(
+        db,
+        """
+        CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS texts (sha TEXT PRIMARY KEY, body TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS runs (
+            id INTEGER PRIMARY KEY, started REAL NOT NULL, command TEXT, planner TEXT, goal TEXT, model TEXT);
+        CREATE TABLE IF NOT EXISTS calls (
+            id INTEGER PRIMARY KEY, run_id INTEGER REFERENCES runs(id), at REAL NOT NULL, goal TEXT NOT NULL,
+            attempt INTEGER NOT NULL, prefix_sha TEXT, messages TEXT NOT NULL, grammar_sha TEXT, reply TEXT,
+            verdict TEXT NOT NULL, problems TEXT NOT NULL, seconds REAL NOT NULL, temperature REAL NOT NULL,
+            prompt_tokens INTEGER, evaluated_tokens INTEGER, completion_tokens INTEGER, evaluations INTEGER);
+        CREATE INDEX IF NOT EXISTS calls_run ON calls(run_id);
+        """,
+    )
+    db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
 
 
 class LogError(Exception):
@@ -166,6 +187,9 @@ class CallLog:
         try:
             self.db = self._connect(create)
             version = self._version(create)
+        except LogError:
+            self._close_quietly()
+            raise
         except sqlite3.OperationalError as exc:
             self._close_quietly()
             raise LogError(f"cannot open the call log {self.path} ({exc})") from None
@@ -216,12 +240,16 @@ class CallLog:
 
     def _version(self, create: bool) -> int:
         db = self.db
+        unknown = MIGRATIONS.unknown(db)  # before anything is written: a newer barsym's file stays as it is
+        if unknown:
+            raise LogError(
+                f"{self.path} was written by a newer barsym (migration {unknown[0]}); upgrade barsym, "
+                f"or point {ENV_VAR} elsewhere"
+            )
         if create:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
-            db.executescript(_SCHEMA)
-            db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-            db.commit()
+            MIGRATIONS.apply(db)
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if "meta" not in tables:  # not "no such table: meta": another database, or a log made and never written
             raise sqlite3.DatabaseError("it has no barsym tables")
