@@ -189,11 +189,16 @@ def test_a_selector_for_another_planner_is_named_as_ignored(capsys):
     assert code == 0 and "the symbolic planner asks no model; ignored: --selector" in err
     from barsym.consistency import ConsistencyConfig
     from barsym.kb import load_kb
-    from barsym.reasoning.options import DepsOptions, PlannerLLMOptions, planner_options
+    from barsym.reasoning.options import DepsOptions, PlannerLLMOptions
+    from barsym.reasoning.spec import choose
 
     llm, config = PlannerLLMOptions(), ConsistencyConfig()
-    options, ignored = planner_options("cot", load_kb(), llm, config, DepsOptions(selector="graph"))
-    assert "selector" not in options and ignored == ("executes no plan", [(DepsOptions, "selector")])
+    spec, ignored = choose("cot", load_kb(), llm, config, DepsOptions(selector="graph"))
+    assert (
+        "selector" not in spec.run_options()
+        and spec.deps.selector is None
+        and ignored == ("executes no plan", [(DepsOptions, "selector")])
+    )
     code, out, err = run(
         capsys, "plan", "stick", "--planner", "cot", "--selector", "graph", "--llm-stand-in", "copy-facts"
     )

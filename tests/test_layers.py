@@ -3,9 +3,9 @@
 Every ``import`` in ``src/barsym`` — at module level or inside a function —
 may name only packages in a lower layer. This is what lets a memory or DEPS
 decomposer use the verifier without the LLM decomposer, and the symbolic
-planner run without :mod:`barsym.llm`. The planner registry names the
-planners above it as ``"module:function"`` strings, loaded on demand; those
-are not imports and are not checked here.
+planner run without :mod:`barsym.llm`. The planner registry loads the
+package that registers the planners above it (``barsym.reasoning``) by name,
+on demand; that is not an import and is not checked here.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def test_the_checker_sees_function_level_and_relative_imports(tmp_path):
     module = SRC / "planner" / "symbolic.py"
     assert {"graph", "kb", "model"} <= imported_packages(module)
     registry = SRC / "planner" / "registry.py"
-    assert "reasoning" not in imported_packages(registry)  # named as strings, loaded on demand
+    assert "reasoning" not in imported_packages(registry)  # the catalog loaded by name, on demand
 
 
 # ----------------------------------------------------------------- no cycle inside a package

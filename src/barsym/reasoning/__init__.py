@@ -40,8 +40,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from ..kb import KnowledgeBase
-from ..planner.registry import FORWARD, NO_MODEL, Factory, Supports, register, symbolic_from_spec
+from ..planner.registry import FORWARD, NO_MODEL, Lazy, Supports, register, register_consistency, symbolic_from_spec
 
 
 def __getattr__(name: str):
@@ -53,14 +52,9 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 
-def _lazy(module: str, function: str) -> Factory:
+def _lazy(module: str, function: str) -> Lazy:
     """The factory ``function`` of this package's ``module``, imported the first time the planner is built."""
-
-    def factory(kb: KnowledgeBase, spec):
-        return getattr(import_module(f"{__name__}.{module}"), function)(kb, spec)
-
-    factory.__qualname__ = f"{module}.{function}"
-    return factory
+    return Lazy(lambda: getattr(import_module(f"{__name__}.{module}"), function), f"{module}.{function}")
 
 
 #: the model decomposes one goal at a time and the graph checks it: facts in the prompt or not
@@ -76,3 +70,4 @@ register("reverse-chain", _lazy("reverse_chain", "reverse_chain_planner"), FORWA
 register("self-refine", _lazy("self_refine", "self_refine_planner"), FORWARD)
 register("tot", _lazy("tree_of_thoughts", "tot_planner"), FORWARD)
 register("plan-and-solve", _lazy("plan_and_solve", "plan_and_solve_planner"), FORWARD)
+register_consistency(_lazy("bar_sc", "with_consistency"))  # --consistency, and every planner under durable rules

@@ -3,10 +3,11 @@
 Loading the in-process model takes seconds and its few-shot prefix state is worth keeping, so every planner
 of a process -- ``bar`` and ``llm-only`` (:mod:`.llm_planners`), ``deps`` and ``cot`` (forward plans),
 ``bar-sc``'s scorer and repairer, and the commands that ask a model without a planner (``score``,
-``repair``, ``parse``) -- gets its backend here, cached by its settings. A server URL is probed once,
-when the backend is made, so a server that is not there is a one-line error before any planning starts.
-A server that wants an API key or a model name gets its client here too (:func:`server_backend`), so
-every backend a planner or command uses is built in this module (on :func:`barsym.llm.make_backend`).
+``repair``, ``parse``) -- gets its backend from :func:`backend_for`, the one builder, cached by its settings.
+A server URL is probed once, when the backend is made, so a server that is not there is a one-line error
+before any planning starts. A server that wants an API key or a model name gets its client there too, and
+a stand-in its chooser (issue 54: before, six functions here, in the registry and in the commands built
+backends, each from its own arguments); :func:`barsym.llm.make_backend` is the library's constructor it calls.
 
 Kept apart from the planners so that each of them can reach the shared backend without importing
 another planner's module (before issue 36 the forward planners reached it through ``llm_planners``, a
@@ -32,61 +33,59 @@ STATE_DIR = "llm-state"  # under the cache folder: saved few-shot prefix states 
 _backends: dict[tuple, LLMBackend] = {}
 
 
-def shared_backend(
-    model: str | None = None,
-    url: str | None = None,
-    threads: int | None = None,
-    timeout: float = 30.0,
-    progress: Progress | None = None,
-    n_ctx: int | None = None,
-    adapter: str | None = None,
-) -> LLMBackend:
-    """The backend for these settings, created (and the model loaded, or the server probed) once per process.
+def backend_for(settings, *, n_ctx: int | None = None, progress: Progress | None = None) -> LLMBackend:
+    """The one backend builder: the model :class:`~barsym.llm.settings.ModelSettings` (or a planner's
+    :class:`~barsym.reasoning.options.PlannerLLMOptions`) name -- a stand-in chooser, a server's client, or the
+    in-process model -- made once per process and settings (the model loaded, or the server probed, once).
 
+    Every planner (:func:`~barsym.reasoning.spec.PlannerContext` ``backend`` first, when a caller hands one),
+    state consistency's scorer and repairer, and ``score``, ``repair`` and ``parse`` get their backend here.
     ``n_ctx`` (default :data:`N_CTX`) sizes an in-process model's context: DEPS' dialogue needs more than
-    ``bar``'s calls, and a context of another size is another backend (the model is loaded once more)."""
-    n_ctx = n_ctx or N_CTX
-    if model is not None and url is not None:
-        raise ValueError("give either --model (in-process) or --llm-url (server), not both")
-    if url is not None:
-        key: tuple = ("url", url.strip(), timeout)
-    else:
-        key = ("model", str(default_model_path(model)), threads, n_ctx, adapter)
-    backend = _backends.get(key)
-    if backend is None:
-        options = LLMOptions(n_threads=threads, n_ctx=n_ctx)
-        if url is not None:
-            if progress is not None:
-                progress(ProgressEvent(Phase.LOADING, f"connecting to the LLM server at {url.strip()}"))
-            backend = make_backend(url=url.strip(), options=options, timeout=timeout)
-            probe(backend.base_url, min(timeout, 10.0))
-        else:
-            if progress is not None:
-                progress(ProgressEvent(Phase.LOADING, f"loading the model {key[1].rsplit('/', 1)[-1]}"))
-            backend = make_backend(
-                model_path=key[1], options=options, state_dir=cache_dir() / STATE_DIR, adapter=adapter
-            )
-        _backends[key] = backend
-    return backend
-
-
-def settings_backend(settings, progress: Progress | None = None) -> LLMBackend:
-    """The backend :class:`~barsym.llm.settings.ModelSettings` name: a stand-in chooser, or the shared model or server
-    (``barsym score``, ``repair`` and ``parse``, which take the model's settings without a planner's)."""
-    if settings.llm_stand_in:
+    ``bar``'s calls, and a context of another size is another backend (the model is loaded once more). A server
+    with an API key (``--api-key`` or ``$OPENAI_API_KEY``, read only if the user set it) or a model name gets its
+    own client; the key is never part of a spec written into a run file, nor put into the environment.
+    """
+    if settings.llm_stand_in:  # a chooser under the same grammar: nothing to load, nothing to share
         from ..llm.stand_in import make_stand_in
 
         return make_stand_in(settings.llm_stand_in)
-    return shared_backend(
-        settings.model, settings.llm_url, settings.threads, settings.timeout, progress, adapter=settings.adapter
-    )
+    model, url, timeout = settings.model, settings.llm_url, settings.timeout
+    if model is not None and url is not None:
+        raise ValueError("give either --model (in-process) or --llm-url (server), not both")
+    n_ctx = n_ctx or N_CTX
+    key = getattr(settings, "api_key", None) or os.environ.get("OPENAI_API_KEY") or None
+    named = getattr(settings, "llm_model", None)
+    if url is not None and (key or named):  # its own client, at the usual context (the server's is its own)
+        cache: tuple = ("server", url.strip(), timeout, key, named)
+        n_ctx = N_CTX
+    elif url is not None:
+        cache, key = ("url", url.strip(), timeout), None
+    else:
+        cache = ("model", str(default_model_path(model)), settings.threads, n_ctx, settings.adapter)
+    backend = _backends.get(cache)
+    if backend is not None:
+        return backend
+    options = LLMOptions(n_threads=settings.threads, n_ctx=n_ctx)
+    if url is not None:
+        if progress is not None:
+            progress(ProgressEvent(Phase.LOADING, f"connecting to the LLM server at {url.strip()}"))
+        backend = make_backend(url=url.strip(), options=options, timeout=timeout, api_key=key, model=named)
+        probe(backend.base_url, min(timeout, 10.0))
+    else:
+        if progress is not None:
+            progress(ProgressEvent(Phase.LOADING, f"loading the model {cache[1].rsplit('/', 1)[-1]}"))
+        backend = make_backend(
+            model_path=cache[1], options=options, state_dir=cache_dir() / STATE_DIR, adapter=settings.adapter
+        )
+    _backends[cache] = backend
+    return backend
 
 
 def settings_record(settings) -> dict:
     """What model these settings (:class:`~barsym.llm.settings.ModelSettings`, or a planner's
     :class:`~barsym.reasoning.options.PlannerLLMOptions`) run, as every output names it
     (:func:`barsym.llm.provenance.model_record`: GGUF and adapter with their SHA-256), resolved as
-    :func:`shared_backend` resolves them, with the digests remembered in the same state folder."""
+    :func:`backend_for` resolves them, with the digests remembered in the same state folder."""
     from ..llm.provenance import model_record
 
     return model_record(
@@ -131,36 +130,3 @@ def probe(base_url: str, timeout: float) -> None:
         raise BackendUnavailableError(
             f"cannot reach the LLM server at {base_url}: {type(exc).__name__}: {exc}"
         ) from None
-
-
-def spec_backend(spec, n_ctx: int | None = None) -> LLMBackend:
-    """The model a :class:`~barsym.reasoning.spec.PlannerSpec` names: its context's ``backend``, else the process's
-    shared one for its settings (an in-process model loaded with ``n_ctx``)."""
-    if spec.context.backend is not None:
-        return spec.context.backend
-    llm = spec.llm
-    return shared_backend(
-        llm.model, llm.llm_url, llm.threads, llm.timeout, spec.context.progress, n_ctx=n_ctx, adapter=llm.adapter
-    )
-
-
-def server_backend(settings):
-    """The server backend for ``--llm-url`` with a model name or API key (``$OPENAI_API_KEY``); else None.
-
-    ``settings``: :class:`~barsym.llm.settings.ModelSettings`. Without a key or a model name, the LLM planners
-    build their usual shared backend. The key is never part of a spec written into a run file, nor put into
-    the environment: ``barsym eval`` hands it to each worker as an argument, and it arrives here as
-    ``settings.api_key``; ``$OPENAI_API_KEY`` is read only if the user set it.
-    """
-    key = settings.api_key or os.environ.get("OPENAI_API_KEY") or None
-    if not settings.llm_url or not (key or settings.llm_model):
-        return None
-    backend = make_backend(
-        url=settings.llm_url.strip(),
-        options=LLMOptions(n_threads=settings.threads, n_ctx=N_CTX),
-        timeout=settings.timeout,
-        api_key=key,
-        model=settings.llm_model,
-    )
-    probe(backend.base_url, min(settings.timeout, 10.0))
-    return backend

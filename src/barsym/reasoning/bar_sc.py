@@ -157,9 +157,11 @@ def with_consistency(planner, kb: KnowledgeBase, spec: PlannerSpec, name: str | 
     config = spec.repair(defaults)
     if model is not None and spec.context.backend is None:
         spec = spec.with_context(backend=model)
-    from .backends import spec_backend  # the model side, only when a planner is made
+    from .backends import backend_for  # the model side, only when a planner is made
 
-    backend = spec_backend(spec) if config.uses_llm else None
+    backend = (
+        (spec.context.backend or backend_for(spec.llm, progress=spec.context.progress)) if config.uses_llm else None
+    )
     consistency = model_consistency(
         kb, config, rules=spec.rules, backend=backend, temperature=spec.llm.temperature or 0.0
     )
@@ -168,10 +170,10 @@ def with_consistency(planner, kb: KnowledgeBase, spec: PlannerSpec, name: str | 
 
 def bar_sc_planner(kb: KnowledgeBase, spec: PlannerSpec) -> ConsistencyPlanner:
     """``bar-sc``: ``llm-only``'s backward decomposition, then state consistency (BAR module b)."""
-    from .backends import spec_backend
+    from .backends import backend_for
     from .llm_planners import llm_only_planner
 
-    spec = spec.with_context(backend=spec_backend(spec))
+    spec = spec.with_context(backend=spec.context.backend or backend_for(spec.llm, progress=spec.context.progress))
     inner = llm_only_planner(kb, spec)
     return with_consistency(inner, kb, spec, name="bar-sc", defaults=BAR_SC_DEFAULTS)
 

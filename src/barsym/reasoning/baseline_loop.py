@@ -200,43 +200,39 @@ class BaselinePlanner:
     plan_fallback = False  # nothing checks or replaces the model's plans
     method = ""
 
-    def __init__(
-        self,
-        kb: KnowledgeBase,
-        backend: LLMBackend,
-        *,
-        graph,
-        symbolic,
-        seed: int = 0,
-        temperature: float = 0.0,
-        log: CallLog | None = None,
-        progress: Progress | None = None,
-        command: str = "",
-        name: str = "",
-        facts: bool = True,
-        n_ctx: int | None = None,
-        deadline: float | None = BASELINE_DEADLINE,
-        clock=None,
-    ):
-        self.kb, self.name = kb, name or self.method
-        self.deadline, self.clock = deadline, clock  # seconds one plan may take; the clock is a test's to drive
+    def __init__(self, kb: KnowledgeBase, spec: PlannerSpec, backend: LLMBackend, *, n_ctx: int | None = None):
+        """The planner ``spec`` describes (its model's settings, context and ``--deadline``), asking ``backend``
+        (the factory's, loaded with ``n_ctx``: :func:`.backends.backend_for`)."""
+        from ..llm.stand_in import StandInLLM
+        from ..planner.registry import graph_for, symbolic_planner
+        from .backends import N_CTX, server_context
+
+        llm, context = spec.llm, spec.context
+        graph = context.graph or graph_for(kb)
+        symbolic = symbolic_planner(kb, graph=graph)
+        self.kb, self.name = kb, self.method
+        # seconds one plan may take; the clock is a test's to drive
+        self.deadline, self.clock = spec.forward.deadline or BASELINE_DEADLINE, None
         self._deadline = Deadline(None)
-        self.facts = PlanFacts(symbolic) if facts else None
+        self.facts = PlanFacts(symbolic) if llm.facts else None
         self.vocab = Vocabulary(kb, graph)
         self.plan_grammar = self.vocab.plan_grammar()
         prefix = few_shot_prefix(self.system(kb), self.turns(symbolic, self.facts))
         self.calls = BaselineCalls(
             backend,
             prefix,
-            seed=seed,
-            temperature=temperature,
-            log=log,
-            progress=progress,
-            command=command,
+            seed=llm.seed,
+            temperature=llm.temperature,
+            log=context.call_log(),
+            progress=context.progress,
+            command=context.command,
             name=self.name,
         )
         self.prefix = self.calls.prefix
         self.counter = getattr(backend, "tokenize_count", None)
+        # a stand-in has no context of its own: its prompts are held to the one the model would be loaded with,
+        # and a server's context is its own, unknown here (:func:`.backends.server_context`)
+        n_ctx = n_ctx if isinstance(backend, StandInLLM) else server_context(backend, n_ctx or N_CTX)
         self.n_ctx = n_ctx or backend.options.n_ctx  # the context the prompts must fit (:meth:`fits`)
 
     # ---- what a subclass says ------------------------------------------------------------------------------------
@@ -354,30 +350,3 @@ def baseline_result(
         seconds=round(time.perf_counter() - started, 6),
     ).with_section(trace.summary())
     return forward_result(kb, goal, steps, start, name, out, trace)
-
-
-def planner_context(kb: KnowledgeBase, spec: PlannerSpec, n_ctx: int | None = None) -> dict:
-    """What every baseline's factory hands its planner: the backend (an in-process model loaded with ``n_ctx``),
-    graph, symbolic planner, log and settings."""
-    from ..llm.stand_in import StandInLLM
-    from ..planner.registry import graph_for, symbolic_planner
-    from .backends import N_CTX, server_context, spec_backend
-
-    llm, context = spec.llm, spec.context
-    backend = spec_backend(spec, n_ctx=n_ctx)
-    graph = context.graph or graph_for(kb)
-    return {
-        "backend": backend,
-        "graph": graph,
-        "symbolic": symbolic_planner(kb, graph=graph),
-        "seed": llm.seed,
-        "temperature": llm.temperature,
-        "log": context.call_log(),
-        "progress": context.progress,
-        "command": context.command,
-        "facts": llm.facts,
-        "deadline": spec.forward.deadline or BASELINE_DEADLINE,
-        # a stand-in has no context of its own: its prompts are held to the one the model would be loaded with
-        # and a server's context is its own, unknown here (:func:`.backends.server_context`)
-        "n_ctx": n_ctx if isinstance(backend, StandInLLM) else server_context(backend, n_ctx or N_CTX),
-    }

@@ -261,13 +261,13 @@ class CotPlanner:
 def cot_planner(kb: KnowledgeBase, spec: PlannerSpec) -> CotPlanner:
     """``cot``: forward chain-of-thought with the inventory after every step; the LLM options apply."""
     from ..planner.registry import graph_for, symbolic_planner
-    from .backends import spec_backend
+    from .backends import backend_for
 
     llm, context = spec.llm, spec.context
     graph = context.graph or graph_for(kb)
     return CotPlanner(
         kb,
-        spec_backend(spec),
+        context.backend or backend_for(llm, progress=context.progress),
         graph=graph,
         symbolic=symbolic_planner(kb, graph=graph),
         seed=llm.seed,

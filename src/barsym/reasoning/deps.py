@@ -310,13 +310,13 @@ def deps_planner(kb: KnowledgeBase, spec: PlannerSpec) -> DepsPlanner:
     default, ``random``, ``graph`` or ``horizon``), ``deadline`` (seconds, default 45), the spec's ``world_seed``
     and the LLM options."""
     from ..planner.registry import graph_for, symbolic_planner
-    from .backends import server_context, spec_backend
+    from .backends import backend_for, server_context
 
     llm, context, own = spec.llm, spec.context, spec.deps
     rounds = DEFAULT_ROUNDS if own.deps_rounds is None else own.deps_rounds
     graph = context.graph or graph_for(kb)
     n_ctx = context_for(rounds, llm.facts)
-    backend = spec_backend(spec, n_ctx=n_ctx)
+    backend = context.backend or backend_for(llm, n_ctx=n_ctx, progress=context.progress)
     return DepsPlanner(
         kb,
         backend,

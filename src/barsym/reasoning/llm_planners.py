@@ -29,6 +29,7 @@ this module adds what belongs to a whole plan rather than to one goal:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 
 from ..kb import KnowledgeBase
@@ -41,13 +42,15 @@ from ..planner.symbolic import SymbolicDecomposer
 from ..sim import State
 
 # the shared backends moved to .backends (issue 36); their names stay importable from here
-from .backends import N_CTX, STATE_DIR, probe, settings_backend, shared_backend, spec_backend  # noqa: F401
+from .backends import N_CTX, STATE_DIR, backend_for, probe  # noqa: F401
 from .bar_decomposer import FALLBACK, LLMDecomposer
 from .spec import PlannerSpec
 
 #: PlanningError kinds that say something about the goal, not about the answers:
 #: the symbolic planner would fail the same way, so there is nothing to fall back to.
 GOAL_ERRORS = tuple(kind for kind in ErrorKind if kind.about_goal)
+#: goals one plan may decompose before it stops (a caller's context may set fewer)
+MAX_GOALS = 2000
 
 
 class LLMPlanner:
@@ -61,7 +64,7 @@ class LLMPlanner:
         name: str,
         plan_fallback: bool,
         validator=None,
-        max_goals: int = 2000,
+        max_goals: int = MAX_GOALS,
         command: str = "",
     ):
         rules = decomposer.rules  # the profile the decomposer plays by: the loop and the fallbacks play by it too
@@ -146,10 +149,14 @@ class LLMPlanner:
                 node.decomposition = dataclasses.replace(node.decomposition, provenance=FALLBACK, note=note)
 
 
-def _planner(kb: KnowledgeBase, spec: PlannerSpec, *, name: str, verify: bool) -> LLMPlanner:
-    """BAR's loop with the model of ``spec`` decomposing; ``verify`` checks every answer and falls back."""
+def llm_planner(kb: KnowledgeBase, spec: PlannerSpec, *, name: str = "bar", verify: bool = True) -> LLMPlanner:
+    """BAR's loop with the model of ``spec`` decomposing; ``verify`` checks every answer and falls back.
+
+    ``bar`` (:data:`bar_planner`): the model decomposes, the graph checks every answer, the symbolic decomposer
+    covers failures; ``llm-only`` (:data:`llm_only_planner`): the same loop without verifier or fallback, so its
+    plans may be wrong, and say so. The registry calls this directly (the two are partials of it, no wrapper)."""
     llm, context = spec.llm, spec.context
-    backend = spec_backend(spec)
+    backend = context.backend or backend_for(llm, progress=context.progress)
     decomposer = LLMDecomposer(
         kb,
         backend,
@@ -166,7 +173,6 @@ def _planner(kb: KnowledgeBase, spec: PlannerSpec, *, name: str, verify: bool) -
         log=context.call_log(),
         rules=context.rules,
     )
-    limits = {} if context.max_goals is None else {"max_goals": context.max_goals}
     return LLMPlanner(
         kb,
         decomposer,
@@ -174,15 +180,11 @@ def _planner(kb: KnowledgeBase, spec: PlannerSpec, *, name: str, verify: bool) -
         plan_fallback=verify,
         validator=context.validator,
         command=context.command,
-        **limits,
+        max_goals=MAX_GOALS if context.max_goals is None else context.max_goals,
     )
 
 
-def bar_planner(kb: KnowledgeBase, spec: PlannerSpec) -> LLMPlanner:
-    """``bar``: the model decomposes, the graph checks every answer, the symbolic decomposer covers failures."""
-    return _planner(kb, spec, name="bar", verify=True)
-
-
-def llm_only_planner(kb: KnowledgeBase, spec: PlannerSpec) -> LLMPlanner:
-    """``llm-only``: the same loop without verifier or fallback; plans may be wrong, and say so."""
-    return _planner(kb, spec, name="llm-only", verify=False)
+#: ``bar``: the model decomposes, the graph checks every answer, the symbolic decomposer covers failures
+bar_planner = functools.partial(llm_planner, name="bar", verify=True)
+#: ``llm-only``: the same loop without verifier or fallback; plans may be wrong, and say so
+llm_only_planner = functools.partial(llm_planner, name="llm-only", verify=False)

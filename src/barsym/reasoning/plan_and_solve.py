@@ -22,7 +22,7 @@ from ..llm.grammar import gbnf_literal
 from ..model import Goal, Step
 from ..sim import State
 from . import baseline_prompts as prompts
-from .baseline_loop import BaselinePlanner, BaselineTrace, StopReason, planner_context
+from .baseline_loop import BaselinePlanner, BaselineTrace, StopReason
 from .forward_plans import END
 from .plan_facts import PlanFacts
 from .spec import PlannerSpec
@@ -44,8 +44,8 @@ def subtask_grammar(planner: BaselinePlanner) -> str:
 class PlanAndSolvePlanner(BaselinePlanner):
     method = "plan-and-solve"
 
-    def __init__(self, kb: KnowledgeBase, backend, **options):
-        super().__init__(kb, backend, **options)
+    def __init__(self, kb: KnowledgeBase, spec: PlannerSpec, backend, *, n_ctx: int | None = None):
+        super().__init__(kb, spec, backend, n_ctx=n_ctx)
         self.subtask_grammar = subtask_grammar(self)
 
     def system(self, kb: KnowledgeBase) -> str:
@@ -83,4 +83,6 @@ class PlanAndSolvePlanner(BaselinePlanner):
 
 def plan_and_solve_planner(kb: KnowledgeBase, spec: PlannerSpec) -> PlanAndSolvePlanner:
     """``plan-and-solve``: the LLM options apply."""
-    return PlanAndSolvePlanner(kb, **planner_context(kb, spec))
+    from .backends import backend_for
+
+    return PlanAndSolvePlanner(kb, spec, spec.context.backend or backend_for(spec.llm, progress=spec.context.progress))

@@ -19,7 +19,7 @@ from ..kb import KnowledgeBase
 from ..model import Goal, Step
 from ..sim import State
 from . import baseline_prompts as prompts
-from .baseline_loop import BaselinePlanner, BaselineTrace, StopReason, planner_context
+from .baseline_loop import BaselinePlanner, BaselineTrace, StopReason
 from .plan_facts import PlanFacts
 from .spec import PlannerSpec
 
@@ -46,4 +46,6 @@ class ReverseChainPlanner(BaselinePlanner):
 
 def reverse_chain_planner(kb: KnowledgeBase, spec: PlannerSpec) -> ReverseChainPlanner:
     """``reverse-chain``: the LLM options apply."""
-    return ReverseChainPlanner(kb, **planner_context(kb, spec))
+    from .backends import backend_for
+
+    return ReverseChainPlanner(kb, spec, spec.context.backend or backend_for(spec.llm, progress=spec.context.progress))

@@ -32,7 +32,6 @@ from .baseline_loop import (
     BaselineTrace,
     StopReason,
     plain,
-    planner_context,
 )
 from .forward_plans import render_plan
 from .plan_facts import PlanFacts
@@ -47,11 +46,13 @@ MAX_CONTEXT = 8192
 class SelfRefinePlanner(BaselinePlanner):
     method = "self-refine"
 
-    def __init__(self, kb: KnowledgeBase, backend, *, rounds: int = DEFAULT_ROUNDS, **options):
+    def __init__(self, kb: KnowledgeBase, spec: PlannerSpec, backend, *, n_ctx: int | None = None):
+        rounds = spec.baselines.refine_rounds
+        rounds = DEFAULT_ROUNDS if rounds is None else rounds
         if not 0 <= rounds <= MAX_ROUNDS:
             raise ValueError(f"--refine-rounds must be from 0 to {MAX_ROUNDS}, got {rounds}")
         self.rounds = rounds
-        super().__init__(kb, backend, **options)
+        super().__init__(kb, spec, backend, n_ctx=n_ctx)
 
     def system(self, kb: KnowledgeBase) -> str:
         return prompts.refine_system(kb)
@@ -124,7 +125,9 @@ def context_for(rounds: int, facts: bool) -> int:
 
 def self_refine_planner(kb: KnowledgeBase, spec: PlannerSpec) -> SelfRefinePlanner:
     """``self-refine``: option ``refine_rounds`` (0..10, default 3) and the LLM options."""
+    from .backends import backend_for
+
     rounds = spec.baselines.refine_rounds
-    rounds = DEFAULT_ROUNDS if rounds is None else rounds
-    context = planner_context(kb, spec, context_for(rounds, spec.llm.facts))
-    return SelfRefinePlanner(kb, rounds=rounds, **context)
+    n_ctx = context_for(DEFAULT_ROUNDS if rounds is None else rounds, spec.llm.facts)
+    backend = spec.context.backend or backend_for(spec.llm, n_ctx=n_ctx, progress=spec.context.progress)
+    return SelfRefinePlanner(kb, spec, backend, n_ctx=n_ctx)

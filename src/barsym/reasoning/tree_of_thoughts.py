@@ -32,7 +32,7 @@ from ..llm.grammar import gbnf_literal
 from ..model import Goal, Step
 from ..sim import State
 from . import baseline_prompts as prompts
-from .baseline_loop import BaselinePlanner, BaselineTrace, StopReason, plain, planner_context
+from .baseline_loop import BaselinePlanner, BaselineTrace, StopReason, plain
 from .deps_prompts import task_message
 from .forward_plans import END, parse_step
 from .plan_facts import PlanFacts
@@ -75,15 +75,16 @@ def propose_grammar(planner: BaselinePlanner, steps, breadth: int) -> str:
 class TreeOfThoughtsPlanner(BaselinePlanner):
     method = "tot"
 
-    def __init__(
-        self, kb: KnowledgeBase, backend, *, breadth: int = DEFAULT_BREADTH, beam: int = DEFAULT_BEAM, **options
-    ):
+    def __init__(self, kb: KnowledgeBase, spec: PlannerSpec, backend, *, n_ctx: int | None = None):
+        breadth, beam = spec.baselines.tot_breadth, spec.baselines.tot_beam
+        breadth = DEFAULT_BREADTH if breadth is None else breadth
+        beam = DEFAULT_BEAM if beam is None else beam
         if not 1 <= breadth <= MAX_BREADTH:
             raise ValueError(f"--tot-breadth must be from 1 to {MAX_BREADTH}, got {breadth}")
         if not 1 <= beam <= MAX_BEAM:
             raise ValueError(f"--tot-beam must be from 1 to {MAX_BEAM}, got {beam}")
         self.breadth, self.beam, self.depth = breadth, beam, MAX_DEPTH
-        super().__init__(kb, backend, **options)
+        super().__init__(kb, spec, backend, n_ctx=n_ctx)
 
     def system(self, kb: KnowledgeBase) -> str:
         return prompts.tot_system(kb)
@@ -193,11 +194,7 @@ def _last(branch: Branch) -> str:
 
 def tot_planner(kb: KnowledgeBase, spec: PlannerSpec) -> TreeOfThoughtsPlanner:
     """``tot``: options ``tot_breadth`` (1..8, default 3), ``tot_beam`` (1..8, default 2) and the LLM options."""
-    breadth, beam = spec.baselines.tot_breadth, spec.baselines.tot_beam
-    context = planner_context(kb, spec, TOT_CONTEXT)
-    return TreeOfThoughtsPlanner(
-        kb,
-        breadth=DEFAULT_BREADTH if breadth is None else breadth,
-        beam=DEFAULT_BEAM if beam is None else beam,
-        **context,
-    )
+    from .backends import backend_for
+
+    backend = spec.context.backend or backend_for(spec.llm, n_ctx=TOT_CONTEXT, progress=spec.context.progress)
+    return TreeOfThoughtsPlanner(kb, spec, backend, n_ctx=TOT_CONTEXT)
