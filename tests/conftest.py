@@ -114,13 +114,13 @@ def printed_on_fds() -> Iterator[list[str]]:
 def session_backend(gguf_path, tmp_path_factory):
     """The real model as ``barsym`` runs it by default (the shipped adapter on), loaded once per run.
 
-    Made by :func:`barsym.reasoning.backends.backend_for` with the settings of ``--threads 2``, so the
+    Made by :func:`barsym.reasoning.calls.backends.backend_for` with the settings of ``--threads 2``, so the
     in-process ``barsym`` commands of the tests (``plan --threads 2``, ``parse --model ...``) get this same
     backend; its prefix states go to a folder of this run. What loading it printed on file descriptors 1
     and 2 is kept in ``load_output`` (``test_quiet_by_default``: nothing)."""
     from barsym.llm.llamacpp.adapter import ADAPTER_ENV
     from barsym.llm.settings import ModelSettings
-    from barsym.reasoning import backends
+    from barsym.reasoning.calls import backends
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("BARSYM_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))  # only for the state folder

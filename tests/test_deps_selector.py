@@ -17,9 +17,9 @@ from barsym.model import Goal, Plan
 from barsym.planner import make_planner
 from barsym.planner.registry import graph_for, symbolic_planner
 from barsym.planner.selector import SELECTORS, plan_needs, trained_horizon
-from barsym.reasoning.deps import DepsPlanner
-from barsym.reasoning.forward_plans import parse_plan_text
-from barsym.reasoning.stats import DepsSummary
+from barsym.reasoning.grammars.forward_plans import parse_plan_text
+from barsym.reasoning.planners.forward.deps import DepsPlanner
+from barsym.reasoning.planners.forward.stats import DepsSummary
 from barsym.sim import DeterministicWorld, State, StochasticWorld
 from barsym.sim.execution import play
 from barsym.sim.stochastic import derive_seed

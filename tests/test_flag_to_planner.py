@@ -21,7 +21,7 @@ from barsym.cli import build_parser
 from barsym.commands import plan
 from barsym.llm.settings import ModelSettings
 from barsym.llm.stand_in import make_stand_in
-from barsym.reasoning import backends
+from barsym.reasoning.calls import backends
 from barsym.reasoning.spec import PlannerSpec
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "barsym"
@@ -151,7 +151,7 @@ def test_the_registry_names_no_function_by_a_string():
 
 
 def test_one_backend_builder():
-    """Only :func:`barsym.reasoning.backends.backend_for` calls the library's constructor (and nothing else in
+    """Only :func:`barsym.reasoning.calls.backends.backend_for` calls the library's constructor (and nothing else in
     barsym makes a model's backend: the stand-in, the server's client and the in-process model all come from it)."""
     callers = sorted(
         str(path.relative_to(SRC))
@@ -164,7 +164,7 @@ def test_one_backend_builder():
     assert callers == [
         "llm/__init__.py",
         "llm/__init__.py",
-        "reasoning/backends.py",
-        "reasoning/backends.py",
-        "reasoning/backends.py",
+        "reasoning/calls/backends.py",
+        "reasoning/calls/backends.py",
+        "reasoning/calls/backends.py",
     ]

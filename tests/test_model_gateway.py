@@ -1,5 +1,5 @@
 """One model-call gateway (issue 36): every call -- a planner's, the step scorer's, the repairer's, ``barsym parse``'s
--- goes through :class:`~barsym.reasoning.model_calls.ModelGateway`, is logged to the call log and counted in one
+-- goes through :class:`~barsym.reasoning.calls.model_calls.ModelGateway`, is logged to the call log and counted in one
 counters type, :class:`~barsym.planner.stats.LLMStats`. With the scripted model, no GGUF."""
 
 from __future__ import annotations
@@ -12,17 +12,17 @@ from barsym.model import Goal, Step, StepType
 from barsym.planner import PlanContext, SymbolicDecomposer, layer_goal, make_planner
 from barsym.planner.registry import graph_for, symbolic_planner
 from barsym.planner.stats import LLMStats, PlanStats
-from barsym.reasoning.call_log import CallLog
-from barsym.reasoning.deps import DepsPlanner
-from barsym.reasoning.prompts import EXAMPLE_ROOT
-from barsym.reasoning.prose import ProseParser
-from barsym.reasoning.reply_grammar import render_reply
+from barsym.reasoning.calls.call_log import CallLog
+from barsym.reasoning.grammars.reply_grammar import render_reply
+from barsym.reasoning.planners.forward.deps import DepsPlanner
+from barsym.reasoning.prompts.few_shot import EXAMPLE_ROOT
+from barsym.reasoning.prose.parser import ProseParser
 from barsym.reasoning.step_scorer import LLMStepScorer
 from barsym.testing.fakes import asked
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "barsym"
 #: where a backend may be asked anything: the gateway (shtab's ``complete`` is no model's)
-ALLOWED = {"reasoning/model_calls.py", "commands/completion.py"}
+ALLOWED = {"reasoning/calls/model_calls.py", "commands/completion.py"}
 
 
 def reply(text: str) -> Completion:

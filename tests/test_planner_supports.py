@@ -112,4 +112,4 @@ def test_every_built_in_factory_names_a_function_that_is_there():
         factory = entry(name).factory
         assert isinstance(factory, Lazy) and callable(factory.load()), name
         loaded = factory.load()
-        assert getattr(loaded, "func", loaded).__module__ == f"barsym.reasoning.{factory.name.split('.')[0]}", name
+        assert getattr(loaded, "func", loaded).__module__ == f"barsym.reasoning.{factory.name.rsplit('.', 1)[0]}", name

@@ -152,7 +152,7 @@ def planner_model(spec) -> dict | None:
     """The model a :class:`~barsym.reasoning.spec.PlannerSpec` runs (None: it asks none), as run files record it."""
     if not spec.asks_model:
         return None
-    from ..reasoning.backends import settings_record
+    from ..reasoning.calls.backends import settings_record
 
     return settings_record(spec.llm)
 

@@ -40,10 +40,10 @@ def backend_from(
 ):
     """The model backend for ``score``, ``repair`` and ``parse``; a model or server that cannot be used is a UsageError.
     ``kb``: its Minecraft version, for the note that the adapter was taught on 1.16.5; ``progress`` is told when
-    the model loads (a planner's :data:`~barsym.reasoning.progress.Progress`); the calls are logged in a run
+    the model loads (a planner's :data:`~barsym.reasoning.calls.progress.Progress`); the calls are logged in a run
     named after ``args``' command line."""
-    from ..reasoning.backends import backend_for
-    from ..reasoning.call_log import set_command
+    from ..reasoning.calls.backends import backend_for
+    from ..reasoning.calls.call_log import set_command
 
     if kb is not None:
         note_version(kb)

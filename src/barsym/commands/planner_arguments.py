@@ -140,7 +140,7 @@ def build_planner(spec: PlannerSpec, kb: KnowledgeBase, args: argparse.Namespace
     model side (``plan --planner symbolic`` starts light)."""
     if not spec.asks_model:
         return build(kb, spec)
-    from ..reasoning.call_log import set_command
+    from ..reasoning.calls.call_log import set_command
 
     if spec.llm.llm_stand_in is None:  # a stand-in has no adapter to have been taught
         note_version(kb)

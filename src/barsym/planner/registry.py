@@ -245,7 +245,7 @@ def make_planner(name: str, kb: KnowledgeBase, **options) -> Planner:
 def build(kb: KnowledgeBase, spec) -> Planner:
     """The one factory: the planner ``spec`` names, after :func:`check`, with state consistency, its stand-in's label
     and its start states composed here (not patched in by the callers). The model is the factory's to ask for
-    (:func:`barsym.reasoning.backends.backend_for`, the one backend builder), unless the spec's context hands one."""
+    (:func:`barsym.reasoning.calls.backends.backend_for`, the one backend builder), unless the spec's context hands one."""
     name = spec.planner
     found = entry(name)
     given = spec.llm.model_fields_set

@@ -64,7 +64,7 @@ class PlannerContext:
     def call_log(self):
         """The call log the planner writes to: the default one (``barsym logs``) for True, else the given one or None."""
         if self.log is True:
-            from .call_log import open_log
+            from .calls.call_log import open_log
 
             return open_log()
         return self.log or None

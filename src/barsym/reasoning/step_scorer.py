@@ -70,7 +70,7 @@ from ..model import Goal, Plan, Step, StepType
 from ..planner.stats import LLMStats
 from ..sim import State
 from ..validation import Validator
-from .model_calls import ModelGateway
+from .calls.model_calls import ModelGateway
 
 __all__ = [
     "DEFAULT_METHOD",

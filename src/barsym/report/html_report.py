@@ -28,7 +28,7 @@ from ..eval.runner import ALL, ordered_groups
 from ..metrics import GroupScore, TaskScore
 from ..planner.registry import planner_label
 from ..planner.stats import PlanStats
-from ..reasoning.stats import DepsSummary
+from ..reasoning.planners.forward.stats import DepsSummary
 from ..redact import escape_controls
 from .compare import comparison_note, depth_of, depth_section, experts_from_datasets, shared_tasks
 from .llm_report import summarize
