@@ -32,6 +32,7 @@ LAYERS = [
     ("consistency", "memory"),
     ("planner",),  # BAR's loop, the symbolic decomposer, the verifier
     ("validation", "metrics", "start_state"),  # start_state: a start read from --start/--inventory/--layer
+    ("validation_result",),  # what a validation says: read by run files, reports and the API without the validator
     ("sim", "graph", "graph_export", "bar_io"),
     ("llm", "kb", "model", "datasets"),
     ("private_files", "redact"),  # barsym's own 0600 files and secrets kept out of logs: used by all
