@@ -354,7 +354,7 @@ def test_a_missing_checkpoint_is_one_line(flag, tmp_path, capsys, monkeypatch):
 
 def test_a_warm_start_takes_adapters_of_the_same_shape_and_names_where_they_came_from():
     from barsym.distill.options import TrainConfig
-    from barsym.distill.train import warm_start_record
+    from barsym.distill.train_checkpoint import warm_start_record
 
     config = TrainConfig(lora_rank=16, lora_alpha=32.0, lora_layers=12, seq_len=512, seed=8)
     saved = {
