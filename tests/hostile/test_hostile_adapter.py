@@ -180,7 +180,7 @@ def test_a_forged_base_digest_is_never_printed_as_the_models(tmp_path, monkeypat
 
 
 def test_a_forged_adapter_check_only_makes_the_check_run():
-    from barsym.llm.llamacpp.backend import ADAPTER_MIN_CHANGE, _passed
+    from barsym.llm.llamacpp.adapter_loading import ADAPTER_MIN_CHANGE, _passed
 
     assert _passed({"change": 0.25}) and _passed({"change": ADAPTER_MIN_CHANGE})
     for forged in (
