@@ -126,7 +126,7 @@ def test_state_consistency_calls_are_logged_too(kb, log_path):
     """The step scorer's and forward repairer's calls go to the same log, with their verdicts."""
     from barsym.llm import BackendTimeoutError
     from barsym.model import Step, StepType
-    from barsym.reasoning.step_scorer import LLMStepScorer
+    from barsym.reasoning.scoring.step_scorer import LLMStepScorer
 
     steps = [Step(type=StepType.MINE, item="logs", count=1), Step(type=StepType.CRAFT, item="planks", count=4)]
     scorer = LLMStepScorer(ScriptedLLM(["7", BackendTimeoutError]))

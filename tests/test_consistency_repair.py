@@ -19,8 +19,8 @@ from barsym.metrics import as_records, edit_distance
 from barsym.model import Goal, Plan, Step, StepType
 from barsym.reasoning import model_consistency
 from barsym.reasoning.scoring.forward_repairer import SYSTEM as REPAIR_SYSTEM
-from barsym.reasoning.step_scorer import SCORE_GRAMMAR, LLMStepScorer
-from barsym.reasoning.step_scorer import SYSTEM as SCORE_SYSTEM
+from barsym.reasoning.scoring.step_scorer import SCORE_GRAMMAR, LLMStepScorer
+from barsym.reasoning.scoring.step_scorer import SYSTEM as SCORE_SYSTEM
 from barsym.testing.fakes import asked
 from barsym.testing.faults import repair_faults
 from testdata import EXPERT_FILES

@@ -20,7 +20,7 @@ from barsym.model import Goal, Plan
 from barsym.reasoning.grammars.forward_plans import parse_plan_text
 from barsym.reasoning.grammars.reply_grammar import parse_reply
 from barsym.reasoning.planners.forward.cot import split_line
-from barsym.reasoning.step_scorer import parse_score
+from barsym.reasoning.scoring.step_scorer import parse_score
 from barsym.sim import State
 from barsym.testing.fakes import asked as asked_goal
 from barsym.validation import Validator

@@ -17,7 +17,7 @@ from barsym.reasoning.grammars.reply_grammar import render_reply
 from barsym.reasoning.planners.forward.deps import DepsPlanner
 from barsym.reasoning.prompts.few_shot import EXAMPLE_ROOT
 from barsym.reasoning.prose.parser import ProseParser
-from barsym.reasoning.step_scorer import LLMStepScorer
+from barsym.reasoning.scoring.step_scorer import LLMStepScorer
 from barsym.testing.fakes import asked
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "barsym"

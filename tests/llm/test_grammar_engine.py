@@ -24,7 +24,7 @@ from barsym.planner.registry import graph_for, symbolic_planner
 from barsym.reasoning.grammars.forward_plans import Vocabulary, render_plan
 from barsym.reasoning.grammars.reply_grammar import GrammarBuilder
 from barsym.reasoning.prompts import baseline_prompts, deps_prompts
-from barsym.reasoning.step_scorer import SCORE_GRAMMAR
+from barsym.reasoning.scoring.step_scorer import SCORE_GRAMMAR
 
 try:
     import llguidance  # noqa: F401

@@ -31,7 +31,7 @@ from ..reasoning.grammars.forward_plans import END, render_plan
 from ..reasoning.grammars.reply_grammar import render_reply
 from ..reasoning.planners.forward.cot import MARK, MAX_ENTRIES
 from ..reasoning.prompts import deps_prompts
-from ..reasoning.step_scorer import LLMStepScorer
+from ..reasoning.scoring.step_scorer import LLMStepScorer
 from ..sim import DeterministicWorld, State
 
 Example = dict  # {"kind", "goal", "messages", "reply"}

@@ -40,11 +40,16 @@ from ..planner.registry import FORWARD, NO_MODEL, Lazy, Supports, register, regi
 
 
 def __getattr__(name: str):
-    """``model_consistency`` without importing the model side at package import."""
+    """``model_consistency`` without importing the model side at package import; ``step_scorer``, the module that
+    moved to :mod:`.scoring.step_scorer` (issue 54), still reachable as ``barsym.reasoning.step_scorer``."""
     if name == "model_consistency":
         from .planners.backward.bar_sc import model_consistency
 
         return model_consistency
+    if name == "step_scorer":
+        from .scoring import step_scorer
+
+        return step_scorer
     raise AttributeError(name)
 
 

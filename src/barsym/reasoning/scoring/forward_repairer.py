@@ -31,7 +31,7 @@ from ...llm import LLMBackend
 from ...llm.grammar import gbnf_literal
 from ...planner.stats import LLMStats
 from ..calls.model_calls import ModelGateway
-from ..step_scorer import task_text
+from .step_scorer import task_text
 
 SYSTEM = (
     "You repair Minecraft plans forward, one step at a time, from the state the agent is really in. "

@@ -88,7 +88,7 @@ def model_consistency(
     if (wants_scores and scorer is None or config.repairer is RepairerKind.LLM) and backend is None:
         raise ValueError(f"this configuration ({config.describe()}) needs a language model")
     if wants_scores and scorer is None:
-        from ...step_scorer import LLMStepScorer
+        from ...scoring.step_scorer import LLMStepScorer
 
         scorer = LLMStepScorer(
             backend, seed=config.seed, temperature=temperature, method=config.score_method, rules=rules
