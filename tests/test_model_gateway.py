@@ -40,9 +40,9 @@ def test_every_backend_call_in_barsym_is_the_gateways():
         text = path.read_text(encoding="utf-8")
         found += [f"{where}: {m.group(0)}" for m in re.finditer(r"\.(complete|continuation_logprobs)\(", text)]
     assert found == []
-    gateway = (SRC / "reasoning" / "model_calls.py").read_text(encoding="utf-8")
+    gateway = (SRC / "reasoning" / "calls" / "model_calls.py").read_text(encoding="utf-8")
     assert gateway.count("self.backend.complete(") == gateway.count("self.backend.continuation_logprobs(") == 1
-    assert not (SRC / "reasoning" / "short_calls.py").exists()  # no second wrapper, no second counters type
+    assert not list((SRC / "reasoning").rglob("short_calls.py"))  # no second wrapper, no second counters type
 
 
 def test_parse_calls_go_through_the_gateway_logged_and_counted(kb, tmp_path):
