@@ -47,7 +47,7 @@ from barsym.eval.ablation import format_ablation, format_crosscheck, run_ablatio
 from barsym.kb import load_kb  # noqa: E402
 from barsym.llm import LlamaCppBackend, LLMOptions  # noqa: E402
 from barsym.planner import make_planner  # noqa: E402
-from barsym.reasoning.step_scorer import LLMStepScorer  # noqa: E402
+from barsym.reasoning.scoring.step_scorer import LLMStepScorer  # noqa: E402
 
 ANCHORS = (
     ("+ sliding window", {"anchors": "sliding-window"}),

@@ -61,7 +61,7 @@ def seen_goals(path: str, kinds: set[str], n: int) -> list[Goal]:
 
 def first_tries_by_item(path: Path) -> list[dict]:
     """From a call log: per goal item, first attempts accepted / asked and the first reply, most asked first."""
-    from barsym.reasoning.call_log import CallLog
+    from barsym.reasoning.calls.call_log import CallLog
 
     log = CallLog(path, create=False)
     try:

@@ -4,7 +4,7 @@ Measured in one run, over SmolLM2's vocabulary (:mod:`barsym.llm.llamacpp.gramma
 grammar; time for one full-vocabulary mask (mean over every state of a reply); time for a reply the way the span
 decoder walks it (at each token: the forced text, whether the token is admitted, the state after it -- no model);
 and whether the engines agree: the same mask at every state, the same forced text, the reply accepted by both.
-Replies: for the graph grammars of :class:`~barsym.reasoning.reply_grammar.GrammarBuilder` the forced text with the
+Replies: for the graph grammars of :class:`~barsym.reasoning.grammars.reply_grammar.GrammarBuilder` the forced text with the
 first admitted character at each choice; for the plan grammar of ``cot``/``deps``/the baselines, the symbolic
 planner's plan for the goal (rendered as the model writes it).
 
@@ -46,8 +46,8 @@ from barsym.llm.llamacpp.grammar_engine import make_engine
 from barsym.llm.llamacpp.native import LoadProfile, NativeModel
 from barsym.model import Goal
 from barsym.planner.registry import graph_for, symbolic_planner
-from barsym.reasoning.forward_plans import Vocabulary, render_plan
-from barsym.reasoning.reply_grammar import GrammarBuilder
+from barsym.reasoning.grammars.forward_plans import Vocabulary, render_plan
+from barsym.reasoning.grammars.reply_grammar import GrammarBuilder
 
 GOALS = ["stone_pickaxe", "iron_ingot", "torch", "furnace", "chest", "iron_pickaxe", "diamond_pickaxe"]
 ENGINES = ("barsym", "llguidance")
@@ -137,7 +137,7 @@ CUT = " [cut off at max_tokens]"  # how the call log marks a reply that max_toke
 def compare_replies(first: str, second: str) -> None:
     """The two runs' replies in the call log (the runs whose command names each file), goal by goal: identical,
     identical up to where one was cut off (cot's 45 s deadline caps a reply by wall time), or different."""
-    from barsym.reasoning.call_log import default_log_path
+    from barsym.reasoning.calls.call_log import default_log_path
 
     path = default_log_path()
     if path is None or not path.exists():
@@ -191,8 +191,8 @@ def compare_parse(first: str, second: str) -> int:
 def replay(run: str, calls: int, threads: int, max_tokens: int) -> int:
     """The run's first ``calls`` calls, each with both engines on one backend (see the module docstring)."""
     from barsym.llm.llamacpp.span_decoder import SpanDecoder
-    from barsym.reasoning.backends import shared_backend
-    from barsym.reasoning.call_log import default_log_path
+    from barsym.reasoning.calls.backends import shared_backend
+    from barsym.reasoning.calls.call_log import default_log_path
 
     with sqlite3.connect(default_log_path()) as db:
         rows = db.execute(

@@ -40,7 +40,7 @@ from barsym.eval import evaluate, load_dataset  # noqa: E402
 from barsym.kb import cache_dir, load_kb  # noqa: E402
 from barsym.llm import LlamaCppBackend, LLMOptions  # noqa: E402
 from barsym.planner import make_planner  # noqa: E402
-from barsym.reasoning.llm_planners import STATE_DIR  # noqa: E402
+from barsym.reasoning.planners.backward.llm_planners import STATE_DIR  # noqa: E402
 
 TARGETS = {"median_s": 2.0, "first_try": 85.0, "fallback": 5.0, "score_gap": 0.5, "rss_mib": 1024.0}
 #: the columns this benchmark totals: fields of barsym.planner.stats.LLMStats (getattr fails on a wrong name)

@@ -51,7 +51,7 @@ from barsym.memory import MemoryStore, record, with_memory  # noqa: E402
 from barsym.memory.stats import MemoryStats  # noqa: E402
 from barsym.planner import make_planner  # noqa: E402
 from barsym.planner.stats import PlanStats  # noqa: E402
-from barsym.reasoning.llm_planners import STATE_DIR  # noqa: E402
+from barsym.reasoning.planners.backward.llm_planners import STATE_DIR  # noqa: E402
 from barsym.sim.execution import run as run_plan  # noqa: E402
 from barsym.sim.stochastic import StochasticWorld  # noqa: E402
 

@@ -4,7 +4,7 @@
                                 [--limit N] [--threads 1] [--json FILE]
 
 Each plan of the set (BAR's expert plans in prose, ``bench/make_paraphrases.py``)
-is parsed clause by clause (:mod:`barsym.reasoning.prose`) and compared with its
+is parsed clause by clause (:mod:`barsym.reasoning.prose.parser`) and compared with its
 expert steps. Columns: exact plans (every step equal, in order), steps right
 (position by position, over the longer of the two; a clause the parser names as unreadable holds
 its place as one missed step, :func:`with_gaps`), steps right where the
@@ -31,7 +31,7 @@ from barsym.kb import load_kb  # noqa: E402
 from barsym.llm.stand_in import STAND_INS, make_stand_in  # noqa: E402
 from barsym.model import Goal  # noqa: E402
 from barsym.planner.registry import graph_for  # noqa: E402
-from barsym.reasoning.prose import ProseParser  # noqa: E402
+from barsym.reasoning.prose.parser import ProseParser  # noqa: E402
 from barsym.validation import Validator, Verdict  # noqa: E402
 
 
@@ -149,7 +149,7 @@ def main() -> int:
     rows = from_records(args.score_records, plans) if args.score_records else []
     for label in [] if args.score_records else [p for p in args.parsers.split(",") if p]:
         if label == "model":
-            from barsym.reasoning.llm_planners import shared_backend
+            from barsym.reasoning.planners.backward.llm_planners import shared_backend
 
             backend = shared_backend(threads=args.threads, adapter=args.adapter)  # loaded before the timing starts
         else:

@@ -112,7 +112,7 @@ def main() -> int:
             runs.append((name, options))
         runs += [(name, {**options, "llm_stand_in": s}) for s in stand_ins]
     if any(o is not None and "llm_stand_in" not in o for _, o in runs):  # load the model before any timing
-        from barsym.reasoning.llm_planners import shared_backend
+        from barsym.reasoning.planners.backward.llm_planners import shared_backend
 
         shared_backend(threads=args.threads)
     rows = []

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from barsym.kb import load_kb
 from barsym.model import Goal
 from barsym.planner import PlanningError, make_planner
-from barsym.reasoning.bar_decomposer import FALLBACK
+from barsym.reasoning.planners.backward.bar_decomposer import FALLBACK
 from barsym.sim import State
 
 KB = load_kb()

@@ -114,18 +114,19 @@ def printed_on_fds() -> Iterator[list[str]]:
 def session_backend(gguf_path, tmp_path_factory):
     """The real model as ``barsym`` runs it by default (the shipped adapter on), loaded once per run.
 
-    Made by :func:`barsym.reasoning.backends.shared_backend` with the settings of ``--threads 2``, so the
+    Made by :func:`barsym.reasoning.calls.backends.backend_for` with the settings of ``--threads 2``, so the
     in-process ``barsym`` commands of the tests (``plan --threads 2``, ``parse --model ...``) get this same
     backend; its prefix states go to a folder of this run. What loading it printed on file descriptors 1
     and 2 is kept in ``load_output`` (``test_quiet_by_default``: nothing)."""
     from barsym.llm.llamacpp.adapter import ADAPTER_ENV
-    from barsym.reasoning import backends
+    from barsym.llm.settings import ModelSettings
+    from barsym.reasoning.calls import backends
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("BARSYM_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))  # only for the state folder
         patch.delenv(ADAPTER_ENV, raising=False)
         with printed_on_fds() as printed:
-            backend = backends.shared_backend(str(gguf_path), threads=2)
+            backend = backends.backend_for(ModelSettings(model=str(gguf_path), threads=2))
     backend.load_output = printed[0]
     yield backend
     for key in [k for k, v in backends._backends.items() if v is backend]:

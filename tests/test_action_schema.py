@@ -29,7 +29,7 @@ from barsym.kb import DIG_DOWN_TIER, Rules
 from barsym.model import Goal
 from barsym.planner.registry import graph_for
 from barsym.planner.symbolic import SymbolicDecomposer
-from barsym.reasoning.reply_grammar import GrammarBuilder
+from barsym.reasoning.grammars.reply_grammar import GrammarBuilder
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "barsym"
 PARTS = {"ingredients", "min_tier", "tool_kind"}

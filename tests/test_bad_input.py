@@ -21,8 +21,8 @@ from barsym.kb import load_kb
 from barsym.llm import IncompatibleServerError, LLMError, OpenAIHTTPBackend
 from barsym.model import Goal
 from barsym.planner import PlanContext, SymbolicDecomposer
-from barsym.reasoning.prompts import EXAMPLE_ROOT
-from barsym.reasoning.reply_grammar import render_reply
+from barsym.reasoning.grammars.reply_grammar import render_reply
+from barsym.reasoning.prompts.few_shot import EXAMPLE_ROOT
 from barsym.testing.fakes import asked
 from cli_run import one_line, run
 from loopback import ChatStub
@@ -500,7 +500,7 @@ def test_progress_line_still_draws_and_escapes_task_names(monkeypatch):
     class Stats:
         goals = llm_calls = accepted_first_try = accepted_after_feedback = fallbacks = 1
 
-    from barsym.reasoning.progress import Phase, ProgressEvent
+    from barsym.reasoning.calls.progress import Phase, ProgressEvent
 
     progress(ProgressEvent(Phase.GOAL, "1 stick", 1, 3, Stats()))
     progress.clear()

@@ -1,7 +1,7 @@
 """The four added baselines of BAR's table with a scripted model: what each asks, in what order, when it stops.
 
 Reverse Chain, Self-Refine, Tree of Thoughts and Plan-and-Solve
-(:mod:`barsym.reasoning.baseline_loop` and one module each). A
+(:mod:`barsym.reasoning.planners.forward.baseline_loop` and one module each). A
 :class:`~barsym.llm.ScriptedLLM` answers, so a test knows every reply and can
 check every request: its grammar, what its last message asks, and where the
 loop ends -- including when it ends without a complete plan.
@@ -17,11 +17,11 @@ from barsym.llm.grammar_match import compile_grammar
 from barsym.model import Goal
 from barsym.planner import PlanningError, make_planner
 from barsym.planner.stats import PlanStats
-from barsym.reasoning import baseline_prompts as prompts
-from barsym.reasoning.baseline_loop import StopReason
-from barsym.reasoning.plan_and_solve import subtask_grammar
-from barsym.reasoning.stats import BaselineSummary
-from barsym.reasoning.tree_of_thoughts import propose_grammar
+from barsym.reasoning.planners.forward.baseline_loop import StopReason
+from barsym.reasoning.planners.forward.plan_and_solve import subtask_grammar
+from barsym.reasoning.planners.forward.stats import BaselineSummary
+from barsym.reasoning.planners.forward.tree_of_thoughts import propose_grammar
+from barsym.reasoning.prompts import baseline_prompts as prompts
 from cli_run import run
 
 GOAL = Goal(item="wooden_pickaxe", count=1)
@@ -282,7 +282,7 @@ def test_the_stats_section_reads_back_from_json(kb, name):
 
 @pytest.mark.parametrize("name", ["self-refine", "plan-and-solve"])
 def test_every_real_call_is_in_the_call_log_in_the_order_asked(kb, tmp_path, name):
-    from barsym.reasoning.call_log import CallLog
+    from barsym.reasoning.calls.call_log import CallLog
 
     replies = [NO_TABLE, WHY, GOOD, "correct"] if name == "self-refine" else ["get 1 wooden_pickaxe\ndone", GOOD]
     log = CallLog(tmp_path / "calls.db")
@@ -342,8 +342,8 @@ def test_eval_with_a_stand_in_writes_json_results_like_every_planner(capsys, tmp
 
 
 def test_a_stand_in_is_held_to_the_context_the_model_would_be_loaded_with(kb):
-    from barsym.reasoning.self_refine import context_for
-    from barsym.reasoning.tree_of_thoughts import TOT_CONTEXT
+    from barsym.reasoning.planners.forward.self_refine import context_for
+    from barsym.reasoning.planners.forward.tree_of_thoughts import TOT_CONTEXT
 
     assert make_planner("tot", kb, llm_stand_in="copy-facts", log=False).n_ctx == TOT_CONTEXT
     refine = make_planner("self-refine", kb, llm_stand_in="copy-facts", log=False, refine_rounds=5)

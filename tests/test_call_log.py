@@ -16,9 +16,9 @@ from barsym.cli import main
 from barsym.llm import ScriptedLLM
 from barsym.model import Goal
 from barsym.planner import PlanContext, SymbolicDecomposer, layer_goal, make_planner
-from barsym.reasoning.call_log import SCHEMA_VERSION, CallLog, LogError
-from barsym.reasoning.prompts import EXAMPLE_ROOT
-from barsym.reasoning.reply_grammar import render_reply
+from barsym.reasoning.calls.call_log import SCHEMA_VERSION, CallLog, LogError
+from barsym.reasoning.grammars.reply_grammar import render_reply
+from barsym.reasoning.prompts.few_shot import EXAMPLE_ROOT
 from barsym.testing.fakes import asked as asked_goal
 
 SHORT_PICKAXE = "craft 1 stone_pickaxe: 1 cobblestone, 2 stick, 1 crafting_table"
@@ -126,7 +126,7 @@ def test_state_consistency_calls_are_logged_too(kb, log_path):
     """The step scorer's and forward repairer's calls go to the same log, with their verdicts."""
     from barsym.llm import BackendTimeoutError
     from barsym.model import Step, StepType
-    from barsym.reasoning.step_scorer import LLMStepScorer
+    from barsym.reasoning.scoring.step_scorer import LLMStepScorer
 
     steps = [Step(type=StepType.MINE, item="logs", count=1), Step(type=StepType.CRAFT, item="planks", count=4)]
     scorer = LLMStepScorer(ScriptedLLM(["7", BackendTimeoutError]))
@@ -157,7 +157,7 @@ def test_parse_calls_are_logged_like_the_planners(kb, log_path, tmp_path, capsys
 def test_a_model_failing_mid_parse_stops_the_parse_and_is_logged(kb, log_path):
     from barsym.llm import BackendTimeoutError
     from barsym.planner.registry import graph_for
-    from barsym.reasoning.prose import ProseParser
+    from barsym.reasoning.prose.parser import ProseParser
 
     parser = ProseParser(kb, graph_for(kb), ScriptedLLM(["mine 4 logs", BackendTimeoutError]), log=True)
     with pytest.raises(BackendTimeoutError):

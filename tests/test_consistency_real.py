@@ -17,7 +17,7 @@ from barsym.consistency.anchors import SCORE_METHOD_KEY
 from barsym.consistency.config import DEFAULT_SCORE_METHOD, ScoreMethod
 from barsym.model import Plan, StepType
 from barsym.reasoning import model_consistency
-from barsym.reasoning.step_scorer import LLMStepScorer, default_method
+from barsym.reasoning.scoring.step_scorer import LLMStepScorer, default_method
 from testdata import EXPERT_FILES
 
 pytestmark = pytest.mark.llm

@@ -18,9 +18,9 @@ from barsym.llm import BackendTimeoutError, ScriptedLLM
 from barsym.metrics import as_records, edit_distance
 from barsym.model import Goal, Plan, Step, StepType
 from barsym.reasoning import model_consistency
-from barsym.reasoning.forward_repairer import SYSTEM as REPAIR_SYSTEM
-from barsym.reasoning.step_scorer import SCORE_GRAMMAR, LLMStepScorer
-from barsym.reasoning.step_scorer import SYSTEM as SCORE_SYSTEM
+from barsym.reasoning.scoring.forward_repairer import SYSTEM as REPAIR_SYSTEM
+from barsym.reasoning.scoring.step_scorer import SCORE_GRAMMAR, LLMStepScorer
+from barsym.reasoning.scoring.step_scorer import SYSTEM as SCORE_SYSTEM
 from barsym.testing.fakes import asked
 from barsym.testing.faults import repair_faults
 from testdata import EXPERT_FILES
@@ -226,7 +226,7 @@ def test_bar_sc_plans_with_the_scripted_model(kb, validator):
     from barsym.planner import make_planner
     from barsym.planner.decomposer import PlanContext
     from barsym.planner.symbolic import SymbolicDecomposer
-    from barsym.reasoning.reply_grammar import render_reply
+    from barsym.reasoning.grammars.reply_grammar import render_reply
 
     symbolic = SymbolicDecomposer(kb)
     goal = Goal(item="stone_pickaxe")

@@ -14,11 +14,11 @@ from barsym.llm.grammar_match import compile_grammar
 from barsym.model import Goal
 from barsym.planner import PlanningError, make_planner
 from barsym.planner.registry import graph_for, symbolic_planner
-from barsym.reasoning import deps_prompts as prompts
-from barsym.reasoning.cot import CotPlanner, split_line
-from barsym.reasoning.deps import DepsPlanner, StopReason
-from barsym.reasoning.forward_plans import Vocabulary, fold_repeats, parse_plan_text, render_plan
-from barsym.reasoning.stats import CotSummary, DepsSummary
+from barsym.reasoning.grammars.forward_plans import Vocabulary, fold_repeats, parse_plan_text, render_plan
+from barsym.reasoning.planners.forward.cot import CotPlanner, split_line
+from barsym.reasoning.planners.forward.deps import DepsPlanner, StopReason
+from barsym.reasoning.planners.forward.stats import CotSummary, DepsSummary
+from barsym.reasoning.prompts import deps_prompts as prompts
 
 GOAL = Goal(item="wooden_pickaxe", count=1)
 NO_TABLE = "mine 3 logs\ncraft 9 planks\ncraft 2 stick\ncraft 1 wooden_pickaxe\ndone"
@@ -229,8 +229,8 @@ def test_through_a_server_deps_and_self_refine_size_their_prompts_to_their_own_c
     (DEPS through a server stopped "context full" before round 0 on BAR's long tasks)."""
     from barsym.llm import LLMOptions
     from barsym.llm.http.backend import OpenAIHTTPBackend
-    from barsym.reasoning.deps import context_for
-    from barsym.reasoning.self_refine import context_for as refine_context
+    from barsym.reasoning.planners.forward.deps import context_for
+    from barsym.reasoning.planners.forward.self_refine import context_for as refine_context
 
     server = OpenAIHTTPBackend("http://127.0.0.1:9", options=LLMOptions(n_ctx=2048))
     deps = make_planner("deps", kb, backend=server, log=False)

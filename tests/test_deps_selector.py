@@ -17,9 +17,9 @@ from barsym.model import Goal, Plan
 from barsym.planner import make_planner
 from barsym.planner.registry import graph_for, symbolic_planner
 from barsym.planner.selector import SELECTORS, plan_needs, trained_horizon
-from barsym.reasoning.deps import DepsPlanner
-from barsym.reasoning.forward_plans import parse_plan_text
-from barsym.reasoning.stats import DepsSummary
+from barsym.reasoning.grammars.forward_plans import parse_plan_text
+from barsym.reasoning.planners.forward.deps import DepsPlanner
+from barsym.reasoning.planners.forward.stats import DepsSummary
 from barsym.sim import DeterministicWorld, State, StochasticWorld
 from barsym.sim.execution import play
 from barsym.sim.stochastic import derive_seed
@@ -189,11 +189,16 @@ def test_a_selector_for_another_planner_is_named_as_ignored(capsys):
     assert code == 0 and "the symbolic planner asks no model; ignored: --selector" in err
     from barsym.consistency import ConsistencyConfig
     from barsym.kb import load_kb
-    from barsym.reasoning.options import DepsOptions, PlannerLLMOptions, planner_options
+    from barsym.reasoning.options import DepsOptions, PlannerLLMOptions
+    from barsym.reasoning.spec import choose
 
     llm, config = PlannerLLMOptions(), ConsistencyConfig()
-    options, ignored = planner_options("cot", load_kb(), llm, config, DepsOptions(selector="graph"))
-    assert "selector" not in options and ignored == ("executes no plan", [(DepsOptions, "selector")])
+    spec, ignored = choose("cot", load_kb(), llm, config, DepsOptions(selector="graph"))
+    assert (
+        "selector" not in spec.run_options()
+        and spec.deps.selector is None
+        and ignored == ("executes no plan", [(DepsOptions, "selector")])
+    )
     code, out, err = run(
         capsys, "plan", "stick", "--planner", "cot", "--selector", "graph", "--llm-stand-in", "copy-facts"
     )

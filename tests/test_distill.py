@@ -17,10 +17,10 @@ from barsym.distill.goals import held_out_items
 from barsym.distill.oracle import admitted, explanation
 from barsym.eval.dataset import load_dataset, resolve_dataset
 from barsym.model import Goal, Plan
-from barsym.reasoning.cot import split_line
-from barsym.reasoning.forward_plans import parse_plan_text
-from barsym.reasoning.reply_grammar import parse_reply
-from barsym.reasoning.step_scorer import parse_score
+from barsym.reasoning.grammars.forward_plans import parse_plan_text
+from barsym.reasoning.grammars.reply_grammar import parse_reply
+from barsym.reasoning.planners.forward.cot import split_line
+from barsym.reasoning.scoring.step_scorer import parse_score
 from barsym.sim import State
 from barsym.testing.fakes import asked as asked_goal
 from barsym.validation import Validator
@@ -228,7 +228,7 @@ def test_the_oracle_replies_pass_the_grammars_the_planners_send():
 
 
 def test_the_explanation_is_one_short_sentence_the_explanation_grammar_admits():
-    from barsym.reasoning.deps_prompts import EXPLANATION_GRAMMAR
+    from barsym.reasoning.prompts.deps_prompts import EXPLANATION_GRAMMAR
 
     text = explanation(
         "step 5, craft 1 paper, failed: crafting paper needs a crafting_table (its recipe is "
@@ -354,7 +354,7 @@ def test_a_missing_checkpoint_is_one_line(flag, tmp_path, capsys, monkeypatch):
 
 def test_a_warm_start_takes_adapters_of_the_same_shape_and_names_where_they_came_from():
     from barsym.distill.options import TrainConfig
-    from barsym.distill.train import warm_start_record
+    from barsym.distill.train_checkpoint import warm_start_record
 
     config = TrainConfig(lora_rank=16, lora_alpha=32.0, lora_layers=12, seq_len=512, seed=8)
     saved = {
@@ -576,7 +576,7 @@ def parse_rows(kb):
 def test_parse_examples_are_the_parsers_own_calls_answered_with_the_step_told(kb, parse_rows):
     from barsym.distill.data import _NO_MODEL
     from barsym.planner.registry import graph_for
-    from barsym.reasoning.prose import ProseParser
+    from barsym.reasoning.prose.parser import ProseParser
 
     parser = ProseParser(kb, graph_for(kb), _NO_MODEL)
     assert len(parse_rows) == 40

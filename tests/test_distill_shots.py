@@ -10,8 +10,8 @@ from barsym.distill.data import DataGenerator
 from barsym.distill.goals import held_out_items
 from barsym.distill.shots import with_shot
 from barsym.planner.registry import graph_for
-from barsym.reasoning.llm_planners import bar_planner
-from barsym.reasoning.reply_grammar import parse_reply
+from barsym.reasoning.grammars.reply_grammar import parse_reply
+from barsym.reasoning.planners.backward.llm_planners import bar_planner
 from barsym.reasoning.spec import PlannerSpec
 
 

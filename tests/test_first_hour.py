@@ -13,7 +13,7 @@ import json
 from barsym.eval import load_dataset
 from barsym.eval.scale import run_evaluation
 from barsym.eval.spec import RunSpec
-from barsym.reasoning.call_records import CallRecord
+from barsym.reasoning.calls.call_records import CallRecord
 from cli_run import run
 from testdata import BAR_DIR
 

@@ -15,10 +15,10 @@ from barsym.model import Goal
 from barsym.planner import make_planner
 from barsym.planner.registry import graph_for, symbolic_planner
 from barsym.planner.stats import LLMStats
-from barsym.reasoning.cot import COT_TOKENS, CotPlanner
-from barsym.reasoning.deps import DepsPlanner, StopReason
 from barsym.reasoning.loop_limits import DEFAULT_DEADLINE, Deadline, repeated_run
-from barsym.reasoning.stats import DepsSummary
+from barsym.reasoning.planners.forward.cot import COT_TOKENS, CotPlanner
+from barsym.reasoning.planners.forward.deps import DepsPlanner, StopReason
+from barsym.reasoning.planners.forward.stats import DepsSummary
 from cli_run import one_line, run
 
 GOAL = Goal(item="stone_pickaxe", count=1)

@@ -3,9 +3,9 @@
 Every ``import`` in ``src/barsym`` — at module level or inside a function —
 may name only packages in a lower layer. This is what lets a memory or DEPS
 decomposer use the verifier without the LLM decomposer, and the symbolic
-planner run without :mod:`barsym.llm`. The planner registry names the
-planners above it as ``"module:function"`` strings, loaded on demand; those
-are not imports and are not checked here.
+planner run without :mod:`barsym.llm`. The planner registry loads the
+package that registers the planners above it (``barsym.reasoning``) by name,
+on demand; that is not an import and is not checked here.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ LAYERS = [
     ("consistency", "memory"),
     ("planner",),  # BAR's loop, the symbolic decomposer, the verifier
     ("validation", "metrics", "start_state"),  # start_state: a start read from --start/--inventory/--layer
+    ("validation_result",),  # what a validation says: read by run files, reports and the API without the validator
     ("sim", "graph", "graph_export", "bar_io"),
     ("llm", "kb", "model", "datasets"),
     ("private_files", "redact"),  # barsym's own 0600 files and secrets kept out of logs: used by all
@@ -90,7 +91,7 @@ def test_the_checker_sees_function_level_and_relative_imports(tmp_path):
     module = SRC / "planner" / "symbolic.py"
     assert {"graph", "kb", "model"} <= imported_packages(module)
     registry = SRC / "planner" / "registry.py"
-    assert "reasoning" not in imported_packages(registry)  # named as strings, loaded on demand
+    assert "reasoning" not in imported_packages(registry)  # the catalog loaded by name, on demand
 
 
 # ----------------------------------------------------------------- no cycle inside a package
@@ -200,5 +201,46 @@ def test_the_cycle_finder_finds_a_cycle_and_skips_type_only_imports(tmp_path):
     assert strongly_connected({"p.a": {"p.b"}, "p.b": set()}) == []
     # planner.render names PlanResult for its annotations only; reasoning.llm_planners really imports its decomposer
     assert "planner.result" not in imported_modules(SRC / "planner" / "render.py")
-    assert "reasoning.bar_decomposer" in imported_modules(SRC / "reasoning" / "llm_planners.py")
-    assert "reasoning.model_calls" in imported_modules(SRC / "reasoning" / "bar_decomposer.py")
+    backward = SRC / "reasoning" / "planners" / "backward"
+    assert "reasoning.planners.backward.bar_decomposer" in imported_modules(backward / "llm_planners.py")
+    assert "reasoning.calls.model_calls" in imported_modules(backward / "bar_decomposer.py")
+
+
+# ----------------------------------------------------------------- reasoning's packages, one way too
+
+#: ``barsym.reasoning`` split by role (issue 54), top to bottom; ``""`` is the package's own modules (the options,
+#: the typed spec, the loops' limits), which every planner reads and which read only the calls below them
+REASONING_LAYERS = [
+    ("__init__",),  # the catalog: registers the planners
+    ("planners",),  # backward (bar, llm-only, bar-sc) and forward (deps, cot, the baselines)
+    ("scoring", "prose"),  # the model's side of state consistency; reading prose plans
+    ("prompts",),
+    ("grammars",),
+    ("",),
+    ("calls",),  # the gateway, the one backend builder, the call log, progress
+]
+REASONING_RANK = {name: rank for rank, layer in enumerate(REASONING_LAYERS) for name in layer}
+
+
+def reasoning_part(module: str) -> str:
+    """The part of ``barsym.reasoning`` a module (``reasoning.calls.backends``) belongs to: its sub-package, or
+    ``""`` for a module of the package itself, ``"__init__"`` for the package."""
+    parts = module.split(".")
+    if parts == ["reasoning"]:
+        return "__init__"
+    return parts[1] if len(parts) > 2 or (SRC / "reasoning" / parts[1]).is_dir() else ""
+
+
+def test_every_part_of_reasoning_has_a_layer():
+    parts = {reasoning_part(module_of(p)) for p in (SRC / "reasoning").rglob("*.py")}
+    assert parts - set(REASONING_RANK) == set(), "add the new package to REASONING_LAYERS"
+
+
+def test_reasonings_packages_import_one_way():
+    wrong = []
+    for path in sorted((SRC / "reasoning").rglob("*.py")):
+        mine = reasoning_part(module_of(path))
+        for other in {reasoning_part(m) for m in imported_modules(path) if m.split(".")[0] == "reasoning"} - {mine}:
+            if other != "__init__" and REASONING_RANK[other] <= REASONING_RANK[mine]:
+                wrong.append(f"{path.relative_to(SRC)} imports reasoning's {other or 'own modules'}")
+    assert wrong == []

@@ -16,8 +16,8 @@ import pytest
 from barsym.kb import load_kb
 from barsym.model import Goal
 from barsym.planner import PlanContext, SymbolicDecomposer, layer_goal
-from barsym.reasoning.prompts import EXAMPLE_ROOT
-from barsym.reasoning.reply_grammar import render_reply
+from barsym.reasoning.grammars.reply_grammar import render_reply
+from barsym.reasoning.prompts.few_shot import EXAMPLE_ROOT
 from barsym.testing.fakes import asked
 from cli_run import one_line, run
 from loopback import chat_stubs

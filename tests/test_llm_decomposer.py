@@ -25,9 +25,9 @@ from barsym.planner import (
     make_planner,
 )
 from barsym.planner.registry import graph_for
-from barsym.reasoning.bar_decomposer import LLMDecomposer
-from barsym.reasoning.prompts import EXAMPLE_ROOT, FEW_SHOT_GOALS
-from barsym.reasoning.reply_grammar import GrammarBuilder, ReplyError, parse_reply, render_goal, render_reply
+from barsym.reasoning.grammars.reply_grammar import GrammarBuilder, ReplyError, parse_reply, render_goal, render_reply
+from barsym.reasoning.planners.backward.bar_decomposer import LLMDecomposer
+from barsym.reasoning.prompts.few_shot import EXAMPLE_ROOT, FEW_SHOT_GOALS
 from barsym.testing.fakes import asked
 from testdata import BAR_DIR
 
@@ -228,7 +228,7 @@ def test_bar_with_an_oracle_model_reproduces_the_symbolic_plan(kb, symbolic):
 def test_each_answer_is_verified_once(kb, symbolic, monkeypatch):
     """The decomposer verifies each reply (the model's feedback); the loop checks only what it did not (issue 36)."""
     import barsym.planner.backward as loop
-    import barsym.reasoning.bar_decomposer as asking
+    import barsym.reasoning.planners.backward.bar_decomposer as asking
     from barsym.planner.verify import check_decomposition as real
 
     runs = {"decomposer": 0, "loop": 0}
@@ -445,7 +445,7 @@ def test_the_verifier_refuses_valid_but_unconventional_answers(kb, graph, goal, 
 
 
 def test_the_model_is_loaded_once_per_process(kb, monkeypatch, tmp_path):
-    from barsym.reasoning import backends
+    from barsym.reasoning.calls import backends
 
     loads = []
     model = tmp_path / "m.gguf"

@@ -19,7 +19,7 @@ from barsym.llm import OpenAIHTTPBackend
 from barsym.model import Goal
 from barsym.planner import make_planner
 from barsym.planner.registry import graph_for
-from barsym.reasoning.reply_grammar import GrammarBuilder
+from barsym.reasoning.grammars.reply_grammar import GrammarBuilder
 
 pytestmark = pytest.mark.llm
 

@@ -12,7 +12,7 @@ from barsym.memory.store import DecompositionRecord
 from barsym.model import Goal
 from barsym.planner import PlanContext, SymbolicDecomposer, layer_goal
 from barsym.planner.registry import make_planner
-from barsym.reasoning.reply_grammar import render_reply
+from barsym.reasoning.grammars.reply_grammar import render_reply
 from barsym.testing.fakes import asked as asked_goal
 
 

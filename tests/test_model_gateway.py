@@ -1,5 +1,5 @@
 """One model-call gateway (issue 36): every call -- a planner's, the step scorer's, the repairer's, ``barsym parse``'s
--- goes through :class:`~barsym.reasoning.model_calls.ModelGateway`, is logged to the call log and counted in one
+-- goes through :class:`~barsym.reasoning.calls.model_calls.ModelGateway`, is logged to the call log and counted in one
 counters type, :class:`~barsym.planner.stats.LLMStats`. With the scripted model, no GGUF."""
 
 from __future__ import annotations
@@ -12,17 +12,17 @@ from barsym.model import Goal, Step, StepType
 from barsym.planner import PlanContext, SymbolicDecomposer, layer_goal, make_planner
 from barsym.planner.registry import graph_for, symbolic_planner
 from barsym.planner.stats import LLMStats, PlanStats
-from barsym.reasoning.call_log import CallLog
-from barsym.reasoning.deps import DepsPlanner
-from barsym.reasoning.prompts import EXAMPLE_ROOT
-from barsym.reasoning.prose import ProseParser
-from barsym.reasoning.reply_grammar import render_reply
-from barsym.reasoning.step_scorer import LLMStepScorer
+from barsym.reasoning.calls.call_log import CallLog
+from barsym.reasoning.grammars.reply_grammar import render_reply
+from barsym.reasoning.planners.forward.deps import DepsPlanner
+from barsym.reasoning.prompts.few_shot import EXAMPLE_ROOT
+from barsym.reasoning.prose.parser import ProseParser
+from barsym.reasoning.scoring.step_scorer import LLMStepScorer
 from barsym.testing.fakes import asked
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "barsym"
 #: where a backend may be asked anything: the gateway (shtab's ``complete`` is no model's)
-ALLOWED = {"reasoning/model_calls.py", "commands/completion.py"}
+ALLOWED = {"reasoning/calls/model_calls.py", "commands/completion.py"}
 
 
 def reply(text: str) -> Completion:
@@ -40,9 +40,9 @@ def test_every_backend_call_in_barsym_is_the_gateways():
         text = path.read_text(encoding="utf-8")
         found += [f"{where}: {m.group(0)}" for m in re.finditer(r"\.(complete|continuation_logprobs)\(", text)]
     assert found == []
-    gateway = (SRC / "reasoning" / "model_calls.py").read_text(encoding="utf-8")
+    gateway = (SRC / "reasoning" / "calls" / "model_calls.py").read_text(encoding="utf-8")
     assert gateway.count("self.backend.complete(") == gateway.count("self.backend.continuation_logprobs(") == 1
-    assert not (SRC / "reasoning" / "short_calls.py").exists()  # no second wrapper, no second counters type
+    assert not list((SRC / "reasoning").rglob("short_calls.py"))  # no second wrapper, no second counters type
 
 
 def test_parse_calls_go_through_the_gateway_logged_and_counted(kb, tmp_path):

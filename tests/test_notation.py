@@ -12,7 +12,7 @@ import pytest
 
 from barsym.bar_io import PlanFormatError, parse_plan, read_plan
 from barsym.model import Step, StepType
-from barsym.reasoning.forward_plans import parse_step
+from barsym.reasoning.grammars.forward_plans import parse_step
 from cli_run import one_line, run
 from testdata import EXPERT_FILES
 

@@ -72,10 +72,15 @@ def test_the_registry_refuses_an_unknown_option_in_one_line(kb):
 
 
 def test_only_the_options_given_reach_the_planner(capsys, monkeypatch):
-    from barsym.commands import llm_options  # plan builds its model planner with the registry's make_planner
+    from barsym.commands import planner_arguments  # plan builds its planner with the registry's one factory
 
     seen = {}
-    monkeypatch.setattr(llm_options, "make_planner", lambda name, kb, **options: seen.update(options) or 1 / 0)
+
+    def build(kb, spec):  # the one typed spec the registry is handed, as a run file keeps it
+        seen.update(spec.run_options())
+        raise ZeroDivisionError
+
+    monkeypatch.setattr(planner_arguments, "build", build)
     with pytest.raises(ZeroDivisionError):
         run(capsys, "plan", "stick", "--planner", "bar", "--t", "4", "--no-fallback")
     assert seen["t"] == 4 and seen["fallback"] is False

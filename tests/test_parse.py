@@ -1,4 +1,4 @@
-"""``barsym parse``: a prose plan -> BAR steps (barsym.reasoning.prose), with the scripted fake LLM and stand-ins."""
+"""``barsym parse``: a prose plan -> BAR steps (barsym.reasoning.prose.parser), with the scripted fake LLM and stand-ins."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from barsym.llm import ScriptedLLM
 from barsym.llm.grammar_match import compile_grammar
 from barsym.llm.stand_in import make_stand_in
 from barsym.planner.registry import graph_for
-from barsym.reasoning.prose import ProseParser, count_of, split_clauses
+from barsym.reasoning.prose.parser import ProseParser, count_of, split_clauses
 from cli_run import one_line, run
 
 PARAPHRASES = Path(__file__).parent / "data" / "paraphrases.json"
@@ -98,7 +98,7 @@ def test_a_clause_naming_nothing_is_skipped(kb, graph):
 def test_a_clause_with_no_name_near_it_is_named_never_guessed_and_the_plan_is_incomplete(kb, graph):
     """A smeltery is near no name: the model is not asked (it would pick an unrelated item), the clause is named
     in the text and the record, and the plan is marked incomplete; the steps around it are read."""
-    from barsym.reasoning.prose_io import parsed_record, parsed_text
+    from barsym.reasoning.prose.prose_io import parsed_record, parsed_text
     from barsym.validation import Validator
 
     llm = ScriptedLLM(["mine 3 logs", "craft 4 stick"])

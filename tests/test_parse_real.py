@@ -12,7 +12,7 @@ import json
 import pytest
 
 from barsym.planner.registry import graph_for
-from barsym.reasoning.prose import ProseParser
+from barsym.reasoning.prose.parser import ProseParser
 from cli_run import run
 
 pytestmark = pytest.mark.llm

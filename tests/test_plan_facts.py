@@ -5,9 +5,9 @@ from __future__ import annotations
 from barsym.llm import LLMOptions, ScriptedLLM
 from barsym.model import Goal
 from barsym.planner.registry import graph_for, symbolic_planner
-from barsym.reasoning.cot import CotPlanner
-from barsym.reasoning.deps import DEFAULT_ROUNDS, MAX_CONTEXT, DepsPlanner, context_for
-from barsym.reasoning.plan_facts import HEADER, PlanFacts
+from barsym.reasoning.planners.forward.cot import CotPlanner
+from barsym.reasoning.planners.forward.deps import DEFAULT_ROUNDS, MAX_CONTEXT, DepsPlanner, context_for
+from barsym.reasoning.prompts.plan_facts import HEADER, PlanFacts
 from barsym.sim import State
 from cli_run import run
 

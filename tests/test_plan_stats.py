@@ -23,7 +23,7 @@ from barsym.model import Goal
 from barsym.planner import make_planner
 from barsym.planner import stats as stats_module
 from barsym.planner.stats import LLMStats, PlanStats, register_section
-from barsym.reasoning.stats import DepsSummary
+from barsym.reasoning.planners.forward.stats import DepsSummary
 
 LLM = (
     '"context_answers": 0, "graph_forced": 0, "llm_goals": 1, "llm_calls": 3, "reused_replies": 0, "retries": 0, '

@@ -104,12 +104,12 @@ def test_a_planner_asking_no_model_is_not_refused_its_options(capsys):
 
 def test_every_built_in_factory_names_a_function_that_is_there():
     """The built-ins import their module when first built: each names a planner factory that exists."""
-    from importlib import import_module
-
-    from barsym.planner.registry import entry
+    from barsym.planner.registry import Lazy, entry
 
     for name in llm_planners():
         if name == "toy":
             continue
-        module, function = entry(name).factory.__qualname__.split(".")
-        assert callable(getattr(import_module(f"barsym.reasoning.{module}"), function)), name
+        factory = entry(name).factory
+        assert isinstance(factory, Lazy) and callable(factory.load()), name
+        loaded = factory.load()
+        assert getattr(loaded, "func", loaded).__module__ == f"barsym.reasoning.{factory.name.rsplit('.', 1)[0]}", name

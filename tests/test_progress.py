@@ -20,7 +20,7 @@ import pytest
 from barsym.commands import progress_line as progress_bar
 from barsym.commands.progress_line import EvalProgress, ProgressLine, TerminalProgress, clock_text
 from barsym.eval.runfile import read_run
-from barsym.reasoning.progress import Phase, ProgressEvent
+from barsym.reasoning.calls.progress import Phase, ProgressEvent
 from cli_run import run
 from testdata import BAR_DIR, REPO
 

@@ -15,7 +15,7 @@ from barsym.eval import load_dataset
 from barsym.kb import Rules, batches
 from barsym.planner import PlanContext, SymbolicDecomposer, goal_layer
 from barsym.planner.registry import graph_for, symbolic_planner
-from barsym.reasoning.facts import FactBook, Role
+from barsym.reasoning.prompts.facts import FactBook, Role
 from testdata import BAR_DIR
 
 

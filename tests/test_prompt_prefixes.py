@@ -21,8 +21,8 @@ from barsym.eval.dataset import load_dataset, resolve_dataset
 from barsym.llm import LLMOptions, ScriptedLLM
 from barsym.planner import make_planner
 from barsym.planner.registry import graph_for, symbolic_planner
-from barsym.reasoning.cot import CotPlanner
-from barsym.reasoning.deps import DepsPlanner
+from barsym.reasoning.planners.forward.cot import CotPlanner
+from barsym.reasoning.planners.forward.deps import DepsPlanner
 
 GOLDEN = Path(__file__).parent / "golden" / "prompts"
 ROLES = ["system"] + ["user", "assistant"] * 4

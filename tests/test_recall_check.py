@@ -8,9 +8,9 @@ from barsym.consistency.config import ScoreMethod
 from barsym.kb import Rules
 from barsym.llm.fake import ScriptedLLM
 from barsym.model import Goal, Step, StepType
-from barsym.reasoning.recall_check import held_share
-from barsym.reasoning.reply_grammar import parse_reply
-from barsym.reasoning.step_scorer import LLMStepScorer
+from barsym.reasoning.grammars.reply_grammar import parse_reply
+from barsym.reasoning.scoring.recall_check import held_share
+from barsym.reasoning.scoring.step_scorer import LLMStepScorer
 from barsym.sim import State
 
 LOGS = Step(type=StepType.MINE, item="logs", count=3)

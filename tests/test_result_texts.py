@@ -35,8 +35,8 @@ from barsym.model import Goal
 from barsym.planner import PlanningError, make_planner
 from barsym.planner.render import llm_lines
 from barsym.planner.stats import PlanStats
-from barsym.reasoning.call_records import CallRecord, damaged_summary
-from barsym.reasoning.prose_io import read_text
+from barsym.reasoning.calls.call_records import CallRecord, damaged_summary
+from barsym.reasoning.prose.prose_io import read_text
 from barsym.report.execution import execution_record, group_executions
 from barsym.report.llm_report import format_memory
 from barsym.sim.options import ExecutionOptions

@@ -16,7 +16,7 @@ from barsym.memory.memory_file import APPLICATION_ID
 from barsym.memory.stats import MemoryStats
 from barsym.model import Goal
 from barsym.planner.registry import make_planner
-from barsym.reasoning.call_log import CallLog, LogError
+from barsym.reasoning.calls.call_log import CallLog, LogError
 from barsym.sqlite_migrations import TABLE, Migrations, run_script
 
 # ----------------------------------------------------------------- the runner

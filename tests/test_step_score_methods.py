@@ -14,7 +14,7 @@ from barsym.consistency.step_set import dropped_steps, labelled_steps, moved_bef
 from barsym.kb import Rules
 from barsym.llm.fake import ScriptedLLM
 from barsym.model import Goal, Plan, Step, StepType
-from barsym.reasoning.step_scorer import (
+from barsym.reasoning.scoring.step_scorer import (
     LLMStepScorer,
     default_method,
     expected_digit,

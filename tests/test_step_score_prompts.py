@@ -16,7 +16,7 @@ from barsym.consistency.config import ScoreMethod
 from barsym.kb import Rules
 from barsym.llm.fake import ScriptedLLM
 from barsym.model import Goal, Step, StepType
-from barsym.reasoning.step_scorer import LLMStepScorer
+from barsym.reasoning.scoring.step_scorer import LLMStepScorer
 
 PLAN = (
     Step(type=StepType.MINE, item="logs", count=3),

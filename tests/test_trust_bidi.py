@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from barsym.reasoning.call_log import CallLog
+from barsym.reasoning.calls.call_log import CallLog
 from barsym.redact import escape_controls
 from cli_run import run
 

@@ -21,8 +21,8 @@ import pytest
 from barsym.llm import ScriptedLLM
 from barsym.model import Goal
 from barsym.planner import make_planner
-from barsym.reasoning import call_log as call_log_module
-from barsym.reasoning.call_log import CallLog, LogError, open_log
+from barsym.reasoning.calls import call_log as call_log_module
+from barsym.reasoning.calls.call_log import CallLog, LogError, open_log
 from cli_run import one_line, run
 from loopback import ChatStub
 

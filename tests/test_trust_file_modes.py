@@ -66,7 +66,7 @@ def test_the_helper(tmp_path, loose_umask):
 def test_a_fresh_cache_log_and_memory_are_all_private(tmp_path, monkeypatch, loose_umask):
     """What ``ls -l`` of a fresh cache, log and memory shows (printed with -s for the report)."""
     from barsym import kb as kb_module
-    from barsym.reasoning.call_log import CallLog
+    from barsym.reasoning.calls.call_log import CallLog
 
     cache = tmp_path / "home" / ".cache" / "barsym"
     monkeypatch.setenv("BARSYM_CACHE_DIR", str(cache))
@@ -90,7 +90,7 @@ def test_a_fresh_cache_log_and_memory_are_all_private(tmp_path, monkeypatch, loo
 @pytest.mark.parametrize("suffix", ["-wal", "-shm"])
 @pytest.mark.parametrize("damage", ["0666", "link"])
 def test_a_loose_or_linked_side_file_of_the_call_log_is_refused(tmp_path, suffix, damage, loose_umask):
-    from barsym.reasoning.call_log import CallLog, LogError
+    from barsym.reasoning.calls.call_log import CallLog, LogError
 
     path = tmp_path / "logs.db"
     CallLog(path).close()

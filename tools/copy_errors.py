@@ -3,7 +3,7 @@
     python tools/copy_errors.py docs/results/runs/taught-cot-bar53.jsonl.gz [MORE.jsonl ...]
 
 With facts on, cot and deps are told every step of the task in plan order ("Known, in the order a
-plan can use it", :mod:`barsym.reasoning.plan_facts`: the symbolic planner's plan), so a plan that
+plan can use it", :mod:`barsym.reasoning.prompts.plan_facts`: the symbolic planner's plan), so a plan that
 fails has, at some line, stopped copying them. This finds that line in each run file's plans that
 are not executable and says what the model wrote there instead:
 
@@ -32,8 +32,8 @@ from barsym import api
 from barsym.bar_io import step_from_record
 from barsym.eval.runfile import RunFileError, read_run
 from barsym.model import Goal
-from barsym.reasoning.deps_trace import StopReason
-from barsym.reasoning.forward_plans import render_step
+from barsym.reasoning.grammars.forward_plans import render_step
+from barsym.reasoning.planners.forward.deps_trace import StopReason
 
 
 def first_wrong_line(written: list[str], known: list[str]) -> tuple[int, str, str]:

@@ -26,9 +26,9 @@ from barsym.distill.shots import shot_turn
 from barsym.kb import load_kb
 from barsym.model import Goal
 from barsym.planner.registry import graph_for
-from barsym.reasoning.backends import shared_backend
-from barsym.reasoning.llm_planners import bar_planner
-from barsym.reasoning.reply_grammar import GrammarBuilder
+from barsym.reasoning.calls.backends import shared_backend
+from barsym.reasoning.grammars.reply_grammar import GrammarBuilder
+from barsym.reasoning.planners.backward.llm_planners import bar_planner
 from barsym.reasoning.spec import PlannerSpec
 
 

@@ -18,7 +18,7 @@ from barsym import api
 from barsym.bar_io import step_from_record
 from barsym.eval.runfile import RunFileError, read_run
 from barsym.model import Goal
-from barsym.reasoning.forward_plans import makes_goal
+from barsym.reasoning.grammars.forward_plans import makes_goal
 
 
 def main(path: str) -> int:

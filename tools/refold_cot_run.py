@@ -19,7 +19,7 @@ from barsym.eval.runfile import read_run
 from barsym.kb import load_kb
 from barsym.metrics import GroupScore, score_task
 from barsym.model import Goal, Plan
-from barsym.reasoning.forward_plans import ReadPlan, fold_repeats
+from barsym.reasoning.grammars.forward_plans import ReadPlan, fold_repeats
 from barsym.validation import Validator
 
 

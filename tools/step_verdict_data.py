@@ -27,7 +27,7 @@ from barsym.distill.verdicts import VERDICT_KINDS, _PromptsOnly  # noqa: E402
 from barsym.eval import load_dataset  # noqa: E402
 from barsym.eval.dataset import resolve_dataset  # noqa: E402
 from barsym.kb import Rules, load_kb  # noqa: E402
-from barsym.reasoning.step_scorer import LLMStepScorer  # noqa: E402
+from barsym.reasoning.scoring.step_scorer import LLMStepScorer  # noqa: E402
 from barsym.validation import Validator  # noqa: E402
 
 

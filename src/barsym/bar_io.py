@@ -325,7 +325,7 @@ def read_plan(path: str | Path) -> Plan:
 
 
 def read_plan_or_stdin(path: str) -> Plan:
-    """A plan file as a user names it, where ``-`` is standard input (as for prose, :mod:`barsym.reasoning.prose_io`)."""
+    """A plan file as a user names it, where ``-`` is standard input (as for prose, :mod:`barsym.reasoning.prose.prose_io`)."""
     if path != "-":
         return read_plan(path)
     try:

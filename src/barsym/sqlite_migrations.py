@@ -1,7 +1,7 @@
 """One migration runner for barsym's SQLite files: named migrations, each applied once, its name recorded.
 
 barsym keeps two SQLite files, the stage memory (:mod:`barsym.memory.memory_file`) and the model call log
-(:mod:`barsym.reasoning.call_log`). Each used to carry its own scheme -- a ``user_version`` counter and a
+(:mod:`barsym.reasoning.calls.call_log`). Each used to carry its own scheme -- a ``user_version`` counter and a
 list of scripts for one, a ``meta`` row and ``CREATE ... IF NOT EXISTS`` for the other. Both now declare
 a :class:`Migrations` list: functions that take the connection, in the order they were written, each run
 once and recorded by name in the file's ``_migrations`` table (the way simonw/llm upgrades its log

@@ -107,7 +107,7 @@ def test_a_card_without_a_digest_does_not_vouch_for_the_file(installed):
 @pytest.mark.llm  # the packaged GGUF is the card's base (no model is loaded)
 def test_plan_with_a_damaged_shipped_adapter_stops_before_the_model_loads(gguf_path, tmp_path, monkeypatch, capsys):
     """The real packaged base (its digest is the real card's); the adapter a copy with noise after 1 MiB."""
-    from barsym.reasoning import backends
+    from barsym.reasoning.calls import backends
 
     monkeypatch.delenv(ADAPTER_ENV, raising=False)
     monkeypatch.setenv("BARSYM_CACHE_DIR", str(tmp_path / "cache"))
@@ -180,7 +180,7 @@ def test_a_forged_base_digest_is_never_printed_as_the_models(tmp_path, monkeypat
 
 
 def test_a_forged_adapter_check_only_makes_the_check_run():
-    from barsym.llm.llamacpp.backend import ADAPTER_MIN_CHANGE, _passed
+    from barsym.llm.llamacpp.adapter_loading import ADAPTER_MIN_CHANGE, _passed
 
     assert _passed({"change": 0.25}) and _passed({"change": ADAPTER_MIN_CHANGE})
     for forged in (
@@ -248,7 +248,7 @@ def test_plans_and_run_headers_record_the_adapter_as_loaded(real_backend, capsys
 @pytest.mark.llm
 def test_an_adapter_whose_numbers_are_not_finite_stops_in_one_line(gguf_path, tmp_path, capsys, monkeypatch):
     """One load: the shipped adapter with NaN (float16 0x7e00) written after its first MiB, given as --adapter."""
-    from barsym.reasoning import backends
+    from barsym.reasoning.calls import backends
 
     monkeypatch.setenv("BARSYM_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(backends, "_backends", {})

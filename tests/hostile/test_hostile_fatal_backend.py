@@ -51,8 +51,8 @@ def test_no_planner_falls_back_from_a_fatal_backend_error(kb, name, failure):
 def test_the_scorer_repairer_and_parser_stop_on_it_too(kb, failure):
     """The step scorer (weigh), the forward repairer (ask) and the parser (ask) use the gateway's short calls."""
     from barsym.planner.registry import graph_for
-    from barsym.reasoning.model_calls import ModelGateway
-    from barsym.reasoning.prose import ProseParser
+    from barsym.reasoning.calls.model_calls import ModelGateway
+    from barsym.reasoning.prose.parser import ProseParser
 
     gateway = ModelGateway(ScriptedLLM([failure] * 5))
     with pytest.raises(FatalBackendError):

@@ -17,7 +17,7 @@ import json
 import pytest
 
 import barsym
-from barsym.reasoning.prose import MAX_CLAUSE_CHARS, MAX_CLAUSES
+from barsym.reasoning.prose.clauses import MAX_CLAUSE_CHARS, MAX_CLAUSES
 from barsym.steps import MAX_COUNT, MOST_ECHO
 from cli_run import one_line, run
 

@@ -21,10 +21,10 @@ from barsym.llm.grammar_match import compile_grammar
 from barsym.llm.llamacpp.grammar_engine import ENGINE_ENV, UnsupportedGrammar, make_engine, resolve_engine
 from barsym.model import Goal
 from barsym.planner.registry import graph_for, symbolic_planner
-from barsym.reasoning import baseline_prompts, deps_prompts
-from barsym.reasoning.forward_plans import Vocabulary, render_plan
-from barsym.reasoning.reply_grammar import GrammarBuilder
-from barsym.reasoning.step_scorer import SCORE_GRAMMAR
+from barsym.reasoning.grammars.forward_plans import Vocabulary, render_plan
+from barsym.reasoning.grammars.reply_grammar import GrammarBuilder
+from barsym.reasoning.prompts import baseline_prompts, deps_prompts
+from barsym.reasoning.scoring.step_scorer import SCORE_GRAMMAR
 
 try:
     import llguidance  # noqa: F401

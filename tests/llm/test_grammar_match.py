@@ -12,7 +12,7 @@ import pytest
 from barsym.llm.grammar_match import UnsupportedGrammar, compile_grammar
 from barsym.model import Goal
 from barsym.planner.registry import graph_for
-from barsym.reasoning.reply_grammar import GrammarBuilder
+from barsym.reasoning.grammars.reply_grammar import GrammarBuilder
 
 
 def admits(grammar: str, text: str) -> bool:

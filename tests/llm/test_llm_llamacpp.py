@@ -125,7 +125,7 @@ def test_greedy_decoding_is_reproducible(smol, monkeypatch, kb):
     nearly tied, a prompt evaluated in one batch and the same prompt read from the KV cache plus one token can
     pick different ones (llama.cpp's kernels round differently by batch size); the adapter of 2026-12-06 answers
     "Name three Minecraft blocks." at such a tie. The decomposer's questions are what the taught model is sure of."""
-    from barsym.reasoning.prompts import system_prompt
+    from barsym.reasoning.prompts.few_shot import system_prompt
 
     asked = [{"role": "system", "content": system_prompt(kb)}, {"role": "user", "content": "Goal: 4 stick"}]
     first = smol.complete(asked, temperature=0, seed=1, max_tokens=16)

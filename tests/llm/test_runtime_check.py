@@ -63,7 +63,7 @@ def test_a_crash_in_the_check_falls_back_with_one_line_and_is_remembered(real_ba
     dies of SIGSEGV: the command plans, says so in one line, and its backend runs the one-token-batch profile,
     giving the same greedy grammar answer as the session's model with the usual profile."""
     from barsym.llm import LLMError
-    from barsym.reasoning import backends
+    from barsym.reasoning.calls import backends
     from cli_run import run
 
     monkeypatch.setenv(FAULT_ENV, "plain")

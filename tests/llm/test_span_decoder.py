@@ -18,7 +18,7 @@ import pytest
 from barsym.llm.grammar_match import compile_grammar
 from barsym.model import Goal
 from barsym.planner.registry import graph_for
-from barsym.reasoning.reply_grammar import GrammarBuilder
+from barsym.reasoning.grammars.reply_grammar import GrammarBuilder
 
 pytestmark = pytest.mark.llm
 

@@ -148,13 +148,13 @@ def remembering(planner, kb: KnowledgeBase, store):
         raise UsageError(f"--memory: {exc}") from None
 
 
-def planner_model(planner: str, options: dict) -> dict | None:
-    """The model ``planner`` runs with these options (None: it asks none), as run files record it."""
-    if not options:
+def planner_model(spec) -> dict | None:
+    """The model a :class:`~barsym.reasoning.spec.PlannerSpec` runs (None: it asks none), as run files record it."""
+    if not spec.asks_model:
         return None
-    from ..eval.run_model import model_record
+    from ..reasoning.calls.backends import settings_record
 
-    return model_record(planner, options)
+    return settings_record(spec.llm)
 
 
 def ran_record(planner: str, model: dict | None, rules: str | None, start: State | None) -> dict:

@@ -64,7 +64,7 @@ def _check_checkpoint(flag: str, path, config: TrainConfig) -> None:
     """A checkpoint that cannot be gone on from, as one line before anything loads: missing, planted (it would
     run code), damaged, or made with other settings. Read without unpickling it (:mod:`barsym.distill.checkpoint`)."""
     from ..distill.checkpoint import CheckpointError, inspect
-    from ..distill.train import check_fits
+    from ..distill.train_checkpoint import check_fits
 
     if not path.is_file():
         raise UsageError(f"{flag} {path}: no such checkpoint (an earlier run writes OUT.ckpt beside OUT)")

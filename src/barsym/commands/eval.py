@@ -58,11 +58,11 @@ from .common import (
 from .llm_options import (
     add_llm_arguments,
     add_planner_arguments,
+    build_planner,
     check_dialect,
     check_planner,
-    make_from_options,
     model_settings,
-    planner_options,
+    planner_spec,
 )
 from .options import add_model, read_model
 from .state_options import rules_from_args
@@ -135,12 +135,14 @@ def _run(args: argparse.Namespace, progress) -> int:
     implied = next((t.rules for t in tasks if t.rules), None)  # Plancraft's tasks imply the crafting rules
     rules = rules_from_args(kb, args, default=implied)
     execution = read_model(args, ExecutionOptions, world=None)
-    options = planner_options(name, kb, args, rules)
+    chosen = planner_spec(name, kb, args, rules)  # the flags as one typed value; the run file keeps its data
+    options = chosen.run_options()
     # never written into a run file, nor into os.environ (Ray's processes would inherit it):
     # handed to the planner here and to each worker as an argument
     api_key = options.pop("api_key", None)
     if scale.parallel and options and "threads" not in args and not model_settings(args).llm_url:
         options["threads"] = scale.threads_per_worker()  # cores shared, not oversubscribed
+        chosen = chosen.model_copy(update={"llm": chosen.llm.model_copy(update={"threads": options["threads"]})})
     label = planner_label(name, options)  # how the tables name it, e.g. bar[copy-facts] for a stand-in
     spec = RunSpec(name, options, rules.name, getattr(args, "mc_version", "1.16.5"), WorldSpec.of(execution))
     specs = [spec] + [_repeat_spec(spec, number) for number in range(2, scale.repeats + 1)]
@@ -152,11 +154,7 @@ def _run(args: argparse.Namespace, progress) -> int:
         raise UsageError("--repeats works with tech-tree task sets without --memory (each run would change the memory)")
     store, locked = _open_memory(args, plancraft, scale.parallel)
     # built here in every case: a model or server that cannot be used is exit 2 before any task runs
-
-    def keyed(opts: dict) -> dict:
-        return {**opts, **({"api_key": api_key} if api_key else {})}
-
-    planner = remembering(make_from_options(name, kb, keyed(options), args, progress, rules), kb, store)
+    planner = remembering(build_planner(chosen, kb, args, progress), kb, store)
     reassert_sigint()  # a model load may have replaced the SIGINT handler under Python
     recording = None
     if store is not None and args.record:
@@ -177,7 +175,7 @@ def _run(args: argparse.Namespace, progress) -> int:
         first = number == 1
         again = planner if first else None
         if not first and not scale.parallel:
-            again = make_from_options(name, kb, keyed(each.options), args, progress, rules)
+            again = build_planner(chosen.with_seed(each.planner_spec().llm.seed), kb, args, progress)
         path = repeat_path(scale.run_file, number)
         hooks = progress.hooks(on_task=recorded_task if first else None, on_start=resuming_file(path))
         repeated.append(
@@ -216,7 +214,7 @@ def _run(args: argparse.Namespace, progress) -> int:
             recorded=recorded,
             quiet=args.quiet,
         )
-    ran = ran_record(label, planner_model(name, options), rules.name, None)  # each task has its own start
+    ran = ran_record(label, planner_model(chosen), rules.name, None)  # each task has its own start
     report.record.update({"model": ran["model"], "rules": ran["rules"]})
     report.text += "\n".join(ran_lines(ran)) + "\n"
     if len(repeated) > 1:

@@ -6,7 +6,7 @@ SHA-256) -- newest last, like ``llm logs``; ``--run N`` keeps one run's calls,
 ``--command TEXT`` those of the runs whose command line contains TEXT (every
 process writes into the one log).
 The log is ``$BARSYM_LOG_DB`` or ``logs.db`` in barsym's cache folder
-(:mod:`barsym.reasoning.call_log`). Exit status: 0 (also when nothing has been
+(:mod:`barsym.reasoning.calls.call_log`). Exit status: 0 (also when nothing has been
 logged yet), 2 for bad options, a file that is not a barsym call log, or
 damaged call records (the readable ones are still shown; the others are
 named in one line).
@@ -20,7 +20,7 @@ import json
 import sys
 from dataclasses import asdict
 
-from ..reasoning.call_log import LogQuery
+from ..reasoning.calls.call_log import LogQuery
 from .common import add_format, fail
 from .options import add_model, read_model
 
@@ -42,7 +42,7 @@ def add_arguments(p) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..reasoning.call_log import CallLog, LogError, damaged_summary, default_log_path
+    from ..reasoning.calls.call_log import CallLog, LogError, damaged_summary, default_log_path
 
     query = read_model(args, LogQuery)
     path = default_log_path()

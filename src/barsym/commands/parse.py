@@ -2,7 +2,7 @@
 
 DEPS' goal parser for people who write plans in words ("chop four logs, make
 planks, then a crafting table"): the model turns each clause into one step
-under the step grammar (:mod:`barsym.reasoning.prose` says how a 135M model is
+under the step grammar (:mod:`barsym.reasoning.prose.parser` says how a 135M model is
 given a chance), then barsym's validator plays the steps. ``--llm-stand-in``
 runs a chooser instead of the model (the baselines of ``bench/bench_parse.py``).
 ``barsym validate --text FILE`` is the same command (with plan files beside it,
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from ..bar_io import PlanFormatError, format_plan
 from ..model import GoalOptions, Plan
-from ..reasoning.prose_io import parse_prose, parsed_record, parsed_text, read_text
+from ..reasoning.prose.prose_io import parse_prose, parsed_record, parsed_text, read_text
 from ..validation import ValidationResult, Validator, Verdict
 from .common import UsageError, add_format, ran_lines, ran_record
 from .llm_options import add_model_arguments, backend_from, model_settings
@@ -64,7 +64,7 @@ class Parsed:
     """A prose file parsed and validated, and what ran to do it."""
 
     where: str
-    parsed: object  # barsym.reasoning.prose.ParsedPlan
+    parsed: object  # barsym.reasoning.prose.parser.ParsedPlan
     plan: Plan
     result: ValidationResult
     made_by: str

@@ -19,7 +19,7 @@ import sys
 from ..bar_io import format_plan
 from ..memory.options import MemoryOptions
 from ..model import Goal
-from ..planner import PlanningError, PlanResult, make_planner
+from ..planner import PlanningError, PlanResult
 from ..planner.registry import Unsupported, check
 from ..sim import State
 from .common import (
@@ -39,7 +39,14 @@ from .common import (
     write_output,
 )
 from .options import add_model, read_model
-from .planner_arguments import add_llm_arguments, add_planner_arguments, check_dialect, check_planner, planner_options
+from .planner_arguments import (
+    add_llm_arguments,
+    add_planner_arguments,
+    build_planner,
+    check_dialect,
+    check_planner,
+    planner_spec,
+)
 from .state_options import add_state_arguments, rules_from_args, start_from_args
 
 HELP = "plan how to obtain an item, BAR-style (backward from the goal)"
@@ -112,7 +119,14 @@ def run(args: argparse.Namespace) -> int:
     except Unsupported as exc:
         raise UsageError(str(exc)) from None
     store, unrecorded = _open_memory(args)  # before the model loads: a bad memory file is found at once
-    planner, progress, model = build_planner(name, kb, args, rules)
+    spec = planner_spec(name, kb, args, rules)  # the flags as one typed value, all the way to the planner
+    progress = _progress(spec, args)
+    try:
+        planner = build_planner(spec, kb, args, progress)
+    except BaseException:  # a model or server that cannot be used: the line goes before the error's
+        _clear(progress)
+        raise
+    model = planner_model(spec)
     planner = remembering(planner, kb, store)
     ran = ran_record(name, model, rules.name, start)
     layers = tuple(kb.layers)
@@ -175,28 +189,14 @@ def _open_memory(args: argparse.Namespace):
         return None, None
 
 
-def build_planner(name: str, kb, args: argparse.Namespace, rules):
-    """The planner, the progress line its model calls draw and the model it runs (None, None for a planner that
-    asks no model).
-
-    A planner that is handed no options (one that asks no model, without ``--consistency``) is made by the
-    registry: only one that asks a model loads the model side (:mod:`.llm_options`) and the progress line,
-    so ``plan --planner symbolic`` starts light.
-    """
-    options = planner_options(name, kb, args, rules)
-    if not options:
-        return make_planner(name, kb, rules=rules), None, None
-    from .llm_options import make_from_options
+def _progress(spec, args: argparse.Namespace):
+    """The live line a model planner's calls draw (None for a planner that asks no model: ``plan --planner
+    symbolic`` loads no progress line)."""
+    if not spec.asks_model:
+        return None
     from .progress_line import TerminalProgress
 
-    quiet = args.quiet or bool(options.get("llm_stand_in"))  # piped, a stand-in's plan is too quick for lines
-    progress = TerminalProgress(quiet=quiet)
-    try:
-        planner = make_from_options(name, kb, options, args, progress, rules)
-    except BaseException:  # a model or server that cannot be used: the line goes before the error's
-        progress.clear()
-        raise
-    return planner, progress, planner_model(name, {k: v for k, v in options.items() if k != "api_key"})
+    return TerminalProgress(quiet=args.quiet or bool(spec.llm.llm_stand_in))  # a stand-in's plan is too quick
 
 
 def _clear(progress) -> None:

@@ -1,5 +1,6 @@
 """The planner options' arguments of ``plan`` and ``eval``, and the model options of ``score``, ``repair``
-and ``validate --parse``: the arguments and the settings read from them, without the model side.
+and ``validate --parse``: the arguments, the one typed :class:`~barsym.reasoning.spec.PlannerSpec` read from
+them (:func:`planner_spec`) and the one function that builds a command's planner from it (:func:`build_planner`).
 
 Split from :mod:`.llm_options` (which builds the LLM planners and backends) so that a command that only
 reads these options -- ``validate``, ``plan --planner symbolic`` -- does not load the LLM planners, the
@@ -12,13 +13,16 @@ arguments by :mod:`.options`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 
 from ..consistency.config import ConsistencyConfig
 from ..kb import KnowledgeBase
+from ..llm.install import llm_extra_hint
 from ..llm.settings import ModelSettings
 from ..planner import DEFAULT_PLANNER, planner_names
+from ..planner.registry import build
 from ..reasoning.options import BaselineOptions, DepsOptions, ForwardOptions, PlannerLLMOptions
-from ..reasoning.options import planner_options as choose_options
+from ..reasoning.spec import PlannerSpec, choose
 from .common import Deprecated, UsageError, warn
 from .options import add_model, flag, read_model
 
@@ -98,21 +102,19 @@ def model_settings(args: argparse.Namespace) -> ModelSettings:
     return read_model(args, ModelSettings, skip=("api_key", "llm_model"))
 
 
-def planner_options(name: str, kb: KnowledgeBase, args: argparse.Namespace, rules=None) -> dict:
-    """The planner's options from the command line (:func:`barsym.reasoning.options.planner_options`);
+def planner_spec(name: str, kb: KnowledgeBase, args: argparse.Namespace, rules=None) -> PlannerSpec:
+    """The planner's options from the command line as one typed value (:func:`barsym.reasoning.spec.choose`);
     options it would not use are named in one warning line."""
     legacy = getattr(args, "legacy_rounds", None)  # --rounds: DEPS' rounds with deps, repair rounds otherwise
     if legacy is not None:
         args = argparse.Namespace(**{"deps_rounds" if name == "deps" else "rounds": legacy, **vars(args)})
-    models = [read_model(args, m) for m in (PlannerLLMOptions, DepsOptions)]
-    config = read_model(args, ConsistencyConfig, skip=("seed",))
     try:
-        options, ignored = choose_options(
+        spec, ignored = choose(
             name,
             kb,
-            models[0],
-            config,
-            models[1],
+            read_model(args, PlannerLLMOptions),
+            read_model(args, ConsistencyConfig, skip=("seed",)),
+            read_model(args, DepsOptions),
             consistency=getattr(args, "consistency", False),
             rules=rules,
             forward=read_model(args, ForwardOptions),
@@ -128,4 +130,57 @@ def planner_options(name: str, kb: KnowledgeBase, args: argparse.Namespace, rule
             for model, field in ignored[1]
         )  # --facts/--no-facts: the one the user typed
         warn(f"the {name} planner {ignored[0]}; ignored: {flags}")
-    return options
+    return spec
+
+
+def build_planner(spec: PlannerSpec, kb: KnowledgeBase, args: argparse.Namespace, progress=None):
+    """The one way a command builds its planner (``plan``, ``eval``): the registry's one factory
+    (:func:`barsym.planner.registry.build`) on the typed spec, with the command line named in the call log;
+    model and server problems become one UsageError line. A planner that asks no model is built without the
+    model side (``plan --planner symbolic`` starts light)."""
+    if not spec.asks_model:
+        return build(kb, spec)
+    from ..reasoning.calls.call_log import set_command
+
+    if spec.llm.llm_stand_in is None:  # a stand-in has no adapter to have been taught
+        note_version(kb)
+    command = command_of(args)  # what the call log records as the caller
+    set_command(command)  # and the runs of the calls outside the planner's own (bar-sc's scorer and repairer)
+    with model_errors(f"the {spec.planner} planner", spec.llm.model, bool(spec.llm.llm_url)):
+        return build(kb, spec.with_context(progress=progress, command=command))
+
+
+_NOTED: set[str] = set()
+
+
+def note_version(kb: KnowledgeBase) -> None:
+    """One line when the model plans for another release than the one its adapter was taught on (once a process)."""
+    from ..kb import DEFAULT_VERSION
+
+    if kb.version != DEFAULT_VERSION and kb.version not in _NOTED:
+        _NOTED.add(kb.version)
+        warn(
+            f"the model's adapter was taught on Minecraft {DEFAULT_VERSION}; its prompts give it {kb.version}'s facts "
+            f"and the crafting graph checks its answers against {kb.version}"
+        )
+
+
+def command_of(args: argparse.Namespace) -> str:
+    """The command line as the call log names a run: ``barsym plan diamond_pickaxe`` (secrets taken out there)."""
+    return " ".join(["barsym", *getattr(args, "argv", [])])
+
+
+@contextlib.contextmanager
+def model_errors(what: str, model: str | None, remote: bool):
+    """A model or server that cannot be used as one UsageError line; in-process on a light install (no [llm]
+    extra), the line names the extra rather than a package's hint. A bad URL (ValueError) is one line too."""
+    from ..llm import LLMError  # the LLM package is only imported for the LLM planners
+
+    try:
+        yield
+    except LLMError as exc:
+        hint = None if remote else llm_extra_hint(what, model)
+        text = " ".join(str(exc).split()).replace("the model_path argument", "--model")  # the flag the user typed
+        raise UsageError(hint or text) from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None

@@ -1,7 +1,7 @@
 """Progress on stderr: rich's live lines on a terminal, and the commands' progress objects that choose them.
 
 What the library reports as it works -- :func:`~barsym.eval.scale.run_evaluation`'s callbacks
-(:meth:`EvalProgress.hooks` is all of them), the planners' :class:`~barsym.reasoning.progress.ProgressEvent`,
+(:meth:`EvalProgress.hooks` is all of them), the planners' :class:`~barsym.reasoning.calls.progress.ProgressEvent`,
 the runs of an execution -- is shown by the commands that run them (``eval``, ``plan``, ``parse``,
 ``execute``, ``memory build``), which import this module only when they show something; a script
 or a bench run can use it too.
@@ -38,7 +38,7 @@ from rich.progress import (
 from rich.table import Column
 from rich.text import Text
 
-from ..reasoning.progress import event_text
+from ..reasoning.calls.progress import event_text
 from ..redact import escape_controls, raw_stream
 from .progress_piped import PhaseLines, task_line
 

@@ -17,7 +17,7 @@ import threading
 import time
 from typing import TextIO
 
-from ..reasoning.progress import event_text
+from ..reasoning.calls.progress import event_text
 from ..redact import escape_controls
 
 #: a phase that has gone on this long gets a line, and one more at most this often while it lasts
@@ -28,7 +28,7 @@ SETUP = ("loading", "priming")
 
 
 class PhaseLines:
-    """A planner's :class:`~barsym.reasoning.progress.ProgressEvent` and a command's own phases (:meth:`say`) as lines.
+    """A planner's :class:`~barsym.reasoning.calls.progress.ProgressEvent` and a command's own phases (:meth:`say`) as lines.
 
     A daemon thread looks once a second (``period``; None: a test calls :meth:`tick` by hand).
     """

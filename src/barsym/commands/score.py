@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     kb, goal, start, rules = plan_inputs(args)
     scorer = None
     if config.scores.value != "simulator":
-        from ..reasoning.step_scorer import LLMStepScorer
+        from ..reasoning.scoring.step_scorer import LLMStepScorer
 
         llm = model_settings(args)
         try:

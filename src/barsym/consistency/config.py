@@ -44,7 +44,7 @@ class ScoreSource(str, Enum):
 
 
 class ScoreMethod(str, Enum):
-    """How the model's score is read (:mod:`barsym.reasoning.step_scorer`): one generated digit, the
+    """How the model's score is read (:mod:`barsym.reasoning.scoring.step_scorer`): one generated digit, the
     expected digit, or P(yes) to "can this step be done now?", with or without the state's facts
     (``yes-state``: the facts alone, without the plan; ``yes-needs``: each need beside what the player
     has of it; ``yes-recall``: the plan so far and the state, never what the step needs, which the model

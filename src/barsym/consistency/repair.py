@@ -18,7 +18,7 @@ outside the windows are never touched, so every step of the result is
 
 The **symbolic repairer** is the forward walk with the symbolic chooser (the
 symbolic planner plans what is missing from the current state); the **LLM
-repairer** (:mod:`barsym.reasoning.forward_repairer`) lets the model choose each step and falls
+repairer** (:mod:`barsym.reasoning.scoring.forward_repairer`) lets the model choose each step and falls
 back to the symbolic repairer for a window it does not finish.
 """
 

@@ -157,7 +157,7 @@ def score_record(
 
 class ScoreSheet:
     """Plans scored one by one as ``barsym score`` does: each one's :func:`score_record`, and the cross-check of the
-    model's scores (``scorer``, an :class:`~barsym.reasoning.step_scorer.LLMStepScorer`) against the simulator's."""
+    model's scores (``scorer``, an :class:`~barsym.reasoning.scoring.step_scorer.LLMStepScorer`) against the simulator's."""
 
     def __init__(self, validator: Validator, config: ConsistencyConfig, scorer=None):
         self.validator, self.config, self.scorer = validator, config, scorer

@@ -1,7 +1,7 @@
 """What the forward walk (:mod:`.forward`) works with: windows, candidate steps, the walk's state, its result.
 
 Kept apart from the walk itself so that a chooser (the symbolic one in
-:mod:`.forward`, the model's in :mod:`barsym.reasoning.forward_repairer`)
+:mod:`.forward`, the model's in :mod:`barsym.reasoning.scoring.forward_repairer`)
 reads only these.
 """
 

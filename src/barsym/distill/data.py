@@ -123,7 +123,7 @@ class DataGenerator:
     def _prose_parser(self):
         """``barsym parse``'s parser, built once (its prompt prefix and name tables are the same for every goal)."""
         if self._parser is None:
-            from ..reasoning.prose import ProseParser
+            from ..reasoning.prose.parser import ProseParser
 
             self._parser = ProseParser(self.kb, self.graph, _NO_MODEL)
         return self._parser

@@ -50,7 +50,7 @@ class KnowledgeWriter:
 
     def __init__(self, kb: KnowledgeBase, graph):
         from ..llm.fake import ScriptedLLM
-        from ..reasoning.bar_decomposer import LLMDecomposer
+        from ..reasoning.planners.backward.bar_decomposer import LLMDecomposer
 
         self.kb = kb
         self.decomposer = LLMDecomposer(kb, ScriptedLLM([]), mode="vocab", facts=False, graph=graph, log=False)
@@ -75,7 +75,7 @@ class KnowledgeWriter:
 
     @staticmethod
     def _render(decomposition) -> str:
-        from ..reasoning.reply_grammar import render_reply
+        from ..reasoning.grammars.reply_grammar import render_reply
 
         return render_reply(decomposition)
 
@@ -104,6 +104,6 @@ class KnowledgeWriter:
 
 def _deepest_root(kb: KnowledgeBase) -> Goal:
     """A plan that needs every tier, so each layer is dug with its own pickaxe, as BAR's plans do."""
-    from ..reasoning.prompts import EXAMPLE_ROOT
+    from ..reasoning.prompts.few_shot import EXAMPLE_ROOT
 
     return EXAMPLE_ROOT

@@ -10,7 +10,7 @@ grammar and verifier the real model's must.
 
 - ``bar`` / ``bar-nofacts``: BAR's decomposer, one call per goal the graph
   leaves open; the reply is the symbolic decomposer's answer for that goal in
-  that plan (:func:`~barsym.reasoning.reply_grammar.render_reply`).
+  that plan (:func:`~barsym.reasoning.grammars.reply_grammar.render_reply`).
 - ``cot``: the whole plan with the simulator's inventory after every step.
 - ``deps``: the plan; and, for a plan with one fault put in, the descriptor's
   words, an explanation naming the failed step, and the repaired plan.
@@ -27,11 +27,11 @@ from collections.abc import Callable
 from ..llm import Completion, CompletionRequest, LLMBackend, LLMOptions
 from ..model import Goal, Plan, Step
 from ..planner.decomposer import PlanContext
-from ..reasoning import deps_prompts
-from ..reasoning.cot import MARK, MAX_ENTRIES
-from ..reasoning.forward_plans import END, render_plan
-from ..reasoning.reply_grammar import render_reply
-from ..reasoning.step_scorer import LLMStepScorer
+from ..reasoning.grammars.forward_plans import END, render_plan
+from ..reasoning.grammars.reply_grammar import render_reply
+from ..reasoning.planners.forward.cot import MARK, MAX_ENTRIES
+from ..reasoning.prompts import deps_prompts
+from ..reasoning.scoring.step_scorer import LLMStepScorer
 from ..sim import DeterministicWorld, State
 
 Example = dict  # {"kind", "goal", "messages", "reply"}
@@ -85,7 +85,7 @@ def _admitted_calls(backend: "OracleBackend") -> list[tuple[list, str]]:
 # ---- bar ---------------------------------------------------------------------------------------
 def bar_examples(kb, goal: Goal, *, facts: bool, graph) -> list[Example]:
     """BAR's decomposer on ``goal`` with every open goal answered by the symbolic decomposer."""
-    from ..reasoning.llm_planners import bar_planner
+    from ..reasoning.planners.backward.llm_planners import bar_planner
     from ..reasoning.spec import PlannerSpec
 
     asked: list[tuple[Goal, PlanContext]] = []
@@ -136,7 +136,7 @@ def _inventories(kb, steps, start: State | None) -> list[str] | None:
 
 
 def cot_examples(kb, goal: Goal, start: State | None, plan: Plan, *, graph, facts: bool = False) -> list[Example]:
-    from ..reasoning.cot import cot_planner
+    from ..reasoning.planners.forward.cot import cot_planner
     from ..reasoning.spec import PlannerSpec
 
     held = _inventories(kb, plan.steps, start)
@@ -178,7 +178,7 @@ def deps_examples(
     kb, goal: Goal, start: State | None, plan: Plan, rng: random.Random, *, graph, symbolic, facts: bool = False
 ) -> list[Example]:
     """DEPS round 0 answered right; or round 0 answered with one fault, then the explanation and the repair."""
-    from ..reasoning.deps import deps_planner
+    from ..reasoning.planners.forward.deps import deps_planner
     from ..reasoning.spec import PlannerSpec
 
     broken = broken_plan(plan, rng) if rng.random() < 0.5 else None

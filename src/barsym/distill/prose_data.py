@@ -1,10 +1,10 @@
 """Parse examples: one sentence of a prose plan and the step it means, in ``barsym parse``'s own prompt.
 
-``barsym parse`` asks the model one clause at a time (:class:`~barsym.reasoning.prose.ProseParser`):
+``barsym parse`` asks the model one clause at a time (:class:`~barsym.reasoning.prose.parser.ProseParser`):
 the few-shot prefix, ``Sentence: ...`` with the facts line of the closest names, under a grammar
 that fixes the count and offers those names. The examples here are built the same way: a step of
 a training goal's symbolic plan is told in words, the parser reads the clause exactly as it would
-(:meth:`~barsym.reasoning.prose.ProseParser.clause`), and the reply is the step the words came
+(:meth:`~barsym.reasoning.prose.parser.ProseParser.clause`), and the reply is the step the words came
 from, kept only when the parser's grammar admits it.
 
 **Held out.** The parse table is measured on ``tests/data/paraphrases.json``, made by
@@ -82,7 +82,7 @@ def spoken_name(item: str, count: int, rng: random.Random, players: dict[str, li
 
 def spoken_count(count: int, rng: random.Random) -> str | None:
     """The count in words or digits; None (about one in eight): left out, as people do."""
-    from ..reasoning.prose import UNITS
+    from ..reasoning.prose.clauses import UNITS
 
     if rng.random() < 0.12:
         return None
@@ -122,7 +122,7 @@ def reply_for(step: Step, clause) -> str | None:
 
 def parse_examples(parser, goal: Goal, plan: Plan, rng: random.Random) -> list[dict]:
     """Every step of ``plan`` told in words and answered with itself, in the parser's prompt and grammar."""
-    from ..reasoning.prose import split_clauses
+    from ..reasoning.prose.clauses import split_clauses
     from .oracle import admitted
 
     players: dict[str, list[str]] = {}

@@ -45,7 +45,7 @@ class Evaluation:
         from ..consistency.step_set import labelled_steps
         from ..eval.dataset import load_dataset, resolve_dataset
         from ..planner.registry import graph_for, symbolic_planner
-        from ..reasoning.prose import split_clauses
+        from ..reasoning.prose.clauses import split_clauses
         from ..validation import Validator
 
         symbolic = symbolic_planner(kb, graph=graph_for(kb))
@@ -53,7 +53,7 @@ class Evaluation:
         plans = {(item, n): symbolic.plan(Goal(item=item, count=n)).plan for item in held for n in range(1, 5)}
         clauses: set[str] = set()
         if paraphrases is not None:
-            from ..reasoning.prose import ProseParser
+            from ..reasoning.prose.parser import ProseParser
             from .oracle import _NO_MODEL
 
             parser = ProseParser(kb, graph_for(kb), _NO_MODEL)
@@ -82,8 +82,8 @@ def problems(example: dict, evaluation: Evaluation, kb) -> list[str]:
 
 
 def _plan_problems(users: list[str], example: dict, evaluation: Evaluation, kb) -> list[str]:
-    from ..reasoning.cot import split_line
-    from ..reasoning.forward_plans import parse_plan_text
+    from ..reasoning.grammars.forward_plans import parse_plan_text
+    from ..reasoning.planners.forward.cot import split_line
 
     found = [m for m in (_GOAL.match(u) for u in users) if m]
     asked = found[-1] if found else None  # the task's question, after the few-shot turns

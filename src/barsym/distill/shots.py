@@ -25,8 +25,8 @@ import random
 
 from ..model import Goal
 from ..planner.decomposer import PlanContext, PlanningError
-from ..reasoning.prompts import EXAMPLE_ROOT, goal_message
-from ..reasoning.reply_grammar import render_reply
+from ..reasoning.grammars.reply_grammar import render_reply
+from ..reasoning.prompts.few_shot import EXAMPLE_ROOT, goal_message
 from .oracle import Example
 
 #: how often the inserted turn shows another item than the one asked

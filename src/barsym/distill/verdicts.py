@@ -1,7 +1,7 @@
 """Step-verdict examples for the probability step scores: "can this step be done now?" answered yes or no.
 
 The step scorer's ``yes-facts``, ``yes-state`` and ``yes-needs`` methods read P(yes) from the
-model's first reply token (:mod:`barsym.reasoning.step_scorer`). Taught here:
+model's first reply token (:mod:`barsym.reasoning.scoring.step_scorer`). Taught here:
 the exact messages :meth:`LLMStepScorer.messages` sends, the reply ``yes``
 when the validator plays the step without a failure (the steps before it
 played as written) and ``no`` when it fails -- the same verdict the labelled
@@ -164,7 +164,7 @@ _scorers: dict[tuple[int, str], tuple] = {}
 
 def verdict_examples(kb, goal: Goal, plan: Plan, rng: random.Random, kind: str, *, per_plan: int = 4) -> list[dict]:
     """The scorer's messages for ``kind`` (a key of :data:`VERDICT_KINDS`), answered with the validator's verdict."""
-    from ..reasoning.step_scorer import LLMStepScorer
+    from ..reasoning.scoring.step_scorer import LLMStepScorer
 
     key = (id(kb), kind)
     if key not in _scorers:

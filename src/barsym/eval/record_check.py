@@ -23,7 +23,7 @@ from ..consistency.stats import RepairStats
 from ..memory.stats import MemoryStats
 from ..planner.decomposer import ErrorKind
 from ..planner.stats import LLMStats, PlanStats
-from ..reasoning.stats import BaselineSummary, CotSummary, DepsSummary
+from ..reasoning.planners.forward.stats import BaselineSummary, CotSummary, DepsSummary
 from ..validation import Verdict
 
 #: the most rounds a DEPS record may claim (the loop stops at a handful; a report draws one bar per round)

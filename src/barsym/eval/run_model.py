@@ -26,7 +26,7 @@ def model_record(planner: str, options: dict) -> dict | None:
     """The model a run of ``planner`` with these options (a run spec's, plain data) asks (None for a planner
     that asks none)."""
     from ..planner.registry import llm_planners
-    from ..reasoning.backends import settings_record
+    from ..reasoning.calls.backends import settings_record
     from ..reasoning.spec import PlannerSpec
 
     spec = PlannerSpec.of(planner, options) if options else None  # the options as the planner reads them

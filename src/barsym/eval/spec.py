@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from ..bar_io import step_to_record
 from ..kb import KnowledgeBase, load_kb
 from ..model import Goal, Plan
-from ..planner import PlanningError, make_planner
+from ..planner import PlanningError
+from ..planner.registry import build
 from ..planner.result import PlanResult
 from ..planner.stats import PlanStats
 from ..sim import State
@@ -157,25 +158,27 @@ def _kb(version: str) -> KnowledgeBase:
     return _Process.kbs[version]
 
 
-def build_planner(spec: RunSpec, progress=None, command: str = "", api_key: str | None = None):
-    """A new planner as the spec says (``progress`` only where it is drawn: in the parent process), made by the one
-    factory (:func:`barsym.planner.registry.build`, through ``make_planner``) from the spec's plain options;
+def planner_from_run(spec: RunSpec, progress=None, command: str = "", api_key: str | None = None):
+    """A new planner as the run spec says (``progress`` only where it is drawn: in the parent process), made by the
+    one factory (:func:`barsym.planner.registry.build`) from the typed spec its plain options describe;
     ``spec.backend`` (a test's fake model) is called here, in the process that plans."""
-    options = {**spec.options, **({"api_key": api_key} if api_key else {})}
-    context: dict = {"command": command or f"barsym eval --planner {spec.planner}"}
+    typed = spec.planner_spec()
+    if api_key:
+        typed = typed.model_copy(update={"llm": typed.llm.model_copy(update={"api_key": api_key})})
+    backend = None
     if spec.backend:
         module, _, name = spec.backend.partition(":")
-        context["backend"] = getattr(importlib.import_module(module), name)()
-    if progress is not None:
-        context["progress"] = progress
-    return make_planner(spec.planner, _kb(spec.mc_version), rules=spec.rules, **context, **options)
+        backend = getattr(importlib.import_module(module), name)()
+    command = command or f"barsym eval --planner {spec.planner}"
+    typed = typed.with_context(progress=progress, command=command, rules=spec.rules, backend=backend)
+    return build(_kb(spec.mc_version), typed)
 
 
 def planner_for(spec: RunSpec, progress=None, api_key: str | None = None):
     """The spec's planner, built once per worker process and kept for its next tasks."""
     planner = _Process.planners.get(spec.key)
     if planner is None:
-        planner = _Process.planners[spec.key] = build_planner(spec, progress, api_key=api_key)
+        planner = _Process.planners[spec.key] = planner_from_run(spec, progress, api_key=api_key)
     return planner
 
 

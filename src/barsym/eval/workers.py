@@ -24,7 +24,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from enum import Enum
 
-from ..reasoning.progress import event_text
+from ..reasoning.calls.progress import event_text
 from .spec import RunSpec, planner_for, run_task
 
 __all__ = ["Executor", "ExecutorError", "iter_records"]

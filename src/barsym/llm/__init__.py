@@ -113,6 +113,9 @@ def make_backend(
     api_key: str | None = None,
     prefix_cache: bool = True,
     verbose: bool = False,
+    model: str | None = None,
+    state_dir: str | os.PathLike | None = None,
+    adapter: str | os.PathLike | None = None,
     **backend_kwargs: Any,
 ) -> LLMBackend:
     """Pick and build a backend from the usual CLI-style settings.
@@ -124,7 +127,8 @@ def make_backend(
 
     Giving both ``model_path`` and ``url`` is an error, because it is
     ambiguous which model would answer.  Extra keyword arguments go to the
-    chosen backend's constructor.
+    chosen backend's constructor; ``model`` (a server's model name) goes to the server's client,
+    ``state_dir`` and ``adapter`` to the in-process model's.
     """
     if model_path is not None and url is not None:
         raise ValueError(
@@ -136,12 +140,20 @@ def make_backend(
     if url is not None:
         from .http.backend import OpenAIHTTPBackend
 
-        return OpenAIHTTPBackend(url, options=options, timeout=timeout, api_key=api_key, **backend_kwargs)
+        return OpenAIHTTPBackend(url, options=options, timeout=timeout, api_key=api_key, model=model, **backend_kwargs)
     try:
         from .llamacpp.backend import LlamaCppBackend
     except ImportError as exc:  # numpy, which the in-process backend needs (the [llm] extra's): one line
         raise BackendUnavailableError(f"the in-process backend cannot be loaded: {exc}") from exc
-    return LlamaCppBackend(model_path, options=options, prefix_cache=prefix_cache, verbose=verbose, **backend_kwargs)
+    return LlamaCppBackend(
+        model_path,
+        options=options,
+        prefix_cache=prefix_cache,
+        verbose=verbose,
+        state_dir=state_dir,
+        adapter=adapter,
+        **backend_kwargs,
+    )
 
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY, __all__)

@@ -84,7 +84,7 @@ class FatalBackendError(LLMError):
     and a plan made without the model but under the LLM planner's name would
     report symbolic numbers as the model's. barsym's planners, scorer, repairer
     and parser never fall back from one: the model gateway re-raises it where
-    any other failure is counted (``barsym.reasoning.model_calls``), and the
+    any other failure is counted (``barsym.reasoning.calls.model_calls``), and the
     command line turns it into one line naming what to fix.
     """
 

@@ -1,7 +1,7 @@
 """GBNF building blocks for the reply grammars, and a static check of GBNF text.
 
-The planners' grammars (:mod:`barsym.reasoning.reply_grammar`, the forward
-planners' :class:`~barsym.reasoning.forward_plans.Vocabulary`, the prose
+The planners' grammars (:mod:`barsym.reasoning.grammars.reply_grammar`, the forward
+planners' :class:`~barsym.reasoning.grammars.forward_plans.Vocabulary`, the prose
 parser) are written in the step notation of :mod:`barsym.steps`; what they
 share is here: quoting a literal (:func:`gbnf_literal`), a choice among
 ~1000 item names (:func:`gbnf_word_choice`) and :func:`lint_gbnf`.

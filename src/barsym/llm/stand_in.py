@@ -13,7 +13,7 @@ beside the model's:
   prompt: where it matches the model, the grammar holds the answer.
 - ``copy-facts``: copies the prompt's facts line (``Known: craft 1 stone_pickaxe
   (...) needs 3 cobblestone, 2 stick, 1 crafting_table.``, see
-  :mod:`barsym.reasoning.facts`) where the grammar admits it, else as ``first``.
+  :mod:`barsym.reasoning.prompts.facts`) where the grammar admits it, else as ``first``.
 
 **The unit of choice is a word with the boundary after it.** The grammar is
 walked with barsym's recogniser (:mod:`.grammar_match`); from the current state

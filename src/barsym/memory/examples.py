@@ -19,7 +19,7 @@ rules (success rate at or above the threshold over at least ``min_runs``
 runs) and are re-checked first; one that no longer verifies is marked stale.
 
 This module only chooses; the LLM decomposer renders the examples in its
-own prompt format (:attr:`barsym.reasoning.bar_decomposer.LLMDecomposer.examples`).
+own prompt format (:attr:`barsym.reasoning.planners.backward.bar_decomposer.LLMDecomposer.examples`).
 """
 
 from __future__ import annotations

@@ -12,9 +12,10 @@ planner meant editing about five lists. Now adding one is its module plus one :f
 :func:`llm_planners` and :func:`forward_planners` are read from the declarations.
 
 The built-in model planners live above this package, so they are registered by
-:mod:`barsym.reasoning` (its ``__init__``) (each a small function importing its planner when first built: ``barsym
-plan --planner symbolic`` loads no model code); this module loads that package the first time a name is
-looked up (:data:`CATALOG`, the one module named here as a string).
+:mod:`barsym.reasoning` (its ``__init__``), each as a :class:`Lazy` factory imported when first built (``barsym
+plan --planner symbolic`` loads no model code), and state consistency with them (:func:`register_consistency`);
+this module loads that package the first time a name is looked up (:data:`CATALOG`), and the typed spec when a
+planner is made by keywords (:data:`SPEC_MODULE`): the two modules named here as strings, no functions.
 """
 
 from __future__ import annotations
@@ -72,9 +73,22 @@ NO_MODEL = Supports(model=False, facts=False, server=False, stand_ins=False, tem
 
 
 @dataclasses.dataclass(frozen=True)
+class Lazy:
+    """A factory imported the first time it is built (the model planners live above this package, and listing
+    them, or ``--planner symbolic``, should load none of them): ``load`` returns the callable itself, so the
+    registry calls the planner's factory directly, one call, not through a wrapper."""
+
+    load: Callable[[], Callable]
+    name: str = ""
+
+    def __call__(self, kb: KnowledgeBase, spec) -> Planner:  # a factory still, for a caller that holds the entry
+        return self.load()(kb, spec)
+
+
+@dataclasses.dataclass(frozen=True)
 class Entry:
     name: str
-    factory: Factory
+    factory: Factory | Lazy
     supports: Supports
 
 
@@ -97,6 +111,7 @@ CATALOG = "barsym.reasoning"
 #: the typed spec every planner is made from (loaded when a planner is made: it lives above this package)
 SPEC_MODULE = "barsym.reasoning.spec"
 _registry: dict[str, Entry] = {}
+_follow: Lazy | None = None  # state consistency after a planner (--consistency, durable rules): the catalog's
 _loaded = False
 DEFAULT_PLANNER = "bar"
 
@@ -109,10 +124,17 @@ def _entries() -> dict[str, Entry]:
     return _registry
 
 
-def register(name: str, factory: Factory, supports: Supports = Supports()) -> None:
+def register(name: str, factory: Factory | Lazy, supports: Supports = Supports()) -> None:
     """Add a planner: ``factory(kb, spec)`` builds it, ``supports`` says what it takes (:func:`check`)."""
     _entries()  # the built-ins first, in their order
     _registry[name] = Entry(name, factory, supports)
+
+
+def register_consistency(follow: Lazy) -> None:
+    """What follows a planner with state consistency: ``follow.load()(planner, kb, spec, name=...)`` (the model's
+    scorer and repairer live above this package; :mod:`barsym.reasoning` registers them with its planners)."""
+    global _follow
+    _follow = follow
 
 
 def entry(name: str) -> Entry:
@@ -221,8 +243,9 @@ def make_planner(name: str, kb: KnowledgeBase, **options) -> Planner:
 
 
 def build(kb: KnowledgeBase, spec) -> Planner:
-    """The one factory: the planner ``spec`` names, after :func:`check`, with its model, stand-in and state
-    consistency composed here (not patched in by the callers)."""
+    """The one factory: the planner ``spec`` names, after :func:`check`, with state consistency, its stand-in's label
+    and its start states composed here (not patched in by the callers). The model is the factory's to ask for
+    (:func:`barsym.reasoning.calls.backends.backend_for`, the one backend builder), unless the spec's context hands one."""
     name = spec.planner
     found = entry(name)
     given = spec.llm.model_fields_set
@@ -238,20 +261,11 @@ def build(kb: KnowledgeBase, spec) -> Planner:
         raise Unsupported(f"--llm-stand-in applies to the LLM planners ({', '.join(llm_planners())}), not {name}")
     if spec.llm.facts is None:  # not asked: the planner's own default
         spec = spec.model_copy(update={"llm": spec.llm.model_copy(update={"facts": declared.default_facts})})
-    if stand_in and declared.model:  # a chooser under the same grammar instead of the model (barsym.llm.stand_in)
-        from ..llm.stand_in import make_stand_in
-
-        spec = spec.with_context(backend=make_stand_in(stand_in))
-    elif spec.context.backend is None and (declared.model or spec.consistency):
-        # an OpenAI-compatible server with a key or model name gets its own client (else the shared backend)
-        server = _load("barsym.reasoning.backends:server_backend")(spec.llm)
-        if server is not None:
-            spec = spec.with_context(backend=server)
-    planner = found.factory(kb, spec)
+    factory = found.factory.load() if isinstance(found.factory, Lazy) else found.factory
+    planner = factory(kb, spec)
     durable = rules_for(kb, spec.rules).profile.durability  # the repairer adds worn tools' copies
     if (spec.consistency or durable) and name != "bar-sc":
-        with_consistency = _load("barsym.reasoning.bar_sc:with_consistency")
-        planner = with_consistency(planner, kb, spec, name=f"{name}+sc")
+        planner = _consistency().load()(planner, kb, spec, name=f"{name}+sc")
     if stand_in and declared.model:
         planner = StandInPlanner(planner, f"{planner.name}[{stand_in}]")
     if not declared.start_states:
@@ -259,10 +273,11 @@ def build(kb: KnowledgeBase, spec) -> Planner:
     return planner
 
 
-def _load(path: str):
-    """The object a ``"module:attribute"`` string names, imported now (the model side above this package)."""
-    module, _, attr = path.partition(":")
-    return getattr(importlib.import_module(module), attr)
+def _consistency() -> Lazy:
+    _entries()  # the catalog registers it with the built-in planners
+    if _follow is None:
+        raise LookupError("no state consistency registered (barsym.planner.registry.register_consistency)")
+    return _follow
 
 
 def planner_label(name: str, options: dict | None) -> str:

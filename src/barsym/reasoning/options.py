@@ -3,8 +3,8 @@
 They are the parts of a :class:`~barsym.reasoning.spec.PlannerSpec` (which names the ones each
 planner takes, :data:`~barsym.reasoning.spec.OWN_MODELS`, so a key no planner would read is refused
 instead of dropped unseen), and the command line is generated from the same fields
-(:mod:`barsym.commands.options`): one range, one default, one help. :func:`planner_options` decides
-which of them a planner is handed, as plain data for a run file.
+(:mod:`barsym.commands.options`): one range, one default, one help. :func:`barsym.reasoning.spec.choose`
+decides which of them a planner is handed, as one typed :class:`~barsym.reasoning.spec.PlannerSpec`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..consistency.config import ConsistencyConfig
 from ..llm.settings import ModelSettings
-from ..planner.registry import check, forward_planners, llm_planners, supports
 from ..planner.selector import SELECTORS
 from .loop_limits import BASELINE_DEADLINE, DEFAULT_DEADLINE
 
@@ -141,77 +139,3 @@ class BaselineOptions(BaseModel):
 
 #: which planner each of BaselineOptions' fields belongs to
 BASELINE_OWNERS = {"refine_rounds": "self-refine", "tot_breadth": "tot", "tot_beam": "tot"}
-
-#: a warning's worth of options a planner would not use: why, and the (model, field) pairs a user set
-Ignored = tuple[str, list[tuple[type[BaseModel], str]]]
-
-
-def planner_options(
-    name: str,
-    kb,
-    llm: PlannerLLMOptions,
-    config: ConsistencyConfig,
-    deps: DepsOptions,
-    *,
-    consistency: bool = False,
-    rules=None,
-    forward: ForwardOptions | None = None,
-    baselines: BaselineOptions | None = None,
-) -> tuple[dict, Ignored | None]:
-    """What ``make_planner(name, ...)`` is handed, as plain data (a worker rebuilds the planner from it).
-
-    Each model's ``model_fields_set`` is what the user set. Options the planner would not use are
-    returned (``ignored``) to be named in one warning rather than dropped unseen; options that
-    cannot work with it (DEPS' rounds for bar, another rule profile for a forward planner's grammar)
-    are a ValueError naming the option.
-    """
-    extra = config.model_dump(mode="json", include=config.model_fields_set - {"seed"})
-    if consistency:
-        extra["consistency"] = True
-    chosen, ignored = deps.model_dump(include=deps.model_fields_set, exclude_none=True), None
-    timed = forward.model_dump(include=forward.model_fields_set, exclude_none=True) if forward is not None else {}
-    timed_planners = forward_planners()  # --deadline (ForwardOptions): the planners whose model writes whole plans
-    if timed and name not in timed_planners:
-        raise ValueError(
-            f"--deadline applies to --planner {', '.join(timed_planners[:-1])} and {timed_planners[-1]} only"
-        )
-    extra.update(timed)
-    if name == "deps":
-        extra.update(chosen)
-    elif "feedback_world" in chosen or "deps_rounds" in chosen:
-        raise ValueError(f"--{next(iter(chosen)).replace('_', '-')} applies to --planner deps only")
-    elif "selector" in chosen and name in llm_planners():
-        ignored = ("executes no plan", [(DepsOptions, "selector")])
-    if baselines is not None:
-        for key, value in baselines.model_dump(include=baselines.model_fields_set, exclude_none=True).items():
-            if BASELINE_OWNERS[key] != name:
-                raise ValueError(f"--{key.replace('_', '-')} applies to --planner {BASELINE_OWNERS[key]} only")
-            extra[key] = value
-    given = llm.model_fields_set
-    check(  # what the planner declares it supports (barsym.planner.registry): refused here, before any work
-        name,
-        facts=llm.facts if "facts" in given else None,
-        server=llm.llm_url is not None,
-        stand_in=llm.llm_stand_in is not None,
-        temperature="temperature" in given and bool(llm.temperature),
-    )
-    if name in forward_planners() and "llm_mode" in given and llm.llm_mode != "graph":
-        raise ValueError(
-            f"--llm-mode applies to bar and llm-only; the {name} planner's grammar is always the game's vocabulary"
-        )
-    if name not in llm_planners() and not extra.get("consistency"):
-        given = [(type(m), n) for m in (llm, config, deps) for n in type(m).model_fields if n in m.model_fields_set]
-        given = [(m, n) for m, n in given if (m, n) != (ConsistencyConfig, "seed")]
-        return {}, ("asks no model", given) if given else None
-    if name in forward_planners() and rules is not None and rules.name != kb.default_profile:
-        raise ValueError(
-            f"the {name} planner's grammar and checks play by the {kb.default_profile} rules; for "
-            f"--rules {rules.name} use --planner bar, llm-only, bar-sc or symbolic"
-        )
-    settings = {
-        k: v for k, v in llm.model_dump().items() if v is not None or k not in ("api_key", "llm_model", "facts")
-    }  # the server's key and model name only when set
-    # the facts the planner is given, resolved: a run file's header says it, so a run made before a planner's
-    # default changed (the forward planners lost theirs in issue 54) is not resumed under the new one
-    settings["facts"] = llm.facts if llm.facts is not None else supports(name).default_facts
-    return {**settings, **extra}, ignored

@@ -20,8 +20,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..consistency.config import ConsistencyConfig
-from ..planner.registry import supports
-from .options import BaselineOptions, DepsOptions, ForwardOptions, PlannerLLMOptions
+from ..planner.registry import check, forward_planners, llm_planners, supports
+from .options import BASELINE_OWNERS, BaselineOptions, DepsOptions, ForwardOptions, PlannerLLMOptions
 
 #: the keys of the consistency configuration a flat option mapping may hold (``seed`` is the model's too)
 CONFIG_KEYS = tuple(ConsistencyConfig.model_fields)
@@ -64,7 +64,7 @@ class PlannerContext:
     def call_log(self):
         """The call log the planner writes to: the default one (``barsym logs``) for True, else the given one or None."""
         if self.log is True:
-            from .call_log import open_log
+            from .calls.call_log import open_log
 
             return open_log()
         return self.log or None
@@ -137,6 +137,114 @@ class PlannerSpec(BaseModel):
     @property
     def rules(self):
         return self.context.rules
+
+    @property
+    def asks_model(self) -> bool:
+        """The planner asks a model (its own, or state consistency's scorer or repairer may)."""
+        return supports(self.planner).model or self.consistency
+
+    def run_options(self) -> dict:
+        """The spec as a run file keeps it (plain data; :meth:`of` reads it back): the model's settings and what
+        was set of the rest; empty for a planner that asks no model (its defaults are all there is)."""
+        if not self.asks_model:
+            return {}
+        settings = {
+            k: v
+            for k, v in self.llm.model_dump().items()
+            if v is not None or k not in ("api_key", "llm_model", "facts")
+        }  # the server's key and model name only when set
+        config = self.repair_config
+        extra = config.model_dump(mode="json", include=config.model_fields_set - {"seed"})
+        if self.consistency:
+            extra["consistency"] = True
+        for part in (self.forward, self.deps, self.baselines):
+            extra.update(part.model_dump(include=part.model_fields_set, exclude_none=True))
+        return {**settings, **extra}
+
+    def with_seed(self, seed: int) -> PlannerSpec:
+        """The same planner with the model's seed (and state consistency's, which follows it) set to ``seed``."""
+        llm = self.llm.model_copy(update={"seed": seed})
+        return self.model_copy(
+            update={"llm": llm, "repair_config": self.repair_config.model_copy(update={"seed": seed})}
+        )
+
+
+#: a warning's worth of options a planner would not use: why, and the (model, field) pairs a user set
+Ignored = tuple[str, list[tuple[type[BaseModel], str]]]
+
+
+def choose(
+    name: str,
+    kb,
+    llm: PlannerLLMOptions,
+    config: ConsistencyConfig,
+    deps: DepsOptions,
+    *,
+    consistency: bool = False,
+    rules=None,
+    forward: ForwardOptions | None = None,
+    baselines: BaselineOptions | None = None,
+) -> tuple[PlannerSpec, Ignored | None]:
+    """The one typed spec the command line's option models make for planner ``name`` (never a dict on the way).
+
+    Each model's ``model_fields_set`` is what the user set. Options the planner would not use are
+    returned (``ignored``) to be named in one warning rather than dropped unseen; options that
+    cannot work with it (DEPS' rounds for bar, another rule profile for a forward planner's grammar)
+    are a ValueError naming the option. The spec is the one :meth:`PlannerSpec.of` reads back from
+    :meth:`PlannerSpec.run_options` (a run file's), so a run and its resumption build the same planner.
+    """
+    forward = forward or ForwardOptions()
+    baselines = baselines or BaselineOptions()
+    timed_planners = forward_planners()  # --deadline (ForwardOptions): the planners whose model writes whole plans
+    if forward.model_dump(include=forward.model_fields_set, exclude_none=True) and name not in timed_planners:
+        raise ValueError(
+            f"--deadline applies to --planner {', '.join(timed_planners[:-1])} and {timed_planners[-1]} only"
+        )
+    chosen, ignored = deps.model_dump(include=deps.model_fields_set, exclude_none=True), None
+    if name != "deps":
+        if "feedback_world" in chosen or "deps_rounds" in chosen:
+            raise ValueError(f"--{next(iter(chosen)).replace('_', '-')} applies to --planner deps only")
+        if "selector" in chosen and name in llm_planners():
+            ignored = ("executes no plan", [(DepsOptions, "selector")])
+    for key in baselines.model_dump(include=baselines.model_fields_set, exclude_none=True):
+        if BASELINE_OWNERS[key] != name:
+            raise ValueError(f"--{key.replace('_', '-')} applies to --planner {BASELINE_OWNERS[key]} only")
+    given = llm.model_fields_set
+    check(  # what the planner declares it supports (barsym.planner.registry): refused here, before any work
+        name,
+        facts=llm.facts if "facts" in given else None,
+        server=llm.llm_url is not None,
+        stand_in=llm.llm_stand_in is not None,
+        temperature="temperature" in given and bool(llm.temperature),
+    )
+    if name in forward_planners() and "llm_mode" in given and llm.llm_mode != "graph":
+        raise ValueError(
+            f"--llm-mode applies to bar and llm-only; the {name} planner's grammar is always the game's vocabulary"
+        )
+    context = PlannerContext(rules=rules)
+    if name not in llm_planners() and not consistency:
+        given = [(type(m), n) for m in (llm, config, deps) for n in type(m).model_fields if n in m.model_fields_set]
+        given = [(m, n) for m, n in given if (m, n) != (ConsistencyConfig, "seed")]
+        return PlannerSpec(planner=name, context=context), ("asks no model", given) if given else None
+    if name in forward_planners() and rules is not None and rules.name != kb.default_profile:
+        raise ValueError(
+            f"the {name} planner's grammar and checks play by the {kb.default_profile} rules; for "
+            f"--rules {rules.name} use --planner bar, llm-only, bar-sc or symbolic"
+        )
+    # the facts the planner is given, resolved: a run file's header says it, so a run made before a planner's
+    # default changed (the forward planners lost theirs in issue 54) is not resumed under the new one
+    facts = llm.facts if llm.facts is not None else supports(name).default_facts
+    spec = PlannerSpec(
+        planner=name,
+        llm=llm.model_copy(update={"facts": facts}),
+        consistency=consistency,
+        repair_config=config,
+        deps=deps if name == "deps" else DepsOptions(),
+        forward=forward,
+        baselines=baselines,
+        context=context,
+    )
+    return spec.with_seed(llm.seed), ignored  # state consistency's seed follows the model's, as in a run file
 
 
 def one_line(exc: ValidationError) -> str:

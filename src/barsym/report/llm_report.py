@@ -17,7 +17,7 @@ from ..consistency.stats import RepairStats
 from ..eval.runner import Evaluation
 from ..memory.stats import MemoryStats
 from ..planner.stats import LLMStats, PlanStats
-from ..reasoning.stats import DepsSummary
+from ..reasoning.planners.forward.stats import DepsSummary
 
 #: counters summed over tasks: LLMStats' (the one list of them is that dataclass's fields)
 SUMMED = LLMStats.summed()

