@@ -57,7 +57,7 @@ def test_an_llm_planner_still_gets_the_model_side(tmp_path):
     argv = ("plan", "stick", "--llm-url", "http://127.0.0.1:9/v1", "--llm-timeout", "1")
     code, modules = loaded(tmp_path, *argv)
     assert code == 2
-    assert {"barsym.commands.llm_options", "barsym.reasoning.planners.backward.llm_planners"} <= modules
+    assert {"barsym.reasoning.calls.backends", "barsym.reasoning.planners.backward.llm_planners"} <= modules
 
 
 def test_importing_the_llm_package_loads_no_backend():
