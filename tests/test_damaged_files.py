@@ -132,7 +132,8 @@ def _eval(capsys, run_file, *extra):
 
 RECORD_DAMAGE = [
     ("missing error_kind", lambda r: (r.update(planned=False, error="x"), r.pop("error_kind", None)), "error_kind"),
-    ("plan is a string", lambda r: r.update(plan="x"), "'plan' must be a non-empty list"),
+    ("plan is a string", lambda r: r.update(plan="x"), "'plan' must be a list of steps"),
+    ("empty plan said valid", lambda r: r.update(plan=[], verdict="valid"), "empty only for an invalid plan"),
     ("unknown item", lambda r: r["plan"][0].update(obj_name="unobtainium"), "unobtainium"),
     ("stats 7", lambda r: r.update(stats=7), "'stats' must be an object"),
     ("two-element score", lambda r: r["score"].update(f1=[1, 2]), "score.f1 must be 4 whole numbers"),
@@ -279,6 +280,19 @@ def test_report_of_executed_records_under_a_header_without_a_world(capsys, tmp_p
     path.write_text("\n".join([run_lines[0], json.dumps(record), *run_lines[2:]]) + "\n")  # header: world null
     code, out, err = run(capsys, "report", path, "-o", html)
     assert code == 0 and err == "" and "Execution" in html.read_text()
+
+
+def test_an_empty_invalid_plan_is_a_task_that_failed_not_a_damaged_record(tmp_path, run_lines):
+    """A forward planner whose model wrote no readable step records ``plan: []``, verdict invalid: the
+    report counts the task (not executable) instead of leaving it out, which would raise the success rate."""
+    path = tmp_path / "run.jsonl"
+    empty = json.loads(run_lines[1])
+    empty.update(plan=[], steps=0, verdict="invalid")
+    path.write_text("\n".join([run_lines[0], json.dumps(empty), *run_lines[2:]]) + "\n")
+    warnings: list[str] = []
+    [loaded] = load_runs([path], warnings)
+    assert warnings == [] and len(loaded.records) == 3
+    assert [r["verdict"] for r in loaded.records].count("invalid") >= 1
 
 
 def test_load_runs_keeps_the_last_good_record_of_a_task(tmp_path, run_lines):

@@ -176,8 +176,10 @@ def record_problem(record) -> str | None:
         return f"'planned' must be true or false, got {shown(planned)}"
     if planned:
         plan = record.get("plan")
-        if not isinstance(plan, list) or not plan or len(plan) > MAX_STEPS:
-            return f"'plan' must be a non-empty list of steps, got {shown(plan)}"
+        # an empty plan is an outcome, not damage: a forward planner whose model wrote no readable step
+        # (DEPS, CoT) planned nothing, and its task counts as a plan that cannot run
+        if not isinstance(plan, list) or (not plan and record.get("verdict") != "invalid") or len(plan) > MAX_STEPS:
+            return f"'plan' must be a list of steps (empty only for an invalid plan), got {shown(plan)}"
         for number, step in enumerate(plan, start=1):
             if not isinstance(step, dict):
                 return f"plan step {number} must be an object, got {shown(step)}"
