@@ -48,6 +48,10 @@ def test_families_tools_layers_and_fuel_are_read_as_a_player_would(kb):
     smelt = _reply(kb, "smelt 4 stone: 4 cobblestone, 3 planks, 1 furnace")
     assert held_share(rules, smelt, State.start({"cobblestone": 4, "coal": 1, "furnace": 1})) == 1.0
     assert held_share(rules, smelt, State.start({"cobblestone": 4, "furnace": 1})) == 0.0
+    # the ingredient is taken out as the game takes it: one log of two kinds held is smelted, the other burns
+    charcoal = _reply(kb, "smelt 1 charcoal: 1 logs, 1 planks, 1 furnace")
+    assert held_share(rules, charcoal, State.start({"oak_log": 1, "birch_log": 1, "furnace": 1})) == 1.0
+    assert held_share(rules, charcoal, State.start({"oak_log": 1, "furnace": 1})) == 0.0
 
 
 def test_the_scorer_asks_the_decomposers_question_once_per_goal_and_never_prints_a_recipe(kb):

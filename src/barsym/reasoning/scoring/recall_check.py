@@ -17,7 +17,8 @@ knowledge is wrong -- the design's "cross-checking them against LLM scores".
 The score is ``1 + 9 x`` the least-held need's share (``2 planks`` with 1 held: 0.5; a tool held at a
 lower tier, a layer not reached: 0); a step the model makes another way (another step kind or item)
 scores half of that, and an unreadable reply gives no score. A need that is fuel (a smelt's burnable
-need other than its ingredient) counts as burn time: any fuel held serves.
+need other than its ingredient) counts as burn time: any fuel held serves, once the ingredient is taken
+out as the game takes it (:func:`.step_needs.spare_burn`, which ``yes-needs`` prints too).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...kb import Rules
+from ...kb.actions import Slot
 from ...model import Goal, Step, StepType
 from ...planner.decomposer import goal_layer, layer_goal
 from ...planner.symbolic import SymbolicDecomposer
@@ -32,6 +34,7 @@ from ...sim import State
 from ..calls.model_calls import ModelGateway
 from ..grammars.reply_grammar import GrammarBuilder, Reply, ReplyError, parse_reply
 from ..prompts.few_shot import PromptBook
+from .step_needs import spare_burn
 
 __all__ = ["RecallCheck", "held_share"]
 
@@ -120,10 +123,7 @@ def _held(rules: Rules, need: Goal, have: State, is_fuel: bool, needs: Sequence[
         return 1.0 if rules.best_held_tool(tool.kind, tool.tier, have.count) is not None else 0.0
     if is_fuel:
         wanted = need.count * rules.fuel_value(need.item)
-        ingredient = {name: g.count for g in needs[:1] for name in rules.kb.acceptable(g.item)}
-        burn = sum(
-            rules.fuel_value(name) * max(0, n - ingredient.get(name, 0)) for name, n in have.counts.items() if n > 0
-        )
-        return min(1.0, burn / wanted) if wanted > 0 else 1.0
+        ingredient = [Slot(g.item, rules.kb.acceptable(g.item), g.count) for g in needs[:1]]
+        return min(1.0, spare_burn(rules, ingredient, have) / wanted) if wanted > 0 else 1.0
     held = have.count_any(rules.kb.acceptable(need.item))
     return min(1.0, held / need.count) if need.count > 0 else 1.0

@@ -8,9 +8,10 @@ rule book only, and asks no model.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from ...kb import Rules
+from ...kb.actions import Slot
 from ...model import Step, StepType
 from ...sim import State
 
@@ -78,11 +79,17 @@ def _held_tool(rules: Rules, kind: str, have: State) -> str:
 
 
 def _spare_burn(rules: Rules, action, have: State) -> float:
-    """The items the inventory would smelt by burning, once ``action``'s ingredients are taken out."""
+    """The whole items the inventory would smelt by burning, once ``action``'s ingredients are taken out."""
+    return math.floor(spare_burn(rules, action.needs, have))
+
+
+def spare_burn(rules: Rules, slots: Iterable[Slot], have: State) -> float:
+    """The items the inventory would smelt by burning, once ``slots`` (a step's ingredients) are taken out
+    the way the game takes them (:meth:`~barsym.kb.Rules.take`: any member of a slot, in its order)."""
     taken: dict[str, int] = {}
-    for slot in action.needs:
+    for slot in slots:
         rules.take(slot, slot.count, have.counts, taken)
-    return math.floor(sum(rules.fuel_value(name) * (n - taken.get(name, 0)) for name, n in have.counts.items()))
+    return sum(rules.fuel_value(name) * (n - taken.get(name, 0)) for name, n in have.counts.items())
 
 
 def _tool_name(rules: Rules, tool, every_lowest: bool) -> str:
