@@ -125,6 +125,33 @@ def test_a_workbench_placed_built_or_made_is_a_crafting_table(kb, graph, verb):
     assert offered.advance("craft 1 crafting_table") is not None and offered.advance("craft 1 lime_carpet") is None
 
 
+@pytest.mark.parametrize(
+    ("sentence", "step"),
+    [
+        ("smelt three iron", "smelt 3 iron_ingot"),  # iron_nugget, the closest and cheapest, is crafted
+        ("cook 2 iron", "smelt 2 iron_ingot"),
+        ("harvest 3 iron with a stone pickaxe", "mine 3 iron_ore with stone_pickaxe"),
+        ("mine 2 stone blocks with my wooden pickaxe", "mine 2 cobblestone with wooden_pickaxe"),  # stone drops it
+        ("break a diamond ore with the iron pickaxe", "mine 1 diamond with iron_pickaxe"),
+        ("make 2 stone", "smelt 2 stone"),  # no verb word: the name's usual way
+        ("craft 4 iron bars", "craft 4 iron_bars"),
+    ],
+)
+def test_the_sentence_s_verb_chooses_among_close_names(kb, graph, sentence, step):
+    """The verb says the kind of step ("cook" is a smelt): the closest name made that way comes first, and a
+    mined block gives what breaking it drops (the rule book's sources); copy-facts copies the first option."""
+    parsed = ProseParser(kb, graph, make_stand_in("copy-facts")).parse(sentence)
+    assert [str(s) for s in parsed.steps] == [step]
+
+
+def test_players_wood_is_logs_but_oak_wood_is_the_block(kb, graph):
+    parser = ProseParser(kb, graph, ScriptedLLM())
+    assert parser.clause("chop 4 wood").candidates == ("logs",)
+    assert parser.clause("collect 3 wood").candidates == ("logs",)
+    assert parser.clause("craft 3 oak wood").candidates[0] == "oak_wood"
+    assert parser.clause("mine 3 raw iron").candidates == ("iron_ore",)
+
+
 def test_a_text_naming_nothing_known_is_not_guessed_into_steps(kb, graph):
     llm = ScriptedLLM([])
     parsed = ProseParser(kb, graph, llm).parse("hello world, how are you")

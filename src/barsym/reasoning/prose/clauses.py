@@ -65,6 +65,24 @@ STOP_WORDS = frozenset(
 )
 
 
+#: the verb a sentence says, by the kind of step it names: "cook the iron" is a smelt, "harvest iron" a mine.
+#: Ordinary English for each of barsym's step kinds; a clause whose verb is none of these ("make", "get")
+#: leaves the names' order to their closeness alone.
+VERB_WORDS = {
+    "mine": frozenset("mine mined mining dig digging harvest collect gather chop cut punch break quarry".split()),
+    "smelt": frozenset("smelt smelted smelting cook cooked fire bake roast".split()),
+}
+
+
+def verb_of(words: list[str]) -> str | None:
+    """The step kind the clause's first verb word says (:data:`VERB_WORDS`), or None."""
+    for word in words:
+        for verb, said in VERB_WORDS.items():
+            if word in said:
+                return verb
+    return None
+
+
 def count_of(words: list[str]) -> tuple[int | None, list[str]]:
     """The clause's count (digits or words: "twenty four", "a dozen") and its words without it."""
     for i, word in enumerate(words):
@@ -143,6 +161,7 @@ class Clause:
     dig: bool
     tools: tuple[str, ...] = ()  # tools named after "with"/"using" (none: the grammar offers no tool)
     names_anything: bool = True  # a word outside STOP_WORDS (no candidates then: every name is offered)
+    verb: str | None = None  # the step kind the sentence's verb says (verb_of), e.g. "smelt" for "cook"
 
 
 @dataclass

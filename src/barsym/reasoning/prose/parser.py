@@ -57,6 +57,7 @@ from .clauses import (
     check_limits,
     count_of,
     split_clauses,
+    verb_of,
 )
 from .gaps import fill_counts, fill_tools
 
@@ -109,9 +110,14 @@ class ProseParser:
         self._ratios: dict[tuple[str, str], float] = {}
         names = getattr(kb, "player_names", {})
         self._player_phrases = sorted(
-            ((tuple(phrase.split()), item) for phrase, item in names.items() if kb.is_known(item)),
+            (
+                (tuple(phrase.split()), item)
+                for phrase, item in names.items()
+                if kb.is_known(item) and "_".join(phrase.split()) not in kb.items  # a release's own name wins
+            ),
             key=lambda entry: -len(entry[0]),
         )
+        self._drops = _block_drops(kb)
         self.prefix = [{"role": "system", "content": SYSTEM}]
         for sentence, step in EXAMPLES:  # with the facts line the parser gives them, as every question has
             self.prefix += [
@@ -136,7 +142,31 @@ class ProseParser:
         named = any(w not in STOP_WORDS and not w.isdigit() for w in rest[:cut])
         said, others = self.players(rest[:cut])
         candidates = tuple(said) if said else self.candidates(others)
-        return Clause(source, shown, count, candidates, dig, tools, named)
+        verb = verb_of(words)
+        return Clause(source, shown, count, self.by_verb(candidates, verb), dig, tools, named, verb)
+
+    def by_verb(self, candidates: tuple[str, ...], verb: str | None) -> tuple[str, ...]:
+        """The candidates as the sentence's verb reads them.
+
+        A mined block gives what breaking it drops, by the rule book's sources ("mine 2 stone blocks":
+        cobblestone; "break the diamond ore": diamond), where the block is not itself mined. And when the
+        closest name is never made the way the verb says ("smelt three iron": iron_nugget is crafted), the
+        closest name usually made that way ("iron_ingot"), else the closest that can be, comes first; the others
+        keep their order.
+        """
+        if verb == "mine":
+            candidates = tuple(
+                dict.fromkeys(
+                    self._drops.get(name, name) if "mine" not in self.verbs_for(name) else name
+                    for name in candidates
+                )
+            )
+        if verb is None or not candidates or self.verbs_for(candidates[0])[:1] == [verb]:
+            return candidates
+        fitting = next((name for name in candidates if self.verbs_for(name)[:1] == [verb]), None)  # its usual way
+        if fitting is None:
+            fitting = next((name for name in candidates if verb in self.verbs_for(name)), candidates[0])
+        return (fitting, *(name for name in candidates if name != fitting))
 
     def players(self, words: list[str]) -> tuple[list[str], list[str]]:
         """The items named in ``words`` by a name players use ("workbench", "wood pick"; a plural too), longest
@@ -148,10 +178,11 @@ class ProseParser:
             i = 0
             while i + n <= len(left):
                 window = left[i : i + n]
-                if tuple(window[:-1]) == phrase[:-1] and window[-1] in (
-                    phrase[-1],
-                    phrase[-1] + "s",
-                    phrase[-1] + "es",
+                if (
+                    tuple(window[:-1]) == phrase[:-1]
+                    and window[-1] in (phrase[-1], phrase[-1] + "s", phrase[-1] + "es")
+                    and not (i and "_".join([left[i - 1], *phrase]) in self.kb.items)  # "oak wood" is oak_wood
+                    and not (n == 1 and any(w not in STOP_WORDS for w in left[i + 1 :]))  # "wood shovel": a material
                 ):
                     found.append(item)
                     del left[i : i + n]
@@ -215,8 +246,13 @@ class ProseParser:
         return sorted((verb for verb in self.verbs if verb in kinds), key=lambda verb: verb != best)
 
     def options(self, clause: Clause) -> list[tuple[str, str]]:
-        """(verb, name) pairs the clause's grammar offers, the closest name first."""
-        return [(verb, name) for name in (clause.candidates or self.items) for verb in self.verbs_for(name)]
+        """(verb, name) pairs the clause's grammar offers, the closest name first, each name's ways in the order
+        the sentence's verb gives (the way it says first), else its usual way first."""
+        return [
+            (verb, name)
+            for name in (clause.candidates or self.items)
+            for verb in sorted(self.verbs_for(name), key=lambda verb: verb != clause.verb)
+        ]
 
     def grammar(self, clause: Clause) -> str:
         """The clause's step grammar: the notation's tool and count rules, its count fixed, the candidates'
@@ -298,3 +334,13 @@ class ProseParser:
             )
         except (UnknownItemError, ValueError):
             return None
+
+
+def _block_drops(kb: KnowledgeBase) -> dict[str, str]:
+    """Block -> the one item mining it gives, where they differ (stone -> cobblestone, diamond_ore -> diamond):
+    the rule book's sources, inverted; a block that gives several items (gravel: gravel, flint) is left out."""
+    given: dict[str, set[str]] = {}
+    for item, source in kb.sources.items():
+        if source.kind == "mine":
+            given.setdefault(source.origin, set()).add(item)
+    return {block: next(iter(items)) for block, items in given.items() if len(items) == 1 and block not in items}
