@@ -157,8 +157,7 @@ class ProseParser:
         if verb == "mine":
             candidates = tuple(
                 dict.fromkeys(
-                    self._drops.get(name, name) if "mine" not in self.verbs_for(name) else name
-                    for name in candidates
+                    self._drops.get(name, name) if "mine" not in self.verbs_for(name) else name for name in candidates
                 )
             )
         if verb is None or not candidates or self.verbs_for(candidates[0])[:1] == [verb]:
