@@ -191,7 +191,8 @@ def compare_parse(first: str, second: str) -> int:
 def replay(run: str, calls: int, threads: int, max_tokens: int) -> int:
     """The run's first ``calls`` calls, each with both engines on one backend (see the module docstring)."""
     from barsym.llm.llamacpp.span_decoder import SpanDecoder
-    from barsym.reasoning.calls.backends import shared_backend
+    from barsym.llm.settings import ModelSettings
+    from barsym.reasoning.calls.backends import backend_for
     from barsym.reasoning.calls.call_log import default_log_path
 
     with sqlite3.connect(default_log_path()) as db:
@@ -202,7 +203,7 @@ def replay(run: str, calls: int, threads: int, max_tokens: int) -> int:
             (f"%--run {run}%", calls),
         ).fetchall()
     t0 = time.perf_counter()
-    backend = shared_backend(threads=threads)
+    backend = backend_for(ModelSettings(threads=threads))
     print(f"model loaded in {time.perf_counter() - t0:.1f} s; {len(rows)} calls of {run}")
     decoders = {}
     for name in ENGINES:

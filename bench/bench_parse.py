@@ -149,9 +149,10 @@ def main() -> int:
     rows = from_records(args.score_records, plans) if args.score_records else []
     for label in [] if args.score_records else [p for p in args.parsers.split(",") if p]:
         if label == "model":
-            from barsym.reasoning.planners.backward.llm_planners import shared_backend
+            from barsym.llm.settings import ModelSettings
+            from barsym.reasoning.calls.backends import backend_for
 
-            backend = shared_backend(threads=args.threads, adapter=args.adapter)  # loaded before the timing starts
+            backend = backend_for(ModelSettings(threads=args.threads, adapter=args.adapter))  # loaded before timing
         else:
             backend = make_stand_in(label)
         log = args.records.open("a", encoding="utf-8") if args.records else None

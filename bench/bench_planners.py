@@ -112,9 +112,10 @@ def main() -> int:
             runs.append((name, options))
         runs += [(name, {**options, "llm_stand_in": s}) for s in stand_ins]
     if any(o is not None and "llm_stand_in" not in o for _, o in runs):  # load the model before any timing
-        from barsym.reasoning.planners.backward.llm_planners import shared_backend
+        from barsym.llm.settings import ModelSettings
+        from barsym.reasoning.calls.backends import backend_for
 
-        shared_backend(threads=args.threads)
+        backend_for(ModelSettings(threads=args.threads))
     rows = []
     for name, options in runs:
         planner = make_planner(name, kb) if options is None else make_planner(name, kb, **options)

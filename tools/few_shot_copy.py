@@ -24,9 +24,10 @@ import argparse
 
 from barsym.distill.shots import shot_turn
 from barsym.kb import load_kb
+from barsym.llm.settings import ModelSettings
 from barsym.model import Goal
 from barsym.planner.registry import graph_for
-from barsym.reasoning.calls.backends import shared_backend
+from barsym.reasoning.calls.backends import backend_for
 from barsym.reasoning.grammars.reply_grammar import GrammarBuilder
 from barsym.reasoning.planners.backward.llm_planners import bar_planner
 from barsym.reasoning.spec import PlannerSpec
@@ -46,7 +47,7 @@ def main() -> int:
     planner = bar_planner(kb, PlannerSpec.of("bar", {"backend": None, "facts": False, "graph": graph}))
     prefix = [dict(m) for m in planner.decomposer.prompts.prefix]
     grammars = GrammarBuilder(kb, graph)
-    backend = shared_backend(threads=args.threads, adapter=args.adapter)
+    backend = backend_for(ModelSettings(threads=args.threads, adapter=args.adapter))
     table = shot_turn(kb, planner.decomposer.conventions, Goal(item="crafting_table", count=2))
     boat = shot_turn(kb, planner.decomposer.conventions, Goal(item="oak_boat"))
     assert table is not None and boat is not None
