@@ -135,6 +135,8 @@ def test_a_workbench_placed_built_or_made_is_a_crafting_table(kb, graph, verb):
         ("break a diamond ore with the iron pickaxe", "mine 1 diamond with iron_pickaxe"),
         ("make 2 stone", "smelt 2 stone"),  # no verb word: the name's usual way
         ("craft 4 iron bars", "craft 4 iron_bars"),
+        ("make 2 cut sandstone", "craft 2 cut_sandstone"),  # the verb is the clause's first word, not "cut"
+        ("ok so first collect 3 wood", "mine 3 logs"),
     ],
 )
 def test_the_sentence_s_verb_chooses_among_close_names(kb, graph, sentence, step):

@@ -74,12 +74,20 @@ VERB_WORDS = {
 }
 
 
+#: words a clause may start with before its verb ("ok so first collect 3 wood", "then you mine ...")
+_BEFORE_VERB = frozenset(
+    "ok so first firstly now next then finally lastly also again please you we i should will "
+    "need to have must can go and".split()
+)
+
+
 def verb_of(words: list[str]) -> str | None:
-    """The step kind the clause's first verb word says (:data:`VERB_WORDS`), or None."""
+    """The step kind the clause's verb says (:data:`VERB_WORDS`), or None: the verb is the first word past
+    the openers, so a name's part is never read as one ("craft a fire charge" is not a smelt)."""
     for word in words:
-        for verb, said in VERB_WORDS.items():
-            if word in said:
-                return verb
+        if word in _BEFORE_VERB:
+            continue
+        return next((verb for verb, said in VERB_WORDS.items() if word in said), None)
     return None
 
 
