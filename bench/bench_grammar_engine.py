@@ -190,8 +190,9 @@ def compare_parse(first: str, second: str) -> int:
 
 def replay(run: str, calls: int, threads: int, max_tokens: int) -> int:
     """The run's first ``calls`` calls, each with both engines on one backend (see the module docstring)."""
+    from barsym.llm.base import LLMOptions
+    from barsym.llm.llamacpp.backend import LlamaCppBackend
     from barsym.llm.llamacpp.span_decoder import SpanDecoder
-    from barsym.reasoning.calls.backends import shared_backend
     from barsym.reasoning.calls.call_log import default_log_path
 
     with sqlite3.connect(default_log_path()) as db:
@@ -202,8 +203,8 @@ def replay(run: str, calls: int, threads: int, max_tokens: int) -> int:
             (f"%--run {run}%", calls),
         ).fetchall()
     t0 = time.perf_counter()
-    backend = shared_backend(threads=threads)
-    print(f"model loaded in {time.perf_counter() - t0:.1f} s; {len(rows)} calls of {run}")
+    backend = LlamaCppBackend(options=LLMOptions(n_threads=threads, n_ctx=4096))  # $BARSYM_ADAPTER: none for the base
+    print(f"{backend.model_name} loaded in {time.perf_counter() - t0:.1f} s; {len(rows)} calls of {run}")
     decoders = {}
     for name in ENGINES:
         t0 = time.perf_counter()
@@ -237,6 +238,63 @@ def replay(run: str, calls: int, threads: int, max_tokens: int) -> int:
     return 0
 
 
+def walk(runs: list[str], sample: int, mask_every: int) -> int:
+    """Every reply of the given eval runs (from the call log), token by token on SmolLM2's vocabulary, through both
+    engines with no model: at every state the same forced text, ``accepting`` and ``finished``, the reply's token and
+    ``sample`` random tokens admitted alike, and every ``mask_every``-th state the same whole-vocabulary mask."""
+    import random
+
+    from barsym.reasoning.calls.call_log import default_log_path
+
+    model = NativeModel(llama_cpp, default_model_path(), LoadProfile("plain", extra_buffers=False))
+    engines = {name: make_engine(name, model) for name in ENGINES}
+    compiled: dict[str, dict] = {}
+    rng = random.Random(0)
+    counts = dict.fromkeys(("replies", "distinct", "states", "token checks", "masks", "differences"), 0)
+    with sqlite3.connect(default_log_path()) as db:
+        for run in runs:
+            rows = db.execute(
+                "SELECT g.body, c.reply FROM calls c JOIN runs r ON c.run_id = r.id JOIN texts g ON g.sha = c.grammar_sha "
+                "WHERE r.command LIKE ? ORDER BY c.at",
+                (f"%--run {run}%",),
+            ).fetchall()
+            seen = set()
+            for grammar, reply in rows:
+                counts["replies"] += 1
+                reply = (reply or "").removesuffix(CUT)
+                if (grammar, reply) in seen:
+                    continue
+                seen.add((grammar, reply))
+                counts["distinct"] += 1
+                if grammar not in compiled:
+                    compiled[grammar] = {name: engines[name].compile(grammar) for name in ENGINES}
+                a, b = compiled[grammar]["barsym"].start(), compiled[grammar]["llguidance"].start()
+                for i, token in enumerate([*model.tokenize(reply, add_bos=False, special=False), None]):
+                    counts["states"] += 1
+                    same = a.forced() == b.forced() and a.accepting == b.accepting and a.finished == b.finished
+                    probes = [rng.randrange(model.n_vocab) for _ in range(sample)] + (
+                        [token] if token is not None else []
+                    )
+                    counts["token checks"] += len(probes)
+                    same = same and all(a.allows(t) == b.allows(t) for t in probes)
+                    if i % mask_every == 0:
+                        counts["masks"] += 1
+                        same = same and bool(np.array_equal(a.mask(), b.mask()))
+                    if not same:
+                        counts["differences"] += 1
+                        print(f"differ: {run} reply {reply[:60]!r} at token {i}")
+                        break
+                    if token is None:
+                        break
+                    a, b = a.after(token), b.after(token)
+                    if a is None or b is None:
+                        if (a is None) != (b is None):
+                            counts["differences"] += 1
+                        break
+    print(", ".join(f"{k} {v}" for k, v in counts.items()))
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--goals", type=int, default=len(GOALS))
@@ -246,7 +304,14 @@ def main() -> int:
     ap.add_argument("--calls", type=int, default=8, help="--replay: how many of the run's calls (default 8)")
     ap.add_argument("--threads", type=int, default=1, help="--replay: the model's threads (default 1)")
     ap.add_argument("--max-tokens", type=int, default=640, help="--replay: reply cap (default 640, cot's)")
+    ap.add_argument(
+        "--walk", nargs="+", metavar="RUN.jsonl", help="walk every reply of these runs through both engines"
+    )
+    ap.add_argument("--sample", type=int, default=64, help="--walk: random tokens checked at each state (default 64)")
+    ap.add_argument("--mask-every", type=int, default=20, help="--walk: a whole mask every N states (default 20)")
     args = ap.parse_args()
+    if args.walk:
+        return walk(args.walk, args.sample, args.mask_every)
     if args.replay:
         return replay(args.replay, args.calls, args.threads, args.max_tokens)
     if args.runs:
