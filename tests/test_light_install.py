@@ -89,7 +89,6 @@ DISTRIBUTIONS = {
     "pydantic": "pydantic",
     "numpy": "numpy",
     "llama_cpp": "llama-cpp-python",
-    "llguidance": "llguidance",
     "ray": "ray",
     "hypothesis": "hypothesis",
     "gymnasium": "gymnasium",

@@ -241,3 +241,14 @@ def test_an_untested_llama_cpp_python_is_one_line(require_llama_cpp, monkeypatch
     assert "\n" not in str(info.value)
     monkeypatch.setenv("BARSYM_UNTESTED_LLAMA_CPP", "1")
     assert import_llama_cpp() is llama_cpp
+
+
+def test_a_token_longer_than_64_bytes_has_its_whole_text(smol):
+    """llama.cpp's grammar sees such a token's whole text (SmolLM2 has 7, " " and 64 dashes among them); a
+    64-byte buffer once read them as empty, so the matcher refused what llama.cpp's sampler admits."""
+    model = smol._model
+    long = [t for t in range(model.n_vocab) if len(model.token_text(t)) > 64]
+    assert long
+    for token in long:
+        piece = model.piece(token)
+        assert len(piece) > 64 and piece.decode("utf-8", "replace").strip() in model.token_text(token)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from .grammar import GBNF_TOKEN
 
-__all__ = ["CompiledGrammar", "GrammarState", "UnsupportedGrammar", "check_supported", "compile_grammar"]
+__all__ = ["CompiledGrammar", "GrammarState", "UnsupportedGrammar", "compile_grammar"]
 
 MAX_FORCED = 512  # longest forced stretch returned at once
 _MAX_DEPTH = 256  # rule nesting while expanding: deeper means left recursion
@@ -337,9 +337,3 @@ def compile_grammar(text: str) -> CompiledGrammar:
     grammar = CompiledGrammar(rules, root)
     grammar.start()  # expands every start stack: left recursion shows here, not mid-reply
     return grammar
-
-
-def check_supported(text: str) -> None:
-    """Raise :class:`UnsupportedGrammar` if GBNF ``text`` is outside the mirrored subset (parsing only: left
-    recursion shows in :func:`compile_grammar`); the grammar engines of :mod:`.llamacpp.grammar_engine` share it."""
-    _Parser(text).parse()

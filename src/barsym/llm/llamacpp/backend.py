@@ -25,9 +25,9 @@ Things this backend takes care of (each checked against llama-cpp-python
   with a grammar that :mod:`..grammar_match` mirrors exactly goes through
   :class:`~.span_decoder.SpanDecoder`, which evaluates the grammar's forced
   text in batches and gives the same text as llama.cpp's token-by-token
-  greedy sampler; the grammar engine it asks (:mod:`.grammar_engine`: barsym's
-  matcher by default, or llguidance) is ``grammar_engine``, else
-  ``$BARSYM_GRAMMAR_ENGINE``; ``decoder="tokens"`` (or a grammar it does not mirror, or
+  greedy sampler, asking barsym's grammar matcher (:mod:`.token_grammar`; the
+  llguidance engine ``$BARSYM_GRAMMAR_ENGINE`` chose until 2026-12-07 is gone, and
+  setting it says so); ``decoder="tokens"`` (or a grammar it does not mirror, or
   no grammar) decodes token by token with llama.cpp's sampler chain
   (:mod:`.token_decoder`).
 * **Prompt-prefix reuse is measured**: each call keeps the KV entries of the
@@ -71,12 +71,12 @@ from .backend_spans import SpanDecoding
 from .binding import SUPPORTED_VERSIONS, captured_stderr_fd, import_llama_cpp
 from .chat_prompt import ChatPrompt, NoChatTemplate
 from .embedded import default_model_path
-from .grammar_engine import make_engine, resolve_engine
 from .native import NativeContext, NativeModel, system_info
 from .prefix_state import model_identity
 from .runtime_check import RuntimeVerdict, choose_profile
 from .span_decoder import SpanDecoder
 from .token_decoder import generate_tokens
+from .token_grammar import check_engine_setting
 
 __all__ = ["SUPPORTED_VERSIONS", "LlamaCppBackend", "import_llama_cpp"]  # the first and last: from .binding
 
@@ -106,16 +106,11 @@ class LlamaCppBackend(AdapterLoading, SpanDecoding, LLMBackend):
         decoder: str = "spans",
         state_dir: str | os.PathLike | None = None,
         adapter: str | os.PathLike | None = None,
-        grammar_engine: str | None = None,
     ) -> None:
         super().__init__(options)
         if decoder not in DECODERS:
             raise ValueError(f"decoder must be one of {', '.join(DECODERS)}, got {decoder!r}")
-        self.grammar_engine = resolve_engine(grammar_engine)
-        if self.grammar_engine == "llguidance":
-            from .grammar_engine import import_llguidance
-
-            import_llguidance()  # not installed: one line before the model loads
+        check_engine_setting()  # a removed or unknown $BARSYM_GRAMMAR_ENGINE: one line before the model loads
         if model is not None and not isinstance(model, (str, os.PathLike)):
             raise TypeError(f"model must be a path to a GGUF file, got {type(model).__name__}")
         self._llama_cpp = import_llama_cpp()
@@ -155,7 +150,7 @@ class LlamaCppBackend(AdapterLoading, SpanDecoding, LLMBackend):
         self._prompt = ChatPrompt(self._model)
         self._spans: SpanDecoder | None = None
         if decoder == "spans":
-            self._spans = SpanDecoder(self._context, make_engine(self.grammar_engine, self._model))
+            self._spans = SpanDecoder(self._context)
 
     # ------------------------------------------------------------------ loading
 

@@ -22,9 +22,9 @@ import warnings
 import numpy as np
 
 from ..base import Completion, LLMError, Priming
-from .grammar_engine import UnsupportedGrammar
 from .native import NonFiniteLogits
 from .prefix_state import PrefixKey, PrefixStateWarning, StateCheck, model_identity
+from .token_grammar import UnsupportedGrammar
 
 __all__ = ["SpanDecoding"]
 

@@ -128,9 +128,9 @@ class NativeModel:
         if found is None:
             buf = ctypes.create_string_buffer(64)
             n = self.lc.llama_token_to_piece(self.vocab, token, buf, 64, 0, special)
-            if n > 64:
-                buf = ctypes.create_string_buffer(n)
-                n = self.lc.llama_token_to_piece(self.vocab, token, buf, n, 0, special)
+            if n < 0:  # too long for the buffer: llama.cpp says how long, as -n (" " and 64 dashes is 65 bytes)
+                buf = ctypes.create_string_buffer(-n)
+                n = self.lc.llama_token_to_piece(self.vocab, token, buf, -n, 0, special)
             found = self._pieces[key] = buf.raw[: max(n, 0)]
         return found
 

@@ -4,8 +4,8 @@ In barsym's graph-mode grammar most of a reply is fixed text: in
 ``craft 1 stone_pickaxe: 3 cobblestone, 2 stick, 1 crafting_table`` the model
 chooses two digits and the grammar decides the rest. llama.cpp's sampler still
 spends a full decode step on each of those ~24 tokens (and masks the whole
-49k vocabulary against the grammar every time). This decoder asks the
-grammar engine (:mod:`.grammar_engine`: barsym's matcher, or llguidance) for
+49k vocabulary against the grammar every time). This decoder asks
+barsym's grammar matcher (:mod:`.token_grammar`) for
 the forced text ahead, tokenizes it, and evaluates it as **one batch with
 logits at every position** -- a draft, as in speculative decoding, where the
 grammar is the draft model.
@@ -43,8 +43,8 @@ import numpy as np
 
 from ..base import SAMPLER
 from ..time_limit import out_of_time
-from .grammar_engine import EngineGrammar, EngineState, GrammarEngine, UnsupportedGrammar, make_engine
 from .native import NativeContext
+from .token_grammar import TokenGrammar, TokenMatcher, TokenState, UnsupportedGrammar
 
 __all__ = ["SpanDecoder", "SpanResult"]
 
@@ -72,21 +72,21 @@ class SpanResult:
 class SpanDecoder:
     """Forced-span decoding on one :class:`~.native.NativeContext` (see the module docstring)."""
 
-    def __init__(self, context: NativeContext, engine: GrammarEngine | None = None):
+    def __init__(self, context: NativeContext):
         self.context, self.model = context, context.model
-        self.engine = engine if engine is not None else make_engine("barsym", self.model)
+        self.matcher = TokenMatcher(self.model)
         self.n_vocab = self.model.n_vocab
         self._ids = np.arange(self.n_vocab)
-        self._pieces: dict[int, str] = {}
-        self._eog: dict[int, bool] = {}
-        self._grammars: OrderedDict[str, EngineGrammar | UnsupportedGrammar] = OrderedDict()
+        self._piece = self.matcher.pieces  # a token's text as llama.cpp's grammar sees it ('' for non-ASCII)
+        self._is_eog = self.matcher.pieces.is_eog
+        self._grammars: OrderedDict[str, TokenGrammar | UnsupportedGrammar] = OrderedDict()
 
-    def grammar(self, text: str) -> EngineGrammar | None:
-        """``text`` compiled by this decoder's engine, or None when only llama.cpp's sampler can run it exactly."""
+    def grammar(self, text: str) -> TokenGrammar | None:
+        """``text`` compiled by the matcher, or None when only llama.cpp's sampler can run it exactly."""
         found = self._grammars.get(text)
         if found is None:
             try:
-                found = self.engine.compile(text)
+                found = self.matcher.compile(text)
             except UnsupportedGrammar as exc:
                 found = exc
             self._grammars[text] = found
@@ -96,25 +96,11 @@ class SpanDecoder:
         return None if isinstance(found, UnsupportedGrammar) else found
 
     # ------------------------------------------------------------------ tokens and the grammar
-    def _piece(self, token: int) -> str:
-        piece = self._pieces.get(token)
-        if piece is None:
-            raw = self.model.piece(token, special=True)  # as llama.cpp's grammar sees it
-            piece = raw.decode("ascii") if raw and raw.isascii() and b"\x00" not in raw else ""
-            self._pieces[token] = piece
-        return piece
-
-    def _is_eog(self, token: int) -> bool:
-        found = self._eog.get(token)
-        if found is None:
-            found = self._eog[token] = self.model.is_eog(token)
-        return found
-
-    def _admits(self, token: int, state: EngineState) -> bool:
+    def _admits(self, token: int, state: TokenState) -> bool:
         """Whether the grammar admits ``token`` next (an end of generation where it may end)."""
         return state.accepting if self._is_eog(token) else state.allows(token)
 
-    def _after(self, token: int, state: EngineState) -> EngineState | bool | None:
+    def _after(self, token: int, state: TokenState) -> TokenState | bool | None:
         """The grammar state after ``token``; True for an admissible end of generation; None if refused."""
         if self._is_eog(token):
             return True if state.accepting else None
@@ -128,7 +114,7 @@ class SpanDecoder:
         order = np.lexsort((self._ids, -row))
         yield from order[_TOP:].tolist()
 
-    def choose(self, row: np.ndarray, state: EngineState, temperature: float, rng) -> int:
+    def choose(self, row: np.ndarray, state: TokenState, temperature: float, rng) -> int:
         """The token llama.cpp's sampler chain would pick among those the grammar admits."""
         if temperature <= 0:
             best = int(row.argmax())  # the first of equal maxima: the lowest id, as the ranking's ties
@@ -155,7 +141,7 @@ class SpanDecoder:
         scaled = np.exp((values[:keep] - values[0]) / temperature)
         return ids[int(rng.choice(keep, p=scaled / scaled.sum()))]
 
-    def _draft(self, state: EngineState) -> list[int]:
+    def _draft(self, state: TokenState) -> list[int]:
         """The forced text ahead as tokens; a trailing whitespace token is left to the model, which
         usually writes it joined with the next (free) character."""
         forced = state.forced()
@@ -166,7 +152,7 @@ class SpanDecoder:
             tokens.pop()
         return tokens[: self.context.n_batch - 1]
 
-    def _forced_to_the_end(self, state: EngineState, room: int) -> list[int] | None:
+    def _forced_to_the_end(self, state: TokenState, room: int) -> list[int] | None:
         """The tokens of the reply's rest when the grammar fixes it up to its end within ``room`` tokens
         however it is tokenized (one token per character at most), else None.
 
@@ -189,7 +175,7 @@ class SpanDecoder:
 
     # ------------------------------------------------------------------ generation
     def generate(
-        self, prompt: list[int], grammar: EngineGrammar, max_tokens: int, temperature: float, seed: int
+        self, prompt: list[int], grammar: TokenGrammar, max_tokens: int, temperature: float, seed: int
     ) -> SpanResult:
         """Decode a reply to ``prompt`` under ``grammar``.
 
