@@ -19,6 +19,7 @@ from barsym.reasoning.planners.forward.cot import CotPlanner, split_line
 from barsym.reasoning.planners.forward.deps import DepsPlanner, StopReason
 from barsym.reasoning.planners.forward.stats import CotSummary, DepsSummary
 from barsym.reasoning.prompts import deps_prompts as prompts
+from barsym.reasoning.spec import PlannerSpec
 
 GOAL = Goal(item="wooden_pickaxe", count=1)
 NO_TABLE = "mine 3 logs\ncraft 9 planks\ncraft 2 stick\ncraft 1 wooden_pickaxe\ndone"
@@ -34,10 +35,13 @@ def no_table(n: int) -> str:
 def deps(kb, replies, rounds=5, n_ctx=4096):
     backend = ScriptedLLM(replies, LLMOptions(n_ctx=n_ctx))
     graph = graph_for(kb)
-    planner = DepsPlanner(
-        kb, backend, graph=graph, rounds=rounds, world="deterministic", symbolic=symbolic_planner(kb, graph=graph)
-    )
+    options = {"graph": graph, "log": False, "facts": True, "deps_rounds": rounds, "feedback_world": "deterministic"}
+    planner = DepsPlanner(kb, PlannerSpec.of("deps", options), backend)
     return planner, backend
+
+
+def cot(kb, graph, backend) -> CotPlanner:
+    return CotPlanner(kb, PlannerSpec.of("cot", {"graph": graph, "log": False, "facts": True}), backend)
 
 
 def test_the_description_and_explanation_are_fed_back_and_the_repaired_plan_wins(kb):
@@ -118,9 +122,9 @@ def test_a_backend_that_keeps_failing_ends_the_loop_with_a_planning_error(kb):
 
 
 def test_bad_rounds_are_refused_by_the_planner(kb):
-    with pytest.raises(ValueError, match="--rounds must be from 0 to 20"):
+    with pytest.raises(ValueError, match="--deps-rounds must be from 0 to 20"):
         deps(kb, [], rounds=-1)
-    with pytest.raises(ValueError, match="--rounds must be from 0 to 20"):
+    with pytest.raises(ValueError, match="--deps-rounds must be from 0 to 20"):
         deps(kb, [], rounds=21)
 
 
@@ -170,7 +174,7 @@ def test_cot_and_deps_plans_stop_at_the_goal_and_say_how_many_lines_were_left(kb
         "craft 2 stick; inventory: 4 stick, 8 planks\ncraft 1 furnace; inventory: 1 furnace\ndone"
     )
     graph = graph_for(kb)
-    planner = CotPlanner(kb, ScriptedLLM([reply]), graph=graph, symbolic=symbolic_planner(kb, graph=graph))
+    planner = cot(kb, graph, ScriptedLLM([reply]))
     result = planner.plan(Goal(item="stick", count=2))
     assert [str(s) for s in result.plan.steps] == ["mine 3 logs", "craft 9 planks", "craft 2 stick"]
     assert result.validation.valid and result.trace.to_dict()["past_goal"] == 1
@@ -188,7 +192,7 @@ def test_cot_writes_steps_and_inventories_and_the_trace_compares_them(kb):
     )
     graph = graph_for(kb)
     backend = ScriptedLLM([reply])
-    planner = CotPlanner(kb, backend, graph=graph, symbolic=symbolic_planner(kb, graph=graph))
+    planner = cot(kb, graph, backend)
     result = planner.plan(Goal(item="stick", count=2))
     assert [str(s) for s in result.plan.steps] == ["mine 3 logs", "craft 9 planks", "craft 2 stick"]
     assert result.trace.written == ["3 logs", "12 planks", "4 stick, 9 planks"]
@@ -206,7 +210,7 @@ def test_cot_folds_a_step_the_model_writes_again_at_once_but_keeps_moves(kb):
         "craft 2 stick; inventory: 4 stick\ndone"
     )
     graph = graph_for(kb)
-    planner = CotPlanner(kb, ScriptedLLM([reply]), graph=graph, symbolic=symbolic_planner(kb, graph=graph))
+    planner = cot(kb, graph, ScriptedLLM([reply]))
     result = planner.plan(Goal(item="stick", count=2))
     assert [str(s) for s in result.plan.steps] == [
         "mine 3 logs",

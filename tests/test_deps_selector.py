@@ -20,6 +20,7 @@ from barsym.planner.selector import SELECTORS, plan_needs, trained_horizon
 from barsym.reasoning.grammars.forward_plans import parse_plan_text
 from barsym.reasoning.planners.forward.deps import DepsPlanner
 from barsym.reasoning.planners.forward.stats import DepsSummary
+from barsym.reasoning.spec import PlannerSpec
 from barsym.sim import DeterministicWorld, State, StochasticWorld
 from barsym.sim.execution import play
 from barsym.sim.stochastic import derive_seed
@@ -37,16 +38,9 @@ WHY = "Crafting a wooden_pickaxe needs a crafting_table."
 
 def deps(kb, replies, selector=None, world="stochastic", rounds=5):
     graph = graph_for(kb)
-    options = {} if selector is None else {"selector": selector}
-    return DepsPlanner(
-        kb,
-        ScriptedLLM(replies, LLMOptions(n_ctx=4096)),
-        graph=graph,
-        rounds=rounds,
-        world=world,
-        symbolic=symbolic_planner(kb, graph=graph),
-        **options,
-    )
+    options = {"graph": graph, "log": False, "facts": True, "deps_rounds": rounds, "feedback_world": world}
+    options.update({} if selector is None else {"selector": selector})
+    return DepsPlanner(kb, PlannerSpec.of("deps", options), ScriptedLLM(replies, LLMOptions(n_ctx=4096)))
 
 
 def test_order_is_the_default_and_the_loop_is_what_it_was(kb):
@@ -84,7 +78,7 @@ def test_independent_sub_goals_run_in_the_order_the_selector_picks(kb, selector,
 
 def test_a_failure_is_described_by_the_descriptor_and_fed_back(kb):
     planner = deps(kb, [NO_TABLE, WHY, GOOD], selector="horizon", world="deterministic")
-    backend = planner.planner_calls.backend
+    backend = planner.gateway.backend
     result = planner.plan(PICKAXE)
     first = result.trace.rounds[0]
     assert not first.success and "step 4, craft 1 wooden_pickaxe, failed" in first.description
@@ -130,7 +124,7 @@ def test_the_registry_takes_the_selector_and_refuses_a_bad_one(kb):
     )
     assert planner.selector == "graph" and planner.plan(BED).trace.rounds[0].order[0] == 1
     assert make_planner("deps", kb, backend=ScriptedLLM([]), log=False).selector == "order"
-    with pytest.raises(ValueError, match="--selector must be one of order, random, graph, horizon"):
+    with pytest.raises(ValueError, match="--selector: Input should be 'order', 'random', 'graph' or 'horizon'"):
         deps(kb, [], selector="best")
     assert SELECTORS == ("order", "random", "graph", "horizon")
 

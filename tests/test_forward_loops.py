@@ -13,12 +13,13 @@ import pytest
 from barsym.llm import LLMOptions, ScriptedLLM
 from barsym.model import Goal
 from barsym.planner import make_planner
-from barsym.planner.registry import graph_for, symbolic_planner
+from barsym.planner.registry import graph_for
 from barsym.planner.stats import LLMStats
 from barsym.reasoning.loop_limits import DEFAULT_DEADLINE, Deadline, repeated_run
 from barsym.reasoning.planners.forward.cot import COT_TOKENS, CotPlanner
 from barsym.reasoning.planners.forward.deps import DepsPlanner, StopReason
 from barsym.reasoning.planners.forward.stats import DepsSummary
+from barsym.reasoning.spec import PlannerSpec
 from cli_run import one_line, run
 
 GOAL = Goal(item="stone_pickaxe", count=1)
@@ -49,16 +50,9 @@ def slow(text: str, clock: FakeClock, seconds: float = 20.0):
 def deps(kb, replies, rounds=5, deadline=DEFAULT_DEADLINE, clock=None):
     backend = ScriptedLLM(replies, LLMOptions(n_ctx=8192))
     graph = graph_for(kb)
-    planner = DepsPlanner(
-        kb,
-        backend,
-        graph=graph,
-        rounds=rounds,
-        world="deterministic",
-        symbolic=symbolic_planner(kb, graph=graph),
-        deadline=deadline,
-        clock=clock,
-    )
+    options = {"graph": graph, "log": False, "facts": True, "deps_rounds": rounds, "feedback_world": "deterministic"}
+    planner = DepsPlanner(kb, PlannerSpec.of("deps", {**options, "deadline": deadline}), backend)
+    planner.clock = clock
     return planner, backend
 
 
@@ -128,9 +122,9 @@ def test_repeated_run_finds_the_longest_run_but_not_moves(kb):
 def cot(kb, replies, clock=None, deadline=DEFAULT_DEADLINE):
     backend = ScriptedLLM(replies)
     graph = graph_for(kb)
-    planner = CotPlanner(
-        kb, backend, graph=graph, symbolic=symbolic_planner(kb, graph=graph), clock=clock, deadline=deadline
-    )
+    options = {"graph": graph, "log": False, "facts": True, "deadline": deadline}
+    planner = CotPlanner(kb, PlannerSpec.of("cot", options), backend)
+    planner.clock = clock
     return planner, backend
 
 

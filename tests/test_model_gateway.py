@@ -10,7 +10,7 @@ from pathlib import Path
 from barsym.llm import BackendTimeoutError, Completion, LLMOptions, ScriptedLLM
 from barsym.model import Goal, Step, StepType
 from barsym.planner import PlanContext, SymbolicDecomposer, layer_goal, make_planner
-from barsym.planner.registry import graph_for, symbolic_planner
+from barsym.planner.registry import graph_for
 from barsym.planner.stats import LLMStats, PlanStats
 from barsym.reasoning.calls.call_log import CallLog
 from barsym.reasoning.grammars.reply_grammar import render_reply
@@ -18,6 +18,7 @@ from barsym.reasoning.planners.forward.deps import DepsPlanner
 from barsym.reasoning.prompts.few_shot import EXAMPLE_ROOT
 from barsym.reasoning.prose.parser import ProseParser
 from barsym.reasoning.scoring.step_scorer import LLMStepScorer
+from barsym.reasoning.spec import PlannerSpec
 from barsym.testing.fakes import asked
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "barsym"
@@ -114,9 +115,8 @@ def test_every_call_of_a_deps_plan_is_a_row_of_the_call_log(kb, tmp_path):
     log = CallLog(tmp_path / "logs.db")
     backend = ScriptedLLM([no_table, why, good], LLMOptions(n_ctx=4096))
     graph = graph_for(kb)
-    planner = DepsPlanner(
-        kb, backend, graph=graph, world="deterministic", symbolic=symbolic_planner(kb, graph=graph), log=log
-    )
+    options = {"graph": graph, "log": log, "facts": True, "feedback_world": "deterministic"}
+    planner = DepsPlanner(kb, PlannerSpec.of("deps", options), backend)
     result = planner.plan(Goal(item="wooden_pickaxe"))
     rows = log.recent(None)
     assert [r.reply for r in rows] == [no_table, why, good] and len(backend.calls) == 3

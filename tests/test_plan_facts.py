@@ -8,6 +8,7 @@ from barsym.planner.registry import graph_for, symbolic_planner
 from barsym.reasoning.planners.forward.cot import CotPlanner
 from barsym.reasoning.planners.forward.deps import DEFAULT_ROUNDS, MAX_CONTEXT, DepsPlanner, context_for
 from barsym.reasoning.prompts.plan_facts import HEADER, PlanFacts
+from barsym.reasoning.spec import PlannerSpec
 from barsym.sim import State
 from cli_run import run
 
@@ -33,16 +34,14 @@ def test_a_start_inventory_changes_the_facts_and_an_unreachable_goal_has_none(kb
 
 def test_cot_and_deps_tell_the_model_the_facts_unless_told_not_to(kb):
     graph = graph_for(kb)
-    symbolic = symbolic_planner(kb, graph=graph)
     goal = Goal(item="wooden_pickaxe", count=1)
     for facts in (True, False):
         backend = ScriptedLLM(["mine 1 logs; inventory: 1 logs\ndone"])
-        CotPlanner(kb, backend, graph=graph, symbolic=symbolic, facts=facts, log=None).plan(goal)
+        CotPlanner(kb, PlannerSpec.of("cot", {"graph": graph, "log": False, "facts": facts}), backend).plan(goal)
         assert (HEADER in backend.calls[0].last_user_message) is facts
         backend = ScriptedLLM(["mine 1 logs\ndone", "I do not know.", "mine 1 logs\ndone"], LLMOptions(n_ctx=8192))
-        DepsPlanner(kb, backend, graph=graph, rounds=1, world="deterministic", symbolic=symbolic, facts=facts).plan(
-            goal
-        )
+        options = {"graph": graph, "log": False, "facts": facts, "deps_rounds": 1, "feedback_world": "deterministic"}
+        DepsPlanner(kb, PlannerSpec.of("deps", options), backend).plan(goal)
         assert (HEADER in backend.calls[0].last_user_message) is facts
 
 

@@ -23,6 +23,7 @@ from barsym.planner import make_planner
 from barsym.planner.registry import graph_for, symbolic_planner
 from barsym.reasoning.planners.forward.cot import CotPlanner
 from barsym.reasoning.planners.forward.deps import DepsPlanner
+from barsym.reasoning.spec import PlannerSpec
 
 GOLDEN = Path(__file__).parent / "golden" / "prompts"
 ROLES = ["system"] + ["user", "assistant"] * 4
@@ -52,15 +53,8 @@ def check_golden(name: str, messages) -> None:
 @pytest.mark.parametrize("facts", [True, False], ids=["facts", "no-facts"])
 def test_the_deps_prefix_is_unchanged(kb, facts):
     graph = graph_for(kb)
-    planner = DepsPlanner(
-        kb,
-        ScriptedLLM([], LLMOptions(n_ctx=4096)),
-        graph=graph,
-        rounds=5,
-        world="deterministic",
-        symbolic=symbolic_planner(kb, graph=graph),
-        facts=facts,
-    )
+    options = {"graph": graph, "log": False, "facts": facts, "deps_rounds": 5, "feedback_world": "deterministic"}
+    planner = DepsPlanner(kb, PlannerSpec.of("deps", options), ScriptedLLM([], LLMOptions(n_ctx=4096)))
     assert [m["role"] for m in planner.prefix] == ROLES
     check_golden(f"deps-{'facts' if facts else 'no-facts'}", planner.prefix)
 
@@ -68,9 +62,9 @@ def test_the_deps_prefix_is_unchanged(kb, facts):
 @pytest.mark.parametrize("facts", [True, False], ids=["facts", "no-facts"])
 def test_the_cot_prefix_is_unchanged(kb, facts):
     graph = graph_for(kb)
-    planner = CotPlanner(kb, ScriptedLLM([]), graph=graph, symbolic=symbolic_planner(kb, graph=graph), facts=facts)
-    assert [m["role"] for m in planner.caller.prefix] == ["system", "user", "assistant"]
-    check_golden(f"cot-{'facts' if facts else 'no-facts'}", planner.caller.prefix)
+    planner = CotPlanner(kb, PlannerSpec.of("cot", {"graph": graph, "log": False, "facts": facts}), ScriptedLLM([]))
+    assert [m["role"] for m in planner.prefix] == ["system", "user", "assistant"]
+    check_golden(f"cot-{'facts' if facts else 'no-facts'}", planner.prefix)
 
 
 @pytest.mark.parametrize("facts", [True, False], ids=["facts", "no-facts"])
@@ -125,8 +119,8 @@ def test_no_facts_prompts_spell_out_no_recipe_of_a_benchmark_item(kb):
     for task in load_dataset(path, kb, dialect):
         texts["bar"] += [m["content"] for m in prompts["bar"].prompts.first(task.goal)]
     graph = graph_for(kb)
-    cot = CotPlanner(kb, ScriptedLLM([]), graph=graph, symbolic=symbolic_planner(kb, graph=graph), facts=False)
-    texts["cot"] = [m["content"] for m in cot.caller.prefix]
+    cot = CotPlanner(kb, PlannerSpec.of("cot", {"graph": graph, "log": False, "facts": False}), ScriptedLLM([]))
+    texts["cot"] = [m["content"] for m in cot.prefix]
     for name in ("deps", "reverse-chain", "self-refine", "tot", "plan-and-solve"):
         texts[name] = [m["content"] for m in make_planner(name, kb, backend=ScriptedLLM([]), log=False).prefix]
     for name, contents in texts.items():

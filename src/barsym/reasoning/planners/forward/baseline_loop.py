@@ -1,14 +1,13 @@
-"""What the four added baselines of BAR's table share: one line to the model, a trace, a result.
+"""What the four added baselines of BAR's table share on top of the forward loop: a trace, a retry, a result.
 
 Reverse Chain, Self-Refine, Tree of Thoughts and Plan-and-Solve each ask the
 model several different things (a plan, feedback on it, a rating, a list of
-sub-tasks), each under its own grammar and with its own reply length, but the
-rest is the same for all of them and the same as for ``cot`` and ``deps``:
+sub-tasks), each under its own grammar and with its own reply length. The
+machinery around the model is the forward loop's (:mod:`.forward_loop`, as for
+``cot`` and ``deps``); what the four share besides is here:
 
-- every call goes through one :class:`~.model_calls.ModelGateway`, so tokens,
-  seconds, reused greedy replies and backend health land in the plan's
-  :class:`~barsym.planner.stats.LLMStats` and every real call in the call log
-  (``barsym logs``), with the verdict of what the planner made of it;
+- every request is checked against the model's context first, and a call that
+  fails is asked once more (:meth:`BaselinePlanner.ask`);
 - a backend that fails ends the loop with :attr:`StopReason.BACKEND_DOWN`
   rather than an exception, unless no plan at all was written (then the task
   is a planning error, as for ``cot``);
@@ -19,33 +18,19 @@ rest is the same for all of them and the same as for ``cot`` and ``deps``:
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from enum import Enum
 
 from ....kb import KnowledgeBase
-from ....llm import LLMBackend, LLMError
+from ....llm import LLMBackend
 from ....model import Goal, Step
-from ....planner.decomposer import ErrorKind, PlanningError
-from ....planner.stats import LLMStats, PlanStats
 from ....sim import State
-from ...calls.call_log import CallLog, Verdict
-from ...calls.model_calls import CUT_OFF, ModelGateway
-from ...calls.progress import Phase, Progress, ProgressEvent
-from ...grammars.forward_plans import (
-    ContextBudget,
-    ForwardPlanResult,
-    ReadPlan,
-    Vocabulary,
-    fold_repeats,
-    forward_result,
-    parse_plan_text,
-)
-from ...loop_limits import BASELINE_DEADLINE, Deadline
+from ...calls.model_calls import CUT_OFF
+from ...grammars.forward_plans import ForwardPlanResult
+from ...loop_limits import BASELINE_DEADLINE
 from ...prompts.deps_prompts import task_message
-from ...prompts.few_shot import few_shot_prefix
-from ...prompts.plan_facts import PlanFacts
 from ...spec import PlannerSpec
+from .forward_loop import ForwardPlanner, Task
 from .stats import BaselineSummary
 
 PLAN_TOKENS = 360  # 30 lines of ~10 tokens and "done", as DEPS' plans
@@ -133,115 +118,17 @@ class BaselineTrace:
         return out
 
 
-class BaselineCalls:
-    """One :class:`ModelGateway` for every call of a baseline's plan, each call with its own grammar and length."""
+class BaselinePlanner(ForwardPlanner):
+    """What the four baselines share on top of the forward loop: the plan grammar, the trace, asking with a
+    context check and one retry, the result. A subclass says what it asks (:meth:`run`) and in what words."""
 
-    def __init__(
-        self,
-        backend: LLMBackend,
-        prefix,
-        *,
-        seed: int,
-        temperature: float,
-        log: CallLog | None,
-        progress: Progress | None,
-        command: str,
-        name: str,
-    ):
-        self.caller = ModelGateway(backend, prefix, seed=seed, log=log, progress=progress)
-        self.temperature, self.progress, self.command, self.name = temperature, progress, command, name
-        self.prefix = self.caller.prefix
-        self.label = ""
-        self.attempt = 0
-
-    def start(self, goal: Goal) -> LLMStats:
-        """New counters for a plan of ``goal``; the call log's run is opened and the prefix made ready."""
-        stats = LLMStats(goals=1, llm_goals=1)
-        self.caller.start_plan(stats)
-        self.label, self.attempt = f"{goal.count} {goal.item}", 0
-        self.caller.start_run(self.command, self.name, self.label)
-        return stats
-
-    @property
-    def down(self) -> str | None:
-        return self.caller.down
-
-    def say(self, what: str, step: int = 0, of: int = 0) -> None:
-        if self.progress is not None:
-            self.progress(ProgressEvent(Phase.GOAL, f"{self.label}: {what}", step, of, self.caller.stats))
-
-    def ask(self, messages: list[dict[str, str]], grammar: str, max_tokens: int, until: float | None = None):
-        """The :class:`~.model_calls.Asked` reply, or None when the backend failed (:attr:`down` says whether for
-        good). The caller logs it once it knows what it made of it (:meth:`log_plan`, :meth:`log_text`). A reply
-        still being written at ``until`` (:func:`time.monotonic`) ends there."""
-        self.attempt += 1
-        self.caller.max_tokens = max_tokens
-        try:
-            asked = self.caller.call(messages, grammar, self.temperature, until=until)
-        except LLMError as exc:
-            self.caller.failed(exc)
-            self.caller.record(
-                self.label, self.attempt, messages, grammar, None, Verdict.BACKEND_ERROR, [str(exc)], self.temperature
-            )
-            return None
-        return asked
-
-    def log_plan(self, messages, grammar: str, asked, read: ReadPlan) -> None:
-        self.caller.record_plan(self.label, self.attempt, messages, grammar, asked, read, self.temperature)
-
-    def log_text(self, messages, grammar: str, asked) -> None:
-        self.caller.record(self.label, self.attempt, messages, grammar, asked, Verdict.ACCEPTED, [], self.temperature)
-
-
-class BaselinePlanner:
-    """What the four baselines' planners share: the grammar over the game's vocabulary, the facts, the prefix, the
-    calls, the context check and the result. A subclass says what it asks (:meth:`run`) and in what words."""
-
-    plan_fallback = False  # nothing checks or replaces the model's plans
-    method = ""
+    default_deadline = BASELINE_DEADLINE
 
     def __init__(self, kb: KnowledgeBase, spec: PlannerSpec, backend: LLMBackend, *, n_ctx: int | None = None):
-        """The planner ``spec`` describes (its model's settings, context and ``--deadline``), asking ``backend``
-        (the factory's, loaded with ``n_ctx``: :func:`.backends.backend_for`)."""
-        from ....llm.stand_in import StandInLLM
-        from ....planner.registry import graph_for, symbolic_planner
-        from ...calls.backends import N_CTX, server_context
-
-        llm, context = spec.llm, spec.context
-        graph = context.graph or graph_for(kb)
-        symbolic = symbolic_planner(kb, graph=graph)
-        self.kb, self.name = kb, self.method
-        # seconds one plan may take; the clock is a test's to drive
-        self.deadline, self.clock = spec.forward.deadline or BASELINE_DEADLINE, None
-        self._deadline = Deadline(None)
-        self.facts = PlanFacts(symbolic) if llm.facts else None
-        self.vocab = Vocabulary(kb, graph)
+        super().__init__(kb, spec, backend, n_ctx=n_ctx)
         self.plan_grammar = self.vocab.plan_grammar()
-        prefix = few_shot_prefix(self.system(kb), self.turns(symbolic, self.facts))
-        self.calls = BaselineCalls(
-            backend,
-            prefix,
-            seed=llm.seed,
-            temperature=llm.temperature,
-            log=context.call_log(),
-            progress=context.progress,
-            command=context.command,
-            name=self.name,
-        )
-        self.prefix = self.calls.prefix
-        self.counter = getattr(backend, "tokenize_count", None)
-        # a stand-in has no context of its own: its prompts are held to the one the model would be loaded with,
-        # and a server's context is its own, unknown here (:func:`.backends.server_context`)
-        n_ctx = n_ctx if isinstance(backend, StandInLLM) else server_context(backend, n_ctx or N_CTX)
-        self.n_ctx = n_ctx or backend.options.n_ctx  # the context the prompts must fit (:meth:`fits`)
 
     # ---- what a subclass says ------------------------------------------------------------------------------------
-    def system(self, kb: KnowledgeBase) -> str:
-        raise NotImplementedError
-
-    def turns(self, symbolic, facts: PlanFacts | None) -> list[tuple[str, str]]:
-        raise NotImplementedError
-
     def budget(self) -> str:
         return "one reply"
 
@@ -250,45 +137,51 @@ class BaselinePlanner:
         "3 refinement round(s)" when the feedback said correct in the first); None: the budget says it."""
         return None
 
-    def run(self, goal: Goal, start: State, trace: BaselineTrace) -> tuple[Step, ...]:
+    def run(self, task: Task, trace: BaselineTrace) -> tuple[Step, ...]:
         """The method's loop: the plan it returns; ``trace`` says how it stopped."""
         raise NotImplementedError
 
     # ---- what every method does the same way ---------------------------------------------------------------------
     def plan(self, goal: Goal, start: State | None = None) -> ForwardPlanResult:
-        started = time.perf_counter()
-        stats = self.calls.start(goal)
-        trace = BaselineTrace(self.method, self.budget())
-        self._deadline = Deadline(self.deadline, *([self.clock] if self.clock else []))
-        steps = self.run(goal, start or State(), trace)
+        task = self.begin(goal, start)
+        trace = BaselineTrace(self.name, self.budget())
+        steps = self.run(task, trace)
         trace.spent = self.spent(trace)
-        return baseline_result(self.kb, goal, start, self.name, steps, trace, stats, started)
+        if not steps and trace.stopped is StopReason.BACKEND_DOWN:  # no plan at all: a planning error
+            raise self.no_plan(trace.problem)
+        return self.finish(
+            task,
+            steps,
+            trace,
+            trace.summary(),
+            first_try=trace.complete and bool(steps),
+            unreadable=trace.unreadable,
+            problem=trace.problem or None,
+        )
 
-    def fits(self, messages: list[dict[str, str]], reply_tokens: int) -> bool:
-        return ContextBudget(self.n_ctx, reply_tokens, self.counter).fits(messages)
-
-    def ask(self, messages, grammar: str, max_tokens: int, trace: BaselineTrace):
+    def ask(self, task: Task, messages, grammar: str, max_tokens: int, trace: BaselineTrace):
         """The reply (a failed call is asked once more), or None with ``trace`` stopped (context, backend,
         deadline: no call starts once the plan's time is up, and a reply is capped to the tokens that fit in it)."""
         if not self.fits(messages, max_tokens):
             trace.stopped = StopReason.CONTEXT_FULL
             return None
-        max_tokens = self._deadline.tokens(max_tokens, self.calls.caller.stats)
+        max_tokens = self.tokens(task, max_tokens)
         if max_tokens == 0:
-            trace.stopped, trace.problem = StopReason.DEADLINE, self._deadline.describe()
+            trace.stopped, trace.problem = StopReason.DEADLINE, task.deadline.describe()
             return None
         for _ in range(2):
-            if self.calls.down:
-                trace.stopped, trace.problem = StopReason.BACKEND_DOWN, self.calls.down
+            if self.gateway.down:
+                trace.stopped, trace.problem = StopReason.BACKEND_DOWN, self.gateway.down
                 return None
-            asked = self.calls.ask(messages, grammar, max_tokens, self._deadline.until())
+            asked = self.call(task, messages, grammar, max_tokens)
             if asked is not None:
                 return asked
-        trace.stopped, trace.problem = StopReason.BACKEND_DOWN, self.calls.down or "the backend failed twice"
+        trace.stopped, trace.problem = StopReason.BACKEND_DOWN, self.gateway.down or "the backend failed twice"
         return None
 
     def ask_plan(
         self,
+        task: Task,
         messages,
         trace: BaselineTrace,
         kind: str,
@@ -300,11 +193,10 @@ class BaselinePlanner:
 
         With ``goal``, a plan written forward ends at the step that makes it (:func:`.forward_plans.parse_plan_text`)."""
         grammar = grammar or self.plan_grammar
-        asked = self.ask(messages, grammar, PLAN_TOKENS, trace)
+        asked = self.ask(task, messages, grammar, PLAN_TOKENS, trace)
         if asked is None:
             return None
-        read, folded = fold_repeats(parse_plan_text(asked.text, self.kb, split=split, goal=goal))
-        self.calls.log_plan(messages, grammar, asked, read)
+        _, read, folded = self.read_plan(task, messages, grammar, asked, split=split, goal=goal)
         trace.unreadable += len(read.unreadable)
         trace.folded += folded
         trace.past_goal += read.past_goal
@@ -312,41 +204,11 @@ class BaselinePlanner:
         trace.add(kind, asked.text, f"{len(read.steps)} steps" + ("" if read.ended else ", no done") + past)
         return read
 
-    def task_messages(self, goal: Goal, start: State, extra: str = "") -> list[dict[str, str]]:
-        text = task_message(goal, start, self.facts) + (f"\n{extra}" if extra else "")
+    def task_messages(self, task: Task, extra: str = "") -> list[dict[str, str]]:
+        text = task_message(task.goal, task.start, self.facts) + (f"\n{extra}" if extra else "")
         return [*self.prefix, {"role": "user", "content": text}]
 
 
 def plain(text: str) -> str:
     """A free-text reply on one line, without the cut-off mark."""
     return " ".join(text.replace(CUT_OFF, "").split())
-
-
-def baseline_result(
-    kb: KnowledgeBase,
-    goal: Goal,
-    start: State | None,
-    name: str,
-    steps: tuple[Step, ...],
-    trace: BaselineTrace,
-    stats: LLMStats,
-    started: float,
-) -> ForwardPlanResult:
-    """The plan, scored by the validator like any forward plan; a planning error when no plan was written at all
-    because the backend failed."""
-    if not steps and trace.stopped is StopReason.BACKEND_DOWN:
-        raise PlanningError(
-            ErrorKind.DECOMPOSITION, f"the {name} planner got no plan: the LLM backend failed ({trace.problem})"
-        )
-    stats.unreadable += trace.unreadable
-    stats.accepted_first_try = int(trace.complete and bool(steps))
-    stats.unanswered = int(not trace.complete or not steps)
-    if trace.problem:
-        stats.problems.append(trace.problem)
-    out = PlanStats(
-        llm=stats,
-        llm_mode="vocab",
-        llm_verified=False,
-        seconds=round(time.perf_counter() - started, 6),
-    ).with_section(trace.summary())
-    return forward_result(kb, goal, steps, start, name, out, trace)

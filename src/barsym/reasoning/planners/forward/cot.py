@@ -22,30 +22,18 @@ become a plan.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 from ....kb import KnowledgeBase
-from ....llm import LLMBackend, LLMError
+from ....llm import LLMBackend
 from ....model import Goal, Step
-from ....planner.stats import LLMStats, PlanStats
+from ....planner.stats import LLMStats
 from ....sim import DeterministicWorld, State
-from ...calls.call_log import CallLog, Verdict
-from ...calls.model_calls import ModelGateway
-from ...calls.progress import Phase, Progress, ProgressEvent
-from ...grammars.forward_plans import (
-    END,
-    MAX_STEPS,
-    ForwardPlanResult,
-    Vocabulary,
-    fold_repeats,
-    forward_result,
-    parse_plan_text,
-)
-from ...loop_limits import DEFAULT_DEADLINE, Deadline, repeated_run
-from ...prompts.few_shot import few_shot_prefix
+from ...grammars.forward_plans import END, MAX_STEPS, ForwardPlanResult
+from ...loop_limits import repeated_run
 from ...prompts.plan_facts import PlanFacts
 from ...spec import PlannerSpec
+from .forward_loop import ForwardPlanner, Task
 from .stats import CotSummary
 
 EXAMPLE = Goal(item="stone_bricks", count=1)
@@ -157,78 +145,51 @@ class CotTrace:
         return out
 
 
-class CotPlanner:
-    plan_fallback = False
+class CotPlanner(ForwardPlanner):
+    """``cot``: one reply, each step followed by the inventory it leaves; on the forward loop (:mod:`.forward_loop`)."""
 
-    def __init__(
-        self,
-        kb: KnowledgeBase,
-        backend: LLMBackend,
-        *,
-        graph,
-        symbolic,
-        seed: int = 0,
-        temperature: float = 0.0,
-        log: CallLog | None = None,
-        progress: Progress | None = None,
-        command: str = "",
-        name: str = "cot",
-        facts: bool = True,
-        deadline: float | None = DEFAULT_DEADLINE,
-        clock=None,
-    ):
-        self.kb, self.name, self.temperature, self.progress, self.command = kb, name, temperature, progress, command
-        self.facts = PlanFacts(symbolic) if facts else None
-        vocab = Vocabulary(kb, graph)
+    name = "cot"
+
+    def __init__(self, kb: KnowledgeBase, spec: PlannerSpec, backend: LLMBackend):
+        super().__init__(kb, spec, backend)
         entries = "entry"
         for _ in range(MAX_ENTRIES - 1):
             entries = f'entry (", " {entries})?'
         self.grammar = (
-            vocab.plan_grammar("line", COT_STEPS)
+            self.vocab.plan_grammar("line", COT_STEPS)
             + "\n".join([f'line ::= step "{MARK}" inv', f'inv ::= "nothing" | {entries}', 'entry ::= count " " item'])
             + "\n"
         )
-        prefix = few_shot_prefix(system_prompt(), example_turns(kb, symbolic, self.facts))
-        self.caller = ModelGateway(backend, prefix, seed=seed, max_tokens=COT_TOKENS, log=log, progress=progress)
-        self.deadline, self.clock = deadline, clock  # clock: a test's fake (loop_limits)
-        self.measured = LLMStats()  # earlier plans' reply tokens and model time: the rate a deadline caps by
+
+    def system(self, kb: KnowledgeBase) -> str:
+        return system_prompt()
+
+    def turns(self, symbolic, facts: PlanFacts | None) -> list[tuple[str, str]]:
+        return example_turns(self.kb, symbolic, facts)
+
+    def rate(self, task: Task) -> LLMStats:
+        """Earlier plans' rate: a plan of one call has measured nothing of its own before it."""
+        return self.measured
 
     def plan(self, goal: Goal, start: State | None = None) -> ForwardPlanResult:
-        started = time.perf_counter()
-        deadline = Deadline(self.deadline, *([self.clock] if self.clock else []))
-        stats = LLMStats(goals=1, llm_goals=1)
-        self.caller.start_plan(stats)
-        label = f"{goal.count} {goal.item}"
-        self.caller.start_run(self.command, self.name, label)
-        if self.progress is not None:
-            self.progress(ProgressEvent(Phase.GOAL, f"{label}: writing the plan", 1, 1, stats))
-        messages = [*self.caller.prefix, {"role": "user", "content": goal_message(goal, start, self.facts)}]
-        text, problem, asked, stopped = "", None, None, None
-        tokens = deadline.tokens(COT_TOKENS, self.measured)
-        if self.caller.down:
-            problem = self.caller.down
+        task = self.begin(goal, start)
+        self.say(task, "writing the plan", 1, 1)
+        messages = [*self.prefix, {"role": "user", "content": goal_message(goal, start, self.facts)}]
+        problem, asked, stopped = None, None, None
+        tokens = self.tokens(task, COT_TOKENS)
+        if self.gateway.down:
+            problem = self.gateway.down
         elif not tokens:
-            stopped = deadline.describe()
+            stopped = task.deadline.describe()
         else:
-            try:
-                asked = self.caller.call(messages, self.grammar, self.temperature, tokens, deadline.until())
-                text = asked.text
-            except LLMError as exc:
-                self.caller.failed(exc)
-                problem, asked = str(exc), None
-                self.caller.record(
-                    label, 1, messages, self.grammar, None, Verdict.BACKEND_ERROR, [problem], self.temperature
-                )
-        self.measured.completion_tokens += stats.completion_tokens
-        self.measured.llm_seconds += stats.llm_seconds
-        self.measured.prefix_seconds += stats.prefix_seconds  # left out of the rate (loop_limits.Deadline)
-        written = parse_plan_text(text, self.kb, split=split_line, goal=goal)
+            asked = self.call(task, messages, self.grammar, tokens)
+            if asked is None:
+                problem = str(self.gateway.last_error)
+        self.measure(task)
+        written, read, folded = self.read_plan(task, messages, self.grammar, asked, split=split_line, goal=goal)
         run = repeated_run(written.steps)
         if run is not None:
             stopped = f"the model wrote '{run[0]}' {run[1]} times in a row (folded into one)"
-        read, folded = fold_repeats(written)
-        if problem is None and asked is not None:
-            self.caller.record_plan(label, 1, messages, self.grammar, asked, read, self.temperature)
         steps: tuple[Step, ...] = read.steps[:MAX_STEPS]
         trace = CotTrace(
             written=list(read.notes[: len(steps)]),
@@ -238,43 +199,16 @@ class CotPlanner:
             stopped=stopped,
             past_goal=read.past_goal,
         )
-        stats.unreadable += len(read.unreadable)
-        stats.accepted_first_try = int(bool(steps))
-        stats.unanswered = int(not steps)
-        if problem is not None:
-            stats.problems.append(problem)
-        out = PlanStats(
-            llm=stats,
-            llm_mode="vocab",
-            llm_verified=False,
-            seconds=round(time.perf_counter() - started, 6),
-        ).with_section(CotSummary(len(steps), trace.agreeing, len(read.unreadable), folded))
         if problem is not None and not steps:
-            from ....planner.decomposer import ErrorKind, PlanningError
-
-            raise PlanningError(
-                ErrorKind.DECOMPOSITION, f"the cot planner got no plan: the LLM backend failed ({problem})"
-            )
-        return forward_result(self.kb, goal, steps, start, self.name, out, trace)
+            raise self.no_plan(problem)
+        summary = CotSummary(len(steps), trace.agreeing, len(read.unreadable), folded)
+        return self.finish(
+            task, steps, trace, summary, first_try=bool(steps), unreadable=len(read.unreadable), problem=problem
+        )
 
 
 def cot_planner(kb: KnowledgeBase, spec: PlannerSpec) -> CotPlanner:
     """``cot``: forward chain-of-thought with the inventory after every step; the LLM options apply."""
-    from ....planner.registry import graph_for, symbolic_planner
     from ...calls.backends import backend_for
 
-    llm, context = spec.llm, spec.context
-    graph = context.graph or graph_for(kb)
-    return CotPlanner(
-        kb,
-        context.backend or backend_for(llm, progress=context.progress),
-        graph=graph,
-        symbolic=symbolic_planner(kb, graph=graph),
-        seed=llm.seed,
-        temperature=llm.temperature,
-        log=context.call_log(),
-        progress=context.progress,
-        command=context.command,
-        facts=llm.facts,
-        deadline=spec.forward.deadline or DEFAULT_DEADLINE,
-    )
+    return CotPlanner(kb, spec, spec.context.backend or backend_for(spec.llm, progress=spec.context.progress))

@@ -41,35 +41,21 @@ capped to the time left). The trace says which, and with what.
 
 from __future__ import annotations
 
-import time
-
 from ....kb import KnowledgeBase
-from ....llm import LLMBackend, LLMError
+from ....llm import LLMBackend
 from ....model import Goal, Plan
-from ....planner.decomposer import ErrorKind, PlanningError
-from ....planner.selector import SELECTORS, execute, make_selector, plan_needs
-from ....planner.stats import LLMStats, PlanStats
+from ....planner.selector import execute, make_selector, plan_needs
 from ....sim import DeterministicWorld, State, StochasticWorld
 from ....sim.execution import describe, play
 from ....sim.stochastic import derive_seed
-from ...calls.call_log import CallLog, Verdict
-from ...calls.model_calls import CUT_OFF, ModelGateway
-from ...calls.progress import Phase, Progress, ProgressEvent
-from ...grammars.forward_plans import (
-    ContextBudget,
-    ForwardPlanResult,
-    Vocabulary,
-    fold_repeats,
-    forward_result,
-    parse_plan_text,
-    render_plan,
-)
-from ...loop_limits import DEFAULT_DEADLINE, Deadline, repeated_run
+from ...calls.model_calls import CUT_OFF
+from ...grammars.forward_plans import ContextBudget, ForwardPlanResult, render_plan
+from ...loop_limits import Deadline, repeated_run
 from ...prompts import deps_prompts as prompts
-from ...prompts.few_shot import few_shot_prefix
 from ...prompts.plan_facts import PlanFacts
 from ...spec import PlannerSpec
 from .deps_trace import DepsRound, DepsTrace, StopReason
+from .forward_loop import ForwardPlanner, Task
 from .stats import DepsSummary
 
 DEFAULT_ROUNDS = 5
@@ -81,55 +67,29 @@ FEEDBACK_WORLDS = {"stochastic": StochasticWorld, "deterministic": Deterministic
 __all__ = ["DepsPlanner", "DepsRound", "DepsTrace", "StopReason", "context_for", "deps_planner"]
 
 
-class DepsPlanner:
+class DepsPlanner(ForwardPlanner):
     """``deps``: the model plans forward, the world executes, the descriptor and the model's explanation feed back."""
 
-    plan_fallback = False  # nothing checks or replaces the model's plans
+    name = "deps"
+    stand_in_context = False  # a stand-in's dialogue is held to its own (unbounded) context, as it always was
 
-    def __init__(
-        self,
-        kb: KnowledgeBase,
-        backend: LLMBackend,
-        *,
-        graph,
-        rounds: int = DEFAULT_ROUNDS,
-        world: str = "stochastic",
-        seed: int = 0,
-        world_seed: int = 0,
-        temperature: float = 0.0,
-        log: CallLog | None = None,
-        progress: Progress | None = None,
-        command: str = "",
-        n_ctx: int | None = None,
-        symbolic=None,
-        name: str = "deps",
-        selector: str = "order",
-        facts: bool = True,
-        deadline: float | None = DEFAULT_DEADLINE,
-        clock=None,
-    ):
-        if not 0 <= rounds <= MAX_ROUNDS:
-            raise ValueError(f"--rounds must be from 0 to {MAX_ROUNDS} for the deps planner, got {rounds}")
-        if world not in FEEDBACK_WORLDS:
-            raise ValueError(f"--feedback-world must be one of {', '.join(FEEDBACK_WORLDS)}, got {world!r}")
-        if selector not in SELECTORS:
-            raise ValueError(f"--selector must be one of {', '.join(SELECTORS)}, got {selector!r}")
-        self.kb, self.backend, self.rounds, self.name, self.selector = kb, backend, rounds, name, selector
-        self.graph, self.deadline, self.clock = graph, deadline, clock  # clock: a test's fake (loop_limits)
-        self.world = FEEDBACK_WORLDS[world](kb)
-        self.world_seed, self.temperature, self.progress, self.command = world_seed, temperature, progress, command
-        self.grammar = Vocabulary(kb, graph).plan_grammar()
-        self.facts = PlanFacts(symbolic) if facts else None
-        self.prefix = few_shot_prefix(prompts.system_prompt(kb), prompts.few_shot(kb, symbolic, self.facts))
-        self.planner_calls = ModelGateway(
-            backend, self.prefix, seed=seed, max_tokens=PLAN_TOKENS, log=log, progress=progress
-        )
-        # the explanations' own length; logged through planner_calls, as their failures are (one log per plan)
-        self.explainer = ModelGateway(backend, self.prefix, seed=seed, max_tokens=EXPLAIN_TOKENS, log=None)
-        counter = getattr(backend, "tokenize_count", None)
-        n_ctx = n_ctx or backend.options.n_ctx
-        self.plan_budget = ContextBudget(n_ctx, PLAN_TOKENS, counter)
-        self.explain_budget = ContextBudget(n_ctx, EXPLAIN_TOKENS, counter)
+    def __init__(self, kb: KnowledgeBase, spec: PlannerSpec, backend: LLMBackend, *, n_ctx: int | None = None):
+        """Its own options (``spec.deps``): rounds, the feedback world, the selector; and the spec's world seed."""
+        own = spec.deps
+        rounds = DEFAULT_ROUNDS if own.deps_rounds is None else own.deps_rounds
+        super().__init__(kb, spec, backend, n_ctx=n_ctx)
+        # the spec's option models have checked the values (DepsOptions: 0..MAX_ROUNDS rounds, a known world, selector)
+        self.rounds, self.selector, self.world_seed = rounds, own.selector or "order", spec.world_seed
+        self.world = FEEDBACK_WORLDS[own.feedback_world or "stochastic"](kb)
+        self.grammar = self.vocab.plan_grammar()
+        self.plan_budget = ContextBudget(self.n_ctx, PLAN_TOKENS, self.counter)
+        self.explain_budget = ContextBudget(self.n_ctx, EXPLAIN_TOKENS, self.counter)
+
+    def system(self, kb: KnowledgeBase) -> str:
+        return prompts.system_prompt(kb)
+
+    def turns(self, symbolic, facts: PlanFacts | None) -> list[tuple[str, str]]:
+        return prompts.few_shot(self.kb, symbolic, facts)
 
     # ---- the dialogue ------------------------------------------------------------------------
     def _fit(self, dialogue: list[dict[str, str]], budget: ContextBudget) -> tuple[list[dict[str, str]], int] | None:
@@ -148,65 +108,38 @@ class DepsPlanner:
                 return None
             rest, dropped = rest[4:], dropped + 1
 
-    def _ask(self, caller: ModelGateway, messages, grammar: str, label: str, attempt: int, deadline, cap: int):
-        """One call, its reply capped by ``deadline``; the reply, or None when the backend failed
-        (``caller.down`` says if for good)."""
-        try:
-            asked = caller.call(messages, grammar, self.temperature, cap, deadline.until())
-        except LLMError as exc:
-            caller.failed(exc)
-            self.planner_calls.record(
-                label, attempt, messages, grammar, None, Verdict.BACKEND_ERROR, [str(exc)], self.temperature
-            )
-            return None
-        return asked
-
     # ---- the loop --------------------------------------------------------------------------------
     def plan(self, goal: Goal, start: State | None = None) -> ForwardPlanResult:
-        started = time.perf_counter()
-        deadline = Deadline(self.deadline, *([self.clock] if self.clock else []))
-        stats = LLMStats(goals=1, llm_goals=1)
-        self.planner_calls.start_plan(stats)
-        self.explainer.start_plan(stats)
-        self.planner_calls.start_run(self.command, self.name, f"{goal.count} {goal.item}")
-        self.planner_calls.prime()
-        start = start or State()
+        task = self.begin(goal, start)
+        self.gateway.prime()
         trace = DepsTrace(self.world.name, self.rounds, selector=self.selector)
-        dialogue = [{"role": "user", "content": prompts.task_message(goal, start, self.facts)}]
-        label = f"{goal.count} {goal.item}"
+        dialogue = [{"role": "user", "content": prompts.task_message(goal, task.start, self.facts)}]
         number = 0
         while number <= self.rounds:
-            down = self.planner_calls.down or self.explainer.down
-            if down:  # earlier in this process: the backend is not asked again
-                trace.stopped, trace.problem = StopReason.BACKEND_DOWN, down
+            if self.gateway.down:  # earlier in this process: the backend is not asked again
+                trace.stopped, trace.problem = StopReason.BACKEND_DOWN, self.gateway.down
                 break
-            if self.progress is not None:
-                self.progress(
-                    ProgressEvent(Phase.GOAL, f"{label}, round {number}: planning", number + 1, self.rounds + 1, stats)
-                )
+            self.say(task, f"round {number}: planning", number + 1, self.rounds + 1)
             fitted = self._fit(dialogue, self.plan_budget)
             if fitted is None:
                 trace.stopped = StopReason.CONTEXT_FULL
                 break
             messages, dropped = fitted
-            tokens = deadline.tokens(PLAN_TOKENS, stats)
+            tokens = self.tokens(task, PLAN_TOKENS)
             if not tokens:
-                trace.stopped, trace.problem = StopReason.DEADLINE, deadline.describe()
+                trace.stopped, trace.problem = StopReason.DEADLINE, task.deadline.describe()
                 break
-            asked = self._ask(self.planner_calls, messages, self.grammar, label, number + 1, deadline, tokens)
+            asked = self.call(task, messages, self.grammar, tokens, number + 1)
             if asked is None:
-                if self.planner_calls.down:
-                    trace.stopped, trace.problem = StopReason.BACKEND_DOWN, self.planner_calls.down
+                if self.gateway.down:
+                    trace.stopped, trace.problem = StopReason.BACKEND_DOWN, self.gateway.down
                     break
                 continue  # a single failure: the same round once more
-            written = parse_plan_text(asked.text, self.kb, goal=goal)
-            stats.unreadable += len(written.unreadable)
-            self.planner_calls.record_plan(label, number + 1, messages, self.grammar, asked, written, self.temperature)
-            read, folded = fold_repeats(written)
-            this = self._execute(number, read.steps, goal, start, dropped, read.unreadable)
+            written, read, folded = self.read_plan(task, messages, self.grammar, asked, goal=goal)
+            this = self._execute(number, read.steps, goal, task.start, dropped, read.unreadable)
             this.folded, this.past_goal = folded, read.past_goal
             trace.rounds.append(this)
-            stop = self._stop(trace, this, written.steps, number, deadline)
+            stop = self._stop(trace, this, written.steps, number, task.deadline)
             if stop is not None:
                 trace.stopped, trace.problem = stop
                 break
@@ -214,16 +147,27 @@ class DepsPlanner:
                 {"role": "assistant", "content": render_plan(read.steps)},
                 {"role": "user", "content": prompts.failure_message(this.description)},
             ]
-            this.explanation = self._explain(dialogue, label, number, deadline, stats)
-            if this.explanation is None and self.explainer.down:
-                trace.stopped, trace.problem = StopReason.BACKEND_DOWN, self.explainer.down
+            this.explanation = self._explain(task, dialogue, number)
+            if this.explanation is None and self.gateway.down:
+                trace.stopped, trace.problem = StopReason.BACKEND_DOWN, self.gateway.down
                 break
             dialogue += [
                 {"role": "assistant", "content": this.explanation or "I do not know."},
                 {"role": "user", "content": prompts.ASK_REPLAN},
             ]
             number += 1
-        return self._result(goal, start, trace, stats, started)
+        if not trace.rounds and trace.stopped is StopReason.BACKEND_DOWN:
+            raise self.no_plan(trace.problem)
+        won = trace.success_round
+        return self.finish(
+            task,
+            trace.rounds[-1].steps if trace.rounds else (),
+            trace,
+            DepsSummary.of(trace),
+            first_try=won == 0,
+            after_feedback=won is not None and won > 0,
+            unreadable=sum(len(r.unreadable) for r in trace.rounds),
+        )
 
     def _stop(
         self, trace: DepsTrace, this: DepsRound, written, number: int, deadline: Deadline
@@ -262,38 +206,18 @@ class DepsPlanner:
             number, plan.steps, episode.success, episode.ticks, text, None, tuple(unreadable), dropped, order
         )
 
-    def _explain(self, dialogue, label: str, number: int, deadline: Deadline, stats: LLMStats) -> str | None:
+    def _explain(self, task: Task, dialogue, number: int) -> str | None:
         fitted = self._fit(dialogue, self.explain_budget)
-        tokens = deadline.tokens(EXPLAIN_TOKENS, stats)
+        tokens = self.tokens(task, EXPLAIN_TOKENS)
         if fitted is None or not tokens:  # no room, or no time: the next round is asked without one
             return None
         messages, _ = fitted
-        asked = self._ask(self.explainer, messages, prompts.EXPLANATION_GRAMMAR, label, number + 1, deadline, tokens)
+        asked = self.call(task, messages, prompts.EXPLANATION_GRAMMAR, tokens, number + 1)
         if asked is None:
             return None
-        self.planner_calls.record(  # the one log: an explanation is a call as a plan is
-            label, number + 1, messages, prompts.EXPLANATION_GRAMMAR, asked, Verdict.ACCEPTED, [], self.temperature
-        )
+        self.log_text(task, messages, prompts.EXPLANATION_GRAMMAR, asked)  # an explanation is a call as a plan is
         text = asked.text.replace(CUT_OFF, "").strip()
         return " ".join(text.split()) or None
-
-    def _result(self, goal: Goal, start: State, trace: DepsTrace, stats: LLMStats, started: float) -> ForwardPlanResult:
-        if not trace.rounds and trace.stopped is StopReason.BACKEND_DOWN:
-            raise PlanningError(
-                ErrorKind.DECOMPOSITION, f"the deps planner got no plan: the LLM backend failed ({trace.problem})"
-            )
-        won = trace.success_round
-        stats.accepted_first_try = int(won == 0)
-        stats.accepted_after_feedback = int(won is not None and won > 0)
-        stats.unanswered = int(won is None)
-        steps = trace.rounds[-1].steps if trace.rounds else ()
-        out = PlanStats(
-            llm=stats,
-            llm_mode="vocab",
-            llm_verified=False,
-            seconds=round(time.perf_counter() - started, 6),
-        ).with_section(DepsSummary.of(trace))
-        return forward_result(self.kb, goal, steps, start, self.name, out, trace)
 
 
 def context_for(rounds: int, facts: bool) -> int:
@@ -309,29 +233,9 @@ def deps_planner(kb: KnowledgeBase, spec: PlannerSpec) -> DepsPlanner:
     """``deps``: its own options ``deps_rounds`` (0..20, default 5), ``feedback_world``, ``selector`` (``order``, the
     default, ``random``, ``graph`` or ``horizon``), ``deadline`` (seconds, default 45), the spec's ``world_seed``
     and the LLM options."""
-    from ....planner.registry import graph_for, symbolic_planner
-    from ...calls.backends import backend_for, server_context
+    from ...calls.backends import backend_for
 
-    llm, context, own = spec.llm, spec.context, spec.deps
-    rounds = DEFAULT_ROUNDS if own.deps_rounds is None else own.deps_rounds
-    graph = context.graph or graph_for(kb)
-    n_ctx = context_for(rounds, llm.facts)
-    backend = context.backend or backend_for(llm, n_ctx=n_ctx, progress=context.progress)
-    return DepsPlanner(
-        kb,
-        backend,
-        n_ctx=server_context(backend, n_ctx),
-        graph=graph,
-        rounds=rounds,
-        facts=llm.facts,
-        world=own.feedback_world or "stochastic",
-        seed=llm.seed,
-        world_seed=spec.world_seed,
-        temperature=llm.temperature,
-        log=context.call_log(),
-        progress=context.progress,
-        command=context.command,
-        symbolic=symbolic_planner(kb, graph=graph),
-        selector=own.selector or "order",
-        deadline=spec.forward.deadline or DEFAULT_DEADLINE,
-    )
+    rounds = spec.deps.deps_rounds
+    n_ctx = context_for(DEFAULT_ROUNDS if rounds is None else rounds, spec.llm.facts)
+    backend = spec.context.backend or backend_for(spec.llm, n_ctx=n_ctx, progress=spec.context.progress)
+    return DepsPlanner(kb, spec, backend, n_ctx=n_ctx)

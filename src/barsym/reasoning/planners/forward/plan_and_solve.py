@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from ....kb import KnowledgeBase
 from ....llm.grammar import gbnf_literal
-from ....model import Goal, Step
-from ....sim import State
+from ....model import Step
 from ...grammars.forward_plans import END
 from ...prompts import baseline_prompts as prompts
 from ...prompts.plan_facts import PlanFacts
 from ...spec import PlannerSpec
 from .baseline_loop import BaselinePlanner, BaselineTrace, StopReason
+from .forward_loop import Task
 
 MAX_SUBTASKS = 12
 SUBTASK_TOKENS = 8 * MAX_SUBTASKS + 4
@@ -42,7 +42,7 @@ def subtask_grammar(planner: BaselinePlanner) -> str:
 
 
 class PlanAndSolvePlanner(BaselinePlanner):
-    method = "plan-and-solve"
+    name = "plan-and-solve"
 
     def __init__(self, kb: KnowledgeBase, spec: PlannerSpec, backend, *, n_ctx: int | None = None):
         super().__init__(kb, spec, backend, n_ctx=n_ctx)
@@ -57,13 +57,13 @@ class PlanAndSolvePlanner(BaselinePlanner):
     def budget(self) -> str:
         return "a sub-task list, then the steps"
 
-    def run(self, goal: Goal, start: State, trace: BaselineTrace) -> tuple[Step, ...]:
-        self.calls.say("devising the sub-tasks", 1, 2)
-        messages = self.task_messages(goal, start, prompts.ASK_SUBTASKS)
-        asked = self.ask(messages, self.subtask_grammar, SUBTASK_TOKENS, trace)
+    def run(self, task: Task, trace: BaselineTrace) -> tuple[Step, ...]:
+        self.say(task, "devising the sub-tasks", 1, 2)
+        messages = self.task_messages(task, prompts.ASK_SUBTASKS)
+        asked = self.ask(task, messages, self.subtask_grammar, SUBTASK_TOKENS, trace)
         if asked is None:
             return ()
-        self.calls.log_text(messages, self.subtask_grammar, asked)
+        self.log_text(task, messages, self.subtask_grammar, asked)
         subtasks = [line.strip() for line in asked.text.splitlines() if line.strip().startswith("get ")]
         trace.add("subtasks", asked.text, f"{len(subtasks)} sub-tasks")
         messages = [
@@ -71,8 +71,8 @@ class PlanAndSolvePlanner(BaselinePlanner):
             {"role": "assistant", "content": "\n".join([*subtasks, END])},
             {"role": "user", "content": prompts.ASK_SOLVE},
         ]
-        self.calls.say("carrying out the sub-tasks", 2, 2)
-        read = self.ask_plan(messages, trace, "steps", goal=goal)
+        self.say(task, "carrying out the sub-tasks", 2, 2)
+        read = self.ask_plan(task, messages, trace, "steps", goal=task.goal)
         trace.rounds = 2 if read is not None else 1
         if read is None:
             return ()

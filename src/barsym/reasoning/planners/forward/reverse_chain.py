@@ -16,16 +16,16 @@ limit is still played, and its trace says it never finished.
 from __future__ import annotations
 
 from ....kb import KnowledgeBase
-from ....model import Goal, Step
-from ....sim import State
+from ....model import Step
 from ...prompts import baseline_prompts as prompts
 from ...prompts.plan_facts import PlanFacts
 from ...spec import PlannerSpec
 from .baseline_loop import BaselinePlanner, BaselineTrace, StopReason
+from .forward_loop import Task
 
 
 class ReverseChainPlanner(BaselinePlanner):
-    method = "reverse-chain"
+    name = "reverse-chain"
 
     def system(self, kb: KnowledgeBase) -> str:
         return prompts.reverse_system(kb)
@@ -33,9 +33,9 @@ class ReverseChainPlanner(BaselinePlanner):
     def turns(self, symbolic, facts: PlanFacts | None) -> list[tuple[str, str]]:
         return prompts.reverse_turns(symbolic, facts)
 
-    def run(self, goal: Goal, start: State, trace: BaselineTrace) -> tuple[Step, ...]:
-        self.calls.say("writing the chain back from the goal", 1, 1)
-        read = self.ask_plan(self.task_messages(goal, start), trace, "chain")
+    def run(self, task: Task, trace: BaselineTrace) -> tuple[Step, ...]:
+        self.say(task, "writing the chain back from the goal", 1, 1)
+        read = self.ask_plan(task, self.task_messages(task), trace, "chain")
         if read is None:
             return ()
         trace.rounds = 1

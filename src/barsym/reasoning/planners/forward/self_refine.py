@@ -23,8 +23,7 @@ the latest plan always kept; when even that does not fit the loop stops.
 from __future__ import annotations
 
 from ....kb import KnowledgeBase
-from ....model import Goal, Step
-from ....sim import State
+from ....model import Step
 from ...grammars.forward_plans import render_plan
 from ...prompts import baseline_prompts as prompts
 from ...prompts.plan_facts import PlanFacts
@@ -36,6 +35,7 @@ from .baseline_loop import (
     StopReason,
     plain,
 )
+from .forward_loop import Task
 
 DEFAULT_ROUNDS = 3
 MAX_ROUNDS = 10
@@ -44,7 +44,7 @@ MAX_CONTEXT = 8192
 
 
 class SelfRefinePlanner(BaselinePlanner):
-    method = "self-refine"
+    name = "self-refine"
 
     def __init__(self, kb: KnowledgeBase, spec: PlannerSpec, backend, *, n_ctx: int | None = None):
         rounds = spec.baselines.refine_rounds
@@ -79,23 +79,23 @@ class SelfRefinePlanner(BaselinePlanner):
             rest = rest[4:]
         return [*self.prefix, *task, *rest]
 
-    def run(self, goal: Goal, start: State, trace: BaselineTrace) -> tuple[Step, ...]:
-        self.calls.say("writing the plan", 1, self.rounds + 1)
-        task = self.task_messages(goal, start)
-        read = self.ask_plan(task, trace, "plan", goal=goal)
+    def run(self, task: Task, trace: BaselineTrace) -> tuple[Step, ...]:
+        self.say(task, "writing the plan", 1, self.rounds + 1)
+        first = self.task_messages(task)
+        read = self.ask_plan(task, first, trace, "plan", goal=task.goal)
         if read is None:
             return ()
         steps = read.steps
-        dialogue = [task[-1], {"role": "assistant", "content": render_plan(steps)}]
+        dialogue = [first[-1], {"role": "assistant", "content": render_plan(steps)}]
         for number in range(1, self.rounds + 1):
             trace.rounds = number
-            self.calls.say(f"round {number}: feedback", number + 1, self.rounds + 1)
+            self.say(task, f"round {number}: feedback", number + 1, self.rounds + 1)
             dialogue.append({"role": "user", "content": prompts.ASK_FEEDBACK})
             messages = self._fitted(dialogue, FEEDBACK_TOKENS)
-            asked = self.ask(messages, prompts.FEEDBACK_GRAMMAR, FEEDBACK_TOKENS, trace)
+            asked = self.ask(task, messages, prompts.FEEDBACK_GRAMMAR, FEEDBACK_TOKENS, trace)
             if asked is None:
                 return steps
-            self.calls.log_text(messages, prompts.FEEDBACK_GRAMMAR, asked)
+            self.log_text(task, messages, prompts.FEEDBACK_GRAMMAR, asked)
             feedback = plain(asked.text)
             done = feedback.lower().startswith(prompts.CORRECT)
             trace.add("feedback", feedback, "stop" if done else "refine")
@@ -106,8 +106,8 @@ class SelfRefinePlanner(BaselinePlanner):
                 {"role": "assistant", "content": feedback},
                 {"role": "user", "content": prompts.ASK_REFINE},
             ]
-            self.calls.say(f"round {number}: refining", number + 1, self.rounds + 1)
-            read = self.ask_plan(self._fitted(dialogue, PLAN_TOKENS), trace, "refined plan", goal=goal)
+            self.say(task, f"round {number}: refining", number + 1, self.rounds + 1)
+            read = self.ask_plan(task, self._fitted(dialogue, PLAN_TOKENS), trace, "refined plan", goal=task.goal)
             if read is None:
                 return steps
             steps = read.steps

@@ -29,14 +29,14 @@ from dataclasses import dataclass
 
 from ....kb import KnowledgeBase
 from ....llm.grammar import gbnf_literal
-from ....model import Goal, Step
-from ....sim import State
+from ....model import Step
 from ...grammars.forward_plans import END, parse_step
 from ...prompts import baseline_prompts as prompts
 from ...prompts.deps_prompts import task_message
 from ...prompts.plan_facts import PlanFacts
 from ...spec import PlannerSpec
 from .baseline_loop import BaselinePlanner, BaselineTrace, StopReason, plain
+from .forward_loop import Task
 
 DEFAULT_BREADTH = 3
 DEFAULT_BEAM = 2
@@ -73,7 +73,7 @@ def propose_grammar(planner: BaselinePlanner, steps, breadth: int) -> str:
 
 
 class TreeOfThoughtsPlanner(BaselinePlanner):
-    method = "tot"
+    name = "tot"
 
     def __init__(self, kb: KnowledgeBase, spec: PlannerSpec, backend, *, n_ctx: int | None = None):
         breadth, beam = spec.baselines.tot_breadth, spec.baselines.tot_beam
@@ -98,14 +98,14 @@ class TreeOfThoughtsPlanner(BaselinePlanner):
     def spent(self, trace: BaselineTrace) -> str:
         return f"depth {trace.rounds} of {self.depth}, breadth {self.breadth}, beam {self.beam}"
 
-    def _propose(self, task: str, steps: tuple[Step, ...], trace: BaselineTrace) -> list[Branch] | None:
+    def _propose(self, task: Task, text: str, steps: tuple[Step, ...], trace: BaselineTrace) -> list[Branch] | None:
         """The next partial plans one call proposes from ``steps``; None when the loop must stop."""
         grammar = propose_grammar(self, steps, self.breadth)
-        messages = [*self.prefix, {"role": "user", "content": prompts.propose_message(task, steps, self.breadth)}]
-        asked = self.ask(messages, grammar, 12 * (len(steps) + self.breadth) + 8, trace)
+        messages = [*self.prefix, {"role": "user", "content": prompts.propose_message(text, steps, self.breadth)}]
+        asked = self.ask(task, messages, grammar, 12 * (len(steps) + self.breadth) + 8, trace)
         if asked is None:
             return None
-        self.calls.log_text(messages, grammar, asked)
+        self.log_text(task, messages, grammar, asked)
         lines = [line.strip() for line in asked.text.splitlines() if line.strip()]
         if [line for line in lines[: len(steps)]] == [str(s) for s in steps]:
             lines = lines[len(steps) :]  # the plan so far, written again as the grammar makes it
@@ -124,33 +124,33 @@ class TreeOfThoughtsPlanner(BaselinePlanner):
             out.append(branch)
         return out
 
-    def _rate(self, task: str, branch: Branch, trace: BaselineTrace) -> Branch | None:
-        message = prompts.value_message(task, branch.steps, branch.finished)
+    def _rate(self, task: Task, text: str, branch: Branch, trace: BaselineTrace) -> Branch | None:
+        message = prompts.value_message(text, branch.steps, branch.finished)
         messages = [*self.prefix, {"role": "user", "content": message}]
-        asked = self.ask(messages, prompts.VALUE_GRAMMAR, VALUE_TOKENS, trace)
+        asked = self.ask(task, messages, prompts.VALUE_GRAMMAR, VALUE_TOKENS, trace)
         if asked is None:
             return None
-        self.calls.log_text(messages, prompts.VALUE_GRAMMAR, asked)
+        self.log_text(task, messages, prompts.VALUE_GRAMMAR, asked)
         words = plain(asked.text).lower().split()
         rating = next((w for w in words if w in prompts.RATINGS), "")
         return Branch(branch.steps, branch.finished, rating)
 
-    def run(self, goal: Goal, start: State, trace: BaselineTrace) -> tuple[Step, ...]:
-        task = task_message(goal, start, self.facts)
+    def run(self, task: Task, trace: BaselineTrace) -> tuple[Step, ...]:
+        text = task_message(task.goal, task.start, self.facts)
         frontier = [Branch(())]
         best_finished: Branch | None = None
         for depth in range(1, self.depth + 1):
             trace.rounds = depth
-            self.calls.say(f"depth {depth}: proposing and rating", depth, self.depth)
+            self.say(task, f"depth {depth}: proposing and rating", depth, self.depth)
             rated: list[Branch] = []
             for branch in frontier:
-                proposed = self._propose(task, branch.steps, trace)
+                proposed = self._propose(task, text, branch.steps, trace)
                 if proposed is None:
                     return self._stopped(frontier, best_finished)
                 for candidate in proposed:
                     if any(candidate.steps == r.steps and candidate.finished == r.finished for r in rated):
                         continue
-                    scored = self._rate(task, candidate, trace)
+                    scored = self._rate(task, text, candidate, trace)
                     if scored is None:
                         return self._stopped(frontier, best_finished)
                     rated.append(scored)
