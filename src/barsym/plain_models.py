@@ -27,7 +27,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 _MISSING: Any = object()
-_WHOLE = re.compile(r"[+-]?[0-9]+(?:_[0-9]+)*(?:\.0*)?")
+_WHOLE = re.compile(r"[+-]?[0-9]+(?:_[0-9]+)*(?:\.0+)?")
+#: what pydantic strips around a number: Unicode's White_Space (Python's ``str.strip`` also takes \x1c-\x1f)
+_BLANKS = "".join(c for c in map(chr, range(0x3001)) if c.isspace() and c not in "\x1c\x1d\x1e\x1f")
 
 
 class ModelError(ValueError):
@@ -94,7 +96,7 @@ def _whole(value: Any) -> int:
         return int(value)
     if isinstance(value, (str, bytes)):
         text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
-        text = text.strip()
+        text = text.strip(_BLANKS)
         if not _WHOLE.fullmatch(text):
             raise _Bad("int_parsing", "Input should be a valid integer, unable to parse string as an integer", value)
         try:
@@ -107,7 +109,9 @@ def _whole(value: Any) -> int:
 
 
 def _string(value: Any) -> str:
-    if isinstance(value, str) and not isinstance(value, enum.Enum):
+    if isinstance(value, enum.Enum) and isinstance(value, str):  # a StepType: its value, as pydantic takes it
+        return str(value.value)
+    if isinstance(value, str):
         return value
     if isinstance(value, (bytes, bytearray)):
         try:
@@ -122,11 +126,16 @@ def _string(value: Any) -> str:
 def _boolean(value: Any) -> bool:
     if isinstance(value, bool):
         return value
-    if isinstance(value, int) and value in (0, 1):
+    if isinstance(value, (int, float)) and value in (0, 1):
         return bool(value)
-    if isinstance(value, str) and value.strip().lower() in _TRUTH:
-        return _TRUTH[value.strip().lower()]
-    raise _Bad("bool_parsing", "Input should be a valid boolean, unable to interpret input", value)
+    if isinstance(value, (str, bytes)):
+        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+        if text.lower() in _TRUTH:
+            return _TRUTH[text.lower()]
+    whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())  # False for inf and nan
+    if (whole and abs(value) < 2**63) or isinstance(value, (str, bytes)):
+        raise _Bad("bool_parsing", "Input should be a valid boolean, unable to interpret input", value)
+    raise _Bad("bool_type", "Input should be a valid boolean", value)
 
 
 _TRUTH = {w: True for w in ("1", "on", "t", "true", "y", "yes")} | {
@@ -152,8 +161,8 @@ def _convert(annotation: Any, value: Any) -> Any:
         if isinstance(value, Path):
             return value
         if isinstance(value, str):
-            return Path(value)
-        raise _Bad("path_type", "Input is not a valid path", value)
+            return Path(_string(value))
+        raise _Bad("path_type", "Input is not a valid path for <class 'pathlib.Path'>", value)
     if typing.get_origin(annotation) in (list, tuple):
         if not isinstance(value, (list, tuple)):
             kind = "list" if typing.get_origin(annotation) is list else "tuple"
