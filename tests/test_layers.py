@@ -37,8 +37,8 @@ LAYERS = [
     ("llm", "kb", "model", "datasets"),
     ("private_files", "redact"),  # barsym's own 0600 files and secrets kept out of logs: used by all
     # replacing a file all at once; package names loaded on first use; the crafting graph's storage; the SQLite
-    # files' migration runner: import nothing
-    ("atomic_files", "lazy_names", "digraph", "sqlite_migrations"),
+    # files' migration runner; typed records checked as pydantic's, without it (the step, goal, plan): import nothing
+    ("atomic_files", "lazy_names", "digraph", "sqlite_migrations", "plain_models"),
     ("steps",),  # the step notation: render, read, its grammar fragment (imports nothing)
 ]
 RANK = {name: rank for rank, layer in enumerate(LAYERS) for name in layer}

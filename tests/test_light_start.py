@@ -85,3 +85,109 @@ def test_the_parser_of_one_command_parses_its_line_as_the_full_parser_does():
     assert list(everything._subparsers._group_actions[0].choices) == list(
         theirs["parser"]._subparsers._group_actions[0].choices
     )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [("plan", "stick", "--planner", "symbolic"), ("validate", EXAMPLE)],
+    ids=lambda a: a[0],
+)
+def test_a_light_command_loads_no_pydantic(tmp_path, argv):
+    """Issue 54: the step, goal and plan are plain records, and the planner options' pydantic models are not
+    made for a line that sets none of them (:func:`barsym.cli.plain_args`)."""
+    code, modules = loaded(tmp_path, *argv)
+    assert code == 0
+    assert sorted(m for m in modules if m.split(".")[0] in ("pydantic", "pydantic_core")) == []
+
+
+PLAIN_LINES = [
+    ["plan", "stick", "--planner", "symbolic"],
+    ["plan", "--planner=symbolic", "stick", "--count=3", "-q"],
+    [
+        "--mc-version",
+        "1.16.5",
+        "plan",
+        "stick",
+        "--planner",
+        "symbolic",
+        "--count",
+        "2",
+        "--format",
+        "json",
+        "--start",
+        "logs=1",
+        "--start",
+        "stick=2",
+        "--layer",
+        "1",
+        "--rules",
+        "crafting",
+        "--memory",
+        "m.db",
+        "--record",
+        "-o",
+        "out.json",
+        "--dialect",
+        "deps",
+    ],
+    ["validate", "a.jsonl", "b.jsonl", "--goal", "stick", "--goal-count", "2", "--format", "json", "--quiet"],
+]
+
+
+@pytest.mark.parametrize("line", PLAIN_LINES, ids=lambda line: " ".join(line[:3]))
+def test_a_line_that_sets_no_option_model_parses_as_the_full_parser_reads_it(line):
+    """The plain parser's namespace is the full one's without the option models' arguments, and those the full
+    parser adds are all unset (a switch at its default): what the planner reads is the same."""
+    from barsym.cli import build_parser, plain_args
+
+    parser = build_parser()
+    plain, full = plain_args(line), parser.parse_args(line)
+    assert plain is not None
+    command = parser._subparsers._group_actions[0].choices[full.command]
+    mine, theirs = vars(plain), vars(full)
+    only_full = set(theirs) - set(mine)
+    assert set(mine) - set(theirs) == {"option_models"}
+    assert {k: v for k, v in mine.items() if k not in ("parser", "option_models")} == {
+        k: v for k, v in theirs.items() if k not in only_full | {"parser"}
+    }
+    assert {k: theirs[k] for k in only_full} == {k: command.get_default(k) for k in only_full}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        ["plan", "stick"],  # bar asks a model
+        ["plan", "stick", "--planner", "symbolic", "--co", "2"],  # an abbreviation: ambiguous in the full parser
+        ["plan", "stick", "--planner", "symbolic", "--temperature", "0.5"],  # an option model's (warned as ignored)
+        ["plan", "stick", "--planner", "symbolic", "--consistency"],
+        ["plan", "stick", "--planner", "symbolic", "-h"],
+        ["plan", "stick", "--planner", "nosuch"],
+        ["plan", "--planner", "symbolic"],  # no item: the full parser's message
+        ["plan", "stick", "--planner", "symbolic", "--", "x"],
+        ["plan", "stick", "extra", "--planner", "symbolic"],
+        ["validate", "a.jsonl", "--text", "plan.txt"],  # a plan in prose asks the model
+        ["--version"],
+        ["eval", "--dataset", "bar"],  # a command with no plain parse
+    ],
+    ids=lambda line: " ".join(line),
+)
+def test_any_other_line_is_left_to_the_full_parser(line):
+    from barsym.cli import plain_args
+
+    assert plain_args(line) is None
+
+
+def test_a_planner_built_without_its_spec_plans_as_the_one_built_from_it(kb):
+    from barsym.model import Goal
+    from barsym.planner.registry import build, build_plain
+    from barsym.reasoning.spec import PlannerContext, PlannerSpec
+    from barsym.sim import State
+
+    held = State.start({"iron_ingot": 3, "oak_log": 2})
+    cases = [(None, item, None) for item in ("diamond_pickaxe", "bucket", "torch", "golden_apple")]
+    for rules, item, start in [*cases, ("crafting", "bucket", held), ("crafting", "stick", held)]:
+        plain = build_plain(kb, "symbolic", rules)
+        full = build(kb, PlannerSpec(planner="symbolic", context=PlannerContext(rules=rules)))
+        assert type(plain) is type(full)
+        assert plain.plan(Goal(item=item), start).plan == full.plan(Goal(item=item), start).plan
+    assert build_plain(kb, "bar") is None  # a planner that asks a model is made from its spec

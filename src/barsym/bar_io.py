@@ -19,11 +19,10 @@ import stat
 import sys
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from . import steps as notation
 from .atomic_files import write_atomic
 from .model import MAX_COUNT, Plan, Step, StepType
+from .plain_models import ModelError
 
 _BAR_TYPES = {"mine", "craft", "smelt", "kill", "special"}
 _FIELDS = {"type", "obj_name", "obj_num", "tool", "recipe"}
@@ -127,7 +126,7 @@ def step_from_record(record: object, where: str) -> Step:
         raise PlanFormatError(where, f"'obj_num' must be from 1 to {MAX_COUNT}, got {shown(num)}")
     try:
         return Step(type=StepType(kind), item=name, count=num, tool=tool, recipe=recipe)
-    except ValidationError as exc:  # pragma: no cover - the checks above cover the schema
+    except ModelError as exc:  # pragma: no cover - the checks above cover the schema
         raise PlanFormatError(where, exc.errors()[0]["msg"]) from None
 
 

@@ -46,11 +46,7 @@ def build_parser(argv: list[str] | None = None):
 
     parser = _Parser(prog="barsym", description="Plan, validate and evaluate Minecraft tech-tree plans.")
     parser.add_argument("--version", action="version", version=f"barsym {__version__}")
-    parser.add_argument(
-        "--mc-version",
-        default="1.16.5",
-        help="Minecraft Java version to plan for (default 1.16.5, BAR's; `barsym versions` lists the installed ones)",
-    )
+    _add_mc_version(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in names:
@@ -60,6 +56,62 @@ def build_parser(argv: list[str] | None = None):
         command.set_defaults(run=module.run)
     parser.set_defaults(parser=parser)  # for what is made from the parsers (barsym completion)
     return parser
+
+
+def _add_mc_version(parser) -> None:
+    parser.add_argument(
+        "--mc-version",
+        default="1.16.5",
+        help="Minecraft Java version to plan for (default 1.16.5, BAR's; `barsym versions` lists the installed ones)",
+    )
+
+
+class _NotPlain(Exception):
+    """The plain parser cannot read this line (the full parser will, or will say why not)."""
+
+
+def plain_args(argv: list[str]):
+    """``argv`` parsed without the option models' arguments, or None when that is not the same as the full parse.
+
+    Why: the planner and model options (:mod:`barsym.commands.planner_arguments`) are pydantic models, and
+    importing pydantic to make their arguments is about half of ``barsym plan ITEM --planner symbolic``'s start
+    (issue 54's 0.2 s of CPU). A command that can run without them (its module's ``add_arguments`` takes
+    ``models=False`` and its ``plain_enough(args)`` says the parsed line needs none) is parsed by a parser of
+    its other arguments first. That parser accepts a line only if the full one reads it the same way: no
+    abbreviated option (``allow_abbrev=False``: ``--co`` is --count here, ambiguous there), no ``-h`` (no help
+    of its own), no word it does not know (an option of the models, a typo) and no error -- any of those and
+    the full parser parses the line, with its own help and messages. The namespace then lacks the models'
+    arguments, which is what a line that sets none of them reads as (``tests/test_light_start.py``).
+    """
+    import argparse
+    import importlib
+
+    from .commands import COMMANDS
+
+    chosen = _command(argv)
+    if chosen not in COMMANDS or "--" in argv:
+        return None
+    module = importlib.import_module(f"barsym.commands.{chosen}")
+    if getattr(module, "plain_enough", None) is None:
+        return None
+
+    class _Strict(argparse.ArgumentParser):
+        def error(self, message: str):
+            raise _NotPlain(message)
+
+    parser = _Strict(prog="barsym", add_help=False, allow_abbrev=False)
+    _add_mc_version(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Strict)
+    sub.required = True
+    command = sub.add_parser(chosen, add_help=False, allow_abbrev=False)
+    module.add_arguments(command, models=False)
+    command.set_defaults(run=module.run)
+    parser.set_defaults(parser=None, option_models=False)
+    try:
+        args, unknown = parser.parse_known_args(argv)
+    except _NotPlain:
+        return None
+    return args if not unknown and module.plain_enough(args) else None
 
 
 def _command(argv: list[str]) -> str | None:
@@ -161,7 +213,7 @@ def _main(argv: list[str] | None, streams, escaped: list) -> int:
         sys.stdout, sys.stderr = EscapedOutput(sys.stdout), EscapedOutput(sys.stderr)
         escaped.append(sys.stdout)
         line = list(sys.argv[1:] if argv is None else argv)
-        args = build_parser(line).parse_args(line)
+        args = plain_args(line) or build_parser(line).parse_args(line)
         args.argv = line  # the call log names runs after the command
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning

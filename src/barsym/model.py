@@ -4,15 +4,18 @@ Names are kept as written (``logs``, ``wooden_slab``); the knowledge base
 resolves them when a plan is simulated, so a plan read from a file writes back
 unchanged. BAR's JSON Lines layout is one reader/writer of this model
 (:mod:`barsym.bar_io`), not the internal form.
+
+The types are :class:`~barsym.plain_models.PlainModel` records, not pydantic models (until issue 54 they
+were): the same fields, checks, messages and JSON, without loading pydantic, which alone took about a third
+of a symbolic ``barsym plan``'s start.
 """
 
 from __future__ import annotations
 
 from enum import Enum
 
-from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
-
 from . import steps as notation
+from .plain_models import Field, PlainModel
 from .steps import MAX_COUNT  # the step notation's bound (barsym.steps)
 
 __all__ = ["MAX_COUNT", "Goal", "GoalOptions", "Plan", "Step", "StepType"]
@@ -32,7 +35,7 @@ class StepType(str, Enum):
         return self in (StepType.DIG_DOWN, StepType.CLIMB_UP)
 
 
-class Step(BaseModel):
+class Step(PlainModel):
     """One executable action.
 
     ``count`` is the number of items the plan needs from this step (BAR's
@@ -46,16 +49,21 @@ class Step(BaseModel):
     broken into ingots that an anvil needs whole).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+    __slots__ = ("type", "item", "count", "tool", "recipe")
+    model_fields = {
+        "type": Field(StepType),
+        "item": Field(str | None, None),
+        "count": Field(int | None, None, ge=1, le=MAX_COUNT),
+        "tool": Field(str | None, None),
+        "recipe": Field(int | None, None, ge=0),
+    }
     type: StepType
-    item: str | None = None
-    count: int | None = Field(default=None, ge=1, le=MAX_COUNT)
-    tool: str | None = None
-    recipe: int | None = Field(default=None, ge=0)
+    item: str | None
+    count: int | None
+    tool: str | None
+    recipe: int | None
 
-    @model_validator(mode="after")
-    def _shape(self) -> "Step":
+    def _check(self) -> None:
         if self.type.moves:
             if self.item is not None:
                 raise ValueError(f"a {self.type.value} step names no item")
@@ -68,13 +76,10 @@ class Step(BaseModel):
                 raise ValueError(f"a {self.type.value} step needs a count from 1 to {MAX_COUNT}")
         if self.recipe is not None and self.type not in (StepType.CRAFT, StepType.SMELT):
             raise ValueError(f"a {self.type.value} step has no recipe (only craft and smelt steps name one)")
-        return self
 
-    @model_serializer(mode="wrap")
-    def _without_unpinned_recipe(self, handler):
+    def _dumped(self, data: dict) -> dict:
         """A step that pins no recipe is written as before the field existed (no ``"recipe": null``)."""
-        data = handler(self)
-        if isinstance(data, dict) and data.get("recipe") is None:
+        if data.get("recipe") is None:
             data.pop("recipe", None)
         return data
 
@@ -87,17 +92,20 @@ class Step(BaseModel):
         return (self.type, self.item, self.tool, self.recipe) == (other.type, other.item, other.tool, other.recipe)
 
 
-class Goal(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class Goal(PlainModel):
+    __slots__ = ("item", "count")
+    model_fields = {
+        "item": Field(str),
+        "count": Field(int, 1, ge=1, le=MAX_COUNT, description="how many", json_schema_extra={"metavar": "N"}),
+    }
     item: str
-    count: int = Field(default=1, ge=1, le=MAX_COUNT, description="how many", json_schema_extra={"metavar": "N"})
+    count: int
 
     def __str__(self) -> str:
         return f"obtain {self.count} {notation.clip(self.item)}"
 
 
-class GoalOptions(BaseModel):
+class GoalOptions(PlainModel):
     """``--goal ITEM [--goal-count N]``: the goal a plan read from a file must reach.
 
     Without ``goal`` each plan's goal is what its last step asks for (:meth:`Plan.default_goal`);
@@ -106,21 +114,27 @@ class GoalOptions(BaseModel):
     verdict line of each names the goal it was held to.
     """
 
-    model_config = ConfigDict(extra="forbid")
-
-    goal: str | None = Field(
-        None,
-        description="item the plan must end with (default: the last step's item)",
-        json_schema_extra={"metavar": "ITEM"},
-    )
-    goal_count: int | None = Field(
-        None,
-        ge=1,
-        le=MAX_COUNT,
-        description="how many of the goal item (default: 1 of --goal, else the last step's count); "
-        "without --goal, of the last step's item",
-        json_schema_extra={"metavar": "N"},
-    )
+    __slots__ = ("goal", "goal_count")
+    frozen = False
+    model_fields = {
+        "goal": Field(
+            str | None,
+            None,
+            description="item the plan must end with (default: the last step's item)",
+            json_schema_extra={"metavar": "ITEM"},
+        ),
+        "goal_count": Field(
+            int | None,
+            None,
+            ge=1,
+            le=MAX_COUNT,
+            description="how many of the goal item (default: 1 of --goal, else the last step's count); "
+            "without --goal, of the last step's item",
+            json_schema_extra={"metavar": "N"},
+        ),
+    }
+    goal: str | None
+    goal_count: int | None
 
     def for_plan(self, plan: Plan) -> Goal | None:
         """The goal ``plan`` is held to; None: no goal at all (a plan that makes nothing)."""
@@ -132,16 +146,16 @@ class GoalOptions(BaseModel):
         return Goal(item=default.item, count=self.goal_count)
 
 
-class Plan(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class Plan(PlainModel):
+    __slots__ = ("steps", "source")
+    model_fields = {"steps": Field(tuple[Step, ...]), "source": Field(str | None, None)}
     steps: tuple[Step, ...]
-    source: str | None = None
+    source: str | None
 
     def __len__(self) -> int:
         return len(self.steps)
 
-    def __iter__(self):  # type: ignore[override]
+    def __iter__(self):
         return iter(self.steps)
 
     def default_goal(self) -> Goal | None:

@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from .bar_io import PlanFormatError, loads_json, read_input, shown
 from .kb import KnowledgeBase, UnknownItemError
 from .model import MAX_COUNT
+from .plain_models import Field, PlainModel
 from .sim import State
 
 #: the JSON an inventory file may hold: {"oak_log": 3, ...} or {"inventory": {...}, "layer": N}
@@ -115,28 +114,42 @@ def start_state(
     return State.start(counts, chosen)
 
 
-class StartOptions(BaseModel):
+class StartOptions(PlainModel):
     """Where a plan starts and which rules it plays by, as the user typed them (read by :meth:`state`)."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    start: list[str] = Field(
-        [],  # pydantic copies it for each model; a default_factory=list costs a parse of list's signature at import
-        description="an item the agent holds at the start (repeatable), e.g. --start stone_pickaxe=1",
-        json_schema_extra={"metavar": "ITEM=N"},
-    )
-    inventory: Path | None = Field(
-        None, description=f"start inventory from a file: {INVENTORY_HELP}", json_schema_extra={"metavar": "FILE"}
-    )
-    layer: str | None = Field(
-        None, description="the layer the agent starts on (0 = surface, the default)", json_schema_extra={"metavar": "N"}
-    )
-    rules: str | None = Field(
-        None,
-        description="rule profile: survival (BAR's world, default) or crafting (Plancraft's: nothing is "
-        "mined, the 3x3 grid is at hand, smelting needs no furnace or fuel)",
-        json_schema_extra={"metavar": "NAME"},
-    )
+    __slots__ = ("start", "inventory", "layer", "rules")
+    frozen = False
+    model_fields = {
+        "start": Field(
+            list[str],
+            [],  # each record gets its own copy
+            description="an item the agent holds at the start (repeatable), e.g. --start stone_pickaxe=1",
+            json_schema_extra={"metavar": "ITEM=N"},
+        ),
+        "inventory": Field(
+            Path | None,
+            None,
+            description=f"start inventory from a file: {INVENTORY_HELP}",
+            json_schema_extra={"metavar": "FILE"},
+        ),
+        "layer": Field(
+            str | None,
+            None,
+            description="the layer the agent starts on (0 = surface, the default)",
+            json_schema_extra={"metavar": "N"},
+        ),
+        "rules": Field(
+            str | None,
+            None,
+            description="rule profile: survival (BAR's world, default) or crafting (Plancraft's: nothing is "
+            "mined, the 3x3 grid is at hand, smelting needs no furnace or fuel)",
+            json_schema_extra={"metavar": "NAME"},
+        ),
+    }
+    start: list[str]
+    inventory: Path | None
+    layer: str | None
+    rules: str | None
 
     def state(self, kb: KnowledgeBase) -> State:
         return start_state(kb, self.inventory, self.start, self.layer)

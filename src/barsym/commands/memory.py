@@ -19,8 +19,8 @@ from pathlib import Path
 from ..memory import MemoryStore, with_memory
 from ..memory.maintenance import build, decomposition_line, decompositions, export_jsonl, import_file, open_memory
 from ..memory.memory_file import default_path
-from ..memory.options import BuildOptions, PruneOptions
 from ..memory.row_checks import Vocabulary
+from ..memory.run_options import BuildOptions, PruneOptions
 from ..memory.store import COUNTS
 from ..planner import PlanningError
 from ..sim.options import ExecutionOptions

@@ -7,6 +7,10 @@ the help (the Field's description and default), the choices of a ``Literal``, an
 ``bool``. Every argument but a switch defaults to ``SUPPRESS``, so the parsed namespace holds what the user
 typed and nothing else; :func:`read_model` builds the model from that (``model_fields_set`` is
 then what was given) and turns pydantic's complaint into one line naming the flag.
+
+A model may also be a :class:`~barsym.plain_models.PlainModel` (the goal, the start and memory options): it
+has the same ``model_fields`` and errors, and this module does not import pydantic, so a command whose
+options are all plain (``plan --planner symbolic``, ``validate``) starts without it.
 """
 
 from __future__ import annotations
@@ -14,14 +18,21 @@ from __future__ import annotations
 import argparse
 import typing
 from enum import Enum
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any
 
 from ..bar_io import shown
 from .common import Deprecated, UsageError
 
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
-def flag(model: type[BaseModel], name: str) -> str:
+    from ..plain_models import ModelError
+
+    #: a pydantic model or a plain one, read through the attributes both have (``model_fields``' FieldInfo's)
+    Model = Any
+
+
+def flag(model: Model, name: str) -> str:
     extra = model.model_fields[name].json_schema_extra or {}
     return extra.get("flag") or "--" + name.replace("_", "-")
 
@@ -40,7 +51,7 @@ def _show(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def span(model: type[BaseModel], name: str) -> str:
+def span(model: Model, name: str) -> str:
     """A field's range in words (``from 1 to 10``, ``at least 0``), from its ``ge``/``le`` constraints."""
     low = high = None
     for m in model.model_fields[name].metadata:
@@ -52,7 +63,7 @@ def span(model: type[BaseModel], name: str) -> str:
 
 def add_model(
     parser,
-    model: type[BaseModel],
+    model: Model,
     title: str | None = None,
     *,
     skip=(),
@@ -91,7 +102,7 @@ def add_model(
         )
 
 
-def given(args: argparse.Namespace, model: type[BaseModel], skip=()) -> dict:
+def given(args: argparse.Namespace, model: Model, skip=()) -> dict:
     """The fields of ``model`` the command line set (their text, as typed; a switch only when flipped)."""
     fields = model.model_fields
     return {
@@ -103,20 +114,22 @@ def given(args: argparse.Namespace, model: type[BaseModel], skip=()) -> dict:
     }
 
 
-def read_model(args: argparse.Namespace, model: type[BaseModel], skip=(), **values):
+def read_model(args: argparse.Namespace, model: Model, skip=(), **values):
     """``model`` from what the command line gave (over ``values``); a bad value is one UsageError line."""
     typed = given(args, model, skip)
     try:
         return model(**{**values, **typed})
-    except ValidationError as exc:
-        raise UsageError(message(model, exc, typed)) from None
+    except ValueError as exc:  # pydantic's ValidationError and a plain model's ModelError are ValueErrors
+        if not callable(getattr(exc, "errors", None)):
+            raise
+        raise UsageError(message(model, typing.cast("ModelError", exc), typed)) from None
 
 
 #: what a value must be, by how pydantic's error type begins (int_parsing, greater_than_equal, ...)
 MUST_BE = {"int": "a whole number", "finite": "a finite number", "float": "a number", "greater": "", "less": ""}
 
 
-def message(model: type[BaseModel], exc: ValidationError, typed: dict) -> str:
+def message(model: Model, exc: ValidationError | ModelError, typed: dict) -> str:
     """pydantic's first error as the line a user reads: the flag, what it takes, what was given."""
     error = exc.errors()[0]
     if not error["loc"]:  # a check across fields (a model validator): its own words

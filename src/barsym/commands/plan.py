@@ -20,7 +20,7 @@ from ..bar_io import format_plan
 from ..memory.options import MemoryOptions
 from ..model import Goal
 from ..planner import PlanningError, PlanResult
-from ..planner.registry import Unsupported, check
+from ..planner.registry import Unsupported, check, planner_names, supports
 from ..sim import State
 from .common import (
     UsageError,
@@ -45,6 +45,7 @@ from .planner_arguments import (
     build_planner,
     check_dialect,
     check_planner,
+    plain_planner,
     planner_spec,
 )
 from .state_options import add_state_arguments, rules_from_args, start_from_args
@@ -55,7 +56,8 @@ DESCRIPTION = (
 )
 
 
-def add_arguments(p) -> None:
+def add_arguments(p, models: bool = True) -> None:
+    """The arguments; without ``models`` not the planner and model options' (:func:`barsym.cli.plain_args`)."""
     p.add_argument("item", help="item to obtain, e.g. diamond_pickaxe (aliases such as 'boat' work)")
     add_model(p, Goal, skip=("item",))
     add_planner_arguments(p, "which planner decomposes goals: ", "read ITEM in a task set's old names, e.g. deps")
@@ -68,8 +70,14 @@ def add_arguments(p) -> None:
     add_output(p)
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     add_state_arguments(p)
-    add_llm_arguments(p)
+    if models:
+        add_llm_arguments(p)
     add_model(p, MemoryOptions, "stage memory (BAR module c)")
+
+
+def plain_enough(args: argparse.Namespace) -> bool:
+    """A line that sets no planner or model option needs their models only for a planner that asks a model."""
+    return args.planner in planner_names() and not supports(args.planner).model
 
 
 def render_json(result: PlanResult, code: int = 0, ran: dict | None = None, layers: tuple[str, ...] = ()) -> str:
@@ -119,14 +127,16 @@ def run(args: argparse.Namespace) -> int:
     except Unsupported as exc:
         raise UsageError(str(exc)) from None
     store, unrecorded = _open_memory(args)  # before the model loads: a bad memory file is found at once
-    spec = planner_spec(name, kb, args, rules)  # the flags as one typed value, all the way to the planner
-    progress = _progress(spec, args)
-    try:
-        planner = build_planner(spec, kb, args, progress)
-    except BaseException:  # a model or server that cannot be used: the line goes before the error's
-        _clear(progress)
-        raise
-    model = planner_model(spec)
+    planner, progress, model = plain_planner(name, kb, args, rules), None, None  # no option given: no spec needed
+    if planner is None:
+        spec = planner_spec(name, kb, args, rules)  # the flags as one typed value, all the way to the planner
+        progress = _progress(spec, args)
+        try:
+            planner = build_planner(spec, kb, args, progress)
+        except BaseException:  # a model or server that cannot be used: the line goes before the error's
+            _clear(progress)
+            raise
+        model = planner_model(spec)
     planner = remembering(planner, kb, store)
     ran = ran_record(name, model, rules.name, start)
     layers = tuple(kb.layers)

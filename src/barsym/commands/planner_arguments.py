@@ -7,24 +7,25 @@ reads these options -- ``validate``, ``plan --planner symbolic`` -- does not loa
 evaluation package or the backends: the options are pydantic models of light modules
 (:class:`~barsym.reasoning.options.PlannerLLMOptions`, :class:`~barsym.reasoning.options.DepsOptions`,
 :class:`~barsym.consistency.ConsistencyConfig`, :class:`~barsym.llm.settings.ModelSettings`), turned into
-arguments by :mod:`.options`.
+arguments by :mod:`.options`. Those models are pydantic's, imported by the functions that read them: a
+symbolic ``plan`` parsed without them (:func:`barsym.cli.plain_args`) loads no pydantic.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+from typing import TYPE_CHECKING
 
-from ..consistency.config import ConsistencyConfig
 from ..kb import KnowledgeBase
-from ..llm.install import llm_extra_hint
-from ..llm.settings import ModelSettings
 from ..planner import DEFAULT_PLANNER, planner_names
-from ..planner.registry import build
-from ..reasoning.options import BaselineOptions, DepsOptions, ForwardOptions, PlannerLLMOptions
-from ..reasoning.spec import PlannerSpec, choose
+from ..planner.registry import build, build_plain
 from .common import Deprecated, UsageError, warn
 from .options import add_model, flag, read_model
+
+if TYPE_CHECKING:
+    from ..llm.settings import ModelSettings
+    from ..reasoning.spec import PlannerSpec
 
 CONSISTENCY = "state consistency (BAR module b)"
 
@@ -54,6 +55,8 @@ def check_dialect(kb, dialect: str | None) -> str | None:
 
 def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
     """The LLM planners' options, DEPS' and state consistency's (``plan``, ``eval``)."""
+    from ..reasoning.options import BaselineOptions, DepsOptions, ForwardOptions, PlannerLLMOptions
+
     add_model(
         parser,
         PlannerLLMOptions,
@@ -69,6 +72,8 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
 def add_consistency_arguments(parser: argparse.ArgumentParser, planners: bool = False) -> None:
     """State consistency's options; ``planners`` (``plan``, ``eval``) adds ``--consistency``, and the old
     ``--rounds`` there meant DEPS' rounds with ``--planner deps``."""
+    from ..consistency.config import ConsistencyConfig
+
     group = parser.add_argument_group(CONSISTENCY)
     if planners:
         group.add_argument(
@@ -95,16 +100,24 @@ def add_consistency_arguments(parser: argparse.ArgumentParser, planners: bool = 
 
 def add_model_arguments(parser: argparse.ArgumentParser, title: str = "LLM") -> None:
     """The model options of ``score`` and ``repair`` (the planners' retry options do not apply)."""
+    from ..llm.settings import ModelSettings
+
     add_model(parser, ModelSettings, title, skip=("api_key", "llm_model"), deprecated={"--seed": "seed"})
 
 
 def model_settings(args: argparse.Namespace) -> ModelSettings:
+    from ..llm.settings import ModelSettings
+
     return read_model(args, ModelSettings, skip=("api_key", "llm_model"))
 
 
 def planner_spec(name: str, kb: KnowledgeBase, args: argparse.Namespace, rules=None) -> PlannerSpec:
     """The planner's options from the command line as one typed value (:func:`barsym.reasoning.spec.choose`);
     options it would not use are named in one warning line."""
+    from ..consistency.config import ConsistencyConfig
+    from ..reasoning.options import BaselineOptions, DepsOptions, ForwardOptions, PlannerLLMOptions
+    from ..reasoning.spec import choose
+
     legacy = getattr(args, "legacy_rounds", None)  # --rounds: DEPS' rounds with deps, repair rounds otherwise
     if legacy is not None:
         args = argparse.Namespace(**{"deps_rounds" if name == "deps" else "rounds": legacy, **vars(args)})
@@ -131,6 +144,15 @@ def planner_spec(name: str, kb: KnowledgeBase, args: argparse.Namespace, rules=N
         )  # --facts/--no-facts: the one the user typed
         warn(f"the {name} planner {ignored[0]}; ignored: {flags}")
     return spec
+
+
+def plain_planner(name: str, kb: KnowledgeBase, args: argparse.Namespace, rules=None):
+    """Planner ``name`` from a line parsed without the option models (:func:`barsym.cli.plain_args`), built
+    without a spec (:func:`barsym.planner.registry.build_plain`: no pydantic); None when the full parser read
+    the line (an option may be set) or the planner needs its spec."""
+    if getattr(args, "option_models", True):
+        return None
+    return build_plain(kb, name, rules)
 
 
 def build_planner(spec: PlannerSpec, kb: KnowledgeBase, args: argparse.Namespace, progress=None):
@@ -175,6 +197,7 @@ def model_errors(what: str, model: str | None, remote: bool):
     """A model or server that cannot be used as one UsageError line; in-process on a light install (no [llm]
     extra), the line names the extra rather than a package's hint. A bad URL (ValueError) is one line too."""
     from ..llm import LLMError  # the LLM package is only imported for the LLM planners
+    from ..llm.install import llm_extra_hint
 
     try:
         yield

@@ -20,7 +20,8 @@ HELP = "check plans (BAR JSON Lines or `mine 4 logs` lines) step by step"
 DESCRIPTION = "Play each plan forward and report valid / valid with waste / invalid."
 
 
-def add_arguments(p) -> None:
+def add_arguments(p, models: bool = True) -> None:
+    """The arguments; without ``models`` not the model options of ``--text`` (:func:`barsym.cli.plain_args`)."""
     add_plan_file_arguments(p, files="*")  # --text FILE stands in for the plan files
     add_format(
         p,
@@ -35,7 +36,13 @@ def add_arguments(p) -> None:
         metavar="FILE",
         help="a plan written in prose: parse it into steps first (barsym parse); validated after any plan files",
     )
-    add_model_arguments(p)  # for --text: the model options of barsym parse
+    if models:
+        add_model_arguments(p)  # for --text: the model options of barsym parse
+
+
+def plain_enough(args: argparse.Namespace) -> bool:
+    """Plan files alone read no model option (``--text``, a plan in prose, does)."""
+    return args.text is None
 
 
 def run(args: argparse.Namespace) -> int:

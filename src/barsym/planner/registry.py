@@ -90,6 +90,7 @@ class Entry:
     name: str
     factory: Factory | Lazy
     supports: Supports
+    plain: Callable[[KnowledgeBase, Rules | str | None], Planner] | None = None  # see build_plain
 
 
 class Unsupported(ValueError):
@@ -124,10 +125,17 @@ def _entries() -> dict[str, Entry]:
     return _registry
 
 
-def register(name: str, factory: Factory | Lazy, supports: Supports = Supports()) -> None:
-    """Add a planner: ``factory(kb, spec)`` builds it, ``supports`` says what it takes (:func:`check`)."""
+def register(
+    name: str,
+    factory: Factory | Lazy,
+    supports: Supports = Supports(),
+    plain: Callable[[KnowledgeBase, Rules | str | None], Planner] | None = None,
+) -> None:
+    """Add a planner: ``factory(kb, spec)`` builds it, ``supports`` says what it takes (:func:`check`); a planner
+    that asks no model may give ``plain(kb, rules)``, what ``factory`` builds from a spec with every option at
+    its default (:func:`build_plain`)."""
     _entries()  # the built-ins first, in their order
-    _registry[name] = Entry(name, factory, supports)
+    _registry[name] = Entry(name, factory, supports, plain)
 
 
 def register_consistency(follow: Lazy) -> None:
@@ -221,6 +229,12 @@ def symbolic_planner(kb: KnowledgeBase, *, rules=None, graph=None, validator=Non
     return BackwardPlanner(kb, decomposer, graph=graph, validator=validator, name="symbolic", rules=rules)
 
 
+def symbolic_plain(kb: KnowledgeBase, rules: Rules | str | None = None) -> Planner:
+    """``symbolic`` with every option at its default (:func:`build_plain`): what :func:`symbolic_from_spec` builds
+    from a default context."""
+    return symbolic_planner(kb, rules=rules)
+
+
 def symbolic_from_spec(kb: KnowledgeBase, spec) -> Planner:
     """``symbolic`` as the registry builds it, from a :class:`~barsym.reasoning.spec.PlannerSpec`'s context."""
     context = spec.context
@@ -271,6 +285,19 @@ def build(kb: KnowledgeBase, spec) -> Planner:
     if not declared.start_states:
         planner = NoStartPlanner(planner)
     return planner
+
+
+def build_plain(kb: KnowledgeBase, name: str, rules: Rules | str | None = None) -> Planner | None:
+    """Planner ``name`` with no option set, as :func:`build` makes it from the default spec
+    (``PlannerSpec(planner=name, context=PlannerContext(rules=rules))``), without the spec: the option models are
+    pydantic's, and ``barsym plan --planner symbolic`` starts without pydantic (issue 54). None when the spec is
+    needed: a planner that asks a model or registered no ``plain``, or rules that wear tools (state consistency
+    follows the planner, and reads the spec)."""
+    found = entry(name)
+    if found.plain is None or found.supports.model or rules_for(kb, rules).profile.durability:
+        return None
+    planner = found.plain(kb, rules)
+    return planner if found.supports.start_states else NoStartPlanner(planner)
 
 
 def _consistency() -> Lazy:

@@ -33,11 +33,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from pydantic import ValidationError
-
 from ..graph import CraftGraph, item_node
 from ..kb import KnowledgeBase, Rules, rules_for
 from ..model import MAX_COUNT, Goal, Step, StepType
+from ..plain_models import ModelError
 from .decomposer import Decomposition, PlanContext, PlanningError, goal_layer, layer_goal
 
 PROVENANCE = "symbolic"
@@ -79,7 +78,7 @@ class SymbolicDecomposer:
             if kind == "smelt":
                 return self._smelt(item, goal.count, index, context)
             return self._gather(item, goal.count, context)
-        except ValidationError as exc:  # said in barsym's words, not pydantic's ("Input should be ...")
+        except ModelError as exc:  # said in barsym's words, not pydantic's ("Input should be ...")
             needed = exc.errors()[0].get("input")
             amount = f"{needed} units" if isinstance(needed, int) else "more units"
             raise PlanningError(

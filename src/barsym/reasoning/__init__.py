@@ -36,7 +36,16 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from ..planner.registry import FORWARD, NO_MODEL, Lazy, Supports, register, register_consistency, symbolic_from_spec
+from ..planner.registry import (
+    FORWARD,
+    NO_MODEL,
+    Lazy,
+    Supports,
+    register,
+    register_consistency,
+    symbolic_from_spec,
+    symbolic_plain,
+)
 
 
 def __getattr__(name: str):
@@ -63,7 +72,7 @@ DECOMPOSER = Supports()
 
 register("bar", _lazy("planners.backward.llm_planners", "bar_planner"), DECOMPOSER)
 register("llm-only", _lazy("planners.backward.llm_planners", "llm_only_planner"), DECOMPOSER)
-register("symbolic", symbolic_from_spec, NO_MODEL)
+register("symbolic", symbolic_from_spec, NO_MODEL, plain=symbolic_plain)
 register("bar-sc", _lazy("planners.backward.bar_sc", "bar_sc_planner"), DECOMPOSER)
 register("deps", _lazy("planners.forward.deps", "deps_planner"), FORWARD)
 register("cot", _lazy("planners.forward.cot", "cot_planner"), FORWARD)
