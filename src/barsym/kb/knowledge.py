@@ -210,6 +210,17 @@ class KnowledgeBase:
         return close
 
     @cached_property
+    def block_drops(self) -> dict[str, str]:
+        """Block -> the one item mining it gives, where they differ (stone -> cobblestone, diamond_ore ->
+        diamond): the sources inverted; a block that gives several items (gravel: gravel, flint) is left out.
+        What a sentence's "mine the stone" means (``barsym parse``)."""
+        given: dict[str, set[str]] = {}
+        for item, source in self.sources.items():
+            if source.kind == "mine":
+                given.setdefault(source.origin, set()).add(item)
+        return {block: next(iter(items)) for block, items in given.items() if len(items) == 1 and block not in items}
+
+    @cached_property
     def _name_pool(self) -> list[str]:
         return sorted(self.items | set(self.aliases))
 

@@ -117,7 +117,7 @@ class ProseParser:
             ),
             key=lambda entry: -len(entry[0]),
         )
-        self._drops = _block_drops(kb)
+        self._drops = kb.block_drops
         self.prefix = [{"role": "system", "content": SYSTEM}]
         for sentence, step in EXAMPLES:  # with the facts line the parser gives them, as every question has
             self.prefix += [
@@ -333,13 +333,3 @@ class ProseParser:
             )
         except (UnknownItemError, ValueError):
             return None
-
-
-def _block_drops(kb: KnowledgeBase) -> dict[str, str]:
-    """Block -> the one item mining it gives, where they differ (stone -> cobblestone, diamond_ore -> diamond):
-    the rule book's sources, inverted; a block that gives several items (gravel: gravel, flint) is left out."""
-    given: dict[str, set[str]] = {}
-    for item, source in kb.sources.items():
-        if source.kind == "mine":
-            given.setdefault(source.origin, set()).add(item)
-    return {block: next(iter(items)) for block, items in given.items() if len(items) == 1 and block not in items}
