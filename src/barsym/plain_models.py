@@ -24,7 +24,7 @@ import re
 import types
 import typing
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 _MISSING: Any = object()
 _WHOLE = re.compile(r"[+-]?[0-9]+(?:_[0-9]+)*(?:\.0+)?")
@@ -324,9 +324,8 @@ class PlainModel:
         """The record as a pydantic field: checked by the pydantic model with the same fields and check (so a
         bad nested value reads as it did when this was a pydantic model), kept as this record, dumped by
         :meth:`model_dump`. Called only where a pydantic model holds one, with pydantic loaded anyway."""
-        from pydantic import ConfigDict, create_model, model_validator
+        from pydantic import ConfigDict, PlainSerializer, WrapValidator, create_model, model_validator
         from pydantic import Field as PydanticField
-        from pydantic_core import core_schema
 
         fields = {
             name: (spec.annotation, PydanticField(... if spec.is_required() else spec.default, ge=spec.ge, le=spec.le))
@@ -343,7 +342,6 @@ class PlainModel:
             __validators__={"_check": model_validator(mode="after")(check)},
             **fields,
         )
-        inner = handler.generate_schema(shape)
 
         def to_record(value, validate):
             if isinstance(value, cls):
@@ -351,13 +349,10 @@ class PlainModel:
             checked = validate(value)
             return _restore(cls, tuple(getattr(checked, f) for f in cls.model_fields))
 
-        return core_schema.no_info_wrap_validator_function(
-            to_record,
-            inner,
-            serialization=core_schema.plain_serializer_function_ser_schema(
-                lambda value, info: value.model_dump(mode=info.mode), info_arg=True
-            ),
-        )
+        def dumped(value, info):
+            return value.model_dump(mode=info.mode)
+
+        return handler.generate_schema(Annotated[shape, WrapValidator(to_record), PlainSerializer(dumped)])
 
 
 def _restore(cls: type[PlainModel], values: tuple) -> PlainModel:
