@@ -1,9 +1,8 @@
 """DEPS' selector: among the sub-goals that can run now, take the one with the smallest predicted horizon.
 
-DEPS (Wang et al. 2023) orders parallel sub-goals with a horizon-predictive
-selector: a model trained to predict how many steps each goal takes from the
-current state, so that a near goal (a sheep seen now) goes before a far one.
-Here a plan's steps are the goals and the execution world is the game:
+DEPS (Wang et al. 2023) orders parallel sub-goals with a horizon-predictive selector: a model trained to
+predict how many steps each goal takes from the current state, so that a near goal (a sheep seen now)
+goes before a far one. Here a plan's steps are the goals and the execution world is the game:
 
 - **which steps can run now**: those the plan has not done whose needs (the
   planner's :attr:`~barsym.planner.result.PlanResult.needs`: ingredient, tool,
@@ -22,14 +21,13 @@ Here a plan's steps are the goals and the execution world is the game:
   sub-tree, times the count), which ranks by what an item needs overall
   rather than by what is left to do from here.
 
-The deps planner runs its own rounds through :func:`execute` when given a
-selector other than plan order (:func:`make_selector`). A model's plan comes
-without needs, so :func:`plan_needs` reads them off one run of the plan as
-written; its horizon model is fitted once per process on rollouts of the
-symbolic planner's plans for a few fixed goals (:func:`trained_horizon`).
+The deps planner runs its own rounds through :func:`execute` when given a selector other than plan order
+(:func:`make_selector`). A model's plan comes without needs, so :func:`plan_needs` reads them off one run
+of the plan as written; its horizon model is fitted once per process on rollouts of the symbolic
+planner's plans for a few fixed goals (:func:`trained_horizon`).
 
-No language model and no numpy: the regression has a handful of features and
-is solved here by Gaussian elimination on its normal equations.
+No language model and no numpy: the regression has a handful of features and is solved here by Gaussian
+elimination on its normal equations.
 """
 
 from __future__ import annotations
