@@ -99,6 +99,15 @@ def test_members_give_back_every_whole_member(lines, cut):
         assert len(ends) == len(lines)
 
 
+def test_a_member_cut_after_its_first_byte_is_left_out():
+    """A kill one byte into a member leaves b"\x1f", half the gzip magic: cut off, not damage (hypothesis found it)."""
+    whole = compressed_line(b"a\n")
+    text, ends = members(whole + whole[:1], 2**20)
+    assert text == b"a\n" and len(ends) == 1
+    with pytest.raises(CompressedRunError, match="not gzip"):
+        members(whole + b"x", 2**20)
+
+
 def test_too_much_text_is_refused():
     with pytest.raises(CompressedRunError, match="MiB"):
         members(gzip.compress(b"x" * 3 * 2**20), 2**20)
