@@ -148,11 +148,11 @@ class ProseParser:
     def by_verb(self, candidates: tuple[str, ...], verb: str | None) -> tuple[str, ...]:
         """The candidates as the sentence's verb reads them.
 
-        A mined block gives what breaking it drops, by the rule book's sources ("mine 2 stone blocks":
-        cobblestone; "break the diamond ore": diamond), where the block is not itself mined. And when the
-        closest name is never made the way the verb says ("smelt three iron": iron_nugget is crafted), the
-        closest name usually made that way ("iron_ingot"), else the closest that can be, comes first; the others
-        keep their order.
+        A mined block gives what breaking it drops (the knowledge base's ``block_drops``: "mine 2 stone blocks"
+        is cobblestone, "break the diamond ore" diamond), where the block is not itself mined. And when the
+        closest name is not usually made the way the verb says ("smelt three iron": iron_nugget is usually
+        crafted), the closest name usually made that way ("iron_ingot"), else the closest that can be made
+        that way at all, comes first; the others keep their order.
         """
         if verb == "mine":
             candidates = tuple(
