@@ -29,12 +29,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
+from barsym.distill.knowledge import question_context  # noqa: E402
 from barsym.eval import load_dataset  # noqa: E402
 from barsym.kb import load_kb  # noqa: E402
 from barsym.llm.stand_in import STAND_INS, make_stand_in  # noqa: E402
 from barsym.model import Goal  # noqa: E402
 from barsym.planner import make_planner  # noqa: E402
-from barsym.planner.decomposer import PlanContext, PlanningError, Unanswered, layer_goal  # noqa: E402
+from barsym.planner.decomposer import PlanningError, Unanswered, layer_goal  # noqa: E402
 from barsym.planner.registry import graph_for  # noqa: E402
 
 
@@ -52,13 +53,6 @@ def questions(kb) -> list[Goal]:
     return sorted(seen.values(), key=lambda g: (g.item, g.count)) + layers
 
 
-def context_for(kb, goal: Goal) -> PlanContext:
-    """A plan for the goal alone, as the training data's knowledge examples ask it (a layer: the deepest plan)."""
-    from barsym.reasoning.prompts.few_shot import EXAMPLE_ROOT
-
-    return PlanContext(kb, EXAMPLE_ROOT if goal.item.startswith("layer:") else goal)
-
-
 def ask_all(kb, graph, backend, goals: list[Goal]) -> list[dict]:
     from barsym.reasoning.planners.backward.bar_decomposer import LLMDecomposer
 
@@ -69,7 +63,7 @@ def ask_all(kb, graph, backend, goals: list[Goal]) -> list[dict]:
     for goal in goals:
         decomposer.start_plan()
         try:
-            answer = decomposer.decompose(goal, context_for(kb, goal))
+            answer = decomposer.decompose(goal, question_context(kb, goal))
             ok, reply = True, str(answer.step)
         except (PlanningError, Unanswered) as exc:
             ok, reply = False, str(exc)

@@ -66,7 +66,7 @@ class KnowledgeWriter:
 
     def answer(self, goal: Goal) -> tuple[list[dict[str, str]], str] | None:
         """(messages, reply) for ``goal`` in a plan for itself from an empty start; None if there is no answer."""
-        context = PlanContext(self.kb, goal if not goal.item.startswith("layer:") else _deepest_root(self.kb))
+        context = question_context(self.kb, goal)
         try:
             reply = self._render(self.symbolic.decompose(goal, context))
         except (PlanningError, ValueError):
@@ -104,8 +104,10 @@ class KnowledgeWriter:
                 }
 
 
-def _deepest_root(kb: KnowledgeBase) -> Goal:
-    """A plan that needs every tier, so each layer is dug with its own pickaxe, as BAR's plans do."""
+def question_context(kb: KnowledgeBase, goal: Goal) -> PlanContext:
+    """The plan a knowledge question is asked in: one for the goal alone, from an empty start; for a layer, a
+    plan that needs every tier, so each layer is dug with its own pickaxe, as BAR's plans do
+    (bench/bench_know.py asks the model in the same context)."""
     from ..reasoning.prompts.few_shot import EXAMPLE_ROOT
 
-    return EXAMPLE_ROOT
+    return PlanContext(kb, EXAMPLE_ROOT if goal.item.startswith("layer:") else goal)
