@@ -18,6 +18,7 @@ from barsym.llm import BackendTimeoutError, ScriptedLLM
 from barsym.metrics import as_records, edit_distance
 from barsym.model import Goal, Plan, Step, StepType
 from barsym.reasoning import model_consistency
+from barsym.reasoning.planners.backward.bar_sc import ModelNeeds
 from barsym.reasoning.scoring.forward_repairer import SYSTEM as REPAIR_SYSTEM
 from barsym.reasoning.scoring.step_scorer import SCORE_GRAMMAR, LLMStepScorer
 from barsym.reasoning.scoring.step_scorer import SYSTEM as SCORE_SYSTEM
@@ -264,3 +265,68 @@ def test_consistency_on_any_planner(kb):
     assert planner.name == "symbolic+sc" and result.validation.valid
     assert result.stats.section(RepairStats).valid_before and result.stats.section(RepairStats).rounds == 0
     assert all("kept" in result.provenance(i) for i in range(len(result.plan)))
+
+
+def _scripted_decomposer(kb, goal, wrong: dict[str, str]):
+    """Replies of a scripted model: the symbolic decomposer's answers, ``wrong`` ones for some items, 10 to
+    every score, the first option to every repair question."""
+    from barsym.planner.decomposer import PlanContext
+    from barsym.planner.symbolic import SymbolicDecomposer
+    from barsym.reasoning.grammars.reply_grammar import render_reply
+
+    symbolic = SymbolicDecomposer(kb)
+
+    def reply(call) -> str:
+        system = call.messages[0]["content"]
+        if system == SCORE_SYSTEM:
+            return "10"
+        if system == REPAIR_SYSTEM:
+            return first_option(call)
+        question = asked(call.last_user_message)
+        if "layer" in question:
+            return "dig down with wooden_pickaxe: 1 wooden_pickaxe"
+        count, item = question.split(" ", 1)
+        if item in wrong:
+            return wrong[item]
+        return render_reply(symbolic.decompose(Goal(item=item, count=int(count)), PlanContext(kb, goal)))
+
+    return reply
+
+
+def test_repair_needs_model_plans_what_is_missing_with_the_model(kb, validator):
+    """--repair-needs model: what a window misses is planned by the model's own decomposition from the state
+    there (llm-only's, no fallback); the simulator plays it. The plan's wrong stick answer (too few planks) is
+    repaired by steps the model planned, and the repair counts the model's calls for them."""
+    from barsym.planner import make_planner
+
+    goal = Goal(item="stone_pickaxe")
+    llm = ScriptedLLM([_scripted_decomposer(kb, goal, {"stick": "craft 2 stick: 1 planks"})] * 400)
+    planner = make_planner("bar-sc", kb, backend=llm, needs="model", fallback=False, llm_mode="vocab")
+    result = planner.plan(goal)
+    c = result.stats.section(RepairStats)
+    assert c.valid_before is False and c.valid_after is True and validator.validate(result.plan, goal=goal).valid
+    assert c.needs_llm_calls and c.needs_llm_calls > 0 and c.symbolic_fallbacks == 0
+    assert "planning needs" in " ".join(c.lines()) and "needs planned by the model" in planner.consistency.config.describe()
+    assert isinstance(planner.consistency.needs.planner, ModelNeeds)
+
+
+def test_repair_needs_model_uses_no_plan_of_the_graph(kb):
+    """With the model's needs, a window's missing crafting table comes from the model or not at all: here its
+    backend is down, nothing is planned, and the plan stays invalid; the graph's needs repair the same plan."""
+    from barsym.planner import make_planner
+
+    plan = PLANS["iron_pickaxe"]
+    table = next(i for i, s in enumerate(plan.steps) if s.item == "crafting_table")
+    faulty = Plan(steps=plan.steps[:table] + plan.steps[table + 1 :])  # no crafting table at all
+    dead = make_planner("llm-only", kb, backend=ScriptedLLM([BackendTimeoutError] * 40), llm_mode="vocab")
+    alone = model_consistency(kb, ConsistencyConfig(needs="model"), need_planner=dead).repair(faulty)
+    assert not alone.valid_after and alone.stats.needs_llm_calls is not None
+    new = [s for s, p in zip(alone.plan.steps, alone.provenance) if p is not Provenance.KEPT]
+    assert all(s.item != "crafting_table" for s in new)
+    assert model_consistency(kb, ConsistencyConfig()).repair(faulty).valid_after  # the graph plans it
+
+
+def test_repair_needs_model_needs_a_model_planner(kb):
+    with pytest.raises(ValueError, match="model planner for the needs"):
+        model_consistency(kb, ConsistencyConfig(needs="model"))
+    assert ConsistencyConfig(needs="model").uses_llm

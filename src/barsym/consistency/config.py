@@ -19,6 +19,7 @@ __all__ = [
     "MAX_K",
     "MAX_ROUNDS",
     "AnchorMethod",
+    "NeedSource",
     "ConsistencyConfig",
     "RepairerKind",
     "ScoreMethod",
@@ -92,6 +93,18 @@ class RepairerKind(str, Enum):
     SYMBOLIC = "symbolic"
 
 
+class NeedSource(str, Enum):
+    """Who plans what a repair window is missing (:meth:`~barsym.consistency.needs.NeedPlanner.steps_for`).
+
+    ``graph``: the symbolic planner, over the rule book. ``model``: the model's own backward decomposition
+    (``llm-only``'s: no verifier, no fallback) from the state the window is at; the simulator plays it and
+    only a plan that runs is offered. With ``model`` the knowledge in a repair is the model's and the
+    arithmetic (what is short, by how much) the simulator's: BAR's module (b) without a graph to lean on."""
+
+    GRAPH = "graph"
+    MODEL = "model"
+
+
 class ConsistencyConfig(BaseModel):
     """How state consistency runs: the library's configuration, and what ``--anchors`` ... ``--repair-rounds``
     are generated from (one range for both)."""
@@ -124,6 +137,13 @@ class ConsistencyConfig(BaseModel):
         description="the llm repairer without the symbolic fallback for windows it does not finish",
         json_schema_extra={"flag": "--no-fallback"},
     )
+    needs: NeedSource = Field(
+        NeedSource.GRAPH,
+        description="who plans what a window is missing: graph (the symbolic planner) or model (the model's "
+        "own backward decomposition from the state there, played by the simulator; with --no-fallback the "
+        "repair then uses no plan of the graph's)",
+        json_schema_extra={"flag": "--repair-needs", "metavar": "SOURCE"},
+    )
     rounds: int = Field(
         DEFAULT_ROUNDS,
         ge=1,
@@ -149,7 +169,7 @@ class ConsistencyConfig(BaseModel):
 
     @property
     def uses_llm(self) -> bool:
-        return self.repairer is RepairerKind.LLM or (
+        return self.repairer is RepairerKind.LLM or self.needs is NeedSource.MODEL or (
             self.anchors is AnchorMethod.STEP_SCORING and self.scores is not ScoreSource.SIMULATOR
         )
 
@@ -165,4 +185,5 @@ class ConsistencyConfig(BaseModel):
         repairer = self.repairer.value + (
             " + symbolic fallback" if self.repairer is RepairerKind.LLM and self.fallback else ""
         )
-        return f"{self.anchors.value}{scores}, k={self.k}, repairer {repairer}, at most {self.rounds} round(s)"
+        needs = ", needs planned by the model" if self.needs is NeedSource.MODEL else ""
+        return f"{self.anchors.value}{scores}, k={self.k}, repairer {repairer}{needs}, at most {self.rounds} round(s)"

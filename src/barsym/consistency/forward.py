@@ -9,7 +9,8 @@ worth taking, the **candidates**, each applicable in the current state:
 - ``keep``: the window's next original step, when it runs here;
 - ``move``: a later original step of the window that makes what the first
   blocked step needs (a crafting table put after its first use moves back);
-- ``plan``: the first step of the symbolic planner's plan, from the current
+- ``plan``: the first step of the need planner's plan (the symbolic planner's,
+  or the model's with ``--repair-needs model``), from the current
   state, for what the first blocked step needs (widened to every later
   shortage of the same item), leaving alone what the rest will consume.
 

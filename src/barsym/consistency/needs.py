@@ -7,7 +7,9 @@ that is turned into a :class:`Need`: an item and a count, or a layer to reach.
 No game rule is re-derived here: counts come from the failure, choices (which
 member fills a slot, which tool tier, which fuel) from the symbolic
 decomposer's conventions and the rule book, and the steps that meet a need
-from the symbolic planner, planning from the current state.
+from the symbolic planner, planning from the current state (or, with
+``--repair-needs model``, from the model's own decomposition: see
+:class:`~barsym.consistency.config.NeedSource`).
 
 A need is planned from the state *minus what the rest of the window and its
 target will consume* (:func:`barsym.sim.future_demand`), so a crafting table
@@ -54,11 +56,15 @@ class Blocker:
 class NeedPlanner:
     """Turns failures into needs and needs into steps, for one knowledge base and rule profile."""
 
-    def __init__(self, kb: KnowledgeBase, rules: Rules, sim: Simulator | None = None):
+    def __init__(self, kb: KnowledgeBase, rules: Rules, sim: Simulator | None = None, planner=None):
+        """``planner`` plans what is missing (anything with ``plan(goal, start) -> PlanResult``): the symbolic
+        planner unless one is given (``--repair-needs model``: the model's own decomposition, from above, since
+        this module knows nothing of models). Only a plan that its validation calls valid is used."""
         self.kb, self.rules = kb, rules
         self.sim = sim or Simulator(kb, rules)
         self.validator = Validator(kb, rules)
-        self.planner = symbolic_planner(kb, rules=rules)  # not make_planner: under durable rules that repairs
+        # not make_planner: under durable rules that repairs
+        self.planner = planner if planner is not None else symbolic_planner(kb, rules=rules)
         self.conventions = SymbolicDecomposer(kb, graph=graph_for(kb, rules), prefer=kb.prefer, rules=rules)
         self._plans: dict[tuple, tuple[Step, ...] | None] = {}
 
@@ -227,7 +233,7 @@ class NeedPlanner:
         return total
 
     def _made_of(self, need: Need, same: set[str], state: State, rest: Sequence[Step], tail: Sequence[Step]) -> int:
-        """Units of the item (``same``: it and what may stand for it) the symbolic planner gathers for ``need``."""
+        """Units of the item (``same``: it and what may stand for it) the need's planner gathers for ``need``."""
         planned = self.steps_for(need, state, rest, tail)
         return sum(
             s.count or 0

@@ -34,7 +34,7 @@ from ..planner.registry import graph_for
 from ..sim import State, rollout
 from ..validation import ValidationResult, Validator
 from .anchors import AnchorPair, merge, sliding_window, step_scoring
-from .config import AnchorMethod, ConsistencyConfig, RepairerKind, ScoreSource
+from .config import AnchorMethod, ConsistencyConfig, NeedSource, RepairerKind, ScoreSource
 from .durability import top_up_tools
 from .forward import SymbolicChooser, Window, WindowRepair, walk
 from .needs import NeedPlanner
@@ -203,10 +203,11 @@ class StateConsistency:
         scoring, the symbolic repairer): a configuration that asks for the model's scores or repair, or for
         sliding windows, and a worn tool under the durable rules (topped up below), get BAR's rounds as before."""
         c = self.config
-        default = (c.anchors, c.scores, c.repairer) == (
+        default = (c.anchors, c.scores, c.repairer, c.needs) == (
             AnchorMethod.STEP_SCORING,
             ScoreSource.SIMULATOR,
             RepairerKind.SYMBOLIC,
+            NeedSource.GRAPH,
         )
         if before.valid or not default or self.rules.profile.durability:
             return None
@@ -224,10 +225,12 @@ class StateConsistency:
             raise CannotRepair(reach.reason)
 
     def llm_use(self) -> dict:
-        """What the model cost so far in this process (scoring and repair): each part's counters
-        (:class:`~barsym.planner.stats.LLMStats`, the one type every model call is counted in)."""
+        """What the model cost so far in this process (scoring, repair, and planning needs with
+        ``--repair-needs model``): each part's counters (:class:`~barsym.planner.stats.LLMStats`, the one
+        type every model call is counted in)."""
         out: dict = {}
-        for part, name in ((self.scorer, "scoring"), (self.llm_repairer, "repair")):
+        parts = ((self.scorer, "scoring"), (self.llm_repairer, "repair"), (self.needs.planner, "needs"))
+        for part, name in parts:
             stats = getattr(part, "stats", None)
             if stats is not None:
                 out[name] = {key: getattr(stats, key) for key in USE_KEYS}

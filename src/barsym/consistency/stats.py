@@ -21,8 +21,8 @@ __all__ = ["RepairStats"]
 class RepairStats:
     """State consistency's counters for one repair (``stats["consistency"]`` in the JSON).
 
-    The ``scoring_*``/``repair_*`` counters are None when that part (the model's
-    step scorer, the LLM repairer) was not configured, and are then not written.
+    The ``scoring_*``/``repair_*``/``needs_*`` counters are None when that part (the model's
+    step scorer, the LLM repairer, the model planning needs) was not configured, and are then not written.
     """
 
     rounds: int = 0
@@ -38,6 +38,8 @@ class RepairStats:
     scoring_forced: int | None = None
     repair_llm_calls: int | None = None
     repair_forced: int | None = None
+    needs_llm_calls: int | None = None  # --repair-needs model: the model's calls planning what windows miss
+    needs_forced: int | None = None
     llm_calls: int = 0  # scoring and repair together, replayed scores included
     evaluated_prompt_tokens: int = 0
     replayed_seconds: float = 0.0  # time the replayed calls took when first made
@@ -45,7 +47,15 @@ class RepairStats:
 
     def to_dict(self) -> dict:
         out = dataclasses.asdict(self)
-        for name in ("scoring_llm_calls", "scoring_forced", "repair_llm_calls", "repair_forced", "step_scores"):
+        for name in (
+            "scoring_llm_calls",
+            "scoring_forced",
+            "repair_llm_calls",
+            "repair_forced",
+            "needs_llm_calls",
+            "needs_forced",
+            "step_scores",
+        ):
             if out[name] is None:
                 del out[name]
         return out
@@ -62,7 +72,9 @@ class RepairStats:
             f"state consistency: invalid -> {'valid' if self.valid_after else 'invalid'} in {self.rounds} round(s), "
             f"{self.windows} window(s), {self.repaired_steps} step(s) repaired, {self.kept_steps} kept; "
             f"LLM calls: {self.scoring_llm_calls or 0} scoring, {self.repair_llm_calls or 0} repair "
-            f"({self.repair_forced or 0} steps with a single option, no call), "
+            f"({self.repair_forced or 0} steps with a single option, no call)"
+            + (f", {self.needs_llm_calls} planning needs" if self.needs_llm_calls is not None else "")
+            + ", "
             f"{self.symbolic_fallbacks} symbolic fallback(s); {self.seconds:.1f} s"
         ]
 

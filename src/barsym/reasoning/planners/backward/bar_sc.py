@@ -19,13 +19,14 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from ....consistency.config import AnchorMethod, ConsistencyConfig, RepairerKind, ScoreSource
+from ....consistency.config import AnchorMethod, ConsistencyConfig, NeedSource, RepairerKind, ScoreSource
 from ....consistency.needs import NeedPlanner
 from ....consistency.repair import StateConsistency, SymbolicRepairer
 from ....consistency.results import Provenance, RepairResult
 from ....kb import KnowledgeBase, Rules, rules_for
 from ....model import Goal
 from ....planner.backward import PlanResult
+from ....planner.stats import LLMStats
 from ....sim import State
 from ...spec import PlannerSpec
 
@@ -66,6 +67,32 @@ class RepairedPlanResult(PlanResult):
         return []
 
 
+class ModelNeeds:
+    """The model plans what a repair window is missing (``--repair-needs model``).
+
+    Why: with the symbolic planner under the forward walk, every new step of a repair is the rule book's, and a
+    reader with no model repairs as well as the model does (with the ``largest`` stand-in, whose plans are one
+    junk step, bar-sc rebuilt whole plans from the graph's forced steps). Here each need the simulator finds
+    (``3 iron_ingot`` from the state the window is at) is put to the model's own backward decomposition, as
+    ``llm-only`` runs it: no verifier, no fallback; the need planner offers its plan only if it runs. ``stats``
+    adds up the model's counters over every need planned, for the repair's own (``needs_llm_calls``).
+    """
+
+    def __init__(self, planner):
+        self.planner = planner
+        self.stats = LLMStats()
+
+    def plan(self, goal: Goal, start: State | None = None) -> PlanResult:
+        result = self.planner.plan(goal, start)
+        used = result.stats.llm
+        if used is not None:
+            for name in LLMStats.summed():
+                setattr(self.stats, name, getattr(self.stats, name) + getattr(used, name))
+            self.stats.llm_seconds += used.llm_seconds
+            self.stats.reused_seconds += used.reused_seconds
+        return result
+
+
 def model_consistency(
     kb: KnowledgeBase,
     config: ConsistencyConfig | None = None,
@@ -74,16 +101,21 @@ def model_consistency(
     backend=None,
     scorer=None,
     temperature: float = 0.0,
+    need_planner=None,
 ) -> StateConsistency:
-    """State consistency whose configuration may use the model (``backend``): its scores, its repairer.
+    """State consistency whose configuration may use the model (``backend``): its scores, its repairer, its
+    plans for what a window is missing (``need_planner``, with ``--repair-needs model``: a model planner).
 
     The model's step scorer and forward repairer live here, above the module,
     and are handed to :class:`StateConsistency`; a configuration that uses
-    neither needs no ``backend``.
+    none of them needs no ``backend``.
     """
     config = config or ConsistencyConfig()
     rules = rules_for(kb, rules)
-    needs = NeedPlanner(kb, rules)
+    model_needs = config.needs is NeedSource.MODEL
+    if model_needs and need_planner is None:
+        raise ValueError(f"this configuration ({config.describe()}) needs a model planner for the needs")
+    needs = NeedPlanner(kb, rules, planner=ModelNeeds(need_planner) if model_needs else None)
     wants_scores = config.anchors is AnchorMethod.STEP_SCORING and config.scores is not ScoreSource.SIMULATOR
     if (wants_scores and scorer is None or config.repairer is RepairerKind.LLM) and backend is None:
         raise ValueError(f"this configuration ({config.describe()}) needs a language model")
@@ -100,7 +132,8 @@ def model_consistency(
         repairer = LLMRepairer(
             needs,
             backend,
-            fallback=SymbolicRepairer(needs) if config.fallback else None,
+            # the fallback is the graph's repair: with the model's needs, planned by the graph too
+            fallback=SymbolicRepairer(NeedPlanner(kb, rules) if model_needs else needs) if config.fallback else None,
             seed=config.seed,
             temperature=temperature,
         )
@@ -162,8 +195,18 @@ def with_consistency(planner, kb: KnowledgeBase, spec: PlannerSpec, name: str | 
     backend = (
         (spec.context.backend or backend_for(spec.llm, progress=spec.context.progress)) if config.uses_llm else None
     )
+    need_planner = None
+    if config.needs is NeedSource.MODEL:  # the model's own decomposition, as llm-only's, named in the call log
+        from .llm_planners import llm_planner
+
+        need_planner = llm_planner(kb, spec.with_context(backend=backend), name="repair-needs", verify=False)
     consistency = model_consistency(
-        kb, config, rules=spec.rules, backend=backend, temperature=spec.llm.temperature or 0.0
+        kb,
+        config,
+        rules=spec.rules,
+        backend=backend,
+        temperature=spec.llm.temperature or 0.0,
+        need_planner=need_planner,
     )
     return ConsistencyPlanner(planner, consistency, name or f"{planner.name}+sc")
 
