@@ -326,7 +326,10 @@ def test_repair_needs_model_uses_no_plan_of_the_graph(kb):
     assert model_consistency(kb, ConsistencyConfig()).repair(faulty).valid_after  # the graph plans it
 
 
-def test_repair_needs_model_needs_a_model_planner(kb):
-    with pytest.raises(ValueError, match="model planner for the needs"):
+def test_repair_needs_model_needs_a_model(kb):
+    with pytest.raises(ValueError, match="needs a language model"):
         model_consistency(kb, ConsistencyConfig(needs="model"))
     assert ConsistencyConfig(needs="model").uses_llm
+    engine = model_consistency(kb, ConsistencyConfig(needs="model"), backend=ScriptedLLM(["x"]))  # barsym repair's
+    decomposer = engine.needs.planner.planner.decomposer
+    assert (decomposer.mode, decomposer.verify, engine.needs.planner.planner.name) == ("vocab", False, "repair-needs")

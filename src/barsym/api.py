@@ -354,6 +354,7 @@ def repair(
     anchors: str = "step-scoring",
     scores: str = "simulator",
     repairer: str = "symbolic",
+    needs: str = "graph",
     t: int = 5,
     k: int = 3,
     rounds: int = 3,
@@ -364,14 +365,17 @@ def repair(
     """BAR's state consistency: the plan repaired forward between anchors; a RepairResult (the goal read as
     :func:`validate` reads it: ``count`` or ``goal_count``).
 
-    LLM scores (``scores="llm"`` or ``"both"``) and ``repairer="llm"`` need ``backend``
+    LLM scores (``scores="llm"`` or ``"both"``), ``repairer="llm"`` and ``needs="model"`` (what a window misses
+    planned by the model's own decomposition, not the graph's) need ``backend``
     (an :class:`~barsym.llm.LLMBackend`, e.g. ``barsym.llm.make_backend()``).
     """
     from .consistency import ConsistencyConfig
     from .reasoning import model_consistency
 
     kb = knowledge_base(mc_version)
-    config = ConsistencyConfig(anchors=anchors, scores=scores, repairer=repairer, t=t, k=k, rounds=rounds)
+    config = ConsistencyConfig(
+        anchors=anchors, scores=scores, repairer=repairer, needs=needs, t=t, k=k, rounds=rounds
+    )
     engine = model_consistency(kb, config, rules=rules, backend=backend)
     chosen = as_plan(steps)
     target = _plan_goal(kb, chosen, goal, count, goal_count)

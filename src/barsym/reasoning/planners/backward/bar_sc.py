@@ -93,6 +93,17 @@ class ModelNeeds:
         return result
 
 
+def default_need_planner(kb: KnowledgeBase, backend, rules: Rules):
+    """The model's decomposition for ``--repair-needs model`` where no planner's settings are at hand (``barsym
+    repair``, ``api.repair``): vocabulary mode and no facts, so that every need is the model's answer (in graph
+    mode the graph would answer a goal with one way alone)."""
+    from ...spec import PlannerSpec
+    from .llm_planners import llm_planner
+
+    spec = PlannerSpec.of("llm-only", {"backend": backend, "rules": rules, "llm_mode": "vocab", "facts": False})
+    return llm_planner(kb, spec, name="repair-needs", verify=False)
+
+
 def model_consistency(
     kb: KnowledgeBase,
     config: ConsistencyConfig | None = None,
@@ -113,8 +124,10 @@ def model_consistency(
     config = config or ConsistencyConfig()
     rules = rules_for(kb, rules)
     model_needs = config.needs is NeedSource.MODEL
+    if model_needs and need_planner is None and backend is not None:
+        need_planner = default_need_planner(kb, backend, rules)
     if model_needs and need_planner is None:
-        raise ValueError(f"this configuration ({config.describe()}) needs a model planner for the needs")
+        raise ValueError(f"this configuration ({config.describe()}) needs a language model")
     needs = NeedPlanner(kb, rules, planner=ModelNeeds(need_planner) if model_needs else None)
     wants_scores = config.anchors is AnchorMethod.STEP_SCORING and config.scores is not ScoreSource.SIMULATOR
     if (wants_scores and scorer is None or config.repairer is RepairerKind.LLM) and backend is None:
