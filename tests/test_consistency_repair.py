@@ -225,27 +225,10 @@ def test_the_llm_repairer_falls_back_to_the_symbolic_one(kb):
 def test_bar_sc_plans_with_the_scripted_model(kb, validator):
     """bar-sc = llm-only's decomposition (here the symbolic answers, scripted) and then state consistency."""
     from barsym.planner import make_planner
-    from barsym.planner.decomposer import PlanContext
-    from barsym.planner.symbolic import SymbolicDecomposer
-    from barsym.reasoning.grammars.reply_grammar import render_reply
 
-    symbolic = SymbolicDecomposer(kb)
     goal = Goal(item="stone_pickaxe")
-
-    def reply(call) -> str:
-        system = call.messages[0]["content"]
-        if system == SCORE_SYSTEM:
-            return "10"
-        if system == REPAIR_SYSTEM:
-            return first_option(call)
-        question = asked(call.last_user_message)
-        count, item = question.split(" ", 1)
-        if item.startswith("layer"):
-            return "dig down with wooden_pickaxe: 1 wooden_pickaxe"
-        if item == "stick":  # a wrong answer: too few planks for the sticks, which state consistency repairs
-            return "craft 2 stick: 1 planks"
-        return render_reply(symbolic.decompose(Goal(item=item, count=int(count)), PlanContext(kb, goal)))
-
+    # a wrong answer: too few planks for the sticks, which state consistency repairs
+    reply = _scripted_decomposer(kb, goal, {"stick": "craft 2 stick: 1 planks"})
     llm = ScriptedLLM([reply] * 200)
     planner = make_planner("bar-sc", kb, backend=llm)
     result = planner.plan(goal)
