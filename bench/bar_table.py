@@ -267,6 +267,34 @@ def run_row(argv: list[str], log: Path) -> tuple[int, float]:
     return code, time.perf_counter() - started
 
 
+def model_of(run: Path) -> str:
+    """What answered in a row, as its run file's header records it: when the run started and the model
+    (the adapter's SHA-256 where the header has it; run files before 2026-12-06 say only that the wheel's
+    adapter of that day ran). "–" without a run file (a stand-in row keeps only its results)."""
+    if not run.is_file():
+        return "–"
+    try:
+        with (gzip.open(run, "rt", encoding="utf-8") if run.name.endswith(".gz") else open(run, encoding="utf-8")) as f:
+            head = json.loads(f.readline())
+    except (OSError, ValueError, EOFError):
+        return "–"
+    started = str(head.get("started") or "")
+    model, day = head.get("model") or {}, f"{started[:10]} {started[11:16]} UTC" if len(started) >= 16 else started
+    if not model:
+        what = "no model"
+    elif model.get("stand_in"):
+        what = f"stand-in {model['stand_in']}"
+    elif model.get("server"):
+        what = "a server"
+    elif model.get("adapter") == "none":
+        what = "base model"
+    elif model.get("adapter_sha256"):
+        what = f"adapter {model['adapter_sha256'][:12]}"
+    else:
+        what = "the adapter shipped then"
+    return f"{day}, {what}" if day else what
+
+
 def from_run_file(run: Path) -> dict | None:
     """A row's groups as ``eval -o`` writes them, scored from the records of a run file cut short (the rows
     still running or stopped part-way; their next call resumes them). None without a record."""
@@ -349,8 +377,12 @@ def markdown(args, rows, notes: list[str]) -> str:
     lines += [
         "### Per row",
         "",
-        "| row | exit | tasks | valid plans | seconds | eval options |",
-        "| --- | ---: | ---: | ---: | ---: | --- |",
+        "`model`: what the row's run file says answered, and when it started (a `taught` row ran the",
+        "adapter the wheel shipped then: [taught-model.md](taught-model.md) and",
+        "[knows-the-game.md](knows-the-game.md) list them).",
+        "",
+        "| row | exit | tasks | valid plans | seconds | model | eval options |",
+        "| --- | ---: | ---: | ---: | ---: | --- | --- |",
     ]
     lines += notes
     return "\n".join(lines) + "\n"
@@ -398,6 +430,7 @@ def build(args: argparse.Namespace) -> tuple[str, int, list[Path]]:
                     runs.append(run)
                     notes.append(
                         f"| {shown} | – | {partial['overall']['tasks']} | {partial['overall']['valid']} | – | "
+                        f"{model_of(run)} | "
                         f"`{shown_options(args, key, variant, options)}` (run file cut short; rerun to resume) |"
                     )
                     continue
@@ -417,7 +450,7 @@ def build(args: argparse.Namespace) -> tuple[str, int, list[Path]]:
             if code == 2 or not out.is_file():
                 ran = "not run" if args.no_run else str(code)
                 notes.append(
-                    f"| {shown} | {ran} | – | – | {seconds:.0f} | `{shown_options(args, key, variant, options)}` |"
+                    f"| {shown} | {ran} | – | – | {seconds:.0f} | – | `{shown_options(args, key, variant, options)}` |"
                 )
                 continue
             record = read_json(out)
@@ -426,7 +459,7 @@ def build(args: argparse.Namespace) -> tuple[str, int, list[Path]]:
             overall = record.get("overall", {})
             notes.append(
                 f"| {shown} | {code} | {overall.get('tasks', '–')} | {overall.get('valid', '–')} | {seconds:.0f} | "
-                f"`{shown_options(args, key, variant, options)}` |"
+                f"{model_of(run)} | `{shown_options(args, key, variant, options)}` |"
             )
     full = max((record.get("overall", {}).get("tasks", 0) for _, _, record in rows), default=0)
     rows = [  # a row on fewer tasks than the others says so (a --limit run, a run file cut short)

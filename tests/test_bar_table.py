@@ -44,6 +44,9 @@ def test_the_table_has_a_row_per_method_and_variant_and_a_column_per_group(tmp_p
     assert "not filled in" in text  # the paper's numbers are not recalled from memory
     symbolic = TABLE.read_json(tmp_path / "runs" / "symbolic.json.gz")
     assert f"| methods | symbolic | {symbolic['groups']['stone']['accuracy']:.2f} |" in acc
+    per_row = text.split("### Per row")[1]  # each row says what answered, from its run file's header
+    assert " UTC, no model | `--planner symbolic" in per_row
+    assert " UTC, stand-in first | `--planner tot --llm-stand-in first" in per_row
 
 
 def test_a_second_call_resumes_every_row_from_its_run_file(tmp_path, capsys):
