@@ -40,7 +40,7 @@ class RepairStats:
     repair_forced: int | None = None
     needs_llm_calls: int | None = None  # --repair-needs model: the model's calls planning what windows miss
     needs_forced: int | None = None
-    llm_calls: int = 0  # scoring and repair together, replayed scores included
+    llm_calls: int = 0  # scoring, repair and planning needs together, replayed scores included
     evaluated_prompt_tokens: int = 0
     replayed_seconds: float = 0.0  # time the replayed calls took when first made
     step_scores: dict | None = None  # the first round's scores from both scorers, where the model scored
