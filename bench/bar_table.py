@@ -274,7 +274,7 @@ def model_of(run: Path) -> str:
     if not run.is_file():
         return "–"
     try:
-        with (gzip.open(run, "rt", encoding="utf-8") if run.name.endswith(".gz") else open(run, encoding="utf-8")) as f:
+        with gzip.open(run, "rt", encoding="utf-8") if run.name.endswith(".gz") else open(run, encoding="utf-8") as f:
             head = json.loads(f.readline())
     except (OSError, ValueError, EOFError):
         return "–"

@@ -289,7 +289,10 @@ def test_repair_needs_model_plans_what_is_missing_with_the_model(kb, validator):
     c = result.stats.section(RepairStats)
     assert c.valid_before is False and c.valid_after is True and validator.validate(result.plan, goal=goal).valid
     assert c.needs_llm_calls and c.needs_llm_calls > 0 and c.symbolic_fallbacks == 0
-    assert "planning needs" in " ".join(c.lines()) and "needs planned by the model" in planner.consistency.config.describe()
+    assert (
+        "planning needs" in " ".join(c.lines())
+        and "needs planned by the model" in planner.consistency.config.describe()
+    )
     assert isinstance(planner.consistency.needs.planner, ModelNeeds)
 
 

@@ -55,6 +55,7 @@ def test_a_plan_result_prints_what_barsym_plan_prints(kb, capsys):
     lines = out.splitlines()  # the result's text (but the time line), then what ran
     assert code == 0 and lines[:-2] == result.to_text().splitlines()[:-1]
     assert lines[-1] == "ran: planner symbolic (no model), rules survival, start layer 0 (surface); inventory: nothing"
+
     code, out, _ = run(capsys, "plan", "stone_pickaxe", "--planner", "symbolic", "--format", "json")
     printed = json.loads(out)
     assert {k: printed.pop(k) for k in ("status", "reason", "exit_code")} == {
@@ -70,6 +71,21 @@ def test_a_plan_result_prints_what_barsym_plan_prints(kb, capsys):
     ours = json.loads(json.dumps(result.to_dict()))
     assert printed.pop("stats").keys() == ours.pop("stats").keys()  # the same counters (times differ by run)
     assert printed == ours
+
+
+def test_a_repaired_plan_says_how_state_consistency_ran(capsys):
+    """bar-sc and --consistency name module (b)'s configuration under what ran (text and JSON); --consistency
+    with the simulator's scores and the symbolic repairer asks no model and names none."""
+    code, out, _ = run(capsys, "plan", "stone_pickaxe", "--planner", "symbolic", "--consistency")
+    assert code == 0 and out.splitlines()[-2:] == [
+        "ran: planner symbolic (no model), rules survival, start layer 0 (surface); inventory: nothing",
+        "state consistency ran as: step-scoring, simulator scores, t=5, k=3, repairer symbolic, at most 3 round(s)",
+    ]
+    argv = ["plan", "stone_pickaxe", "--planner", "bar-sc", "--llm-stand-in", "copy-facts", "--facts"]
+    _, out, _ = run(capsys, *argv, "--no-fallback", "--repair-needs", "model")
+    assert "repairer llm, needs planned by the model, at most 3 round(s)" in out.splitlines()[-2]
+    _, out, _ = run(capsys, *argv, "--format", "json")
+    assert json.loads(out)["repair"].endswith("repairer llm + symbolic fallback, at most 3 round(s)")
 
 
 def test_the_modules_lines_say_nothing_for_a_plan_without_them():

@@ -373,9 +373,7 @@ def repair(
     from .reasoning import model_consistency
 
     kb = knowledge_base(mc_version)
-    config = ConsistencyConfig(
-        anchors=anchors, scores=scores, repairer=repairer, needs=needs, t=t, k=k, rounds=rounds
-    )
+    config = ConsistencyConfig(anchors=anchors, scores=scores, repairer=repairer, needs=needs, t=t, k=k, rounds=rounds)
     engine = model_consistency(kb, config, rules=rules, backend=backend)
     chosen = as_plan(steps)
     target = _plan_goal(kb, chosen, goal, count, goal_count)

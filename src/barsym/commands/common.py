@@ -173,6 +173,8 @@ def ran_lines(record: dict, layers: tuple[str, ...] = (), what: str | None = Non
     if record.get("start") is not None:
         parts.append(f"start {State.from_dict(record['start']).describe(layers)}")
     lines = ["ran: " + ", ".join(parts)]
+    if record.get("repair"):
+        lines.append(f"state consistency ran as: {record['repair']}")
     if record["model"]:
         from ..llm.provenance import record_text  # only with a model: plan --planner symbolic starts light
 

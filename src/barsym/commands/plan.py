@@ -81,11 +81,14 @@ def plain_enough(args: argparse.Namespace) -> bool:
 
 
 def render_json(result: PlanResult, code: int = 0, ran: dict | None = None, layers: tuple[str, ...] = ()) -> str:
-    """The plan as JSON; ``ran`` (:func:`.common.ran_record`): its ``model``, ``rules`` and ``start`` beside it."""
+    """The plan as JSON; ``ran`` (:func:`.common.ran_record`): its ``model``, ``rules`` and ``start`` beside it (and
+    ``repair``, how state consistency ran, for bar-sc and ``--consistency``)."""
     status = "planned" if result.validation.valid else "invalid"
     data = {**outcome(status, result.validation.failure(), code), **result.to_dict()}
     if ran is not None:
         data = {**data, "model": ran["model"], "rules": ran["rules"], "start": ran["start"]}
+        if ran.get("repair"):
+            data["repair"] = ran["repair"]
     return json.dumps(data, indent=2) + "\n"
 
 
@@ -137,8 +140,11 @@ def run(args: argparse.Namespace) -> int:
             _clear(progress)
             raise
         model = planner_model(spec)
+    consistency = getattr(getattr(planner, "consistency", None), "config", None)  # bar-sc, --consistency
     planner = remembering(planner, kb, store)
     ran = ran_record(name, model, rules.name, start)
+    if consistency is not None:  # how module (b) ran: who scored, who repaired, who planned the needs
+        ran["repair"] = consistency.describe()
     layers = tuple(kb.layers)
     actions = render_actions(kb, rules, start) if args.format == "actions" else None
 

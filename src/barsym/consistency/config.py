@@ -169,8 +169,10 @@ class ConsistencyConfig(BaseModel):
 
     @property
     def uses_llm(self) -> bool:
-        return self.repairer is RepairerKind.LLM or self.needs is NeedSource.MODEL or (
-            self.anchors is AnchorMethod.STEP_SCORING and self.scores is not ScoreSource.SIMULATOR
+        return (
+            self.repairer is RepairerKind.LLM
+            or self.needs is NeedSource.MODEL
+            or (self.anchors is AnchorMethod.STEP_SCORING and self.scores is not ScoreSource.SIMULATOR)
         )
 
     def describe(self) -> str:

@@ -140,8 +140,10 @@ class PlannerSpec(BaseModel):
 
     @property
     def asks_model(self) -> bool:
-        """The planner asks a model (its own, or state consistency's scorer or repairer may)."""
-        return supports(self.planner).model or self.consistency
+        """The planner asks a model: its own, or state consistency's scorer, repairer or needs where its configuration
+        uses one (``--consistency`` with the simulator's scores and the symbolic repairer asks none, and no model is
+        loaded, recorded or named in the plan's footer)."""
+        return supports(self.planner).model or (self.consistency and self.repair().uses_llm)
 
     def run_options(self) -> dict:
         """The spec as a run file keeps it (plain data; :meth:`of` reads it back): the model's settings and what
