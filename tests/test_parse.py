@@ -60,6 +60,19 @@ def test_names_near_the_words_typos_and_plurals(kb, graph):
     assert clause.count == 3 and clause.candidates[0] == "iron_ore" and clause.tools[0] == "stone_pickaxe"
 
 
+def test_a_name_the_text_spells_out_is_the_only_one_offered(kb, graph):
+    """Every part of one name a word of the clause, the verb agreeing: nothing is left for a model to choose
+    (a taught adapter read "craft 1 iron pickaxe" as `mine 1 iron_ore`, the second name offered)."""
+    parser = ProseParser(kb, graph, ScriptedLLM())
+    assert parser.clause("craft 1 iron pickaxe").candidates == ("iron_pickaxe",)
+    assert parser.clause("mine 2 stone blocks with my wooden pickaxe").candidates == ("cobblestone",)  # its drop
+    assert parser.clause("collect 1 diamond").candidates == ("diamond",)
+    fired = parser.clause("fire three iron bars").candidates  # the verb disagrees: "iron bars" said for ingots
+    assert fired[0] == "iron_ingot" and len(fired) > 1
+    assert len(parser.clause("create one stone furnace").candidates) > 1  # two names spelled out: still a choice
+    assert len(parser.clause("mine three cobbelstone").candidates) > 1  # a typo: the closest names
+
+
 def test_each_clause_is_asked_under_its_grammar_and_counts_and_tools_are_filled(kb, graph):
     replies = [
         "mine 4 logs",

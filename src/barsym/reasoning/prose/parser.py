@@ -141,9 +141,17 @@ class ProseParser:
             tools = tuple(dict.fromkeys(self.players(rest[cut + 1 :])[0] + list(tools)))
         named = any(w not in STOP_WORDS and not w.isdigit() for w in rest[:cut])
         said, others = self.players(rest[:cut])
-        candidates = tuple(said) if said else self.candidates(others)
+        scored = [] if said else self._scored(others, None)
+        candidates = tuple(said) if said else tuple(entry[-1] for entry in scored[:MAX_CANDIDATES])
         verb = verb_of(words)
-        return Clause(source, shown, count, self.by_verb(candidates, verb), dig, tools, named, verb)
+        ordered = self.by_verb(candidates, verb)
+        one = self.spelled(scored)
+        if one is not None and ordered[:1] == self.by_verb((one,), verb):
+            # the text spells the item out and the verb agrees ("craft 1 iron pickaxe"): only it is offered, so
+            # neither the model nor a stand-in chooses what the words say (a taught model once read that clause
+            # as `mine 1 iron_ore`, the second name offered); "fire three iron bars" still offers iron_ingot
+            ordered = ordered[:1]
+        return Clause(source, shown, count, ordered, dig, tools, named, verb)
 
     def by_verb(self, candidates: tuple[str, ...], verb: str | None) -> tuple[str, ...]:
         """The candidates as the sentence's verb reads them.
@@ -201,9 +209,23 @@ class ProseParser:
     def candidates(self, words: list[str], names: dict[str, list[str]] | None = None) -> tuple[str, ...]:
         """The names closest to the clause's words, best first: names with every part near some word
         ("crafting table", "cobbelstone") before names with only some ("the iron": iron_ingot, iron_ore)."""
+        return tuple(entry[-1] for entry in self._scored(words, names)[:MAX_CANDIDATES])
+
+    @staticmethod
+    def spelled(scored: list[tuple]) -> str | None:
+        """The name the words spell out, every part of it a word there ("iron pickaxe", "stone blocks": stone),
+        when no other name spelled out has as many parts and it is the closest name; else None. ``scored``:
+        :meth:`_scored`'s list."""
+        spelled = [entry for entry in scored if not entry[0] and -entry[1] == entry[2]]  # every part exact
+        if spelled and scored[0] is spelled[0] and (len(spelled) == 1 or spelled[0][2] > spelled[1][2]):
+            return spelled[0][-1]
+        return None
+
+    def _scored(self, words: list[str], names: dict[str, list[str]] | None) -> list[tuple]:
+        """Every name near the words, as (some parts only, -closeness, parts, cost, name), best first."""
         words = [w for w in words if w not in STOP_WORDS]
         if not words:
-            return ()
+            return []
         stems = list(
             dict.fromkeys(
                 words
@@ -221,7 +243,7 @@ class ProseParser:
                 cost = self.graph.costs.get(item_node(name), float("inf"))
                 scored.append((len(matched) < len(parts), -round(sum(matched), 6), len(parts), cost, name))
         scored.sort()
-        return tuple(entry[-1] for entry in scored[:MAX_CANDIDATES])
+        return scored
 
     def _ratio(self, part: str, word: str) -> float:
         key = (part, word)
