@@ -21,7 +21,9 @@ So the work is split where a small model has a chance:
    read as its item first. Where the clause's words are close to some names
    (plural, typos: "cobbelstone", "crafting table"), only the
    :data:`MAX_CANDIDATES` closest are offered, so the model chooses the verb and
-   one of a few names. Where nothing is close ("a smeltery", "place a gizmo"),
+   one of a few names; a name the clause spells out, every part a word of it
+   and the verb agreeing ("craft 1 iron pickaxe"), is offered alone (what the
+   text says is not a choice). Where nothing is close ("a smeltery", "place a gizmo"),
    the clause is **not read**: ``barsym parse`` names it ("could not read:
    'place a gizmo'") and marks the plan incomplete, rather than let the model
    turn it into an unrelated item. A clause with no word that could name
