@@ -271,12 +271,13 @@ def model_of(run: Path) -> str:
     """What answered in a row, as its run file's header records it: when the run started and the model
     (the adapter's SHA-256 where the header has it; run files before 2026-12-06 say only that the wheel's
     adapter of that day ran). "–" without a run file (a stand-in row keeps only its results)."""
+    from barsym.eval.runfile import RunFileError, read_run
+
     if not run.is_file():
         return "–"
     try:
-        with gzip.open(run, "rt", encoding="utf-8") if run.name.endswith(".gz") else open(run, encoding="utf-8") as f:
-            head = json.loads(f.readline())
-    except (OSError, ValueError, EOFError):
+        head = read_run(run)[0]
+    except RunFileError:
         return "–"
     started = str(head.get("started") or "")
     model, day = head.get("model") or {}, f"{started[:10]} {started[11:16]} UTC" if len(started) >= 16 else started
