@@ -93,15 +93,20 @@ class ModelNeeds:
         return result
 
 
-def default_need_planner(kb: KnowledgeBase, backend, rules: Rules):
-    """The model's decomposition for ``--repair-needs model`` where no planner's settings are at hand (``barsym
-    repair``, ``api.repair``): vocabulary mode and no facts, so that every need is the model's answer (in graph
-    mode the graph would answer a goal with one way alone)."""
-    from ...spec import PlannerSpec
+def need_planner(kb: KnowledgeBase, spec: PlannerSpec):
+    """The model's decomposition for ``--repair-needs model``: llm-only's (no verifier, no fallback) with
+    ``spec``'s model settings, named ``repair-needs`` in the call log."""
     from .llm_planners import llm_planner
 
-    spec = PlannerSpec.of("llm-only", {"backend": backend, "rules": rules, "llm_mode": "vocab", "facts": False})
     return llm_planner(kb, spec, name="repair-needs", verify=False)
+
+
+def default_need_planner(kb: KnowledgeBase, backend, rules: Rules):
+    """:func:`need_planner` where no planner's settings are at hand (``barsym repair``, ``api.repair``):
+    vocabulary mode and no facts, so that every need is the model's answer (in graph mode the graph would
+    answer a goal with one way alone)."""
+    spec = PlannerSpec.of("llm-only", {"backend": backend, "rules": rules, "llm_mode": "vocab", "facts": False})
+    return need_planner(kb, spec)
 
 
 def model_consistency(
@@ -208,18 +213,14 @@ def with_consistency(planner, kb: KnowledgeBase, spec: PlannerSpec, name: str | 
     backend = (
         (spec.context.backend or backend_for(spec.llm, progress=spec.context.progress)) if config.uses_llm else None
     )
-    need_planner = None
-    if config.needs is NeedSource.MODEL:  # the model's own decomposition, as llm-only's, named in the call log
-        from .llm_planners import llm_planner
-
-        need_planner = llm_planner(kb, spec.with_context(backend=backend), name="repair-needs", verify=False)
+    needs = need_planner(kb, spec.with_context(backend=backend)) if config.needs is NeedSource.MODEL else None
     consistency = model_consistency(
         kb,
         config,
         rules=spec.rules,
         backend=backend,
         temperature=spec.llm.temperature or 0.0,
-        need_planner=need_planner,
+        need_planner=needs,
     )
     return ConsistencyPlanner(planner, consistency, name or f"{planner.name}+sc")
 
