@@ -171,6 +171,23 @@ def test_every_kind_is_made_in_its_share(examples):
     assert len({json.dumps([r["messages"], r["reply"]]) for r in rows}) == 120  # no duplicates
 
 
+def test_plans_from_the_empty_start_are_cot_and_deps_examples_of_training_goals(kb):
+    """``cot-empty``/``deps-empty``: the start every evaluation task has, asked for training goals only; the
+    examples are the planners' own prompts (kind cot/deps), so the rule checks them as it checks those."""
+    from barsym.distill.rule import Evaluation, problems
+
+    generator = DataGenerator(kb, seed=11)
+    rows = list(generator.generate(30, parse_mix("cot-empty=1,deps-empty=1")))
+    assert {r["kind"] for r in rows} == {"cot", "deps"} and len(rows) == 30
+    evaluation = Evaluation.of(kb)
+    for row in rows:
+        asked = [
+            m["content"] for m in row["messages"] if m["content"].startswith(f"Goal: {row['count']} {row['goal']}")
+        ][-1]
+        assert "You start with" not in asked and row["goal"] in generator.pool.items()
+        assert problems(row, evaluation, kb) == []
+
+
 def test_replies_are_right_and_in_the_planners_formats(kb, examples):
     _, rows = examples
     validator = Validator(kb)

@@ -31,7 +31,11 @@ from .prose_data import parse_examples
 from .shots import shot_examples
 from .verdicts import VERDICT_KINDS, verdict_examples
 
-KINDS = ("know", "cot", "deps", "bar-nofacts", "bar-shots", "bar", "score", "parse", *VERDICT_KINDS)
+#: ``cot-empty``/``deps-empty``: whole forward plans of training goals from the empty start only, the start every
+#: task of BAR's and DEPS' sets has (``cot``/``deps`` draw that start for about a fifth of their examples).
+#: Their examples are of kind ``cot``/``deps``: the same prompts, so the training and the rule treat them alike.
+FROM_EMPTY = {"cot-empty": "cot", "deps-empty": "deps"}
+KINDS = ("know", "cot", "deps", *FROM_EMPTY, "bar-nofacts", "bar-shots", "bar", "score", "parse", *VERDICT_KINDS)
 #: share of the examples of each kind
 DEFAULT_MIX = {"cot": 0.3, "deps": 0.3, "bar-nofacts": 0.2, "bar": 0.1, "score": 0.1}
 
@@ -164,7 +168,10 @@ class DataGenerator:
             return verdict_examples(self.kb, goal, plan, self.rng, kind)
         if kind == "parse":
             return parse_examples(self._prose_parser(), goal, plan, self.rng)
-        task = self._forward_task(goal, plan)
+        if kind in FROM_EMPTY:
+            kind, task = FROM_EMPTY[kind], (goal, None, plan)
+        else:
+            task = self._forward_task(goal, plan)
         if task is None:
             return []
         goal, start, plan = task
