@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 import time
+from collections import Counter
 
 from ..distill import TRAIN_HINT, missing_train_extra
 from ..distill.options import DistillOptions, TrainConfig
@@ -84,9 +85,10 @@ def _generate(kb, options: DistillOptions, seed: int) -> list[dict]:
     generator = DataGenerator(kb, seed, options.goals)
     _say(f"data: {len(generator.pool.goals)} training goals; {len(generator.pool.held_out)} BAR/DEPS goals held out")
     rows = list(generator.generate(n, shares, progress=_counter("data")))
+    kinds = Counter(r["kind"] for r in rows)  # by the examples' kind: cot-empty's are cot examples
     _say(
         f"data: {len(rows)} examples in {time.perf_counter() - started:.1f} s ("
-        + ", ".join(f"{k} {sum(r['kind'] == k for r in rows)}" for k in shares)
+        + ", ".join(f"{k} {count}" for k, count in kinds.most_common())
         + ")"
     )
     if path is not None:
