@@ -611,12 +611,16 @@ def test_sigterm_with_ray_is_143_and_leaves_no_ray_process(tmp_path):
     script = tmp_path / "ray_sigterm.py"
     script.write_text(RAY_SIGTERM)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}
-    process = subprocess.Popen(
-        [sys.executable, str(script), str(BAR_DIR)], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-    )
+    errors = tmp_path / "stderr.txt"  # a file, not a pipe: Ray may write more than a pipe holds while no one reads
+    with errors.open("wb") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, str(script), str(BAR_DIR)], env=env, stdout=subprocess.PIPE, stderr=stderr
+        )
     assert process.stdout.readline().strip() == b"record"  # Ray is up and tasks are finishing
     process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=120) == 143
+    code = process.wait(timeout=120)
+    # a rare exit 1 here (once in many CI runs, not reproduced in 8 runs under load) is kept with its cause
+    assert code == 143, errors.read_text(errors="replace")[-3000:]
     for _ in range(300):
         left = _ray_processes() - before
         if not any(_alive(pid) for pid in left):
