@@ -137,12 +137,19 @@ def _inventories(kb, steps, start: State | None) -> list[str] | None:
 
 def cot_examples(kb, goal: Goal, start: State | None, plan: Plan, *, graph, facts: bool = False) -> list[Example]:
     from ..reasoning.planners.forward.cot import cot_planner
+    from ..reasoning.planners.forward.cot_needs import PLAN_MARK, thought_lines
     from ..reasoning.spec import PlannerSpec
 
-    held = _inventories(kb, plan.steps, start)
-    if held is None:
-        return []
-    reply = "\n".join(f"{step}{MARK}{h}" for step, h in zip(plan.steps, held)) + "\n" + END
+    if facts:
+        held = _inventories(kb, plan.steps, start)
+        if held is None:
+            return []
+        reply = "\n".join(f"{step}{MARK}{h}" for step, h in zip(plan.steps, held)) + "\n" + END
+    else:  # without facts the reply reasons backward first, then the plain plan (cot_needs)
+        reasoning = thought_lines(kb, plan.steps, start)
+        if reasoning is None:
+            return []
+        reply = "\n".join([*reasoning, PLAN_MARK, render_plan(plan.steps)])
     backend = OracleBackend(lambda messages, grammar: reply)
     spec = {"backend": backend, "graph": graph, "log": False, "facts": facts}
     cot_planner(kb, PlannerSpec.of("cot", spec)).plan(goal, start)
