@@ -36,7 +36,7 @@ MAX_NEEDS = 6
 def system_prompt() -> str:
     return (
         "You plan Minecraft tasks. First reason backward from the goal: one line per step of the plan, the last "
-        "step first, each with what it takes: 'craft 1 iron_pickaxe: 3 iron_ingot, 2 stick, 1 crafting_table'. "
+        "step first, each with what it takes, as 'STEP: N ITEM, N ITEM, ...' (its ingredients, fuel, station, tool and layer). "
         "Then write 'plan:' and the same steps first to last, one per line. A step is 'mine N item', 'craft N item', 'smelt N item', "
         "'kill N item', with ' with TOOL' when it needs one, or 'dig down with PICKAXE'. Logs are on the surface; "
         "dig down for cobblestone and coal (layer 1), iron (layer 2), gold, redstone and diamond (layer 3). "
