@@ -20,6 +20,7 @@ from barsym.model import Goal, Plan
 from barsym.reasoning.grammars.forward_plans import parse_plan_text
 from barsym.reasoning.grammars.reply_grammar import parse_reply
 from barsym.reasoning.planners.forward.cot import split_line
+from barsym.reasoning.planners.forward.cot_needs import split_reply
 from barsym.reasoning.scoring.step_scorer import parse_score
 from barsym.sim import State
 from barsym.testing.fakes import asked as asked_goal
@@ -193,9 +194,11 @@ def test_replies_are_right_and_in_the_planners_formats(kb, examples):
     validator = Validator(kb)
     for row in rows:
         kind, reply = row["kind"], row["reply"]
-        if kind == "cot":
-            read = parse_plan_text(reply, kb, split=split_line)
+        if kind == "cot":  # without facts: the reasoning, last step first, then the plain plan (cot_needs)
+            reasoning, body = split_reply(reply)
+            read = parse_plan_text(body, kb, split=split_line)
             assert read.steps and not read.unreadable
+            assert [line.split(":")[0] for line in reasoning[::-1]] == [str(step) for step in read.steps]
             start = _start(row)
             verdict = validator.validate(Plan(steps=read.steps), Goal(item=row["goal"], count=row["count"]), start)
             assert verdict.valid, (row["messages"][-1], reply)

@@ -206,8 +206,10 @@ class CotPlanner(ForwardPlanner):
         self.measure(task)
         reasoning, _ = cot_needs.split_reply(asked.text if asked is not None else "")
         body = (lambda text: cot_needs.split_reply(text)[1]) if self.reasons else None
-        split = None if self.reasons else split_line  # the plan after the reasoning has no inventories
-        written, read, folded = self.read_plan(task, messages, self.grammar, asked, split=split, goal=goal, body=body)
+        # the plan after the reasoning has no inventories; one written anyway (a server without the grammar) is cut off
+        written, read, folded = self.read_plan(
+            task, messages, self.grammar, asked, split=split_line, goal=goal, body=body
+        )
         run = repeated_run(written.steps)
         if run is not None:
             stopped = f"the model wrote '{run[0]}' {run[1]} times in a row (folded into one)"
