@@ -11,6 +11,7 @@ from barsym.planner.registry import graph_for, symbolic_planner
 from barsym.reasoning.grammars.forward_plans import render_plan
 from barsym.reasoning.planners.forward.cot import CotPlanner
 from barsym.reasoning.planners.forward.cot_needs import PLAN_MARK, split_reply, thought_lines
+from barsym.reasoning.planners.forward.deps import DepsPlanner
 from barsym.reasoning.spec import PlannerSpec
 
 GOAL = Goal(item="stone_bricks", count=1)
@@ -55,3 +56,23 @@ def test_the_grammar_admits_the_reasoning_then_the_plan_and_only_the_plan_is_pla
 
 def test_a_reply_without_the_mark_is_read_whole(kb):
     assert split_reply("mine 3 logs\ndone") == ([], "mine 3 logs\ndone")
+
+
+def test_deps_round_0_reasons_first_and_a_replan_is_the_plan_alone(kb):
+    """Without facts DEPS' round 0 is cot's reply (reasoning, then the plan); the dialogue keeps the plan only,
+    and the replan after a failure is asked under the plain plan grammar."""
+    plan = symbolic_planner(kb).plan(GOAL).plan
+    broken = [s for s in plan.steps if s.item != "crafting_table"]
+    reasoning = thought_lines(kb, plan.steps)
+    first = "\n".join([*reasoning, PLAN_MARK, render_plan(broken)])
+    backend = ScriptedLLM([first, "The plan never crafts a crafting_table.", render_plan(plan.steps)])
+    options = {"graph": graph_for(kb), "log": False, "facts": False, "feedback_world": "deterministic"}
+    deps = DepsPlanner(kb, PlannerSpec.of("deps", options), backend)
+    assert [m["role"] for m in deps.prefix] == ["system"]
+    result = deps.plan(GOAL)
+    assert result.trace.success_round == 1 and list(result.trace.reasoning) == reasoning
+    grammars = [call.grammar for call in backend.calls]
+    assert grammars[0] == deps.first_grammar and grammars[2] == deps.grammar != deps.first_grammar
+    replan_prompt = backend.calls[2].messages
+    assert replan_prompt[2] == {"role": "assistant", "content": render_plan(broken)}  # the plan, not the reasoning
+    assert "reasoned backward" in "\n".join(result.trace.lines())

@@ -185,12 +185,18 @@ def deps_examples(
     kb, goal: Goal, start: State | None, plan: Plan, rng: random.Random, *, graph, symbolic, facts: bool = False
 ) -> list[Example]:
     """DEPS round 0 answered right; or round 0 answered with one fault, then the explanation and the repair."""
+    from ..reasoning.planners.forward.cot_needs import PLAN_MARK, thought_lines
     from ..reasoning.planners.forward.deps import deps_planner
     from ..reasoning.spec import PlannerSpec
 
     broken = broken_plan(plan, rng) if rng.random() < 0.5 else None
     good = render_plan(plan.steps)
     plans = [render_plan(broken), good] if broken is not None else [good]
+    if not facts and broken is None:  # without facts round 0 reasons backward first (cot_needs)
+        reasoning = thought_lines(kb, plan.steps, start)
+        if reasoning is None:
+            return []
+        plans = ["\n".join([*reasoning, PLAN_MARK, good])]
     said: list[str] = []
 
     def answer(messages, grammar):

@@ -49,6 +49,21 @@ def system_prompt(kb: KnowledgeBase) -> str:
     )
 
 
+def reasoning_system_prompt(kb: KnowledgeBase) -> str:
+    """Without facts: round 0 reasons backward first (:mod:`..planners.forward.cot_needs`), a replan is the plan."""
+    layers = layer_names(kb)
+    return (
+        "You plan Minecraft tasks. First reason backward from the goal: one line per step of the plan, the last "
+        "step first, each with what it takes, as 'STEP: N ITEM, N ITEM, ...' (its ingredients, fuel, station, "
+        "tool and layer). Then write 'plan:' and the same steps first to last, one per line, then the word done. "
+        "A step is 'mine N item', 'craft N item', 'smelt N item', 'kill N item' (a mob's drop), with ' with TOOL' "
+        f"when it needs a tool, or 'dig down with PICKAXE', which goes one layer deeper ({layers}). N is how many "
+        "items the plan needs. Logs are found on the surface; cobblestone and coal from layer 1, iron ore from "
+        "layer 2, gold, redstone and diamond on layer 3. When a plan fails you are told what happened; explain "
+        "it, then write the whole plan again, one step per line, then done."
+    )
+
+
 def task_message(goal: Goal, start: State | None = None, facts: PlanFacts | None = None) -> str:
     """The task; with ``facts``, the knowledge base's facts for every item of it, in plan order."""
     held = ""
