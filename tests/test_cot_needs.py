@@ -25,14 +25,16 @@ def planner(kb, replies):
 def test_the_reasoning_is_the_plan_backward_with_what_each_step_took(kb):
     plan = symbolic_planner(kb).plan(GOAL).plan
     lines = thought_lines(kb, plan.steps)
-    assert lines is not None and [line.split(":")[0] for line in lines[::-1]] == [str(s) for s in plan.steps]
+    heads = [line.split(":")[0].split(" (")[0] for line in lines[::-1]]
+    assert lines is not None and heads == [str(s) for s in plan.steps]
     by_head = dict(line.split(": ", 1) for line in lines if ": " in line)
     # what the simulator saw each step consume (fuel included), then station, tool and layer, in the decomposer's order
-    assert by_head["smelt 4 stone"] == "4 cobblestone, 3 planks, 1 furnace"
+    assert by_head["smelt 4 stone (4)"] == "4 cobblestone, 3 planks, 1 furnace"
     assert by_head["craft 1 furnace"] == "8 cobblestone, 1 crafting_table"
-    assert by_head["mine 12 cobblestone with wooden_pickaxe"] == "1 wooden_pickaxe, layer 1"
+    # a step that makes what the lines above took shows their counts, in their order, when they add up
+    assert by_head["mine 12 cobblestone with wooden_pickaxe (4 + 8)"] == "1 wooden_pickaxe, layer 1"
     assert by_head["dig down with wooden_pickaxe"] == "1 wooden_pickaxe"
-    assert lines[-1] == "mine 3 logs"  # nothing taken: no colon
+    assert lines[-1] == "mine 3 logs (3)"  # nothing taken: no colon
 
 
 def test_a_plan_that_cannot_run_has_no_reasoning(kb):

@@ -55,7 +55,8 @@ def reasoning_system_prompt(kb: KnowledgeBase) -> str:
     return (
         "You plan Minecraft tasks. First reason backward from the goal: one line per step of the plan, the last "
         "step first, each with what it takes, as 'STEP: N ITEM, N ITEM, ...' (its ingredients, fuel, station, "
-        "tool and layer). Then write 'plan:' and the same steps first to last, one per line, then the word done. "
+        "tool and layer); a step that makes what lines above took shows the counts they took, 'STEP (N + N): ...'. "
+        "Then write 'plan:' and the same steps first to last, one per line, then the word done. "
         "A step is 'mine N item', 'craft N item', 'smelt N item', 'kill N item' (a mob's drop), with ' with TOOL' "
         f"when it needs a tool, or 'dig down with PICKAXE', which goes one layer deeper ({layers}). N is how many "
         "items the plan needs. Logs are found on the surface; cobblestone and coal from layer 1, iron ore from "

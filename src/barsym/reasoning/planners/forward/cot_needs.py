@@ -31,12 +31,15 @@ from ....sim import DeterministicWorld, State
 PLAN_MARK = "plan:"
 #: what one reasoning line may list: ingredients, fuel, a station, a tool and a layer
 MAX_NEEDS = 6
+#: the counts a step's sum may add: one per line above that took what it makes
+MAX_TERMS = 8
 
 
 def system_prompt() -> str:
     return (
         "You plan Minecraft tasks. First reason backward from the goal: one line per step of the plan, the last "
-        "step first, each with what it takes, as 'STEP: N ITEM, N ITEM, ...' (its ingredients, fuel, station, tool and layer). "
+        "step first, each with what it takes, as 'STEP: N ITEM, N ITEM, ...' (its ingredients, fuel, station, tool and layer); "
+        "a step that makes what lines above took shows the counts they took, 'STEP (N + N): ...'. "
         "Then write 'plan:' and the same steps first to last, one per line. A step is 'mine N item', 'craft N item', 'smelt N item', "
         "'kill N item', with ' with TOOL' when it needs one, or 'dig down with PICKAXE'. Logs are on the surface; "
         "dig down for cobblestone and coal (layer 1), iron (layer 2), gold, redstone and diamond (layer 3). "
@@ -44,16 +47,19 @@ def system_prompt() -> str:
     )
 
 
+def _used(step: Step, before: State, after: State) -> dict[str, int]:
+    """What ``step`` consumed, read off the inventories before and after it (a tool worn out is not an input)."""
+    return {
+        name: n - after.count(name) for name, n in before.counts.items() if after.count(name) < n and name != step.tool
+    }
+
+
 def needs_text(rules: Rules, step: Step, before: State, after: State) -> str:
     """What ``step`` took, as the decomposer's replies list it: what it consumed (ingredients, then fuel), its
     station, its tool and its layer; ``1 PICKAXE`` for a dig down."""
     if step.type is StepType.DIG_DOWN:
         return f"1 {step.tool}" if step.tool else ""
-    used = {
-        name: n - after.count(name)
-        for name, n in before.counts.items()
-        if after.count(name) < n and name != step.tool  # a tool worn to nothing is not an input
-    }
+    used = _used(step, before, after)
     try:
         action = rules.action(step.type.value, step.item, step.count)
     except (KeyError, IndexError, ValueError):
@@ -74,19 +80,35 @@ def needs_text(rules: Rules, step: Step, before: State, after: State) -> str:
 
 def thought_lines(kb: KnowledgeBase, steps, start: State | None = None) -> list[str] | None:
     """The reasoning for ``steps``: each step with what it takes, the last step first; None if the plan
-    cannot run from ``start`` (a plan that does not run has no true account of its needs)."""
+    cannot run from ``start`` (a plan that does not run has no true account of its needs).
+
+    A step that makes what lines above it consumed shows where its count comes from: ``craft 6 stick
+    (2 + 2 + 2): 4 planks``, the counts those lines took, in their order, when they add up to the step's
+    count (a small model writes the terms one lookup at a time and adds small numbers; asked for the total
+    alone it wrote the wooden chain's counts whatever came after)."""
     rules = Rules(kb)
     world = DeterministicWorld(kb)
     state = world.reset(0, start or State())
-    lines = []
+    heads, needs, used = [], [], []
     for i, step in enumerate(steps):
         result = world.step(state, step, steps[i + 1 :])
         if result.failure is not None:
             return None
-        needs = needs_text(rules, step, state.state, result.state.state)
-        lines.append(f"{step}: {needs}" if needs else str(step))
+        heads.append(str(step))
+        needs.append(needs_text(rules, step, state.state, result.state.state))
+        used.append(_used(step, state.state, result.state.state))
         state = result.state
-    return lines[::-1]
+    lines = []
+    for i in reversed(range(len(steps))):
+        item = steps[i].item
+        terms = [used[j][item] for j in reversed(range(i + 1, len(steps))) if item and item in used[j]]
+        sums = (
+            f" ({' + '.join(map(str, terms))})"
+            if terms and len(terms) <= MAX_TERMS and sum(terms) == steps[i].count
+            else ""
+        )
+        lines.append(f"{heads[i]}{sums}: {needs[i]}" if needs[i] else f"{heads[i]}{sums}")
+    return lines
 
 
 def thought_grammar(plan_grammar: str, max_lines: int) -> str:
@@ -97,6 +119,9 @@ def thought_grammar(plan_grammar: str, max_lines: int) -> str:
     nested = body
     for _ in range(max_lines - 1):
         nested = f"{body} ({nested})?"
+    terms = "count"
+    for _ in range(MAX_TERMS - 1):
+        terms = f'count (" + " {terms})?'
     needs = "need"
     for _ in range(MAX_NEEDS - 1):
         needs = f'need (", " {needs})?'
@@ -104,7 +129,8 @@ def thought_grammar(plan_grammar: str, max_lines: int) -> str:
         "\n".join(
             [
                 f'root ::= {nested} "{PLAN_MARK}\\n" plan',
-                f'reason ::= step (": " {needs})?',
+                f'reason ::= step sums? (": " {needs})?',
+                f'sums ::= " (" {terms} ")"',
                 'need ::= count " " item | "layer " [1-9]',
             ]
         )
