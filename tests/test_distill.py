@@ -207,7 +207,7 @@ def test_replies_are_right_and_in_the_planners_formats(kb, examples):
             if row["messages"][-1]["content"].startswith("The plan was executed."):
                 assert reply.endswith(".") and len(reply.split()) <= 20
                 continue
-            read = parse_plan_text(reply, kb)
+            read = parse_plan_text(split_reply(reply)[1], kb)  # round 0 reasons first (cot_needs)
             assert read.steps and not read.unreadable and reply.endswith("done")
             verdict = validator.validate(
                 Plan(steps=read.steps), Goal(item=row["goal"], count=row["count"]), _start(row)

@@ -99,7 +99,7 @@ def _plan_problems(users: list[str], example: dict, evaluation: Evaluation, kb) 
     if goal.item not in evaluation.held:
         return []
     split = split_line if example["kind"] == "cot" else None
-    reply = split_reply(example["reply"])[1] if example["kind"] == "cot" else example["reply"]
+    reply = split_reply(example["reply"])[1]  # the plan after any reasoning (cot's, deps' round 0)
     taught = Plan(steps=parse_plan_text(reply, kb, split=split, goal=goal).steps)
     near = evaluation.plans.get((goal.item, goal.count))
     if near is not None and taught.steps and not far_from(taught, near):
