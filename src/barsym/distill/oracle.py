@@ -137,7 +137,7 @@ def _inventories(kb, steps, start: State | None) -> list[str] | None:
 
 def cot_examples(kb, goal: Goal, start: State | None, plan: Plan, *, graph, facts: bool = False) -> list[Example]:
     from ..reasoning.planners.forward.cot import cot_planner
-    from ..reasoning.planners.forward.cot_needs import PLAN_MARK, thought_lines
+    from ..reasoning.planners.forward.cot_needs import reasoned_reply
     from ..reasoning.spec import PlannerSpec
 
     if facts:
@@ -146,10 +146,10 @@ def cot_examples(kb, goal: Goal, start: State | None, plan: Plan, *, graph, fact
             return []
         reply = "\n".join(f"{step}{MARK}{h}" for step, h in zip(plan.steps, held)) + "\n" + END
     else:  # without facts the reply reasons backward first, then the plain plan (cot_needs)
-        reasoning = thought_lines(kb, plan.steps, start)
-        if reasoning is None:
+        reasoned = reasoned_reply(kb, plan.steps, start)
+        if reasoned is None:
             return []
-        reply = "\n".join([*reasoning, PLAN_MARK, render_plan(plan.steps)])
+        reply = reasoned
     backend = OracleBackend(lambda messages, grammar: reply)
     spec = {"backend": backend, "graph": graph, "log": False, "facts": facts}
     cot_planner(kb, PlannerSpec.of("cot", spec)).plan(goal, start)
@@ -185,7 +185,7 @@ def deps_examples(
     kb, goal: Goal, start: State | None, plan: Plan, rng: random.Random, *, graph, symbolic, facts: bool = False
 ) -> list[Example]:
     """DEPS round 0 answered right; or round 0 answered with one fault, then the explanation and the repair."""
-    from ..reasoning.planners.forward.cot_needs import PLAN_MARK, thought_lines
+    from ..reasoning.planners.forward.cot_needs import reasoned_reply
     from ..reasoning.planners.forward.deps import deps_planner
     from ..reasoning.spec import PlannerSpec
 
@@ -193,10 +193,10 @@ def deps_examples(
     good = render_plan(plan.steps)
     plans = [render_plan(broken), good] if broken is not None else [good]
     if not facts and broken is None:  # without facts round 0 reasons backward first (cot_needs)
-        reasoning = thought_lines(kb, plan.steps, start)
-        if reasoning is None:
+        reasoned = reasoned_reply(kb, plan.steps, start)
+        if reasoned is None:
             return []
-        plans = ["\n".join([*reasoning, PLAN_MARK, good])]
+        plans = [reasoned]
     said: list[str] = []
 
     def answer(messages, grammar):

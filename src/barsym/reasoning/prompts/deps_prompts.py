@@ -22,7 +22,7 @@ from ...model import Goal, Plan, StepType
 from ...sim import DeterministicWorld, State
 from ...sim.execution import describe, play
 from ..grammars.forward_plans import render_plan
-from .few_shot import layer_names
+from .few_shot import REASONING_FORMAT, layer_names
 from .plan_facts import PlanFacts
 
 PLAN_EXAMPLE = Goal(item="lantern", count=1)
@@ -53,10 +53,7 @@ def reasoning_system_prompt(kb: KnowledgeBase) -> str:
     """Without facts: round 0 reasons backward first (:mod:`..planners.forward.cot_needs`), a replan is the plan."""
     layers = layer_names(kb)
     return (
-        "You plan Minecraft tasks. First reason backward from the goal: one line per step of the plan, the last "
-        "step first, each with what it takes, as 'STEP: N ITEM, N ITEM, ...' (its ingredients, fuel, station, "
-        "tool and layer); a step that makes what lines above took shows the counts they took, 'STEP (N + N): ...'. "
-        "Then write 'plan:' and the same steps first to last, one per line, then the word done. "
+        f"You plan Minecraft tasks. {REASONING_FORMAT}, then the word done. "
         "A step is 'mine N item', 'craft N item', 'smelt N item', 'kill N item' (a mob's drop), with ' with TOOL' "
         f"when it needs a tool, or 'dig down with PICKAXE', which goes one layer deeper ({layers}). N is how many "
         "items the plan needs. Logs are found on the surface; cobblestone and coal from layer 1, iron ore from "

@@ -167,17 +167,20 @@ class CotPlanner(ForwardPlanner):
 
     def __init__(self, kb: KnowledgeBase, spec: PlannerSpec, backend: LLMBackend):
         super().__init__(kb, spec, backend)
-        entries = "entry"
-        for _ in range(MAX_ENTRIES - 1):
-            entries = f'entry (", " {entries})?'
-        self.grammar = (
-            self.vocab.plan_grammar("line", COT_STEPS)
-            + "\n".join([f'line ::= step "{MARK}" inv', f'inv ::= "nothing" | {entries}', 'entry ::= count " " item'])
-            + "\n"
-        )
         self.reasons = self.facts is None  # no facts: reason backward first, then the plain plan (:mod:`.cot_needs`)
         if self.reasons:
-            self.grammar = cot_needs.thought_grammar(self.vocab.plan_grammar("step", COT_STEPS), COT_STEPS)
+            self.grammar = cot_needs.thought_grammar(self.vocab.plan_grammar("step", COT_STEPS))
+        else:
+            entries = "entry"
+            for _ in range(MAX_ENTRIES - 1):
+                entries = f'entry (", " {entries})?'
+            self.grammar = (
+                self.vocab.plan_grammar("line", COT_STEPS)
+                + "\n".join(
+                    [f'line ::= step "{MARK}" inv', f'inv ::= "nothing" | {entries}', 'entry ::= count " " item']
+                )
+                + "\n"
+            )
 
     def system(self, kb: KnowledgeBase) -> str:
         return system_prompt() if self.facts is not None else cot_needs.system_prompt()
@@ -204,8 +207,8 @@ class CotPlanner(ForwardPlanner):
             if asked is None:
                 problem = str(self.gateway.last_error)
         self.measure(task)
-        reasoning, _ = cot_needs.split_reply(asked.text if asked is not None else "")
-        body = (lambda text: cot_needs.split_reply(text)[1]) if self.reasons else None
+        reasoning, plan_text = cot_needs.split_reply(asked.text) if asked is not None and self.reasons else ([], "")
+        body = (lambda _: plan_text) if self.reasons else None
         # the plan after the reasoning has no inventories; one written anyway (a server without the grammar) is cut off
         written, read, folded = self.read_plan(
             task, messages, self.grammar, asked, split=split_line, goal=goal, body=body

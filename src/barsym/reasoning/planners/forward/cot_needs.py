@@ -26,9 +26,12 @@ from __future__ import annotations
 from ....kb import KnowledgeBase, Rules
 from ....model import Step, StepType
 from ....sim import DeterministicWorld, State
+from ...grammars.forward_plans import render_plan
+from ...prompts.few_shot import PLAN_MARK, REASONING_FORMAT
 
-#: the line between the reasoning and the plan
-PLAN_MARK = "plan:"
+#: the reasoning lines a reply may write (cot's and DEPS' round 0): BAR's longest plans have ~18 steps
+REASONING_LINES = 20
+
 #: what one reasoning line may list: ingredients, fuel, a station, a tool and a layer
 MAX_NEEDS = 6
 #: the counts a step's sum may add: one per line above that took what it makes
@@ -37,10 +40,7 @@ MAX_TERMS = 8
 
 def system_prompt() -> str:
     return (
-        "You plan Minecraft tasks. First reason backward from the goal: one line per step of the plan, the last "
-        "step first, each with what it takes, as 'STEP: N ITEM, N ITEM, ...' (its ingredients, fuel, station, tool and layer); "
-        "a step that makes what lines above took shows the counts they took, 'STEP (N + N): ...'. "
-        "Then write 'plan:' and the same steps first to last, one per line. A step is 'mine N item', 'craft N item', 'smelt N item', "
+        f"You plan Minecraft tasks. {REASONING_FORMAT}. A step is 'mine N item', 'craft N item', 'smelt N item', "
         "'kill N item', with ' with TOOL' when it needs one, or 'dig down with PICKAXE'. Logs are on the surface; "
         "dig down for cobblestone and coal (layer 1), iron (layer 2), gold, redstone and diamond (layer 3). "
         "End with done."
@@ -54,12 +54,11 @@ def _used(step: Step, before: State, after: State) -> dict[str, int]:
     }
 
 
-def needs_text(rules: Rules, step: Step, before: State, after: State) -> str:
-    """What ``step`` took, as the decomposer's replies list it: what it consumed (ingredients, then fuel), its
-    station, its tool and its layer; ``1 PICKAXE`` for a dig down."""
+def taken_text(rules: Rules, step: Step, used: dict[str, int]) -> str:
+    """What ``step`` took, as the decomposer's replies list it: what it consumed (``used``: ingredients, then
+    fuel), its station, its tool and its layer; ``1 PICKAXE`` for a dig down."""
     if step.type is StepType.DIG_DOWN:
         return f"1 {step.tool}" if step.tool else ""
-    used = _used(step, before, after)
     try:
         action = rules.action(step.type.value, step.item, step.count)
     except (KeyError, IndexError, ValueError):
@@ -95,8 +94,8 @@ def thought_lines(kb: KnowledgeBase, steps, start: State | None = None) -> list[
         if result.failure is not None:
             return None
         heads.append(str(step))
-        needs.append(needs_text(rules, step, state.state, result.state.state))
         used.append(_used(step, state.state, result.state.state))
+        needs.append(taken_text(rules, step, used[-1]))
         state = result.state
     lines = []
     for i in reversed(range(len(steps))):
@@ -111,7 +110,14 @@ def thought_lines(kb: KnowledgeBase, steps, start: State | None = None) -> list[
     return lines
 
 
-def thought_grammar(plan_grammar: str, max_lines: int) -> str:
+def reasoned_reply(kb: KnowledgeBase, steps, start: State | None = None) -> str | None:
+    """The whole reply for ``steps``, as a model taught this format writes it: the reasoning, the mark, the plan
+    (the training examples' reply); None if the plan cannot run from ``start``."""
+    reasoning = thought_lines(kb, steps, start)
+    return None if reasoning is None else "\n".join([*reasoning, PLAN_MARK, render_plan(steps)])
+
+
+def thought_grammar(plan_grammar: str, max_lines: int = REASONING_LINES) -> str:
     """The reply's grammar: 1 to ``max_lines`` reasoning lines (a step, then ``: `` and its needs), the mark,
     then ``plan_grammar`` (a grammar whose ``root`` is the plan) as it is."""
     plan = plan_grammar.replace("root ::=", "plan ::=", 1)

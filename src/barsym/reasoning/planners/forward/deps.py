@@ -91,7 +91,7 @@ class DepsPlanner(ForwardPlanner):
         self.world = FEEDBACK_WORLDS[own.feedback_world or "stochastic"](kb)
         self.grammar = self.vocab.plan_grammar()
         self.reasons = self.facts is None  # no facts: round 0 reasons backward first (:mod:`.cot_needs`)
-        self.first_grammar = cot_needs.thought_grammar(self.grammar, 20) if self.reasons else self.grammar
+        self.first_grammar = cot_needs.thought_grammar(self.grammar) if self.reasons else self.grammar
         self.plan_budget = ContextBudget(self.n_ctx, PLAN_TOKENS, self.counter)
         self.first_budget = ContextBudget(self.n_ctx, PLAN_TOKENS + REASONING_TOKENS * self.reasons, self.counter)
         self.explain_budget = ContextBudget(self.n_ctx, EXPLAIN_TOKENS, self.counter)
