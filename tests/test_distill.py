@@ -662,3 +662,40 @@ def test_the_players_names_the_parse_benchmark_also_uses_are_known_and_sourced(k
     }
     table = json_.loads((root / "data" / "recipes" / "aliases.json").read_text())["players"]
     assert all(table[p]["source"] and "paraphrase" not in table[p]["source"] for p in shared)
+
+
+def test_deps_repair_teaches_the_explanation_and_the_repair_of_the_models_own_faults(kb):
+    """``deps-repair``: round 0 made an input too few times or never (:func:`~barsym.distill.oracle.short_plan`);
+    what is taught is the explanation of that failure and the plan that reaches the goal, never the faulty plan."""
+    from barsym.distill.oracle import short_plan
+    from barsym.distill.rule import Evaluation, problems
+    from barsym.sim import DeterministicWorld
+
+    generator = DataGenerator(kb, seed=12)
+    rows = list(generator.generate(24, parse_mix("deps-repair=1")))
+    assert {r["kind"] for r in rows} == {"deps"} and len(rows) == 24
+    explained = [r for r in rows if r["messages"][-1]["content"].startswith("The plan was executed")]
+    replans = [r for r in rows if r not in explained]
+    assert explained and replans  # both turns of each repair are taught
+    world = DeterministicWorld(kb)
+    evaluation = Evaluation.of(kb)
+    for row in rows:
+        assert problems(row, evaluation, kb) == []
+    for row in replans:
+        said = [m["content"] for m in row["messages"] if m["role"] == "assistant"]
+        assert said and said[0] != row["reply"]  # the dialogue holds the faulty round 0, the reply repairs it
+        read = parse_plan_text(row["reply"], kb, split=split_line)
+        state, goal = world.reset(0, State()), Goal(item=row["goal"], count=row["count"])
+        for i, step in enumerate(read.steps):
+            result = world.step(state, step, read.steps[i + 1 :])
+            assert result.failure is None
+            state = result.state
+        assert state.state.count(goal.item) >= goal.count
+    plan = generator.symbolic.plan(Goal(item="stone_pickaxe", count=1)).plan
+    faults = {short_plan(plan, random.Random(seed)) for seed in range(40)}
+    lowered = [f for f in faults if len(f) == len(plan.steps)]
+    dropped = [f for f in faults if len(f) == len(plan.steps) - 1]
+    assert lowered and dropped and len(lowered) + len(dropped) == len(faults)
+    for fault in lowered:
+        changed = [(a, b) for a, b in zip(plan.steps, fault) if a != b]
+        assert len(changed) == 1 and changed[0][1].count < changed[0][0].count
