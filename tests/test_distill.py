@@ -20,6 +20,7 @@ from barsym.model import Goal, Plan
 from barsym.reasoning.grammars.forward_plans import parse_plan_text
 from barsym.reasoning.grammars.reply_grammar import parse_reply
 from barsym.reasoning.planners.forward.cot import split_line
+from barsym.reasoning.planners.forward.cot_needs import split_reply
 from barsym.reasoning.scoring.step_scorer import parse_score
 from barsym.sim import State
 from barsym.testing.fakes import asked as asked_goal
@@ -193,9 +194,12 @@ def test_replies_are_right_and_in_the_planners_formats(kb, examples):
     validator = Validator(kb)
     for row in rows:
         kind, reply = row["kind"], row["reply"]
-        if kind == "cot":
-            read = parse_plan_text(reply, kb, split=split_line)
+        if kind == "cot":  # without facts: the reasoning, last step first, then the plain plan (cot_needs)
+            reasoning, body = split_reply(reply)
+            read = parse_plan_text(body, kb, split=split_line)
             assert read.steps and not read.unreadable
+            heads = [line.split(":")[0].split(" (")[0] for line in reasoning[::-1]]
+            assert heads == [str(step) for step in read.steps]
             start = _start(row)
             verdict = validator.validate(Plan(steps=read.steps), Goal(item=row["goal"], count=row["count"]), start)
             assert verdict.valid, (row["messages"][-1], reply)
@@ -203,7 +207,7 @@ def test_replies_are_right_and_in_the_planners_formats(kb, examples):
             if row["messages"][-1]["content"].startswith("The plan was executed."):
                 assert reply.endswith(".") and len(reply.split()) <= 20
                 continue
-            read = parse_plan_text(reply, kb)
+            read = parse_plan_text(split_reply(reply)[1], kb)  # round 0 reasons first (cot_needs)
             assert read.steps and not read.unreadable and reply.endswith("done")
             verdict = validator.validate(
                 Plan(steps=read.steps), Goal(item=row["goal"], count=row["count"]), _start(row)
@@ -658,3 +662,40 @@ def test_the_players_names_the_parse_benchmark_also_uses_are_known_and_sourced(k
     }
     table = json_.loads((root / "data" / "recipes" / "aliases.json").read_text())["players"]
     assert all(table[p]["source"] and "paraphrase" not in table[p]["source"] for p in shared)
+
+
+def test_deps_repair_teaches_the_explanation_and_the_repair_of_the_models_own_faults(kb):
+    """``deps-repair``: round 0 made an input too few times or never (:func:`~barsym.distill.oracle.short_plan`);
+    what is taught is the explanation of that failure and the plan that reaches the goal, never the faulty plan."""
+    from barsym.distill.oracle import short_plan
+    from barsym.distill.rule import Evaluation, problems
+    from barsym.sim import DeterministicWorld
+
+    generator = DataGenerator(kb, seed=12)
+    rows = list(generator.generate(24, parse_mix("deps-repair=1")))
+    assert {r["kind"] for r in rows} == {"deps"} and len(rows) == 24
+    explained = [r for r in rows if r["messages"][-1]["content"].startswith("The plan was executed")]
+    replans = [r for r in rows if r not in explained]
+    assert explained and replans  # both turns of each repair are taught
+    world = DeterministicWorld(kb)
+    evaluation = Evaluation.of(kb)
+    for row in rows:
+        assert problems(row, evaluation, kb) == []
+    for row in replans:
+        said = [m["content"] for m in row["messages"] if m["role"] == "assistant"]
+        assert said and said[0] != row["reply"]  # the dialogue holds the faulty round 0, the reply repairs it
+        read = parse_plan_text(row["reply"], kb, split=split_line)
+        state, goal = world.reset(0, State()), Goal(item=row["goal"], count=row["count"])
+        for i, step in enumerate(read.steps):
+            result = world.step(state, step, read.steps[i + 1 :])
+            assert result.failure is None
+            state = result.state
+        assert state.state.count(goal.item) >= goal.count
+    plan = generator.symbolic.plan(Goal(item="stone_pickaxe", count=1)).plan
+    faults = {short_plan(plan, random.Random(seed)) for seed in range(40)}
+    lowered = [f for f in faults if len(f) == len(plan.steps)]
+    dropped = [f for f in faults if len(f) == len(plan.steps) - 1]
+    assert lowered and dropped and len(lowered) + len(dropped) == len(faults)
+    for fault in lowered:
+        changed = [(a, b) for a, b in zip(plan.steps, fault) if a != b]
+        assert len(changed) == 1 and changed[0][1].count < changed[0][0].count

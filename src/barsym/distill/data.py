@@ -34,7 +34,10 @@ from .verdicts import VERDICT_KINDS, verdict_examples
 #: ``cot-empty``/``deps-empty``: whole forward plans of training goals from the empty start only, the start every
 #: task of BAR's and DEPS' sets has (``cot``/``deps`` draw that start for about a fifth of their examples).
 #: Their examples are of kind ``cot``/``deps``: the same prompts, so the training and the rule treat them alike.
-FROM_EMPTY = {"cot-empty": "cot", "deps-empty": "deps"}
+FROM_EMPTY = {"cot-empty": "cot", "deps-empty": "deps", "deps-repair": "deps"}
+#: ``deps-repair``: DEPS from the empty start whose round 0 is one of the model's own faults (an input made too few
+#: times or never made, :func:`~.oracle.short_plan`), then the explanation and the repaired plan; of kind ``deps``.
+REPAIR = "deps-repair"
 KINDS = ("know", "cot", "deps", *FROM_EMPTY, "bar-nofacts", "bar-shots", "bar", "score", "parse", *VERDICT_KINDS)
 #: share of the examples of each kind
 DEFAULT_MIX = {"cot": 0.3, "deps": 0.3, "bar-nofacts": 0.2, "bar": 0.1, "score": 0.1}
@@ -168,6 +171,7 @@ class DataGenerator:
             return verdict_examples(self.kb, goal, plan, self.rng, kind)
         if kind == "parse":
             return parse_examples(self._prose_parser(), goal, plan, self.rng)
+        repair = kind == REPAIR
         if kind in FROM_EMPTY:
             kind, task = FROM_EMPTY[kind], (goal, None, plan)
         else:
@@ -177,7 +181,9 @@ class DataGenerator:
         goal, start, plan = task
         if kind == "cot":
             return oracle.cot_examples(self.kb, goal, start, plan, graph=self.graph)
-        return oracle.deps_examples(self.kb, goal, start, plan, self.rng, graph=self.graph, symbolic=self.symbolic)
+        return oracle.deps_examples(
+            self.kb, goal, start, plan, self.rng, graph=self.graph, symbolic=self.symbolic, repair=repair
+        )
 
     def _forward_task(self, goal: Goal, plan):
         """(goal, start, plan) of a whole forward plan to teach, or None: a training goal from the empty start or

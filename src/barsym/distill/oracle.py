@@ -137,12 +137,19 @@ def _inventories(kb, steps, start: State | None) -> list[str] | None:
 
 def cot_examples(kb, goal: Goal, start: State | None, plan: Plan, *, graph, facts: bool = False) -> list[Example]:
     from ..reasoning.planners.forward.cot import cot_planner
+    from ..reasoning.planners.forward.cot_needs import reasoned_reply
     from ..reasoning.spec import PlannerSpec
 
-    held = _inventories(kb, plan.steps, start)
-    if held is None:
-        return []
-    reply = "\n".join(f"{step}{MARK}{h}" for step, h in zip(plan.steps, held)) + "\n" + END
+    if facts:
+        held = _inventories(kb, plan.steps, start)
+        if held is None:
+            return []
+        reply = "\n".join(f"{step}{MARK}{h}" for step, h in zip(plan.steps, held)) + "\n" + END
+    else:  # without facts the reply reasons backward first, then the plain plan (cot_needs)
+        reasoned = reasoned_reply(kb, plan.steps, start)
+        if reasoned is None:
+            return []
+        reply = reasoned
     backend = OracleBackend(lambda messages, grammar: reply)
     spec = {"backend": backend, "graph": graph, "log": False, "facts": facts}
     cot_planner(kb, PlannerSpec.of("cot", spec)).plan(goal, start)
@@ -163,6 +170,27 @@ def broken_plan(plan: Plan, rng: random.Random) -> tuple[Step, ...] | None:
     return tuple(steps)
 
 
+def short_plan(plan: Plan, rng: random.Random) -> tuple[Step, ...] | None:
+    """The taught model's own commonest faults in a whole plan, one of them: an input made too few times (a step's
+    count lowered) or never made (a step that makes one dropped); None when the plan has neither to spoil.
+
+    Its CoT plans on BAR's 53 (k7, no facts) that do not run: 15 make an input too few times (sticks, logs,
+    planks), 22 never make one; DEPS' replans of such plans mostly repeat them (``no_change``). So the
+    ``deps-repair`` examples start from these faults, where ``deps``' (:func:`broken_plan`) drop or swap any step.
+    """
+    steps = list(plan.steps)
+    counted = [i for i, step in enumerate(steps[:-1]) if step.count and step.count > 1]
+    if counted and rng.random() < 0.6:
+        i = rng.choice(counted)
+        steps[i] = steps[i].model_copy(update={"count": rng.randrange(1, steps[i].count)})
+        return tuple(steps)
+    makers = [i for i, step in enumerate(steps[:-1]) if step.item is not None]
+    if not makers:
+        return None
+    i = rng.choice(makers)
+    return tuple(steps[:i] + steps[i + 1 :])
+
+
 def explanation(description: str) -> str:
     """One short sentence in the explanation grammar's alphabet (its reply has 32 tokens): the failed step and why."""
     import re
@@ -175,15 +203,38 @@ def explanation(description: str) -> str:
 
 
 def deps_examples(
-    kb, goal: Goal, start: State | None, plan: Plan, rng: random.Random, *, graph, symbolic, facts: bool = False
+    kb,
+    goal: Goal,
+    start: State | None,
+    plan: Plan,
+    rng: random.Random,
+    *,
+    graph,
+    symbolic,
+    facts: bool = False,
+    repair: bool = False,
 ) -> list[Example]:
-    """DEPS round 0 answered right; or round 0 answered with one fault, then the explanation and the repair."""
+    """DEPS round 0 answered right; or round 0 answered with one fault, then the explanation and the repair.
+
+    ``repair``: always the fault, one of the model's own (:func:`short_plan`), and only a fault that fails
+    is taught (its explanation and the repaired plan)."""
+    from ..reasoning.planners.forward.cot_needs import reasoned_reply
     from ..reasoning.planners.forward.deps import deps_planner
     from ..reasoning.spec import PlannerSpec
 
-    broken = broken_plan(plan, rng) if rng.random() < 0.5 else None
+    if repair:
+        broken = short_plan(plan, rng)
+        if broken is None:
+            return []
+    else:
+        broken = broken_plan(plan, rng) if rng.random() < 0.5 else None
     good = render_plan(plan.steps)
     plans = [render_plan(broken), good] if broken is not None else [good]
+    if not facts and broken is None:  # without facts round 0 reasons backward first (cot_needs)
+        reasoned = reasoned_reply(kb, plan.steps, start)
+        if reasoned is None:
+            return []
+        plans = [reasoned]
     said: list[str] = []
 
     def answer(messages, grammar):
@@ -211,6 +262,8 @@ def deps_examples(
         wrong = render_plan(broken)
         calls = [c for c in calls if c[1] != wrong]  # never teach the broken plan
         if not rounds or rounds[0].success:
+            if repair:
+                return []  # a count lowered where the recipe makes more than asked: nothing to repair
             calls = [c for c in calls if c[1] == good]  # the fault did not fail: only the plan
     return [_example("deps", goal, messages, text) for messages, text in calls]
 

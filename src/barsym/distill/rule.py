@@ -84,6 +84,7 @@ def problems(example: dict, evaluation: Evaluation, kb) -> list[str]:
 def _plan_problems(users: list[str], example: dict, evaluation: Evaluation, kb) -> list[str]:
     from ..reasoning.grammars.forward_plans import parse_plan_text
     from ..reasoning.planners.forward.cot import split_line
+    from ..reasoning.planners.forward.cot_needs import split_reply
 
     found = [m for m in (_GOAL.match(u) for u in users) if m]
     asked = found[-1] if found else None  # the task's question, after the few-shot turns
@@ -98,7 +99,8 @@ def _plan_problems(users: list[str], example: dict, evaluation: Evaluation, kb) 
     if goal.item not in evaluation.held:
         return []
     split = split_line if example["kind"] == "cot" else None
-    taught = Plan(steps=parse_plan_text(example["reply"], kb, split=split, goal=goal).steps)
+    reply = split_reply(example["reply"])[1]  # the plan after any reasoning (cot's, deps' round 0)
+    taught = Plan(steps=parse_plan_text(reply, kb, split=split, goal=goal).steps)
     near = evaluation.plans.get((goal.item, goal.count))
     if near is not None and taught.steps and not far_from(taught, near):
         return [

@@ -22,7 +22,7 @@ from ...model import Goal, Plan, StepType
 from ...sim import DeterministicWorld, State
 from ...sim.execution import describe, play
 from ..grammars.forward_plans import render_plan
-from .few_shot import layer_names
+from .few_shot import REASONING_FORMAT, layer_names
 from .plan_facts import PlanFacts
 
 PLAN_EXAMPLE = Goal(item="lantern", count=1)
@@ -46,6 +46,19 @@ def system_prompt(kb: KnowledgeBase) -> str:
         f"deeper ({layers}). N is how many items the plan needs. Logs are found on the surface; "
         "cobblestone and coal from layer 1, iron ore from layer 2, gold, redstone and diamond on layer 3. "
         "When a plan fails you are told what happened; explain it, then write the plan again."
+    )
+
+
+def reasoning_system_prompt(kb: KnowledgeBase) -> str:
+    """Without facts: round 0 reasons backward first (:mod:`..planners.forward.cot_needs`), a replan is the plan."""
+    layers = layer_names(kb)
+    return (
+        f"You plan Minecraft tasks. {REASONING_FORMAT}, then the word done. "
+        "A step is 'mine N item', 'craft N item', 'smelt N item', 'kill N item' (a mob's drop), with ' with TOOL' "
+        f"when it needs a tool, or 'dig down with PICKAXE', which goes one layer deeper ({layers}). N is how many "
+        "items the plan needs. Logs are found on the surface; cobblestone and coal from layer 1, iron ore from "
+        "layer 2, gold, redstone and diamond on layer 3. When a plan fails you are told what happened; explain "
+        "it, then write the whole plan again, one step per line, then done."
     )
 
 

@@ -59,6 +59,17 @@ GRAPH_FACTS_GOALS: tuple[Goal, ...] = tuple(
 Message = dict[str, str]
 
 
+#: the line between a no-facts forward reply's backward reasoning and its plan (cot, DEPS' round 0)
+PLAN_MARK = "plan:"
+#: how that reasoning is written: one sentence that cot's and DEPS' no-facts system prompts share
+REASONING_FORMAT = (
+    "First reason backward from the goal: one line per step of the plan, the last step first, each with what it "
+    "takes, as 'STEP: N ITEM, N ITEM, ...' (its ingredients, fuel, station, tool and layer); a step that makes what "
+    f"lines above took shows the counts they took, 'STEP (N + N): ...'. Then write '{PLAN_MARK}' and the same steps "
+    "first to last, one per line"
+)
+
+
 def few_shot_prefix(system: str, turns: Iterable[tuple[str, str]]) -> tuple[Message, ...]:
     """The fixed start of every conversation: the system message, then each example as (question, answer).
 

@@ -14,10 +14,12 @@ The worked example is the symbolic planner's plan for stone bricks with the
 inventories the simulator computes, so it is correct by construction and in
 the simulator's own words.
 
-With ``facts`` (the default; ``--no-facts`` gives the paper's prompt) the goal
-message carries the knowledge base's facts for every item of the task, in plan
-order (:mod:`.plan_facts`), the example's too, so the model sees how facts
-become a plan.
+With ``facts`` the goal message carries the knowledge base's facts for every
+item of the task, in plan order (:mod:`.plan_facts`), the example's too, so the
+model sees how facts become a plan. Without them (the default) the model has
+only what it knows, so it first reasons backward, each step with what it takes,
+then writes the plan (:mod:`.cot_needs`); that prompt has no worked example,
+since any plan's reasoning spells out recipes of BAR's goal trees.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from ...grammars.forward_plans import END, MAX_STEPS, ForwardPlanResult
 from ...loop_limits import repeated_run
 from ...prompts.plan_facts import PlanFacts
 from ...spec import PlannerSpec
+from . import cot_needs
 from .forward_loop import ForwardPlanner, Task
 from .stats import CotSummary
 
@@ -45,6 +48,8 @@ MAX_ENTRIES = 6
 #: so the cap stays; where a longer prompt leaves less room in the context, the reply ends there.
 COT_TOKENS = 640
 COT_STEPS = 20
+#: a reply that reasons first (:mod:`.cot_needs`): ~20 tokens a reasoning line, ~10 a plan line, 20 of each at most
+REASONING_TOKENS = 30 * COT_STEPS
 
 
 def inventory_text(state: State) -> str:
@@ -109,6 +114,7 @@ class CotTrace:
     folded: int = 0  # steps dropped because they repeated the step before (:func:`.forward_plans.fold_repeats`)
     stopped: str | None = None  # a repeated step run the model wrote, or the deadline that left no time to ask
     past_goal: int = 0  # lines written after the step that makes the goal, not read (forward_plans.parse_plan_text)
+    reasoning: tuple[str, ...] = ()  # the backward reasoning before the plan, as written (:mod:`.cot_needs`)
 
     @property
     def agreeing(self) -> int:
@@ -124,15 +130,24 @@ class CotTrace:
             "folded_repeats": self.folded,
             "past_goal": self.past_goal,
             "stopped": self.stopped,
+            "reasoning": list(self.reasoning),
         }
 
     def lines(self) -> list[str]:
-        out = [
-            f"chain of thought: the model's inventory agrees with the simulator's after {self.agreeing} of "
-            f"{len(self.written)} steps" + (f" ({self.folded} repeated line(s) folded)" if self.folded else "")
-        ]
+        folded = f" ({self.folded} repeated line(s) folded)" if self.folded else ""
+        if self.reasoning and not self.written:
+            head = f"chain of thought: {len(self.reasoning)} line(s) of reasoning backward, then the plan{folded}"
+        else:
+            head = (
+                f"chain of thought: the model's inventory agrees with the simulator's after {self.agreeing} of "
+                f"{len(self.written)} steps{folded}"
+            )
+        out = [head]
         if self.stopped:
             out.append(f"  {self.stopped}")
+        if self.reasoning:
+            out.append(f"  reasoning first, backward from the goal ({len(self.reasoning)} line(s)):")
+            out += [f"    {line}" for line in self.reasoning]
         if self.past_goal:
             out.append(f"  the plan ends at the step that makes the goal; {self.past_goal} line(s) after it not read")
         for i, (w, a) in enumerate(zip(self.written, self.actual), start=1):
@@ -152,20 +167,26 @@ class CotPlanner(ForwardPlanner):
 
     def __init__(self, kb: KnowledgeBase, spec: PlannerSpec, backend: LLMBackend):
         super().__init__(kb, spec, backend)
-        entries = "entry"
-        for _ in range(MAX_ENTRIES - 1):
-            entries = f'entry (", " {entries})?'
-        self.grammar = (
-            self.vocab.plan_grammar("line", COT_STEPS)
-            + "\n".join([f'line ::= step "{MARK}" inv', f'inv ::= "nothing" | {entries}', 'entry ::= count " " item'])
-            + "\n"
-        )
+        self.reasons = self.facts is None  # no facts: reason backward first, then the plain plan (:mod:`.cot_needs`)
+        if self.reasons:
+            self.grammar = cot_needs.thought_grammar(self.vocab.plan_grammar("step", COT_STEPS))
+        else:
+            entries = "entry"
+            for _ in range(MAX_ENTRIES - 1):
+                entries = f'entry (", " {entries})?'
+            self.grammar = (
+                self.vocab.plan_grammar("line", COT_STEPS)
+                + "\n".join(
+                    [f'line ::= step "{MARK}" inv', f'inv ::= "nothing" | {entries}', 'entry ::= count " " item']
+                )
+                + "\n"
+            )
 
     def system(self, kb: KnowledgeBase) -> str:
-        return system_prompt()
+        return system_prompt() if self.facts is not None else cot_needs.system_prompt()
 
     def turns(self, symbolic, facts: PlanFacts | None) -> list[tuple[str, str]]:
-        return example_turns(self.kb, symbolic, facts)
+        return example_turns(self.kb, symbolic, facts) if facts is not None else []
 
     def rate(self, task: Task) -> LLMStats:
         """Earlier plans' rate: a plan of one call has measured nothing of its own before it."""
@@ -176,7 +197,7 @@ class CotPlanner(ForwardPlanner):
         self.say(task, "writing the plan", 1, 1)
         messages = [*self.prefix, {"role": "user", "content": goal_message(goal, start, self.facts)}]
         problem, asked, stopped = None, None, None
-        tokens = self.tokens(task, COT_TOKENS)
+        tokens = self.tokens(task, REASONING_TOKENS if self.reasons else COT_TOKENS)
         if self.gateway.down:
             problem = self.gateway.down
         elif not tokens:
@@ -186,18 +207,24 @@ class CotPlanner(ForwardPlanner):
             if asked is None:
                 problem = str(self.gateway.last_error)
         self.measure(task)
-        written, read, folded = self.read_plan(task, messages, self.grammar, asked, split=split_line, goal=goal)
+        reasoning, plan_text = cot_needs.split_reply(asked.text) if asked is not None and self.reasons else ([], "")
+        body = (lambda _: plan_text) if self.reasons else None
+        # the plan after the reasoning has no inventories; one written anyway (a server without the grammar) is cut off
+        written, read, folded = self.read_plan(
+            task, messages, self.grammar, asked, split=split_line, goal=goal, body=body
+        )
         run = repeated_run(written.steps)
         if run is not None:
             stopped = f"the model wrote '{run[0]}' {run[1]} times in a row (folded into one)"
         steps: tuple[Step, ...] = read.steps[:MAX_STEPS]
         trace = CotTrace(
-            written=list(read.notes[: len(steps)]),
-            actual=simulated(self.kb, steps, start),
+            written=[] if self.reasons else list(read.notes[: len(steps)]),
+            actual=[] if self.reasons else simulated(self.kb, steps, start),
             unreadable=read.unreadable,
             folded=folded,
             stopped=stopped,
             past_goal=read.past_goal,
+            reasoning=tuple(reasoning),
         )
         if problem is not None and not steps:
             raise self.no_plan(problem)

@@ -1,7 +1,12 @@
 """DEPS as a planner: describe, explain, plan, with the dialogue in the prompt (Wang et al. 2023).
 
 Round 0 is the plain planner: the model writes the whole plan forward under a
-grammar over the game's vocabulary, and nothing checks it. The plan is then
+grammar over the game's vocabulary, and nothing checks it. Without facts (the
+default) round 0 reasons backward first, each step with what it takes, then
+writes the plan, as ``cot`` does (:mod:`.cot_needs`); only the plan goes into
+the dialogue, and a replan is the plan alone (the failure's description says
+what was missing). That prompt has no worked example: any plan's reasoning
+spells out recipes of BAR's goal trees. The plan is then
 **executed** in a world (stochastic by default, as DEPS runs in the game). If
 the episode fails, the **descriptor** (the execution world's own
 :func:`~barsym.sim.execution.describe`: which step, why, what the inventory
@@ -54,6 +59,7 @@ from ...loop_limits import Deadline, repeated_run
 from ...prompts import deps_prompts as prompts
 from ...prompts.plan_facts import PlanFacts
 from ...spec import PlannerSpec
+from . import cot_needs
 from .deps_trace import DepsRound, DepsTrace, StopReason
 from .forward_loop import ForwardPlanner, Task
 from .stats import DepsSummary
@@ -61,6 +67,8 @@ from .stats import DepsSummary
 DEFAULT_ROUNDS = 5
 MAX_ROUNDS = 20  # each round costs ~2 calls; the 2048-token context holds about 3 rounds of dialogue anyway
 PLAN_TOKENS = 360  # 30 lines of ~10 tokens and "done"
+#: round 0 without facts: the reasoning (~20 tokens a line, 20 lines at most) before the plan
+REASONING_TOKENS = 400
 EXPLAIN_TOKENS = 32
 MAX_CONTEXT = 8192
 FEEDBACK_WORLDS = {"stochastic": StochasticWorld, "deterministic": DeterministicWorld}
@@ -82,14 +90,17 @@ class DepsPlanner(ForwardPlanner):
         self.rounds, self.selector, self.world_seed = rounds, own.selector or "order", spec.world_seed
         self.world = FEEDBACK_WORLDS[own.feedback_world or "stochastic"](kb)
         self.grammar = self.vocab.plan_grammar()
+        self.reasons = self.facts is None  # no facts: round 0 reasons backward first (:mod:`.cot_needs`)
+        self.first_grammar = cot_needs.thought_grammar(self.grammar) if self.reasons else self.grammar
         self.plan_budget = ContextBudget(self.n_ctx, PLAN_TOKENS, self.counter)
+        self.first_budget = ContextBudget(self.n_ctx, PLAN_TOKENS + REASONING_TOKENS * self.reasons, self.counter)
         self.explain_budget = ContextBudget(self.n_ctx, EXPLAIN_TOKENS, self.counter)
 
     def system(self, kb: KnowledgeBase) -> str:
-        return prompts.system_prompt(kb)
+        return prompts.system_prompt(kb) if self.facts is not None else prompts.reasoning_system_prompt(kb)
 
     def turns(self, symbolic, facts: PlanFacts | None) -> list[tuple[str, str]]:
-        return prompts.few_shot(self.kb, symbolic, facts)
+        return prompts.few_shot(self.kb, symbolic, facts) if facts is not None else []
 
     # ---- the dialogue ------------------------------------------------------------------------
     def _fit(self, dialogue: list[dict[str, str]], budget: ContextBudget) -> tuple[list[dict[str, str]], int] | None:
@@ -120,22 +131,27 @@ class DepsPlanner(ForwardPlanner):
                 trace.stopped, trace.problem = StopReason.BACKEND_DOWN, self.gateway.down
                 break
             self.say(task, f"round {number}: planning", number + 1, self.rounds + 1)
-            fitted = self._fit(dialogue, self.plan_budget)
+            first = number == 0
+            grammar = self.first_grammar if first else self.grammar
+            fitted = self._fit(dialogue, self.first_budget if first else self.plan_budget)
             if fitted is None:
                 trace.stopped = StopReason.CONTEXT_FULL
                 break
             messages, dropped = fitted
-            tokens = self.tokens(task, PLAN_TOKENS)
+            tokens = self.tokens(task, PLAN_TOKENS + REASONING_TOKENS * (first and self.reasons))
             if not tokens:
                 trace.stopped, trace.problem = StopReason.DEADLINE, task.deadline.describe()
                 break
-            asked = self.call(task, messages, self.grammar, tokens, number + 1)
+            asked = self.call(task, messages, grammar, tokens, number + 1)
             if asked is None:
                 if self.gateway.down:
                     trace.stopped, trace.problem = StopReason.BACKEND_DOWN, self.gateway.down
                     break
                 continue  # a single failure: the same round once more
-            written, read, folded = self.read_plan(task, messages, self.grammar, asked, goal=goal)
+            body = (lambda text: cot_needs.split_reply(text)[1]) if first and self.reasons else None
+            written, read, folded = self.read_plan(task, messages, grammar, asked, goal=goal, body=body)
+            if body is not None:
+                trace.reasoning = tuple(cot_needs.split_reply(asked.text)[0])
             this = self._execute(number, read.steps, goal, task.start, dropped, read.unreadable)
             this.folded, this.past_goal = folded, read.past_goal
             trace.rounds.append(this)

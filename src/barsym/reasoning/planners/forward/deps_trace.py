@@ -77,6 +77,7 @@ class DepsTrace:
     stopped: StopReason = StopReason.ROUNDS_USED
     problem: str | None = None  # the backend's last error, when it stopped the loop
     selector: str = "order"  # who picks among steps that can run at once (planner.selector.SELECTORS)
+    reasoning: tuple[str, ...] = ()  # round 0's backward reasoning before its plan, without facts (cot_needs)
 
     @property
     def success_round(self) -> int | None:
@@ -98,6 +99,8 @@ class DepsTrace:
         }
         if self.selector != "order":  # the plan as written: the trace is what it was before selectors
             out["selector"] = self.selector
+        if self.reasoning:
+            out["reasoning"] = list(self.reasoning)
         return out
 
     def lines(self) -> list[str]:
@@ -107,6 +110,9 @@ class DepsTrace:
             f"{self.max_rounds} replanning round(s); stopped: {self.stopped.value.replace('_', ' ')}"
             + (f" ({self.problem})" if self.problem else "")
         ]
+        if self.reasoning:
+            out.append(f"  round 0 reasoned backward first ({len(self.reasoning)} line(s)):")
+            out += [f"    {line}" for line in self.reasoning]
         for r in self.rounds:
             cut = f", {r.dropped_rounds} earlier round(s) left out of the prompt" if r.dropped_rounds else ""
             bad = f", {len(r.unreadable)} unreadable line(s)" if r.unreadable else ""

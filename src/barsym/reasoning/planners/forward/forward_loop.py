@@ -27,6 +27,7 @@ as they were before the loops were joined.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ....kb import KnowledgeBase
@@ -164,12 +165,22 @@ class ForwardPlanner:
             return None
 
     def read_plan(
-        self, task: Task, messages, grammar: str, asked: Asked | None, *, split=None, goal: Goal | None = None
+        self,
+        task: Task,
+        messages,
+        grammar: str,
+        asked: Asked | None,
+        *,
+        split=None,
+        goal: Goal | None = None,
+        body: Callable[[str], str] | None = None,
     ) -> tuple[ReadPlan, ReadPlan, int]:
         """The reply as written, as read (a step repeated at once folded into one) and how many were folded; the
         call logged (accepted when it has steps). With ``goal``, the plan ends at the step that makes it
-        (:func:`.forward_plans.parse_plan_text`). No reply (no call made) reads as an empty plan."""
-        written = parse_plan_text(asked.text if asked is not None else "", self.kb, split=split, goal=goal)
+        (:func:`.forward_plans.parse_plan_text`); ``body(reply)`` is the part that holds the plan (CoT's after its
+        reasoning). No reply (no call made) reads as an empty plan."""
+        text = asked.text if asked is not None else ""
+        written = parse_plan_text(body(text) if body is not None else text, self.kb, split=split, goal=goal)
         read, folded = fold_repeats(written)
         if asked is not None:
             self.gateway.record_plan(task.label, task.attempt, messages, grammar, asked, read, self.temperature)
