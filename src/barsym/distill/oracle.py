@@ -174,8 +174,8 @@ def short_plan(plan: Plan, rng: random.Random) -> tuple[Step, ...] | None:
     """The taught model's own commonest faults in a whole plan, one of them: an input made too few times (a step's
     count lowered) or never made (a step that makes one dropped); None when the plan has neither to spoil.
 
-    Its CoT plans on BAR's 53 (k7, no facts) that do not run: 15 make an input too few times (sticks, logs,
-    planks), 22 never make one; DEPS' replans of such plans mostly repeat them (``no_change``). So the
+    Its CoT plans on BAR's 53 (stage 6, no facts) that do not run: 14 make an input too few times (sticks, logs,
+    planks), 24 never make one (``tools/plan_faults.py``); DEPS' replans of such plans mostly repeat them (``no_change``). So the
     ``deps-repair`` examples start from these faults, where ``deps``' (:func:`broken_plan`) drop or swap any step.
     """
     steps = list(plan.steps)
