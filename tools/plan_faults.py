@@ -25,7 +25,7 @@ from pathlib import Path
 from barsym.bar_io import step_from_record
 from barsym.eval.runfile import RunFileError, read_run
 from barsym.kb import load_kb
-from barsym.sim import DeterministicWorld, State
+from barsym.sim import Code, DeterministicWorld, State
 
 
 def first_fault(world: DeterministicWorld, steps: list) -> tuple[str, str] | None:
@@ -37,12 +37,11 @@ def first_fault(world: DeterministicWorld, steps: list) -> tuple[str, str] | Non
         if failure is None:
             state = result.state
             continue
-        cause = failure.cause
-        accepts = set(getattr(cause, "accepts", None) or ()) | ({failure.item} if failure.item else set())
-        if getattr(cause, "needed", None) is not None and accepts and str(failure.code).endswith("INGREDIENT"):
+        if failure.code is Code.MISSING_INGREDIENT and failure.item:
+            accepts = {failure.item, *(failure.cause.accepts if failure.cause else ())}
             made = any(earlier.item in accepts for earlier in steps[:i])
-            return ("too few" if made else "never made"), (failure.item or "?").lstrip("#")
-        return "other", getattr(failure.code, "value", str(failure.code))
+            return ("too few" if made else "never made"), failure.item.lstrip("#")
+        return "other", failure.code.value
     return None
 
 
