@@ -78,3 +78,17 @@ def test_the_issue_clock_plan_is_repaired_by_deleting_the_clock():
     assert not result.rounds and result.to_dict()["edit"] == result.edit
     text = repair_text("clock.txt", result)
     assert "the smallest repair: delete step 4 (craft 1 clock)" in text and "5 kept, 1 removed" in text
+
+
+def test_a_bogus_step_that_starves_an_earlier_smelt_is_changed_back():
+    """Found by the first test: gold_ingot's plan with its ``mine 1 gold_ore`` changed to ``craft 1 chest``.
+
+    The chest holds back 8 planks the iron smelt would burn, so the smelt fails and no iron pickaxe is made; the
+    repair once fetched fuel again (climbs, logs, planks, dig-downs: 10 edits). One change restores the plan."""
+    plan = PLANNER.plan(Goal(item="gold_ingot", count=1)).plan
+    at = next(i for i, s in enumerate(plan.steps) if s.item == "gold_ore")
+    faulty = Plan(steps=plan.steps[:at] + parse_plan("craft 1 chest\n").steps + plan.steps[at + 1 :])
+    assert VALIDATOR.validate(faulty, goal=plan.default_goal()).failed_step < at + 1  # an earlier step fails
+    result = REPAIR.repair(faulty, goal=plan.default_goal())
+    assert result.plan.steps == plan.steps, [str(s) for s in result.plan.steps]
+    assert result.edit == f"change step {at + 1} (craft 1 chest) to {plan.steps[at]}"

@@ -17,7 +17,8 @@ failing. What is missing is read off the simulator's reasons for the first
 failing step, the independent failures after it and a missing goal
 (:func:`barsym.sim.diagnosis.diagnose`, :class:`~.needs.NeedPlanner`); a new
 step makes it by any way the rule book knows, with the count that covers every
-later shortage of it, and a tool the agent holds there. Of the edits that make
+later shortage of it, and a tool the agent holds there (past the first failure: holds once the
+replaced step is gone, since that step may be what starved the steps between). Of the edits that make
 the plan valid, one that leaves no waste is preferred, then the order above,
 then the edit nearest the first failure. None found: the rounds take over.
 """
@@ -166,10 +167,30 @@ def _edits(needs: NeedPlanner, kind: str, steps, trace: list[State], first: int,
     elif kind == "replace":
         for i in near:
             if i < len(trace):
-                yield from (Edit("replace", i, step) for step in _makers(needs, wanted, trace[i]))
+                state = trace[i] if i < first - 1 else _held_without(needs, steps, trace[0], i) or trace[i]
+                yield from (Edit("replace", i, step) for step in _makers(needs, wanted, state))
     else:
         for i in range(min(first, len(steps) + 1) - 1, -1, -1):
             yield from (Edit("insert", i, step) for step in _makers(needs, wanted, trace[i]))
+
+
+def _held_without(needs: NeedPlanner, steps, start: State, position: int) -> State | None:
+    """What the agent holds before step ``position`` once that step is gone, or None if an earlier step fails.
+
+    Past the first failure the plan's own trace is no guide: a bogus step can make an earlier smelt fail (a
+    later ``craft 1 chest`` holds back the planks it would burn), and every step after it then runs short, the
+    iron pickaxe a ``mine 1 gold_ore`` needs included. The step that belongs there is written from the state
+    the plan reaches without the bogus one."""
+    rest = tuple(steps[:position]) + tuple(steps[position + 1 :])
+    state = start
+    for i in range(position):
+        step = rest[i]
+        reserve = future_demand(needs.rules, rest[i + 1 :], state) if step.type is StepType.SMELT else {}
+        moved = needs.sim.transition(step, state, reserve)
+        if isinstance(moved, Failure):
+            return None
+        state = moved.state
+    return state
 
 
 def _recounts(needs: NeedPlanner, steps, trace: list[State], near: list[int], wanted) -> Iterator[Edit]:
