@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -395,6 +397,97 @@ def test_a_warm_start_takes_adapters_of_the_same_shape_and_names_where_they_came
     }  # another seq_len, seed and data are what a second stage is for
     with pytest.raises(ValueError, match="--lora-rank 8, not 16"):
         warm_start_record({**saved, "config": {**saved["config"], "lora_rank": 8}}, config, "x.ckpt")
+
+
+TAUGHT = Path(__file__).resolve().parent.parent / "src" / "barsym" / "llm" / "llamacpp" / "taught"
+needs_gguf = pytest.mark.skipif(
+    not __import__("importlib").util.find_spec("gguf"), reason="needs the [train] extra's gguf package"
+)
+
+
+def test_gguf_row_order_is_undone_exactly():
+    """A warm start from an adapter GGUF puts the query/key rows back in transformers' order (distill/adapter_start)."""
+    np = pytest.importorskip("numpy")
+    from barsym.distill.adapter_start import from_gguf_rows
+    from barsym.distill.gguf_out import to_gguf_rows
+
+    w = np.random.default_rng(0).normal(size=(576, 16)).astype(np.float32)
+    for heads in (9, 3):
+        moved = to_gguf_rows(w[: 64 * heads], heads)
+        assert not np.array_equal(moved, w[: 64 * heads])
+        assert np.array_equal(from_gguf_rows(moved, heads), w[: 64 * heads])
+
+
+@needs_gguf
+def test_the_shipped_adapter_is_a_warm_start_with_its_own_settings():
+    """``--warm-start`` the shipped adapter: its rank, alpha and blocks read off the file, its sha256 the card's."""
+    from barsym.distill.adapter_start import adapter_checkpoint
+    from barsym.distill.options import TrainConfig
+    from barsym.distill.train_checkpoint import warm_start_record
+
+    card = json.loads((TAUGHT / "card.json").read_text())
+    path = TAUGHT / card["adapter"]["file"]
+    saved = adapter_checkpoint(path)
+    assert saved["config"] == {"lora_rank": 16, "lora_alpha": 32.0, "lora_layers": 30}
+    assert saved["sha256"] == card["adapter"]["sha256"] and saved["blocks"] == list(range(30))
+    config = TrainConfig(lora_rank=16, lora_alpha=32.0, lora_layers=30)
+    assert warm_start_record(saved, config, str(path)) == {"file": path.name, "adapter_sha256": saved["sha256"]}
+    with pytest.raises(ValueError, match="--lora-rank 16, not 8"):
+        warm_start_record(saved, TrainConfig(lora_rank=8, lora_alpha=32.0, lora_layers=30), str(path))
+
+
+@needs_gguf
+def test_an_adapters_tensors_come_back_under_pefts_names_and_go_out_unchanged():
+    """Read in under peft's keys (q/k rows undone) and written out again (gguf_out.lora_tensors): the same tensors."""
+    pytest.importorskip("torch")
+    import numpy as np
+
+    from barsym.distill.adapter_start import adapter_checkpoint, peft_adapters
+    from barsym.distill.gguf_out import PROJECTIONS, lora_tensors
+
+    saved = adapter_checkpoint(TAUGHT / "barsym-smollm2-135m-lora.gguf")
+    keys = [
+        f"base_model.model.model.layers.{i}.{hf}.lora_{half}.default.weight"
+        for i in range(30)
+        for hf in PROJECTIONS
+        for half in "AB"
+    ]
+    config = SimpleNamespace(num_attention_heads=9, num_key_value_heads=3)
+    back = lora_tensors(peft_adapters(saved, keys, 9, 3), config)
+    assert back.keys() == saved["adapters"].keys()
+    assert all(np.array_equal(back[k], saved["adapters"][k]) for k in back)
+    with pytest.raises(ValueError, match="adapts other blocks"):
+        peft_adapters(saved, [keys[0].replace("layers.0.", "layers.30.")], 9, 3)
+
+
+def test_an_adapter_gguf_cannot_be_resumed_and_says_so(tmp_path, capsys, monkeypatch):
+    import barsym.commands.distill as command
+
+    monkeypatch.setattr(command, "missing_train_extra", lambda: None)
+    data = tmp_path / "d.jsonl"
+    data.write_text("")
+    adapter = str(TAUGHT / "barsym-smollm2-135m-lora.gguf")
+    assert main(["distill", "--out", str(tmp_path / "m.gguf"), "--data", str(data), "--resume", adapter]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "holds no optimizer state" in err[0] and "--warm-start" in err[0]
+
+
+@needs_gguf
+@pytest.mark.parametrize(
+    "flags, message",
+    [(["--lora-rank", "8", "--lora-layers", "30"], "--lora-rank 16, not 8"), ([], "made with --lora-layers 30")],
+)
+def test_a_warm_start_adapter_of_another_shape_is_one_line(flags, message, tmp_path, capsys, monkeypatch):
+    import barsym.commands.distill as command
+
+    monkeypatch.setattr(command, "missing_train_extra", lambda: None)
+    data = tmp_path / "d.jsonl"
+    data.write_text("")
+    adapter = str(TAUGHT / "barsym-smollm2-135m-lora.gguf")
+    argv = ["distill", "--out", str(tmp_path / "m.gguf"), "--data", str(data), "--warm-start", adapter, *flags]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0] and "--warm-start" in err[0]
 
 
 class _CharTokenizer:

@@ -64,13 +64,26 @@ def run(args: argparse.Namespace) -> int:
 def _check_checkpoint(flag: str, path, config: TrainConfig) -> None:
     """A checkpoint that cannot be gone on from, as one line before anything loads: missing, planted (it would
     run code), damaged, or made with other settings. Read without unpickling it (:mod:`barsym.distill.checkpoint`)."""
+    from ..distill.adapter_start import adapter_checkpoint, is_adapter
     from ..distill.checkpoint import CheckpointError, inspect
     from ..distill.train_checkpoint import check_fits
 
     if not path.is_file():
         raise UsageError(f"{flag} {path}: no such checkpoint (an earlier run writes OUT.ckpt beside OUT)")
+    resume = flag == "--resume"
+    if not resume and is_adapter(path):  # an adapter GGUF, the shipped one included (distill/adapter_start.py)
+        try:
+            check_fits(adapter_checkpoint(path), config, resume=False)
+        except ValueError as exc:
+            raise UsageError(f"{flag} {path}: {exc}") from None
+        return
+    if resume and is_adapter(path):
+        raise UsageError(
+            f"{flag} {path}: an adapter GGUF holds no optimizer state to go on with; "
+            "give it to --warm-start, or --resume the run's OUT.ckpt"
+        )
     try:
-        check_fits(inspect(path, resume=flag == "--resume"), config, resume=flag == "--resume")
+        check_fits(inspect(path, resume=resume), config, resume=resume)
     except CheckpointError as exc:
         raise UsageError(f"{flag} {path}: {exc}; give a checkpoint barsym distill wrote (OUT.ckpt)") from None
     except ValueError as exc:

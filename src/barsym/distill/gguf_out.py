@@ -87,7 +87,7 @@ def check_layout(reader, base_weights: dict[str, np.ndarray], layers=(0,)) -> No
 
 
 ADAPTER_TYPES = ("f16", "f32")
-_LORA_KEY = re.compile(
+LORA_KEY = re.compile(
     r"layers\.(\d+)\.((?:self_attn|mlp)\.(?:q|k|v|o|gate|up|down)_proj)\.lora_([AB])(?:\.[A-Za-z0-9_]+)?\.weight$"
 )
 
@@ -96,7 +96,7 @@ def lora_tensors(state: dict, config) -> dict[str, np.ndarray]:
     """peft's ``lora_A``/``lora_B`` weights of ``state`` under llama.cpp's adapter names and row order."""
     out: dict[str, np.ndarray] = {}
     for key, value in state.items():
-        found = _LORA_KEY.search(key)
+        found = LORA_KEY.search(key)
         if found is None:
             continue
         block, projection, half = found.groups()

@@ -110,9 +110,9 @@ class DistillOptions(BaseModel):
     )
     warm_start: Path | None = Field(
         None,
-        description="start from the adapters of an earlier run's checkpoint (OUT.ckpt) and teach on with "
-        "other --data; the optimizer and step count start afresh",
-        json_schema_extra={"metavar": "CKPT"},
+        description="start from the adapters of an earlier run's checkpoint (OUT.ckpt) or of an adapter GGUF (the "
+        "shipped one included) and teach on with other --data; the optimizer and step count start afresh",
+        json_schema_extra={"metavar": "CKPT|ADAPTER.gguf"},
     )
     data_only: Path | None = Field(
         None,

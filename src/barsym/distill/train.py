@@ -36,6 +36,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .adapter_start import peft_adapters
 from .options import TrainConfig
 from .train_checkpoint import (
     check_resumable,
@@ -216,8 +217,13 @@ def train(
     warm: dict | None = None
     if warm_saved is not None:
         warm = warm_start_record(warm_saved, config, warm_start)
+        if "sha256" in warm_saved:  # an adapter GGUF (.adapter_start): its tensors under the peft model's names
+            heads = (model.config.num_attention_heads, model.config.num_key_value_heads)
+            warm_saved["adapters"] = peft_adapters(warm_saved, model.state_dict().keys(), *heads)
+            log(f"warm start from the adapter {warm_start} (sha256 {warm_saved['sha256'][:12]})")
+        else:
+            log(f"warm start from {warm_start}: its adapters after {warm['steps']} steps on other examples")
         load_adapters(model, warm_saved, warm_start)
-        log(f"warm start from {warm_start}: its adapters after {warm['steps']} steps on other examples")
     if resume is not None:
         saved = resume_saved
         check_resumable(saved, config, digest)

@@ -13,8 +13,11 @@ from .options import TrainConfig
 
 
 def warm_start_record(saved: dict, config: TrainConfig, path: str) -> dict:
-    """What a warm start begins from (file, steps, seconds, its data), once its adapters fit this run's shape."""
+    """What a warm start begins from (file, steps, seconds, its data), once its adapters fit this run's shape; from
+    an adapter GGUF (:mod:`.adapter_start`): the file and its sha256 (its card has the rest)."""
     check_fits(saved, config, resume=False)
+    if "sha256" in saved:
+        return {"file": os.path.basename(path), "adapter_sha256": saved["sha256"]}
     return {
         "file": os.path.basename(path),
         "steps": saved.get("step", 0),
@@ -25,10 +28,12 @@ def warm_start_record(saved: dict, config: TrainConfig, path: str) -> dict:
 
 
 def load_checkpoint(path: str, config: TrainConfig, resume: bool) -> dict:
-    """A checkpoint read safely (:func:`.checkpoint.load`: never unpickled) that fits this run's settings."""
+    """A checkpoint read safely (:func:`.checkpoint.load`: never unpickled) that fits this run's settings; for a
+    warm start also an adapter GGUF (:func:`.adapter_start.adapter_checkpoint`)."""
+    from .adapter_start import adapter_checkpoint, is_adapter
     from .checkpoint import load
 
-    saved = load(path, resume)
+    saved = adapter_checkpoint(path) if not resume and is_adapter(path) else load(path, resume)
     check_fits(saved, config, resume)
     return saved
 
