@@ -51,6 +51,11 @@ def test_a_card_of_two_stages_names_each_stages_data_and_command_and_adds_them_u
     )
     assert "in all: 940 steps, 10815 s of training" in lines
     assert "stage " not in render_card(first)  # one stage: no numbering
+    card["training"]["warm_start"] = {"file": "shipped.gguf", "adapter_sha256": "a994274a03a480516cd8"}
+    assert (
+        "stage 2 of 2, command (from the stage before's adapter file, sha256 a994274a03a4): "
+        "distill --data two.jsonl --warm-start a.ckpt" in render_card(card).splitlines()
+    )
 
 
 def test_the_card_says_at_which_commit_its_data_recipe_rebuilds_the_same_examples(capsys):

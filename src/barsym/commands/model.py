@@ -99,7 +99,11 @@ def render_card(card: dict) -> str:
 def _stage_lines(stage: dict, head: str, warm: bool) -> list[str]:
     """One stage of training: its data recipe, its command, what the training did."""
     training, data = stage.get("training", {}), stage.get("data", {})
-    start = " (from the stage before's checkpoint)" if warm else ""
+    started = training.get("warm_start") or {}
+    if warm and started.get("adapter_sha256"):  # --warm-start ADAPTER.gguf (distill/adapter_start.py)
+        start = f" (from the stage before's adapter file, sha256 {started['adapter_sha256'][:12]})"
+    else:
+        start = " (from the stage before's checkpoint)" if warm else ""
     made = f" (run at barsym commit {data['commit']}: sha256 {data.get('sha256')})" if data.get("commit") else ""
     return [
         f"{head}data: {data.get('recipe')}{made}",
