@@ -16,15 +16,13 @@ import hashlib
 import os
 import re
 
-import numpy as np
-
-from .gguf_out import LORA_KEY, PROJECTIONS
+# numpy, gguf and torch are imported where used: ``barsym distill`` asks :func:`is_adapter` of a --resume or
+# --warm-start file before it knows whether the [train] extra is there
 
 __all__ = ["adapter_checkpoint", "from_gguf_rows", "is_adapter", "peft_adapters"]
 
 #: llama.cpp's adapter tensor names, as :func:`.gguf_out.lora_tensors` writes them
 _GGUF_KEY = re.compile(r"^blk\.(\d+)\.(\w+)\.weight\.lora_([ab])$")
-_PROJECTION_OF = {gguf: hf for hf, gguf in PROJECTIONS.items()}
 
 
 def is_adapter(path: str | os.PathLike) -> bool:
@@ -36,7 +34,7 @@ def is_adapter(path: str | os.PathLike) -> bool:
         return False
 
 
-def from_gguf_rows(weight: np.ndarray, heads: int) -> np.ndarray:
+def from_gguf_rows(weight, heads: int):
     """The inverse of :func:`.gguf_out.to_gguf_rows`: llama.cpp's rope row order back to transformers'."""
     rows, cols = weight.shape
     return weight.reshape(heads, rows // heads // 2, 2, cols).swapaxes(1, 2).reshape(rows, cols)
@@ -46,6 +44,7 @@ def adapter_checkpoint(path: str | os.PathLike) -> dict:
     """An adapter GGUF as a warm start reads a checkpoint: ``adapters`` (by GGUF name, float32), the ``config``
     it was made with and what the card records of it (its sha256). ValueError: not a LoRA adapter."""
     try:
+        import numpy as np
         from gguf import GGUFReader
     except ImportError:
         raise ValueError("reading an adapter GGUF needs the gguf package: pip install 'barsym[train]'") from None
@@ -53,23 +52,25 @@ def adapter_checkpoint(path: str | os.PathLike) -> dict:
         reader = GGUFReader(str(path))
     except Exception as exc:  # the gguf package raises several types for a damaged file
         raise ValueError(f"not a readable GGUF ({' '.join(str(exc).split())[:120]})") from None
+    from .gguf_out import PROJECTIONS
+
     fields = reader.fields
     kind = fields["adapter.type"].contents() if "adapter.type" in fields else None
     if kind != "lora" or "adapter.lora.alpha" not in fields:
         raise ValueError(
             "a GGUF but not a LoRA adapter (adapter.type is not lora); give an adapter barsym distill wrote"
         )
-    adapters: dict[str, np.ndarray] = {}
+    adapters: dict[str, object] = {}
     blocks, ranks = set(), set()
     for tensor in reader.tensors:
         found = _GGUF_KEY.match(tensor.name)
-        if found is None or found.group(2) not in _PROJECTION_OF:
+        if found is None or found.group(2) not in PROJECTIONS.values():
             raise ValueError(f"a tensor no barsym adapter has: {tensor.name}")
         data = np.array(tensor.data, dtype=np.float32).reshape(tuple(reversed([int(n) for n in tensor.shape])))
         adapters[tensor.name] = data
         blocks.add(int(found.group(1)))
         if found.group(3) == "a":
-            ranks.add(data.shape[0])
+            ranks.add(len(data))  # lora_a: rank rows
     if len(ranks) != 1:
         raise ValueError(f"its adapters have ranks {sorted(ranks)}; barsym trains one rank for all")
     digest = hashlib.sha256()
@@ -91,7 +92,10 @@ def adapter_checkpoint(path: str | os.PathLike) -> dict:
 def peft_adapters(saved: dict, state_keys, heads: int, kv_heads: int) -> dict:
     """``saved``'s adapters (:func:`adapter_checkpoint`) under the peft model's keys (``state_keys``), as torch
     tensors, the query and key ``B`` rows back in transformers' order. ValueError when a key has no tensor."""
+    import numpy as np
     import torch
+
+    from .gguf_out import LORA_KEY, PROJECTIONS
 
     out = {}
     for key in state_keys:
