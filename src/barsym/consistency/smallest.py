@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from ..kb import UnknownItemError
 from ..model import MAX_COUNT, Goal, Plan, Step, StepType
-from ..sim import Failure, State, Transition, future_demand, goal_failure
+from ..sim import Failure, State, Transition, future_demand, goal_failure, rollout
 from ..sim.diagnosis import diagnose
 from ..validation import ValidationResult, Verdict
 from .needs import Need, NeedPlanner
@@ -180,17 +180,12 @@ def _held_without(needs: NeedPlanner, steps, start: State, position: int) -> Sta
     Past the first failure the plan's own trace is no guide: a bogus step can make an earlier smelt fail (a
     later ``craft 1 chest`` holds back the planks it would burn), and every step after it then runs short, the
     iron pickaxe a ``mine 1 gold_ore`` needs included. The step that belongs there is written from the state
-    the plan reaches without the bogus one."""
-    rest = tuple(steps[:position]) + tuple(steps[position + 1 :])
-    state = start
-    for i in range(position):
-        step = rest[i]
-        reserve = future_demand(needs.rules, rest[i + 1 :], state) if step.type is StepType.SMELT else {}
-        moved = needs.sim.transition(step, state, reserve)
-        if isinstance(moved, Failure):
-            return None
-        state = moved.state
-    return state
+    the plan reaches without the bogus one (:func:`barsym.sim.rollout`: a smelt holds back what the steps
+    after it, the rest of the plan, will use)."""
+    played = rollout(needs.sim, tuple(steps[:position]) + tuple(steps[position + 1 :]), start)
+    if any(not outcome.ok for outcome in played.outcomes[:position]):
+        return None
+    return played.states()[position]
 
 
 def _recounts(needs: NeedPlanner, steps, trace: list[State], near: list[int], wanted) -> Iterator[Edit]:
