@@ -453,11 +453,11 @@ def test_an_adapters_tensors_come_back_under_pefts_names_and_go_out_unchanged():
         for half in "AB"
     ]
     config = SimpleNamespace(num_attention_heads=9, num_key_value_heads=3)
-    back = lora_tensors(peft_adapters(saved, keys, 9, 3), config)
+    back = lora_tensors(peft_adapters(saved, keys, config), config)
     assert back.keys() == saved["adapters"].keys()
     assert all(np.array_equal(back[k], saved["adapters"][k]) for k in back)
     with pytest.raises(ValueError, match="adapts other blocks"):
-        peft_adapters(saved, [keys[0].replace("layers.0.", "layers.30.")], 9, 3)
+        peft_adapters(saved, [keys[0].replace("layers.0.", "layers.30.")], config)
 
 
 def test_an_adapter_gguf_cannot_be_resumed_and_says_so(tmp_path, capsys, monkeypatch):

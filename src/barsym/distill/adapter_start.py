@@ -89,27 +89,23 @@ def adapter_checkpoint(path: str | os.PathLike) -> dict:
     }
 
 
-def peft_adapters(saved: dict, state_keys, heads: int, kv_heads: int) -> dict:
+def peft_adapters(saved: dict, state_keys, config) -> dict:
     """``saved``'s adapters (:func:`adapter_checkpoint`) under the peft model's keys (``state_keys``), as torch
-    tensors, the query and key ``B`` rows back in transformers' order. ValueError when a key has no tensor."""
+    tensors, the query and key ``B`` rows back in transformers' order (``config``: the model's, for its heads).
+    ValueError when a key has no tensor."""
     import numpy as np
     import torch
 
-    from .gguf_out import LORA_KEY, PROJECTIONS
+    from .gguf_out import adapter_name
 
     out = {}
     for key in state_keys:
-        found = LORA_KEY.search(key)
-        if found is None:
+        named = adapter_name(key, config)
+        if named is None:
             continue
-        block, projection, half = found.groups()
-        name = f"blk.{block}.{PROJECTIONS[projection]}.weight.lora_{half.lower()}"
+        name, heads = named
         if name not in saved["adapters"]:
             raise ValueError(f"the adapter has no {name}: it adapts other blocks than --lora-layers says")
         w = saved["adapters"][name]
-        if half == "B" and projection == "self_attn.q_proj":
-            w = from_gguf_rows(w, heads)
-        elif half == "B" and projection == "self_attn.k_proj":
-            w = from_gguf_rows(w, kv_heads)
-        out[key] = torch.from_numpy(np.ascontiguousarray(w))
+        out[key] = torch.from_numpy(np.ascontiguousarray(w if heads is None else from_gguf_rows(w, heads)))
     return out

@@ -87,26 +87,38 @@ def check_layout(reader, base_weights: dict[str, np.ndarray], layers=(0,)) -> No
 
 
 ADAPTER_TYPES = ("f16", "f32")
-LORA_KEY = re.compile(
+_LORA_KEY = re.compile(
     r"layers\.(\d+)\.((?:self_attn|mlp)\.(?:q|k|v|o|gate|up|down)_proj)\.lora_([AB])(?:\.[A-Za-z0-9_]+)?\.weight$"
 )
+
+
+def adapter_name(key: str, config) -> tuple[str, int | None] | None:
+    """A peft adapter key's llama.cpp tensor name, and the heads whose rows llama.cpp reorders in it (a query or
+    key projection's ``B``; None for the others); None for a key that is no adapter. Both directions use it:
+    :func:`lora_tensors` out, :func:`.adapter_start.peft_adapters` back in."""
+    found = _LORA_KEY.search(key)
+    if found is None:
+        return None
+    block, projection, half = found.groups()
+    name = f"blk.{block}.{PROJECTIONS[projection]}.weight.lora_{half.lower()}"
+    heads = None
+    if half == "B" and projection == "self_attn.q_proj":
+        heads = config.num_attention_heads
+    elif half == "B" and projection == "self_attn.k_proj":
+        heads = config.num_key_value_heads
+    return name, heads
 
 
 def lora_tensors(state: dict, config) -> dict[str, np.ndarray]:
     """peft's ``lora_A``/``lora_B`` weights of ``state`` under llama.cpp's adapter names and row order."""
     out: dict[str, np.ndarray] = {}
     for key, value in state.items():
-        found = LORA_KEY.search(key)
-        if found is None:
+        named = adapter_name(key, config)
+        if named is None:
             continue
-        block, projection, half = found.groups()
-        name = f"blk.{block}.{PROJECTIONS[projection]}.weight.lora_{half.lower()}"
+        name, heads = named
         w = value.detach().float().numpy()
-        if half == "B" and projection == "self_attn.q_proj":
-            w = to_gguf_rows(w, config.num_attention_heads)
-        elif half == "B" and projection == "self_attn.k_proj":
-            w = to_gguf_rows(w, config.num_key_value_heads)
-        out[name] = np.ascontiguousarray(w, dtype=np.float32)
+        out[name] = np.ascontiguousarray(w if heads is None else to_gguf_rows(w, heads), dtype=np.float32)
     return out
 
 

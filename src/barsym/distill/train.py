@@ -218,8 +218,7 @@ def train(
     if warm_saved is not None:
         warm = warm_start_record(warm_saved, config, warm_start)
         if "sha256" in warm_saved:  # an adapter GGUF (.adapter_start): its tensors under the peft model's names
-            heads = (model.config.num_attention_heads, model.config.num_key_value_heads)
-            warm_saved["adapters"] = peft_adapters(warm_saved, model.state_dict().keys(), *heads)
+            warm_saved["adapters"] = peft_adapters(warm_saved, model.state_dict().keys(), model.config)
             log(f"warm start from the adapter {warm_start} (sha256 {warm_saved['sha256'][:12]})")
         else:
             log(f"warm start from {warm_start}: its adapters after {warm['steps']} steps on other examples")
