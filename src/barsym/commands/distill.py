@@ -71,17 +71,17 @@ def _check_checkpoint(flag: str, path, config: TrainConfig) -> None:
     if not path.is_file():
         raise UsageError(f"{flag} {path}: no such checkpoint (an earlier run writes OUT.ckpt beside OUT)")
     resume = flag == "--resume"
-    if not resume and is_adapter(path):  # an adapter GGUF, the shipped one included (distill/adapter_start.py)
+    if is_adapter(path):  # an adapter GGUF, the shipped one included (distill/adapter_start.py)
+        if resume:
+            raise UsageError(
+                f"{flag} {path}: an adapter GGUF holds no optimizer state to go on with; "
+                "give it to --warm-start, or --resume the run's OUT.ckpt"
+            )
         try:
             check_fits(adapter_checkpoint(path), config, resume=False)
         except ValueError as exc:
             raise UsageError(f"{flag} {path}: {exc}") from None
         return
-    if resume and is_adapter(path):
-        raise UsageError(
-            f"{flag} {path}: an adapter GGUF holds no optimizer state to go on with; "
-            "give it to --warm-start, or --resume the run's OUT.ckpt"
-        )
     try:
         check_fits(inspect(path, resume=resume), config, resume=resume)
     except CheckpointError as exc:
