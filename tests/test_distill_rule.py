@@ -49,7 +49,7 @@ def _command(recipe: str, out: Path, source: Path | None = None) -> tuple[list[s
 def _rebuild_all(jobs: dict[int, tuple[str, Path, Path | None]]) -> dict[int, Path | str]:
     """Run every stage's recipe, as many at a time as there are cores: {index: the data file, or the error}.
 
-    Why at once: each rebuild is a few minutes of one core, and the card has eight stages; one after the
+    Why at once: each rebuild is a few minutes of one core, and the card has nine stages; one after the
     other they would double the suite's time on a 2-core machine."""
     import os
 

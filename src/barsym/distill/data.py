@@ -70,7 +70,12 @@ def parse_mix(text: str | None) -> dict[str, float]:
 
 
 GoalWeighting = Literal["uniform", "length", "tiers"]
-#: the share of whole forward plans (cot, deps) whose goal is an evaluation item, from another start
+#: the share of whole forward plans (cot, deps) whose goal is an evaluation item, from another start.
+#: A cost found at stage 8: such a start often holds the item's deepest input (``Goal: 1 stone_hoe`` /
+#: ``You start with: ... 2 cobblestone``), so its plan mines none, and a 135M model that reads the goal
+#: line more than the start line carries that plan to the empty start (stage 8's CoT and DEPS wrote every
+#: stone tool without cobblestone; 8 of its 16 stone-tool examples started with cobblestone in hand).
+#: Stage 9's mix leaves ``cot`` and ``deps`` out for ``cot-empty``/``deps-empty``.
 EVALUATION_ITEMS_SHARE = 0.4
 TIER_GROUPS = 4  # no tool, a tier-1 tool (wooden), tier 2 (stone), tier 3 or deeper (iron and past it)
 
