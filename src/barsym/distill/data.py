@@ -23,7 +23,16 @@ from ..model import Goal
 from ..planner.decomposer import PlanningError
 from ..planner.registry import graph_for, symbolic_planner
 from . import oracle
-from .goals import GoalPool, far_from, is_evaluation_task, other_start, random_count, start_state, training_pool
+from .goals import (
+    GoalPool,
+    far_from,
+    is_evaluation_task,
+    other_start,
+    random_count,
+    start_state,
+    tool_start,
+    training_pool,
+)
 from .knowledge import KIND as KNOW
 from .knowledge import KnowledgeWriter
 from .oracle import _NO_MODEL
@@ -38,7 +47,11 @@ FROM_EMPTY = {"cot-empty": "cot", "deps-empty": "deps", "deps-repair": "deps"}
 #: ``deps-repair``: DEPS from the empty start whose round 0 is one of the model's own faults (an input made too few
 #: times or never made, :func:`~.oracle.short_plan`), then the explanation and the repaired plan; of kind ``deps``.
 REPAIR = "deps-repair"
-KINDS = ("know", "cot", "deps", *FROM_EMPTY, "bar-nofacts", "bar-shots", "bar", "score", "parse", *VERDICT_KINDS)
+#: ``cot-items``/``deps-items``: whole forward plans of evaluation items from a start holding one of the tools
+#: their plan makes (:func:`~.goals.tool_start`), so every input the goal's recipe takes is still in the plan;
+#: never from the empty start. Of kind ``cot``/``deps``.
+FROM_TOOLS = {"cot-items": "cot", "deps-items": "deps"}
+KINDS = ("know", "cot", "deps", *FROM_EMPTY, *FROM_TOOLS, "bar-nofacts", "bar-shots", "bar", "score", "parse", *VERDICT_KINDS)
 #: share of the examples of each kind
 DEFAULT_MIX = {"cot": 0.3, "deps": 0.3, "bar-nofacts": 0.2, "bar": 0.1, "score": 0.1}
 
@@ -179,6 +192,8 @@ class DataGenerator:
         repair = kind == REPAIR
         if kind in FROM_EMPTY:
             kind, task = FROM_EMPTY[kind], (goal, None, plan)
+        elif kind in FROM_TOOLS:
+            kind, task = FROM_TOOLS[kind], self._item_task()
         else:
             task = self._forward_task(goal, plan)
         if task is None:
@@ -206,6 +221,19 @@ class DataGenerator:
         if start is not None:
             plan = self.symbolic.plan(goal, start).plan
         if not plan.steps or (evaluation is not None and not far_from(plan, evaluation)):
+            return None
+        return goal, start, plan
+
+    def _item_task(self):
+        """(goal, start, plan) of an evaluation item from :func:`~.goals.tool_start`, or None (no tool to hold,
+        or the plan too near the evaluation plan: :func:`~.goals.far_from`)."""
+        goal = Goal(item=self.rng.choice(sorted(self.pool.held_out)), count=random_count(self.rng))
+        evaluation = self.symbolic.plan(goal).plan
+        start = tool_start(self.kb, evaluation, self.rng)
+        if start is None or is_evaluation_task(self.pool.held_out, goal, start):
+            return None
+        plan = self.symbolic.plan(goal, start).plan
+        if not plan.steps or not far_from(plan, evaluation):
             return None
         return goal, start, plan
 

@@ -104,6 +104,42 @@ def other_start(kb: KnowledgeBase, plan: Plan, rng: random.Random) -> State | No
     return State.start(inventory, layer)
 
 
+def tool_start(kb: KnowledgeBase, plan: Plan, rng: random.Random) -> State | None:
+    """Another start that keeps the evaluation plan's deep inputs: one of the tools ``plan`` makes for itself
+    (never its goal), and maybe one or two of the ingredients made before its first tool is used (logs,
+    planks, sticks; never a station), at the surface. None when the plan makes no tool it uses.
+
+    Why: :func:`other_start` may hold what the goal's own recipe consumes (``2 cobblestone`` for a stone
+    hoe), and its plan then mines none. Holding the pickaxe instead removes the steps that make it, so the
+    plan is still far from the evaluation plan (:func:`far_from`), but every input the goal's recipe takes is
+    still mined, smelted and crafted: after ``craft 1 stone_pickaxe: 3 cobblestone, 2 stick, 1
+    crafting_table`` the reasoning goes on to ``mine 3 cobblestone``, where the training goals of that shape
+    (banners, signs, fences) all go on to the crafting table."""
+    rules = Rules(kb)
+    made = {step.item for step in plan.steps[:-1] if step.item}
+    tools = sorted({step.tool for step in plan.steps if step.tool} & made)
+    if not tools:
+        return None
+    stations = {a.station for s in plan.steps if s.item and (a := _action(rules, s)) is not None and a.station}
+    before: dict[str, int] = {}
+    for step in plan.steps[:-1]:
+        if step.tool is not None:
+            break
+        if step.item and step.count and step.item not in stations and step.item not in tools:
+            before[step.item] = max(before.get(step.item, 0), step.count)
+    inventory = {rng.choice(tools): 1}
+    for name in rng.sample(sorted(before), min(len(before), rng.randint(0, 2))):
+        inventory[name] = rng.randint(1, 2 * before[name])
+    return State.start(inventory, 0)
+
+
+def _action(rules: Rules, step):
+    try:
+        return rules.action(step.type.value, step.item, step.count)
+    except (KeyError, IndexError, ValueError):
+        return None
+
+
 def far_from(plan: Plan, evaluation_plan: Plan) -> bool:
     """Whether ``plan`` is far from ``evaluation_plan``: BAR's step edit distance (counts compared) at least
     a third of the longer plan and at least 3 (so 'iron_pickaxe from 2 logs', the evaluation plan with one
