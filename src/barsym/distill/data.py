@@ -51,7 +51,19 @@ REPAIR = "deps-repair"
 #: their plan makes (:func:`~.goals.tool_start`), so every input the goal's recipe takes is still in the plan;
 #: never from the empty start. Of kind ``cot``/``deps``.
 FROM_TOOLS = {"cot-items": "cot", "deps-items": "deps"}
-KINDS = ("know", "cot", "deps", *FROM_EMPTY, *FROM_TOOLS, "bar-nofacts", "bar-shots", "bar", "score", "parse", *VERDICT_KINDS)
+KINDS = (
+    "know",
+    "cot",
+    "deps",
+    *FROM_EMPTY,
+    *FROM_TOOLS,
+    "bar-nofacts",
+    "bar-shots",
+    "bar",
+    "score",
+    "parse",
+    *VERDICT_KINDS,
+)
 #: share of the examples of each kind
 DEFAULT_MIX = {"cot": 0.3, "deps": 0.3, "bar-nofacts": 0.2, "bar": 0.1, "score": 0.1}
 
