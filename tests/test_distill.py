@@ -191,6 +191,57 @@ def test_plans_from_the_empty_start_are_cot_and_deps_examples_of_training_goals(
         assert problems(row, evaluation, kb) == []
 
 
+def test_evaluation_items_are_taught_from_a_start_holding_a_tool_and_still_make_every_input(kb):
+    """``cot-items``/``deps-items``: an evaluation item, never from the empty start, from a start that holds one
+    of the tools its evaluation plan makes (and maybe logs, planks or sticks, made before any tool is used;
+    never a station), at the surface. Stage 8 taught stone tools from starts holding cobblestone and its
+    model then mined none from the empty start; here each input of the goal's last step that the evaluation
+    plan makes with a tool (cobblestone, iron ingots, diamonds, charcoal) is never held and is made in the
+    taught plan, and the rule (near plans refused) holds."""
+    from barsym.distill.goals import tool_start
+    from barsym.distill.rule import Evaluation, problems
+
+    generator = DataGenerator(kb, seed=13)
+    rows = list(generator.generate(40, parse_mix("cot-items=1,deps-items=1")))
+    assert {r["kind"] for r in rows} == {"cot", "deps"} and len(rows) == 40
+    evaluation = Evaluation.of(kb)
+    for row in rows:
+        assert row["goal"] in generator.pool.held_out
+        assert any("You start with: layer 0; inventory:" in m["content"] for m in row["messages"])
+        assert problems(row, evaluation, kb) == []
+    symbolic, seen = generator.symbolic, set()
+    for item in ("stone_pickaxe", "iron_hoe", "diamond_pickaxe", "torch", "chain"):
+        goal = Goal(item=item, count=1)
+        plan = symbolic.plan(goal).plan
+        first_tool = next(i for i, s in enumerate(plan.steps) if s.tool)
+        made = {s.item for s in plan.steps[:-1] if s.item}
+        deep = made & _inputs(kb, plan) - {s.item for s in plan.steps[:first_tool]}
+        assert deep
+        for seed in range(12):
+            start = tool_start(kb, plan, random.Random(seed))
+            held = dict(start.inventory)
+            tools = [name for name in held if name in {s.tool for s in plan.steps if s.tool}]
+            assert len(tools) == 1 and tools[0] in made and start.layer == 0
+            assert not {"crafting_table", "furnace"} & set(held) and not deep & set(held)
+            taught = symbolic.plan(goal, start).plan
+            assert {s.item for s in taught.steps} >= deep
+            seen.add(tools[0])
+    assert {"wooden_pickaxe", "stone_pickaxe", "iron_pickaxe"} <= seen
+    assert tool_start(kb, symbolic.plan(Goal(item="stick", count=1)).plan, random.Random(0)) is None
+
+
+def _inputs(kb, plan: Plan) -> set[str]:
+    """What the plan's last step consumes, read off the simulator."""
+    from barsym.sim import DeterministicWorld
+
+    world = DeterministicWorld(kb)
+    state = world.reset(0, State())
+    for i, step in enumerate(plan.steps):
+        before = state.state
+        state = world.step(state, step, plan.steps[i + 1 :]).state
+    return {name for name, n in before.counts.items() if state.state.count(name) < n}
+
+
 def test_replies_are_right_and_in_the_planners_formats(kb, examples):
     _, rows = examples
     validator = Validator(kb)

@@ -8,8 +8,8 @@ players use for items (``data/recipes/aliases.json``). What **must not** be taug
 
 1. a whole plan -- CoT's, DEPS', or BAR's chained replies for one plan -- whose top-level goal
    is an evaluation goal from its evaluation start (:func:`is_evaluation_task`): the plans of
-   the evaluation's own items are taught only from other starts (:func:`other_start`), never
-   from the empty one nor from a state on the way of their own plan;
+   the evaluation's own items are taught only from other starts (:func:`other_start`,
+   :func:`tool_start`), never from the empty one nor from a state on the way of their own plan;
 2. the sentences of the evaluation prose (``tests/data/paraphrases.json``; the parse examples
    use word lists of their own, :mod:`.prose_data`);
 3. the labelled step-score plans (BAR's expert plans and their faulty variants,
