@@ -77,3 +77,19 @@ def test_an_unknown_field_is_named():
     pages = {"x.md": "<!--n s5j-cot-bar53 nosuch-->1<!--/n-->"}
     with pytest.raises(LookupError, match="unknown field 'nosuch'"):
         NUMBERS.disagreements(pages.__getitem__, {}, pages=list(pages))
+
+
+def test_a_step_score_auc_is_read_from_its_bench_file():
+    """``<!--auc FILE METHOD-->``: the AUC of one row of a bench_step_scores JSON; a page that says another is
+    named, and a method the file has no row of is one line naming the methods it has."""
+    shown = f"{NUMBERS.bench_rows('knows/recall-check-labelled')['recall-check']['auc']:.3f}"
+    other = "0.123" if shown != "0.123" else "0.321"
+    marker = "<!--auc knows/recall-check-labelled recall-check-->{}<!--/auc-->"
+    pages = {"x.md": f"AUC {marker.format(shown)} here\n"}
+    assert NUMBERS.disagreements(pages.__getitem__, {}, pages=list(pages)) == []
+    pages["x.md"] = f"AUC {marker.format(other)} here\n"
+    (problem,) = NUMBERS.disagreements(pages.__getitem__, {}, pages=list(pages))
+    assert problem.startswith(f"x.md: '{other}' where the run files give '{shown}'")
+    pages["x.md"] = "<!--auc knows/recall-check-labelled nosuch method-->1<!--/auc-->"
+    with pytest.raises(LookupError, match="no row of method 'nosuch method'; it has simulator"):
+        NUMBERS.disagreements(pages.__getitem__, {}, pages=list(pages))

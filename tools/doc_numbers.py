@@ -29,6 +29,11 @@ Two ways a page declares numbers:
    over all tasks, ``mean-acc`` the mean of BAR's five groups' Acc as BAR's table shows it, ``exact``,
    ``median-s``, ``max-s``, ``round-0``, ...). To add a field: one function of a :class:`Numbers` in :data:`FIELDS`. The comments do
    not show when the markdown is rendered.
+
+3. **An AUC of a step-score bench**: ``<!--auc FILE METHOD-->0.994<!--/auc-->``. ``FILE`` names a JSON that
+   ``bench/bench_step_scores.py --json`` wrote, under ``docs/results`` without its suffix
+   (``knows/recall-check-labelled``, plain or ``.json.gz``); ``METHOD`` the row's method as the bench names
+   it (``recall-check``, ``rule: tool held, something to use``); the text is its AUC to three places.
 """
 
 from __future__ import annotations
@@ -161,6 +166,29 @@ TABLES: dict[str, Table] = {
 }
 
 INLINE = re.compile(r"<!--n ([\w./-]+) ([\w-]+)-->(.*?)<!--/n-->")
+AUC = re.compile(r"<!--auc ([\w./-]+) ([^>]+?)-->(.*?)<!--/auc-->")
+
+
+@functools.cache
+def bench_rows(name: str) -> dict[str, dict]:
+    """The rows of ``docs/results/NAME.json(.gz)`` (a step-score bench's ``--json``), by method."""
+    import gzip
+    import json
+
+    for suffix, opener in ((".json.gz", gzip.open), (".json", open)):
+        path = ROOT / "docs" / "results" / f"{name}{suffix}"
+        if path.is_file():
+            with opener(path, "rt", encoding="utf-8") as f:
+                return {row["method"]: row for row in json.load(f)["rows"]}
+    raise LookupError(f"no bench file docs/results/{name}.json(.gz)")
+
+
+def auc(m: re.Match[str]) -> str:
+    name, method = m.group(1), m.group(2)
+    row = bench_rows(name).get(method)
+    if row is None:
+        raise LookupError(f"docs/results/{name}: no row of method {method!r}; it has {', '.join(bench_rows(name))}")
+    return f"<!--auc {name} {method}-->{row['auc']:.3f}<!--/auc-->"
 
 
 def block(name: str) -> re.Pattern[str]:
@@ -187,7 +215,7 @@ def rendered(page: str, text: str, tables: dict[str, Table]) -> str:
             raise LookupError(f"{page}: unknown field {field!r} in '{m.group(0)}'; known: {', '.join(FIELDS)}")
         return f"<!--n {run} {field}-->{FIELDS[field](load(run))}<!--/n-->"
 
-    return INLINE.sub(inline, text)
+    return AUC.sub(auc, INLINE.sub(inline, text))
 
 
 def disagreements(
@@ -211,7 +239,7 @@ def disagreements(
 
 def _shown(text: str) -> str:
     """A page as a reader sees it: each inline number without its markers."""
-    return INLINE.sub(lambda m: m.group(3), text)
+    return AUC.sub(lambda m: m.group(3), INLINE.sub(lambda m: m.group(3), text))
 
 
 def _changed(old: str, new: str):
