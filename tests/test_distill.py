@@ -191,14 +191,14 @@ def test_plans_from_the_empty_start_are_cot_and_deps_examples_of_training_goals(
         assert problems(row, evaluation, kb) == []
 
 
-def test_evaluation_items_are_taught_from_a_start_holding_a_tool_and_still_make_every_input(kb):
-    """``cot-items``/``deps-items``: an evaluation item, never from the empty start, from a start that holds one
-    of the tools its evaluation plan makes (and maybe logs, planks or sticks, made before any tool is used;
-    never a station), at the surface. Stage 8 taught stone tools from starts holding cobblestone and its
-    model then mined none from the empty start; here each input of the goal's last step that the evaluation
-    plan makes with a tool (cobblestone, iron ingots, diamonds, charcoal) is never held and is made in the
-    taught plan, and the rule (near plans refused) holds."""
-    from barsym.distill.goals import tool_start
+def test_evaluation_items_are_taught_from_starts_that_keep_what_the_goal_is_made_of(kb):
+    """``cot-items``/``deps-items``: an evaluation item, never from the empty start: first starts holding only
+    what the plan makes before it uses a tool and its stations, then the plan's own tools, lowest tier first;
+    the first whose plan is far from the evaluation plan is taught. Stage 8 taught stone tools from starts
+    holding cobblestone and its model then mined none from the empty start; here each input of the goal's last
+    step that the evaluation plan makes with a tool (cobblestone, iron ingots, diamonds, charcoal) is never held
+    and is made in the taught plan, a stone tool's plan keeps its wooden pickaxe, and the rule holds."""
+    from barsym.distill.goals import far_from, starts_keeping_inputs
     from barsym.distill.rule import Evaluation, problems
 
     generator = DataGenerator(kb, seed=13)
@@ -209,25 +209,30 @@ def test_evaluation_items_are_taught_from_a_start_holding_a_tool_and_still_make_
         assert row["goal"] in generator.pool.held_out
         assert any("You start with: layer 0; inventory:" in m["content"] for m in row["messages"])
         assert problems(row, evaluation, kb) == []
-    symbolic, seen = generator.symbolic, set()
+    symbolic = generator.symbolic
     for item in ("stone_pickaxe", "iron_hoe", "diamond_pickaxe", "torch", "chain"):
         goal = Goal(item=item, count=1)
         plan = symbolic.plan(goal).plan
         first_tool = next(i for i, s in enumerate(plan.steps) if s.tool)
         made = {s.item for s in plan.steps[:-1] if s.item}
         deep = made & _inputs(kb, plan) - {s.item for s in plan.steps[:first_tool]}
-        assert deep
-        for seed in range(12):
-            start = tool_start(kb, plan, random.Random(seed))
-            held = dict(start.inventory)
-            tools = [name for name in held if name in {s.tool for s in plan.steps if s.tool}]
-            assert len(tools) == 1 and tools[0] in made and start.layer == 0
-            assert not {"crafting_table", "furnace"} & set(held) and not deep & set(held)
-            taught = symbolic.plan(goal, start).plan
-            assert {s.item for s in taught.steps} >= deep
-            seen.add(tools[0])
-    assert {"wooden_pickaxe", "stone_pickaxe", "iron_pickaxe"} <= seen
-    assert tool_start(kb, symbolic.plan(Goal(item="stick", count=1)).plan, random.Random(0)) is None
+        tools = {s.tool for s in plan.steps if s.tool} & made
+        assert deep and tools
+        for seed in range(6):
+            starts = starts_keeping_inputs(kb, plan, random.Random(seed))
+            assert len(starts) == 3 + len(tools)
+            for start in starts:
+                held = dict(start.inventory)
+                assert held and start.layer == 0 and not deep & set(held) and len(tools & set(held)) <= 1
+                assert {s.item for s in symbolic.plan(goal, start).plan.steps} >= deep
+            assert not tools & {name for start in starts[:3] for name, _ in start.inventory}
+            assert [next(iter(tools & {n for n, _ in s.inventory})) for s in starts[3:]] == sorted(
+                tools, key=lambda t: ("wooden", "stone", "iron").index(t.split("_")[0])
+            )
+        if item == "stone_pickaxe":  # short enough to be taught with its wooden pickaxe made
+            shallow = starts_keeping_inputs(kb, plan, random.Random(1), tries=20)[:20]
+            taught = [p for p in (symbolic.plan(goal, s).plan for s in shallow) if far_from(p, plan)]
+            assert taught and all(any(s.item == "wooden_pickaxe" for s in p.steps) for p in taught)
 
 
 def _inputs(kb, plan: Plan) -> set[str]:

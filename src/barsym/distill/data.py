@@ -30,7 +30,7 @@ from .goals import (
     other_start,
     random_count,
     start_state,
-    tool_start,
+    starts_keeping_inputs,
     training_pool,
 )
 from .knowledge import KIND as KNOW
@@ -47,16 +47,16 @@ FROM_EMPTY = {"cot-empty": "cot", "deps-empty": "deps", "deps-repair": "deps"}
 #: ``deps-repair``: DEPS from the empty start whose round 0 is one of the model's own faults (an input made too few
 #: times or never made, :func:`~.oracle.short_plan`), then the explanation and the repaired plan; of kind ``deps``.
 REPAIR = "deps-repair"
-#: ``cot-items``/``deps-items``: whole forward plans of evaluation items from a start holding one of the tools
-#: their plan makes (:func:`~.goals.tool_start`), so every input the goal's recipe takes is still in the plan;
-#: never from the empty start. Of kind ``cot``/``deps``.
-FROM_TOOLS = {"cot-items": "cot", "deps-items": "deps"}
+#: ``cot-items``/``deps-items``: whole forward plans of evaluation items from a start that keeps what the goal is
+#: made of in the plan (:func:`~.goals.starts_keeping_inputs`: shallow items and stations, else the lowest tool
+#: that makes the plan far from its evaluation plan); never from the empty start. Of kind ``cot``/``deps``.
+KEEPING_INPUTS = {"cot-items": "cot", "deps-items": "deps"}
 KINDS = (
     "know",
     "cot",
     "deps",
     *FROM_EMPTY,
-    *FROM_TOOLS,
+    *KEEPING_INPUTS,
     "bar-nofacts",
     "bar-shots",
     "bar",
@@ -101,7 +101,7 @@ GoalWeighting = Literal["uniform", "length", "tiers"]
 #: line more than the start line carries that plan to the empty start (stage 8's CoT and DEPS wrote every
 #: stone tool without cobblestone; 8 of its 16 stone-tool examples started with cobblestone in hand).
 #: Stage 9's mix leaves ``cot`` and ``deps`` out for ``cot-empty``/``deps-empty``; stage 10 adds ``cot-items``/``deps-items``
-#: (:data:`FROM_TOOLS`), whose starts hold a tool instead.
+#: (:data:`KEEPING_INPUTS`), whose starts never hold what is mined or made with a tool.
 EVALUATION_ITEMS_SHARE = 0.4
 TIER_GROUPS = 4  # no tool, a tier-1 tool (wooden), tier 2 (stone), tier 3 or deeper (iron and past it)
 
@@ -205,8 +205,8 @@ class DataGenerator:
         repair = kind == REPAIR
         if kind in FROM_EMPTY:
             kind, task = FROM_EMPTY[kind], (goal, None, plan)
-        elif kind in FROM_TOOLS:
-            kind, task = FROM_TOOLS[kind], self._item_task()
+        elif kind in KEEPING_INPUTS:
+            kind, task = KEEPING_INPUTS[kind], self._item_task()
         else:
             task = self._forward_task(goal, plan)
         if task is None:
@@ -238,17 +238,17 @@ class DataGenerator:
         return goal, start, plan
 
     def _item_task(self):
-        """(goal, start, plan) of an evaluation item from :func:`~.goals.tool_start`, or None (no tool to hold,
-        or the plan too near the evaluation plan: :func:`~.goals.far_from`)."""
+        """(goal, start, plan) of an evaluation item from the first of :func:`~.goals.starts_keeping_inputs` whose
+        plan is far from the evaluation plan (:func:`~.goals.far_from`), or None (none is)."""
         goal = Goal(item=self.rng.choice(sorted(self.pool.held_out)), count=random_count(self.rng))
         evaluation = self.symbolic.plan(goal).plan
-        start = tool_start(self.kb, evaluation, self.rng)
-        if start is None or is_evaluation_task(self.pool.held_out, goal, start):
-            return None
-        plan = self.symbolic.plan(goal, start).plan
-        if not plan.steps or not far_from(plan, evaluation):
-            return None
-        return goal, start, plan
+        for start in starts_keeping_inputs(self.kb, evaluation, self.rng):
+            if is_evaluation_task(self.pool.held_out, goal, start):
+                continue
+            plan = self.symbolic.plan(goal, start).plan
+            if plan.steps and far_from(plan, evaluation):
+                return goal, start, plan
+        return None
 
     def generate(
         self, n: int, mix: dict[str, float] | None = None, progress: Callable[[int, int], None] | None = None

@@ -9,7 +9,7 @@ players use for items (``data/recipes/aliases.json``). What **must not** be taug
 1. a whole plan -- CoT's, DEPS', or BAR's chained replies for one plan -- whose top-level goal
    is an evaluation goal from its evaluation start (:func:`is_evaluation_task`): the plans of
    the evaluation's own items are taught only from other starts (:func:`other_start`,
-   :func:`tool_start`), never from the empty one nor from a state on the way of their own plan;
+   :func:`starts_keeping_inputs`), never from the empty one nor from a state on the way of their own plan;
 2. the sentences of the evaluation prose (``tests/data/paraphrases.json``; the parse examples
    use word lists of their own, :mod:`.prose_data`);
 3. the labelled step-score plans (BAR's expert plans and their faulty variants,
@@ -104,33 +104,38 @@ def other_start(kb: KnowledgeBase, plan: Plan, rng: random.Random) -> State | No
     return State.start(inventory, layer)
 
 
-def tool_start(kb: KnowledgeBase, plan: Plan, rng: random.Random) -> State | None:
-    """Another start that keeps the evaluation plan's deep inputs: one of the tools ``plan`` makes for itself
-    (never its goal), and maybe one or two of the ingredients made before its first tool is used (logs,
-    planks, sticks; never a station), at the surface. None when the plan makes no tool it uses.
+def starts_keeping_inputs(kb: KnowledgeBase, plan: Plan, rng: random.Random, tries: int = 3) -> list[State]:
+    """Other starts for an evaluation item, the ones that keep most of its plan first: ``tries`` starts holding
+    only what the plan makes before it first uses a tool (logs, planks, sticks) and its stations (a crafting
+    table, a furnace); then, lowest tier first, each tool the plan makes for itself with some of those. Never
+    what a step takes that is mined or made with a tool (cobblestone, iron ingots, diamonds, charcoal); at the
+    surface. The caller teaches the first whose plan is far from the evaluation plan (:func:`far_from`).
 
     Why: :func:`other_start` may hold what the goal's own recipe consumes (``2 cobblestone`` for a stone
-    hoe), and its plan then mines none. Holding the pickaxe instead removes the steps that make it, so the
-    plan is still far from the evaluation plan (:func:`far_from`), but every input the goal's recipe takes is
-    still mined, smelted and crafted: after ``craft 1 stone_pickaxe: 3 cobblestone, 2 stick, 1
-    crafting_table`` the reasoning goes on to ``mine 3 cobblestone``, where the training goals of that shape
-    (banners, signs, fences) all go on to the crafting table."""
+    hoe), and its plan then mines none; a start holding a pickaxe teaches the plan without the steps that
+    make it. A 135M model reads the goal line more than the start line and carries either gap to the empty
+    start (stages 8 and 10's first try), so the start that removes least of what the goal is made of is
+    taught: a stone tool's plan keeps the wooden pickaxe, the digging and the cobblestone; a deep plan, too
+    long to be far from its evaluation plan by shallow items alone, holds the lowest pickaxe that makes it
+    far. After ``craft 1 stone_pickaxe: 3 cobblestone, 2 stick, 1 crafting_table`` the reasoning then goes
+    on to ``mine 3 cobblestone``; every training goal whose first line ends that way (banners, signs,
+    fences) needs nothing mined with a tool."""
     rules = Rules(kb)
     made = {step.item for step in plan.steps[:-1] if step.item}
-    tools = sorted({step.tool for step in plan.steps if step.tool} & made)
-    if not tools:
-        return None
+    tools = sorted({step.tool for step in plan.steps if step.tool} & made, key=rules.tier)
     stations = {a.station for s in plan.steps if s.item and (a := _action(rules, s)) is not None and a.station}
-    before: dict[str, int] = {}
-    for step in plan.steps[:-1]:
-        if step.tool is not None:
-            break
-        if step.item and step.count and step.item not in stations and step.item not in tools:
-            before[step.item] = max(before.get(step.item, 0), step.count)
-    inventory = {rng.choice(tools): 1}
-    for name in rng.sample(sorted(before), min(len(before), rng.randint(0, 2))):
-        inventory[name] = rng.randint(1, 2 * before[name])
-    return State.start(inventory, 0)
+    shallow: dict[str, int] = {}
+    for i, step in enumerate(plan.steps[:-1]):
+        early = not any(s.tool for s in plan.steps[: i + 1])
+        if step.item and step.count and step.item not in tools and (early or step.item in stations):
+            shallow[step.item] = max(shallow.get(step.item, 0), step.count)
+
+    def some(at_least: int) -> dict[str, int]:
+        names = rng.sample(sorted(shallow), min(len(shallow), rng.randint(at_least, 3)))
+        return {name: 1 if name in stations else rng.randint(1, 2 * shallow[name]) for name in names}
+
+    starts = [State.start(some(1), 0) for _ in range(tries if shallow else 0)]
+    return starts + [State.start({tool: 1, **some(0)}, 0) for tool in tools]
 
 
 def _action(rules: Rules, step):
