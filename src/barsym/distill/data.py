@@ -47,9 +47,9 @@ FROM_EMPTY = {"cot-empty": "cot", "deps-empty": "deps", "deps-repair": "deps"}
 #: ``deps-repair``: DEPS from the empty start whose round 0 is one of the model's own faults (an input made too few
 #: times or never made, :func:`~.oracle.short_plan`), then the explanation and the repaired plan; of kind ``deps``.
 REPAIR = "deps-repair"
-#: ``cot-items``/``deps-items``: whole forward plans of evaluation items from a start that keeps what the goal is
-#: made of in the plan (:func:`~.goals.starts_keeping_inputs`: shallow items and stations, else the lowest tool
-#: that makes the plan far from its evaluation plan); never from the empty start. Of kind ``cot``/``deps``.
+#: ``cot-items``/``deps-items``: whole forward plans of evaluation items from a start holding only logs, planks or
+#: sticks (:func:`~.goals.starts_keeping_inputs`), so every tool, station and mined input stays in the plan; never
+#: from the empty start. Of kind ``cot``/``deps``.
 KEEPING_INPUTS = {"cot-items": "cot", "deps-items": "deps"}
 KINDS = (
     "know",
@@ -101,7 +101,7 @@ GoalWeighting = Literal["uniform", "length", "tiers"]
 #: line more than the start line carries that plan to the empty start (stage 8's CoT and DEPS wrote every
 #: stone tool without cobblestone; 8 of its 16 stone-tool examples started with cobblestone in hand).
 #: Stage 9's mix leaves ``cot`` and ``deps`` out for ``cot-empty``/``deps-empty``; stage 10 adds ``cot-items``/``deps-items``
-#: (:data:`KEEPING_INPUTS`), whose starts never hold what is mined or made with a tool.
+#: (:data:`KEEPING_INPUTS`), whose starts hold only logs, planks or sticks.
 EVALUATION_ITEMS_SHARE = 0.4
 TIER_GROUPS = 4  # no tool, a tier-1 tool (wooden), tier 2 (stone), tier 3 or deeper (iron and past it)
 
