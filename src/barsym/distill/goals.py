@@ -114,12 +114,14 @@ def starts_keeping_inputs(kb: KnowledgeBase, plan: Plan, rng: random.Random, tri
     Why: a 135M model reads the goal line more than the start line and carries what a start held to the
     empty start. :func:`other_start` may hold what the goal's recipe consumes (``2 cobblestone`` for a stone
     hoe: stage 8's model mined none); a first try at this function held one of the plan's pickaxes or its
-    stations, and its model wrote ``dig down with wooden_pickaxe`` with no wooden pickaxe made in 30 of
-    BAR's 53 (7/53 ran, stage 9 18/53). Logs, planks and sticks are what every training goal's plan from
-    the empty start makes, so what the model carries from these starts it also writes on its own.
-    After ``craft 1 stone_pickaxe: 3 cobblestone, 2 stick, 1 crafting_table`` the reasoning then goes on to
+    stations, and its model wrote ``dig down with wooden_pickaxe`` with no wooden pickaxe made in 28 of
+    BAR's 53 (7/53 ran, stage 9 18/53). These starts hold only logs, planks and sticks, which every
+    training goal's plan from the empty start makes, in the hope that the model writes them on its own:
+    after ``craft 1 stone_pickaxe: 3 cobblestone, 2 stick, 1 crafting_table`` the reasoning goes on to
     ``mine 3 cobblestone``, where every training goal whose first line ends that way (banners, signs,
-    fences) goes on to the crafting table."""
+    fences) goes on to the crafting table. Measured (70 steps, docs/results/knows-the-game.md, "Stage 10"):
+    the stone tools then mined their cobblestone but made no sticks; CoT 20/53, DEPS 43/70 (stage 9 45), not
+    shipped. The kinds stay for a prompt in which the model reads its start."""
     rules = Rules(kb)
     tools = {step.tool for step in plan.steps if step.tool}
     stations = {a.station for s in plan.steps if s.item and (a := _action(rules, s)) is not None and a.station}
