@@ -106,8 +106,8 @@ def other_start(kb: KnowledgeBase, plan: Plan, rng: random.Random) -> State | No
 
 def starts_keeping_inputs(kb: KnowledgeBase, plan: Plan, rng: random.Random, tries: int = 3) -> list[State]:
     """Other starts for an evaluation item that keep every tool and every station of its plan: ``tries``
-    starts holding one to three of what the plan makes before it first uses a tool (logs, planks, sticks),
-    never a tool, a station, or what is mined or made with a tool (cobblestone, iron ingots, diamonds,
+    starts holding one to three of what the plan makes before it first uses a tool (logs, planks, sticks; in
+    a plan that uses none, what it makes before its last step, wool or leather too), never a tool, a station, or what is mined or made with a tool (cobblestone, iron ingots, diamonds,
     charcoal); at the surface. The caller teaches the first whose plan is far from the evaluation plan
     (:func:`far_from`), so only short plans (the stone tier's) are taught this way.
 
