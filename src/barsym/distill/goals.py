@@ -107,9 +107,10 @@ def other_start(kb: KnowledgeBase, plan: Plan, rng: random.Random) -> State | No
 def starts_keeping_inputs(kb: KnowledgeBase, plan: Plan, rng: random.Random, tries: int = 3) -> list[State]:
     """Other starts for an evaluation item that keep every tool and every station of its plan: ``tries``
     starts holding one to three of what the plan makes before it first uses a tool (logs, planks, sticks; in
-    a plan that uses none, what it makes before its last step, wool or leather too), never a tool, a station, or what is mined or made with a tool (cobblestone, iron ingots, diamonds,
-    charcoal); at the surface. The caller teaches the first whose plan is far from the evaluation plan
-    (:func:`far_from`), so only short plans (the stone tier's) are taught this way.
+    a plan that uses none, what it makes before its last step, wool or leather too), never a tool, a station,
+    or what is mined or made with a tool (cobblestone, iron ingots, diamonds, charcoal); at the surface. The
+    caller teaches the first whose plan is far from the evaluation plan (:func:`far_from`), so only short
+    plans (the stone tier's) are taught this way.
 
     Why: a 135M model reads the goal line more than the start line and carries what a start held to the
     empty start. :func:`other_start` may hold what the goal's recipe consumes (``2 cobblestone`` for a stone
@@ -124,7 +125,7 @@ def starts_keeping_inputs(kb: KnowledgeBase, plan: Plan, rng: random.Random, tri
     shipped. The kinds stay for a prompt in which the model reads its start."""
     rules = Rules(kb)
     tools = {step.tool for step in plan.steps if step.tool}
-    stations = {a.station for s in plan.steps if s.item and (a := _action(rules, s)) is not None and a.station}
+    stations = {a.station for s in plan.steps if s.item and (a := rules.step_action(s)) is not None and a.station}
     shallow: dict[str, int] = {}
     for step in plan.steps[:-1]:
         if step.tool is not None:
@@ -138,13 +139,6 @@ def starts_keeping_inputs(kb: KnowledgeBase, plan: Plan, rng: random.Random, tri
         names = rng.sample(sorted(shallow), min(len(shallow), rng.randint(1, 3)))
         starts.append(State.start({name: rng.randint(1, 2 * shallow[name]) for name in names}, 0))
     return starts
-
-
-def _action(rules: Rules, step):
-    try:
-        return rules.action(step.type.value, step.item, step.count)
-    except (KeyError, IndexError, ValueError):
-        return None
 
 
 def far_from(plan: Plan, evaluation_plan: Plan) -> bool:

@@ -39,10 +39,28 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Protocol
 
 from . import actions as _actions
 from .actions import DIG_DOWN_TIER, Action
 from .knowledge import Block, CraftRecipe, Ingredient, KnowledgeBase, RuleProfile, Source, Tool
+
+
+class _Kind(Protocol):
+    @property
+    def value(self) -> str: ...
+
+
+class StepLike(Protocol):
+    """What :meth:`Rules.step_action` reads of a plan step (barsym.model.Step; the rule book imports no model)."""
+
+    @property
+    def type(self) -> _Kind: ...
+    @property
+    def item(self) -> str | None: ...
+    @property
+    def count(self) -> int | None: ...
+
 
 CRAFTING_TABLE = "crafting_table"
 #: the game's damage divisors: a tool that can harvest the block breaks it 30 times slower than its
@@ -122,6 +140,14 @@ class Rules:
         if source is None or source.kind != kind:
             raise KeyError(f"{item} cannot be obtained by {kind!r} under the {self.name} rules")
         return _actions.gather(self, source, count)
+
+    def step_action(self, step: StepLike) -> Action | None:
+        """The action a plan step names (its kind, item and count), or None where the rule book has none (an
+        unknown item, a way it is not obtained): one reading for the callers that list a step's needs."""
+        try:
+            return self.action(step.type.value, step.item, step.count)
+        except (KeyError, IndexError, ValueError):
+            return None
 
     def ways(self, item: str, count: int | None = None) -> tuple[Action, ...]:
         """Every action that makes ``item`` (its crafts, smelts, then its source), for ``count`` units (cached)."""

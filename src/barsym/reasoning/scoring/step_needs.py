@@ -47,9 +47,8 @@ def _needs(rules: Rules, step: Step, every_lowest_tool: bool) -> list[tuple[str,
     if step.type is StepType.DIG_DOWN:
         kind = rules.kb.dig_down_kind
         return [("a pickaxe (any tier)", lambda have: f"have {_held_tool(rules, kind, have)}")]
-    try:
-        action = rules.action(step.type.value, step.item, step.count)
-    except (KeyError, IndexError, ValueError):
+    action = rules.step_action(step)
+    if action is None:
         return None
     needs: list[tuple[str, Callable[[State], str]]] = [
         (f"{slot.count} {_slot_name(rules, slot.accepts)}", lambda have, a=slot.accepts: f"have {have.count_any(a)}")

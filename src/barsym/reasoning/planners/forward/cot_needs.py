@@ -59,10 +59,7 @@ def taken_text(rules: Rules, step: Step, used: dict[str, int]) -> str:
     fuel), its station, its tool and its layer; ``1 PICKAXE`` for a dig down."""
     if step.type is StepType.DIG_DOWN:
         return f"1 {step.tool}" if step.tool else ""
-    try:
-        action = rules.action(step.type.value, step.item, step.count)
-    except (KeyError, IndexError, ValueError):
-        action = None
+    action = rules.step_action(step)
     order: list[str] = []
     for slot in action.needs if action is not None else ():
         order += [name for name in slot.accepts if name in used and name not in order]
